@@ -1,0 +1,132 @@
+/*
+ * config.h - the simulated machine and kernel, as loaded from YAML (libyaml).
+ *
+ * Every key has a default (config_defaults(): the article's cpuid-listing machine,
+ * a Nehalem-class core); a file overrides what it names; --set path=value overrides
+ * last. Keys are addressed by dotted paths that mirror the YAML nesting
+ * ("tlb.l1d.4K.entries", "tlb.stlb.0.ways", "os.mode"); the same paths are used by
+ * --set, by sweep files and by `mmusim config show`.
+ */
+#ifndef MMUSIM_CONFIG_H
+#define MMUSIM_CONFIG_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "types.h"
+
+#define STLB_MAX_ARRAYS 4
+
+enum repl_policy { REPL_LRU, REPL_FIFO, REPL_PLRU, REPL_RANDOM, REPL_NR };
+extern const char *const repl_policy_name[REPL_NR]; /* "lru", "fifo", "plru", "random" */
+
+enum os_mode { MODE_BASE, MODE_HUGETLBFS, MODE_THP, MODE_NR };
+extern const char *const os_mode_name[MODE_NR]; /* "base", "hugetlbfs", "thp" */
+
+/* Paging-structure caches, longest match first is searched by mmu.c. */
+enum pwc_level { PWC_PML5, PWC_PML4, PWC_PDPT, PWC_PDE, PWC_NR };
+extern const char *const pwc_level_name[PWC_NR]; /* "pml5", "pml4", "pdpt", "pde" */
+
+enum cache_level { CL_L1D, CL_L2, CL_LLC, CL_NR };
+extern const char *const cache_level_name[CL_NR]; /* "l1d", "l2", "llc" */
+
+/* One set-associative array. entries == 0: the array does not exist. */
+struct array_cfg {
+	unsigned entries;
+	unsigned ways; /* ways == entries: fully associative */
+};
+
+/* One STLB array: a geometry and the page sizes it holds (bit 1 << PS_*). */
+struct stlb_cfg {
+	unsigned entries;
+	unsigned ways;
+	unsigned pages; /* mask of 1u << enum page_size */
+};
+
+struct cache_cfg {
+	uint64_t size; /* bytes; 0: level absent */
+	unsigned ways;
+	unsigned latency; /* cycles to serve a hit at this level */
+};
+
+/* Costs charged to the application, in cycles (documented defaults in config.c). */
+struct cost_cfg {
+	cycles_t fault;       /* entry, handling and return of one page fault */
+	cycles_t clear_page;  /* zeroing one 4 KiB page */
+};
+
+/* The rule that maps addresses outside every VMA (see README, "Implicit mappings"). */
+struct implicit_cfg {
+	bool enabled;     /* false: a touch outside every VMA is a trace error */
+	uint64_t granule; /* bytes, a power of two >= 4K: an implicit VMA spans the aligned
+			     granule around the address, clipped to the gap between VMAs */
+};
+
+struct sim_config {
+	/* cpu */
+	char cpu_name[64];
+	unsigned freq_mhz;
+	double cpi; /* cycles per instruction outside translation */
+
+	/* tlb */
+	struct array_cfg l1i[PS_NR];
+	struct array_cfg l1d[PS_NR];
+	struct stlb_cfg stlb[STLB_MAX_ARRAYS];
+	unsigned nr_stlb; /* arrays in use; 0: no STLB */
+	enum repl_policy policy;
+	unsigned lat_l1;   /* tlb.latency.l1 */
+	unsigned lat_stlb; /* tlb.latency.stlb */
+
+	/* walk */
+	unsigned levels; /* 4 or 5 */
+	struct array_cfg pwc[PWC_NR];
+	unsigned pwc_latency; /* walk.pwc_latency: cycles per PWC probe */
+
+	/* cache */
+	struct cache_cfg cache[CL_NR];
+	unsigned line_size; /* cache.line: bytes, power of two */
+	unsigned dram_latency;
+	bool data_refs;
+
+	/* os */
+	uint64_t memory; /* bytes of simulated physical memory */
+	enum os_mode mode;
+	unsigned hugetlb_pages; /* os.hugetlbfs.pages: 2M pool; 0 = surplus on demand */
+	struct implicit_cfg implicit;
+	struct cost_cfg cost;
+
+	uint64_t seed; /* seed: random replacement and anything else stochastic */
+};
+
+/* Fill @c with the built-in defaults (the article's machine). Cannot fail. */
+void config_defaults(struct sim_config *c);
+
+/*
+ * Apply the YAML file @path on top of @c. Returns 0, or -1 with @e holding
+ * "path:line:col: what is wrong" (unknown key, wrong type, bad value, syntax).
+ */
+int config_load_file(struct sim_config *c, const char *path, struct err *e);
+
+/* The same from a string; @name is used in error messages. */
+int config_load_string(struct sim_config *c, const char *yaml, const char *name, struct err *e);
+
+/*
+ * Apply one "path=value" override (value parsed as YAML scalar or flow sequence,
+ * e.g. "tlb.stlb.0.pages=[4K,2M]"). Returns 0 or -1 with @e ("--set: ...").
+ */
+int config_set(struct sim_config *c, const char *assignment, struct err *e);
+
+/*
+ * Check cross-field rules (ways divide entries, sets >= 1, levels 4|5, sizes that
+ * are powers of two where the model needs it, ...). Returns 0 or -1 with @e naming
+ * @origin (the file or "--set" that produced the config).
+ */
+int config_validate(const struct sim_config *c, const char *origin, struct err *e);
+
+/* Write the effective configuration as YAML that config_load_file() reads back. */
+void config_write_yaml(const struct sim_config *c, FILE *out);
+
+/* Value of one dotted key as text (for sweep CSV columns). -1 if unknown. */
+int config_get(const struct sim_config *c, const char *path, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * trace.h - one interface for every record source: trace files of each format
+ * (trace_lackey.c, trace_mtr.c, ...) and the built-in workloads (workload.c).
+ *
+ * A reader hands out batches of records; the simulator loop never sees a format.
+ * Memory references and OS events share one ordered stream: an event is a record
+ * of kind R_EVENT whose `size` field indexes the batch's event array.
+ */
+#ifndef MMUSIM_TRACE_H
+#define MMUSIM_TRACE_H
+
+#include "err.h"
+#include "types.h"
+
+enum rec_kind {
+	R_IFETCH = 0, /* lackey "I": one instruction fetched */
+	R_LOAD = 1,   /* " L" */
+	R_STORE = 2,  /* " S" */
+	R_MODIFY = 3, /* " M": a load then a store to the same address */
+	R_EVENT = 4,  /* an OS event; size = index into trace_batch.ev */
+	R_INSNS = 5,  /* `size` instructions executed without a traced fetch */
+	R_KIND_NR
+};
+
+struct trace_rec {
+	vaddr_t addr;
+	uint32_t size; /* bytes touched (>= 1); event index for R_EVENT */
+	uint32_t kind; /* enum rec_kind */
+};
+
+enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_NR };
+extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ... */
+
+/* Linux x86-64 values (include/uapi/asm-generic/mman*.h). */
+#define MAP_SHARED_ 0x01
+#define MAP_PRIVATE_ 0x02
+#define MAP_FIXED_ 0x10
+#define MAP_ANONYMOUS_ 0x20
+#define MAP_STACK_ 0x20000
+#define MAP_HUGETLB_ 0x40000
+#define MADV_DONTNEED_ 4
+#define MADV_HUGEPAGE_ 14
+#define MADV_NOHUGEPAGE_ 15
+#define MADV_COLLAPSE_ 25
+#define MREMAP_MAYMOVE_ 1
+#define MREMAP_FIXED_ 2
+
+/*
+ * A successful system call that changes the address space (failed calls are
+ * dropped by the readers). Fields by kind:
+ *   mmap:     addr = the result, len, prot, flags, fd
+ *   munmap:   addr, len
+ *   mprotect: addr, len, prot
+ *   madvise:  addr, len, advice
+ *   brk:      addr = the result (the new break; brk(0) reports the initial one)
+ *   mremap:   addr = old address, len = old length, new_len, flags, new_addr = result
+ */
+struct os_event {
+	uint32_t kind; /* enum ev_kind */
+	uint32_t prot;
+	uint64_t flags;
+	int64_t fd;
+	uint64_t advice;
+	vaddr_t addr;
+	uint64_t len;
+	vaddr_t new_addr;
+	uint64_t new_len;
+	unsigned long line; /* where it came from, for messages; 0 if generated */
+};
+
+#define TRACE_BATCH 4096
+
+/* What trace_next() fills: pointers into the reader's own buffers, valid until the next call. */
+struct trace_batch {
+	const struct trace_rec *recs;
+	size_t n;
+	const struct os_event *ev;
+	size_t nev;
+};
+
+enum trace_format { TF_AUTO, TF_LACKEY, TF_MTR, TF_PIN, TF_CHAMPSIM, TF_DIN, TF_WORKLOAD, TF_NR };
+extern const char *const trace_format_name[TF_NR]; /* "auto", "lackey", "mtr", ... */
+
+/* Parse "lackey", "mtr", ... Returns TF_NR if unknown. */
+enum trace_format trace_format_parse(const char *s);
+
+struct trace_reader;
+
+struct trace_ops {
+	/* Fill @b; return the number of records (> 0), 0 at the end, -1 on bad input. */
+	int (*next)(struct trace_reader *r, struct trace_batch *b, struct err *e);
+	void (*close)(struct trace_reader *r);
+};
+
+/* The common head of every reader; formats embed it first. */
+struct trace_reader {
+	const struct trace_ops *ops;
+	enum trace_format format;
+	char name[256]; /* the path ("-" is shown as "<stdin>") or workload spec */
+};
+
+/*
+ * Open @path ("-": standard input) as @fmt (TF_AUTO: detect from the content,
+ * then the suffix). .gz/.xz/.zst (or their magic bytes) are decompressed on the
+ * fly. Returns a reader, or NULL with @e set ("path: no such file", ...).
+ */
+struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct err *e);
+
+static inline int trace_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
+{
+	return r->ops->next(r, b, e);
+}
+
+static inline void trace_close(struct trace_reader *r)
+{
+	if (r)
+		r->ops->close(r);
+}
+
+/*
+ * mtr writer (the native format, traces/README.md). @path ending in .zst/.gz/.xz
+ * is compressed. Output goes to a temporary name and is renamed by
+ * mtr_writer_close(..., true); close(..., false) removes it.
+ */
+struct mtr_writer;
+struct mtr_writer *mtr_writer_open(const char *path, struct err *e);
+int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err *e);
+int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
+
+#endif

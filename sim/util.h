@@ -1,0 +1,23 @@
+/* util.h - small parsing helpers shared by the config loader, workloads and the CLI. */
+#ifndef MMUSIM_UTIL_H
+#define MMUSIM_UTIL_H
+
+#include "types.h"
+
+/*
+ * Parse a byte size: decimal digits with an optional K, M, G or T suffix (binary:
+ * K = 1024), optionally followed by "B" or "iB" ("64K", "2M", "1GiB", "4096").
+ * Returns 0 and stores it, or -1 on anything else (sign, overflow, junk).
+ */
+int parse_size(const char *s, uint64_t *out);
+
+/* Parse an unsigned decimal (or 0x hex) integer, whole string. 0 or -1. */
+int parse_u64(const char *s, uint64_t *out);
+
+/* Parse a finite double, whole string. 0 or -1. */
+int parse_double(const char *s, double *out);
+
+/* Format @bytes with the largest exact binary suffix ("2M", "1536K", "100"). */
+void format_size(uint64_t bytes, char *buf, size_t n);
+
+#endif
