@@ -1,0 +1,105 @@
+# mmusim - plain GNU make with pkg-config (STYLE.md rule 10).
+#   make          build ./mmusim
+#   make check    install missing packages if root, build, run unit + end-to-end tests
+#   make demo     the embedded default: base vs hugetlbfs, table + plots/out/demo.png
+#   make bench    speed against a floor measured in the same run
+#   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
+#   make deps     apt-get install whatever Debian package is missing
+#   make golden-update   re-bless tests/golden/ on purpose
+
+PKGS := gsl yaml-0.1 check zlib liblzma libzstd jansson
+DEBS := build-essential pkg-config libgsl-dev libyaml-dev check libsubunit-dev zlib1g-dev \
+        liblzma-dev libzstd-dev libjansson-dev gnuplot-nox zstd xz-utils gzip
+TOOLS := gnuplot zstd xz gzip pkg-config cc
+
+CC ?= cc
+OPT ?= -O2
+WERROR ?= $(if $(CI),-Werror,)
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS ?= $(OPT) -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDLIBS := $(PKG_LIBS) -lpthread -lm
+
+BUILD ?= build/release
+SRCS := $(wildcard sim/*.c)
+LIB_SRCS := $(filter-out sim/main.c,$(SRCS))
+LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
+TEST_SRCS := $(wildcard tests/check_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all check check-run demo bench debug check-debug deps ensure-deps golden-update clean tests
+
+all: mmusim
+
+mmusim: $(BUILD)/mmusim
+	cp $< $@
+
+$(BUILD)/mmusim: $(BUILD)/main.o $(BUILD)/libmmusim.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libmmusim.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: sim/%.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim.a | $(BUILD)
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -Isim -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
+
+$(BUILD):
+	mkdir -p $(BUILD)
+
+tests: $(TEST_BINS)
+
+# Dependencies: install what is missing when root, else say the one line to run.
+ensure-deps:
+	@missing=""; \
+	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing=1; done; \
+	pkg-config --exists $(PKGS) 2>/dev/null || missing=1; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deps; \
+	  else echo "mmusim: missing build dependencies; run:"; \
+	       echo "  sudo apt-get install -y $(DEBS)"; exit 1; fi; \
+	fi
+
+deps:
+	@missing=""; \
+	for p in $(DEBS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "apt-get install$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "all dependencies present"; fi
+
+check: ensure-deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: $(BUILD)/mmusim tests
+	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
+
+demo: ensure-deps
+	@$(MAKE) --no-print-directory mmusim
+	./mmusim demo
+
+bench: ensure-deps
+	@$(MAKE) --no-print-directory mmusim
+	sh bench/run.sh
+
+debug:
+	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" build/debug/mmusim
+
+check-debug: ensure-deps
+	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" check-run
+
+golden-update: mmusim
+	sh tests/golden.sh update
+
+clean:
+	rm -rf build mmusim
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/main.d

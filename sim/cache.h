@@ -1,0 +1,37 @@
+/*
+ * cache.h - the data-cache hierarchy that serves page-walk reads (and, with
+ * cache.data_refs, the trace's own data references): L1D, L2, LLC, then DRAM.
+ */
+#ifndef MMUSIM_CACHE_H
+#define MMUSIM_CACHE_H
+
+#include "config.h"
+#include "types.h"
+
+struct cache_array {
+	uint64_t *tag;   /* sets * ways line numbers; UINT64_MAX invalid */
+	uint64_t *stamp; /* LRU use stamps */
+	uint64_t clock;
+	unsigned sets, ways, latency;
+	uint64_t set_mask; /* sets - 1 if a power of two, else 0 */
+	bool present;
+};
+
+struct cache {
+	struct cache_array lv[CL_NR];
+	unsigned line_shift;
+	unsigned dram_latency;
+};
+
+int cache_init(struct cache *c, const struct sim_config *cfg);
+void cache_free(struct cache *c);
+
+/*
+ * Read the line holding @pa: returns the level that served it (CL_L1D, CL_L2,
+ * CL_LLC, or CL_NR for DRAM) and adds its latency to *@cycles. Every level the
+ * line missed in is filled (LRU), so the hierarchy behaves as mostly-inclusive
+ * without back-invalidation.
+ */
+unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles);
+
+#endif

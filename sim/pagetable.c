@@ -1,0 +1,402 @@
+/*
+ * pagetable.c - the x86-64 radix page table (Intel SDM Vol. 3A §4.5, 4-level and
+ * 5-level paging; Linux's pgd/p4d/pud/pmd/pte levels).
+ *
+ * Each table is a struct pt_node holding its 512 hardware entries, the frame it
+ * occupies, and (above the PT level) pointers to its child tables, so memory is
+ * proportional to the tables in use, not to the address space. Walks set the
+ * accessed bit on every entry they read and the dirty bit on a leaf they reach for
+ * a write, as the page-miss handler does.
+ *
+ * Simplifications: a table is freed as soon as an unmap leaves it empty (Linux's
+ * free_pgtables frees only tables wholly outside the remaining VMAs; the result
+ * differs only for tables that the next fault would re-create); no NX/PKU/PAT
+ * bits; D is set at walk time only (a TLB entry filled by a read and then written
+ * does not re-walk to set D).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pagetable.h"
+
+#define PT_ENTRIES 512
+#define PT_TABLE_FLAGS (PTE_P | PTE_RW | PTE_US)
+
+struct pt_node {
+	uint64_t e[PT_ENTRIES];
+	struct pt_node **child; /* levels >= 2 */
+	pfn_t pfn;
+	unsigned level;
+	unsigned used; /* present entries */
+};
+
+static inline unsigned level_shift(unsigned level)
+{
+	return PAGE_SHIFT + 9 * (level - 1);
+}
+
+static inline unsigned pt_index(vaddr_t va, unsigned level)
+{
+	return (unsigned)(va >> level_shift(level)) & (PT_ENTRIES - 1);
+}
+
+static inline bool is_leaf(uint64_t e, unsigned level)
+{
+	return level == 1 || (e & PTE_PS);
+}
+
+static inline enum page_size leaf_size(unsigned level)
+{
+	return level == 1 ? PS_4K : level == 2 ? PS_2M : PS_1G;
+}
+
+static inline unsigned size_level(enum page_size ps)
+{
+	return ps == PS_4K ? 1 : ps == PS_2M ? 2 : 3;
+}
+
+static struct pt_node *node_new(struct pagetable *pt, unsigned level)
+{
+	struct pt_node *n;
+	pfn_t pfn = pt->ops.alloc(pt->ops.ctx);
+
+	if (pfn == PFN_NONE)
+		return NULL;
+	n = calloc(1, sizeof(*n));
+	if (n && level >= 2)
+		n->child = calloc(PT_ENTRIES, sizeof(*n->child));
+	if (!n || (level >= 2 && !n->child)) {
+		if (n)
+			free(n->child);
+		free(n);
+		pt->ops.free(pt->ops.ctx, pfn);
+		return NULL;
+	}
+	n->pfn = pfn;
+	n->level = level;
+	pt->nr_tables++;
+	return n;
+}
+
+static void node_free(struct pagetable *pt, struct pt_node *n)
+{
+	pt->ops.free(pt->ops.ctx, n->pfn);
+	pt->nr_tables--;
+	free(n->child);
+	free(n);
+}
+
+int pt_init(struct pagetable *pt, unsigned levels, const struct pt_frame_ops *ops)
+{
+	BUG_ON(levels != 4 && levels != 5);
+	memset(pt, 0, sizeof(*pt));
+	pt->levels = levels;
+	pt->ops = *ops;
+	pt->root = node_new(pt, levels);
+	return pt->root ? 0 : -1;
+}
+
+static void destroy_rec(struct pagetable *pt, struct pt_node *n)
+{
+	if (n->child)
+		for (unsigned i = 0; i < PT_ENTRIES; i++)
+			if (n->child[i])
+				destroy_rec(pt, n->child[i]);
+	node_free(pt, n);
+}
+
+void pt_destroy(struct pagetable *pt)
+{
+	if (pt->root)
+		destroy_rec(pt, pt->root);
+	pt->root = NULL;
+}
+
+pfn_t pt_node_pfn(const struct pt_node *n)
+{
+	return n->pfn;
+}
+
+void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
+	     const struct pt_node *start_table, struct pt_path *path)
+{
+	struct pt_node *n = (struct pt_node *)(start_table ? start_table : pt->root);
+
+	path->nr = 0;
+	path->present = false;
+	for (unsigned level = start_level; level >= 1; level--) {
+		unsigned i = pt_index(va, level);
+		uint64_t e = n->e[i];
+		unsigned k = path->nr++;
+
+		BUG_ON(n->level != level);
+		path->pa[k] = (paddr_t)n->pfn << PAGE_SHIFT | (paddr_t)i << 3;
+		path->level[k] = level;
+		if (!(e & PTE_P)) {
+			path->entry[k] = e;
+			return;
+		}
+		e |= PTE_A;
+		if (is_leaf(e, level)) {
+			if (write)
+				e |= PTE_D;
+			n->e[i] = e;
+			path->entry[k] = e;
+			path->present = true;
+			path->ps = leaf_size(level);
+			path->pfn = pte_pfn(e);
+			return;
+		}
+		n->e[i] = e;
+		path->entry[k] = e;
+		n = n->child[i];
+	}
+	BUG_ON(1); /* level 1 entries are always leaves */
+}
+
+const struct pt_node *pt_table_at(const struct pagetable *pt, vaddr_t va, unsigned level)
+{
+	const struct pt_node *n = pt->root;
+
+	for (unsigned l = pt->levels; l > level; l--) {
+		unsigned i = pt_index(va, l);
+
+		if (!(n->e[i] & PTE_P) || is_leaf(n->e[i], l))
+			return NULL;
+		n = n->child[i];
+	}
+	return n;
+}
+
+int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool writable)
+{
+	struct pt_node *n = pt->root;
+	unsigned target = size_level(ps);
+	unsigned i;
+
+	for (unsigned level = pt->levels; level > target; level--) {
+		i = pt_index(va, level);
+		if (!(n->e[i] & PTE_P)) {
+			struct pt_node *c = node_new(pt, level - 1);
+
+			if (!c)
+				return -1;
+			n->child[i] = c;
+			n->e[i] = (uint64_t)c->pfn << PAGE_SHIFT | PT_TABLE_FLAGS;
+			n->used++;
+		}
+		BUG_ON(is_leaf(n->e[i], level));
+		n = n->child[i];
+	}
+	i = pt_index(va, target);
+	BUG_ON(n->e[i] & PTE_P);
+	BUG_ON(n->child && n->child[i]);
+	n->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0) |
+		  (target > 1 ? PTE_PS : 0);
+	n->used++;
+	pt->nr_leaves[ps]++;
+	return 0;
+}
+
+bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t *pfn,
+	       uint64_t *entry)
+{
+	const struct pt_node *n = pt->root;
+
+	for (unsigned level = pt->levels; level >= 1; level--) {
+		uint64_t e = n->e[pt_index(va, level)];
+
+		if (!(e & PTE_P))
+			return false;
+		if (is_leaf(e, level)) {
+			if (ps)
+				*ps = leaf_size(level);
+			if (pfn)
+				*pfn = pte_pfn(e);
+			if (entry)
+				*entry = e;
+			return true;
+		}
+		n = n->child[pt_index(va, level)];
+	}
+	return false;
+}
+
+bool pt_slot_empty(const struct pagetable *pt, vaddr_t va, enum page_size ps)
+{
+	const struct pt_node *n = pt->root;
+	unsigned target = size_level(ps);
+
+	for (unsigned level = pt->levels; level > target; level--) {
+		uint64_t e = n->e[pt_index(va, level)];
+
+		if (!(e & PTE_P))
+			return true;
+		if (is_leaf(e, level))
+			return false;
+		n = n->child[pt_index(va, level)];
+	}
+	return !(n->e[pt_index(va, target)] & PTE_P);
+}
+
+struct unmap_ctx {
+	struct pagetable *pt;
+	vaddr_t start, end;
+	bool free_tables;
+	void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry);
+	void *ctx;
+	uint64_t cleared;
+};
+
+/* Walk node @n covering [base, base + span) and clear leaves inside [start, end). */
+static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
+{
+	uint64_t step = 1ULL << level_shift(n->level);
+
+	for (unsigned i = 0; i < PT_ENTRIES && n->used; i++) {
+		vaddr_t lo = base + i * step, hi = lo + step;
+		uint64_t e = n->e[i];
+
+		if (hi <= u->start || lo >= u->end || !(e & PTE_P))
+			continue;
+		if (is_leaf(e, n->level)) {
+			if (lo < u->start || hi > u->end)
+				continue; /* straddles: the caller splits first */
+			if (u->fn)
+				u->fn(u->ctx, lo, leaf_size(n->level), pte_pfn(e), e);
+			n->e[i] = 0;
+			n->used--;
+			u->pt->nr_leaves[leaf_size(n->level)]--;
+			u->cleared++;
+			continue;
+		}
+		unmap_rec(u, n->child[i], lo);
+		if (u->free_tables && !n->child[i]->used) {
+			node_free(u->pt, n->child[i]);
+			n->child[i] = NULL;
+			n->e[i] = 0;
+			n->used--;
+		}
+	}
+}
+
+uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool free_tables,
+			void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn,
+				   uint64_t entry),
+			void *ctx)
+{
+	struct unmap_ctx u = { pt, start, end, free_tables, fn, ctx, 0 };
+
+	if (end > start)
+		unmap_rec(&u, pt->root, 0);
+	return u.cleared;
+}
+
+static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vaddr_t end,
+			    bool writable)
+{
+	uint64_t step = 1ULL << level_shift(n->level), changed = 0;
+
+	for (unsigned i = 0; i < PT_ENTRIES; i++) {
+		vaddr_t lo = base + i * step, hi = lo + step;
+		uint64_t e = n->e[i];
+
+		if (hi <= start || lo >= end || !(e & PTE_P))
+			continue;
+		if (is_leaf(e, n->level)) {
+			uint64_t ne = writable ? (e | PTE_RW) : (e & ~PTE_RW);
+
+			if (lo < start || hi > end)
+				continue;
+			changed += ne != e;
+			n->e[i] = ne;
+		} else {
+			changed += protect_rec(n->child[i], lo, start, end, writable);
+		}
+	}
+	return changed;
+}
+
+uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable)
+{
+	return end > start ? protect_rec(pt->root, 0, start, end, writable) : 0;
+}
+
+static void leaves_rec(const struct pt_node *n, vaddr_t base,
+		       void (*fn)(void *, vaddr_t, enum page_size, pfn_t, uint64_t), void *ctx)
+{
+	uint64_t step = 1ULL << level_shift(n->level);
+
+	for (unsigned i = 0; i < PT_ENTRIES; i++) {
+		uint64_t e = n->e[i];
+
+		if (!(e & PTE_P))
+			continue;
+		if (is_leaf(e, n->level))
+			fn(ctx, base + i * step, leaf_size(n->level), pte_pfn(e), e);
+		else
+			leaves_rec(n->child[i], base + i * step, fn, ctx);
+	}
+}
+
+void pt_for_each_leaf(const struct pagetable *pt,
+		      void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn,
+				 uint64_t entry),
+		      void *ctx)
+{
+	leaves_rec(pt->root, 0, fn, ctx);
+}
+
+static void tables_rec(const struct pt_node *n, void (*fn)(void *, pfn_t, unsigned), void *ctx)
+{
+	fn(ctx, n->pfn, n->level);
+	if (n->child)
+		for (unsigned i = 0; i < PT_ENTRIES; i++)
+			if (n->child[i])
+				tables_rec(n->child[i], fn, ctx);
+}
+
+void pt_for_each_table(const struct pagetable *pt, void (*fn)(void *ctx, pfn_t pfn, unsigned level),
+		       void *ctx)
+{
+	tables_rec(pt->root, fn, ctx);
+}
+
+static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves[PS_NR])
+{
+	unsigned used = 0;
+
+	(*tables)++;
+	for (unsigned i = 0; i < PT_ENTRIES; i++) {
+		uint64_t e = n->e[i];
+
+		if (!(e & PTE_P)) {
+			BUG_ON(e != 0);
+			BUG_ON(n->child && n->child[i]);
+			continue;
+		}
+		used++;
+		if (is_leaf(e, n->level)) {
+			BUG_ON(n->level > 3);          /* no leaves above the PDPT */
+			BUG_ON(n->child && n->child[i]);
+			BUG_ON(n->level > 1 && (pte_pfn(e) & ((1ULL << (9 * (n->level - 1))) - 1)));
+			leaves[leaf_size(n->level)]++;
+		} else {
+			BUG_ON(!n->child[i]);
+			BUG_ON(n->child[i]->level != n->level - 1);
+			BUG_ON(pte_pfn(e) != n->child[i]->pfn);
+			check_rec(n->child[i], tables, leaves);
+		}
+	}
+	BUG_ON(used != n->used);
+}
+
+void pt_check_invariants(const struct pagetable *pt)
+{
+	uint64_t tables = 0, leaves[PS_NR] = { 0 };
+
+	check_rec(pt->root, &tables, leaves);
+	BUG_ON(tables != pt->nr_tables);
+	for (int i = 0; i < PS_NR; i++)
+		BUG_ON(leaves[i] != pt->nr_leaves[i]);
+}

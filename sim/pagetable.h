@@ -1,0 +1,126 @@
+/*
+ * pagetable.h - the x86-64 radix page table of one address space (4 or 5 levels).
+ *
+ * Entries use the hardware layout (Intel SDM Vol. 3A §4.5): P, R/W, U/S, A, D, PS
+ * and the frame number in bits 51:12, so a walk reads real PTE values at real
+ * physical addresses: every table is a frame obtained from the caller's frame
+ * allocator (the buddy allocator in the simulator), and entry i of a table in
+ * frame f lives at physical address f * 4096 + i * 8.
+ *
+ * Level numbers: 1 = PT (PTEs), 2 = PD (PDEs; PS=1 maps 2M), 3 = PDPT (PS=1 maps
+ * 1G), 4 = PML4, 5 = PML5. The module knows nothing of TLBs or of the allocator's
+ * internals.
+ */
+#ifndef MMUSIM_PAGETABLE_H
+#define MMUSIM_PAGETABLE_H
+
+#include "types.h"
+
+#define PTE_P (1ULL << 0)
+#define PTE_RW (1ULL << 1)
+#define PTE_US (1ULL << 2)
+#define PTE_A (1ULL << 5)
+#define PTE_D (1ULL << 6)
+#define PTE_PS (1ULL << 7)
+#define PTE_PFN_MASK 0x000FFFFFFFFFF000ULL
+
+static inline pfn_t pte_pfn(uint64_t e)
+{
+	return (e & PTE_PFN_MASK) >> PAGE_SHIFT;
+}
+
+/* Where page-table frames come from. alloc returns PFN_NONE when memory is out. */
+struct pt_frame_ops {
+	pfn_t (*alloc)(void *ctx);
+	void (*free)(void *ctx, pfn_t pfn);
+	void *ctx;
+};
+
+struct pt_node;
+
+struct pagetable {
+	struct pt_node *root;
+	unsigned levels;
+	struct pt_frame_ops ops;
+	uint64_t nr_tables; /* page-table frames in use, root included */
+	uint64_t nr_leaves[PS_NR];
+};
+
+/* One walk from the root down to a leaf or a non-present entry. */
+struct pt_path {
+	paddr_t pa[5];     /* physical address of each entry read, top level first */
+	uint64_t entry[5]; /* its value (after the A/D update) */
+	unsigned level[5]; /* its level */
+	unsigned nr;       /* entries read */
+	bool present;      /* the last entry read is a present leaf */
+	enum page_size ps; /* with present: the leaf's size */
+	pfn_t pfn;         /* with present: the first frame of the page */
+};
+
+/* Create an empty table (allocates the root). 0, or -1 if no frame. */
+int pt_init(struct pagetable *pt, unsigned levels, const struct pt_frame_ops *ops);
+
+/* Free every table frame (not the mapped frames: the caller unmaps those first). */
+void pt_destroy(struct pagetable *pt);
+
+/*
+ * Walk @va from level @start_level (the root's level for a full walk) with the
+ * table at @start_table (NULL: the root), as the hardware does: read each entry,
+ * set A on it (and D on a leaf when @write), stop at a leaf or a non-present
+ * entry. Fills @path. Used by mmu.c, which may begin below the root on a
+ * paging-structure-cache hit.
+ */
+void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
+	     const struct pt_node *start_table, struct pt_path *path);
+
+/* The table a walk of @va reaches at @level (NULL if absent), for PWC payloads. */
+const struct pt_node *pt_table_at(const struct pagetable *pt, vaddr_t va, unsigned level);
+
+/* The frame of a table node. */
+pfn_t pt_node_pfn(const struct pt_node *n);
+
+/*
+ * Map the page of size @ps containing @va to @pfn (the first frame), writable if
+ * @writable. Intermediate tables are allocated as needed; the slot must be empty
+ * (no leaf, and for a 2M/1G leaf no lower table). Returns 0, or -1 if a table
+ * frame could not be allocated (nothing is left half-built that matters: empty
+ * tables created on the way stay, as in the kernel).
+ */
+int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool writable);
+
+/* Look @va up without side effects. true if mapped; sets *ps, *pfn, *entry. */
+bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t *pfn,
+	       uint64_t *entry);
+
+/* True if a slot of size @ps at @va is entirely empty (no leaf, no lower table). */
+bool pt_slot_empty(const struct pagetable *pt, vaddr_t va, enum page_size ps);
+
+/*
+ * Visit and clear every leaf whose page lies in [@start, @end) (pages that straddle
+ * a boundary are the caller's business: it splits them first); @fn gets each
+ * leaf's address, size, frame and entry before it is cleared. Tables left empty
+ * are freed when @free_tables (munmap's free_pgtables) and kept otherwise
+ * (MADV_DONTNEED). Returns the number of leaves cleared.
+ */
+uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool free_tables,
+			void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn,
+				   uint64_t entry),
+			void *ctx);
+
+/* Set or clear R/W on every leaf in [@start, @end). Returns the leaves changed. */
+uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable);
+
+/* Visit every leaf in address order. */
+void pt_for_each_leaf(const struct pagetable *pt,
+		      void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn,
+				 uint64_t entry),
+		      void *ctx);
+
+/* Visit every table frame (root included). */
+void pt_for_each_table(const struct pagetable *pt, void (*fn)(void *ctx, pfn_t pfn, unsigned level),
+		       void *ctx);
+
+/* Per-node used counts match the entries; leaves only where legal; totals match. */
+void pt_check_invariants(const struct pagetable *pt);
+
+#endif

@@ -1,0 +1,652 @@
+/*
+ * sim.c - struct sim: builds the models from a config, replays records through
+ * them, and plays the kernel's part for faults and address-space events.
+ *
+ * The replay loop decodes nothing: readers hand it batches (trace.h). Per record
+ * it does one switch, one page-crossing test and one memo compare (mmu_access);
+ * everything rare is out of line.
+ *
+ * Kernel side (this issue's scope; the kernel-model issue moves the fault policy
+ * to thp.c and grows it):
+ *  - Faults: find the VMA (or make an implicit one, see below); in hugetlbfs mode
+ *    (or in a MAP_HUGETLB VMA) a 2M-aligned range wholly inside the VMA whose PMD
+ *    is empty gets a pool page; everything else gets a zeroed 4 KiB page from the
+ *    buddy allocator. Cost: os.cost.fault + os.cost.clear_page per 4 KiB zeroed.
+ *  - Implicit mappings (os.implicit): an address outside every VMA belongs to an
+ *    anonymous read-write VMA spanning the os.implicit.granule-aligned block around
+ *    it, clipped to the gap between its neighbours; with enabled: false it is a
+ *    trace error. This is how traces without mapping events (and the program image
+ *    and stack, which lackey never reports) get memory.
+ *  - Events: mmap (over existing VMAs: they are unmapped first, as MAP_FIXED and
+ *    the replacement of implicit VMAs need), munmap, mprotect, madvise
+ *    (MADV_DONTNEED zaps, MADV_[NO]HUGEPAGE set flags), brk, mremap (pages move
+ *    with their frames).
+ *  - Simplification: an operation that covers part of a 2 MiB hugetlb page zaps
+ *    the whole page (the rest refaults, in 4 KiB pages since its 2M range is no
+ *    longer wholly mappable); real hugetlbfs refuses unaligned operations, and THP
+ *    PMD splitting is the kernel-model issue's.
+ *  - TLB shootdown as flush_tlb_mm_range() on x86 (arch/x86/mm/tlb.c): up to
+ *    tlb_single_page_flush_ceiling (33) pages are invalidated one INVLPG each,
+ *    more take a full flush; each INVLPG or full flush counts one
+ *    vmstat.tlb_invalidations. Every INVLPG also empties the PWCs (SDM §4.10.4.1).
+ *  - Permissions are recorded (PTE R/W follows the VMA) but not enforced on
+ *    access: a traced program that ran to completion made no illegal access.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmu.h"
+#include "sim.h"
+
+/* arch/x86/mm/tlb.c: tlb_single_page_flush_ceiling */
+#define TLB_SINGLE_PAGE_FLUSH_CEILING 33
+
+static pfn_t pt_frame_alloc(void *ctx)
+{
+	struct sim *s = ctx;
+	pfn_t pfn = buddy_alloc(&s->buddy, 0);
+
+	if (pfn != PFN_NONE)
+		s->st.nr_page_table_pages++;
+	return pfn;
+}
+
+static void pt_frame_free(void *ctx, pfn_t pfn)
+{
+	struct sim *s = ctx;
+
+	buddy_free(&s->buddy, pfn, 0);
+	s->st.nr_page_table_pages--;
+}
+
+int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
+{
+	struct pt_frame_ops ops = { pt_frame_alloc, pt_frame_free, s };
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->data_refs = cfg->data_refs;
+	s->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
+	mmu_forget(s);
+	vma_set_init(&s->vmas);
+	if (tlb_init(&s->tlb, cfg) || cache_init(&s->cache, cfg) ||
+	    buddy_init(&s->buddy, cfg->memory))
+		goto oom;
+	for (int i = 0; i < PWC_NR; i++)
+		if (tlb_array_init(&s->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,
+				   cfg->seed + 100 + i))
+			goto oom;
+	if (pt_init(&s->pt, cfg->levels, &ops))
+		goto oom;
+	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
+	    hugetlb_pool_init(&s->hugetlb, &s->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
+		goto oom;
+	if (cfg->mode == MODE_THP)
+		return err_set(e, "os.mode", 0, 0,
+			       "thp: the transparent-huge-page model is not built yet (issue 3); use base or hugetlbfs");
+	return 0;
+oom:
+	return err_set(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
+}
+
+static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry);
+
+void sim_destroy(struct sim *s)
+{
+	if (s->pt.root) {
+		pt_unmap_range(&s->pt, 0, s->va_limit, true, unmap_leaf, s);
+		pt_destroy(&s->pt);
+	}
+	hugetlb_pool_destroy(&s->hugetlb, &s->buddy);
+	for (int i = 0; i < PWC_NR; i++)
+		tlb_array_free(&s->pwc[i]);
+	tlb_free(&s->tlb);
+	cache_free(&s->cache);
+	buddy_destroy(&s->buddy);
+	vma_set_free(&s->vmas);
+}
+
+static int fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct sim *s, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, 0, 0, "record %llu: %s",
+		       (unsigned long long)s->rec_no + 1, msg);
+}
+
+/* --- faults ------------------------------------------------------------- */
+
+static struct vma *implicit_vma(struct sim *s, vaddr_t va)
+{
+	uint64_t g = s->cfg.implicit.granule;
+	vaddr_t lo, hi, start = va & ~(g - 1), end = start + g;
+
+	vma_gap(&s->vmas, va, s->va_limit, &lo, &hi);
+	if (start < lo)
+		start = lo;
+	if (end > hi || end < start)
+		end = hi;
+	if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT))
+		return NULL;
+	return vma_find(&s->vmas, va);
+}
+
+static bool hugetlb_backed(const struct sim *s, const struct vma *v)
+{
+	return (v->flags & VM_HUGETLB) ||
+	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & VM_SHARED));
+}
+
+int sim_fault(struct sim *s, vaddr_t va, bool write)
+{
+	struct vma *v;
+	pfn_t pfn;
+
+	(void)write;
+	if (va >= s->va_limit)
+		return fail(s, "address 0x%llx needs more than %u-level paging (walk.levels)",
+			    (unsigned long long)va, s->cfg.levels);
+	v = vma_find(&s->vmas, va);
+	if (!v) {
+		if (!s->cfg.implicit.enabled)
+			return fail(s, "address 0x%llx is outside every mapping (os.implicit.enabled is false)",
+				    (unsigned long long)va);
+		v = implicit_vma(s, va);
+		if (!v)
+			return fail(s, "out of host memory");
+	}
+	s->st.pgfault++;
+	s->st.cyc_fault += s->cfg.cost.fault;
+	if (hugetlb_backed(s, v)) {
+		vaddr_t h = va & ~(PMD_SIZE - 1);
+
+		if (h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
+			pfn = hugetlb_alloc(&s->hugetlb, &s->buddy);
+			if (pfn != PFN_NONE) {
+				if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE)) {
+					hugetlb_free(&s->hugetlb, &s->buddy, pfn);
+					goto oom;
+				}
+				s->st.nr_hugetlb_pages++;
+				s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
+				return 0;
+			}
+		}
+	}
+	pfn = buddy_alloc(&s->buddy, 0);
+	if (pfn == PFN_NONE)
+		goto oom;
+	if (pt_map(&s->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE)) {
+		buddy_free(&s->buddy, pfn, 0);
+		goto oom;
+	}
+	s->st.nr_anon_pages++;
+	s->st.cyc_fault += s->cfg.cost.clear_page;
+	return 0;
+oom:
+	s->st.oom++;
+	return fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
+		    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+}
+
+/* --- unmapping and invalidation ----------------------------------------- */
+
+static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct sim *s = ctx;
+
+	(void)va;
+	(void)entry;
+	if (ps == PS_4K) {
+		buddy_free(&s->buddy, pfn, 0);
+		s->st.nr_anon_pages--;
+	} else if (ps == PS_2M) {
+		hugetlb_free(&s->hugetlb, &s->buddy, pfn);
+		s->st.nr_hugetlb_pages--;
+	} else {
+		BUG_ON(1); /* no 1G mappings are made yet */
+	}
+}
+
+/* Shoot down [start, end) after @pages leaves changed: INVLPGs or a full flush. */
+static void shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
+{
+	if (!pages)
+		return;
+	if (pages > TLB_SINGLE_PAGE_FLUSH_CEILING) {
+		mmu_flush_all(s);
+		s->st.tlb_invalidations++;
+	} else {
+		mmu_invalidate_range(s, start, end);
+		s->st.tlb_invalidations += pages;
+	}
+}
+
+/* Widen [*start, *end) to whole 2M pages where a huge leaf straddles an edge. */
+static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
+{
+	enum page_size ps;
+
+	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, NULL, NULL) && ps == PS_2M)
+		*start &= ~(PMD_SIZE - 1);
+	if (*end & (PMD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, NULL, NULL) && ps == PS_2M)
+		*end = (*end + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+}
+
+/* zap_page_range(): unmap the pages of [start, end), free their frames, shoot down. */
+static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+{
+	uint64_t n;
+
+	widen_to_huge(s, &start, &end);
+	n = pt_unmap_range(&s->pt, start, end, free_tables, unmap_leaf, s);
+	shootdown(s, start, end, n);
+}
+
+/* --- events ------------------------------------------------------------- */
+
+static unsigned long prot_flags(uint32_t prot)
+{
+	return (prot & 1 ? VM_READ : 0) | (prot & 2 ? VM_WRITE : 0) | (prot & 4 ? VM_EXEC : 0);
+}
+
+static vaddr_t page_align(uint64_t len)
+{
+	return (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
+
+static int ev_range(struct sim *s, const struct os_event *ev, vaddr_t *start, vaddr_t *end)
+{
+	*start = ev->addr & ~(PAGE_SIZE - 1);
+	*end = ev->addr + page_align(ev->len);
+	if (*end < *start || *end > s->va_limit) {
+		s->failed = true;
+		return err_set(&s->err, s->trace_name, ev->line, 0,
+			       "%s of [0x%llx, +0x%llx) is beyond the %u-level address space",
+			       ev_kind_name[ev->kind], (unsigned long long)ev->addr,
+			       (unsigned long long)ev->len, s->cfg.levels);
+	}
+	return 0;
+}
+
+static int do_unmap(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	zap_range(s, start, end, true);
+	return vma_remove(&s->vmas, start, end);
+}
+
+/* Move the pages of [old, old + len) to new_addr, frames and all (move_page_tables()). */
+struct moved {
+	vaddr_t va;
+	enum page_size ps;
+	pfn_t pfn;
+	uint64_t entry;
+};
+
+struct move_ctx {
+	struct moved *m;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct move_ctx *mc = ctx;
+
+	if (mc->n == mc->cap) {
+		size_t cap = mc->cap ? mc->cap * 2 : 64;
+		struct moved *m = realloc(mc->m, cap * sizeof(*m));
+
+		if (!m) {
+			mc->oom = true;
+			return;
+		}
+		mc->m = m;
+		mc->cap = cap;
+	}
+	mc->m[mc->n++] = (struct moved){ va, ps, pfn, entry };
+}
+
+static int do_mremap(struct sim *s, const struct os_event *ev)
+{
+	vaddr_t old = ev->addr, olen = page_align(ev->len), nlen = page_align(ev->new_len);
+	vaddr_t nw = ev->new_addr;
+	struct vma *v = vma_find(&s->vmas, old);
+	unsigned long flags = v ? v->flags & ~VM_IMPLICIT : VM_READ | VM_WRITE;
+	struct move_ctx mc = { 0 };
+	vaddr_t keep = olen < nlen ? olen : nlen;
+
+	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
+		goto range;
+	if (nw == old) {
+		if (nlen < olen)
+			return do_unmap(s, old + nlen, old + olen);
+		if (nlen > olen) {
+			zap_range(s, old + olen, old + nlen, true);
+			vma_remove(&s->vmas, old + olen, old + nlen);
+			return vma_insert(&s->vmas, old + olen, old + nlen, flags);
+		}
+		return 0;
+	}
+	/* moved: take the leaves of the kept part, drop the rest, map them at nw */
+	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
+	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, true, collect_leaf, &mc);
+	if (mc.oom)
+		goto oom;
+	do_unmap(s, old, ev->addr + olen);
+	mmu_flush_all(s);
+	s->st.tlb_invalidations++;
+	do_unmap(s, nw, nw + nlen);
+	for (size_t i = 0; i < mc.n; i++) {
+		vaddr_t to = mc.m[i].va - (ev->addr & ~(PAGE_SIZE - 1)) + nw;
+
+		if (mc.m[i].ps == PS_2M && (to & (PMD_SIZE - 1))) {
+			/* the huge page cannot move there whole: drop it (refaults) */
+			unmap_leaf(s, mc.m[i].va, PS_2M, mc.m[i].pfn, 0);
+			continue;
+		}
+		if (pt_map(&s->pt, to, mc.m[i].ps, mc.m[i].pfn, mc.m[i].entry & PTE_RW)) {
+			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+			free(mc.m);
+			goto oom;
+		}
+	}
+	free(mc.m);
+	return vma_insert(&s->vmas, nw, nw + nlen, flags);
+range:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "mremap beyond the address space");
+oom:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "out of simulated or host memory in mremap");
+}
+
+int sim_event(struct sim *s, const struct os_event *ev)
+{
+	vaddr_t start, end;
+
+	if (ev->kind != EV_BRK && ev->kind != EV_MREMAP && ev_range(s, ev, &start, &end))
+		return -1;
+	switch (ev->kind) {
+	case EV_MMAP: {
+		unsigned long flags = prot_flags(ev->prot);
+
+		if (ev->flags & MAP_SHARED_)
+			flags |= VM_SHARED;
+		if (ev->flags & MAP_HUGETLB_)
+			flags |= VM_HUGETLB;
+		if (ev->flags & MAP_STACK_)
+			flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.7 */
+		if (start == end)
+			return 0;
+		if (do_unmap(s, start, end) || vma_insert(&s->vmas, start, end, flags))
+			goto oom;
+		return 0;
+	}
+	case EV_MUNMAP:
+		return do_unmap(s, start, end) ? -1 : 0;
+	case EV_MPROTECT: {
+		unsigned long set = prot_flags(ev->prot);
+		uint64_t n;
+
+		widen_to_huge(s, &start, &end);
+		if (start != (ev->addr & ~(PAGE_SIZE - 1)) || end != ev->addr + page_align(ev->len))
+			zap_range(s, start, end, false); /* partial huge page: see the header */
+		n = pt_protect_range(&s->pt, start, end, set & VM_WRITE);
+		shootdown(s, start, end, n);
+		return vma_change_flags(&s->vmas, start, end, set, (VM_READ | VM_WRITE | VM_EXEC) & ~set);
+	}
+	case EV_MADVISE:
+		switch (ev->advice) {
+		case MADV_DONTNEED_:
+			zap_range(s, start, end, false);
+			return 0;
+		case MADV_HUGEPAGE_:
+			return vma_change_flags(&s->vmas, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
+		case MADV_NOHUGEPAGE_:
+			return vma_change_flags(&s->vmas, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+		default:
+			return 0; /* advice that changes no mapping in this model */
+		}
+	case EV_BRK: {
+		vaddr_t nb = ev->addr;
+
+		if (nb >= s->va_limit)
+			goto range;
+		if (!s->brk_start) {
+			s->brk_start = s->brk = nb;
+			return 0;
+		}
+		if (nb < s->brk_start)
+			return 0; /* brk below the start fails in the kernel; nothing changes */
+		if (page_align(nb) > page_align(s->brk)) {
+			zap_range(s, page_align(s->brk), page_align(nb), true);
+			vma_remove(&s->vmas, page_align(s->brk), page_align(nb));
+			if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb), VM_READ | VM_WRITE | VM_BRK))
+				goto oom;
+		} else if (page_align(nb) < page_align(s->brk)) {
+			do_unmap(s, page_align(nb), page_align(s->brk));
+		}
+		s->brk = nb;
+		return 0;
+	}
+	case EV_MREMAP:
+		return do_mremap(s, ev);
+	default:
+		return 0;
+	}
+range:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "brk beyond the address space");
+oom:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "out of host memory");
+}
+
+/* --- the replay loop ---------------------------------------------------- */
+
+/* A reference of @size bytes: one lookup per 4 KiB page it touches. */
+static inline void access_bytes(struct sim *s, vaddr_t va, uint32_t size, enum tlb_side side,
+				bool write)
+{
+	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE)) {
+		mmu_access(s, va, side, write);
+		return;
+	}
+	for (vaddr_t p = va, last = va + size - 1; ; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
+		mmu_access(s, p, side, write);
+		if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p)
+			break;
+	}
+}
+
+int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
+{
+	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
+	struct stats *st = &s->st;
+
+	for (; r < end; r++) {
+		switch (r->kind) {
+		case R_IFETCH:
+			st->ifetch++;
+			access_bytes(s, r->addr, r->size, SIDE_I, false);
+			break;
+		case R_LOAD:
+			st->load++;
+			access_bytes(s, r->addr, r->size, SIDE_D, false);
+			break;
+		case R_STORE:
+			st->store++;
+			access_bytes(s, r->addr, r->size, SIDE_D, true);
+			break;
+		case R_MODIFY:
+			st->modify++;
+			access_bytes(s, r->addr, r->size, SIDE_D, false);
+			access_bytes(s, r->addr, r->size, SIDE_D, true);
+			break;
+		case R_EVENT:
+			s->rec_no += (uint64_t)(r - b->recs);
+			sim_event(s, &b->ev[r->size]);
+			s->rec_no -= (uint64_t)(r - b->recs);
+			break;
+		case R_INSNS:
+			st->instructions += r->size;
+			break;
+		default:
+			BUG_ON(1);
+		}
+		if (unlikely(s->failed)) {
+			s->rec_no += (uint64_t)(r - b->recs);
+			*e = s->err;
+			return -1;
+		}
+	}
+	s->rec_no += b->n;
+	return 0;
+}
+
+/* --- the end of a run --------------------------------------------------- */
+
+void sim_finish(struct sim *s)
+{
+	struct stats *st = &s->st;
+	uint64_t l1_misses = 0;
+
+	st->instructions += st->ifetch;
+	for (int side = 0; side < 2; side++) {
+		st->lookups[side] = 0;
+		for (int ps = 0; ps < PS_NR; ps++) {
+			st->lookups[side] += st->l1[side].hits[ps] + st->l1[side].misses[ps];
+			l1_misses += st->l1[side].misses[ps];
+		}
+	}
+	st->nr_anon_transparent_hugepages = 0;
+	st->huge_bytes = s->pt.nr_leaves[PS_2M] * PMD_SIZE + s->pt.nr_leaves[PS_1G] * PUD_SIZE;
+	st->rss_bytes = s->pt.nr_leaves[PS_4K] * PAGE_SIZE + st->huge_bytes;
+	st->huge_coverage = st->rss_bytes ? (double)st->huge_bytes / (double)st->rss_bytes : 0.0;
+	st->free_pages = s->buddy.nr_free_pages;
+	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
+	st->cpi = s->cfg.cpi;
+	st->cyc_instructions = (cycles_t)((double)st->instructions * s->cfg.cpi + 0.5);
+	st->cyc_translation += st->walk_cycles;
+	st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data;
+	(void)l1_misses;
+}
+
+/* --- invariants --------------------------------------------------------- */
+
+struct inv_ctx {
+	struct sim *s;
+	uint8_t *owned; /* frames reached from the page table */
+	enum page_size ps;
+};
+
+static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		pfn_t f = pfn + i;
+
+		BUG_ON(f >= c->s->buddy.nr_pages);
+		BUG_ON(c->owned[f / 8] & (1 << (f % 8))); /* mapped or used twice */
+		c->owned[f / 8] |= (uint8_t)(1 << (f % 8));
+	}
+}
+
+static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct inv_ctx *c = ctx;
+	unsigned order = 0;
+
+	(void)entry;
+	BUG_ON(!vma_find(&c->s->vmas, va));
+	BUG_ON(!buddy_is_allocated(&c->s->buddy, pfn, &order));
+	BUG_ON(order != (ps == PS_4K ? 0 : ps == PS_2M ? HPAGE_PMD_ORDER : HPAGE_PUD_ORDER));
+	own(c, pfn, 1UL << order);
+}
+
+static void inv_table(void *ctx, pfn_t pfn, unsigned level)
+{
+	struct inv_ctx *c = ctx;
+	unsigned order = 1;
+
+	(void)level;
+	BUG_ON(!buddy_is_allocated(&c->s->buddy, pfn, &order) || order != 0);
+	own(c, pfn, 1);
+}
+
+static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
+{
+	struct inv_ctx *c = ctx;
+	enum page_size ps = c->ps, got;
+	pfn_t pfn;
+
+	if ((int)ps < 0) { /* STLB key: size in the low bits */
+		ps = (enum page_size)(key & 3);
+		key >>= 2;
+	}
+	BUG_ON(!pt_lookup(&c->s->pt, key << page_shift_of(ps), &got, &pfn, NULL));
+	BUG_ON(got != ps || pfn != payload);
+}
+
+struct pwc_ctx {
+	struct sim *s;
+	unsigned shift, level;
+};
+
+static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
+{
+	struct pwc_ctx *c = ctx;
+
+	BUG_ON((uint64_t)(uintptr_t)pt_table_at(&c->s->pt, key << c->shift, c->level) != payload);
+}
+
+void sim_check_invariants(struct sim *s)
+{
+	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), PS_4K };
+	static const unsigned shift[PWC_NR] = { 48, 39, 30, 21 }, level[PWC_NR] = { 4, 3, 2, 1 };
+
+	BUG_ON(!c.owned);
+	buddy_check_invariants(&s->buddy);
+	pt_check_invariants(&s->pt);
+	vma_check_invariants(&s->vmas);
+	pt_for_each_leaf(&s->pt, inv_leaf, &c);
+	pt_for_each_table(&s->pt, inv_table, &c);
+	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages);
+	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages);
+	BUG_ON(s->pt.nr_tables != s->st.nr_page_table_pages);
+	for (int side = 0; side < 2; side++)
+		for (int ps = 0; ps < PS_NR; ps++) {
+			tlb_array_check_invariants(&s->tlb.l1[side][ps]);
+			c.ps = (enum page_size)ps;
+			tlb_array_for_each(&s->tlb.l1[side][ps], inv_tlb_entry, &c);
+		}
+	c.ps = (enum page_size)-1;
+	for (unsigned i = 0; i < s->tlb.nr_stlb; i++) {
+		tlb_array_check_invariants(&s->tlb.stlb[i]);
+		tlb_array_for_each(&s->tlb.stlb[i], inv_tlb_entry, &c);
+	}
+	for (int i = 0; i < PWC_NR; i++) {
+		struct pwc_ctx pc = { s, shift[i], level[i] };
+
+		tlb_array_check_invariants(&s->pwc[i]);
+		tlb_array_for_each(&s->pwc[i], inv_pwc_entry, &pc);
+	}
+	/* the memo must agree with the L1 */
+	for (int side = 0; side < 2; side++)
+		if (s->last_vpn[side] != VPN_NONE) {
+			enum page_size ps = s->last_ps[side];
+
+			BUG_ON(tlb_array_probe(&s->tlb.l1[side][ps],
+					       (s->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps)) < 0);
+		}
+	free(c.owned);
+}

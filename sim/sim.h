@@ -1,0 +1,70 @@
+/*
+ * sim.h - struct sim owns every model of one simulated machine and runs the
+ * replay loop: records in, counters out. Several sims can share one reader (the
+ * --modes comparison decodes the input once and drives each mode from it).
+ */
+#ifndef MMUSIM_SIM_H
+#define MMUSIM_SIM_H
+
+#include "buddy.h"
+#include "cache.h"
+#include "config.h"
+#include "err.h"
+#include "hugetlbfs.h"
+#include "pagetable.h"
+#include "stats.h"
+#include "tlb.h"
+#include "trace.h"
+#include "vma.h"
+
+#define VPN_NONE UINT64_MAX
+
+struct sim {
+	/* hot: the per-side memo of the last L1 hit (see mmu_access) */
+	uint64_t last_vpn[2];
+	enum page_size last_ps[2];
+	pfn_t last_pfn[2]; /* 4K frame of last_vpn, for data_refs */
+	bool data_refs;
+	bool failed; /* bad input met inside the loop: err holds it */
+
+	struct stats st;
+	struct sim_config cfg;
+	struct tlb tlb;
+	struct tlb_array pwc[PWC_NR];
+	struct cache cache;
+	struct buddy buddy;
+	struct pagetable pt;
+	struct vma_set vmas;
+	struct hugetlb_pool hugetlb;
+	vaddr_t va_limit; /* 2^48 or 2^57 */
+	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
+	const char *trace_name; /* for messages */
+	uint64_t rec_no;        /* records consumed, for messages */
+	struct err err;
+};
+
+/* Build every model from @cfg (validated). 0, or -1 with @e (host OOM, pool). */
+int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e);
+void sim_destroy(struct sim *s);
+
+/*
+ * Replay one batch. Returns 0, or -1 with @e set when the input is bad for this
+ * machine (an address beyond the paging levels, a touch outside every VMA with
+ * implicit mappings off, simulated memory exhausted).
+ */
+int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
+
+/* Fill the end-of-run gauges and cycle totals in s->st. */
+void sim_finish(struct sim *s);
+
+/* Every model's invariants, and cross-model ones (TLB and PWC entries agree with
+ * the page table; each mapped frame is allocated exactly once). Aborts. */
+void sim_check_invariants(struct sim *s);
+
+/* The OS side, called by mmu.c on a walk that found no present entry. 0 or -1. */
+int sim_fault(struct sim *s, vaddr_t va, bool write);
+
+/* Apply one OS event. 0 or -1 with s->err. */
+int sim_event(struct sim *s, const struct os_event *ev);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * stats.h - every counter of the report (DESIGN.md "The report"), and its output
+ * as a text table, as JSON (jansson) and as the seed mail's side-by-side table.
+ */
+#ifndef MMUSIM_STATS_H
+#define MMUSIM_STATS_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "types.h"
+
+struct tlb_side_stats {
+	uint64_t hits[PS_NR], misses[PS_NR];
+};
+
+struct hit_miss {
+	uint64_t hits, misses;
+};
+
+struct stats {
+	/* refs */
+	uint64_t instructions, ifetch, load, store, modify, lookups[2];
+	/* tlb */
+	struct tlb_side_stats l1[2]; /* SIDE_I, SIDE_D */
+	struct hit_miss stlb;
+	/* walk */
+	uint64_t walks, pte_reads;
+	cycles_t walk_cycles;
+	struct hit_miss pwc[PWC_NR];
+	uint64_t served[CL_NR + 1]; /* l1d, l2, llc, dram */
+	/* vmstat */
+	uint64_t pgfault, tlb_invalidations, tlb_flushes;
+	uint64_t nr_anon_pages, nr_anon_transparent_hugepages, nr_hugetlb_pages;
+	uint64_t thp_fault_alloc, thp_fault_fallback, thp_split_pmd, thp_split_page,
+		thp_deferred_split_page, thp_collapse_alloc, thp_collapse_alloc_failed,
+		thp_scan_exceed_none_pte, thp_zero_page_alloc, compact_stall, compact_success,
+		compact_fail, khugepaged_pages_collapsed, khugepaged_full_scans;
+	uint64_t nr_page_table_pages;
+	uint64_t oom; /* faults that found no free frame */
+	/* memory */
+	uint64_t rss_bytes, huge_bytes, free_pages;
+	double huge_coverage;
+	int fragmentation_index_order9;
+	/* cycles */
+	cycles_t cyc_total, cyc_instructions, cyc_translation, cyc_fault, cyc_data;
+	double cpi;
+	/* run */
+	double wall_seconds;
+};
+
+struct report_meta {
+	const char *config; /* the config file, or "built-in" */
+	const char *trace;  /* the trace path or workload spec */
+	const char *format;
+	const char *mode;
+};
+
+/* Write one report as JSON (DESIGN keys) to @out. */
+void stats_write_json(const struct stats *s, const struct report_meta *m, FILE *out);
+
+/* Build the JSON object (caller owns it: json_decref). Opaque to avoid jansson in the header. */
+void *stats_to_json(const struct stats *s, const struct report_meta *m);
+
+/* Write the readable table. */
+void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out);
+
+/*
+ * The seed mail's comparison: one row per metric, the first mode's value, then
+ * each other mode's value and its % change against the first.
+ */
+void stats_write_compare(const struct stats *s, const char *const *modes, unsigned n, FILE *out);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * tlb.h - set-associative translation arrays and the TLB hierarchy built from them.
+ *
+ * struct tlb_array is one array (one L1 page-size array, one STLB array, or one
+ * paging-structure cache): `sets` x `ways` tags, a replacement policy, and hit/miss
+ * counters. It knows nothing of page tables: a key is whatever the caller hashes
+ * (a page number, or a VA prefix for a PWC), the set index is key mod sets
+ * (DESIGN.md "Counting rules"), and each entry carries one payload word.
+ *
+ * The hit path (tlb_array_lookup) is inline: the set's MRU way is compared first.
+ */
+#ifndef MMUSIM_TLB_H
+#define MMUSIM_TLB_H
+
+#include "config.h"
+#include "types.h"
+
+#define TLB_KEY_NONE UINT64_MAX
+
+struct tlb_array {
+	/* hot */
+	uint64_t *tag;    /* sets * ways keys; TLB_KEY_NONE = invalid */
+	uint64_t *stamp;  /* LRU: last use; FIFO: fill time (sets * ways) */
+	uint16_t *mru;    /* per set: the way used last */
+	uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
+	unsigned sets, ways;
+	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
+	enum repl_policy policy;
+	uint64_t clock;   /* stamp source */
+	/* cold */
+	uint64_t *payload; /* sets * ways: what the entry maps (a pfn, a table pfn) */
+	uint8_t *plru;     /* per set: tree bits, (ways rounded up to 2^k) - 1 of them */
+	unsigned plru_leaves;
+	uint64_t rng;      /* xorshift64* state for REPL_RANDOM */
+	unsigned nr_valid;
+	uint64_t invalidations; /* entries removed by invalidation */
+};
+
+/*
+ * Set up an array of @entries entries, @ways ways (entries == 0: an empty array
+ * whose lookups always miss and whose fills do nothing). Geometry must have been
+ * validated (config_validate). Returns 0, or -1 if memory ran out.
+ */
+int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
+		   enum repl_policy policy, uint64_t seed);
+void tlb_array_free(struct tlb_array *a);
+
+static inline unsigned tlb_set_of(const struct tlb_array *a, uint64_t key)
+{
+	/* Power-of-two sets take the mask (all shipped machines); others pay a modulo. */
+	key >>= a->idx_shift;
+	return a->set_mask || a->sets == 1 ? (unsigned)(key & a->set_mask) : (unsigned)(key % a->sets);
+}
+
+void tlb_array_plru_touch(struct tlb_array *a, unsigned set, unsigned way);
+
+/* Record a use of (set, way): LRU inline (the default policy), tree-PLRU out of line. */
+static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned way)
+{
+	a->mru[set] = (uint16_t)way;
+	if (likely(a->policy == REPL_LRU))
+		a->stamp[set * a->ways + way] = ++a->clock;
+	else if (a->policy == REPL_PLRU)
+		tlb_array_plru_touch(a, set, way);
+	/* FIFO and random: a hit changes nothing */
+}
+
+/*
+ * Look @key up. On a hit update the replacement state and return the entry index
+ * (set * ways + way); on a miss return -1. Hit/miss counting is the caller's: the
+ * counting rules attribute an L1 miss to the page size found later.
+ */
+static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
+{
+	unsigned set, w, base;
+
+	if (unlikely(!a->nr_valid))
+		return -1;
+	set = tlb_set_of(a, key);
+	base = set * a->ways;
+	w = a->mru[set];
+	if (likely(a->tag[base + w] == key))
+		goto hit;
+	for (w = 0; w < a->ways; w++)
+		if (a->tag[base + w] == key)
+			goto hit;
+	return -1;
+hit:
+	tlb_array_touch(a, set, w);
+	return (long)(base + w);
+}
+
+/* Look up without touching counters or replacement state: entry index or -1. */
+long tlb_array_probe(const struct tlb_array *a, uint64_t key);
+
+/*
+ * Insert @key (not present) with @payload, evicting per the policy. Returns the
+ * evicted key, or TLB_KEY_NONE if a free way was used (or the array is empty).
+ */
+uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload);
+
+/* True if the set @key maps to has a free way. */
+bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key);
+
+/* Remove @key if present (counted in a->invalidations). Returns true if it was. */
+bool tlb_array_invalidate(struct tlb_array *a, uint64_t key);
+
+/* Remove every entry whose key k satisfies lo <= (k >> shift) <= hi. Returns the count. */
+unsigned tlb_array_invalidate_range(struct tlb_array *a, uint64_t lo, uint64_t hi, unsigned shift);
+
+/* Remove everything. Returns the count removed. */
+unsigned tlb_array_flush(struct tlb_array *a);
+
+/* Call @fn on every valid entry (for invariant checks). */
+void tlb_array_for_each(const struct tlb_array *a,
+			void (*fn)(void *ctx, uint64_t key, uint64_t payload), void *ctx);
+
+/* Internal consistency: nr_valid matches, no key twice, keys in their set. Aborts on breakage. */
+void tlb_array_check_invariants(const struct tlb_array *a);
+
+/* The translation side a lookup comes from. */
+enum tlb_side { SIDE_I = 0, SIDE_D = 1 };
+
+/*
+ * struct tlb - the TLB hierarchy of DESIGN.md: per side one L1 array per page size,
+ * and up to STLB_MAX_ARRAYS STLB arrays each holding a set of page sizes. STLB keys
+ * are (page number << 2 | page size) so one array can hold several sizes; L1 keys
+ * are page numbers of the array's size.
+ */
+struct tlb {
+	struct tlb_array l1[2][PS_NR];
+	struct tlb_array stlb[STLB_MAX_ARRAYS];
+	unsigned stlb_pages[STLB_MAX_ARRAYS]; /* mask of 1 << PS_* */
+	unsigned nr_stlb;
+	unsigned stlb_sizes; /* union of stlb_pages */
+};
+
+int tlb_init(struct tlb *t, const struct sim_config *c);
+void tlb_free(struct tlb *t);
+
+static inline uint64_t tlb_stlb_key(vaddr_t va, enum page_size ps)
+{
+	return (va >> page_shift_of(ps)) << 2 | (uint64_t)ps;
+}
+
+/*
+ * Look @va up in the STLB arrays (each size each array holds). On a hit return
+ * true and set *@ps and *@pfn (the translation's first frame).
+ */
+bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn);
+
+/* Fill the STLB with a translation (no-op if no array holds @ps). */
+void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn);
+
+/*
+ * INVLPG-equivalent: remove every translation of a page of any size that overlaps
+ * [@start, @end) from the L1 arrays of both sides and from the STLB. Returns the
+ * number of entries removed.
+ */
+unsigned tlb_invalidate_range(struct tlb *t, vaddr_t start, vaddr_t end);
+
+/* Full flush (CR3 write without PCID). Returns the number of entries removed. */
+unsigned tlb_flush_all(struct tlb *t);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * vma.h - the address space as a sorted set of VMAs with the kernel's flags.
+ *
+ * Pure bookkeeping of [start, end) ranges: split at boundaries, merge with
+ * neighbours of identical flags (vma_merge), look-up. What happens to the pages
+ * (zapping, TLB invalidation) is orchestrated by sim.c, which calls these after
+ * acting on the page table.
+ */
+#ifndef MMUSIM_VMA_H
+#define MMUSIM_VMA_H
+
+#include "types.h"
+
+/* include/linux/mm.h values where the kernel has them. */
+#define VM_READ 0x00000001UL
+#define VM_WRITE 0x00000002UL
+#define VM_EXEC 0x00000004UL
+#define VM_SHARED 0x00000008UL
+#define VM_GROWSDOWN 0x00000100UL
+#define VM_HUGETLB 0x00400000UL
+#define VM_HUGEPAGE 0x20000000UL
+#define VM_NOHUGEPAGE 0x40000000UL
+#define VM_IMPLICIT 0x100000000UL /* mmusim: made by the implicit-mapping rule */
+#define VM_BRK 0x200000000UL      /* mmusim: the heap grown by brk() */
+
+struct vma {
+	vaddr_t start, end;
+	unsigned long flags;
+};
+
+struct vma_set {
+	struct vma *v; /* sorted by start, non-overlapping */
+	size_t n, cap;
+};
+
+void vma_set_init(struct vma_set *s);
+void vma_set_free(struct vma_set *s);
+
+/* The VMA containing @va, or NULL. */
+struct vma *vma_find(const struct vma_set *s, vaddr_t va);
+
+/* The first VMA that ends after @va (the one containing it, or the next), or NULL. */
+struct vma *vma_find_next(const struct vma_set *s, vaddr_t va);
+
+/*
+ * The free gap around @va (which must be outside every VMA): [*lo, *hi), bounded
+ * by the neighbouring VMAs and by [0, @limit).
+ */
+void vma_gap(const struct vma_set *s, vaddr_t va, vaddr_t limit, vaddr_t *lo, vaddr_t *hi);
+
+/*
+ * Add [start, end) with @flags; the range must be free. Merges with neighbours of
+ * the same flags. Returns 0, or -1 if host memory ran out.
+ */
+int vma_insert(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long flags);
+
+/* Remove whatever lies in [start, end), splitting VMAs that straddle. 0 or -1. */
+int vma_remove(struct vma_set *s, vaddr_t start, vaddr_t end);
+
+/*
+ * Within [start, end), set the bits @set and clear @clear on every VMA (splitting
+ * at the boundaries, then merging equal neighbours). Gaps are skipped. 0 or -1.
+ */
+int vma_change_flags(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long set,
+		     unsigned long clear);
+
+/* Sorted, non-empty, non-overlapping, page aligned, equal neighbours merged. Aborts. */
+void vma_check_invariants(const struct vma_set *s);
+
+#endif

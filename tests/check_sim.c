@@ -1,0 +1,313 @@
+/*
+ * check_sim.c - the translation path and the kernel side end to end on hand-made
+ * record streams: the counting rules, walk lengths with and without
+ * paging-structure caches at 4 and 5 levels, hugetlbfs backing, invalidation on
+ * munmap/mprotect, the implicit-mapping rule. Invariants after every operation.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmu.h"
+#include "sim.h"
+
+static struct sim *S;
+static struct sim_config C;
+
+static void setup_cfg(enum os_mode mode, unsigned levels, bool pwc)
+{
+	config_defaults(&C);
+	C.mode = mode;
+	C.levels = levels;
+	C.memory = 256ULL << 20;
+	if (!pwc)
+		for (int i = 0; i < PWC_NR; i++)
+			C.pwc[i].entries = 0;
+}
+
+static void start(void)
+{
+	struct err e = { 0 };
+
+	S = calloc(1, sizeof(*S));
+	ck_assert_ptr_nonnull(S);
+	ck_assert_msg(sim_init(S, &C, &e) == 0, "%s", e.msg);
+	S->trace_name = "test";
+}
+
+static void stop(void)
+{
+	sim_check_invariants(S);
+	sim_destroy(S);
+	free(S);
+}
+
+static void feed(const struct trace_rec *r, size_t n, const struct os_event *ev, size_t nev)
+{
+	struct trace_batch b = { r, n, ev, nev };
+	struct err e = { 0 };
+
+	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
+	sim_check_invariants(S);
+}
+
+static void ref(uint32_t kind, vaddr_t va, uint32_t size)
+{
+	struct trace_rec r = { va, size, kind };
+
+	feed(&r, 1, NULL, 0);
+}
+
+static void event(struct os_event ev)
+{
+	struct trace_rec r = { 0, 0, R_EVENT };
+
+	feed(&r, 1, &ev, 1);
+}
+
+static uint64_t l1d_misses(void)
+{
+	return S->st.l1[SIDE_D].misses[0] + S->st.l1[SIDE_D].misses[1] + S->st.l1[SIDE_D].misses[2];
+}
+
+START_TEST(first_touch_rule)
+{
+	setup_cfg(MODE_BASE, 4, true);
+	start();
+	ref(R_LOAD, 0x10000, 8);
+	ck_assert_uint_eq(l1d_misses(), 1);
+	ck_assert_uint_eq(S->st.stlb.misses, 1);
+	ck_assert_uint_eq(S->st.walks, 1);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	ref(R_STORE, 0x10008, 8);
+	ck_assert_uint_eq(S->st.l1[SIDE_D].hits[PS_4K], 1);
+	/* M: two lookups; crossing a page: one lookup per page */
+	ref(R_MODIFY, 0x10ffc, 8);
+	ck_assert_uint_eq(S->st.l1[SIDE_D].hits[PS_4K] + l1d_misses(), 2 + 4);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.walks, S->st.stlb.misses);
+	/* an instruction fetch goes to the iTLB, whose STLB probe hits */
+	ref(R_IFETCH, 0x10000, 4);
+	ck_assert_uint_eq(S->st.l1[SIDE_I].misses[PS_4K], 1);
+	ck_assert_uint_eq(S->st.stlb.hits, 1);
+	ck_assert_uint_eq(S->st.walks, 2);
+	sim_finish(S);
+	ck_assert_uint_eq(S->st.instructions, 1);
+	ck_assert_uint_eq(S->st.lookups[SIDE_D], 6);
+	stop();
+}
+END_TEST
+
+/* Walk reads with every PWC off: flush the TLBs, touch again, count PTE reads. */
+static uint64_t reads_of_rewalk(vaddr_t va)
+{
+	uint64_t before;
+
+	mmu_flush_all(S);
+	before = S->st.pte_reads;
+	ref(R_LOAD, va, 8);
+	return S->st.pte_reads - before;
+}
+
+START_TEST(walk_lengths)
+{
+	static const unsigned levels[] = { 4, 5 };
+
+	for (int i = 0; i < 2; i++) {
+		unsigned L = levels[i];
+
+		setup_cfg(MODE_HUGETLBFS, L, false);
+		start();
+		event((struct os_event){ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1,
+					 .addr = 0x40000000, .len = 4 << 20 });
+		ref(R_LOAD, 0x40000000, 8);  /* 2M page */
+		ck_assert_uint_eq(S->st.nr_hugetlb_pages, 1);
+		ref(R_LOAD, 0x40400000, 8);  /* outside the mapping: implicit, 2M granule */
+		ck_assert_uint_eq(S->st.nr_hugetlb_pages, 2);
+		ck_assert_uint_eq(reads_of_rewalk(0x40000000), L - 1);
+		ck_assert_uint_eq(reads_of_rewalk(0x40400123), L - 1);
+		stop();
+		setup_cfg(MODE_BASE, L, false);
+		start();
+		ref(R_LOAD, 0x40000000, 8);
+		ck_assert_uint_eq(reads_of_rewalk(0x40000000), L);
+		stop();
+	}
+}
+END_TEST
+
+START_TEST(pwc_skips_levels)
+{
+	setup_cfg(MODE_BASE, 4, true);
+	start();
+	ref(R_LOAD, 0x40000000, 8);
+	ref(R_LOAD, 0x40001000, 8); /* PDE cache hit: one read */
+	ck_assert_uint_eq(S->st.pwc[PWC_PDE].hits, 1);
+	ck_assert_uint_eq(reads_of_rewalk(0x40001000), 4); /* flush emptied the PWCs too */
+	{
+		uint64_t before = S->st.pte_reads;
+
+		ref(R_LOAD, 0x40201000, 8); /* other PT, same PD: PDPTE cache hit: PDE + PTE */
+		ck_assert_uint_eq(S->st.pwc[PWC_PDPT].hits, 1);
+		ck_assert_uint_eq(S->st.pte_reads - before, 2 + 1); /* + the re-read after the fault */
+	}
+	/* no PDE-cache entry for a 2M leaf: hugetlbfs */
+	stop();
+	setup_cfg(MODE_HUGETLBFS, 4, true);
+	start();
+	ref(R_LOAD, 0x40000000, 8);
+	ck_assert_uint_eq(S->pwc[PWC_PDE].nr_valid, 0);
+	ck_assert_uint_eq(S->pwc[PWC_PDPT].nr_valid, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(munmap_invalidates)
+{
+	setup_cfg(MODE_BASE, 4, true);
+	start();
+	event((struct os_event){ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1,
+				 .addr = 0x7f0000000000, .len = 64 << 12 });
+	for (int i = 0; i < 64; i++)
+		ref(R_STORE, 0x7f0000000000 + ((vaddr_t)i << 12), 8);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 64);
+	/* 10 pages: 10 INVLPGs */
+	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x7f0000000000, .len = 10 << 12 });
+	ck_assert_uint_eq(S->st.nr_anon_pages, 54);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 10);
+	/* 54 pages > tlb_single_page_flush_ceiling (33): one full flush */
+	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x7f000000a000, .len = 54 << 12 });
+	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 11);
+	ck_assert_uint_eq(S->vmas.n, 0);
+	/* touching it again makes an implicit mapping and faults afresh */
+	ref(R_LOAD, 0x7f0000000000, 8);
+	ck_assert_uint_eq(S->st.pgfault, 65);
+	ck_assert_uint_eq(S->vmas.n, 1);
+	ck_assert_uint_eq(S->vmas.v[0].start, 0x7f0000000000);
+	ck_assert_uint_eq(S->vmas.v[0].end, 0x7f0000200000);
+	stop();
+}
+END_TEST
+
+START_TEST(mprotect_splits_vma)
+{
+	enum page_size ps;
+	pfn_t pfn;
+	uint64_t e;
+
+	setup_cfg(MODE_BASE, 4, true);
+	start();
+	event((struct os_event){ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1,
+				 .addr = 0x100000, .len = 16 << 12 });
+	ref(R_STORE, 0x104000, 8);
+	event((struct os_event){ .kind = EV_MPROTECT, .prot = 1, .addr = 0x104000, .len = 4096 });
+	ck_assert_uint_eq(S->vmas.n, 3);
+	ck_assert(pt_lookup(&S->pt, 0x104000, &ps, &pfn, &e));
+	ck_assert(!(e & PTE_RW));
+	ck_assert_uint_eq(S->st.tlb_invalidations, 1);
+	event((struct os_event){ .kind = EV_MPROTECT, .prot = 3, .addr = 0x104000, .len = 4096 });
+	ck_assert_uint_eq(S->vmas.n, 1); /* merged back */
+	stop();
+}
+END_TEST
+
+START_TEST(hugetlb_pool_limits)
+{
+	setup_cfg(MODE_HUGETLBFS, 4, true);
+	C.hugetlb_pages = 1;
+	start();
+	ck_assert_uint_eq(S->hugetlb.nr_pages, 1);
+	event((struct os_event){ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1,
+				 .addr = 0x40000000, .len = 6 << 20 });
+	ref(R_LOAD, 0x40000000, 8);
+	ref(R_LOAD, 0x40200000, 8); /* pool empty: 4K */
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	/* partial munmap of the huge page zaps it whole; it returns to the pool */
+	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x40000000, .len = 4096 });
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 0);
+	ck_assert_uint_eq(S->hugetlb.nr_free, 1);
+	ref(R_LOAD, 0x40001000, 8); /* its 2M range is no longer wholly mapped: 4K */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	ref(R_LOAD, 0x40400000, 8);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(implicit_off_is_an_error)
+{
+	struct trace_rec r = { 0x5000, 8, R_LOAD };
+	struct trace_batch b = { &r, 1, NULL, 0 };
+	struct err e = { 0 };
+
+	setup_cfg(MODE_BASE, 4, true);
+	C.implicit.enabled = false;
+	start();
+	ck_assert_int_eq(sim_run_batch(S, &b, &e), -1);
+	ck_assert_str_eq(e.file, "test");
+	ck_assert_msg(strstr(e.msg, "record 1: address 0x5000 is outside every mapping") != NULL, "%s",
+		      e.msg);
+	sim_destroy(S);
+	free(S);
+	/* beyond 4-level paging */
+	setup_cfg(MODE_BASE, 4, true);
+	start();
+	r.addr = 1ULL << 50;
+	ck_assert_int_eq(sim_run_batch(S, &b, &e), -1);
+	ck_assert_msg(strstr(e.msg, "needs more than 4-level paging") != NULL, "%s", e.msg);
+	sim_destroy(S);
+	free(S);
+	setup_cfg(MODE_BASE, 5, true);
+	start();
+	ref(R_LOAD, 1ULL << 50, 8);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(out_of_memory_is_reported)
+{
+	struct trace_rec r[2048];
+	struct trace_batch b = { r, 0, NULL, 0 };
+	struct err e = { 0 };
+
+	setup_cfg(MODE_BASE, 4, true);
+	C.memory = 4ULL << 20; /* 1024 frames */
+	start();
+	for (int i = 0; i < 2048; i++)
+		r[i] = (struct trace_rec){ (vaddr_t)i << 12, 8, R_LOAD };
+	b.n = 2048;
+	ck_assert_int_eq(sim_run_batch(S, &b, &e), -1);
+	ck_assert_msg(strstr(e.msg, "simulated memory (os.memory = 4 MiB) is exhausted") != NULL, "%s",
+		      e.msg);
+	sim_check_invariants(S);
+	sim_destroy(S);
+	free(S);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *tc = tcase_create("sim");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, first_touch_rule);
+	tcase_add_test(tc, walk_lengths);
+	tcase_add_test(tc, pwc_skips_levels);
+	tcase_add_test(tc, munmap_invalidates);
+	tcase_add_test(tc, mprotect_splits_vma);
+	tcase_add_test(tc, hugetlb_pool_limits);
+	tcase_add_test(tc, implicit_off_is_an_error);
+	tcase_add_test(tc, out_of_memory_is_reported);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
