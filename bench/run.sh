@@ -1,0 +1,55 @@
+#!/bin/sh
+# make bench: mmusim's speed as ratios against floors measured in the same run
+# (these machines are noisy: every figure is the best of $REPS runs).
+#   (a) the validation trace as .zst lackey text; floor: zstd -dc FILE | wc -l
+#       target: at most 3x the floor
+#   (b) the same trace converted to mtr; floor: reading the file (cat > /dev/null)
+#       target: at least 100 million references per second
+# Both run the default machine (the article's Nehalem-class core) in base mode.
+set -e
+REPS=${REPS:-5}
+MMUSIM=${MMUSIM:-./mmusim}
+TRACE=tests/validation/small.lackey.zst
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+REFS=6642445 # ifetch + load + store + modify of the trace (tests/validation/README.md)
+
+now() { date +%s%N; }
+
+# best-of wall time in nanoseconds of a shell command
+best() {
+	b=""
+	i=0
+	while [ $i -lt "$REPS" ]; do
+		t0=$(now)
+		sh -c "$1" >/dev/null 2>&1
+		t1=$(now)
+		d=$((t1 - t0))
+		if [ -z "$b" ] || [ $d -lt "$b" ]; then b=$d; fi
+		i=$((i + 1))
+	done
+	echo "$b"
+}
+
+ms() { awk -v n="$1" 'BEGIN { printf "%.1f ms", n / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mrps() { awk -v n="$1" -v r="$REFS" 'BEGIN { printf "%.1f", r / (n / 1e9) / 1e6 }'; }
+verdict() { awk -v v="$1" -v lim="$2" -v dir="$3" 'BEGIN { ok = dir == "le" ? v <= lim : v >= lim; print ok ? "ok" : "MISSED" }'; }
+
+"$MMUSIM" trace convert "$TRACE" "$TMP/small.mtr"
+printf 'mmusim bench (best of %s runs; %s references)\n' "$REPS" "$REFS"
+printf '%-34s %12s %12s %10s %14s %8s\n' "row" "floor" "mmusim" "ratio" "M refs/s" "target"
+
+fa=$(best "zstd -dc $TRACE | wc -l")
+ma=$(best "$MMUSIM run $TRACE --quiet")
+ra=$(ratio "$ma" "$fa")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(a) lackey .zst vs zstd|wc -l" "$(ms "$fa")" "$(ms "$ma")" "$ra" \
+	"$(mrps "$ma")" "<=3x $(verdict "$ra" 3 le)"
+
+fb=$(best "cat $TMP/small.mtr")
+mb=$(best "$MMUSIM run $TMP/small.mtr --quiet")
+rb=$(mrps "$mb")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(b) mtr vs cat" "$(ms "$fb")" "$(ms "$mb")" "$(ratio "$mb" "$fb")" \
+	"$rb" ">=100 $(verdict "$rb" 100 ge)"
+printf 'mtr size: %s bytes (%s bytes/reference)\n' "$(wc -c < "$TMP/small.mtr")" \
+	"$(awk -v s="$(wc -c < "$TMP/small.mtr")" -v r="$REFS" 'BEGIN { printf "%.2f", s / r }')"
