@@ -564,7 +564,7 @@ static int cmd_demo(int argc, char **argv)
 {
 	static const char *const workloads[] = {
 		"stream:size=32M,iterations=2",
-		"gups:size=256M,updates=4M",
+		"gups:size=256M,updates=4000000",
 	};
 	static const char *const short_name[] = { "STREAM", "GUPS" };
 	const char *outdir = "plots/out";

@@ -17,7 +17,7 @@ for t in "$@"; do
 		sed 's/^/        /' "$t.log" | tail -40
 	fi
 done
-if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/e2e.sh; then
+if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e.sh; then
 	pass=$((pass + 1))
 	echo "  ok    e2e"
 else

@@ -1,0 +1,1405 @@
+/*
+ * config.c - the simulated machine and kernel: built-in defaults, YAML files
+ * (libyaml event API), --set overrides, validation, and writing the effective
+ * configuration back as YAML.
+ *
+ * One table of leaf keys (keys[] below: dotted path, storage type, offset into
+ * struct sim_config, single-value check) drives the loader, config_set(),
+ * config_get(), config_validate() and config_write_yaml(); adding a key is one
+ * row. Interior mappings ("tlb.l1d", "os.cost") are implied by the paths.
+ *
+ * Semantics:
+ * - A file or a --set names only what it overrides; everything else keeps its
+ *   value. Loading works on a copy, so a failed load or --set leaves the caller's
+ *   config untouched.
+ * - tlb.stlb is a list of up to STLB_MAX_ARRAYS arrays. In a file it is one
+ *   mapping or a sequence of mappings and replaces the whole list; a new array
+ *   starts as { entries: 0, ways: 0, pages: [4K] }. Arrays with entries 0 are
+ *   dropped after loading, so nr_stlb counts real arrays (an empty list or
+ *   `entries: 0` means no STLB). With --set, tlb.stlb.N.* edits array N, and
+ *   N == nr_stlb appends one (it must end up with entries > 0); "tlb.stlb.entries"
+ *   is shorthand for "tlb.stlb.0.entries"; "tlb.stlb.N={entries: E, ways: W,
+ *   pages: [4K]}" sets a whole array at once.
+ * - Values are YAML scalars; sizes take K/M/G/T suffixes (util.c parse_size),
+ *   booleans true/false and YAML 1.1's yes/no/on/off, enums their names, page
+ *   lists [4K, 2M] or "4K+2M".
+ * - Keys may be written dotted in a file ("os.mode: thp" at the top level).
+ * - Errors: file input gives "FILE:LINE:COL: path: what" pointing at the key;
+ *   YAML syntax errors carry libyaml's problem mark (1-based). Aliases are
+ *   refused (no exponential alias expansion); so are multiple documents and a
+ *   non-mapping top level. A `sweep:` key belongs to sweep files only.
+ * - Validation has two halves. Single-value rules (walk.levels 4|5, cache.line a
+ *   power of two, os.memory bounds, ...) are checked as each value is stored, so
+ *   a bad --set is reported as "--set ASSIGNMENT: ...". Cross-field rules (ways
+ *   divide entries, cache size a multiple of ways * line) are checked at the end
+ *   of a file load, pointing at the key that set them, and by config_validate();
+ *   config_set() does not check them, because two --set that are valid together
+ *   may be invalid one at a time (cache.l2.ways=10 before cache.l2.size=1280K):
+ *   callers run config_validate(c, "--set", e) after the last override.
+ *
+ * Sources of the defaults are cited beside each value in config_defaults().
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "config.h"
+#include "util.h"
+
+const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
+const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
+const char *const pwc_level_name[PWC_NR] = { "pml5", "pml4", "pdpt", "pde" };
+const char *const cache_level_name[CL_NR] = { "l1d", "l2", "llc" };
+
+/* page_size_name[] lives in stats.c; this file keeps its own copy. */
+static const char *const ps_name[PS_NR] = { "4K", "2M", "1G" };
+
+/* Enum-typed fields are stored and read as unsigned (GCC's compatible type). */
+_Static_assert(sizeof(enum repl_policy) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum os_mode) == sizeof(unsigned), "enum size");
+_Static_assert(STLB_MAX_ARRAYS == 4, "keys[] spells out tlb.stlb.0 .. tlb.stlb.3");
+
+/* ---------------------------------------------------------------- key table */
+
+enum ktype {
+	KT_STR,    /* char[size] */
+	KT_U32,    /* unsigned */
+	KT_U64,    /* uint64_t */
+	KT_SIZE32, /* unsigned, written with a K/M/G suffix */
+	KT_SIZE64, /* uint64_t, written with a K/M/G suffix */
+	KT_DOUBLE, /* double */
+	KT_BOOL,   /* bool */
+	KT_ENUM,   /* an enum (unsigned), by name from names[nr] */
+	KT_PAGES,  /* unsigned mask of 1u << enum page_size */
+};
+
+/* Rules on one value alone, checked when it is stored and by validation. */
+enum kcheck {
+	CK_NONE,
+	CK_NONZERO, /* > 0 */
+	CK_LEVELS,  /* 4 or 5 */
+	CK_LINE,    /* power of two in 8..4096 */
+	CK_MEMORY,  /* multiple of 4 MiB, 64 MiB .. 1 TiB */
+	CK_GRANULE, /* power of two in 4K..1G */
+	CK_CPI,     /* finite, >= 0 */
+};
+
+struct key {
+	const char *path;
+	enum ktype type;
+	size_t off;
+	size_t size;              /* KT_STR: buffer size */
+	const char *const *names; /* KT_ENUM */
+	unsigned nr;              /* KT_ENUM */
+	enum kcheck check;
+};
+
+#define OFF(m) offsetof(struct sim_config, m)
+#define K(p, t, m, ck) { .path = (p), .type = (t), .off = OFF(m), .check = (ck) }
+#define KU(p, m) K(p, KT_U32, m, CK_NONE)
+#define KENUM(p, m, tbl, n) \
+	{ .path = (p), .type = KT_ENUM, .off = OFF(m), .names = (tbl), .nr = (n) }
+#define KARRAY(p, m) KU(p ".entries", m.entries), KU(p ".ways", m.ways)
+#define KSTLB(n)                                                             \
+	KU("tlb.stlb." #n ".entries", stlb[n].entries),                      \
+	KU("tlb.stlb." #n ".ways", stlb[n].ways),                            \
+	K("tlb.stlb." #n ".pages", KT_PAGES, stlb[n].pages, CK_NONE)
+#define KCACHE(p, lvl)                                                       \
+	K(p ".size", KT_SIZE64, cache[lvl].size, CK_NONE),                   \
+	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency)
+
+/*
+ * Every leaf key, in the order config_write_yaml() writes them. Rows that share
+ * a path prefix must be contiguous (the writer groups them into mappings).
+ */
+static const struct key keys[] = {
+	{ .path = "cpu.name", .type = KT_STR, .off = OFF(cpu_name),
+	  .size = sizeof(((struct sim_config *)0)->cpu_name) },
+	K("cpu.freq_mhz", KT_U32, freq_mhz, CK_NONZERO),
+	K("cpu.cpi", KT_DOUBLE, cpi, CK_CPI),
+
+	KARRAY("tlb.l1i.4K", l1i[PS_4K]),
+	KARRAY("tlb.l1i.2M", l1i[PS_2M]),
+	KARRAY("tlb.l1i.1G", l1i[PS_1G]),
+	KARRAY("tlb.l1d.4K", l1d[PS_4K]),
+	KARRAY("tlb.l1d.2M", l1d[PS_2M]),
+	KARRAY("tlb.l1d.1G", l1d[PS_1G]),
+	KSTLB(0), KSTLB(1), KSTLB(2), KSTLB(3),
+	KENUM("tlb.policy", policy, repl_policy_name, REPL_NR),
+	KU("tlb.latency.l1", lat_l1),
+	KU("tlb.latency.stlb", lat_stlb),
+
+	K("walk.levels", KT_U32, levels, CK_LEVELS),
+	KARRAY("walk.pwc.pml5", pwc[PWC_PML5]),
+	KARRAY("walk.pwc.pml4", pwc[PWC_PML4]),
+	KARRAY("walk.pwc.pdpt", pwc[PWC_PDPT]),
+	KARRAY("walk.pwc.pde", pwc[PWC_PDE]),
+	KU("walk.pwc_latency", pwc_latency),
+
+	KCACHE("cache.l1d", CL_L1D),
+	KCACHE("cache.l2", CL_L2),
+	KCACHE("cache.llc", CL_LLC),
+	K("cache.line", KT_SIZE32, line_size, CK_LINE),
+	KU("cache.dram_latency", dram_latency),
+	K("cache.data_refs", KT_BOOL, data_refs, CK_NONE),
+
+	K("os.memory", KT_SIZE64, memory, CK_MEMORY),
+	KENUM("os.mode", mode, os_mode_name, MODE_NR),
+	KU("os.hugetlbfs.pages", hugetlb_pages),
+	K("os.implicit.enabled", KT_BOOL, implicit.enabled, CK_NONE),
+	K("os.implicit.granule", KT_SIZE64, implicit.granule, CK_GRANULE),
+	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
+	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
+
+	K("seed", KT_U64, seed, CK_NONE),
+};
+
+#define NKEYS ARRAY_SIZE(keys)
+#define PATH_MAX_LEN 128
+#define STLB_PREFIX "tlb.stlb."
+#define STLB_PREFIX_LEN (sizeof(STLB_PREFIX) - 1)
+
+/* ----------------------------------------------------------------- defaults */
+
+void config_defaults(struct sim_config *c)
+{
+	memset(c, 0, sizeof(*c));
+
+	snprintf(c->cpu_name, sizeof(c->cpu_name), "%s",
+		 "Nehalem-class (LWN 2.6.38 THP article cpuid listing)");
+	/* i7-860, the Nehalem sample CPU of reference §6, runs at 2.8 GHz. */
+	c->freq_mhz = 2800;
+	/* Documented default: one cycle per instruction outside translation. */
+	c->cpi = 1.0;
+
+	/* L1 ITLB 4K: cpuid 0xb0 "instruction TLB: 4K, 4-way, 128 entries" (seed
+	 * article). Reference §6 notes CPUID elsewhere says 64/4 per thread ⚠. */
+	c->l1i[PS_4K] = (struct array_cfg){ 128, 4 };
+	/* L1 ITLB 2M: cpuid 0xb1 "2M/4M, 4-way, 4/8 entries": 8 for 2M pages. */
+	c->l1i[PS_2M] = (struct array_cfg){ 8, 4 };
+	/* No 1G pages in Nehalem's L1 ITLB (reference §6). */
+	c->l1i[PS_1G] = (struct array_cfg){ 0, 0 };
+	/* L1 DTLB 4K 64/4: reference §6, Nehalem row [IL]. */
+	c->l1d[PS_4K] = (struct array_cfg){ 64, 4 };
+	/* L1 DTLB 2M 32/4: cpuid 0x05 "data TLB: 4M pages, 4-way, 32 entries"
+	 * (seed article); reference §6 Nehalem row. */
+	c->l1d[PS_2M] = (struct array_cfg){ 32, 4 };
+	/* L1 DTLB 1G: none on Nehalem (reference §6 "—"). */
+	c->l1d[PS_1G] = (struct array_cfg){ 0, 0 };
+	/* STLB 512/4 holding 4K translations only: reference §6 Nehalem row. */
+	c->stlb[0] = (struct stlb_cfg){ 512, 4, 1u << PS_4K };
+	c->nr_stlb = 1;
+	/* True LRU: DESIGN.md "Replacement: lru (true LRU, the default)". */
+	c->policy = REPL_LRU;
+	/* L1 TLB hit 1 cycle, STLB hit 7 cycles: DESIGN.md; reference §6 gives
+	 * "STLB hit about 7-9 cycles on Intel" (❓) and ChampSim uses 1 / 8. */
+	c->lat_l1 = 1;
+	c->lat_stlb = 7;
+
+	/* 4-level paging: Nehalem predates LA57 (reference §6, 5-level paging). */
+	c->levels = 4;
+	/* PML5 cache 2/2: ChampSim's default (1 set x 2 ways; reference §6), used
+	 * only with walk.levels 5. */
+	c->pwc[PWC_PML5] = (struct array_cfg){ 2, 2 };
+	/* PML4 2/2, PDPT 4/4, PDE 32/4: the sizes DESIGN.md uses (often quoted in
+	 * papers, ❓ in reference §6); RevAnC measured a 4-entry PDPTE cache on Ivy
+	 * Bridge and older (reference §6, vusec/revanc). Intel documents none. */
+	c->pwc[PWC_PML4] = (struct array_cfg){ 2, 2 };
+	c->pwc[PWC_PDPT] = (struct array_cfg){ 4, 4 };
+	c->pwc[PWC_PDE] = (struct array_cfg){ 32, 4 };
+	/* Documented default 0: no public figure; PSC probes overlap the STLB
+	 * lookup, so they add no cycles of their own. */
+	c->pwc_latency = 0;
+
+	/* Nehalem i7 geometry: 32 KB 8-way L1D, 256 KB 8-way L2, 8 MB 16-way L3,
+	 * 64-byte lines (openbooks.link/?p=11728 and UMBC CMSC 611 hw5 describe the
+	 * same; xbitlabs Core i7 review: 8-way L2). Latencies: L1D 4 cycles and L2
+	 * 10 cycles load-to-use (AnandTech, Nehalem review "Cache Hierarchy",
+	 * bench.anandtech.com/Show/Index/2594 p. 9); L3 40 cycles (Intel architects
+	 * via RWT: "30-40 cycles" best case, quoted on forums.tomshardware.com
+	 * thread 261079; UMBC CMSC 611 hw5: 40). */
+	c->cache[CL_L1D] = (struct cache_cfg){ 32 << 10, 8, 4 };
+	c->cache[CL_L2] = (struct cache_cfg){ 256 << 10, 8, 10 };
+	c->cache[CL_LLC] = (struct cache_cfg){ 8 << 20, 16, 40 };
+	c->line_size = 64;
+	/* DESIGN.md default: no sourced Nehalem DRAM latency in cycles. */
+	c->dram_latency = 200;
+	/* DESIGN.md: data references bypass the cache model unless enabled. */
+	c->data_refs = false;
+
+	/* Documented defaults for the kernel model: 4 GiB of RAM, base pages, no
+	 * hugetlbfs pool; implicit VMAs on 2 MiB granules (README, "Implicit
+	 * mappings"). */
+	c->memory = 4ULL << 30;
+	c->mode = MODE_BASE;
+	c->hugetlb_pages = 0;
+	c->implicit.enabled = true;
+	c->implicit.granule = 2ULL << 20;
+	/* 200 cycles per fault: ChampSim's minor-fault penalty (reference §6). */
+	c->cost.fault = 200;
+	/* Documented default: 4096 bytes at one 16-byte store per cycle (Nehalem's
+	 * store width) = 256 cycles per 4 KiB page cleared. */
+	c->cost.clear_page = 256;
+
+	c->seed = 1;
+}
+
+/* ------------------------------------------------------------ small helpers */
+
+static void *field(struct sim_config *c, const struct key *k)
+{
+	return (char *)c + k->off;
+}
+
+static const void *cfield(const struct sim_config *c, const struct key *k)
+{
+	return (const char *)c + k->off;
+}
+
+/* The integer value of a numeric, boolean, enum or pages key. */
+static uint64_t get_uint(const struct sim_config *c, const struct key *k)
+{
+	const void *p = cfield(c, k);
+	unsigned u;
+	uint64_t v;
+
+	switch (k->type) {
+	case KT_U32:
+	case KT_SIZE32:
+	case KT_ENUM:
+	case KT_PAGES:
+		memcpy(&u, p, sizeof(u));
+		return u;
+	case KT_U64:
+	case KT_SIZE64:
+		memcpy(&v, p, sizeof(v));
+		return v;
+	case KT_BOOL:
+		return *(const bool *)p;
+	default:
+		BUG_ON(1);
+	}
+	return 0;
+}
+
+static void set_uint(struct sim_config *c, const struct key *k, uint64_t v)
+{
+	void *p = field(c, k);
+	unsigned u = (unsigned)v;
+
+	switch (k->type) {
+	case KT_U32:
+	case KT_SIZE32:
+	case KT_ENUM:
+	case KT_PAGES:
+		memcpy(p, &u, sizeof(u));
+		break;
+	case KT_U64:
+	case KT_SIZE64:
+		memcpy(p, &v, sizeof(v));
+		break;
+	case KT_BOOL:
+		*(bool *)p = v != 0;
+		break;
+	default:
+		BUG_ON(1);
+	}
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* "tlb.stlb.entries" -> "tlb.stlb.0.entries"; other paths are copied. */
+static void normalize_path(const char *path, char *out, size_t n)
+{
+	const char *rest = path + STLB_PREFIX_LEN;
+
+	if (!strncmp(path, STLB_PREFIX, STLB_PREFIX_LEN) && (*rest < '0' || *rest > '9'))
+		snprintf(out, n, STLB_PREFIX "0.%s", rest);
+	else
+		snprintf(out, n, "%s", path);
+}
+
+/*
+ * If @path is "tlb.stlb.N" or "tlb.stlb.N.rest", store N (saturated) and a
+ * pointer to "" or ".rest" and return true.
+ */
+static bool stlb_path(const char *path, unsigned *n, const char **rest)
+{
+	const char *s = path + STLB_PREFIX_LEN;
+	unsigned v = 0;
+
+	if (strncmp(path, STLB_PREFIX, STLB_PREFIX_LEN) || *s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v < 1000 ? v * 10 + (unsigned)(*s - '0') : v;
+	if (*s && *s != '.')
+		return false;
+	*n = v;
+	*rest = s;
+	return true;
+}
+
+/* The row of a (normalized) leaf path, or -1. */
+static int key_index(const char *path)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].path, path))
+			return (int)i;
+	return -1;
+}
+
+/* True if @path names an interior mapping ("tlb", "tlb.l1d", "os.cost"). */
+static bool is_interior(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strncmp(keys[i].path, path, n) && keys[i].path[n] == '.')
+			return true;
+	return false;
+}
+
+/* Drop STLB arrays with entries == 0, keeping the order of the rest. */
+static void stlb_compact(struct sim_config *c)
+{
+	unsigned j = 0;
+
+	for (unsigned i = 0; i < c->nr_stlb && i < STLB_MAX_ARRAYS; i++)
+		if (c->stlb[i].entries)
+			c->stlb[j++] = c->stlb[i];
+	for (unsigned i = j; i < STLB_MAX_ARRAYS; i++)
+		memset(&c->stlb[i], 0, sizeof(c->stlb[i]));
+	c->nr_stlb = j;
+}
+
+static void format_pages(unsigned mask, const char *sep, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned ps = 0; ps < PS_NR; ps++) {
+		if (!(mask & (1u << ps)))
+			continue;
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
+					len ? sep : "", ps_name[ps]);
+	}
+}
+
+/* Shortest "%g" form that reads back to exactly @v, always with a '.' or 'e'. */
+static void format_double(double v, char *buf, size_t n)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".eEn") && strlen(buf) + 3 <= n)
+		strcat(buf, ".0");
+}
+
+/* A value as text: @yaml selects YAML syntax (quoted strings, [4K, 2M]). */
+static void format_value(const struct sim_config *c, const struct key *k, bool yaml,
+			 char *buf, size_t n)
+{
+	const void *p = cfield(c, k);
+	uint64_t v;
+
+	switch (k->type) {
+	case KT_STR:
+		if (!yaml) {
+			snprintf(buf, n, "%.*s", (int)k->size, (const char *)p);
+		} else {
+			const unsigned char *s = p;
+			size_t len = 0;
+
+			len += (size_t)snprintf(buf, n, "\"");
+			for (size_t i = 0; i < k->size && s[i]; i++) {
+				char tmp[8];
+
+				if (s[i] == '"' || s[i] == '\\')
+					snprintf(tmp, sizeof(tmp), "\\%c", s[i]);
+				else if (s[i] < 0x20 || s[i] == 0x7f)
+					snprintf(tmp, sizeof(tmp), "\\x%02X", s[i]);
+				else
+					snprintf(tmp, sizeof(tmp), "%c", s[i]);
+				len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
+							"%s", tmp);
+			}
+			snprintf(buf + len, len < n ? n - len : 0, "\"");
+		}
+		return;
+	case KT_DOUBLE:
+		format_double(*(const double *)p, buf, n);
+		return;
+	default:
+		break;
+	}
+	v = get_uint(c, k);
+	switch (k->type) {
+	case KT_U32:
+	case KT_U64:
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		break;
+	case KT_SIZE32:
+	case KT_SIZE64:
+		format_size(v, buf, n);
+		break;
+	case KT_BOOL:
+		snprintf(buf, n, "%s", v ? "true" : "false");
+		break;
+	case KT_ENUM:
+		if (v < k->nr)
+			snprintf(buf, n, "%s", k->names[v]);
+		else
+			snprintf(buf, n, "%llu", (unsigned long long)v);
+		break;
+	case KT_PAGES:
+		if (yaml) {
+			char tmp[32];
+
+			format_pages((unsigned)v, ", ", tmp, sizeof(tmp));
+			snprintf(buf, n, "[%s]", tmp);
+		} else {
+			format_pages((unsigned)v, "+", buf, n);
+			if (!v)
+				snprintf(buf, n, "none");
+		}
+		break;
+	default:
+		BUG_ON(1);
+	}
+}
+
+/*
+ * Check the single-value rule of @k on @c's value. Returns 0, or -1 with the
+ * reason (without the path) in @why.
+ */
+static int check_value(const struct sim_config *c, const struct key *k, char *why,
+		       size_t n)
+{
+	char sz[32];
+	uint64_t v;
+
+	if (k->type == KT_DOUBLE) {
+		double d = *(const double *)cfield(c, k);
+
+		if (k->check == CK_CPI && !isfinite(d))
+			return snprintf(why, n, "not a finite number"), -1;
+		if (k->check == CK_CPI && d < 0)
+			return snprintf(why, n, "%g is negative", d), -1;
+		return 0;
+	}
+	if (k->type == KT_STR) {
+		if (!memchr(cfield(c, k), '\0', k->size))
+			return snprintf(why, n, "not NUL-terminated"), -1;
+		return 0;
+	}
+	v = get_uint(c, k);
+	if (k->type == KT_ENUM && v >= k->nr)
+		return snprintf(why, n, "invalid value %llu", (unsigned long long)v), -1;
+	if (k->type == KT_PAGES && (v & ~((1ULL << PS_NR) - 1)))
+		return snprintf(why, n, "invalid page mask %#llx", (unsigned long long)v), -1;
+	format_size(v, sz, sizeof(sz));
+	switch (k->check) {
+	case CK_NONE:
+	case CK_CPI:
+		return 0;
+	case CK_NONZERO:
+		if (!v)
+			return snprintf(why, n, "must be greater than 0"), -1;
+		return 0;
+	case CK_LEVELS:
+		if (v != 4 && v != 5)
+			return snprintf(why, n, "%llu is not 4 or 5",
+					(unsigned long long)v), -1;
+		return 0;
+	case CK_LINE:
+		if (!is_pow2(v) || v < 8 || v > 4096)
+			return snprintf(why, n, "%s is not a power of two in 8..4096", sz), -1;
+		return 0;
+	case CK_MEMORY:
+		if (v % (4ULL << 20))
+			return snprintf(why, n,
+					"%s is not a multiple of 4M (one order-10 buddy block)",
+					sz), -1;
+		if (v < (64ULL << 20))
+			return snprintf(why, n, "%s is below the minimum 64M", sz), -1;
+		if (v > (1ULL << 40))
+			return snprintf(why, n, "%s is above the maximum 1T", sz), -1;
+		return 0;
+	case CK_GRANULE:
+		if (!is_pow2(v) || v < PAGE_SIZE || v > PUD_SIZE)
+			return snprintf(why, n, "%s is not a power of two in 4K..1G", sz), -1;
+		return 0;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------- validation */
+
+/* Where the keys of a file load came from: line/col 0 = not from this input. */
+struct marks {
+	unsigned long line[NKEYS];
+	unsigned long col[NKEYS];
+};
+
+struct vctx {
+	const struct sim_config *c;
+	const char *origin;
+	const struct marks *marks; /* NULL: no positions (config_validate) */
+	struct err *e;
+};
+
+/*
+ * Report "@p1: msg" at the position of @p1 if the input set it, else of @p2
+ * (if not NULL), else without a position.
+ */
+static int vfail(const struct vctx *v, const char *p1, const char *p2, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
+
+static int vfail(const struct vctx *v, const char *p1, const char *p2, const char *fmt, ...)
+{
+	unsigned long line = 0, col = 0;
+	char msg[384];
+	va_list ap;
+
+	if (v->marks) {
+		const char *try[2] = { p1, p2 };
+
+		for (int t = 0; t < 2 && !line; t++) {
+			int i = try[t] ? key_index(try[t]) : -1;
+
+			if (i >= 0 && v->marks->line[i]) {
+				line = v->marks->line[i];
+				col = v->marks->col[i];
+			}
+		}
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(v->e, v->origin, line, col, "%s: %s", p1, msg);
+}
+
+/* One set-associative array: 1 <= ways <= entries, ways divides entries. */
+static int check_array(const struct vctx *v, const char *prefix, unsigned entries,
+		       unsigned ways)
+{
+	char pe[PATH_MAX_LEN], pw[PATH_MAX_LEN];
+
+	if (!entries)
+		return 0;
+	snprintf(pe, sizeof(pe), "%s.entries", prefix);
+	snprintf(pw, sizeof(pw), "%s.ways", prefix);
+	if (!ways)
+		return vfail(v, pw, pe, "0 ways for %u entries (need 1 <= ways <= entries)",
+			     entries);
+	if (ways > entries)
+		return vfail(v, pw, pe, "%u exceeds entries %u", ways, entries);
+	if (entries % ways)
+		return vfail(v, pw, pe, "%u does not divide entries %u", ways, entries);
+	return 0;
+}
+
+static int validate(const struct sim_config *c, const char *origin,
+		    const struct marks *marks, struct err *e)
+{
+	const struct vctx v = { c, origin, marks, e };
+	char p[PATH_MAX_LEN], why[256];
+	unsigned nr = c->nr_stlb;
+
+	if (nr > STLB_MAX_ARRAYS)
+		return vfail(&v, "tlb.stlb", NULL, "%u arrays, at most %d", nr,
+			     STLB_MAX_ARRAYS);
+	for (size_t i = 0; i < NKEYS; i++) {
+		unsigned n;
+		const char *rest;
+
+		if (stlb_path(keys[i].path, &n, &rest) && n >= nr)
+			continue;
+		if (check_value(c, &keys[i], why, sizeof(why)))
+			return vfail(&v, keys[i].path, NULL, "%s", why);
+	}
+	for (unsigned ps = 0; ps < PS_NR; ps++) {
+		snprintf(p, sizeof(p), "tlb.l1i.%s", ps_name[ps]);
+		if (check_array(&v, p, c->l1i[ps].entries, c->l1i[ps].ways))
+			return -1;
+		snprintf(p, sizeof(p), "tlb.l1d.%s", ps_name[ps]);
+		if (check_array(&v, p, c->l1d[ps].entries, c->l1d[ps].ways))
+			return -1;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		const struct stlb_cfg *s = &c->stlb[i];
+
+		snprintf(p, sizeof(p), STLB_PREFIX "%u", i);
+		if (check_array(&v, p, s->entries, s->ways))
+			return -1;
+		if (s->entries && !s->pages) {
+			char pp[PATH_MAX_LEN], pe[PATH_MAX_LEN];
+
+			snprintf(pp, sizeof(pp), STLB_PREFIX "%u.pages", i);
+			snprintf(pe, sizeof(pe), STLB_PREFIX "%u.entries", i);
+			return vfail(&v, pp, pe, "empty: name at least one of 4K, 2M, 1G");
+		}
+	}
+	for (unsigned l = 0; l < PWC_NR; l++) {
+		snprintf(p, sizeof(p), "walk.pwc.%s", pwc_level_name[l]);
+		if (check_array(&v, p, c->pwc[l].entries, c->pwc[l].ways))
+			return -1;
+	}
+	for (unsigned l = 0; l < CL_NR; l++) {
+		const struct cache_cfg *cc = &c->cache[l];
+		char ps[PATH_MAX_LEN], pw[PATH_MAX_LEN], sz[32];
+		uint64_t unit;
+
+		if (!cc->size)
+			continue;
+		snprintf(ps, sizeof(ps), "cache.%s.size", cache_level_name[l]);
+		snprintf(pw, sizeof(pw), "cache.%s.ways", cache_level_name[l]);
+		format_size(cc->size, sz, sizeof(sz));
+		if (!cc->ways)
+			return vfail(&v, pw, ps, "0 ways for a %s cache", sz);
+		unit = (uint64_t)cc->ways * c->line_size;
+		if (cc->size % unit)
+			return vfail(&v, ps, pw,
+				     "%s is not a multiple of ways * line = %u * %u",
+				     sz, cc->ways, c->line_size);
+	}
+	return 0;
+}
+
+int config_validate(const struct sim_config *c, const char *origin, struct err *e)
+{
+	return validate(c, origin, NULL, e);
+}
+
+/* ------------------------------------------------------------------- loader */
+
+struct loader {
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	bool have_ev;
+	struct sim_config c;   /* working copy */
+	const char *name;      /* file name, or "--set ASSIGNMENT" */
+	bool is_set;           /* errors carry no position */
+	unsigned appended;     /* bit i: STLB array i was created by this input */
+	struct marks marks;
+	struct err *e;
+};
+
+static int lerr(struct loader *ld, const yaml_mark_t *m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int lerr(struct loader *ld, const yaml_mark_t *m, const char *fmt, ...)
+{
+	char msg[448];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ld->is_set || !m)
+		return err_set(ld->e, ld->name, 0, 0, "%s", msg);
+	return err_set(ld->e, ld->name, (unsigned long)m->line + 1,
+		       (unsigned long)m->column + 1, "%s", msg);
+}
+
+/* Replace the current event with the next one; refuses aliases. */
+static int ld_next(struct loader *ld)
+{
+	yaml_parser_t *p = &ld->parser;
+
+	if (ld->have_ev)
+		yaml_event_delete(&ld->ev);
+	ld->have_ev = false;
+	if (!yaml_parser_parse(p, &ld->ev)) {
+		const char *what = p->problem ? p->problem : "unknown error";
+
+		switch (p->error) {
+		case YAML_MEMORY_ERROR:
+			return lerr(ld, NULL, "out of memory");
+		case YAML_READER_ERROR:
+			return lerr(ld, NULL, "invalid input at byte %zu: %s",
+				    p->problem_offset, what);
+		default:
+			if (p->context)
+				return lerr(ld, &p->problem_mark, "YAML syntax error: %s %s",
+					    what, p->context);
+			return lerr(ld, &p->problem_mark, "YAML syntax error: %s", what);
+		}
+	}
+	ld->have_ev = true;
+	if (ld->ev.type == YAML_ALIAS_EVENT)
+		return lerr(ld, &ld->ev.start_mark,
+			    "YAML aliases (*%s) are not supported",
+			    (const char *)ld->ev.data.alias.anchor);
+	return 0;
+}
+
+static bool ev_is_null(const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+
+	return ev->type == YAML_SCALAR_EVENT &&
+	       ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+		!strcmp(s, "NULL"));
+}
+
+static const char *ev_kind(const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_MAPPING_START_EVENT:
+		return "a mapping";
+	case YAML_SEQUENCE_START_EVENT:
+		return "a sequence";
+	default:
+		return "something else";
+	}
+}
+
+static const char *type_desc(const struct key *k)
+{
+	switch (k->type) {
+	case KT_STR:
+		return "a string";
+	case KT_U32:
+	case KT_U64:
+		return "an integer";
+	case KT_SIZE32:
+	case KT_SIZE64:
+		return "a size (bytes, or with a K, M or G suffix)";
+	case KT_DOUBLE:
+		return "a number";
+	case KT_BOOL:
+		return "true or false";
+	case KT_ENUM:
+		return "a name";
+	case KT_PAGES:
+		return "a list of page sizes (4K, 2M, 1G)";
+	}
+	return "a value";
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "YES",
+					   "on", "On", "ON" };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "NO",
+					  "off", "Off", "OFF" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcmp(s, yes[i]))
+			return *out = true, 0;
+		if (!strcmp(s, no[i]))
+			return *out = false, 0;
+	}
+	return -1;
+}
+
+/* One page size name ("4K", "2m", ...) -> its bit, or 0. */
+static unsigned page_bit(const char *s, size_t len)
+{
+	for (unsigned ps = 0; ps < PS_NR; ps++)
+		if (len == 2 && !strncasecmp(s, ps_name[ps], 2))
+			return 1u << ps;
+	return 0;
+}
+
+/* "4K", "4K+2M", "4K,2M" -> mask; -1 on a bad name. */
+static int parse_pages_scalar(const char *s, unsigned *mask)
+{
+	*mask = 0;
+	while (*s) {
+		size_t len = strcspn(s, "+, ");
+		unsigned bit = page_bit(s, len);
+
+		if (!bit)
+			return -1;
+		*mask |= bit;
+		s += len;
+		s += strspn(s, "+, ");
+	}
+	return 0;
+}
+
+static int apply_pages(struct loader *ld, const struct key *k, const char *path,
+		       const yaml_mark_t *km, unsigned *mask)
+{
+	if (ld->ev.type == YAML_SCALAR_EVENT) {
+		const char *s = (const char *)ld->ev.data.scalar.value;
+
+		if (parse_pages_scalar(s, mask))
+			return lerr(ld, km, "%s: expected %s, got '%s'", path, type_desc(k), s);
+		return 0;
+	}
+	if (ld->ev.type != YAML_SEQUENCE_START_EVENT)
+		return lerr(ld, km, "%s: expected %s, got %s", path, type_desc(k),
+			    ev_kind(&ld->ev));
+	*mask = 0;
+	for (;;) {
+		const char *s;
+		unsigned bit;
+
+		if (ld_next(ld))
+			return -1;
+		if (ld->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (ld->ev.type != YAML_SCALAR_EVENT)
+			return lerr(ld, &ld->ev.start_mark, "%s: expected a page size, got %s",
+				    path, ev_kind(&ld->ev));
+		s = (const char *)ld->ev.data.scalar.value;
+		bit = page_bit(s, strlen(s));
+		if (!bit)
+			return lerr(ld, &ld->ev.start_mark,
+				    "%s: unknown page size '%s' (expected 4K, 2M or 1G)",
+				    path, s);
+		*mask |= bit;
+	}
+}
+
+/* Parse the current node as the value of leaf @k and store it. */
+static int apply_leaf(struct loader *ld, int ki, const char *path, const yaml_mark_t *km)
+{
+	const struct key *k = &keys[ki];
+	struct sim_config *c = &ld->c;
+	const char *s;
+	char why[256];
+	uint64_t v = 0;
+
+	if (k->type == KT_PAGES) {
+		unsigned mask = 0;
+
+		if (apply_pages(ld, k, path, km, &mask))
+			return -1;
+		v = mask;
+		goto store;
+	}
+	if (ld->ev.type != YAML_SCALAR_EVENT)
+		return lerr(ld, km, "%s: expected %s, got %s", path, type_desc(k),
+			    ev_kind(&ld->ev));
+	s = (const char *)ld->ev.data.scalar.value;
+	if (strlen(s) != ld->ev.data.scalar.length)
+		return lerr(ld, km, "%s: value contains a NUL byte", path);
+
+	switch (k->type) {
+	case KT_STR:
+		if (strlen(s) >= k->size)
+			return lerr(ld, km, "%s: longer than %zu bytes", path, k->size - 1);
+		memset(field(c, k), 0, k->size);
+		memcpy(field(c, k), s, strlen(s));
+		goto check;
+	case KT_DOUBLE: {
+		double d;
+
+		if (parse_double(s, &d))
+			return lerr(ld, km, "%s: expected %s, got '%s'", path, type_desc(k), s);
+		*(double *)field(c, k) = d;
+		goto check;
+	}
+	case KT_BOOL: {
+		bool b;
+
+		if (parse_bool(s, &b))
+			return lerr(ld, km, "%s: expected %s, got '%s'", path, type_desc(k), s);
+		v = b;
+		break;
+	}
+	case KT_ENUM: {
+		char list[128];
+		size_t len = 0;
+
+		for (v = 0; v < k->nr; v++)
+			if (!strcmp(s, k->names[v]))
+				break;
+		if (v < k->nr)
+			break;
+		list[0] = '\0';
+		for (unsigned i = 0; i < k->nr; i++)
+			len += (size_t)snprintf(list + len, len < sizeof(list) ?
+						sizeof(list) - len : 0, "%s%s",
+						i ? (i + 1 == k->nr ? " or " : ", ") : "",
+						k->names[i]);
+		return lerr(ld, km, "%s: unknown value '%s' (expected %s)", path, s, list);
+	}
+	case KT_U32:
+	case KT_U64:
+		if (*s == '-')
+			return lerr(ld, km, "%s: expected a non-negative integer, got '%s'",
+				    path, s);
+		if (parse_u64(s, &v))
+			return lerr(ld, km, "%s: expected %s, got '%s'", path, type_desc(k), s);
+		break;
+	case KT_SIZE32:
+	case KT_SIZE64:
+		if (parse_size(s, &v))
+			return lerr(ld, km, "%s: expected %s, got '%s'", path, type_desc(k), s);
+		break;
+	case KT_PAGES:
+		BUG_ON(1);
+	}
+	if ((k->type == KT_U32 || k->type == KT_SIZE32) && v > 0xffffffffULL)
+		return lerr(ld, km, "%s: %s is out of range (at most 4294967295)", path, s);
+store:
+	set_uint(c, k, v);
+check:
+	if (check_value(c, k, why, sizeof(why)))
+		return lerr(ld, km, "%s: %s", path, why);
+	ld->marks.line[ki] = km ? (unsigned long)km->line + 1 : 0;
+	ld->marks.col[ki] = km ? (unsigned long)km->column + 1 : 0;
+	return 0;
+}
+
+/* Make STLB array @n exist: it does, or @n == nr_stlb and it is appended. */
+static int stlb_ensure(struct loader *ld, unsigned n, const char *path,
+		       const yaml_mark_t *km)
+{
+	struct sim_config *c = &ld->c;
+
+	if (n < c->nr_stlb)
+		return 0;
+	if (n >= STLB_MAX_ARRAYS)
+		return lerr(ld, km, "%s: at most %d STLB arrays (tlb.stlb.0 .. tlb.stlb.%d)",
+			    path, STLB_MAX_ARRAYS, STLB_MAX_ARRAYS - 1);
+	if (n > c->nr_stlb)
+		return lerr(ld, km, "%s: there are %u STLB arrays; add them in order "
+			    "(next is tlb.stlb.%u)", path, c->nr_stlb, c->nr_stlb);
+	c->stlb[n] = (struct stlb_cfg){ 0, 0, 1u << PS_4K };
+	c->nr_stlb = n + 1;
+	ld->appended |= 1u << n;
+	return 0;
+}
+
+static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km);
+
+/* The current event is MAPPING_START: apply each key under @prefix. */
+static int walk_mapping(struct loader *ld, const char *prefix)
+{
+	char seen[32][PATH_MAX_LEN];
+	unsigned nseen = 0;
+
+	for (;;) {
+		char path[PATH_MAX_LEN];
+		yaml_mark_t km;
+		const char *key;
+		int len;
+
+		if (ld_next(ld))
+			return -1;
+		if (ld->ev.type == YAML_MAPPING_END_EVENT)
+			return 0;
+		km = ld->ev.start_mark;
+		if (ld->ev.type != YAML_SCALAR_EVENT)
+			return lerr(ld, &km, "%s%sexpected a key, got %s", prefix,
+				    *prefix ? ": " : "", ev_kind(&ld->ev));
+		key = (const char *)ld->ev.data.scalar.value;
+		len = snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", key);
+		if (!*key || len >= (int)sizeof(path) ||
+		    strlen(key) != ld->ev.data.scalar.length)
+			return lerr(ld, &km, "unknown key '%.*s'", 100, path);
+		for (unsigned i = 0; i < nseen; i++)
+			if (!strcmp(seen[i], path))
+				return lerr(ld, &km, "duplicate key '%s'", path);
+		if (nseen < ARRAY_SIZE(seen))
+			memcpy(seen[nseen++], path, sizeof(path));
+		if (ld_next(ld))
+			return -1;
+		if (apply_node(ld, path, &km))
+			return -1;
+	}
+}
+
+/* tlb.stlb in a file or "--set tlb.stlb=...": replaces the whole list. */
+static int apply_stlb_list(struct loader *ld, const char *path, const yaml_mark_t *km)
+{
+	struct sim_config *c = &ld->c;
+
+	memset(c->stlb, 0, sizeof(c->stlb));
+	c->nr_stlb = 0;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strncmp(keys[i].path, STLB_PREFIX, STLB_PREFIX_LEN))
+			ld->marks.line[i] = ld->marks.col[i] = 0;
+
+	if (ld->ev.type == YAML_MAPPING_START_EVENT) {
+		if (stlb_ensure(ld, 0, path, km))
+			return -1;
+		return walk_mapping(ld, path);
+	}
+	if (ld->ev.type != YAML_SEQUENCE_START_EVENT)
+		return lerr(ld, km, "%s: expected a mapping or a sequence of mappings, got %s",
+			    path, ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" :
+			    ev_kind(&ld->ev));
+	for (unsigned n = 0;; n++) {
+		char elem[PATH_MAX_LEN];
+		yaml_mark_t m;
+
+		if (ld_next(ld))
+			return -1;
+		if (ld->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		m = ld->ev.start_mark;
+		snprintf(elem, sizeof(elem), STLB_PREFIX "%u", n);
+		if (n >= STLB_MAX_ARRAYS)
+			return lerr(ld, &m, "%s: more than %d STLB arrays", path,
+				    STLB_MAX_ARRAYS);
+		if (ld->ev.type != YAML_MAPPING_START_EVENT)
+			return lerr(ld, &m, "%s: expected a mapping, got %s", elem,
+				    ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" :
+				    ev_kind(&ld->ev));
+		if (stlb_ensure(ld, n, elem, &m) || walk_mapping(ld, elem))
+			return -1;
+	}
+}
+
+/* Apply the node starting at the current event as the value of @path. */
+static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km)
+{
+	char norm[PATH_MAX_LEN];
+	const char *rest;
+	unsigned n;
+	int ki;
+
+	if (!strcmp(path, "sweep"))
+		return lerr(ld, km, "sweep: only allowed in sweep files");
+	if (!strcmp(path, "tlb.stlb")) {
+		/* A whole list has file semantics: entries 0 means no array. */
+		int ret = apply_stlb_list(ld, path, km);
+
+		ld->appended = 0;
+		return ret;
+	}
+	normalize_path(path, norm, sizeof(norm));
+	if (stlb_path(norm, &n, &rest)) {
+		if (!*rest || key_index(norm) >= 0 || n >= STLB_MAX_ARRAYS) {
+			if (stlb_ensure(ld, n, path, km))
+				return -1;
+		}
+		if (!*rest) {
+			if (ld->ev.type != YAML_MAPPING_START_EVENT)
+				return lerr(ld, km, "%s: expected a mapping, got %s", path,
+					    ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" :
+					    ev_kind(&ld->ev));
+			return walk_mapping(ld, norm);
+		}
+	}
+	ki = key_index(norm);
+	if (ki >= 0)
+		return apply_leaf(ld, ki, path, km);
+	if (is_interior(norm)) {
+		if (ld->ev.type == YAML_MAPPING_START_EVENT)
+			return walk_mapping(ld, norm);
+		if (ev_is_null(&ld->ev))
+			return 0;
+		return lerr(ld, km, "%s: expected a mapping, got %s", path,
+			    ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" : ev_kind(&ld->ev));
+	}
+	return lerr(ld, km, "unknown key '%s'", path);
+}
+
+/*
+ * Run the stream: STREAM_START, at most one document, STREAM_END. @path NULL:
+ * the document is a whole config (a mapping, or empty); else it is the value
+ * of @path (a --set).
+ */
+static int load_stream(struct loader *ld, const char *path)
+{
+	if (ld_next(ld))
+		return -1;
+	BUG_ON(ld->ev.type != YAML_STREAM_START_EVENT);
+	if (ld_next(ld))
+		return -1;
+	if (ld->ev.type == YAML_STREAM_END_EVENT)
+		return path ? lerr(ld, NULL, "missing value") : 0;
+	BUG_ON(ld->ev.type != YAML_DOCUMENT_START_EVENT);
+	if (ld_next(ld))
+		return -1;
+	if (path) {
+		if (apply_node(ld, path, NULL))
+			return -1;
+	} else if (ld->ev.type == YAML_MAPPING_START_EVENT) {
+		if (walk_mapping(ld, ""))
+			return -1;
+	} else if (!ev_is_null(&ld->ev)) {
+		return lerr(ld, &ld->ev.start_mark,
+			    "expected a mapping of configuration keys at the top level, got %s",
+			    ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" : ev_kind(&ld->ev));
+	}
+	if (ld_next(ld))
+		return -1;
+	BUG_ON(ld->ev.type != YAML_DOCUMENT_END_EVENT);
+	if (ld_next(ld))
+		return -1;
+	if (ld->ev.type == YAML_DOCUMENT_START_EVENT)
+		return lerr(ld, &ld->ev.start_mark,
+			    "more than one YAML document (a config is one document)");
+	BUG_ON(ld->ev.type != YAML_STREAM_END_EVENT);
+	return 0;
+}
+
+static struct loader *loader_new(const struct sim_config *c, const char *name,
+				 struct err *e)
+{
+	struct loader *ld = calloc(1, sizeof(*ld));
+
+	if (!ld) {
+		err_set(e, name, 0, 0, "out of memory");
+		return NULL;
+	}
+	if (!yaml_parser_initialize(&ld->parser)) {
+		free(ld);
+		err_set(e, name, 0, 0, "out of memory");
+		return NULL;
+	}
+	memcpy(&ld->c, c, sizeof(*c));
+	ld->name = name;
+	ld->e = e;
+	return ld;
+}
+
+static void loader_free(struct loader *ld)
+{
+	if (ld->have_ev)
+		yaml_event_delete(&ld->ev);
+	yaml_parser_delete(&ld->parser);
+	free(ld);
+}
+
+/* Finish a file or string load: validate with positions, then commit. */
+static int load_commit(struct loader *ld, struct sim_config *c)
+{
+	if (load_stream(ld, NULL) || validate(&ld->c, ld->name, &ld->marks, ld->e))
+		return -1;
+	stlb_compact(&ld->c);
+	memcpy(c, &ld->c, sizeof(*c));
+	return 0;
+}
+
+int config_load_file(struct sim_config *c, const char *path, struct err *e)
+{
+	struct loader *ld;
+	FILE *f;
+	int ret;
+
+	f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+	ld = loader_new(c, path, e);
+	if (!ld) {
+		fclose(f);
+		return -1;
+	}
+	yaml_parser_set_input_file(&ld->parser, f);
+	ret = load_commit(ld, c);
+	loader_free(ld);
+	fclose(f);
+	return ret;
+}
+
+int config_load_string(struct sim_config *c, const char *yaml, const char *name,
+		       struct err *e)
+{
+	struct loader *ld = loader_new(c, name, e);
+	int ret;
+
+	if (!ld)
+		return -1;
+	yaml_parser_set_input_string(&ld->parser, (const unsigned char *)yaml,
+				     strlen(yaml));
+	ret = load_commit(ld, c);
+	loader_free(ld);
+	return ret;
+}
+
+int config_set(struct sim_config *c, const char *assignment, struct err *e)
+{
+	const char *eq = strchr(assignment, '=');
+	char name[256], path[PATH_MAX_LEN];
+	struct loader *ld;
+	size_t plen;
+	int ret;
+
+	snprintf(name, sizeof(name), "--set %s", assignment);
+	if (!eq || eq == assignment)
+		return err_set(e, name, 0, 0, "expected path=value");
+	plen = (size_t)(eq - assignment);
+	if (plen >= sizeof(path))
+		return err_set(e, name, 0, 0, "unknown key '%.*s'", 100, assignment);
+	memcpy(path, assignment, plen);
+	path[plen] = '\0';
+
+	ld = loader_new(c, name, e);
+	if (!ld)
+		return -1;
+	ld->is_set = true;
+	yaml_parser_set_input_string(&ld->parser, (const unsigned char *)(eq + 1),
+				     strlen(eq + 1));
+	ret = load_stream(ld, path);
+	for (unsigned i = 0; !ret && i < ld->c.nr_stlb; i++)
+		if ((ld->appended & (1u << i)) && !ld->c.stlb[i].entries)
+			ret = err_set(e, name, 0, 0,
+				      "tlb.stlb.%u: a new STLB array needs entries > 0 "
+				      "(set it whole: tlb.stlb.%u={entries: N, ways: W, "
+				      "pages: [4K]})", i, i);
+	if (!ret) {
+		stlb_compact(&ld->c);
+		memcpy(c, &ld->c, sizeof(*c));
+	}
+	loader_free(ld);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- get/write */
+
+int config_get(const struct sim_config *c, const char *path, char *buf, size_t n)
+{
+	char norm[PATH_MAX_LEN];
+	const char *rest;
+	unsigned idx;
+	int ki;
+
+	if (n)
+		buf[0] = '\0';
+	normalize_path(path, norm, sizeof(norm));
+	ki = key_index(norm);
+	if (ki < 0)
+		return -1;
+	if (stlb_path(norm, &idx, &rest) && idx >= c->nr_stlb) {
+		/* A missing array reads as absent: entries 0, no pages. */
+		snprintf(buf, n, "%s", keys[ki].type == KT_PAGES ? "none" : "0");
+		return 0;
+	}
+	format_value(c, &keys[ki], false, buf, n);
+	return 0;
+}
+
+/* Length of the path component starting at @s. */
+static size_t comp_len(const char *s)
+{
+	return strcspn(s, ".");
+}
+
+/* End of the group of rows from @lo whose component at @plen equals row @lo's. */
+static size_t group_end(size_t lo, size_t hi, size_t plen)
+{
+	const char *name = keys[lo].path + plen;
+	size_t len = comp_len(name);
+	size_t j = lo + 1;
+
+	while (j < hi && !strncmp(keys[j].path + plen, name, len) &&
+	       (keys[j].path[plen + len] == '.' || !keys[j].path[plen + len]))
+		j++;
+	return j;
+}
+
+static unsigned dots(const char *s)
+{
+	unsigned n = 0;
+
+	for (; *s; s++)
+		n += *s == '.';
+	return n;
+}
+
+/*
+ * A mapping is written in flow style when all its children are leaves, or all
+ * are mappings of leaves (tlb.l1i, walk.pwc).
+ */
+static bool flowable(size_t lo, size_t hi, size_t plen)
+{
+	unsigned d = dots(keys[lo].path + plen);
+
+	if (d > 1)
+		return false;
+	for (size_t i = lo; i < hi; i++)
+		if (dots(keys[i].path + plen) != d)
+			return false;
+	return true;
+}
+
+static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t hi,
+		      size_t plen)
+{
+	fputs("{ ", out);
+	for (size_t i = lo; i < hi;) {
+		const char *name = keys[i].path + plen;
+		size_t len = comp_len(name), j = group_end(i, hi, plen);
+
+		fprintf(out, "%s%.*s: ", i > lo ? ", " : "", (int)len, name);
+		if (!name[len]) {
+			char buf[256];
+
+			format_value(c, &keys[i], true, buf, sizeof(buf));
+			fputs(buf, out);
+		} else {
+			emit_flow(c, out, i, j, plen + len + 1);
+		}
+		i = j;
+	}
+	fputs(" }", out);
+}
+
+static void emit_stlb(const struct sim_config *c, FILE *out, int indent)
+{
+	if (!c->nr_stlb) {
+		fprintf(out, "%*sstlb: []\n", indent, "");
+		return;
+	}
+	fprintf(out, "%*sstlb:\n", indent, "");
+	for (unsigned n = 0; n < c->nr_stlb && n < STLB_MAX_ARRAYS; n++) {
+		char prefix[PATH_MAX_LEN];
+		size_t plen, lo, hi;
+
+		plen = (size_t)snprintf(prefix, sizeof(prefix), STLB_PREFIX "%u.", n);
+		for (lo = 0; strncmp(keys[lo].path, prefix, plen); lo++)
+			;
+		for (hi = lo; hi < NKEYS && !strncmp(keys[hi].path, prefix, plen); hi++)
+			;
+		fprintf(out, "%*s- ", indent + 2, "");
+		emit_flow(c, out, lo, hi, plen);
+		fputc('\n', out);
+	}
+}
+
+static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t hi,
+		       size_t plen, int indent)
+{
+	for (size_t i = lo; i < hi;) {
+		const char *name = keys[i].path + plen;
+		size_t len = comp_len(name), j = group_end(i, hi, plen);
+
+		if (!name[len]) {
+			char buf[256];
+
+			format_value(c, &keys[i], true, buf, sizeof(buf));
+			fprintf(out, "%*s%.*s: %s\n", indent, "", (int)len, name, buf);
+		} else if (plen + len == STLB_PREFIX_LEN - 1 &&
+			   !strncmp(keys[i].path, STLB_PREFIX, STLB_PREFIX_LEN)) {
+			emit_stlb(c, out, indent);
+		} else if (flowable(i, j, plen + len + 1)) {
+			fprintf(out, "%*s%.*s: ", indent, "", (int)len, name);
+			emit_flow(c, out, i, j, plen + len + 1);
+			fputc('\n', out);
+		} else {
+			fprintf(out, "%*s%.*s:\n", indent, "", (int)len, name);
+			emit_block(c, out, i, j, plen + len + 1, indent + 2);
+		}
+		i = j;
+	}
+}
+
+void config_write_yaml(const struct sim_config *c, FILE *out)
+{
+	fputs("# mmusim configuration (every key; `mmusim config show` writes this)\n",
+	      out);
+	emit_block(c, out, 0, NKEYS, 0, 0);
+}

@@ -1,0 +1,594 @@
+/*
+ * trace_io.c - read a trace file or standard input, decompressing gzip (zlib),
+ * xz (liblzma) or zstd (libzstd) in a background thread.
+ *
+ * One producer thread fills a ring of TIO_NBUF chunk buffers; the consumer (a
+ * format reader, on the simulator's thread) takes them in order. Every chunk
+ * but the last is exactly TIO_CHUNK bytes. Decompression therefore overlaps
+ * parsing and simulation on a second core; plain files go through the same
+ * thread so that the kernel's copy overlaps too.
+ *
+ * Errors are values in the stream: the producer stops at the first read error,
+ * corrupt or truncated compressed data, and the consumer sees it after the
+ * last good byte. A compressed stream is complete only when its decoder says
+ * so (zstd frame finished, gzip member trailer checked, xz stream end seen);
+ * concatenated zstd frames, gzip members and xz streams are read in sequence.
+ *
+ * Left out: bzip2 and lz4 (no reader needs them yet), seeking, and sharing one
+ * stream between readers. Closing cancels the producer if it is blocked in
+ * read() on a pipe (e.g. a still-running capture), so close never hangs.
+ *
+ * Sources: zstd.h (ZSTD_decompressStream: "return 0 when a frame is completely
+ * decoded and fully flushed"), zlib.h (inflate, Z_STREAM_END, windowBits 16+
+ * for gzip), lzma/container.h (LZMA_CONCATENATED, LZMA_FINISH), RFC 1952,
+ * the xz file format 1.1.0 and RFC 8878 for the magic bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "trace_io.h"
+
+/* Raw input buffer of the decompressors: 2x ZSTD_DStreamInSize() (128 KiB). */
+#define TIO_INBUF (256u << 10)
+
+static const unsigned char gzip_magic[] = { 0x1f, 0x8b };
+static const unsigned char xz_magic[] = { 0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00 };
+static const unsigned char zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+static const struct {
+	const char *name;
+	const char *suffix;
+	const unsigned char *magic;
+	size_t magic_len;
+} comp_info[TIO_COMP_NR] = {
+	[TIO_NONE] = { "none", "", NULL, 0 },
+	[TIO_GZIP] = { "gzip", ".gz", gzip_magic, sizeof(gzip_magic) },
+	[TIO_XZ] = { "xz", ".xz", xz_magic, sizeof(xz_magic) },
+	[TIO_ZSTD] = { "zstd", ".zst", zstd_magic, sizeof(zstd_magic) },
+};
+
+struct tio {
+	char name[256];
+	int fd;
+	enum tio_comp comp;
+
+	/* Shared between the threads, under @lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t cv_full; /* the consumer waits for a chunk */
+	pthread_cond_t cv_free; /* the producer waits for a free buffer */
+	unsigned char *buf[TIO_NBUF];
+	size_t len[TIO_NBUF];
+	uint64_t produced; /* chunks filled */
+	uint64_t released; /* chunks the consumer has given back */
+	bool done;         /* the producer has finished after @produced chunks */
+	bool failed;       /* ... with the error in @errmsg */
+	bool stop;         /* tio_close() asks the producer to quit */
+	char errmsg[320];
+
+	/* The consumer's side. */
+	uint64_t taken;     /* chunks handed out */
+	bool holding;       /* chunk taken - 1 is the caller's */
+	bool peeked;        /* ... and was only peeked */
+	bool thread_started;
+	pthread_t thread;
+
+	/* The producer's side (before the thread starts: tio_open's). */
+	unsigned char *in; /* raw input */
+	size_t in_len, in_pos;
+	bool in_eof;
+	bool pending; /* the decoder filled its output: it may hold more */
+	bool member_done;
+	union {
+		z_stream z;
+		lzma_stream x;
+		ZSTD_DStream *zs;
+	} d;
+	bool d_init;
+};
+
+const char *tio_comp_name(enum tio_comp c)
+{
+	return c < TIO_COMP_NR ? comp_info[c].name : "?";
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suf)
+{
+	size_t n = strlen(suf);
+
+	return n && len >= n && !memcmp(s + len - n, suf, n);
+}
+
+enum tio_comp tio_comp_from_suffix(const char *path)
+{
+	size_t len = strlen(path);
+
+	for (int c = TIO_GZIP; c < TIO_COMP_NR; c++)
+		if (has_suffix(path, len, comp_info[c].suffix))
+			return c;
+	return TIO_NONE;
+}
+
+size_t tio_strip_comp_suffix(const char *path)
+{
+	enum tio_comp c = tio_comp_from_suffix(path);
+
+	return strlen(path) - strlen(comp_info[c].suffix);
+}
+
+const char *tio_name(const struct tio *t)
+{
+	return t->name;
+}
+
+enum tio_comp tio_compression(const struct tio *t)
+{
+	return t->comp;
+}
+
+/*
+ * read() that retries EINTR. In the producer thread it is the only point where
+ * the thread can be cancelled (tio_close() on a blocked pipe).
+ */
+static ssize_t tio_sysread(struct tio *t, void *buf, size_t n, bool cancellable)
+{
+	ssize_t r;
+	int old;
+
+	for (;;) {
+		if (cancellable)
+			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		r = read(t->fd, buf, n);
+		if (cancellable)
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		if (r >= 0 || errno != EINTR)
+			return r;
+	}
+}
+
+/* Producer: record the error that ends the stream. Returns -1. */
+static int tio_fail(struct tio *t, const char *fmt, const char *arg)
+{
+	snprintf(t->errmsg, sizeof(t->errmsg), fmt, arg);
+	return -1;
+}
+
+/* Refill the raw input buffer. 1: got bytes, 0: end of input, -1: error. */
+static int tio_fill_input(struct tio *t)
+{
+	ssize_t r;
+
+	if (t->in_eof)
+		return 0;
+	r = tio_sysread(t, t->in, TIO_INBUF, true);
+	if (r < 0)
+		return tio_fail(t, "read error: %s", strerror(errno));
+	t->in_pos = 0;
+	t->in_len = (size_t)r;
+	if (!r)
+		t->in_eof = true;
+	return r > 0;
+}
+
+/*
+ * The fill functions put up to TIO_CHUNK bytes at @dst and store the count in
+ * *@n. They return 0 if the chunk is full (more may follow), 1 at the clean end
+ * of the stream and -1 on error (after storing the bytes decoded before it).
+ */
+static int tio_fill_raw(struct tio *t, unsigned char *dst, size_t *n)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < TIO_CHUNK) {
+		if (t->in_pos < t->in_len) {
+			size_t k = t->in_len - t->in_pos;
+
+			if (k > TIO_CHUNK - got)
+				k = TIO_CHUNK - got;
+			memcpy(dst + got, t->in + t->in_pos, k);
+			t->in_pos += k;
+			got += k;
+			continue;
+		}
+		if (t->in_eof)
+			break;
+		r = tio_sysread(t, dst + got, TIO_CHUNK - got, true);
+		if (r < 0) {
+			*n = got;
+			return tio_fail(t, "read error: %s", strerror(errno));
+		}
+		if (!r)
+			t->in_eof = true;
+		got += (size_t)r;
+	}
+	*n = got;
+	return got < TIO_CHUNK || (t->in_eof && t->in_pos == t->in_len) ? 1 : 0;
+}
+
+static int tio_fill_zstd(struct tio *t, unsigned char *dst, size_t *n)
+{
+	ZSTD_outBuffer out = { dst, TIO_CHUNK, 0 };
+	ZSTD_inBuffer in;
+	size_t ret;
+	int r;
+
+	for (;;) {
+		*n = out.pos;
+		if (out.pos == out.size)
+			return 0;
+		if (t->in_pos == t->in_len && !t->pending) {
+			r = tio_fill_input(t);
+			if (r < 0)
+				return -1;
+			if (!r)
+				return t->member_done ? 1 : tio_fail(t, "truncated %s stream", "zstd");
+		}
+		in.src = t->in;
+		in.size = t->in_len;
+		in.pos = t->in_pos;
+		ret = ZSTD_decompressStream(t->d.zs, &out, &in);
+		t->in_pos = in.pos;
+		*n = out.pos;
+		if (ZSTD_isError(ret))
+			return tio_fail(t, "corrupt %s stream", "zstd");
+		t->member_done = ret == 0;
+		t->pending = out.pos == out.size;
+	}
+}
+
+static int tio_fill_gzip(struct tio *t, unsigned char *dst, size_t *n)
+{
+	z_stream *z = &t->d.z;
+	int ret, r;
+
+	z->next_out = dst;
+	z->avail_out = TIO_CHUNK;
+	for (;;) {
+		*n = TIO_CHUNK - z->avail_out;
+		if (!z->avail_out)
+			return 0;
+		if (!z->avail_in && !t->pending) {
+			r = tio_fill_input(t);
+			if (r < 0)
+				return -1;
+			if (!r)
+				return t->member_done ? 1 : tio_fail(t, "truncated %s stream", "gzip");
+			z->next_in = t->in;
+			z->avail_in = (uInt)t->in_len;
+		}
+		if (t->member_done) {
+			/* Another member follows (RFC 1952 2.2: a file is a series of members). */
+			if (inflateReset(z) != Z_OK)
+				return tio_fail(t, "corrupt %s stream", "gzip");
+			t->member_done = false;
+		}
+		ret = inflate(z, Z_NO_FLUSH);
+		*n = TIO_CHUNK - z->avail_out;
+		t->pending = !z->avail_out;
+		switch (ret) {
+		case Z_STREAM_END:
+			t->member_done = true;
+			t->pending = false;
+			break;
+		case Z_OK:
+			break;
+		case Z_BUF_ERROR: /* no progress: it needs more input */
+			if (z->avail_in)
+				return tio_fail(t, "corrupt %s stream", "gzip");
+			t->pending = false;
+			break;
+		case Z_MEM_ERROR:
+			return tio_fail(t, "%s", "out of memory");
+		default:
+			return tio_fail(t, "corrupt %s stream", "gzip");
+		}
+	}
+}
+
+static int tio_fill_xz(struct tio *t, unsigned char *dst, size_t *n)
+{
+	lzma_stream *x = &t->d.x;
+	lzma_action action;
+	lzma_ret ret;
+	size_t before;
+	int r;
+
+	x->next_out = dst;
+	x->avail_out = TIO_CHUNK;
+	for (;;) {
+		*n = TIO_CHUNK - x->avail_out;
+		if (!x->avail_out)
+			return 0;
+		if (!x->avail_in && !t->pending && !t->in_eof) {
+			r = tio_fill_input(t);
+			if (r < 0)
+				return -1;
+			x->next_in = t->in;
+			x->avail_in = t->in_len;
+		}
+		/* LZMA_CONCATENATED needs LZMA_FINISH to know the input has ended. */
+		action = t->in_eof && !x->avail_in ? LZMA_FINISH : LZMA_RUN;
+		before = x->avail_out;
+		ret = lzma_code(x, action);
+		*n = TIO_CHUNK - x->avail_out;
+		t->pending = !x->avail_out;
+		switch (ret) {
+		case LZMA_STREAM_END:
+			return 1;
+		case LZMA_OK:
+			if (action == LZMA_FINISH && x->avail_out == before)
+				return tio_fail(t, "truncated %s stream", "xz");
+			break;
+		case LZMA_BUF_ERROR:
+			return tio_fail(t, "truncated %s stream", "xz");
+		case LZMA_MEM_ERROR:
+			return tio_fail(t, "%s", "out of memory");
+		default: /* LZMA_DATA_ERROR, LZMA_FORMAT_ERROR, LZMA_OPTIONS_ERROR, ... */
+			return tio_fail(t, "corrupt %s stream", "xz");
+		}
+	}
+}
+
+static int tio_fill(struct tio *t, unsigned char *dst, size_t *n)
+{
+	switch (t->comp) {
+	case TIO_GZIP:
+		return tio_fill_gzip(t, dst, n);
+	case TIO_XZ:
+		return tio_fill_xz(t, dst, n);
+	case TIO_ZSTD:
+		return tio_fill_zstd(t, dst, n);
+	default:
+		return tio_fill_raw(t, dst, n);
+	}
+}
+
+static void *tio_producer(void *arg)
+{
+	struct tio *t = arg;
+	unsigned idx;
+	size_t n;
+	int old, r;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	for (;;) {
+		pthread_mutex_lock(&t->lock);
+		while (!t->stop && t->produced - t->released >= TIO_NBUF)
+			pthread_cond_wait(&t->cv_free, &t->lock);
+		if (t->stop) {
+			pthread_mutex_unlock(&t->lock);
+			return NULL;
+		}
+		idx = (unsigned)(t->produced % TIO_NBUF);
+		pthread_mutex_unlock(&t->lock);
+
+		n = 0;
+		r = tio_fill(t, t->buf[idx] + TIO_HEADROOM, &n);
+
+		pthread_mutex_lock(&t->lock);
+		if (n) {
+			t->len[idx] = n;
+			t->produced++;
+		}
+		if (r) {
+			t->done = true;
+			t->failed = r < 0;
+		}
+		pthread_cond_signal(&t->cv_full);
+		pthread_mutex_unlock(&t->lock);
+		if (r)
+			return NULL;
+	}
+}
+
+static void tio_free(struct tio *t)
+{
+	if (t->d_init) {
+		if (t->comp == TIO_GZIP)
+			inflateEnd(&t->d.z);
+		else if (t->comp == TIO_XZ)
+			lzma_end(&t->d.x);
+		else if (t->comp == TIO_ZSTD)
+			ZSTD_freeDStream(t->d.zs);
+	}
+	for (int i = 0; i < TIO_NBUF; i++)
+		free(t->buf[i]);
+	free(t->in);
+	if (t->fd > 0)
+		close(t->fd);
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->cv_full);
+	pthread_cond_destroy(&t->cv_free);
+	free(t);
+}
+
+/* Start the decoder chosen by t->comp. */
+static int tio_init_decoder(struct tio *t)
+{
+	switch (t->comp) {
+	case TIO_GZIP:
+		memset(&t->d.z, 0, sizeof(t->d.z));
+		if (inflateInit2(&t->d.z, 16 + MAX_WBITS) != Z_OK)
+			return -1;
+		t->d.z.next_in = t->in;
+		t->d.z.avail_in = (uInt)t->in_len;
+		break;
+	case TIO_XZ: {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		t->d.x = init;
+		if (lzma_stream_decoder(&t->d.x, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+			return -1;
+		t->d.x.next_in = t->in;
+		t->d.x.avail_in = t->in_len;
+		break;
+	}
+	case TIO_ZSTD:
+		t->d.zs = ZSTD_createDStream();
+		if (!t->d.zs || ZSTD_isError(ZSTD_initDStream(t->d.zs)))
+			return -1;
+		break;
+	default:
+		return 0;
+	}
+	t->d_init = true;
+	return 0;
+}
+
+/* Is @p (@n bytes) a strict prefix of @c's magic (the empty stream included)? */
+static bool tio_is_magic_prefix(enum tio_comp c, const unsigned char *p, size_t n)
+{
+	return n < comp_info[c].magic_len && !memcmp(p, comp_info[c].magic, n);
+}
+
+struct tio *tio_open(const char *path, struct err *e)
+{
+	bool is_stdin = !strcmp(path, "-");
+	struct stat st;
+	struct tio *t;
+	enum tio_comp suffix;
+	ssize_t r;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		err_set(e, path, 0, 0, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->cv_full, NULL);
+	pthread_cond_init(&t->cv_free, NULL);
+	snprintf(t->name, sizeof(t->name), "%s", is_stdin ? "<stdin>" : path);
+	t->fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		err_set(e, t->name, 0, 0, "%s", strerror(errno));
+		t->fd = -1;
+		goto fail;
+	}
+	if (fstat(t->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err_set(e, t->name, 0, 0, "%s", strerror(EISDIR));
+		goto fail;
+	}
+	t->in = malloc(TIO_INBUF);
+	for (int i = 0; i < TIO_NBUF; i++)
+		t->buf[i] = calloc(1, TIO_HEADROOM + TIO_CHUNK + TIO_TAILROOM); /* parsers read a little past the data: keep it defined */
+	for (int i = 0; i < TIO_NBUF; i++)
+		if (!t->buf[i] || !t->in) {
+			err_set(e, t->name, 0, 0, "out of memory");
+			goto fail;
+		}
+
+	/* Sniff: read until the longest magic is in, or the input ends. */
+	while (!t->in_eof && t->in_len < sizeof(xz_magic)) {
+		r = tio_sysread(t, t->in + t->in_len, TIO_INBUF - t->in_len, false);
+		if (r < 0) {
+			err_set(e, t->name, 0, 0, "read error: %s", strerror(errno));
+			goto fail;
+		}
+		if (!r)
+			t->in_eof = true;
+		t->in_len += (size_t)r;
+	}
+	t->comp = TIO_NONE;
+	for (int c = TIO_GZIP; c < TIO_COMP_NR; c++)
+		if (t->in_len >= comp_info[c].magic_len &&
+		    !memcmp(t->in, comp_info[c].magic, comp_info[c].magic_len))
+			t->comp = c;
+	suffix = is_stdin ? TIO_NONE : tio_comp_from_suffix(path);
+	if (t->comp == TIO_NONE && suffix != TIO_NONE &&
+	    tio_is_magic_prefix(suffix, t->in, t->in_len)) {
+		err_set(e, t->name, 0, 0, "truncated %s stream", comp_info[suffix].name);
+		goto fail;
+	}
+	if (tio_init_decoder(t)) {
+		err_set(e, t->name, 0, 0, "cannot start the %s decoder", comp_info[t->comp].name);
+		goto fail;
+	}
+	if (pthread_create(&t->thread, NULL, tio_producer, t)) {
+		err_set(e, t->name, 0, 0, "cannot start the reader thread");
+		goto fail;
+	}
+	t->thread_started = true;
+	return t;
+fail:
+	tio_free(t);
+	return NULL;
+}
+
+ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
+{
+	unsigned idx;
+	ssize_t n;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->peeked) {
+		t->peeked = false;
+		idx = (unsigned)((t->taken - 1) % TIO_NBUF);
+		*p = t->buf[idx] + TIO_HEADROOM;
+		n = (ssize_t)t->len[idx];
+		pthread_mutex_unlock(&t->lock);
+		return n;
+	}
+	if (t->holding) {
+		t->holding = false;
+		t->released++;
+		pthread_cond_signal(&t->cv_free);
+	}
+	while (t->taken == t->produced && !t->done)
+		pthread_cond_wait(&t->cv_full, &t->lock);
+	if (t->taken < t->produced) {
+		idx = (unsigned)(t->taken++ % TIO_NBUF);
+		t->holding = true;
+		*p = t->buf[idx] + TIO_HEADROOM;
+		n = (ssize_t)t->len[idx];
+		pthread_mutex_unlock(&t->lock);
+		return n;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (t->failed)
+		return err_set(e, t->name, 0, 0, "%s", t->errmsg);
+	return 0;
+}
+
+ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e)
+{
+	unsigned char *q;
+	ssize_t n;
+
+	if (!t->peeked) {
+		BUG_ON(t->taken);
+		n = tio_read_chunk(t, &q, e);
+		if (n <= 0) {
+			*p = NULL;
+			return n;
+		}
+		t->peeked = true;
+	}
+	*p = t->buf[0] + TIO_HEADROOM;
+	return (ssize_t)t->len[0];
+}
+
+void tio_close(struct tio *t)
+{
+	if (!t)
+		return;
+	if (t->thread_started) {
+		pthread_mutex_lock(&t->lock);
+		t->stop = true;
+		pthread_cond_broadcast(&t->cv_free);
+		pthread_mutex_unlock(&t->lock);
+		/* Wakes it if blocked in read() on a pipe; otherwise it sees @stop. */
+		pthread_cancel(t->thread);
+		pthread_join(t->thread, NULL);
+	}
+	tio_free(t);
+}

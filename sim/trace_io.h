@@ -1,0 +1,97 @@
+/*
+ * trace_io.h - the byte stream under every trace reader: a file or standard
+ * input, decompressed in-process (gzip, xz, zstd) by a background thread.
+ *
+ * The stream is handed out as contiguous chunks of TIO_CHUNK bytes (only the
+ * last one may be shorter), so a parser works on large flat buffers and only
+ * has to stitch the one line or record that straddles two chunks. To make that
+ * stitch a single memcpy, every chunk has TIO_HEADROOM writable bytes before it
+ * and TIO_TAILROOM after it: a parser copies the unfinished tail of the
+ * previous chunk in front of the next one and goes on as if it were one buffer.
+ *
+ * Also here: the constructors and content probes of the format readers, which
+ * trace.c calls to open a trace (they are internal to the trace layer, not part
+ * of trace.h).
+ */
+#ifndef MMUSIM_TRACE_IO_H
+#define MMUSIM_TRACE_IO_H
+
+#include <sys/types.h>
+
+#include "err.h"
+#include "trace.h"
+#include "types.h"
+
+/*
+ * 1 MiB chunks, 4 of them: large enough that the hand-off (a mutex and a
+ * condition variable) costs nothing per byte, small enough to stay in L2/L3;
+ * 4 lets the decompressor run a chunk or two ahead of the parser on 2 cores.
+ * Measured on the 96 MB validation trace (traces/README.md): 256 KiB chunks
+ * were no faster, 4 MiB chunks no faster either. A config default, not a fact.
+ */
+#define TIO_CHUNK (1u << 20)
+#define TIO_NBUF 4
+#define TIO_HEADROOM 8192 /* >= the longest line or record a parser carries over */
+#define TIO_TAILROOM 64
+
+enum tio_comp { TIO_NONE, TIO_GZIP, TIO_XZ, TIO_ZSTD, TIO_COMP_NR };
+
+/* "none", "gzip", "xz", "zstd". */
+const char *tio_comp_name(enum tio_comp c);
+
+/* The compression that @path's suffix (.gz, .xz, .zst) names; TIO_NONE otherwise. */
+enum tio_comp tio_comp_from_suffix(const char *path);
+
+/* Length of @path without a trailing .gz/.xz/.zst suffix (to test the inner suffix). */
+size_t tio_strip_comp_suffix(const char *path);
+
+struct tio;
+
+/*
+ * Open @path ("-": standard input) for reading. The compression is chosen by
+ * the first bytes (gzip 1f 8b, xz fd 37 7a 58 5a 00, zstd 28 b5 2f fd), or by
+ * the suffix when the content is empty or a strict prefix of that suffix's
+ * magic (then it is a truncated stream). Starts the decompression thread.
+ * Returns NULL with @e set: "PATH: No such file or directory", "PATH: Is a
+ * directory", "PATH: truncated zstd stream", ...
+ */
+struct tio *tio_open(const char *path, struct err *e);
+
+/* The name used in messages: the path, or "<stdin>" for "-". */
+const char *tio_name(const struct tio *t);
+
+/* The compression detected at open. */
+enum tio_comp tio_compression(const struct tio *t);
+
+/*
+ * The first chunk, without consuming it: the next tio_read_chunk() returns it
+ * again. Only valid before the first tio_read_chunk(). Returns its length
+ * (0: the stream is empty) and sets *@p, or -1 with @e set.
+ */
+ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e);
+
+/*
+ * The next chunk: returns its length (> 0) and sets *@p, 0 at the end of the
+ * stream, or -1 with @e set (read error, "PATH: truncated xz stream", "PATH:
+ * corrupt gzip stream"); after 0 or -1 every later call returns the same. The
+ * bytes from *@p - TIO_HEADROOM to *@p + length + TIO_TAILROOM belong to the
+ * caller until its next call (or tio_close()); an error is reported only after
+ * every byte that preceded it has been handed out.
+ */
+ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e);
+
+/* Stop the thread, release everything. NULL is a no-op. */
+void tio_close(struct tio *t);
+
+/*
+ * The format readers (trace_lackey.c, trace_mtr.c). Each takes ownership of
+ * @io (closing it on failure too) and names itself @name; returns NULL with
+ * @e set on bad input. The probes say whether the first bytes of a stream
+ * (@p, @n, as tio_peek() gives them) look like their format.
+ */
+struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct err *e);
+bool trace_lackey_probe(const unsigned char *p, size_t n);
+struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err *e);
+bool trace_mtr_probe(const unsigned char *p, size_t n);
+
+#endif

@@ -1,0 +1,779 @@
+/*
+ * trace_lackey.c - reader for Valgrind lackey traces (`--tool=lackey
+ * --trace-mem=yes`), optionally interleaved with `--trace-syscalls=yes` lines
+ * whose address-space changes become OS events.
+ *
+ * Record lines, exactly as lackey/lk_main.c prints them:
+ *   "I  %08lx,%lu"  instruction fetch      -> R_IFETCH
+ *   " L %08lx,%lu"  load                   -> R_LOAD
+ *   " S %08lx,%lu"  store                  -> R_STORE
+ *   " M %08lx,%lu"  modify (load + store)  -> R_MODIFY
+ * Skipped: blank lines, Valgrind's "==pid==" and "--pid--" messages, and the
+ * " --> [pre-fail] ..." tail that Valgrind prints on a line of its own when a
+ * syscall wrapper broke the line (seen for unimplemented syscalls).
+ * SYSCALL lines (coregrind/m_syswrap/syswrap-main.c prints "SYSCALL[pid,tid](nr)
+ * ", then the wrapper's "sys_NAME ( args )", then "[sync] --> RESULT",
+ * " --> [pre-success] RESULT", " --> [pre-fail] RESULT" or " --> [async] ...",
+ * and for async calls a later "SYSCALL[pid,tid](nr) ... [async] --> RESULT";
+ * RESULT is "Success(0x..)" or "Failure(0x..)", m_libcprint.c): sys_mmap,
+ * sys_munmap, sys_mprotect, sys_madvise, sys_brk and sys_mremap become events
+ * when they succeed, at the line that carries their result; other syscalls
+ * and failed calls are dropped. traces/README.md is the user-facing summary.
+ *
+ * Speed: the common record line is parsed by one tight loop (a hex-digit
+ * table, no library call, no allocation) straight into the batch; anything
+ * it does not recognise falls to a careful per-line path that either accepts
+ * the line (skips, syscalls, records with trailing blanks) or names the error.
+ * Lines are limited to LK_MAXLINE bytes, so binary garbage without newlines
+ * stops with an error after one chunk instead of being buffered.
+ *
+ * Left out: lackey's other outputs (--trace-superblocks, the event counts);
+ * they are not memory references. A syscall still pending when the trace
+ * ends (the program was killed inside it) is dropped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "trace_io.h"
+
+#define LK_MAXLINE 4096     /* longest accepted line, without its newline */
+#define LK_SIZE_MAX 65536u  /* largest reference size accepted (a 64 KiB access) */
+
+/* hexv[c] - 1 is the value of hex digit c, or a huge number for any other byte. */
+#define HX(c, v) [c] = (v) + 1
+static const unsigned char hexv[256] = {
+	HX('0', 0), HX('1', 1), HX('2', 2), HX('3', 3), HX('4', 4), HX('5', 5),
+	HX('6', 6), HX('7', 7), HX('8', 8), HX('9', 9), HX('a', 10), HX('b', 11),
+	HX('c', 12), HX('d', 13), HX('e', 14), HX('f', 15), HX('A', 10), HX('B', 11),
+	HX('C', 12), HX('D', 13), HX('E', 14), HX('F', 15),
+};
+#undef HX
+
+/* The kind + 1 of a data line " X ", by its second byte. */
+static const unsigned char data_kind[256] = {
+	['L'] = R_LOAD + 1, ['S'] = R_STORE + 1, ['M'] = R_MODIFY + 1,
+};
+
+/* The syscalls that become events: name as Valgrind prints it, argument count. */
+static const struct {
+	const char *name;
+	enum ev_kind kind;
+	unsigned min_args, max_args;
+} lk_syscalls[] = {
+	{ "sys_mmap", EV_MMAP, 6, 6 },
+	{ "sys_munmap", EV_MUNMAP, 2, 2 },
+	{ "sys_mprotect", EV_MPROTECT, 3, 3 },
+	{ "sys_madvise", EV_MADVISE, 3, 3 },
+	{ "sys_brk", EV_BRK, 1, 1 },
+	{ "sys_mremap", EV_MREMAP, 4, 5 }, /* the 5th, new_address, with MREMAP_FIXED */
+};
+
+/* An [async] call of one of those, waiting for its result line. */
+struct lk_pending {
+	uint64_t pid, tid, nr;
+	struct os_event ev;
+};
+
+struct lackey_reader {
+	struct trace_reader head;
+	struct tio *io;
+	const unsigned char *p;   /* next byte to parse */
+	const unsigned char *end; /* one past the last newline of the region */
+	const unsigned char *rest; /* after @end in the chunk: an unfinished line */
+	size_t rest_len;
+	unsigned long line; /* lines consumed so far */
+	bool eof;
+	struct lk_pending *pend;
+	size_t npend, cap_pend;
+	unsigned char save[LK_MAXLINE + 64]; /* + the fast path's read window */
+	struct trace_rec rec[TRACE_BATCH];
+	struct os_event ev[TRACE_BATCH];
+};
+
+/* What the per-line slow path needs: the reader, the line, the batch fill. */
+struct lk_ctx {
+	struct lackey_reader *lr;
+	struct err *e;
+	unsigned long line; /* 1-based number of the line at hand */
+	size_t *n, *nev;
+};
+
+static int lk_errf(struct lk_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), cold, noinline));
+
+/* Fill the error for the line at hand: "NAME:LINE: message". Returns -1. */
+static int lk_errf(struct lk_ctx *c, const char *fmt, ...)
+{
+	char msg[sizeof(c->e->msg)];
+	va_list ap;
+
+	if (!c->e)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(c->e, c->lr->head.name, c->line, 0, "%s", msg);
+}
+
+/* @s (@len bytes) for a message: printable ASCII as is, other bytes as \xNN, at most ~40. */
+static const char *lk_token(char *buf, size_t size, const unsigned char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 8 < size; i++) {
+		if (i == 40) {
+			o += (size_t)snprintf(buf + o, size - o, "...");
+			break;
+		}
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\')
+			buf[o++] = (char)s[i];
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", s[i]);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static bool is_blank(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool starts(const unsigned char *p, const unsigned char *end, const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(end - p) >= n && !memcmp(p, s, n);
+}
+
+/*
+ * A record line that the fast loop refused: [@l, @t) with trailing blanks
+ * removed, @kind known from its prefix. Accept it or name what is wrong.
+ */
+static int lk_record_slow(struct lk_ctx *c, const unsigned char *l, const unsigned char *t,
+			  unsigned kind)
+{
+	const unsigned char *h = l + 3, *q = h, *z, *sd;
+	char tok[200];
+	uint64_t a = 0, s = 0;
+
+	while (q < t && hexv[*q])
+		q++;
+	if (q == h || (q < t && *q != ',')) {
+		const unsigned char *te = h;
+
+		while (te < t && *te != ',' && !is_blank(*te))
+			te++;
+		return lk_errf(c, "bad hex address '%s'", lk_token(tok, sizeof(tok), h, (size_t)(te - h)));
+	}
+	if (q == t)
+		return lk_errf(c, "missing size");
+	for (z = h; z < q - 1 && *z == '0'; z++)
+		;
+	for (const unsigned char *x = z; x < q && x - z < 16; x++)
+		a = a << 4 | (hexv[*x] - 1u);
+	if (q - z > 16 || a >= VADDR_LIMIT)
+		return lk_errf(c, "address 0x%s is over %d bits",
+			       lk_token(tok, sizeof(tok), z, (size_t)(q - z)), VADDR_BITS_MAX);
+	sd = ++q; /* after the comma */
+	while (q < t && *q >= '0' && *q <= '9')
+		q++;
+	if (q == sd && q == t)
+		return lk_errf(c, "missing size");
+	if (q == sd || q < t)
+		return lk_errf(c, "bad size '%s'", lk_token(tok, sizeof(tok), sd, (size_t)(t - sd)));
+	for (z = sd; z < q - 1 && *z == '0'; z++)
+		;
+	for (const unsigned char *x = z; x < q && x - z < 7; x++)
+		s = s * 10 + (uint64_t)(*x - '0');
+	if (q - z > 7 || s > LK_SIZE_MAX)
+		return lk_errf(c, "size %s is over %u", lk_token(tok, sizeof(tok), z, (size_t)(q - z)),
+			       LK_SIZE_MAX);
+	if (!s)
+		return lk_errf(c, "size 0");
+	c->lr->rec[*c->n] = (struct trace_rec){ .addr = a, .size = (uint32_t)s, .kind = kind };
+	(*c->n)++;
+	return 0;
+}
+
+/* A cursor over one line, for the syscall syntax. */
+struct lk_cur {
+	const unsigned char *p, *end;
+};
+
+static bool cur_lit(struct lk_cur *k, const char *s)
+{
+	if (!starts(k->p, k->end, s))
+		return false;
+	k->p += strlen(s);
+	return true;
+}
+
+static void cur_ws(struct lk_cur *k)
+{
+	while (k->p < k->end && *k->p == ' ')
+		k->p++;
+}
+
+/* Unsigned decimal, at least one digit, no overflow. */
+static bool cur_dec(struct lk_cur *k, uint64_t *v)
+{
+	const unsigned char *s = k->p;
+
+	*v = 0;
+	while (k->p < k->end && *k->p >= '0' && *k->p <= '9') {
+		unsigned d = (unsigned)(*k->p - '0');
+
+		if (*v > (UINT64_MAX - d) / 10)
+			return false;
+		*v = *v * 10 + d;
+		k->p++;
+	}
+	return k->p > s;
+}
+
+/* Hex digits (the "0x" already taken), at least one, no overflow. */
+static bool cur_hex(struct lk_cur *k, uint64_t *v)
+{
+	const unsigned char *s = k->p;
+
+	*v = 0;
+	while (k->p < k->end && hexv[*k->p]) {
+		if (*v >> 60)
+			return false;
+		*v = *v << 4 | (hexv[*k->p] - 1u);
+		k->p++;
+	}
+	return k->p > s;
+}
+
+/* An argument as Valgrind prints it: %lu, %ld, %#lx or %p; negatives wrap as in a register. */
+static bool cur_num(struct lk_cur *k, uint64_t *v)
+{
+	bool neg = cur_lit(k, "-");
+	bool ok = cur_lit(k, "0x") ? cur_hex(k, v) : cur_dec(k, v);
+
+	if (neg)
+		*v = -*v;
+	return ok;
+}
+
+/* "Success(0x..)" (1, *@v = result) or "Failure(0x..)" (0); -1 if neither. */
+static int cur_result(struct lk_cur *k, uint64_t *v)
+{
+	int ok;
+
+	cur_ws(k);
+	if (cur_lit(k, "Success(0x"))
+		ok = 1;
+	else if (cur_lit(k, "Failure(0x"))
+		ok = 0;
+	else
+		return -1;
+	if (!cur_hex(k, v) || !cur_lit(k, ")"))
+		return -1;
+	cur_ws(k);
+	return k->p == k->end ? ok : -1;
+}
+
+/* Append @ev, completed with the call's @result, to the batch. */
+static void lk_emit(struct lk_ctx *c, const struct os_event *ev, uint64_t result)
+{
+	struct lackey_reader *lr = c->lr;
+	struct os_event *o = &lr->ev[*c->nev];
+
+	*o = *ev;
+	if (o->kind == EV_MMAP || o->kind == EV_BRK)
+		o->addr = result;
+	else if (o->kind == EV_MREMAP)
+		o->new_addr = result;
+	lr->rec[*c->n] = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*c->nev,
+					     .kind = R_EVENT };
+	(*c->n)++;
+	(*c->nev)++;
+}
+
+static struct lk_pending *lk_find_pending(struct lackey_reader *lr, uint64_t pid, uint64_t tid)
+{
+	for (size_t i = 0; i < lr->npend; i++)
+		if (lr->pend[i].pid == pid && lr->pend[i].tid == tid)
+			return &lr->pend[i];
+	return NULL;
+}
+
+static void lk_drop_pending(struct lackey_reader *lr, struct lk_pending *pd)
+{
+	*pd = lr->pend[--lr->npend];
+}
+
+static int lk_add_pending(struct lk_ctx *c, uint64_t pid, uint64_t tid, uint64_t nr,
+			  const struct os_event *ev)
+{
+	struct lackey_reader *lr = c->lr;
+	struct lk_pending *pd = lk_find_pending(lr, pid, tid);
+
+	if (!pd) {
+		if (lr->npend == lr->cap_pend) {
+			size_t cap = lr->cap_pend ? 2 * lr->cap_pend : 8;
+			struct lk_pending *np = realloc(lr->pend, cap * sizeof(*np));
+
+			if (!np)
+				return lk_errf(c, "out of memory");
+			lr->pend = np;
+			lr->cap_pend = cap;
+		}
+		pd = &lr->pend[lr->npend++];
+	}
+	*pd = (struct lk_pending){ .pid = pid, .tid = tid, .nr = nr, .ev = *ev };
+	return 0;
+}
+
+/* A "SYSCALL[pid,tid](nr) ..." line, [@l, @t) without trailing blanks. */
+static int lk_syscall(struct lk_ctx *c, const unsigned char *l, const unsigned char *t)
+{
+	struct lk_cur k = { l, t };
+	const unsigned char *name;
+	uint64_t pid, tid, nr, arg[6] = { 0 }, res;
+	unsigned nargs = 0, i;
+	struct os_event ev;
+	int ok;
+
+	if (!cur_lit(&k, "SYSCALL[") || !cur_dec(&k, &pid) || !cur_lit(&k, ",") ||
+	    !cur_dec(&k, &tid) || !cur_lit(&k, "](") || (cur_ws(&k), !cur_dec(&k, &nr)) ||
+	    !cur_lit(&k, ")"))
+		return lk_errf(c, "malformed SYSCALL line");
+	cur_ws(&k);
+	if (cur_lit(&k, "... [async] --> ")) {
+		struct lk_pending *pd = lk_find_pending(c->lr, pid, tid);
+
+		if (!pd)
+			return 0; /* the result of a syscall we do not follow */
+		ok = cur_result(&k, &res);
+		if (ok < 0)
+			return lk_errf(c, "bad result of sys_%s", ev_kind_name[pd->ev.kind]);
+		if (ok && pd->nr == nr)
+			lk_emit(c, &pd->ev, res);
+		lk_drop_pending(c->lr, pd);
+		return 0;
+	}
+	name = k.p;
+	while (k.p < k.end && (*k.p == '_' || (*k.p >= 'a' && *k.p <= 'z') ||
+			       (*k.p >= 'A' && *k.p <= 'Z') || (*k.p >= '0' && *k.p <= '9')))
+		k.p++;
+	if (k.p == name)
+		return lk_errf(c, "malformed SYSCALL line");
+	for (i = 0; i < ARRAY_SIZE(lk_syscalls); i++)
+		if (strlen(lk_syscalls[i].name) == (size_t)(k.p - name) &&
+		    !memcmp(lk_syscalls[i].name, name, (size_t)(k.p - name)))
+			break;
+	if (i == ARRAY_SIZE(lk_syscalls))
+		return 0; /* read, openat, ...: not an address-space change */
+
+	cur_ws(&k);
+	if (!cur_lit(&k, "("))
+		goto bad_args;
+	cur_ws(&k);
+	if (!cur_lit(&k, ")")) {
+		for (;;) {
+			if (nargs == ARRAY_SIZE(arg) || !cur_num(&k, &arg[nargs++]))
+				goto bad_args;
+			cur_ws(&k);
+			if (cur_lit(&k, ")"))
+				break;
+			if (!cur_lit(&k, ","))
+				goto bad_args;
+			cur_ws(&k);
+		}
+	}
+	if (nargs < lk_syscalls[i].min_args || nargs > lk_syscalls[i].max_args)
+		goto bad_args;
+
+	ev = (struct os_event){ .kind = lk_syscalls[i].kind, .line = c->line };
+	switch (ev.kind) {
+	case EV_MMAP: /* addr, len, prot, flags, fd, offset; addr comes from the result */
+		ev.len = arg[1];
+		ev.prot = (uint32_t)arg[2];
+		ev.flags = arg[3];
+		ev.fd = (int32_t)(uint32_t)arg[4]; /* an int: 4294967295 is -1 */
+		break;
+	case EV_MUNMAP:
+		ev.addr = arg[0];
+		ev.len = arg[1];
+		break;
+	case EV_MPROTECT:
+		ev.addr = arg[0];
+		ev.len = arg[1];
+		ev.prot = (uint32_t)arg[2];
+		break;
+	case EV_MADVISE:
+		ev.addr = arg[0];
+		ev.len = arg[1];
+		ev.advice = arg[2];
+		break;
+	case EV_BRK:
+		break;
+	case EV_MREMAP:
+		ev.addr = arg[0];
+		ev.len = arg[1];
+		ev.new_len = arg[2];
+		ev.flags = arg[3];
+		break;
+	default:
+		BUG_ON(1);
+	}
+
+	cur_ws(&k);
+	if (cur_lit(&k, "--> [async] ...")) {
+		cur_ws(&k);
+		if (k.p != k.end)
+			goto bad_result;
+		return lk_add_pending(c, pid, tid, nr, &ev);
+	}
+	if (!cur_lit(&k, "[sync] -->") && !cur_lit(&k, "--> [pre-success]") &&
+	    !cur_lit(&k, "--> [pre-fail]"))
+		goto bad_result;
+	ok = cur_result(&k, &res);
+	if (ok < 0)
+		goto bad_result;
+	if (ok)
+		lk_emit(c, &ev, res);
+	return 0;
+
+bad_args:
+	return lk_errf(c, "bad arguments to %s", lk_syscalls[i].name);
+bad_result:
+	return lk_errf(c, "bad result of %s", lk_syscalls[i].name);
+}
+
+/*
+ * Any line the fast loop did not take, starting at @l (its newline is before
+ * the region's end). Sets *@next past the line.
+ */
+static int lk_line(struct lk_ctx *c, const unsigned char *l, const unsigned char **next)
+{
+	const unsigned char *nl = memchr(l, '\n', (size_t)(c->lr->end - l));
+	const unsigned char *t = nl, *s;
+	unsigned kind;
+
+	*next = nl + 1;
+	if (nl - l > LK_MAXLINE)
+		return lk_errf(c, "line longer than %d bytes", LK_MAXLINE);
+	while (t > l && is_blank(t[-1]))
+		t--;
+	if (t == l)
+		return 0; /* blank */
+	if (starts(l, t, "==") || starts(l, t, "--"))
+		return 0; /* Valgrind's ==pid== and --pid-- messages */
+	for (s = l; s < t && *s == ' '; s++)
+		;
+	if (starts(s, t, "--> ["))
+		return 0; /* the tail of a SYSCALL line that the wrapper broke */
+	if (memchr(l, '\0', (size_t)(t - l)))
+		return lk_errf(c, "unrecognized line");
+	if (starts(l, t, "SYSCALL["))
+		return lk_syscall(c, l, t);
+	if (starts(l, t, "I  "))
+		kind = R_IFETCH;
+	else if (t - l >= 3 && l[0] == ' ' && data_kind[l[1]] && l[2] == ' ')
+		kind = data_kind[l[1]] - 1u;
+	else
+		return lk_errf(c, "unrecognized line");
+	return lk_record_slow(c, l, t, kind);
+}
+
+#ifdef __SSE2__
+/*
+ * Value of the 8 hex digits in @w (loaded little-endian: the first, most
+ * significant digit in the lowest byte). Non-digit bytes give garbage nibbles;
+ * the caller validates and shifts them away.
+ */
+static inline uint64_t lk_hex8(uint64_t w)
+{
+	/* '0'-'9' -> low nibble; 'a'-'f' and 'A'-'F' (bit 6 set) -> low nibble + 9 */
+	w = (w & 0x0f0f0f0f0f0f0f0fULL) + 9 * ((w >> 6) & 0x0101010101010101ULL);
+	w = __builtin_bswap64(w); /* byte b now has weight 16^b */
+	w = (w | w >> 4) & 0x00ff00ff00ff00ffULL;
+	w = (w | w >> 8) & 0x0000ffff0000ffffULL;
+	return (w | w >> 16) & 0xffffffffULL;
+}
+
+/* Value of the @n (1..8) decimal digits at @s (8 bytes readable). */
+static inline uint32_t lk_dec(const unsigned char *s, unsigned n)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	/* Digit values, shifted so that the n digits are preceded by zeros. */
+	w = (w & 0x0f0f0f0f0f0f0f0fULL) << (8 * (8 - n));
+	/* Pairs, quads, then the 8-digit value: 2561 = 10 << 8 | 1, and so on. */
+	w = (w * 2561) >> 8;
+	w = ((w & 0x00ff00ff00ff00ffULL) * 6553601) >> 16;
+	return (uint32_t)(((w & 0x0000ffff0000ffffULL) * 42949672960001ULL) >> 32);
+}
+
+/* Bit i set when byte i of @v equals @c. */
+static inline unsigned lk_eq(__m128i v, char c)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+/* Bit i set when byte i of @v is in [lo, lo + n) (unsigned). */
+static inline unsigned lk_in(__m128i v, char lo, char n)
+{
+	__m128i t = _mm_add_epi8(v, _mm_set1_epi8((char)(-128 - lo)));
+
+	return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(t, _mm_set1_epi8((char)(-128 + n))));
+}
+#endif
+
+/*
+ * Parse whole lines of [lr->p, lr->end) into the batch until it is full or
+ * the region is used up. The region ends with a newline and at least 32
+ * readable bytes follow any line start (TIO_TAILROOM, the size of @save), so
+ * the fast path reads a 32-byte window without bounds checks; only bytes
+ * before the line's newline decide anything. A line it does not take exactly
+ * goes to lk_line(), which accepts it or names the error.
+ */
+static int lk_parse(struct lackey_reader *lr, size_t *np, size_t *nevp, struct err *e)
+{
+	const unsigned char *p = lr->p, *end = lr->end;
+	struct trace_rec *rec = lr->rec;
+	unsigned long line = lr->line;
+	size_t n = *np;
+	int ret = 0;
+
+	while (p < end && n < TRACE_BATCH) {
+		const unsigned char *l = p;
+		uint64_t a;
+		uint32_t s;
+		unsigned kind;
+
+		if (p[0] == 'I') {
+			if (unlikely(p[1] != ' ' || p[2] != ' '))
+				goto slow;
+			kind = R_IFETCH;
+		} else if (p[0] == ' ') {
+			kind = data_kind[p[1]];
+			if (unlikely(!kind || p[2] != ' '))
+				goto slow;
+			kind--;
+		} else {
+			goto slow;
+		}
+#ifdef __SSE2__
+		{
+			/*
+			 * Branch-free on the digit counts (8 or 10 address digits, 1
+			 * or 2 size digits, mixed unpredictably): find the comma and
+			 * the newline in a 32-byte window, check the digits with
+			 * masks, convert with SWAR. 2x faster than a byte loop here.
+			 */
+			__m128i v0 = _mm_loadu_si128((const __m128i *)p);
+			__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+			unsigned nl = lk_eq(v0, '\n') | lk_eq(v1, '\n') << 16;
+			unsigned cm = lk_eq(v0, ',') | lk_eq(v1, ',') << 16;
+			unsigned dig = lk_in(v0, '0', 10) | lk_in(v1, '0', 10) << 16;
+			__m128i o0 = _mm_or_si128(v0, _mm_set1_epi8(0x20));
+			__m128i o1 = _mm_or_si128(v1, _mm_set1_epi8(0x20));
+			unsigned hex = dig | lk_in(o0, 'a', 6) | lk_in(o1, 'a', 6) << 16;
+			unsigned ln, c, k, sd;
+			uint64_t w0, w1;
+
+			if (unlikely(!nl || !cm))
+				goto slow;
+			ln = (unsigned)__builtin_ctz(nl);
+			c = (unsigned)__builtin_ctz(cm);
+			k = c - 3;      /* address digits */
+			sd = ln - c - 1; /* size digits */
+			if (unlikely(c >= ln || k - 1 >= 16 || sd - 1 >= 5 ||
+				     ((~hex >> 3) & ((1u << k) - 1)) ||
+				     ((~dig >> (c + 1)) & ((1u << sd) - 1))))
+				goto slow;
+			memcpy(&w0, p + 3, 8);
+			memcpy(&w1, p + 11, 8);
+			a = (lk_hex8(w0) << 32 | lk_hex8(w1)) >> (4 * (16 - k));
+			s = lk_dec(p + c + 1, sd);
+			if (unlikely(a >= VADDR_LIMIT || s - 1 >= LK_SIZE_MAX))
+				goto slow;
+			p += ln + 1;
+		}
+#else
+		{
+			const unsigned char *h;
+			unsigned d;
+
+			p += 3;
+			h = p;
+			a = 0;
+			while ((d = hexv[*p] - 1u) < 16) {
+				a = a << 4 | d;
+				p++;
+			}
+			if (unlikely(*p != ',' || p == h || p - h > 16 || a >= VADDR_LIMIT))
+				goto slow;
+			h = ++p;
+			s = 0;
+			while ((d = (unsigned)*p - '0') < 10) {
+				s = s * 10 + d;
+				p++;
+			}
+			if (unlikely(*p != '\n' || p == h || p - h > 5 || s - 1 >= LK_SIZE_MAX))
+				goto slow;
+			p++;
+		}
+#endif
+		line++;
+		rec[n].addr = a;
+		rec[n].size = s;
+		rec[n].kind = kind;
+		n++;
+		continue;
+slow:
+		{
+			struct lk_ctx c = { lr, e, line + 1, &n, nevp };
+
+			line++;
+			ret = lk_line(&c, l, &p);
+			if (ret < 0)
+				break;
+		}
+	}
+	lr->p = p;
+	lr->line = line;
+	*np = n;
+	return ret;
+}
+
+/*
+ * Make the next region: the unfinished line carried from the last chunk, put
+ * in front of the next chunk, up to that chunk's last newline. At the end of
+ * the stream a last line without a newline gets one. Returns 1 (a region,
+ * possibly empty), 0 at the end, -1 on error.
+ */
+static int lk_refill(struct lackey_reader *lr, struct err *e)
+{
+	size_t r = lr->rest_len;
+	unsigned char *q;
+	const unsigned char *start, *stop, *nl;
+	ssize_t len;
+
+	if (r > LK_MAXLINE)
+		return err_set(e, lr->head.name, lr->line + 1, 0, "line longer than %d bytes",
+			       LK_MAXLINE);
+	memcpy(lr->save, lr->rest, r);
+	lr->rest_len = 0;
+	len = tio_read_chunk(lr->io, &q, e);
+	if (len < 0)
+		return -1;
+	if (!len) {
+		if (!r)
+			return 0;
+		lr->save[r] = '\n';
+		lr->p = lr->save;
+		lr->end = lr->save + r + 1;
+		return 1;
+	}
+	memcpy(q - r, lr->save, r);
+	start = q - r;
+	stop = q + len;
+	nl = memrchr(start, '\n', (size_t)(stop - start));
+	if (!nl) {
+		if (stop - start > LK_MAXLINE)
+			return err_set(e, lr->head.name, lr->line + 1, 0,
+				       "line longer than %d bytes", LK_MAXLINE);
+		lr->p = lr->end = start;
+		lr->rest = start;
+		lr->rest_len = (size_t)(stop - start);
+		return 1;
+	}
+	lr->p = start;
+	lr->end = nl + 1;
+	lr->rest = nl + 1;
+	lr->rest_len = (size_t)(stop - (nl + 1));
+	return 1;
+}
+
+static int lk_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
+{
+	struct lackey_reader *lr = (struct lackey_reader *)r;
+	size_t n = 0, nev = 0;
+	int ret;
+
+	while (n < TRACE_BATCH) {
+		if (lr->p == lr->end) {
+			if (lr->eof)
+				break;
+			ret = lk_refill(lr, e);
+			if (ret < 0)
+				return -1;
+			if (!ret)
+				lr->eof = true;
+			continue;
+		}
+		if (lk_parse(lr, &n, &nev, e) < 0)
+			return -1;
+	}
+	b->recs = lr->rec;
+	b->n = n;
+	b->ev = lr->ev;
+	b->nev = nev;
+	return (int)n;
+}
+
+static void lk_close(struct trace_reader *r)
+{
+	struct lackey_reader *lr = (struct lackey_reader *)r;
+
+	tio_close(lr->io);
+	free(lr->pend);
+	free(lr);
+}
+
+static const struct trace_ops lackey_ops = {
+	.next = lk_next,
+	.close = lk_close,
+};
+
+struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct err *e)
+{
+	struct lackey_reader *lr = calloc(1, sizeof(*lr));
+
+	if (!lr) {
+		err_set(e, name, 0, 0, "out of memory");
+		tio_close(io);
+		return NULL;
+	}
+	lr->head.ops = &lackey_ops;
+	lr->head.format = TF_LACKEY;
+	snprintf(lr->head.name, sizeof(lr->head.name), "%s", name);
+	lr->io = io;
+	lr->p = lr->end = lr->rest = lr->save;
+	return &lr->head;
+}
+
+bool trace_lackey_probe(const unsigned char *p, size_t n)
+{
+	static const char *const prefixes[] = { "==", "--", "I  ", " L ", " S ", " M ",
+						"SYSCALL[" };
+	const unsigned char *end = p + n;
+
+	while (p < end) {
+		const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+		const unsigned char *t = nl ? nl : end, *s = p;
+
+		while (s < t && is_blank(*s))
+			s++;
+		if (s < t) {
+			for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+				if (starts(p, t, prefixes[i]))
+					return true;
+			return false;
+		}
+		p = t + 1;
+	}
+	return false;
+}

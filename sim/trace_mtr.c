@@ -1,0 +1,800 @@
+/*
+ * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
+ *
+ * A compact binary record stream (byte-exact specification in traces/README.md):
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1), u16 flags (0), u32 reserved (0)
+ *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
+ *            [varint size, when the tag's size is 0]
+ *            form 0: nothing; the address is the stream's predicted address
+ *            form 1: zigzag varint of (address - predicted)
+ *            form 2: the address, 7 bytes little-endian
+ *   control  0xc0 END varint(number of records); 0xc1 EVENT (kind + 9 fields);
+ *            0xc2 INSNS varint(count)
+ * The predicted address of a stream (instruction fetches; data references) is
+ * the previous reference's address plus its size, so straight-line code costs
+ * one byte per fetch and a typical data reference two or three.
+ * A reference of size <= 15 below 2^56 never takes more than 8 bytes: form 1
+ * is used while its varint has at most 7 bytes, form 2 (1 + 7) otherwise.
+ *
+ * The END marker carries the record count, so a file cut anywhere (also
+ * between records) is "truncated", and nothing may follow it. Compression is
+ * left to zstd/gzip/xz around the whole stream (trace_io.c; the writer picks
+ * it from the path's suffix at each library's default level).
+ *
+ * Decoding: one loop takes the common references (form 0/1, inline size,
+ * one-byte delta) without bounds checks while at least MTR_MAXREC bytes remain
+ * in the buffer; everything else, and the last bytes of the stream, go through
+ * mtr_decode(), which checks every byte. Left out: an index for seeking, and
+ * per-thread streams (the records are one ordered stream, as lackey's).
+ *
+ * Sources: the varint and zigzag encodings are those of Protocol Buffers
+ * (protobuf.dev, "Encoding"); the magic's layout follows PNG's signature
+ * (RFC 2083 12.11: a high-bit byte, CR LF, ^Z, LF to catch text-mode damage).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "trace_io.h"
+
+#define MTR_VERSION 1
+#define MTR_HEADER 16
+#define MTR_MAXREC 128 /* longest record: an event, 1 + 1 + 9 varints of <= 10 bytes = 92 */
+#define MTR_SIZE_MAX 65536u
+#define MTR_FORM_ABS_LIMIT (1ULL << 56)
+
+enum {
+	MTR_FORM_PRED = 0,
+	MTR_FORM_DELTA = 1,
+	MTR_FORM_ABS = 2,
+	MTR_TAG_END = 0xc0,
+	MTR_TAG_EVENT = 0xc1,
+	MTR_TAG_INSNS = 0xc2,
+};
+
+static const unsigned char mtr_magic[8] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n' };
+
+bool trace_mtr_probe(const unsigned char *p, size_t n)
+{
+	return n >= sizeof(mtr_magic) && !memcmp(p, mtr_magic, sizeof(mtr_magic));
+}
+
+static inline uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+/* ---------------------------------------------------------------- reader */
+
+struct mtr_reader {
+	struct trace_reader head;
+	struct tio *io;
+	const unsigned char *p, *end; /* the undecoded bytes at hand */
+	uint64_t off_end;             /* stream offset of @end */
+	bool final;                   /* @end is the end of the stream */
+	bool ended;                   /* the END marker has been checked */
+	vaddr_t expect[2];            /* predicted address: [0] fetches, [1] data */
+	uint64_t nrec;                /* records decoded */
+	unsigned char save[MTR_MAXREC];
+	unsigned char tail[MTR_MAXREC];
+	struct trace_rec rec[TRACE_BATCH];
+	struct os_event ev[TRACE_BATCH];
+};
+
+enum { MTR_TRUNC = -2, MTR_BAD = -3 };
+
+static uint64_t mtr_off(const struct mtr_reader *m, const unsigned char *p)
+{
+	return m->off_end - (uint64_t)(m->end - p);
+}
+
+static int mtr_truncated(struct mtr_reader *m, struct err *e)
+{
+	return err_set(e, m->head.name, 0, 0, "truncated mtr trace at byte %llu",
+		       (unsigned long long)m->off_end);
+}
+
+static int mtr_corrupt(struct mtr_reader *m, const unsigned char *at, const char *why,
+		       struct err *e) __attribute__((cold, noinline));
+
+static int mtr_corrupt(struct mtr_reader *m, const unsigned char *at, const char *why,
+		       struct err *e)
+{
+	return err_set(e, m->head.name, 0, 0, "corrupt mtr trace at byte %llu: %s",
+		       (unsigned long long)mtr_off(m, at), why);
+}
+
+/* A varint at *@pp, bytes before @lim. 0, MTR_TRUNC or MTR_BAD (more than 64 bits). */
+static int get_varint(const unsigned char **pp, const unsigned char *lim, uint64_t *v)
+{
+	const unsigned char *p = *pp;
+	uint64_t x = 0;
+
+	for (unsigned shift = 0;; shift += 7) {
+		uint64_t b;
+
+		if (p >= lim)
+			return MTR_TRUNC;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return MTR_BAD;
+		x |= (b & 0x7f) << shift;
+		if (b < 0x80)
+			break;
+	}
+	*pp = p;
+	*v = x;
+	return 0;
+}
+
+/*
+ * Decode one record at m->p, reading no byte at or past @lim. Appends it to
+ * the batch (n, nev) and returns 1, or returns 0 after the END marker (its
+ * count checked), MTR_TRUNC if the record runs past @lim, MTR_BAD with *@why.
+ * m->p moves only when it returns 1 or 0.
+ */
+static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n, size_t *nev,
+		      const char **why)
+{
+	const unsigned char *p = m->p;
+	struct trace_rec *r = &m->rec[*n];
+	uint64_t v, f[9];
+	unsigned t;
+	int ret;
+
+#define GETV(x)                                          \
+	do {                                             \
+		ret = get_varint(&p, lim, &(x));         \
+		if (ret) {                               \
+			*why = "varint longer than 64 bits"; \
+			return ret;                      \
+		}                                        \
+	} while (0)
+
+	if (p >= lim)
+		return MTR_TRUNC;
+	t = *p++;
+	if (t < 0xc0) {
+		unsigned kind = t & 3, form = t >> 6, st = kind != R_IFETCH;
+		uint64_t size = (t >> 2) & 15;
+		vaddr_t a = m->expect[st];
+
+		if (!size) {
+			GETV(size);
+			if (!size || size > MTR_SIZE_MAX) {
+				*why = "reference size out of range";
+				return MTR_BAD;
+			}
+		}
+		if (form == MTR_FORM_DELTA) {
+			GETV(v);
+			a += unzigzag(v);
+		} else if (form == MTR_FORM_ABS) {
+			if (lim - p < 7)
+				return MTR_TRUNC;
+			a = 0;
+			for (int i = 6; i >= 0; i--)
+				a = a << 8 | p[i];
+			p += 7;
+		}
+		if (a >= VADDR_LIMIT) {
+			*why = "address over 57 bits";
+			return MTR_BAD;
+		}
+		m->expect[st] = a + size;
+		*r = (struct trace_rec){ .addr = a, .size = (uint32_t)size, .kind = kind };
+	} else if (t == MTR_TAG_INSNS) {
+		GETV(v);
+		if (!v || v > UINT32_MAX) {
+			*why = "instruction count out of range";
+			return MTR_BAD;
+		}
+		*r = (struct trace_rec){ .addr = 0, .size = (uint32_t)v, .kind = R_INSNS };
+	} else if (t == MTR_TAG_EVENT) {
+		struct os_event *o = &m->ev[*nev];
+
+		if (p >= lim)
+			return MTR_TRUNC;
+		o->kind = *p++;
+		for (int i = 0; i < 9; i++)
+			GETV(f[i]);
+		if (o->kind >= EV_NR) {
+			*why = "bad event kind";
+			return MTR_BAD;
+		}
+		if (f[0] > UINT32_MAX) {
+			*why = "event prot over 32 bits";
+			return MTR_BAD;
+		}
+		o->prot = (uint32_t)f[0];
+		o->flags = f[1];
+		o->fd = (int64_t)unzigzag(f[2]);
+		o->advice = f[3];
+		o->addr = f[4];
+		o->len = f[5];
+		o->new_addr = f[6];
+		o->new_len = f[7];
+		o->line = (unsigned long)f[8];
+		*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
+		(*nev)++;
+	} else if (t == MTR_TAG_END) {
+		GETV(v);
+		if (v != m->nrec) {
+			*why = "the end marker's record count does not match";
+			return MTR_BAD;
+		}
+		m->p = p;
+		return 0;
+	} else {
+		*why = "unknown tag";
+		return MTR_BAD;
+	}
+#undef GETV
+	m->p = p;
+	m->nrec++;
+	(*n)++;
+	return 1;
+}
+
+/*
+ * Move to the next chunk, carrying the undecoded tail (< MTR_MAXREC bytes)
+ * in front of it; at the end of the stream the tail becomes the final region.
+ */
+static int mtr_refill(struct mtr_reader *m, struct err *e)
+{
+	size_t r = (size_t)(m->end - m->p);
+	unsigned char *q;
+	ssize_t len;
+
+	BUG_ON(r >= MTR_MAXREC);
+	memcpy(m->save, m->p, r);
+	len = tio_read_chunk(m->io, &q, e);
+	if (len < 0)
+		return -1;
+	if (!len) {
+		memcpy(m->tail, m->save, r);
+		m->p = m->tail;
+		m->end = m->tail + r;
+		m->final = true;
+		return 0;
+	}
+	memcpy(q - r, m->save, r);
+	m->p = q - r;
+	m->end = q + len;
+	m->off_end += (uint64_t)len;
+	return 0;
+}
+
+/* The END marker was decoded: nothing may follow it. */
+static int mtr_check_end(struct mtr_reader *m, struct err *e)
+{
+	unsigned char *q;
+	ssize_t len;
+
+	if (m->p != m->end)
+		return mtr_corrupt(m, m->p, "data after the end marker", e);
+	if (!m->final) {
+		len = tio_read_chunk(m->io, &q, e);
+		if (len < 0)
+			return -1;
+		if (len)
+			return mtr_corrupt(m, m->p, "data after the end marker", e);
+	}
+	m->ended = true;
+	return 0;
+}
+
+static int mtr_next(struct trace_reader *tr, struct trace_batch *b, struct err *e)
+{
+	struct mtr_reader *m = (struct mtr_reader *)tr;
+	struct trace_rec *rec = m->rec;
+	size_t n = 0, nev = 0;
+	const char *why = NULL;
+	int ret;
+
+	while (n < TRACE_BATCH && !m->ended) {
+		if (m->final) {
+			ret = mtr_decode(m, m->end, &n, &nev, &why);
+		} else if ((size_t)(m->end - m->p) < MTR_MAXREC) {
+			if (mtr_refill(m, e))
+				return -1;
+			continue;
+		} else {
+			/*
+			 * The fast loop: at least MTR_MAXREC bytes remain, so a
+			 * reference needs no bounds check. Form 0 and form 1 with a
+			 * one-byte delta are decoded without a branch on the form.
+			 */
+			const unsigned char *p = m->p, *safe = m->end - MTR_MAXREC;
+			vaddr_t ex[2] = { m->expect[0], m->expect[1] };
+			uint64_t n0 = n;
+
+			while (n < TRACE_BATCH && p <= safe) {
+				unsigned t = p[0], form = t >> 6, size = (t >> 2) & 15;
+				unsigned kind = t & 3, st = kind != R_IFETCH;
+				uint64_t v = p[1];
+				vaddr_t a;
+
+				if (unlikely(form > MTR_FORM_DELTA || !size || (form && v >= 0x80)))
+					break;
+				v &= -(uint64_t)form;
+				p += 1 + form;
+				a = ex[st] + unzigzag(v);
+				if (unlikely(a >= VADDR_LIMIT)) {
+					p -= 1 + form;
+					break;
+				}
+				ex[st] = a + size;
+				rec[n].addr = a;
+				rec[n].size = size;
+				rec[n].kind = kind;
+				n++;
+			}
+			m->p = p;
+			m->expect[0] = ex[0];
+			m->expect[1] = ex[1];
+			m->nrec += n - n0;
+			if (n == TRACE_BATCH || p > safe)
+				continue;
+			ret = mtr_decode(m, m->end, &n, &nev, &why);
+		}
+		if (ret == 1)
+			continue;
+		if (ret == 0) {
+			if (mtr_check_end(m, e))
+				return -1;
+			break;
+		}
+		if (ret == MTR_TRUNC) {
+			/* Only the final region can end inside a record. */
+			BUG_ON(!m->final);
+			return mtr_truncated(m, e);
+		}
+		return mtr_corrupt(m, m->p, why, e);
+	}
+	b->recs = rec;
+	b->n = n;
+	b->ev = m->ev;
+	b->nev = nev;
+	return (int)n;
+}
+
+static void mtr_close(struct trace_reader *tr)
+{
+	struct mtr_reader *m = (struct mtr_reader *)tr;
+
+	tio_close(m->io);
+	free(m);
+}
+
+static const struct trace_ops mtr_ops = {
+	.next = mtr_next,
+	.close = mtr_close,
+};
+
+static unsigned get_le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)get_le16(p) | (uint32_t)get_le16(p + 2) << 16;
+}
+
+struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err *e)
+{
+	struct mtr_reader *m = calloc(1, sizeof(*m));
+	unsigned char *q = NULL;
+	ssize_t len;
+	size_t k;
+
+	if (!m) {
+		err_set(e, name, 0, 0, "out of memory");
+		goto fail;
+	}
+	m->head.ops = &mtr_ops;
+	m->head.format = TF_MTR;
+	snprintf(m->head.name, sizeof(m->head.name), "%s", name);
+	m->io = io;
+	len = tio_read_chunk(io, &q, e);
+	if (len < 0)
+		goto fail;
+	if (!len) {
+		err_set(e, m->head.name, 0, 0, "truncated mtr trace at byte 0");
+		goto fail;
+	}
+	k = (size_t)len < sizeof(mtr_magic) ? (size_t)len : sizeof(mtr_magic);
+	if (memcmp(q, mtr_magic, k)) {
+		err_set(e, m->head.name, 0, 0, "not an mtr trace (bad magic)");
+		goto fail;
+	}
+	if (len < MTR_HEADER) {
+		err_set(e, m->head.name, 0, 0, "truncated mtr trace at byte %zd", len);
+		goto fail;
+	}
+	if (get_le16(q + 8) != MTR_VERSION) {
+		err_set(e, m->head.name, 0, 0,
+			"unsupported mtr version %u (this build reads version %d)",
+			get_le16(q + 8), MTR_VERSION);
+		goto fail;
+	}
+	if (get_le16(q + 10) || get_le32(q + 12)) {
+		err_set(e, m->head.name, 0, 0, "unsupported mtr flags 0x%x/0x%x",
+			get_le16(q + 10), get_le32(q + 12));
+		goto fail;
+	}
+	m->p = q + MTR_HEADER;
+	m->end = q + len;
+	m->off_end = (uint64_t)len;
+	return &m->head;
+fail:
+	tio_close(io);
+	free(m);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+#define MTR_WBUF (1u << 20)  /* encoded bytes gathered before compression */
+#define MTR_ZBUF (256u << 10) /* compressed output per write() */
+
+struct mtr_writer {
+	char path[4096];
+	char tmp[4200];
+	int fd;
+	bool to_stdout;
+	bool failed;
+	enum tio_comp comp;
+	union {
+		z_stream z;
+		lzma_stream x;
+		ZSTD_CCtx *zs;
+	} c;
+	bool c_init;
+	unsigned char *buf; /* encoded, not yet compressed */
+	size_t len;
+	unsigned char *zbuf;
+	vaddr_t expect[2];
+	uint64_t nrec;
+};
+
+static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const char *arg)
+{
+	w->failed = true;
+	return err_set(e, w->path, 0, 0, fmt, arg);
+}
+
+static int write_all(struct mtr_writer *w, const unsigned char *p, size_t n, struct err *e)
+{
+	while (n) {
+		ssize_t r = write(w->fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return mtr_w_err(w, e, "write error: %s", strerror(errno));
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Push the encoded buffer through the compressor; @finish ends the stream. */
+static int mtr_w_flush(struct mtr_writer *w, bool finish, struct err *e)
+{
+	size_t have;
+
+	switch (w->comp) {
+	case TIO_NONE:
+		if (write_all(w, w->buf, w->len, e))
+			return -1;
+		break;
+	case TIO_ZSTD: {
+		ZSTD_inBuffer in = { w->buf, w->len, 0 };
+		size_t left;
+
+		do {
+			ZSTD_outBuffer out = { w->zbuf, MTR_ZBUF, 0 };
+
+			left = ZSTD_compressStream2(w->c.zs, &out, &in,
+						    finish ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left))
+				return mtr_w_err(w, e, "zstd: %s", ZSTD_getErrorName(left));
+			if (write_all(w, w->zbuf, out.pos, e))
+				return -1;
+		} while (in.pos < in.size || (finish && left));
+		break;
+	}
+	case TIO_GZIP: {
+		z_stream *z = &w->c.z;
+		int ret;
+
+		z->next_in = w->buf;
+		z->avail_in = (uInt)w->len;
+		do {
+			z->next_out = w->zbuf;
+			z->avail_out = MTR_ZBUF;
+			ret = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
+			if (ret == Z_STREAM_ERROR)
+				return mtr_w_err(w, e, "%s", "gzip: deflate failed");
+			have = MTR_ZBUF - z->avail_out;
+			if (write_all(w, w->zbuf, have, e))
+				return -1;
+		} while (z->avail_in || !z->avail_out || (finish && ret != Z_STREAM_END));
+		break;
+	}
+	case TIO_XZ: {
+		lzma_stream *x = &w->c.x;
+		lzma_ret ret;
+
+		x->next_in = w->buf;
+		x->avail_in = w->len;
+		do {
+			x->next_out = w->zbuf;
+			x->avail_out = MTR_ZBUF;
+			ret = lzma_code(x, finish ? LZMA_FINISH : LZMA_RUN);
+			if (ret != LZMA_OK && ret != LZMA_STREAM_END)
+				return mtr_w_err(w, e, "%s", "xz: compression failed");
+			have = MTR_ZBUF - x->avail_out;
+			if (write_all(w, w->zbuf, have, e))
+				return -1;
+		} while (x->avail_in || !x->avail_out || (finish && ret != LZMA_STREAM_END));
+		break;
+	}
+	default:
+		BUG_ON(1);
+	}
+	w->len = 0;
+	return 0;
+}
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static unsigned varint_len(uint64_t v)
+{
+	unsigned n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static void mtr_w_free(struct mtr_writer *w)
+{
+	if (w->c_init) {
+		if (w->comp == TIO_GZIP)
+			deflateEnd(&w->c.z);
+		else if (w->comp == TIO_XZ)
+			lzma_end(&w->c.x);
+		else if (w->comp == TIO_ZSTD)
+			ZSTD_freeCCtx(w->c.zs);
+	}
+	free(w->buf);
+	free(w->zbuf);
+	free(w);
+}
+
+struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
+{
+	struct mtr_writer *w = calloc(1, sizeof(*w));
+	unsigned char *p;
+
+	if (!w) {
+		err_set(e, path, 0, 0, "out of memory");
+		return NULL;
+	}
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->fd = -1;
+	w->buf = malloc(MTR_WBUF);
+	w->zbuf = malloc(MTR_ZBUF);
+	if (!w->buf || !w->zbuf) {
+		err_set(e, path, 0, 0, "out of memory");
+		goto fail;
+	}
+	if (!strcmp(path, "-")) {
+		w->to_stdout = true;
+		w->fd = 1;
+		w->comp = TIO_NONE;
+	} else {
+		w->comp = tio_comp_from_suffix(path);
+		snprintf(w->tmp, sizeof(w->tmp), "%s.tmp.%ld", path, (long)getpid());
+		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (w->fd < 0) {
+			err_set(e, path, 0, 0, "%s", strerror(errno));
+			goto fail;
+		}
+	}
+	switch (w->comp) {
+	case TIO_ZSTD:
+		/* The library's default level (ZSTD_CLEVEL_DEFAULT, 3), as the zstd CLI. */
+		w->c.zs = ZSTD_createCCtx();
+		if (!w->c.zs)
+			goto fail_codec;
+		ZSTD_CCtx_setParameter(w->c.zs, ZSTD_c_compressionLevel, ZSTD_CLEVEL_DEFAULT);
+		break;
+	case TIO_GZIP:
+		/* Z_DEFAULT_COMPRESSION (6), windowBits 16 + 15 for a gzip wrapper. */
+		if (deflateInit2(&w->c.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			goto fail_codec;
+		break;
+	case TIO_XZ: {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		/* LZMA_PRESET_DEFAULT (6), the xz CLI's default. */
+		w->c.x = init;
+		if (lzma_easy_encoder(&w->c.x, LZMA_PRESET_DEFAULT, LZMA_CHECK_CRC64) != LZMA_OK)
+			goto fail_codec;
+		break;
+	}
+	default:
+		break;
+	}
+	w->c_init = w->comp != TIO_NONE;
+
+	p = w->buf;
+	memcpy(p, mtr_magic, sizeof(mtr_magic));
+	p += sizeof(mtr_magic);
+	*p++ = MTR_VERSION & 0xff;
+	*p++ = MTR_VERSION >> 8;
+	memset(p, 0, 6); /* flags, reserved */
+	p += 6;
+	w->len = (size_t)(p - w->buf);
+	return w;
+
+fail_codec:
+	err_set(e, path, 0, 0, "cannot start the %s compressor", tio_comp_name(w->comp));
+fail:
+	if (!w->to_stdout && w->fd >= 0) {
+		close(w->fd);
+		unlink(w->tmp);
+	}
+	mtr_w_free(w);
+	return NULL;
+}
+
+/* Encode one memory reference at @p; returns the new end. */
+static unsigned char *mtr_put_ref(struct mtr_writer *w, unsigned char *p, const struct trace_rec *r)
+{
+	unsigned st = r->kind != R_IFETCH;
+	uint64_t d = r->addr - w->expect[st], z = zigzag(d);
+	unsigned size = r->size <= 15 ? r->size : 0;
+	unsigned form, t;
+
+	if (!d)
+		form = MTR_FORM_PRED;
+	else if (varint_len(z) <= 7 || r->addr >= MTR_FORM_ABS_LIMIT)
+		form = MTR_FORM_DELTA;
+	else
+		form = MTR_FORM_ABS;
+	t = form << 6 | size << 2 | r->kind;
+	*p++ = (unsigned char)t;
+	if (!size)
+		p = put_varint(p, r->size);
+	if (form == MTR_FORM_DELTA) {
+		p = put_varint(p, z);
+	} else if (form == MTR_FORM_ABS) {
+		for (int i = 0; i < 7; i++)
+			*p++ = (unsigned char)(r->addr >> (8 * i));
+	}
+	w->expect[st] = r->addr + r->size;
+	return p;
+}
+
+int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err *e)
+{
+	if (w->failed)
+		return err_set(e, w->path, 0, 0, "not written after an earlier error");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct trace_rec *r = &b->recs[i];
+		unsigned char *p;
+
+		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
+			return -1;
+		p = w->buf + w->len;
+		switch (r->kind) {
+		case R_IFETCH:
+		case R_LOAD:
+		case R_STORE:
+		case R_MODIFY:
+			if (r->addr >= VADDR_LIMIT) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, "address 0x%llx is over %d bits",
+					       (unsigned long long)r->addr, VADDR_BITS_MAX);
+			}
+			if (!r->size || r->size > MTR_SIZE_MAX) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, "reference size %u is not in 1..%u",
+					       r->size, MTR_SIZE_MAX);
+			}
+			p = mtr_put_ref(w, p, r);
+			break;
+		case R_INSNS:
+			if (!r->size) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, "instruction count 0");
+			}
+			*p++ = MTR_TAG_INSNS;
+			p = put_varint(p, r->size);
+			break;
+		case R_EVENT: {
+			const struct os_event *o;
+
+			BUG_ON(r->size >= b->nev);
+			o = &b->ev[r->size];
+			BUG_ON(o->kind >= EV_NR);
+			*p++ = MTR_TAG_EVENT;
+			*p++ = (unsigned char)o->kind;
+			p = put_varint(p, o->prot);
+			p = put_varint(p, o->flags);
+			p = put_varint(p, zigzag((uint64_t)o->fd));
+			p = put_varint(p, o->advice);
+			p = put_varint(p, o->addr);
+			p = put_varint(p, o->len);
+			p = put_varint(p, o->new_addr);
+			p = put_varint(p, o->new_len);
+			p = put_varint(p, o->line);
+			break;
+		}
+		default:
+			BUG_ON(1);
+		}
+		w->len = (size_t)(p - w->buf);
+		w->nrec++;
+	}
+	return 0;
+}
+
+int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e)
+{
+	int ret = 0;
+
+	if (!w)
+		return 0;
+	if (commit && w->failed) {
+		ret = err_set(e, w->path, 0, 0, "not written after an earlier error");
+		commit = false;
+	}
+	if (commit) {
+		unsigned char *p = w->buf + w->len;
+
+		*p++ = MTR_TAG_END;
+		p = put_varint(p, w->nrec);
+		w->len = (size_t)(p - w->buf);
+		if (mtr_w_flush(w, true, e))
+			ret = -1;
+	}
+	if (!w->to_stdout) {
+		if (close(w->fd) && commit && !ret)
+			ret = mtr_w_err(w, e, "write error: %s", strerror(errno));
+		if (commit && !ret && rename(w->tmp, w->path))
+			ret = mtr_w_err(w, e, "%s", strerror(errno));
+		if (!commit || ret)
+			unlink(w->tmp);
+	}
+	mtr_w_free(w);
+	return ret;
+}

@@ -1,0 +1,763 @@
+/*
+ * check_workload.c - the built-in workloads (sim/workload.c): exact record
+ * counts and order, the mmap/madvise events and the address layout, the chase
+ * cycle, stride addresses, the Zipf popularity law, determinism by seed, and
+ * every error message for a bad spec.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/workload.h"
+
+#define MMAP_BASE 0x7f0000000000ULL
+
+/*
+ * ck_assert() records a mark point (a write to the parent process) even when
+ * it passes, which made the per-record checks take seconds; CHECK costs
+ * nothing until it fails.
+ */
+#define CHECK(cond, ...)                           \
+	do {                                       \
+		if (!(cond))                       \
+			ck_abort_msg(__VA_ARGS__); \
+	} while (0)
+
+/* A whole workload run, events renumbered into one array. */
+struct run {
+	struct trace_rec *recs;
+	size_t n, cap;
+	struct os_event *ev;
+	size_t nev, evcap;
+	uint64_t kinds[R_KIND_NR];
+	uint64_t insns; /* sum of R_INSNS sizes */
+};
+
+static void run_free(struct run *r)
+{
+	free(r->recs);
+	free(r->ev);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Read @spec to the end, checking the batch contract on the way. */
+static void run_collect(struct run *r, const char *spec, uint64_t seed)
+{
+	struct err e;
+	struct trace_batch b;
+	struct trace_reader *tr;
+	int got;
+
+	memset(r, 0, sizeof(*r));
+	memset(&e, 0, sizeof(e));
+	tr = workload_open(spec, seed, &e);
+	ck_assert_msg(tr, "%s: %s", spec, e.msg);
+	ck_assert_int_eq(tr->format, TF_WORKLOAD);
+	ck_assert_str_eq(tr->name, spec);
+	while ((got = trace_next(tr, &b, &e)) > 0) {
+		size_t i, used = 0;
+
+		ck_assert_uint_eq((size_t)got, b.n);
+		ck_assert_uint_le(b.n, TRACE_BATCH);
+		if (r->n + b.n > r->cap) {
+			r->cap = (r->n + b.n) * 2;
+			r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
+			ck_assert_ptr_nonnull(r->recs);
+		}
+		for (i = 0; i < b.n; i++) {
+			struct trace_rec rec = b.recs[i];
+
+			CHECK(rec.kind < R_KIND_NR, "record %zu: kind %u", r->n, rec.kind);
+			r->kinds[rec.kind]++;
+			if (rec.kind == R_INSNS)
+				r->insns += rec.size;
+			if (rec.kind == R_EVENT) {
+				/* Events are used once each, in order. */
+				CHECK(rec.size == used && rec.size < b.nev,
+				      "record %zu: event %u of %zu, expected %zu", r->n, rec.size,
+				      b.nev, used);
+				ck_assert_uint_eq(b.ev[rec.size].line, 0);
+				if (r->nev == r->evcap) {
+					r->evcap = r->evcap ? 2 * r->evcap : 16;
+					r->ev = realloc(r->ev, r->evcap * sizeof(*r->ev));
+					ck_assert_ptr_nonnull(r->ev);
+				}
+				r->ev[r->nev] = b.ev[rec.size];
+				rec.size = (uint32_t)r->nev++;
+				used++;
+			}
+			r->recs[r->n++] = rec;
+		}
+		ck_assert_uint_eq(used, b.nev);
+	}
+	ck_assert_int_eq(got, 0);
+	/* The end stays the end. */
+	ck_assert_int_eq(trace_next(tr, &b, &e), 0);
+	trace_close(tr);
+}
+
+/* The events of @spec: they all come in its first batch. */
+static size_t first_events(const char *spec, struct os_event *ev, size_t max)
+{
+	struct err e;
+	struct trace_batch b;
+	struct trace_reader *tr;
+
+	memset(&e, 0, sizeof(e));
+	tr = workload_open(spec, 1, &e);
+	ck_assert_msg(tr, "%s: %s", spec, e.msg);
+	ck_assert_int_gt(trace_next(tr, &b, &e), 0);
+	ck_assert_uint_le(b.nev, max);
+	memcpy(ev, b.ev, b.nev * sizeof(*ev));
+	trace_close(tr);
+	return b.nev;
+}
+
+static uint64_t run_hash(const struct run *r)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	const unsigned char *p = (const unsigned char *)r->recs;
+	size_t i;
+
+	for (i = 0; i < r->n * sizeof(*r->recs); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	p = (const unsigned char *)r->ev;
+	for (i = 0; i < r->nev * sizeof(*r->ev); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+static void check_rec_at(const struct trace_rec *rec, uint64_t addr, uint32_t size, uint32_t kind,
+			 int line)
+{
+	CHECK(rec->kind == kind && rec->size == size &&
+	      (kind == R_INSNS || kind == R_EVENT || rec->addr == addr),
+	      "line %d: record {kind %u, size %u, addr 0x%llx}, expected {%u, %u, 0x%llx}", line,
+	      rec->kind, rec->size, (unsigned long long)rec->addr, kind, size,
+	      (unsigned long long)addr);
+}
+
+/* @rec is {kind, size, addr} (addr unchecked for R_INSNS and R_EVENT). */
+#define check_rec(rec, addr, size, kind) check_rec_at(rec, addr, size, kind, __LINE__)
+
+static void check_mmap(const struct os_event *ev, uint64_t addr, uint64_t len)
+{
+	ck_assert_uint_eq(ev->kind, EV_MMAP);
+	ck_assert_uint_eq(ev->addr, addr);
+	ck_assert_uint_eq(ev->len, len);
+	ck_assert_uint_eq(ev->prot, 3);
+	ck_assert_uint_eq(ev->flags, 0x22);
+	ck_assert_int_eq(ev->fd, -1);
+	ck_assert_uint_eq(ev->line, 0);
+}
+
+/* Every reference lies inside a mapping made before it. */
+static void check_inside(const struct run *r)
+{
+	size_t i, nmaps = 0;
+
+	for (i = 0; i < r->n; i++) {
+		const struct trace_rec *rec = &r->recs[i];
+		size_t m;
+		bool ok = false;
+
+		if (rec->kind == R_EVENT) {
+			if (r->ev[rec->size].kind == EV_MMAP)
+				nmaps = rec->size + 1;
+			continue;
+		}
+		if (rec->kind == R_INSNS)
+			continue;
+		for (m = 0; m < nmaps && !ok; m++)
+			ok = r->ev[m].kind == EV_MMAP && rec->addr >= r->ev[m].addr &&
+			     rec->addr + rec->size <= r->ev[m].addr + r->ev[m].len;
+		CHECK(ok, "record %zu at 0x%llx is outside every mapping", i,
+		      (unsigned long long)rec->addr);
+	}
+}
+
+START_TEST(test_stream_counts)
+{
+	const uint64_t a = MMAP_BASE - 0x10000, b = a - 0x10000, c = b - 0x10000;
+	const uint64_t n = 65536 / 8;
+	struct run r;
+	size_t base;
+	uint64_t j;
+
+	run_collect(&r, "stream:size=64K,iterations=2", 1);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 3);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 2 * 2 * n);
+	ck_assert_uint_eq(r.kinds[R_STORE], 3 * n + 2 * n);
+	ck_assert_uint_eq(r.kinds[R_MODIFY], 0);
+	ck_assert_uint_eq(r.kinds[R_IFETCH], 0);
+	ck_assert_uint_eq(r.kinds[R_INSNS], n + 2 * n);
+	ck_assert_uint_eq(r.insns, 6 * n + 7 * 2 * n);
+	ck_assert_uint_eq(r.n, 3 + 4 * n + 2 * 4 * n);
+	/* a, b, c are three 64 KiB mappings stacked down from mmap_base. */
+	check_mmap(&r.ev[0], a, 65536);
+	check_mmap(&r.ev[1], b, 65536);
+	check_mmap(&r.ev[2], c, 65536);
+	/* The init loop: a[j], b[j], c[j] stored per element. */
+	for (j = 0; j < n; j++) {
+		const struct trace_rec *rec = &r.recs[3 + 4 * j];
+
+		check_rec(&rec[0], 0, 6, R_INSNS);
+		check_rec(&rec[1], a + 8 * j, 8, R_STORE);
+		check_rec(&rec[2], b + 8 * j, 8, R_STORE);
+		check_rec(&rec[3], c + 8 * j, 8, R_STORE);
+	}
+	/* Two triad passes: load b[j], load c[j], store a[j]. */
+	for (base = 3 + 4 * n; base < r.n; base += 4 * n)
+		for (j = 0; j < n; j++) {
+			const struct trace_rec *rec = &r.recs[base + 4 * j];
+
+			check_rec(&rec[0], 0, 7, R_INSNS);
+			check_rec(&rec[1], b + 8 * j, 8, R_LOAD);
+			check_rec(&rec[2], c + 8 * j, 8, R_LOAD);
+			check_rec(&rec[3], a + 8 * j, 8, R_STORE);
+		}
+	check_inside(&r);
+	run_free(&r);
+
+	/* iterations defaults to STREAM's NTIMES = 10. */
+	run_collect(&r, "stream:size=8K", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 10 * 2 * 1024);
+	ck_assert_uint_eq(r.kinds[R_STORE], 3 * 1024 + 10 * 1024);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_layout)
+{
+	struct os_event ev[6];
+	struct run r;
+
+	/* >= 2 MiB: each mapping 2 MiB aligned, as high as fits below the last. */
+	ck_assert_uint_eq(first_events("stream:size=3M", ev, 6), 3);
+	check_mmap(&ev[0], 0x7effffc00000ULL, 3 << 20);
+	check_mmap(&ev[1], 0x7effff800000ULL, 3 << 20);
+	check_mmap(&ev[2], 0x7effff400000ULL, 3 << 20);
+	/* Multiples of 2 MiB pack without holes. */
+	ck_assert_uint_eq(first_events("stream:size=64M", ev, 6), 3);
+	check_mmap(&ev[0], MMAP_BASE - (64ULL << 20), 64 << 20);
+	check_mmap(&ev[1], MMAP_BASE - (128ULL << 20), 64 << 20);
+	check_mmap(&ev[2], MMAP_BASE - (192ULL << 20), 64 << 20);
+	/* Exactly 2 MiB. */
+	ck_assert_uint_eq(first_events("gups:size=2M", ev, 6), 1);
+	check_mmap(&ev[0], MMAP_BASE - (2 << 20), 2 << 20);
+	/* 2 MiB - 8 rounds up to a 2 MiB mapping, which is aligned. */
+	ck_assert_uint_eq(first_events("stream:size=2097144", ev, 6), 3);
+	check_mmap(&ev[0], MMAP_BASE - (2 << 20), 2 << 20);
+	check_mmap(&ev[1], MMAP_BASE - (4 << 20), 2 << 20);
+	/* 5 MiB + 4 KiB: aligned down to the 2 MiB boundary below top - len. */
+	ck_assert_uint_eq(first_events("stride:size=5246976,stride=4096", ev, 6), 1);
+	check_mmap(&ev[0], MMAP_BASE - (6 << 20), 5246976);
+	/* Below 2 MiB: 4 KiB alignment, so a 1 MiB + 4 KiB array is not 2 MiB aligned. */
+	ck_assert_uint_eq(first_events("stream:size=1052672", ev, 6), 3);
+	check_mmap(&ev[0], MMAP_BASE - 1052672, 1052672);
+	check_mmap(&ev[1], MMAP_BASE - 2 * 1052672, 1052672);
+	check_mmap(&ev[2], MMAP_BASE - 3 * 1052672, 1052672);
+	/* A size below one page maps one page. */
+	run_collect(&r, "stream:size=1000,iterations=1", 1);
+	check_mmap(&r.ev[0], MMAP_BASE - 4096, 4096);
+	check_mmap(&r.ev[1], MMAP_BASE - 8192, 4096);
+	check_mmap(&r.ev[2], MMAP_BASE - 12288, 4096);
+	ck_assert_uint_eq(r.kinds[R_STORE], 3 * 125 + 125);
+	check_inside(&r);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_madvise)
+{
+	struct run r;
+	unsigned m;
+
+	run_collect(&r, "stream:size=2M,iterations=1,madvise=1", 1);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 6);
+	for (m = 0; m < 3; m++) {
+		const struct os_event *mm = &r.ev[2 * m], *ma = &r.ev[2 * m + 1];
+
+		check_mmap(mm, MMAP_BASE - (2ULL << 20) * (m + 1), 2 << 20);
+		ck_assert_uint_eq(ma->kind, EV_MADVISE);
+		ck_assert_uint_eq(ma->addr, mm->addr);
+		ck_assert_uint_eq(ma->len, mm->len);
+		ck_assert_uint_eq(ma->advice, 14);
+		ck_assert_uint_eq(ma->line, 0);
+		/* The events are the first records, in that order. */
+		ck_assert_uint_eq(r.recs[2 * m].kind, R_EVENT);
+		ck_assert_uint_eq(r.recs[2 * m].size, 2 * m);
+		ck_assert_uint_eq(r.recs[2 * m + 1].kind, R_EVENT);
+		ck_assert_uint_eq(r.recs[2 * m + 1].size, 2 * m + 1);
+	}
+	ck_assert_uint_eq(r.recs[6].kind, R_INSNS);
+	check_inside(&r);
+	run_free(&r);
+
+	run_collect(&r, "zipf:size=64K,alpha=1,refs=10,madvise=1", 1);
+	ck_assert_uint_eq(r.nev, 2);
+	ck_assert_uint_eq(r.ev[1].kind, EV_MADVISE);
+	ck_assert_uint_eq(r.ev[1].advice, 14);
+	ck_assert_uint_eq(r.ev[1].addr, MMAP_BASE - 65536);
+	run_free(&r);
+
+	/* madvise=0 is the default. */
+	run_collect(&r, "gups:size=64K,updates=1,madvise=0", 1);
+	ck_assert_uint_eq(r.nev, 1);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_gups)
+{
+	const uint64_t t = MMAP_BASE - 0x10000, words = 8192;
+	struct run r;
+	uint64_t i;
+
+	run_collect(&r, "gups:size=64K,updates=1000", 1);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
+	ck_assert_uint_eq(r.kinds[R_STORE], words);
+	ck_assert_uint_eq(r.kinds[R_MODIFY], 1000);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 0);
+	ck_assert_uint_eq(r.kinds[R_INSNS], words + 1000);
+	ck_assert_uint_eq(r.insns, 4 * words + 12 * 1000);
+	check_mmap(&r.ev[0], t, 65536);
+	/* The table written once in order, then the updates. */
+	for (i = 0; i < words; i++) {
+		check_rec(&r.recs[1 + 2 * i], 0, 4, R_INSNS);
+		check_rec(&r.recs[2 + 2 * i], t + 8 * i, 8, R_STORE);
+	}
+	for (i = 0; i < 1000; i++) {
+		const struct trace_rec *rec = &r.recs[1 + 2 * words + 2 * i];
+
+		check_rec(&rec[0], 0, 12, R_INSNS);
+		CHECK(rec[1].kind == R_MODIFY && rec[1].size == 8 && (rec[1].addr - t) % 8 == 0,
+		      "update %llu: kind %u size %u addr 0x%llx", (unsigned long long)i, rec[1].kind,
+		      rec[1].size, (unsigned long long)rec[1].addr);
+	}
+	check_inside(&r);
+	run_free(&r);
+
+	/* updates defaults to HPCC's NUPDATE = 4 x table words. */
+	run_collect(&r, "gups:size=8K", 1);
+	ck_assert_uint_eq(r.kinds[R_STORE], 1024);
+	ck_assert_uint_eq(r.kinds[R_MODIFY], 4096);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_gups_uniform)
+{
+	/* 64 words, 64000 updates: each word's count is Binomial(64000, 1/64), sd 7.9. */
+	const uint64_t t = MMAP_BASE - 4096;
+	unsigned count[64] = { 0 };
+	struct run r;
+	size_t i;
+
+	run_collect(&r, "gups:size=512,updates=64000", 7);
+	for (i = 0; i < r.n; i++)
+		if (r.recs[i].kind == R_MODIFY)
+			count[(r.recs[i].addr - t) / 8]++;
+	for (i = 0; i < 64; i++)
+		ck_assert_msg(fabs(count[i] - 1000.0) <= 5 * sqrt(64000 * (1 / 64.0) * (63 / 64.0)),
+			      "word %zu updated %u times", i, count[i]);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_chase)
+{
+	const uint64_t base = MMAP_BASE - 0x10000, lines = 1024;
+	unsigned char *seen = calloc(lines, 1);
+	const struct trace_rec *ld;
+	struct run r;
+	uint64_t i;
+
+	run_collect(&r, "chase:size=64K,steps=2048", 3);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
+	ck_assert_uint_eq(r.kinds[R_STORE], lines);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 2048);
+	ck_assert_uint_eq(r.insns, 9 * lines + 4 * 2048);
+	check_mmap(&r.ev[0], base, 65536);
+	for (i = 0; i < lines; i++) {
+		check_rec(&r.recs[1 + 2 * i], 0, 9, R_INSNS);
+		check_rec(&r.recs[2 + 2 * i], base + 64 * i, 8, R_STORE);
+	}
+	/* The chase starts at line 0, sees every line once per lap, and repeats. */
+	ld = &r.recs[1 + 2 * lines];
+
+	ck_assert_uint_eq(ld[1].addr, base);
+	for (i = 0; i < 2048; i++) {
+		uint64_t off;
+
+		check_rec(&ld[2 * i], 0, 4, R_INSNS);
+		off = ld[2 * i + 1].addr - base;
+		CHECK(ld[2 * i + 1].kind == R_LOAD && ld[2 * i + 1].size == 8 && off % 64 == 0 &&
+		      off / 64 < lines, "step %llu: kind %u size %u offset 0x%llx",
+		      (unsigned long long)i, ld[2 * i + 1].kind, ld[2 * i + 1].size,
+		      (unsigned long long)off);
+		if (i < lines) {
+			CHECK(!seen[off / 64], "line %llu visited twice in one lap",
+			      (unsigned long long)(off / 64));
+			seen[off / 64] = 1;
+		} else {
+			CHECK(ld[2 * i + 1].addr == ld[2 * (i - lines) + 1].addr,
+			      "step %llu differs from the step one lap earlier", (unsigned long long)i);
+		}
+	}
+	/* A random cycle, not the identity walk. */
+	ck_assert_uint_ne(ld[3].addr, base + 64);
+	check_inside(&r);
+	run_free(&r);
+	free(seen);
+
+	/* steps defaults to one lap (S/64). */
+	run_collect(&r, "chase:size=64K", 3);
+	ck_assert_uint_eq(r.kinds[R_LOAD], lines);
+	run_free(&r);
+	/* One line: a cycle of length one. */
+	run_collect(&r, "chase:size=64,steps=3", 3);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 3);
+	ck_assert_uint_eq(r.recs[r.n - 1].addr, MMAP_BASE - 4096);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_stride)
+{
+	const uint64_t base = MMAP_BASE - 0x10000;
+	struct run r;
+	uint64_t k;
+
+	run_collect(&r, "stride:size=64K,stride=4096,passes=2", 1);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 32);
+	ck_assert_uint_eq(r.kinds[R_STORE], 0);
+	ck_assert_uint_eq(r.insns, 4 * 32);
+	ck_assert_uint_eq(r.n, 1 + 2 * 32);
+	check_mmap(&r.ev[0], base, 65536);
+	for (k = 0; k < 32; k++) {
+		check_rec(&r.recs[1 + 2 * k], 0, 4, R_INSNS);
+		check_rec(&r.recs[2 + 2 * k], base + (k % 16) * 4096, 8, R_LOAD);
+	}
+	run_free(&r);
+
+	/* passes defaults to 1; a stride below 8 loads the widest power of two that fits. */
+	run_collect(&r, "stride:size=64K,stride=3", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 65536 / 3);
+	check_rec(&r.recs[r.n - 1], base + (65536 / 3 - 1) * 3, 2, R_LOAD);
+	check_inside(&r);
+	run_free(&r);
+	run_collect(&r, "stride:size=64K,stride=1", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 65536);
+	check_rec(&r.recs[r.n - 1], base + 65535, 1, R_LOAD);
+	run_free(&r);
+	run_collect(&r, "stride:size=64K,stride=6", 1);
+	check_rec(&r.recs[2], base, 4, R_LOAD);
+	check_rec(&r.recs[4], base + 6, 4, R_LOAD);
+	run_free(&r);
+	/* stride = size: one load per pass. */
+	run_collect(&r, "stride:size=64K,stride=64K,passes=3", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 3);
+	check_rec(&r.recs[6], base, 8, R_LOAD);
+	run_free(&r);
+	/* Not a multiple of the stride: the last partial stride is not loaded. */
+	run_collect(&r, "stride:size=10000,stride=3000", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 3);
+	check_mmap(&r.ev[0], MMAP_BASE - 12288, 12288);
+	check_rec(&r.recs[6], MMAP_BASE - 12288 + 6000, 8, R_LOAD);
+	run_free(&r);
+	/* Many batches: the pass boundary falls inside a batch. */
+	run_collect(&r, "stride:size=64K,stride=8,passes=5", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 5 * 8192);
+	for (k = 0; k < 5 * 8192; k++)
+		check_rec(&r.recs[2 + 2 * k], base + 8 * (k % 8192), 8, R_LOAD);
+	run_free(&r);
+}
+END_TEST
+
+static int cmp_desc(const void *x, const void *y)
+{
+	unsigned a = *(const unsigned *)x, b = *(const unsigned *)y;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+START_TEST(test_zipf)
+{
+	/* 1024 pages, alpha 1.2: p(rank k) = k^-1.2 / H(1024, 1.2). */
+	const uint64_t pages = 1024, refs = 200000, base = MMAP_BASE - (4ULL << 20);
+	const double alpha = 1.2;
+	unsigned *count = calloc(pages, sizeof(*count));
+	unsigned *sorted = calloc(pages, sizeof(*sorted));
+	double h = 0;
+	struct run r;
+	unsigned k, top_page = 0, in_place = 0;
+	size_t i;
+
+	for (k = 1; k <= pages; k++)
+		h += pow(k, -alpha);
+	run_collect(&r, "zipf:size=4M,alpha=1.2,refs=200000", 11);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], refs);
+	ck_assert_uint_eq(r.kinds[R_INSNS], refs);
+	ck_assert_uint_eq(r.insns, 4 * refs);
+	check_mmap(&r.ev[0], base, 4 << 20);
+	check_inside(&r);
+	for (i = 0; i < r.n; i++) {
+		if (r.recs[i].kind != R_LOAD)
+			continue;
+		CHECK(r.recs[i].size == 8 && (r.recs[i].addr - base) % 8 == 0,
+		      "record %zu: size %u addr 0x%llx", i, r.recs[i].size,
+		      (unsigned long long)r.recs[i].addr);
+		count[(r.recs[i].addr - base) / 4096]++;
+	}
+	for (k = 0; k < pages; k++)
+		if (count[k] > count[top_page])
+			top_page = k;
+	memcpy(sorted, count, pages * sizeof(*count));
+	qsort(sorted, pages, sizeof(*sorted), cmp_desc);
+	/*
+	 * The i-th most referenced page has rank i: the expected counts of
+	 * ranks 1..6 are more than 10 binomial standard deviations apart, so
+	 * each lies within 5 sd of refs * p(rank).
+	 */
+	for (k = 1; k <= 6; k++) {
+		double p = pow(k, -alpha) / h;
+		double sd = sqrt(refs * p * (1 - p));
+
+		ck_assert_msg(fabs(sorted[k - 1] - refs * p) <= 5 * sd,
+			      "rank %u: %u refs, expected %.0f +- %.0f", k, sorted[k - 1], refs * p,
+			      5 * sd);
+	}
+	/* Popularity falls with rank all the way down, in aggregate. */
+	{
+		double lo = 0, lo_exp = 0;
+
+		for (k = 513; k <= pages; k++) {
+			lo += sorted[k - 1];
+			lo_exp += refs * pow(k, -alpha) / h;
+		}
+		ck_assert_uint_gt(sorted[99], sorted[499]);
+		ck_assert_msg(fabs(lo - lo_exp) <= 5 * sqrt(lo_exp), "ranks 513..1024: %.0f, expected %.0f",
+			      lo, lo_exp);
+	}
+	/* Ranks are scattered over the pages, not laid out in order. */
+	for (k = 0; k < 8; k++)
+		in_place += count[k] == sorted[k];
+	ck_assert_uint_lt(in_place, 8);
+	ck_assert_uint_eq(count[top_page], sorted[0]);
+	run_free(&r);
+	free(count);
+	free(sorted);
+}
+END_TEST
+
+START_TEST(test_determinism)
+{
+	static const char *const random_specs[] = {
+		"gups:size=64K,updates=5000",
+		"chase:size=64K,steps=3000",
+		"zipf:size=1M,alpha=0.9,refs=5000",
+	};
+	static const char *const fixed_specs[] = {
+		"stream:size=16K,iterations=2",
+		"stride:size=64K,stride=72,passes=2",
+	};
+	struct run r1, r2;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(random_specs); i++) {
+		run_collect(&r1, random_specs[i], 42);
+		run_collect(&r2, random_specs[i], 42);
+		ck_assert_uint_eq(r1.n, r2.n);
+		ck_assert_uint_eq(r1.nev, r2.nev);
+		ck_assert_int_eq(memcmp(r1.recs, r2.recs, r1.n * sizeof(*r1.recs)), 0);
+		ck_assert_int_eq(memcmp(r1.ev, r2.ev, r1.nev * sizeof(*r1.ev)), 0);
+		run_free(&r2);
+		/* Another seed, another stream (of the same shape). */
+		run_collect(&r2, random_specs[i], 43);
+		ck_assert_uint_eq(r1.n, r2.n);
+		ck_assert_uint_ne(run_hash(&r1), run_hash(&r2));
+		run_free(&r2);
+		run_free(&r1);
+	}
+	/* seed= in the spec overrides workload_open's seed. */
+	run_collect(&r1, "gups:size=64K,updates=5000,seed=9", 1);
+	run_collect(&r2, "gups:size=64K,updates=5000,seed=9", 2);
+	ck_assert_uint_eq(run_hash(&r1), run_hash(&r2));
+	run_free(&r2);
+	run_collect(&r2, "gups:size=64K,updates=5000", 9);
+	ck_assert_uint_eq(r1.n, r2.n);
+	ck_assert_int_eq(memcmp(r1.recs, r2.recs, r1.n * sizeof(*r1.recs)), 0);
+	run_free(&r2);
+	run_free(&r1);
+	/* Workloads without randomness do not depend on the seed. */
+	for (i = 0; i < ARRAY_SIZE(fixed_specs); i++) {
+		run_collect(&r1, fixed_specs[i], 1);
+		run_collect(&r2, fixed_specs[i], 2);
+		ck_assert_uint_eq(run_hash(&r1), run_hash(&r2));
+		run_free(&r2);
+		run_free(&r1);
+	}
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	static const struct {
+		const char *spec;
+		const char *msg;
+	} cases[] = {
+		{ "foo:size=1M", "-w: unknown workload 'foo'" },
+		{ "", "-w: unknown workload ''" },
+		{ "streamx:size=1M", "-w: unknown workload 'streamx'" },
+		{ "Stream:size=1M", "-w: unknown workload 'Stream'" },
+		{ "stream", "-w: stream: missing parameter 'size'" },
+		{ "stream:", "-w: stream: missing parameter 'size'" },
+		{ "stream:iterations=2", "-w: stream: missing parameter 'size'" },
+		{ "stream:size=64K,foo=1", "-w: stream: unknown parameter 'foo'" },
+		{ "stream:size=64K,updates=5", "-w: stream: unknown parameter 'updates'" },
+		{ "stream:size=64K,=5", "-w: stream: unknown parameter ''" },
+		{ "stream:size", "-w: stream: parameter 'size' has no value (expected key=value)" },
+		{ "stream:size=", "-w: stream: parameter 'size' has an empty value" },
+		{ "stream:size=64K,,iterations=2", "-w: stream: empty parameter in 'size=64K,,iterations=2'" },
+		{ "stream:size=64K,", "-w: stream: empty parameter in 'size=64K,'" },
+		{ "stream:,size=64K", "-w: stream: empty parameter in ',size=64K'" },
+		{ "stream:size=64K,size=1M", "-w: stream: parameter 'size' given twice" },
+		{ "stream:size=12Q",
+		  "-w: stream: bad size '12Q' (expected bytes with an optional K, M, G or T suffix)" },
+		{ "stream:size=-8",
+		  "-w: stream: bad size '-8' (expected bytes with an optional K, M, G or T suffix)" },
+		{ "stream:size=0", "-w: stream: size must not be 0" },
+		{ "stream:size=100", "-w: stream: size 100 is not a multiple of 8" },
+		{ "stream:size=64K,iterations=0", "-w: stream: iterations must not be 0" },
+		{ "stream:size=64K,iterations=-1",
+		  "-w: stream: bad iterations '-1' (expected an unsigned integer)" },
+		{ "stream:size=64K,iterations=2x",
+		  "-w: stream: bad iterations '2x' (expected an unsigned integer)" },
+		{ "stream:size=64K,madvise=2", "-w: stream: bad madvise '2' (expected 0 or 1)" },
+		{ "stream:size=64K,madvise=yes", "-w: stream: bad madvise 'yes' (expected 0 or 1)" },
+		{ "stream:size=64K,seed=x", "-w: stream: bad seed 'x' (expected an unsigned integer)" },
+		{ "stream:size=100T",
+		  "-w: stream: the mappings do not fit below mmap_base 0x7f0000000000" },
+		{ "stride:size=16E,stride=8",
+		  "-w: stride: bad size '16E' (expected bytes with an optional K, M, G or T suffix)" },
+		{ "gups:size=200T", "-w: gups: the mappings do not fit below mmap_base 0x7f0000000000" },
+		{ "gups", "-w: gups: missing parameter 'size'" },
+		{ "gups:size=64K,updates=0", "-w: gups: updates must not be 0" },
+		{ "gups:size=64K,iterations=3", "-w: gups: unknown parameter 'iterations'" },
+		{ "gups:size=1004", "-w: gups: size 1004 is not a multiple of 8" },
+		{ "chase:size=96", "-w: chase: size 96 is not a multiple of 64" },
+		{ "chase:size=64K,steps=0", "-w: chase: steps must not be 0" },
+		{ "chase:size=64K,stride=64", "-w: chase: unknown parameter 'stride'" },
+		{ "chase:size=512G", "-w: chase: 8589934592 lines is more than the 4294967296 supported" },
+		{ "stride:size=64K", "-w: stride: missing parameter 'stride'" },
+		{ "stride:stride=8", "-w: stride: missing parameter 'size'" },
+		{ "stride:size=64K,stride=0", "-w: stride: stride must not be 0" },
+		{ "stride:size=64K,stride=128K", "-w: stride: stride 131072 is larger than size 65536" },
+		{ "stride:size=64K,stride=8,passes=0", "-w: stride: passes must not be 0" },
+		{ "zipf:size=4M,refs=10", "-w: zipf: missing parameter 'alpha'" },
+		{ "zipf:size=4M,alpha=1", "-w: zipf: missing parameter 'refs'" },
+		{ "zipf:size=4M,alpha=0,refs=10", "-w: zipf: alpha must be > 0" },
+		{ "zipf:size=4M,alpha=-1,refs=10", "-w: zipf: alpha must be > 0" },
+		{ "zipf:size=4M,alpha=abc,refs=10", "-w: zipf: bad alpha 'abc' (expected a number)" },
+		{ "zipf:size=4M,alpha=nan,refs=10", "-w: zipf: bad alpha 'nan' (expected a number)" },
+		{ "zipf:size=4M,alpha=1,refs=0", "-w: zipf: refs must not be 0" },
+		{ "zipf:size=6000,alpha=1,refs=10", "-w: zipf: size 6000 is not a multiple of 4096" },
+		{ "zipf:size=512G,alpha=1,refs=10",
+		  "-w: zipf: 134217728 pages is more than the 67108864 supported" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct err e;
+		char buf[1024];
+
+		memset(&e, 0, sizeof(e));
+		ck_assert_msg(!workload_open(cases[i].spec, 1, &e), "'%s' was accepted", cases[i].spec);
+		ck_assert_str_eq(e.file, "-w");
+		ck_assert_uint_eq(e.line, 0);
+		err_format(&e, buf, sizeof(buf));
+		ck_assert_msg(!strcmp(buf, cases[i].msg), "'%s': got \"%s\", want \"%s\"", cases[i].spec,
+			      buf, cases[i].msg);
+	}
+	/* A NULL error record is allowed. */
+	ck_assert_ptr_null(workload_open("nope", 1, NULL));
+}
+END_TEST
+
+START_TEST(test_misc)
+{
+	struct err e;
+	struct trace_reader *tr;
+	struct trace_batch b;
+	struct run r;
+	char spec[400];
+	size_t len;
+
+	/* Counts take hex (parse_u64); sizes take a B or iB after the suffix (parse_size). */
+	run_collect(&r, "gups:size=8KiB,updates=0x10", 1);
+	ck_assert_uint_eq(r.kinds[R_STORE], 1024);
+	ck_assert_uint_eq(r.kinds[R_MODIFY], 16);
+	run_free(&r);
+	/* Opening a huge table costs nothing until it is read. */
+	memset(&e, 0, sizeof(e));
+	tr = workload_open("gups:size=64G", 1, &e);
+	ck_assert_ptr_nonnull(tr);
+	/* The mmap, then as many (insns, store) pairs as fit. */
+	ck_assert_int_eq(trace_next(tr, &b, &e), 1 + 2 * ((TRACE_BATCH - 1) / 2));
+	ck_assert_uint_eq(b.nev, 1);
+	check_mmap(&b.ev[0], MMAP_BASE - (64ULL << 30), 64ULL << 30);
+	trace_close(tr);
+	/* A spec longer than the name field is accepted; the name keeps its start. */
+	len = (size_t)snprintf(spec, sizeof(spec), "stride:size=64K,stride=8,passes=");
+	memset(spec + len, '0', 300);
+	strcpy(spec + len + 300, "2");
+	tr = workload_open(spec, 1, &e);
+	ck_assert_ptr_nonnull(tr);
+	ck_assert_uint_eq(strlen(tr->name), sizeof(tr->name) - 1);
+	ck_assert_int_eq(strncmp(tr->name, spec, sizeof(tr->name) - 1), 0);
+	trace_close(tr);
+	/* Closing before the end frees everything (run under ASan to check). */
+	tr = workload_open("zipf:size=1M,alpha=2,refs=100000", 1, &e);
+	ck_assert_ptr_nonnull(tr);
+	ck_assert_int_eq(trace_next(tr, &b, &e), 1 + 2 * ((TRACE_BATCH - 1) / 2));
+	trace_close(tr);
+	trace_close(NULL);
+}
+END_TEST
+
+static Suite *workload_suite(void)
+{
+	Suite *s = suite_create("workload");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_stream_counts);
+	tcase_add_test(tc, test_layout);
+	tcase_add_test(tc, test_madvise);
+	tcase_add_test(tc, test_gups);
+	tcase_add_test(tc, test_gups_uniform);
+	tcase_add_test(tc, test_chase);
+	tcase_add_test(tc, test_stride);
+	tcase_add_test(tc, test_zipf);
+	tcase_add_test(tc, test_determinism);
+	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_misc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(workload_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

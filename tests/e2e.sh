@@ -1,0 +1,102 @@
+#!/bin/bash
+# End-to-end tests of the mmusim command line. Run from the repository root by
+# tests/run.sh (make check) with MMUSIM set to the binary under test. Each check
+# prints "ok"/"FAIL" and the script exits non-zero if any failed.
+MMUSIM=${MMUSIM:-./mmusim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+VAL=tests/validation/small.lackey.zst
+
+ok() { n=$((n + 1)); }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "    FAIL: $*"; }
+check() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', expected '$2'"; fi; }
+
+# the report minus its wall-clock fields
+strip() { grep -v -e '"wall_seconds"' -e '"refs_per_second"'; }
+# one counter from a pretty-printed JSON report: first "key": N after a "section"
+field() { awk -v sec="\"$2\":" -v key="\"$3\":" '$1 == sec { s = 1 } s && $1 == key { gsub(/,/, "", $2); print $2; exit }' "$1"; }
+
+# expect_error EXPECTED_PREFIX CMD...: exit 2 and stderr starting with the prefix
+expect_error() {
+	want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -ne 2 ]; then bad "exit $rc (want 2): $*"; return; fi
+	if ! head -1 "$T/err" | grep -qF -- "$want"; then
+		bad "stderr of '$*' is '$(head -1 "$T/err")', want prefix '$want'"
+		return
+	fi
+	ok
+}
+
+# --- one trace, three ways in: lackey .zst, mtr, stdin --------------------------------
+$MMUSIM run -c configs/skylake.yaml $VAL --json "$T/a.json" --quiet || bad "run lackey.zst"
+$MMUSIM trace convert $VAL "$T/v.mtr" || bad "trace convert"
+$MMUSIM run -c configs/skylake.yaml "$T/v.mtr" --json "$T/b.json" --quiet || bad "run mtr"
+zstd -dc $VAL | $MMUSIM run -c configs/skylake.yaml - --json "$T/c.json" --quiet || bad "run stdin"
+$MMUSIM trace convert "$T/v.mtr" "$T/v2.mtr.zst" || bad "convert mtr to mtr.zst"
+$MMUSIM run -c configs/skylake.yaml "$T/v2.mtr.zst" --json "$T/d.json" --quiet || bad "run mtr.zst"
+for f in b c d; do
+	# the trace and format lines differ by design; every counter must not
+	diff <(strip <"$T/a.json" | grep -v -e '"trace"' -e '"format"') \
+	     <(strip <"$T/$f.json" | grep -v -e '"trace"' -e '"format"') >/dev/null 2>&1 \
+		&& ok || bad "report $f differs from the lackey run"
+done 2>/dev/null
+check "$(field "$T/a.json" l1i misses)" 127 "skylake L1I misses (DynamoRIO skylake-lru row)"
+check "$(field "$T/a.json" stlb misses)" 284 "skylake STLB misses"
+check "$(field "$T/a.json" walk walks)" 284 "walks equal STLB misses"
+check "$(field "$T/a.json" refs ifetch)" 4440866 "ifetch count"
+
+# --- determinism ---------------------------------------------------------------------
+$MMUSIM run -w gups:size=8M,updates=100000 --json "$T/g1.json" --quiet
+$MMUSIM run -w gups:size=8M,updates=100000 --json "$T/g2.json" --quiet
+if cmp -s <(strip <"$T/g1.json") <(strip <"$T/g2.json"); then ok; else bad "same seed, different JSON"; fi
+$MMUSIM run -w gups:size=8M,updates=100000,seed=9 --json "$T/g3.json" --quiet
+if cmp -s <(strip <"$T/g1.json") <(strip <"$T/g3.json"); then bad "seed= changes nothing"; else ok; fi
+
+# --- golden reports of the tiny committed traces ------------------------------------
+for g in tests/golden/*.lackey; do
+	want="${g%.lackey}.json"
+	$MMUSIM run -c configs/nehalem.yaml "$g" --modes base,hugetlbfs --json - 2>"$T/err" | strip >"$T/got.json"
+	if [ ! -s "$want" ]; then bad "missing golden $want (make golden-update)"; continue; fi
+	if diff -u "$want" "$T/got.json" >"$T/diff"; then ok; else bad "golden $g"; head -40 "$T/diff"; fi
+done
+
+# --- --modes, trace gen, trace info, config show -------------------------------------
+$MMUSIM run -w stream:size=4M,iterations=1 --modes base,hugetlbfs --json "$T/m.json" --quiet || bad "--modes"
+grep -q '^  "hugetlbfs": {' "$T/m.json" && ok || bad "--modes JSON keyed by mode"
+check "$(awk '/"hugetlbfs": \{/ { h = 1 } h && /"nr_hugetlb_pages"/ { gsub(/,/, "", $2); print $2; exit }' "$T/m.json")" 6 \
+	"three 4 MiB STREAM arrays, 2M-aligned: 6 hugetlbfs pages"
+$MMUSIM trace gen -w stream:size=64K,iterations=1 -o "$T/s.mtr" || bad "trace gen"
+$MMUSIM trace info "$T/s.mtr" >"$T/info" || bad "trace info"
+grep -q 'records:      0 ifetch, 16384 load, 32768 store, 0 modify, 3 events' "$T/info" && ok ||
+	bad "trace info counts: $(grep records "$T/info")"
+grep -q 'pages:        48 distinct' "$T/info" && ok || bad "trace info pages: $(grep pages "$T/info")"
+for c in configs/*.yaml; do
+	$MMUSIM config show -c "$c" >"$T/show1.yaml" || bad "config show $c"
+	$MMUSIM config show -c "$T/show1.yaml" >"$T/show2.yaml" || bad "config show of its own output ($c)"
+	cmp -s "$T/show1.yaml" "$T/show2.yaml" && ok || bad "config show round trip $c"
+done
+
+# --- the bad-input contract ----------------------------------------------------------
+printf 'tlb:\n  l1d:\n    4K: { entries: 64, ways: 3 }\n' >"$T/geom.yaml"
+expect_error "$T/geom.yaml:3:" $MMUSIM run -c "$T/geom.yaml" $VAL --quiet
+printf 'tlb:\n  l1x: 3\n' >"$T/key.yaml"
+expect_error "$T/key.yaml:2:3: " $MMUSIM run -c "$T/key.yaml" $VAL --quiet
+expect_error "--set" $MMUSIM run --set tlb.nope=3 -w stream:size=1M --quiet
+printf 'I  04001000,4\n L 0400zz00,8\n' >"$T/bad.lackey"
+expect_error "$T/bad.lackey:2:" $MMUSIM run "$T/bad.lackey" --json "$T/never.json" --quiet
+[ -e "$T/never.json" ] && bad "a failed run left its JSON" || ok
+ls "$T" | grep -q 'never.json.tmp' && bad "a failed run left a temporary" || ok
+expect_error "$T/missing.lackey" $MMUSIM run "$T/missing.lackey" --quiet
+expect_error "-w" $MMUSIM run -w nosuch:size=1M --quiet
+expect_error "mmusim: unknown option" $MMUSIM run --bogus
+head -c 100000 $VAL >"$T/trunc.zst"
+expect_error "$T/trunc.zst" $MMUSIM run "$T/trunc.zst" --json "$T/never2.json" --quiet
+[ -e "$T/never2.json" ] && bad "a truncated trace left its JSON" || ok
+
+echo "  e2e: $((n - fails)) of $n checks passed"
+[ $fails -eq 0 ]
