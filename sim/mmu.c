@@ -148,15 +148,14 @@ void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
 	tlb_array_fill(&t->l1[side][ps], va >> page_shift_of(ps), pfn);
 done:
 	/* the memo: only a translation the L1 holds can answer repeats */
-	if (t->l1[side][ps].ways) {
-		s->last_vpn[side] = va >> PAGE_SHIFT;
-		s->last_ps[side] = ps;
-		s->last_pfn[side] = pfn + ((va >> PAGE_SHIFT) & ((1UL << (page_shift_of(ps) - PAGE_SHIFT)) - 1));
-	} else {
-		s->last_vpn[side] = VPN_NONE;
+	{
+		uint64_t vpn = va >> PAGE_SHIFT;
+		pfn_t pfn4k = pfn + (vpn & ((1UL << (page_shift_of(ps) - PAGE_SHIFT)) - 1));
+
+		mmu_memo_set(s, side, t->l1[side][ps].ways ? vpn : VPN_NONE, ps, pfn4k);
+		if (unlikely(s->data_refs) && side == SIDE_D)
+			mmu_data_access(s, va, pfn4k);
 	}
-	if (unlikely(s->data_refs) && side == SIDE_D)
-		mmu_data_access(s, va, pfn + ((va >> PAGE_SHIFT) & ((1UL << (page_shift_of(ps) - PAGE_SHIFT)) - 1)));
 }
 
 static void pwc_flush(struct sim *s)

@@ -8,30 +8,73 @@
 #include "sim.h"
 
 void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write);
+
+/* Point the memo of @side at @vpn (4K page number) of a @ps page whose 4K frame is @pfn. */
+static inline void mmu_memo_set(struct sim *s, enum tlb_side side, uint64_t vpn, enum page_size ps,
+				pfn_t pfn)
+{
+	s->st.l1[side].hits[s->last_ps[side]] += s->memo_hits[side];
+	s->memo_hits[side] = 0;
+	s->last_vpn[side] = vpn;
+	s->last_ps[side] = ps;
+	s->last_pfn[side] = pfn;
+}
 void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn);
 
 /*
- * One lookup of the page holding @va on @side. The memo of the side's last L1 hit
- * answers repeats without touching the arrays: a repeated hit on the entry that is
- * already its set's MRU changes no replacement state under lru, fifo, plru or
- * random, so only the counter moves (measured: most lackey references repeat the
- * previous page of their side). Everything else is out of line.
+ * One lookup of the page holding @va on @side, the per-reference hot path.
+ *
+ * 1. The memo of the side's last L1 hit answers repeats without touching the
+ *    arrays: a repeated hit on the entry that is already its set's MRU changes no
+ *    replacement state under lru, fifo, plru or random, so only a counter moves
+ *    (memo_hits, folded into the page size's hit count when the memo changes).
+ * 2. Else the 4K array's MRU way of the page's set (STYLE rule 6): on the
+ *    validation trace this answers 70% of what the memo misses (callgrind).
+ * 3. Everything else is out of line.
  */
 static inline void mmu_access(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
 {
-	if (likely((va >> PAGE_SHIFT) == s->last_vpn[side])) {
-		s->st.l1[side].hits[s->last_ps[side]]++;
+	uint64_t vpn = va >> PAGE_SHIFT;
+	struct tlb_array *a;
+	unsigned set, i;
+
+	if (likely(vpn == s->last_vpn[side])) {
+		s->memo_hits[side]++;
 		if (unlikely(s->data_refs) && side == SIDE_D)
 			mmu_data_access(s, va, s->last_pfn[side]);
 		return;
 	}
+	a = &s->tlb.l1[side][PS_4K];
+	if (likely(a->ways)) {
+		set = tlb_set_of(a, vpn);
+		i = set * a->ways + a->mru[set];
+		if (likely(a->tag[i] == vpn)) {
+			if (a->policy == REPL_LRU)
+				a->stamp[i] = ++a->clock; /* MRU again: PLRU/FIFO/random unchanged */
+			mmu_memo_set(s, side, vpn, PS_4K, a->payload[i]);
+			s->st.l1[side].hits[PS_4K]++;
+			if (unlikely(s->data_refs) && side == SIDE_D)
+				mmu_data_access(s, va, a->payload[i]);
+			return;
+		}
+	}
 	mmu_access_slow(s, va, side, write);
+}
+
+/* Move the memo's pending hits into the counters (reports and tests read them). */
+static inline void mmu_fold_memo(struct sim *s)
+{
+	for (int side = 0; side < 2; side++) {
+		s->st.l1[side].hits[s->last_ps[side]] += s->memo_hits[side];
+		s->memo_hits[side] = 0;
+	}
 }
 
 /* Forget the memo (any invalidation calls this). */
 static inline void mmu_forget(struct sim *s)
 {
-	s->last_vpn[0] = s->last_vpn[1] = VPN_NONE;
+	for (int side = 0; side < 2; side++)
+		mmu_memo_set(s, (enum tlb_side)side, VPN_NONE, s->last_ps[side], 0);
 }
 
 /* INVLPG for [start, end): TLB entries of any size overlapping it, and the PWCs. */

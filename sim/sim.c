@@ -69,7 +69,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	s->cfg = *cfg;
 	s->data_refs = cfg->data_refs;
 	s->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
-	mmu_forget(s);
+	s->last_vpn[0] = s->last_vpn[1] = VPN_NONE;
 	vma_set_init(&s->vmas);
 	if (tlb_init(&s->tlb, cfg) || cache_init(&s->cache, cfg) ||
 	    buddy_init(&s->buddy, cfg->memory))
@@ -521,6 +521,7 @@ void sim_finish(struct sim *s)
 	struct stats *st = &s->st;
 	uint64_t l1_misses = 0;
 
+	mmu_forget(s); /* folds the memo's hits into the counters */
 	st->instructions += st->ifetch;
 	for (int side = 0; side < 2; side++) {
 		st->lookups[side] = 0;

@@ -48,6 +48,7 @@ static void feed(const struct trace_rec *r, size_t n, const struct os_event *ev,
 	struct err e = { 0 };
 
 	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
+	mmu_fold_memo(S);
 	sim_check_invariants(S);
 }
 
