@@ -141,8 +141,10 @@ int vma_remove(struct vma_set *s, vaddr_t start, vaddr_t end)
 	i = first_ending_after(s, start);
 	for (j = i; j < s->n && s->v[j].start < end; j++)
 		;
-	memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof(*s->v));
-	s->n -= j - i;
+	if (j > i) {
+		memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof(*s->v));
+		s->n -= j - i;
+	}
 	return 0;
 }
 

@@ -34,7 +34,9 @@
  *       line's next pointer (one 8-byte store at the start of each line, in
  *       address order; the permutation itself lives in an untraced index
  *       array), then N dependent 8-byte loads follow the cycle from line 0.
- *       N defaults to S/64: one full lap.
+ *       N defaults to S/64: one full lap. S/64 is capped at CHASE_LINES_MAX
+ *       (16 GiB). Set-up walks the cycle once (a dependent, cache-missing
+ *       loop: about 4 s for 1 GiB on the development machine).
  *   stride:size=S,stride=B[,passes=N]  loads at base + k*B, k = 0..S/B-1,
  *       N passes (default 1). No initialisation. The load size is the
  *       largest power of two <= min(B, 8) (a byte walk for B = 1), so no
@@ -45,7 +47,7 @@
  *       pages by a random permutation, and the offset is a uniformly random
  *       8-byte word of the page. No initialisation. S must be a multiple of
  *       4096 (the law is over whole pages) and the pages are capped at
- *       ZIPF_PAGES_MAX so the tables stay in memory.
+ *       ZIPF_PAGES_MAX (128 GiB) so the tables stay in memory.
  *
  * Common keys: seed=N (the mt19937 seed; default: workload_open's @seed;
  * mt19937 keeps only the low 32 bits, and GSL maps seed 0 to 4357) and
@@ -80,7 +82,7 @@
  *   chase step   4: mov (p), p; add, cmp, jne
  *   stride       4: add mem to sum; add, cmp, jb
  *   zipf         4: as stride; the generator's own instructions that pick the
- *                   page are not counted (a real program would spend tens).
+ *                   page are not counted (a real program would add its own).
  */
 #include <math.h>
 #include <stdio.h>
@@ -93,17 +95,26 @@
 #include "util.h"
 #include "workload.h"
 
-#define WL_MMAP_BASE 0x7f0000000000ULL /* documented fixed mmap_base (brief) */
-/* Lowest address a mapping may take: mmap_min_addr's default (mm/Kconfig DEFAULT_MMAP_MIN_ADDR 4096). */
+/*
+ * A fixed mmap_base, a documented choice: Linux puts it below the stack gap
+ * at a random offset; fixing it keeps addresses reproducible.
+ */
+#define WL_MMAP_BASE 0x7f0000000000ULL
+/* Lowest address a mapping may take: mm/Kconfig DEFAULT_MMAP_MIN_ADDR, default 4096. */
 #define WL_MMAP_MIN 4096ULL
 #define WL_PROT_RW 3 /* PROT_READ | PROT_WRITE */
 #define WL_MAPS_MAX 3
 #define WL_EV_MAX (2 * WL_MAPS_MAX)
 #define CACHE_LINE 64
-/* 2^26 pages (256 GiB): the alias table (16 B/page), the weights (8 B/page) and the rank permutation (4 B/page) stay under 2 GiB. */
-#define ZIPF_PAGES_MAX (1ULL << 26)
-/* The chase permutation holds line indices as uint32_t. */
-#define CHASE_LINES_MAX (1ULL << 32)
+/*
+ * Generator memory is capped near 2 GiB (a documented limit, not a kernel
+ * one). zipf: the alias table (16 B/page), the weights and GSL's set-up
+ * stacks (about 24 B/page, freed after set-up) and the rank permutation
+ * (4 B/page): 45 B/page peak, measured at 2^22 pages. So 2^25 pages (128 GiB).
+ * chase: next[] and order[] (4 B/line each during set-up): 2^28 lines (16 GiB).
+ */
+#define ZIPF_PAGES_MAX (1ULL << 25)
+#define CHASE_LINES_MAX (1ULL << 28)
 /* STREAM's NTIMES (stream.c 5.10). */
 #define STREAM_NTIMES 10
 /* HPCC RandomAccess: NUPDATE = 4 * TableSize. */
@@ -225,7 +236,8 @@ static int wl_parse_value(enum wl_kind k, enum wl_key key, const char *val,
 	switch (wl_keys[key].type) {
 	case T_SIZE:
 		if (parse_size(val, &p->u[key]))
-			return wl_err(e, k, "bad %s '%s' (expected bytes with an optional K, M, G or T suffix)",
+			return wl_err(e, k,
+				      "bad %s '%s' (expected bytes with an optional K, M, G or T suffix)",
 				      name, val);
 		break;
 	case T_COUNT:
@@ -295,22 +307,20 @@ static int wl_map(struct wl_reader *w, uint64_t len, struct err *e)
 	vaddr_t addr;
 
 	BUG_ON(w->nmaps >= WL_MAPS_MAX);
-	if (len > WL_MMAP_BASE)
-		return wl_err(e, w->kind, "the mappings do not fit below mmap_base 0x%llx",
-			      WL_MMAP_BASE);
+	/* The first test keeps the rounding below from overflowing. */
+	if (len > WL_MMAP_BASE || ((len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) > top - WL_MMAP_MIN)
+		goto nospace;
 	len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	align = len >= PMD_SIZE ? PMD_SIZE : PAGE_SIZE;
-	if (len > top - WL_MMAP_MIN)
-		return wl_err(e, w->kind, "the mappings do not fit below mmap_base 0x%llx",
-			      WL_MMAP_BASE);
 	addr = (top - len) & ~(align - 1);
 	if (addr < WL_MMAP_MIN)
-		return wl_err(e, w->kind, "the mappings do not fit below mmap_base 0x%llx",
-			      WL_MMAP_BASE);
+		goto nospace;
 	w->map_addr[w->nmaps] = addr;
 	w->map_len[w->nmaps] = len;
 	w->nmaps++;
 	return 0;
+nospace:
+	return wl_err(e, w->kind, "the mappings do not fit below mmap_base 0x%llx", WL_MMAP_BASE);
 }
 
 /* A uniform integer in [0, n), n >= 1; mt19937 yields 32 bits per draw. */
@@ -320,7 +330,7 @@ static inline uint64_t wl_uniform(const gsl_rng *r, uint64_t n)
 
 	if (likely(n <= 0xffffffffULL))
 		return gsl_rng_uniform_int(r, n);
-	/* Two draws make 64 bits; reject the top 2^64 mod n values so every residue is equally likely. */
+	/* Two draws make 64 bits; rejecting the top 2^64 mod n values keeps it uniform. */
 	rem = (UINT64_MAX % n + 1) % n;
 	do {
 		x = (uint64_t)gsl_rng_get(r) << 32;
@@ -333,8 +343,8 @@ static inline uint64_t wl_uniform(const gsl_rng *r, uint64_t n)
  * Sattolo's algorithm makes next[] (line -> its successor) one cycle through
  * all @n lines; the lap from line 0 is then written out as order[], so that
  * generating a step reads order[] sequentially instead of chasing next[]
- * (measured on chase:size=64M,steps=20000000: 44 M -> 210 M refs/s). next[] lives
- * only during set-up.
+ * (measured on chase:size=64M,steps=20000000: 44 M -> 210 M refs/s).
+ * next[] lives only during set-up.
  */
 static int chase_build(struct wl_reader *w, uint64_t n, struct err *e)
 {
@@ -381,6 +391,8 @@ static int zipf_build(struct wl_reader *w, uint64_t pages, double alpha, struct 
 	}
 	w->zipf = gsl_ran_discrete_preproc(pages, weight);
 	free(weight);
+	if (!w->zipf)
+		return wl_err(e, w->kind, "out of memory for %llu pages", (unsigned long long)pages);
 	gsl_ran_shuffle(w->rng, w->page_of_rank, pages, sizeof(*w->page_of_rank));
 	return 0;
 }
