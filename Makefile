@@ -48,7 +48,7 @@ $(BUILD)/%.o: sim/%.c | $(BUILD)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim.a | $(BUILD)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isim -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
 
 $(BUILD):
 	mkdir -p $(BUILD)

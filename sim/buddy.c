@@ -75,8 +75,8 @@ int buddy_init(struct buddy *b, uint64_t bytes)
 	}
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
 		b->free_area[o].head = BUDDY_NIL;
-	for (pfn_t pfn = 0; pfn < b->nr_pages; pfn += 1UL << MAX_PAGE_ORDER)
-		list_add(b, pfn, MAX_PAGE_ORDER, true);
+	b->lazy_next = 0;
+	b->free_area[MAX_PAGE_ORDER].nr_free = b->nr_pages >> MAX_PAGE_ORDER;
 	b->nr_free_pages = b->nr_pages;
 	return 0;
 }
@@ -95,12 +95,20 @@ pfn_t buddy_alloc(struct buddy *b, unsigned order)
 
 	BUG_ON(order > MAX_PAGE_ORDER);
 	for (o = order; o < NR_PAGE_ORDERS; o++)
-		if (b->free_area[o].head != BUDDY_NIL)
+		if (b->free_area[o].nr_free)
 			break;
 	if (o == NR_PAGE_ORDERS)
 		return PFN_NONE;
-	pfn = b->free_area[o].head;
-	list_del(b, pfn, o);
+	if (b->free_area[o].head != BUDDY_NIL) {
+		pfn = b->free_area[o].head;
+		list_del(b, pfn, o);
+	} else {
+		/* the implicit tail of free_area[MAX_PAGE_ORDER] */
+		BUG_ON(o != MAX_PAGE_ORDER || b->lazy_next >= b->nr_pages);
+		pfn = b->lazy_next;
+		b->lazy_next += 1UL << MAX_PAGE_ORDER;
+		b->free_area[o].nr_free--;
+	}
 	/* expand(): keep the low half, free the high halves */
 	while (o > order) {
 		o--;
@@ -187,8 +195,11 @@ void buddy_check_invariants(const struct buddy *b)
 		uint64_t n = 0;
 		uint32_t p = fa->head;
 
+		uint64_t lazy = o == MAX_PAGE_ORDER ? (b->nr_pages - b->lazy_next) >> MAX_PAGE_ORDER : 0;
+
 		if (p == BUDDY_NIL) {
-			BUG_ON(fa->nr_free != 0);
+			BUG_ON(fa->nr_free != lazy);
+			total += lazy << o;
 			continue;
 		}
 		do {
@@ -211,9 +222,12 @@ void buddy_check_invariants(const struct buddy *b)
 			BUG_ON(n > b->nr_pages);
 			p = bp->next;
 		} while (p != fa->head);
-		BUG_ON(n != fa->nr_free);
-		total += n << o;
+		BUG_ON(n + lazy != fa->nr_free);
+		total += (n + lazy) << o;
 	}
 	BUG_ON(total != b->nr_free_pages);
+	BUG_ON(b->lazy_next % (1UL << MAX_PAGE_ORDER) || b->lazy_next > b->nr_pages);
+	for (pfn_t f = b->lazy_next; f < b->nr_pages; f += 1UL << MAX_PAGE_ORDER)
+		BUG_ON(b->pages[f].flags || (seen[f / 8] & (1 << (f % 8))));
 	free(seen);
 }

@@ -33,13 +33,13 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		lv->latency = cc->latency;
 		lv->set_mask = (lv->sets & (lv->sets - 1)) == 0 ? lv->sets - 1 : 0;
 		n = (size_t)lv->sets * lv->ways;
-		lv->tag = malloc(n * sizeof(*lv->tag));
+		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
+		lv->tag = calloc(n, sizeof(*lv->tag));
 		lv->stamp = calloc(n, sizeof(*lv->stamp));
 		if (!lv->tag || !lv->stamp) {
 			cache_free(c);
 			return -1;
 		}
-		memset(lv->tag, 0xff, n * sizeof(*lv->tag));
 	}
 	return 0;
 }
@@ -53,7 +53,7 @@ void cache_free(struct cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Look @line up in @lv; on a miss fill it (LRU victim). Returns true on a hit. */
+/* Look @line (line number + 1; 0 is an empty way) up in @lv; on a miss fill it (LRU). */
 static bool level_access(struct cache_array *lv, uint64_t line)
 {
 	unsigned set = lv->set_mask || lv->sets == 1 ? (unsigned)(line & lv->set_mask)
@@ -78,7 +78,7 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 
 unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles)
 {
-	uint64_t line = pa >> c->line_shift;
+	uint64_t line = (pa >> c->line_shift) + 1;
 
 	for (unsigned l = 0; l < CL_NR; l++) {
 		struct cache_array *lv = &c->lv[l];

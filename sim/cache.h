@@ -9,7 +9,7 @@
 #include "types.h"
 
 struct cache_array {
-	uint64_t *tag;   /* sets * ways line numbers; UINT64_MAX invalid */
+	uint64_t *tag;   /* sets * ways: line number + 1; 0 = invalid */
 	uint64_t *stamp; /* LRU use stamps */
 	uint64_t clock;
 	unsigned sets, ways, latency;

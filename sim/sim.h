@@ -23,6 +23,7 @@ struct sim {
 	/* hot: the per-side memo of the last L1 hit (see mmu_access) */
 	uint64_t last_vpn[2];
 	uint64_t memo_hits[2]; /* L1 hits answered by the memo, not yet in st */
+	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
 	enum page_size last_ps[2];
 	pfn_t last_pfn[2]; /* 4K frame of last_vpn, for data_refs */
 	bool data_refs;

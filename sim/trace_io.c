@@ -15,8 +15,9 @@
  * concatenated zstd frames, gzip members and xz streams are read in sequence.
  *
  * Left out: bzip2 and lz4 (no reader needs them yet), seeking, and sharing one
- * stream between readers. Closing cancels the producer if it is blocked in
- * read() on a pipe (e.g. a still-running capture), so close never hangs.
+ * stream between readers. The producer waits for input in poll() together
+ * with a wake-up pipe, so closing a reader fed by a still-running capture
+ * never hangs (pthread_cancel() would do too, but trips AddressSanitizer).
  *
  * Sources: zstd.h (ZSTD_decompressStream: "return 0 when a frame is completely
  * decoded and fully flushed"), zlib.h (inflate, Z_STREAM_END, windowBits 16+
@@ -25,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,7 @@ static const struct {
 struct tio {
 	char name[256];
 	int fd;
+	bool is_stdin; /* fd 0 is not ours to close */
 	enum tio_comp comp;
 
 	/* Shared between the threads, under @lock. */
@@ -81,6 +84,7 @@ struct tio {
 	bool peeked;        /* ... and was only peeked */
 	bool thread_started;
 	pthread_t thread;
+	int wake[2]; /* tio_close() writes to [1]; the producer polls [0] */
 
 	/* The producer's side (before the thread starts: tio_open's). */
 	unsigned char *in; /* raw input */
@@ -136,20 +140,30 @@ enum tio_comp tio_compression(const struct tio *t)
 }
 
 /*
- * read() that retries EINTR. In the producer thread it is the only point where
- * the thread can be cancelled (tio_close() on a blocked pipe).
+ * read() that retries EINTR. In the producer thread it first waits in poll()
+ * for the input or for tio_close()'s wake-up byte, so that closing a reader
+ * fed by a live pipe (a capture still running) never waits for the writer;
+ * then it fails with ECANCELED.
  */
-static ssize_t tio_sysread(struct tio *t, void *buf, size_t n, bool cancellable)
+static ssize_t tio_sysread(struct tio *t, void *buf, size_t n, bool in_thread)
 {
+	struct pollfd pf[2] = { { .fd = t->fd, .events = POLLIN },
+				{ .fd = t->wake[0], .events = POLLIN } };
 	ssize_t r;
-	int old;
 
 	for (;;) {
-		if (cancellable)
-			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		if (in_thread) {
+			if (poll(pf, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				return -1;
+			}
+			if (pf[1].revents) {
+				errno = ECANCELED;
+				return -1;
+			}
+		}
 		r = read(t->fd, buf, n);
-		if (cancellable)
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 		if (r >= 0 || errno != EINTR)
 			return r;
 	}
@@ -358,9 +372,8 @@ static void *tio_producer(void *arg)
 	struct tio *t = arg;
 	unsigned idx;
 	size_t n;
-	int old, r;
+	int r;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	for (;;) {
 		pthread_mutex_lock(&t->lock);
 		while (!t->stop && t->produced - t->released >= TIO_NBUF)
@@ -404,8 +417,11 @@ static void tio_free(struct tio *t)
 	for (int i = 0; i < TIO_NBUF; i++)
 		free(t->buf[i]);
 	free(t->in);
-	if (t->fd > 0)
+	if (t->fd >= 0 && !t->is_stdin)
 		close(t->fd);
+	for (int i = 0; i < 2; i++)
+		if (t->wake[i] >= 0)
+			close(t->wake[i]);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->cv_full);
 	pthread_cond_destroy(&t->cv_free);
@@ -435,7 +451,10 @@ static int tio_init_decoder(struct tio *t)
 	}
 	case TIO_ZSTD:
 		t->d.zs = ZSTD_createDStream();
-		if (!t->d.zs || ZSTD_isError(ZSTD_initDStream(t->d.zs)))
+		if (!t->d.zs)
+			return -1;
+		t->d_init = true;
+		if (ZSTD_isError(ZSTD_initDStream(t->d.zs)))
 			return -1;
 		break;
 	default:
@@ -468,6 +487,14 @@ struct tio *tio_open(const char *path, struct err *e)
 	pthread_cond_init(&t->cv_full, NULL);
 	pthread_cond_init(&t->cv_free, NULL);
 	snprintf(t->name, sizeof(t->name), "%s", is_stdin ? "<stdin>" : path);
+	t->is_stdin = is_stdin;
+	t->wake[0] = t->wake[1] = -1;
+	if (pipe2(t->wake, O_CLOEXEC | O_NONBLOCK)) {
+		err_set(e, t->name, 0, 0, "cannot create a pipe: %s", strerror(errno));
+		t->wake[0] = t->wake[1] = -1;
+		t->fd = -1;
+		goto fail;
+	}
 	t->fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
 		err_set(e, t->name, 0, 0, "%s", strerror(errno));
@@ -479,8 +506,9 @@ struct tio *tio_open(const char *path, struct err *e)
 		goto fail;
 	}
 	t->in = malloc(TIO_INBUF);
+	/* zeroed: parsers read a little past the data, which must be defined */
 	for (int i = 0; i < TIO_NBUF; i++)
-		t->buf[i] = calloc(1, TIO_HEADROOM + TIO_CHUNK + TIO_TAILROOM); /* parsers read a little past the data: keep it defined */
+		t->buf[i] = calloc(1, TIO_HEADROOM + TIO_CHUNK + TIO_TAILROOM);
 	for (int i = 0; i < TIO_NBUF; i++)
 		if (!t->buf[i] || !t->in) {
 			err_set(e, t->name, 0, 0, "out of memory");
@@ -553,9 +581,12 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 		pthread_mutex_unlock(&t->lock);
 		return n;
 	}
+	if (t->failed) {
+		n = err_set(e, t->name, 0, 0, "%s", t->errmsg);
+		pthread_mutex_unlock(&t->lock);
+		return n;
+	}
 	pthread_mutex_unlock(&t->lock);
-	if (t->failed)
-		return err_set(e, t->name, 0, 0, "%s", t->errmsg);
 	return 0;
 }
 
@@ -577,17 +608,40 @@ ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e)
 	return (ssize_t)t->len[0];
 }
 
+int tio_stream_error(struct tio *t, struct err *e)
+{
+	bool failed;
+
+	pthread_mutex_lock(&t->lock);
+	while (!t->done && t->produced - t->released < TIO_NBUF)
+		pthread_cond_wait(&t->cv_full, &t->lock);
+	failed = t->done && t->failed;
+	pthread_mutex_unlock(&t->lock);
+	if (failed)
+		return err_set(e, t->name, 0, 0, "%s", t->errmsg);
+	return 0;
+}
+
+/* Ask the producer to stop, wherever it waits. */
+static void tio_stop(struct tio *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_broadcast(&t->cv_free);
+	pthread_cond_broadcast(&t->cv_full);
+	pthread_mutex_unlock(&t->lock);
+	/* Wakes the producer if it waits for input; otherwise it sees @stop. */
+	if (write(t->wake[1], "", 1) < 0) {
+		/* full already: a wake-up is pending anyway */
+	}
+}
+
 void tio_close(struct tio *t)
 {
 	if (!t)
 		return;
 	if (t->thread_started) {
-		pthread_mutex_lock(&t->lock);
-		t->stop = true;
-		pthread_cond_broadcast(&t->cv_free);
-		pthread_mutex_unlock(&t->lock);
-		/* Wakes it if blocked in read() on a pipe; otherwise it sees @stop. */
-		pthread_cancel(t->thread);
+		tio_stop(t);
 		pthread_join(t->thread, NULL);
 	}
 	tio_free(t);

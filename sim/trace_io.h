@@ -23,11 +23,11 @@
 #include "types.h"
 
 /*
- * 1 MiB chunks, 4 of them: large enough that the hand-off (a mutex and a
- * condition variable) costs nothing per byte, small enough to stay in L2/L3;
- * 4 lets the decompressor run a chunk or two ahead of the parser on 2 cores.
- * Measured on the 96 MB validation trace (traces/README.md): 256 KiB chunks
- * were no faster, 4 MiB chunks no faster either. A config default, not a fact.
+ * A documented default, not a fact: 1 MiB chunks, 4 of them. Large enough
+ * that the hand-off (a mutex and a condition variable) costs nothing per byte,
+ * small enough to stay in the L2/L3 caches; 4 lets the decompressor run ahead
+ * of the parser. On the 96 MB validation trace, chunks of 128 KiB to 2 MiB
+ * and 3 to 8 buffers all drained it within the run-to-run noise (traces/README.md).
  */
 #define TIO_CHUNK (1u << 20)
 #define TIO_NBUF 4
@@ -79,6 +79,15 @@ ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e);
  * every byte that preceded it has been handed out.
  */
 ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e);
+
+/*
+ * Call before reporting bad content: garbage decoded from a corrupt stream is
+ * the stream's fault, and a checksum may only fail a little later. Waits until
+ * the producer has finished or filled the chunks it may run ahead (bounded
+ * work); if it failed, fills @e with that error ("PATH: corrupt gzip stream")
+ * and returns -1, else returns 0.
+ */
+int tio_stream_error(struct tio *t, struct err *e);
 
 /* Stop the thread, release everything. NULL is a no-op. */
 void tio_close(struct tio *t);

@@ -5,6 +5,7 @@
  * invariant checker after every operation.
  */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 
 #include "buddy.h"
@@ -138,17 +139,11 @@ int main(void)
 {
 	Suite *s = suite_create("buddy");
 	TCase *tc = tcase_create("buddy");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, fresh_and_split);
 	tcase_add_test(tc, exhaustion);
 	tcase_add_test(tc, fragmentation_indices);
 	tcase_add_test(tc, stress);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

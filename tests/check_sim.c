@@ -5,6 +5,7 @@
  * munmap/mprotect, the implicit-mapping rule. Invariants after every operation.
  */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,8 +294,6 @@ int main(void)
 {
 	Suite *s = suite_create("sim");
 	TCase *tc = tcase_create("sim");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, first_touch_rule);
@@ -306,9 +305,5 @@ int main(void)
 	tcase_add_test(tc, implicit_off_is_an_error);
 	tcase_add_test(tc, out_of_memory_is_reported);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

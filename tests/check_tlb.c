@@ -6,6 +6,7 @@
  * tree-PLRU against its textbook victim sequence; invariants after every operation.
  */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,8 +227,6 @@ int main(void)
 {
 	Suite *s = suite_create("tlb");
 	TCase *tc = tcase_create("arrays");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, lru_matches_naive);
@@ -238,9 +237,5 @@ int main(void)
 	tcase_add_test(tc, empty_array);
 	tcase_add_test(tc, stlb_sizes_and_placement);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

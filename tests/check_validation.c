@@ -7,6 +7,7 @@
  * numbers exactly: L1I, L1D and STLB hits and misses.
  */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,15 +115,9 @@ int main(void)
 {
 	Suite *s = suite_create("validation");
 	TCase *tc = tcase_create("drcachesim");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_row, 0, 5);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }
