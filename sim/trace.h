@@ -102,7 +102,7 @@ struct trace_reader {
 /*
  * Open @path ("-": standard input) as @fmt (TF_AUTO: detect from the content,
  * then the suffix). .gz/.xz/.zst (or their magic bytes) are decompressed on the
- * fly. Returns a reader, or NULL with @e set ("path: no such file", ...).
+ * fly. Returns a reader, or NULL with @e set ("PATH: No such file or directory", ...).
  */
 struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct err *e);
 
