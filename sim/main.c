@@ -552,6 +552,22 @@ static int cmd_trace(int argc, char **argv)
 	die_usage("trace: unknown subcommand '%s'", argv[0]);
 }
 
+/* mkdir -p: 0, or -1 with errno. */
+static int mkdir_p(const char *dir)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
 /* --- demo --------------------------------------------------------------- */
 
 /*
@@ -612,7 +628,7 @@ static int cmd_demo(int argc, char **argv)
 			sim_destroy(&r->sims[i]);
 		trace_close(tr);
 	}
-	if (mkdir(outdir, 0777) && errno != EEXIST) {
+	if (mkdir_p(outdir)) {
 		fprintf(stderr, "%s: %s\n", outdir, strerror(errno));
 		return 1;
 	}
