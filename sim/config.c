@@ -55,6 +55,9 @@
 
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
+const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
+const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
+						     "never" };
 const char *const pwc_level_name[PWC_NR] = { "pml5", "pml4", "pdpt", "pde" };
 const char *const cache_level_name[CL_NR] = { "l1d", "l2", "llc" };
 
@@ -89,6 +92,7 @@ enum kcheck {
 	CK_MEMORY,  /* multiple of 4 MiB, 64 MiB .. 1 TiB */
 	CK_GRANULE, /* power of two in 4K..1G */
 	CK_CPI,     /* finite, >= 0 */
+	CK_SHARE,   /* finite, 0 .. 1 */
 };
 
 struct key {
@@ -157,6 +161,22 @@ static const struct key keys[] = {
 	K("os.implicit.granule", KT_SIZE64, implicit.granule, CK_GRANULE),
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
+	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),
+	K("os.cost.compact_scan", KT_U64, cost.compact_scan, CK_NONE),
+	K("os.cost.flush", KT_U64, cost.flush, CK_NONE),
+	KENUM("os.thp.enabled", thp.enabled, thp_enabled_name, THP_ENABLED_NR),
+	KENUM("os.thp.defrag", thp.defrag, thp_defrag_name, THP_DEFRAG_NR),
+	K("os.thp.use_zero_page", KT_BOOL, thp.use_zero_page, CK_NONE),
+	KU("os.khugepaged.pages_to_scan", khugepaged.pages_to_scan),
+	KU("os.khugepaged.scan_sleep_millisecs", khugepaged.scan_sleep_millisecs),
+	KU("os.khugepaged.alloc_sleep_millisecs", khugepaged.alloc_sleep_millisecs),
+	KU("os.khugepaged.max_ptes_none", khugepaged.max_ptes_none),
+	KU("os.khugepaged.max_ptes_swap", khugepaged.max_ptes_swap),
+	KU("os.khugepaged.max_ptes_shared", khugepaged.max_ptes_shared),
+	K("os.khugepaged.defrag", KT_BOOL, khugepaged.defrag, CK_NONE),
+	K("os.fragmentation.unmovable", KT_DOUBLE, fragmentation.unmovable, CK_SHARE),
+	K("os.fragmentation.seed", KT_U64, fragmentation.seed, CK_NONE),
+	KU("os.extfrag_threshold", extfrag_threshold),
 
 	K("seed", KT_U64, seed, CK_NONE),
 };
@@ -247,6 +267,30 @@ void config_defaults(struct sim_config *c)
 	/* Documented default: 4096 bytes at one 16-byte store per cycle (Nehalem's
 	 * store width) = 256 cycles per 4 KiB page cleared. */
 	c->cost.clear_page = 256;
+	/* documented defaults: a copy reads and writes 4 KiB, twice a clear's stores */
+	c->cost.copy_page = 512;
+	/* documented default: one page examined (a struct page read) per scanner step */
+	c->cost.compact_scan = 10;
+	/* documented default: an INVLPG plus the shootdown bookkeeping, ~ a DRAM access */
+	c->cost.flush = 200;
+	/* Linux 6.x defaults, reference §1a: enabled=always (upstream Kconfig default,
+	 * b1f202060afe), defrag=madvise (444eb2a449ef, 4.6), use_zero_page=1 */
+	c->thp.enabled = THP_ALWAYS;
+	c->thp.defrag = DEFRAG_MADVISE;
+	c->thp.use_zero_page = true;
+	/* khugepaged defaults, reference §1a ([KH] khugepaged_init) */
+	c->khugepaged.pages_to_scan = 4096;
+	c->khugepaged.scan_sleep_millisecs = 10000;
+	c->khugepaged.alloc_sleep_millisecs = 60000;
+	c->khugepaged.max_ptes_none = 511;
+	c->khugepaged.max_ptes_swap = 64;
+	c->khugepaged.max_ptes_shared = 256;
+	c->khugepaged.defrag = true;
+	/* no pinned pages at start; seed for their placement */
+	c->fragmentation.unmovable = 0.0;
+	c->fragmentation.seed = 1;
+	/* /proc/sys/vm/extfrag_threshold default 500 (reference §5, [LIVE]) */
+	c->extfrag_threshold = 500;
 
 	c->seed = 1;
 }
@@ -497,6 +541,8 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 			return snprintf(why, n, "not a finite number"), -1;
 		if (k->check == CK_CPI && d < 0)
 			return snprintf(why, n, "%g is negative", d), -1;
+		if (k->check == CK_SHARE && !(d >= 0 && d <= 1))
+			return snprintf(why, n, "%g is not a share between 0 and 1", d), -1;
 		return 0;
 	}
 	if (k->type == KT_STR) {
@@ -513,6 +559,7 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 	switch (k->check) {
 	case CK_NONE:
 	case CK_CPI:
+	case CK_SHARE:
 		return 0;
 	case CK_NONZERO:
 		if (!v)

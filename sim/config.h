@@ -51,8 +51,38 @@ struct cache_cfg {
 
 /* Costs charged to the application, in cycles (documented defaults in config.c). */
 struct cost_cfg {
-	cycles_t fault;       /* entry, handling and return of one page fault */
-	cycles_t clear_page;  /* zeroing one 4 KiB page */
+	cycles_t fault;        /* entry, handling and return of one page fault */
+	cycles_t clear_page;   /* zeroing one 4 KiB page */
+	cycles_t copy_page;    /* copying one 4 KiB page (collapse, migration) */
+	cycles_t compact_scan; /* examining one page in a compaction scanner */
+	cycles_t flush;        /* one TLB shootdown (INVLPG or full flush) */
+};
+
+/* /sys/kernel/mm/transparent_hugepage/enabled and defrag (reference §1a, §1b). */
+enum thp_enabled { THP_ALWAYS, THP_MADVISE, THP_NEVER, THP_ENABLED_NR };
+extern const char *const thp_enabled_name[THP_ENABLED_NR];
+enum thp_defrag { DEFRAG_ALWAYS, DEFRAG_DEFER, DEFRAG_DEFER_MADVISE, DEFRAG_MADVISE, DEFRAG_NEVER,
+		  THP_DEFRAG_NR };
+extern const char *const thp_defrag_name[THP_DEFRAG_NR];
+
+struct thp_cfg {
+	enum thp_enabled enabled;
+	enum thp_defrag defrag;
+	bool use_zero_page;
+};
+
+/* /sys/kernel/mm/transparent_hugepage/khugepaged/ (reference §1a, §4). */
+struct khugepaged_cfg {
+	unsigned pages_to_scan;
+	unsigned scan_sleep_millisecs;
+	unsigned alloc_sleep_millisecs;
+	unsigned max_ptes_none, max_ptes_swap, max_ptes_shared;
+	bool defrag;
+};
+
+struct fragmentation_cfg {
+	double unmovable; /* share of pageblocks holding a pinned unmovable page at start */
+	uint64_t seed;
 };
 
 /* The rule that maps addresses outside every VMA (see README, "Implicit mappings"). */
@@ -94,6 +124,10 @@ struct sim_config {
 	unsigned hugetlb_pages; /* os.hugetlbfs.pages: 2M pool; 0 = surplus on demand */
 	struct implicit_cfg implicit;
 	struct cost_cfg cost;
+	struct thp_cfg thp;
+	struct khugepaged_cfg khugepaged;
+	struct fragmentation_cfg fragmentation;
+	unsigned extfrag_threshold; /* /proc/sys/vm/extfrag_threshold */
 
 	uint64_t seed; /* seed: random replacement and anything else stochastic */
 };

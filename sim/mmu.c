@@ -96,20 +96,22 @@ static bool walk(struct sim *s, vaddr_t va, bool write, enum page_size *ps, pfn_
 	}
 	pt_walk(&s->pt, va, write, start_level, table, &p);
 	walk_account(s, va, &p, 0);
-	if (!p.present) {
+	/* not present, or a write to a read-only leaf (the zero page): fault, resume */
+	for (int tries = 0; !p.present || (write && !(p.entry[p.nr - 1] & PTE_RW)); tries++) {
 		unsigned stop = p.level[p.nr - 1];
 		struct pt_path q;
 
-		if (sim_fault(s, va, write))
+		BUG_ON(tries > 2);
+		if (p.present ? sim_wp_fault(s, va) : sim_fault(s, va, write))
 			return false;
 		/* resume: re-read the entry that was not present, now filled in */
-		pt_walk(&s->pt, va, write, stop, pt_table_at(&s->pt, va, stop), &q);
-		BUG_ON(!q.present);
+		stop = stop < s->pt.levels && !pt_table_at(&s->pt, va, stop) ? s->pt.levels : stop;
+		pt_walk(&s->pt, va, write, stop, stop == s->pt.levels ? NULL : pt_table_at(&s->pt, va, stop), &q);
 		walk_account(s, va, &q, 0);
 		p = q;
 	}
 	*ps = p.ps;
-	*pfn = p.pfn;
+	*pfn = p.pfn | (p.entry[p.nr - 1] & PTE_RW ? 0 : TLB_RO);
 	return true;
 }
 
@@ -131,12 +133,18 @@ void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
 			ps = (enum page_size)i;
 			pfn = a->payload[e];
 			s->st.l1[side].hits[ps]++;
+			if (unlikely(write && (pfn & TLB_RO)))
+				goto wp;
 			goto done;
 		}
 	}
 	s->st.cyc_translation += s->cfg.lat_l1 + s->cfg.lat_stlb;
 	if (t->nr_stlb && tlb_stlb_lookup(t, va, &ps, &pfn)) {
 		s->st.stlb.hits++;
+		if (unlikely(write && (pfn & TLB_RO))) {
+			s->st.l1[side].misses[ps]++;
+			goto wp;
+		}
 	} else {
 		if (t->nr_stlb)
 			s->st.stlb.misses++;
@@ -154,8 +162,17 @@ done:
 
 		mmu_memo_set(s, side, t->l1[side][ps].ways ? vpn : VPN_NONE, ps, pfn4k);
 		if (unlikely(s->data_refs) && side == SIDE_D)
-			mmu_data_access(s, va, pfn4k);
+			mmu_data_access(s, va, pfn4k & ~TLB_RO);
 	}
+	return;
+wp:
+	/*
+	 * A store hit a read-only translation (the huge or 4K zero page): #PF, the
+	 * kernel breaks COW and flushes the page, the store restarts and misses.
+	 */
+	if (sim_wp_fault(s, va))
+		return;
+	mmu_access_slow(s, va, side, write);
 }
 
 static void pwc_flush(struct sim *s)

@@ -38,23 +38,24 @@ static inline void mmu_access(struct sim *s, vaddr_t va, enum tlb_side side, boo
 	struct tlb_array *a;
 	unsigned set, i;
 
-	if (likely(vpn == s->last_vpn[side])) {
+	/* @write is a constant at every call site: loads pay nothing for the RO test */
+	if (likely(vpn == s->last_vpn[side]) && !(write && (s->last_pfn[side] & TLB_RO))) {
 		s->memo_hits[side]++;
 		if (unlikely(s->data_refs) && side == SIDE_D)
-			mmu_data_access(s, va, s->last_pfn[side]);
+			mmu_data_access(s, va, s->last_pfn[side] & ~TLB_RO);
 		return;
 	}
 	a = &s->tlb.l1[side][PS_4K];
 	if (likely(a->ways)) {
 		set = tlb_set_of(a, vpn);
 		i = set * a->ways + a->mru[set];
-		if (likely(a->tag[i] == vpn)) {
+		if (likely(a->tag[i] == vpn) && !(write && (a->payload[i] & TLB_RO))) {
 			if (a->policy == REPL_LRU)
 				a->stamp[i] = ++a->clock; /* MRU again: PLRU/FIFO/random unchanged */
 			mmu_memo_set(s, side, vpn, PS_4K, a->payload[i]);
 			s->st.l1[side].hits[PS_4K]++;
 			if (unlikely(s->data_refs) && side == SIDE_D)
-				mmu_data_access(s, va, a->payload[i]);
+				mmu_data_access(s, va, a->payload[i] & ~TLB_RO);
 			return;
 		}
 	}

@@ -55,13 +55,20 @@ static inline unsigned size_level(enum page_size ps)
 	return ps == PS_4K ? 1 : ps == PS_2M ? 2 : 3;
 }
 
+static struct pt_node *node_new_at(struct pagetable *pt, unsigned level, pfn_t pfn);
+
 static struct pt_node *node_new(struct pagetable *pt, unsigned level)
 {
-	struct pt_node *n;
 	pfn_t pfn = pt->ops.alloc(pt->ops.ctx);
 
-	if (pfn == PFN_NONE)
-		return NULL;
+	return pfn == PFN_NONE ? NULL : node_new_at(pt, level, pfn);
+}
+
+/* A node in frame @pfn (already the caller's); the frame is freed if host memory runs out. */
+static struct pt_node *node_new_at(struct pagetable *pt, unsigned level, pfn_t pfn)
+{
+	struct pt_node *n;
+
 	n = calloc(1, sizeof(*n));
 	if (n && level >= 2)
 		n->child = calloc(PT_ENTRIES, sizeof(*n->child));
@@ -198,6 +205,80 @@ int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool 
 	return 0;
 }
 
+/* The node holding the entry for @va at @level (which must exist). */
+static struct pt_node *node_at(struct pagetable *pt, vaddr_t va, unsigned level)
+{
+	struct pt_node *n = pt->root;
+
+	for (unsigned l = pt->levels; l > level; l--) {
+		unsigned i = pt_index(va, l);
+
+		BUG_ON(!(n->e[i] & PTE_P) || is_leaf(n->e[i], l));
+		n = n->child[i];
+	}
+	return n;
+}
+
+void pt_split_pmd(struct pagetable *pt, vaddr_t va, pfn_t table_pfn, pfn_t zero_pfn)
+{
+	struct pt_node *pd = node_at(pt, va, 2), *t;
+	unsigned i = pt_index(va, 2);
+	uint64_t e = pd->e[i];
+	uint64_t keep = e & (PTE_RW | PTE_A | PTE_D | PTE_US);
+
+	BUG_ON(!(e & PTE_P) || !(e & PTE_PS));
+	t = node_new_at(pt, 1, table_pfn);
+	BUG_ON(!t); /* host OOM: nothing sensible to do mid-split */
+	for (unsigned k = 0; k < PT_ENTRIES; k++) {
+		if (zero_pfn != PFN_NONE)
+			t->e[k] = (uint64_t)zero_pfn << PAGE_SHIFT | PTE_P | PTE_US | (e & PTE_A);
+		else
+			t->e[k] = (uint64_t)(pte_pfn(e) + k) << PAGE_SHIFT | PTE_P | keep;
+	}
+	t->used = PT_ENTRIES;
+	pd->child[i] = t;
+	pd->e[i] = (uint64_t)table_pfn << PAGE_SHIFT | PT_TABLE_FLAGS | PTE_A;
+	pt->nr_leaves[PS_2M]--;
+	pt->nr_leaves[PS_4K] += PT_ENTRIES;
+}
+
+pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable,
+		      void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry),
+		      void *ctx)
+{
+	struct pt_node *pd = node_at(pt, va, 2), *t;
+	unsigned i = pt_index(va, 2);
+	vaddr_t base = va & ~(PMD_SIZE - 1);
+	pfn_t table;
+
+	BUG_ON(!(pd->e[i] & PTE_P) || (pd->e[i] & PTE_PS));
+	t = pd->child[i];
+	for (unsigned k = 0; k < PT_ENTRIES; k++)
+		if (t->e[k] & PTE_P) {
+			if (fn)
+				fn(ctx, base + ((vaddr_t)k << PAGE_SHIFT), PS_4K, pte_pfn(t->e[k]), t->e[k]);
+			pt->nr_leaves[PS_4K]--;
+		}
+	table = t->pfn;
+	free(t->child);
+	free(t);
+	pt->nr_tables--;
+	pd->child[i] = NULL;
+	pd->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_PS | PTE_A |
+		   (writable ? PTE_RW : 0);
+	pt->nr_leaves[PS_2M]++;
+	return table;
+}
+
+void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
+{
+	struct pt_node *t = node_at(pt, va, 1);
+	unsigned i = pt_index(va, 1);
+
+	BUG_ON(!(t->e[i] & PTE_P));
+	t->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_A | (writable ? PTE_RW | PTE_D : 0);
+}
+
 bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t *pfn,
 	       uint64_t *entry)
 {
@@ -293,7 +374,7 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 }
 
 static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vaddr_t end,
-			    bool writable)
+			    bool writable, pfn_t ro_a, pfn_t ro_b)
 {
 	uint64_t step = 1ULL << level_shift(n->level), changed = 0;
 
@@ -304,22 +385,24 @@ static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vadd
 		if (hi <= start || lo >= end || !(e & PTE_P))
 			continue;
 		if (is_leaf(e, n->level)) {
-			uint64_t ne = writable ? (e | PTE_RW) : (e & ~PTE_RW);
+			bool w = writable && pte_pfn(e) != ro_a && pte_pfn(e) != ro_b;
+			uint64_t ne = w ? (e | PTE_RW) : (e & ~PTE_RW);
 
 			if (lo < start || hi > end)
 				continue;
 			changed += ne != e;
 			n->e[i] = ne;
 		} else {
-			changed += protect_rec(n->child[i], lo, start, end, writable);
+			changed += protect_rec(n->child[i], lo, start, end, writable, ro_a, ro_b);
 		}
 	}
 	return changed;
 }
 
-uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable)
+uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
+			  pfn_t ro_a, pfn_t ro_b)
 {
-	return end > start ? protect_rec(pt->root, 0, start, end, writable) : 0;
+	return end > start ? protect_rec(pt->root, 0, start, end, writable, ro_a, ro_b) : 0;
 }
 
 static void leaves_rec(const struct pt_node *n, vaddr_t base,

@@ -88,6 +88,26 @@ pfn_t pt_node_pfn(const struct pt_node *n);
  */
 int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool writable);
 
+/*
+ * __split_huge_pmd(): replace the 2M leaf covering @va by a PT table in frame
+ * @table_pfn (the deposited one) whose 512 PTEs map @pfn + i, or all map
+ * @zero_pfn when it is not PFN_NONE (the huge zero page becomes zero PTEs,
+ * read-only). R/W, A and D carry over. The leaf must exist.
+ */
+void pt_split_pmd(struct pagetable *pt, vaddr_t va, pfn_t table_pfn, pfn_t zero_pfn);
+
+/*
+ * collapse_huge_page()'s page-table part: the PT table under the 2M slot of @va is
+ * removed and a 2M leaf mapping @pfn installed; @fn sees each PTE it held. Returns
+ * the table's frame, which the caller deposits (it is not freed).
+ */
+pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable,
+		      void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry),
+		      void *ctx);
+
+/* Re-point the present 4K leaf at @va to @pfn with @writable (COW). */
+void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable);
+
 /* Look @va up without side effects. true if mapped; sets *ps, *pfn, *entry. */
 bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t *pfn,
 	       uint64_t *entry);
@@ -107,8 +127,13 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 				   uint64_t entry),
 			void *ctx);
 
-/* Set or clear R/W on every leaf in [@start, @end). Returns the leaves changed. */
-uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable);
+/*
+ * Set or clear R/W on every leaf in [@start, @end), except that leaves mapping
+ * @ro_a or @ro_b (the zero pages; PFN_NONE for none) never become writable.
+ * Returns the leaves changed.
+ */
+uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
+			  pfn_t ro_a, pfn_t ro_b);
 
 /* Visit every leaf in address order. */
 void pt_for_each_leaf(const struct pagetable *pt,

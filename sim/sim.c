@@ -36,9 +36,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "khugepaged.h"
 #include "mmu.h"
 #include "sim.h"
+#include "thp.h"
 
 /* arch/x86/mm/tlb.c: tlb_single_page_flush_ceiling */
 #define TLB_SINGLE_PAGE_FLUSH_CEILING 33
@@ -83,9 +86,15 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
 	    hugetlb_pool_init(&s->hugetlb, &s->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
 		goto oom;
-	if (cfg->mode == MODE_THP)
-		return err_set(e, "os.mode", 0, 0,
-			       "thp: the transparent-huge-page model is not built yet (issue 3); use base or hugetlbfs");
+	s->rmap = mmap(NULL, s->buddy.nr_pages * sizeof(*s->rmap), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->rmap == MAP_FAILED) {
+		s->rmap = NULL;
+		goto oom;
+	}
+	if (thp_init(s))
+		goto oom;
+	khugepaged_init(s);
 	return 0;
 oom:
 	return err_set(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
@@ -100,6 +109,9 @@ void sim_destroy(struct sim *s)
 		pt_destroy(&s->pt);
 	}
 	hugetlb_pool_destroy(&s->hugetlb, &s->buddy);
+	thp_destroy(s);
+	if (s->rmap)
+		munmap(s->rmap, s->buddy.nr_pages * sizeof(*s->rmap));
 	for (int i = 0; i < PWC_NR; i++)
 		tlb_array_free(&s->pwc[i]);
 	tlb_free(&s->tlb);
@@ -166,6 +178,12 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	}
 	s->st.pgfault++;
 	s->st.cyc_fault += s->cfg.cost.fault;
+	if (s->cfg.mode == MODE_THP && !(v->flags & VM_HUGETLB)) {
+		int r = thp_fault(s, v, va, write);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
 	if (hugetlb_backed(s, v)) {
 		vaddr_t h = va & ~(PMD_SIZE - 1);
 
@@ -189,6 +207,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 		buddy_free(&s->buddy, pfn, 0);
 		goto oom;
 	}
+	sim_rmap_set(s, pfn, va & ~(PAGE_SIZE - 1));
 	s->st.nr_anon_pages++;
 	s->st.cyc_fault += s->cfg.cost.clear_page;
 	return 0;
@@ -198,30 +217,65 @@ oom:
 		    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
 }
 
+int sim_wp_fault(struct sim *s, vaddr_t va)
+{
+	enum page_size ps;
+	pfn_t pfn, np;
+	struct vma *v = vma_find(&s->vmas, va);
+	vaddr_t p = va & ~(PAGE_SIZE - 1);
+
+	s->st.pgfault++;
+	s->st.cyc_fault += s->cfg.cost.fault;
+	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
+		return fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);
+	if (ps == PS_2M && pfn == s->thp.huge_zero_pfn) {
+		/* do_huge_pmd_wp_page(): split the zero PMD, then the 4K COW below */
+		thp_split_pmd_at(s, va);
+		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
+	}
+	if (ps == PS_4K && pfn == s->thp.zero_pfn) {
+		/* wp_page_copy() from the zero page: a fresh zeroed page */
+		np = buddy_alloc(&s->buddy, 0);
+		if (np == PFN_NONE)
+			return fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
+				    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
+		sim_rmap_set(s, np, p);
+		s->thp.nr_zero_ptes--;
+		s->st.nr_anon_pages++;
+		s->st.cyc_fault += s->cfg.cost.clear_page;
+	} else {
+		/* a read-only leaf of a writable page: make it writable (spurious fault) */
+		pt_protect_range(&s->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
+				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,
+				 PFN_NONE, PFN_NONE);
+	}
+	sim_shootdown(s, p, p + PAGE_SIZE, 1);
+	return 0;
+}
+
+bool sim_compact(struct sim *s, unsigned order)
+{
+	(void)s;
+	(void)order;
+	return false;
+}
+
 /* --- unmapping and invalidation ----------------------------------------- */
 
 static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
-	struct sim *s = ctx;
-
-	(void)va;
 	(void)entry;
-	if (ps == PS_4K) {
-		buddy_free(&s->buddy, pfn, 0);
-		s->st.nr_anon_pages--;
-	} else if (ps == PS_2M) {
-		hugetlb_free(&s->hugetlb, &s->buddy, pfn);
-		s->st.nr_hugetlb_pages--;
-	} else {
-		BUG_ON(1); /* no 1G mappings are made yet */
-	}
+	BUG_ON(ps == PS_1G); /* no 1G mappings are made yet */
+	thp_unmap_leaf(ctx, va, ps, pfn);
 }
 
 /* Shoot down [start, end) after @pages leaves changed: INVLPGs or a full flush. */
-static void shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
+void sim_shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
 {
 	if (!pages)
 		return;
+	s->st.cyc_fault += s->cfg.cost.flush;
 	if (pages > TLB_SINGLE_PAGE_FLUSH_CEILING) {
 		mmu_flush_all(s);
 		s->st.tlb_invalidations++;
@@ -231,15 +285,28 @@ static void shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
 	}
 }
 
-/* Widen [*start, *end) to whole 2M pages where a huge leaf straddles an edge. */
+/*
+ * A 2M leaf straddling an edge of [*start, *end): a THP or huge zero PMD is split
+ * (vma_adjust_trans_huge(), zap_pmd_range()); a hugetlbfs page widens the range
+ * to the whole page (see the header).
+ */
 static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
 {
 	enum page_size ps;
+	pfn_t pfn;
 
-	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, NULL, NULL) && ps == PS_2M)
-		*start &= ~(PMD_SIZE - 1);
-	if (*end & (PMD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, NULL, NULL) && ps == PS_2M)
-		*end = (*end + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_2M) {
+		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
+			thp_split_pmd_at(s, *start);
+		else
+			*start &= ~(PMD_SIZE - 1);
+	}
+	if (*end & (PMD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_2M) {
+		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
+			thp_split_pmd_at(s, *end - 1);
+		else
+			*end = (*end + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	}
 }
 
 /* zap_page_range(): unmap the pages of [start, end), free their frames, shoot down. */
@@ -249,7 +316,7 @@ static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_table
 
 	widen_to_huge(s, &start, &end);
 	n = pt_unmap_range(&s->pt, start, end, free_tables, unmap_leaf, s);
-	shootdown(s, start, end, n);
+	sim_shootdown(s, start, end, n);
 }
 
 /* --- events ------------------------------------------------------------- */
@@ -338,6 +405,9 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		return 0;
 	}
 	/* moved: take the leaves of the kept part, drop the rest, map them at nw */
+	if ((nw - old) & (PMD_SIZE - 1))
+		for (vaddr_t a = old & ~(PMD_SIZE - 1); a < old + keep; a += PMD_SIZE)
+			thp_split_pmd_at(s, a); /* a THP cannot move to a misaligned place whole */
 	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
 	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, true, collect_leaf, &mc);
 	if (mc.oom)
@@ -356,6 +426,16 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		}
 		if (pt_map(&s->pt, to, mc.m[i].ps, mc.m[i].pfn, mc.m[i].entry & PTE_RW)) {
 			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+			free(mc.m);
+			goto oom;
+		}
+		if (mc.m[i].ps == PS_4K)
+			sim_rmap_set(s, mc.m[i].pfn, to);
+		else if (thp_is_folio(s, mc.m[i].pfn))
+			s->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
+		if (mc.m[i].ps == PS_2M &&
+		    (mc.m[i].pfn == s->thp.huge_zero_pfn || thp_is_folio(s, mc.m[i].pfn)) &&
+		    thp_deposit(s, to, thp_withdraw(s, mc.m[i].va))) {
 			free(mc.m);
 			goto oom;
 		}
@@ -401,8 +481,9 @@ int sim_event(struct sim *s, const struct os_event *ev)
 		widen_to_huge(s, &start, &end);
 		if (start != (ev->addr & ~(PAGE_SIZE - 1)) || end != ev->addr + page_align(ev->len))
 			zap_range(s, start, end, false); /* partial huge page: see the header */
-		n = pt_protect_range(&s->pt, start, end, set & VM_WRITE);
-		shootdown(s, start, end, n);
+		n = pt_protect_range(&s->pt, start, end, set & VM_WRITE, s->thp.zero_pfn,
+				     s->thp.huge_zero_pfn);
+		sim_shootdown(s, start, end, n);
 		return vma_change_flags(&s->vmas, start, end, set, (VM_READ | VM_WRITE | VM_EXEC) & ~set);
 	}
 	case EV_MADVISE:
@@ -411,9 +492,18 @@ int sim_event(struct sim *s, const struct os_event *ev)
 			zap_range(s, start, end, false);
 			return 0;
 		case MADV_HUGEPAGE_:
+			if (s->cfg.mode == MODE_THP)
+				thp_register(s); /* khugepaged_enter_vma() */
 			return vma_change_flags(&s->vmas, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
 		case MADV_NOHUGEPAGE_:
 			return vma_change_flags(&s->vmas, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+		case MADV_COLLAPSE_:
+			/* madvise_collapse(): synchronous, ignores max_ptes_* and young */
+			if (s->cfg.mode == MODE_THP)
+				for (vaddr_t h = (start + PMD_SIZE - 1) & ~(PMD_SIZE - 1); h + PMD_SIZE <= end;
+				     h += PMD_SIZE)
+					khugepaged_scan_pmd(s, h, true);
+			return s->failed ? -1 : 0;
 		default:
 			return 0; /* advice that changes no mapping in this model */
 		}
@@ -502,7 +592,26 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 		}
 	}
 	s->rec_no += b->n;
+	/* background work due by simulated time: one test per batch */
+	if (unlikely(s->thp.mm_registered) && sim_now(s) >= s->khugepaged.next_wake) {
+		cycles_t now = sim_now(s);
+
+		while (now >= s->khugepaged.next_wake && !s->failed)
+			khugepaged_do_scan(s);
+		if (s->failed) {
+			*e = s->err;
+			return -1;
+		}
+	}
 	return 0;
+}
+
+cycles_t sim_now(const struct sim *s)
+{
+	uint64_t insns = s->nrec[R_IFETCH] + s->st.instructions;
+
+	return (cycles_t)((double)insns * s->cfg.cpi) + s->st.cyc_translation + s->st.walk_cycles +
+	       s->st.cyc_fault + s->st.cyc_data + s->st.cyc_compaction;
 }
 
 /* --- the end of a run --------------------------------------------------- */
@@ -525,16 +634,17 @@ void sim_finish(struct sim *s)
 			l1_misses += st->l1[side].misses[ps];
 		}
 	}
-	st->nr_anon_transparent_hugepages = 0;
-	st->huge_bytes = s->pt.nr_leaves[PS_2M] * PMD_SIZE + s->pt.nr_leaves[PS_1G] * PUD_SIZE;
-	st->rss_bytes = s->pt.nr_leaves[PS_4K] * PAGE_SIZE + st->huge_bytes;
+	/* the zero pages are not resident memory of the process */
+	st->huge_bytes = (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE;
+	st->rss_bytes = st->nr_anon_pages * PAGE_SIZE + st->huge_bytes;
 	st->huge_coverage = st->rss_bytes ? (double)st->huge_bytes / (double)st->rss_bytes : 0.0;
 	st->free_pages = s->buddy.nr_free_pages;
 	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
 	st->cyc_instructions = (cycles_t)((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;
-	st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data;
+	st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data +
+			st->cyc_compaction;
 	(void)l1_misses;
 }
 
@@ -544,6 +654,7 @@ struct inv_ctx {
 	struct sim *s;
 	uint8_t *owned; /* frames reached from the page table */
 	enum page_size ps;
+	uint64_t thp_pmds, subpages;
 };
 
 static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
@@ -560,12 +671,36 @@ static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
 static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct inv_ctx *c = ctx;
+	struct sim *s = c->s;
 	unsigned order = 0;
 
-	(void)entry;
-	BUG_ON(!vma_find(&c->s->vmas, va));
-	BUG_ON(!buddy_is_allocated(&c->s->buddy, pfn, &order));
+	BUG_ON(!vma_find(&s->vmas, va));
+	if ((ps == PS_4K && pfn == s->thp.zero_pfn) || (ps == PS_2M && pfn == s->thp.huge_zero_pfn)) {
+		BUG_ON(entry & PTE_RW); /* the zero pages are shared and never writable */
+		return;
+	}
+	if (thp_is_folio(s, pfn)) {
+		pfn_t head = pfn & ~(HPAGE_PMD_NR - 1);
+		const struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+		unsigned i = (unsigned)(pfn - head);
+
+		BUG_ON(!buddy_is_allocated(&s->buddy, head, &order) || order != HPAGE_PMD_ORDER);
+		if (ps == PS_2M) {
+			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
+			c->thp_pmds++;
+			own(c, pfn, HPAGE_PMD_NR);
+		} else {
+			BUG_ON(f->flags & FOLIO_PMD_MAPPED);
+			BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
+			c->subpages++;
+			own(c, pfn, 1);
+		}
+		return;
+	}
+	BUG_ON(!buddy_is_allocated(&s->buddy, pfn, &order));
 	BUG_ON(order != (ps == PS_4K ? 0 : ps == PS_2M ? HPAGE_PMD_ORDER : HPAGE_PUD_ORDER));
+	if (ps == PS_4K)
+		BUG_ON(s->rmap[pfn] != va + 1); /* the reverse map compaction relies on */
 	own(c, pfn, 1UL << order);
 }
 
@@ -590,7 +725,7 @@ static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
 		key >>= 2;
 	}
 	BUG_ON(!pt_lookup(&c->s->pt, key << page_shift_of(ps), &got, &pfn, NULL));
-	BUG_ON(got != ps || pfn != payload);
+	BUG_ON(got != ps || pfn != (payload & ~TLB_RO));
 }
 
 struct pwc_ctx {
@@ -607,7 +742,8 @@ static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
 
 void sim_check_invariants(struct sim *s)
 {
-	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), PS_4K };
+	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), PS_4K, 0, 0 };
+	uint64_t folios_mapped = 0;
 	static const unsigned shift[PWC_NR] = { 48, 39, 30, 21 }, level[PWC_NR] = { 4, 3, 2, 1 };
 
 	BUG_ON(!c.owned);
@@ -616,9 +752,21 @@ void sim_check_invariants(struct sim *s)
 	vma_check_invariants(&s->vmas);
 	pt_for_each_leaf(&s->pt, inv_leaf, &c);
 	pt_for_each_table(&s->pt, inv_table, &c);
-	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages);
-	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages);
-	BUG_ON(s->pt.nr_tables != s->st.nr_page_table_pages);
+	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages + s->thp.nr_zero_ptes);
+	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages + s->thp.nr_zero_pmds +
+					     s->st.nr_anon_transparent_hugepages);
+	BUG_ON(c.thp_pmds != s->st.nr_anon_transparent_hugepages);
+	/* a deposited table per THP or zero PMD, counted as a page-table page */
+	BUG_ON(s->pt.nr_tables + s->thp.dep_n != s->st.nr_page_table_pages);
+	BUG_ON(s->thp.dep_n != s->thp.nr_zero_pmds + s->st.nr_anon_transparent_hugepages);
+	for (size_t i = 0; i < s->thp.dep_cap; i++)
+		if (s->thp.dep_key[i])
+			own(&c, s->thp.dep_val[i], 1);
+	/* every PTE-mapped subpage is in its folio's map, and nothing else is */
+	for (pfn_t f = 0; s->thp.folio && f < s->buddy.nr_pages >> HPAGE_PMD_ORDER; f++)
+		if ((s->thp.folio[f].flags & FOLIO_THP) && !(s->thp.folio[f].flags & FOLIO_PMD_MAPPED))
+			folios_mapped += s->thp.folio[f].nr_mapped;
+	BUG_ON(folios_mapped != c.subpages);
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
 			tlb_array_check_invariants(&s->tlb.l1[side][ps]);

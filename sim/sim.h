@@ -11,10 +11,12 @@
 #include "config.h"
 #include "err.h"
 #include "hugetlbfs.h"
+#include "khugepaged.h"
 #include "pagetable.h"
 #include "stats.h"
 #include "tlb.h"
 #include "trace.h"
+#include "thp.h"
 #include "vma.h"
 
 #define VPN_NONE UINT64_MAX
@@ -38,6 +40,9 @@ struct sim {
 	struct pagetable pt;
 	struct vma_set vmas;
 	struct hugetlb_pool hugetlb;
+	struct thp_state thp;
+	struct khugepaged khugepaged;
+	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
 	const char *trace_name; /* for messages */
@@ -65,6 +70,27 @@ void sim_check_invariants(struct sim *s);
 
 /* The OS side, called by mmu.c on a walk that found no present entry. 0 or -1. */
 int sim_fault(struct sim *s, vaddr_t va, bool write);
+
+/*
+ * A store met a read-only translation of @va (a zero page): break COW, flush the
+ * page's translations. 0 or -1 with s->err.
+ */
+int sim_wp_fault(struct sim *s, vaddr_t va);
+
+/* Shoot down [start, end) after @pages leaves changed (INVLPGs or a full flush). */
+void sim_shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages);
+
+/* Record that frame @pfn is mapped at @va by a 4K PTE (the reverse map). */
+static inline void sim_rmap_set(struct sim *s, pfn_t pfn, vaddr_t va)
+{
+	s->rmap[pfn] = va + 1;
+}
+
+/* Simulated time so far, in cycles (what khugepaged's sleeps are measured in). */
+cycles_t sim_now(const struct sim *s);
+
+/* Direct compaction for an order-@order allocation; true if it made one possible. */
+bool sim_compact(struct sim *s, unsigned order);
 
 /* Apply one OS event. 0 or -1 with s->err. */
 int sim_event(struct sim *s, const struct os_event *ev);

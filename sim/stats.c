@@ -100,8 +100,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "total", (json_int_t)s->cyc_total,
 		      "instructions", (json_int_t)s->cyc_instructions, "translation",
 		      (json_int_t)s->cyc_translation, "walk", (json_int_t)s->walk_cycles, "fault",
-		      (json_int_t)s->cyc_fault, "compaction", (json_int_t)0, "khugepaged",
-		      (json_int_t)0, "data", (json_int_t)s->cyc_data);
+		      (json_int_t)s->cyc_fault, "compaction", (json_int_t)s->cyc_compaction, "khugepaged",
+		      (json_int_t)s->cyc_khugepaged, "data", (json_int_t)s->cyc_data);
 	json_object_set_new(root, "cycles", o);
 	return root;
 }

@@ -44,6 +44,8 @@ struct stats {
 	int fragmentation_index_order9;
 	/* cycles */
 	cycles_t cyc_total, cyc_instructions, cyc_translation, cyc_fault, cyc_data;
+	cycles_t cyc_compaction, cyc_khugepaged; /* compaction: the app's stall; khugepaged: its own CPU */
+	uint64_t compact_migrated;
 	double cpi;
 	/* run */
 	double wall_seconds;

@@ -16,6 +16,8 @@
 #include "types.h"
 
 #define TLB_KEY_NONE UINT64_MAX
+/* In a translation's payload (its frame number): the page is mapped read-only. */
+#define TLB_RO (1ULL << 63)
 
 struct tlb_array {
 	/* hot */

@@ -60,13 +60,13 @@ if [ -s "$T/g3.json" ] && ! cmp -s <(strip <"$T/g1.json") <(strip <"$T/g3.json")
 # --- golden reports of the tiny committed traces ------------------------------------
 for g in tests/golden/*.lackey; do
 	want="${g%.lackey}.json"
-	$MMUSIM run -c configs/nehalem.yaml "$g" --modes base,hugetlbfs --json - 2>"$T/err" | strip >"$T/got.json"
+	$MMUSIM run -c configs/nehalem.yaml "$g" --modes base,hugetlbfs,thp --json - 2>"$T/err" | strip >"$T/got.json"
 	if [ ! -s "$want" ]; then bad "missing golden $want (make golden-update)"; continue; fi
 	if diff -u "$want" "$T/got.json" >"$T/diff"; then ok; else bad "golden $g"; head -40 "$T/diff"; fi
 done
 
 # --- --modes, trace gen, trace info, config show -------------------------------------
-$MMUSIM run -w stream:size=4M,iterations=1 --modes base,hugetlbfs --json "$T/m.json" --quiet || bad "--modes"
+$MMUSIM run -w stream:size=4M,iterations=1 --modes base,hugetlbfs,thp --json "$T/m.json" --quiet || bad "--modes"
 grep -q '^  "hugetlbfs": {' "$T/m.json" && ok || bad "--modes JSON keyed by mode"
 check "$(awk '/"hugetlbfs": \{/ { h = 1 } h && /"nr_hugetlb_pages"/ { gsub(/,/, "", $2); print $2; exit }' "$T/m.json")" 6 \
 	"three 4 MiB STREAM arrays, 2M-aligned: 6 hugetlbfs pages"

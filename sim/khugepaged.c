@@ -1,0 +1,154 @@
+/*
+ * khugepaged.c - background collapse of PTE-mapped 2M ranges into THPs, after
+ * Linux 6.x mm/khugepaged.c (reference §4, [KH]): khugepaged_do_scan(),
+ * khugepaged_scan_mm_slot(), hpage_collapse_scan_pmd(), collapse_huge_page().
+ *
+ * Model: one mm (the traced process), registered by khugepaged_enter_vma() at an
+ * eligible fault or MADV_HUGEPAGE. Every scan_sleep_millisecs of simulated time
+ * (cycles / cpu.freq_mhz) a pass spends pages_to_scan units: an ineligible VMA
+ * costs 1, each 2M range 512 whatever its outcome; the pass ends when the budget
+ * is spent or the list head has been passed twice (each wrap is a full scan).
+ * A range collapses if its PMD points to a PTE table, none/zero PTEs <=
+ * max_ptes_none (else thp_scan_exceed_none_pte), at least one PTE is writable and
+ * one young. The collapse allocates order 9 (direct compaction if
+ * khugepaged/defrag), copies present pages and clears the rest, flushes the range,
+ * installs the PMD and deposits the old table. An allocation failure ends the pass
+ * and the next one waits alloc_sleep_millisecs.
+ *
+ * Costs: scanning and copying are khugepaged's own CPU (cycles.khugepaged: 512 x
+ * os.cost.compact_scan per range examined, os.cost.copy_page / clear_page per
+ * subpage); the application pays the TLB flush (os.cost.flush).
+ *
+ * Simplifications: no swap or shared PTEs yet (max_ptes_swap/shared never bind);
+ * mmap_lock contention, lru_add_drain and NUMA checks do not exist here.
+ */
+#include <string.h>
+
+#include "khugepaged.h"
+#include "mmu.h"
+#include "sim.h"
+#include "thp.h"
+
+static cycles_t ms_to_cycles(const struct sim *s, unsigned ms)
+{
+	return (cycles_t)ms * s->cfg.freq_mhz * 1000;
+}
+
+void khugepaged_init(struct sim *s)
+{
+	memset(&s->khugepaged, 0, sizeof(s->khugepaged));
+	s->khugepaged.next_wake = ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
+}
+
+/* hugepage_vma_revalidate()/thp_vma_allowable_order() in khugepaged context */
+static bool vma_eligible(const struct sim *s, const struct vma *v)
+{
+	return thp_vma_allowable(s, v) && (v->flags & VM_WRITE) == VM_WRITE;
+}
+
+static void free_old(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	(void)entry;
+	thp_unmap_leaf(ctx, va, ps, pfn);
+}
+
+enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_collapse)
+{
+	const struct khugepaged_cfg *k = &s->cfg.khugepaged;
+	unsigned none = 0, present = 0, writable = 0, young = 0;
+	struct vma *v = vma_find(&s->vmas, haddr);
+	enum page_size ps;
+	pfn_t pfn, table;
+	uint64_t e;
+
+	if (!v || haddr + PMD_SIZE > v->end || haddr < v->start)
+		return SCAN_VMA_CHECK;
+	if (pt_lookup(&s->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
+		return SCAN_PMD_MAPPED;
+	if (!pt_table_at(&s->pt, haddr, 1))
+		return SCAN_PMD_NONE;
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
+
+		if (!pt_lookup(&s->pt, a, &ps, &pfn, &e) || pfn == s->thp.zero_pfn) {
+			if (++none > k->max_ptes_none && !madv_collapse) {
+				s->st.thp_scan_exceed_none_pte++;
+				return SCAN_EXCEED_NONE_PTE;
+			}
+			continue;
+		}
+		present++;
+		writable += !!(e & PTE_RW);
+		young += !!(e & PTE_A);
+	}
+	if (!writable)
+		return SCAN_PAGE_RO;
+	if (!young && !madv_collapse)
+		return SCAN_LACK_REFERENCED_PAGE;
+	/* collapse_huge_page() */
+	pfn = thp_alloc_huge(s, madv_collapse || k->defrag);
+	if (pfn == PFN_NONE) {
+		s->st.thp_collapse_alloc_failed++;
+		return SCAN_ALLOC_HUGE_PAGE_FAIL;
+	}
+	s->st.thp_collapse_alloc++;
+	table = pt_collapse_pmd(&s->pt, haddr, pfn, v->flags & VM_WRITE, free_old, s);
+	if (thp_deposit(s, haddr, table)) {
+		s->failed = true;
+		err_set(&s->err, s->trace_name, 0, 0, "out of host memory in a collapse");
+		return SCAN_FAIL;
+	}
+	thp_folio_new(s, pfn, haddr);
+	/* pmdp_collapse_flush(): the application's TLB entries for the range go */
+	sim_shootdown(s, haddr, haddr + PMD_SIZE, 1);
+	s->st.cyc_khugepaged += present * s->cfg.cost.copy_page +
+				(HPAGE_PMD_NR - present) * s->cfg.cost.clear_page;
+	s->st.khugepaged_pages_collapsed++;
+	return SCAN_SUCCEED;
+}
+
+void khugepaged_do_scan(struct sim *s)
+{
+	struct khugepaged *kh = &s->khugepaged;
+	unsigned budget = s->cfg.khugepaged.pages_to_scan, progress = 0, passes = 0;
+
+	if (!s->thp.mm_registered || s->cfg.thp.enabled == THP_NEVER) {
+		kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
+		return;
+	}
+	while (progress < budget && passes < 2) {
+		struct vma *v = vma_find_next(&s->vmas, kh->address);
+		vaddr_t h;
+
+		if (!v) {
+			/* end of the mm: the slot is done, a full scan */
+			kh->address = 0;
+			s->st.khugepaged_full_scans++;
+			passes++;
+			progress++;
+			continue;
+		}
+		if (!vma_eligible(s, v)) {
+			kh->address = v->end;
+			progress++;
+			continue;
+		}
+		h = (kh->address > v->start ? kh->address : v->start);
+		h = (h + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+		if (h + PMD_SIZE > v->end) {
+			kh->address = v->end;
+			progress++;
+			continue;
+		}
+		progress += HPAGE_PMD_NR;
+		s->st.cyc_khugepaged += HPAGE_PMD_NR * s->cfg.cost.compact_scan;
+		kh->address = h + PMD_SIZE;
+		if (khugepaged_scan_pmd(s, h, false) == SCAN_ALLOC_HUGE_PAGE_FAIL) {
+			kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.alloc_sleep_millisecs);
+			return;
+		}
+		if (s->failed)
+			return;
+	}
+	kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
+}

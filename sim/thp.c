@@ -1,0 +1,430 @@
+/*
+ * thp.c - transparent huge pages, after Linux 6.x (about v6.11, the reference's
+ * [HM] commit): mm/huge_memory.c do_huge_pmd_anonymous_page(),
+ * __thp_vma_allowable_orders(), vma_thp_gfp_mask(), do_huge_pmd_wp_page(),
+ * __split_huge_pmd(), split_huge_page(), deferred_split_folio(), and the
+ * huge zero page (reference §2a, §3).
+ *
+ * Fault: a huge fault needs THP allowed for the VMA (enabled=always, or madvise
+ * with VM_HUGEPAGE; never VM_NOHUGEPAGE), the aligned 2M range inside the VMA and
+ * an empty PMD (no PTE table yet); otherwise it falls back silently. A read fault
+ * with use_zero_page maps the huge zero page read-only (allocated once:
+ * thp_zero_page_alloc). A write fault allocates order 9: with direct compaction
+ * when vma_thp_gfp_mask() allows direct reclaim (defrag always; defer+madvise and
+ * madvise for VM_HUGEPAGE VMAs); failure counts thp_fault_fallback and falls back
+ * to 4K. Success deposits a page table, zeroes 512 pages, maps the PMD:
+ * thp_fault_alloc.
+ *
+ * Splits: a store to the huge zero PMD splits it into 512 read-only PTEs of the
+ * 4K zero page, then breaks COW on one (thp_split_pmd). Any operation covering
+ * part of a THP's 2M range splits its PMD (thp_split_pmd); a partially unmapped
+ * THP joins the deferred split queue (thp_deferred_split_page) and is split by the
+ * shrinker under memory pressure (thp_split_page), freeing its unmapped subpages.
+ *
+ * Simplifications: one process (no fork, so no shared or COW THPs); no mTHP
+ * orders; no memcg (no charge failures); reclaim-side effects of
+ * __GFP_KSWAPD_RECLAIM (kswapd/kcompactd wake-ups) are not modelled, only their
+ * absence of stall; the 4K zero page is used only for split zero PMDs (a plain
+ * read fault on a 4K page allocates, keeping base mode comparable with
+ * DynamoRIO's counts).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmu.h"
+#include "sim.h"
+#include "thp.h"
+#include "vma.h"
+
+/* --- deposits: a small open-addressing map pmd index -> table frame -------- */
+
+static size_t dep_slot(const struct thp_state *t, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (t->dep_cap - 1);
+
+	while (t->dep_key[i] && t->dep_key[i] != key)
+		i = (i + 1) & (t->dep_cap - 1);
+	return i;
+}
+
+int thp_deposit(struct sim *s, vaddr_t va, pfn_t table)
+{
+	struct thp_state *t = &s->thp;
+	uint64_t key = (va >> PMD_SHIFT) + 1;
+	size_t i;
+
+	if ((t->dep_n + 1) * 2 > t->dep_cap) {
+		size_t cap = t->dep_cap ? t->dep_cap * 2 : 64;
+		struct thp_state n = { .dep_cap = cap };
+
+		n.dep_key = calloc(cap, sizeof(*n.dep_key));
+		n.dep_val = calloc(cap, sizeof(*n.dep_val));
+		if (!n.dep_key || !n.dep_val) {
+			free(n.dep_key);
+			free(n.dep_val);
+			return -1;
+		}
+		for (size_t j = 0; j < t->dep_cap; j++)
+			if (t->dep_key[j]) {
+				size_t k = dep_slot(&n, t->dep_key[j]);
+
+				n.dep_key[k] = t->dep_key[j];
+				n.dep_val[k] = t->dep_val[j];
+			}
+		free(t->dep_key);
+		free(t->dep_val);
+		t->dep_key = n.dep_key;
+		t->dep_val = n.dep_val;
+		t->dep_cap = cap;
+	}
+	i = dep_slot(t, key);
+	BUG_ON(t->dep_key[i]);
+	t->dep_key[i] = key;
+	t->dep_val[i] = table;
+	t->dep_n++;
+	return 0;
+}
+
+pfn_t thp_withdraw(struct sim *s, vaddr_t va)
+{
+	struct thp_state *t = &s->thp;
+	uint64_t key = (va >> PMD_SHIFT) + 1;
+	size_t i, j;
+	pfn_t v;
+
+	BUG_ON(!t->dep_cap);
+	i = dep_slot(t, key);
+	BUG_ON(t->dep_key[i] != key);
+	v = t->dep_val[i];
+	t->dep_key[i] = 0;
+	t->dep_n--;
+	/* backward-shift deletion keeps the probe chains intact */
+	for (j = (i + 1) & (t->dep_cap - 1); t->dep_key[j]; j = (j + 1) & (t->dep_cap - 1)) {
+		uint64_t k = t->dep_key[j];
+		pfn_t val = t->dep_val[j];
+
+		t->dep_key[j] = 0;
+		t->dep_key[dep_slot(t, k)] = k;
+		t->dep_val[dep_slot(t, k)] = val;
+	}
+	return v;
+}
+
+/* --- state ---------------------------------------------------------------- */
+
+int thp_init(struct sim *s)
+{
+	struct thp_state *t = &s->thp;
+
+	memset(t, 0, sizeof(*t));
+	t->huge_zero_pfn = PFN_NONE;
+	t->zero_pfn = PFN_NONE;
+	t->folio = calloc((s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
+	if (!t->folio)
+		return -1;
+	/* the 4K zero page: a kernel page, reserved for the run */
+	t->zero_pfn = buddy_alloc(&s->buddy, 0);
+	return t->zero_pfn == PFN_NONE ? -1 : 0;
+}
+
+void thp_destroy(struct sim *s)
+{
+	struct thp_state *t = &s->thp;
+
+	if (t->zero_pfn != PFN_NONE && s->buddy.pages)
+		buddy_free(&s->buddy, t->zero_pfn, 0);
+	if (t->huge_zero_pfn != PFN_NONE && s->buddy.pages)
+		buddy_free(&s->buddy, t->huge_zero_pfn, HPAGE_PMD_ORDER);
+	free(t->folio);
+	free(t->dep_key);
+	free(t->dep_val);
+	free(t->deferred);
+	memset(t, 0, sizeof(*t));
+}
+
+bool thp_is_folio(const struct sim *s, pfn_t pfn)
+{
+	return s->thp.folio && (s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_THP);
+}
+
+void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va)
+{
+	struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+
+	memset(f, 0, sizeof(*f));
+	f->va = va;
+	memset(f->mapped, 0xff, sizeof(f->mapped));
+	f->nr_mapped = HPAGE_PMD_NR;
+	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
+	s->st.nr_anon_transparent_hugepages++;
+}
+
+void thp_register(struct sim *s)
+{
+	/*
+	 * __khugepaged_enter(): the first mm on an empty list wakes the idle daemon
+	 * at once; it then sleeps scan_sleep_millisecs between passes.
+	 */
+	if (!s->thp.mm_registered) {
+		s->thp.mm_registered = true;
+		s->khugepaged.next_wake = sim_now(s);
+	}
+}
+
+/* --- policy --------------------------------------------------------------- */
+
+bool thp_vma_allowable(const struct sim *s, const struct vma *v)
+{
+	if (s->cfg.mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED)))
+		return false;
+	switch (s->cfg.thp.enabled) {
+	case THP_ALWAYS:
+		return true;
+	case THP_MADVISE:
+		return v->flags & VM_HUGEPAGE;
+	default:
+		return false;
+	}
+}
+
+/* vma_thp_gfp_mask(): may this fault stall in direct reclaim/compaction? */
+static bool fault_may_compact(const struct sim *s, const struct vma *v)
+{
+	bool madv = v->flags & VM_HUGEPAGE;
+
+	switch (s->cfg.thp.defrag) {
+	case DEFRAG_ALWAYS:
+		return true; /* __GFP_NORETRY without madvise: one attempt either way here */
+	case DEFRAG_DEFER_MADVISE:
+	case DEFRAG_MADVISE:
+		return madv;
+	default:
+		return false; /* defer, never: GFP_TRANSHUGE_LIGHT */
+	}
+}
+
+pfn_t thp_alloc_huge(struct sim *s, bool direct_compaction)
+{
+	pfn_t pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+
+	if (pfn != PFN_NONE)
+		return pfn;
+	/* memory pressure: the deferred split shrinker runs first (it frees pages) */
+	if (thp_shrink_deferred(s)) {
+		pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+		if (pfn != PFN_NONE)
+			return pfn;
+	}
+	if (direct_compaction && sim_compact(s, HPAGE_PMD_ORDER))
+		pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+	return pfn;
+}
+
+static pfn_t huge_zero_page(struct sim *s)
+{
+	struct thp_state *t = &s->thp;
+
+	if (t->huge_zero_pfn == PFN_NONE) {
+		/* get_huge_zero_page(): allocated once, zeroed once, counted once */
+		t->huge_zero_pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+		if (t->huge_zero_pfn == PFN_NONE)
+			return PFN_NONE;
+		s->st.thp_zero_page_alloc++;
+		s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
+	}
+	return t->huge_zero_pfn;
+}
+
+int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
+{
+	vaddr_t h = va & ~(PMD_SIZE - 1);
+	pfn_t pfn, table;
+
+	if (!thp_vma_allowable(s, v) || h < v->start || h + PMD_SIZE > v->end ||
+	    !pt_slot_empty(&s->pt, h, PS_2M))
+		return 0; /* ineligible: silent fallback */
+	thp_register(s);
+	table = buddy_alloc(&s->buddy, 0); /* pte_alloc_one() */
+	if (table == PFN_NONE)
+		return 0;
+	if (!write && s->cfg.thp.use_zero_page) {
+		pfn = huge_zero_page(s);
+		if (pfn == PFN_NONE) {
+			buddy_free(&s->buddy, table, 0);
+			s->st.thp_fault_fallback++;
+			return 0;
+		}
+		if (pt_map(&s->pt, h, PS_2M, pfn, false) || thp_deposit(s, h, table))
+			goto oom;
+		s->st.nr_page_table_pages++;
+		s->thp.nr_zero_pmds++;
+		return 1;
+	}
+	pfn = thp_alloc_huge(s, fault_may_compact(s, v));
+	if (pfn == PFN_NONE) {
+		buddy_free(&s->buddy, table, 0);
+		s->st.thp_fault_fallback++;
+		return 0;
+	}
+	if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE) || thp_deposit(s, h, table))
+		goto oom;
+	s->st.nr_page_table_pages++;
+	thp_folio_new(s, pfn, h);
+	s->st.thp_fault_alloc++;
+	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
+	return 1;
+oom:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, 0, 0, "out of host memory in a THP fault");
+}
+
+/* --- splitting ------------------------------------------------------------ */
+
+void thp_split_pmd_at(struct sim *s, vaddr_t va)
+{
+	vaddr_t h = va & ~(PMD_SIZE - 1);
+	enum page_size ps;
+	pfn_t pfn;
+
+	if (!pt_lookup(&s->pt, h, &ps, &pfn, NULL) || ps != PS_2M)
+		return;
+	if (pfn == s->thp.huge_zero_pfn) {
+		pt_split_pmd(&s->pt, h, thp_withdraw(s, h), s->thp.zero_pfn);
+		s->thp.nr_zero_pmds--;
+		s->thp.nr_zero_ptes += HPAGE_PMD_NR;
+	} else if (thp_is_folio(s, pfn)) {
+		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+
+		pt_split_pmd(&s->pt, h, thp_withdraw(s, h), PFN_NONE);
+		f->flags &= ~FOLIO_PMD_MAPPED;
+		s->st.nr_anon_transparent_hugepages--;
+		s->st.nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
+	} else {
+		return; /* hugetlbfs pages are never split */
+	}
+	/* the deposited table became the live PT table: still one page-table page */
+	s->st.thp_split_pmd++;
+	sim_shootdown(s, h, h + PMD_SIZE, 1);
+}
+
+static void deferred_add(struct sim *s, pfn_t head)
+{
+	struct thp_state *t = &s->thp;
+
+	if (t->nr_deferred == t->cap_deferred) {
+		size_t cap = t->cap_deferred ? t->cap_deferred * 2 : 16;
+		pfn_t *d = realloc(t->deferred, cap * sizeof(*d));
+
+		if (!d)
+			return; /* not queued: it is freed whole when its last page goes */
+		t->deferred = d;
+		t->cap_deferred = cap;
+	}
+	t->deferred[t->nr_deferred++] = head;
+	t->folio[head >> HPAGE_PMD_ORDER].flags |= FOLIO_DEFERRED;
+	s->st.thp_deferred_split_page++;
+}
+
+static void deferred_del(struct sim *s, pfn_t head)
+{
+	struct thp_state *t = &s->thp;
+
+	for (size_t i = 0; i < t->nr_deferred; i++)
+		if (t->deferred[i] == head) {
+			memmove(&t->deferred[i], &t->deferred[i + 1],
+				(t->nr_deferred - i - 1) * sizeof(*t->deferred));
+			t->nr_deferred--;
+			break;
+		}
+	t->folio[head >> HPAGE_PMD_ORDER].flags &= ~FOLIO_DEFERRED;
+}
+
+void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
+{
+	struct thp_state *t = &s->thp;
+
+	if (ps == PS_2M) {
+		if (pfn == t->huge_zero_pfn) {
+			t->nr_zero_pmds--;
+		} else if (thp_is_folio(s, pfn)) {
+			struct folio *f = &t->folio[pfn >> HPAGE_PMD_ORDER];
+
+			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
+			memset(f, 0, sizeof(*f));
+			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
+			s->st.nr_anon_transparent_hugepages--;
+		} else {
+			hugetlb_free(&s->hugetlb, &s->buddy, pfn);
+			s->st.nr_hugetlb_pages--;
+			return;
+		}
+		/* zap_huge_pmd() frees the deposited table too */
+		buddy_free(&s->buddy, thp_withdraw(s, va), 0);
+		s->st.nr_page_table_pages--;
+		return;
+	}
+	BUG_ON(ps != PS_4K);
+	if (pfn == t->zero_pfn) {
+		t->nr_zero_ptes--;
+		return;
+	}
+	if (thp_is_folio(s, pfn)) {
+		pfn_t head = pfn & ~(HPAGE_PMD_NR - 1);
+		struct folio *f = &t->folio[head >> HPAGE_PMD_ORDER];
+		unsigned i = (unsigned)(pfn - head);
+
+		BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
+		f->mapped[i / 64] &= ~(1ULL << (i % 64));
+		f->nr_mapped--;
+		s->st.nr_anon_pages--;
+		if (!f->nr_mapped) {
+			if (f->flags & FOLIO_DEFERRED)
+				deferred_del(s, head);
+			memset(f, 0, sizeof(*f));
+			buddy_free(&s->buddy, head, HPAGE_PMD_ORDER);
+		} else if (!(f->flags & FOLIO_DEFERRED)) {
+			deferred_add(s, head); /* deferred_split_folio() on a partial unmap */
+		}
+		return;
+	}
+	buddy_free(&s->buddy, pfn, 0);
+	s->st.nr_anon_pages--;
+}
+
+/* split_page(): an allocated order-@order block becomes 2^order order-0 blocks. */
+static void split_alloc(struct buddy *b, pfn_t head, unsigned order)
+{
+	unsigned o;
+
+	BUG_ON(!buddy_is_allocated(b, head, &o) || o != order);
+	for (pfn_t p = head; p < head + (1UL << order); p++) {
+		b->pages[p].flags = BP_HEAD;
+		b->pages[p].order = 0;
+	}
+}
+
+uint64_t thp_shrink_deferred(struct sim *s)
+{
+	struct thp_state *t = &s->thp;
+	uint64_t freed = 0;
+
+	while (t->nr_deferred) {
+		pfn_t head = t->deferred[--t->nr_deferred];
+		struct folio *f = &t->folio[head >> HPAGE_PMD_ORDER];
+
+		/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
+		split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
+		for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+			if (f->mapped[i / 64] & (1ULL << (i % 64))) {
+				sim_rmap_set(s, head + i, f->va + ((vaddr_t)i << PAGE_SHIFT));
+				continue;
+			}
+			buddy_free(&s->buddy, head + i, 0);
+			freed++;
+		}
+		/* the mapped subpages are ordinary 4K anonymous pages now */
+		memset(f, 0, sizeof(*f));
+		s->st.thp_split_page++;
+	}
+	return freed;
+}

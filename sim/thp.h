@@ -1,0 +1,84 @@
+/*
+ * thp.h - transparent huge pages: the fault-time policy, the huge zero page,
+ * PMD and page splitting, the deferred split queue (Linux 6.x mm/huge_memory.c,
+ * mm/memory.c). The state lives in struct sim (s->thp); khugepaged.c collapses.
+ */
+#ifndef MMUSIM_THP_H
+#define MMUSIM_THP_H
+
+#include "types.h"
+
+struct sim;
+struct vma;
+
+/* Per 2 MiB folio (order-9 block), indexed by pfn >> 9. */
+struct folio {
+	uint64_t mapped[HPAGE_PMD_NR / 64]; /* subpages mapped by a PTE or by the PMD */
+	vaddr_t va; /* where its PMD mapped it (the reverse map of its subpages) */
+	uint16_t nr_mapped;
+	uint8_t flags;
+};
+
+#define FOLIO_THP 0x01        /* an anonymous THP lives here */
+#define FOLIO_PMD_MAPPED 0x02 /* mapped by a PMD leaf */
+#define FOLIO_DEFERRED 0x04   /* on the deferred split queue */
+
+struct thp_state {
+	pfn_t zero_pfn;      /* the 4 KiB zero page (reserved at start) */
+	pfn_t huge_zero_pfn; /* the huge zero page, PFN_NONE until a read fault needs it */
+	struct folio *folio; /* nr_pages >> 9 entries */
+	/* deposited page tables, one per PMD leaf of a THP or the huge zero page */
+	uint64_t *dep_key;   /* pmd index + 1 (0 = empty slot) */
+	pfn_t *dep_val;
+	size_t dep_cap, dep_n;
+	pfn_t *deferred;     /* heads of partially mapped THPs */
+	size_t nr_deferred, cap_deferred;
+	uint64_t nr_zero_ptes;  /* PTEs mapping the 4K zero page */
+	uint64_t nr_zero_pmds;  /* PMDs mapping the huge zero page */
+	bool mm_registered;  /* khugepaged_enter() has seen this mm */
+};
+
+int thp_init(struct sim *s);
+void thp_destroy(struct sim *s);
+
+/*
+ * The THP part of a fault at @va in @v (do_huge_pmd_anonymous_page()). Returns 1
+ * if it mapped a huge (or huge zero) PMD, 0 to fall back to a 4K PTE, -1 on error.
+ */
+int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write);
+
+/* khugepaged_enter_vma(): register the mm with khugepaged (once). */
+void thp_register(struct sim *s);
+
+/* True if THP may back @v at all (thp_vma_allowable_order() for PMD order). */
+bool thp_vma_allowable(const struct sim *s, const struct vma *v);
+
+/* __split_huge_pmd(): if a THP or huge zero PMD covers @va, split it to PTEs. */
+void thp_split_pmd_at(struct sim *s, vaddr_t va);
+
+/*
+ * A PTE or PMD leaf of @pfn is going away (zap): put the page back where it came
+ * from: a 4K page to the buddy allocator, a THP subpage to its folio (freeing the
+ * folio with its last mapping, queueing it for deferred split on a partial unmap),
+ * a zero page nowhere. @ps is the leaf's size, @va its address.
+ */
+void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn);
+
+/* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
+uint64_t thp_shrink_deferred(struct sim *s);
+
+/* Deposit / withdraw the page table kept for a PMD leaf at @va. */
+int thp_deposit(struct sim *s, vaddr_t va, pfn_t table);
+pfn_t thp_withdraw(struct sim *s, vaddr_t va);
+
+/* Which kind of 2M leaf maps @pfn. */
+bool thp_is_folio(const struct sim *s, pfn_t pfn);
+
+/* Allocate an order-9 block for a THP with the policy of @defrag_ok (direct
+ * compaction allowed). Counts compaction. PFN_NONE if none. */
+pfn_t thp_alloc_huge(struct sim *s, bool direct_compaction);
+
+/* Record a new PMD-mapped THP folio at @pfn. */
+void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va);
+
+#endif

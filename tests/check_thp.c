@@ -1,0 +1,270 @@
+/*
+ * check_thp.c - the kernel model's scenarios, each a small trace in Valgrind's
+ * real lackey + --trace-syscalls syntax, asserting the kernel's counters
+ * (reference §2, §3, §4), with every invariant checked after each batch.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "mmu.h"
+#include "sim.h"
+#include "trace.h"
+
+static struct sim *S;
+
+/* Run the lackey text @trace on the default machine with --set overrides (NULL-ended). */
+static void run(const char *trace, ...)
+{
+	char path[] = "/tmp/check_thp_XXXXXX";
+	int fd = mkstemp(path);
+	struct sim_config c;
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	const char *set;
+	va_list ap;
+	int n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, trace, strlen(trace)), (ssize_t)strlen(trace));
+	close(fd);
+	config_defaults(&c);
+	c.memory = 256ULL << 20;
+	c.mode = MODE_THP;
+	va_start(ap, trace);
+	while ((set = va_arg(ap, const char *)))
+		ck_assert_msg(config_set(&c, set, &e) == 0, "%s: %s", set, e.msg);
+	va_end(ap);
+	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
+	S = calloc(1, sizeof(*S));
+	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
+	r = trace_open(path, TF_LACKEY, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	S->trace_name = r->name;
+	while ((n = trace_next(r, &b, &e)) > 0) {
+		/* one record at a time, so invariants hold after every operation */
+		for (size_t i = 0; i < b.n; i++) {
+			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
+
+			ck_assert_msg(sim_run_batch(S, &one, &e) == 0, "%s", e.msg);
+			sim_check_invariants(S);
+		}
+	}
+	ck_assert_msg(n == 0, "%s", e.msg);
+	trace_close(r);
+	unlink(path);
+	sim_finish(S);
+}
+
+static void done(void)
+{
+	sim_destroy(S);
+	free(S);
+}
+
+#define MMAP_4M "SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
+#define MADV_HUGE_4M "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 4194304, 14 ) --> [pre-success] Success(0x0)\n"
+
+START_TEST(always)
+{
+	run(MMAP_4M " S 40000010,8\n S 40200000,8\n L 40200008,8\n", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 2);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.thp_fault_fallback, 0);
+	ck_assert_uint_eq(S->st.huge_bytes, 4 << 20);
+	ck_assert_uint_eq(S->st.l1[SIDE_D].misses[PS_2M], 2);
+	done();
+}
+END_TEST
+
+START_TEST(madvise_and_never)
+{
+	run(MMAP_4M " S 40000010,8\n S 40200000,8\n", "os.thp.enabled=madvise", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	done();
+	run(MMAP_4M MADV_HUGE_4M " S 40000010,8\n S 40200000,8\n", "os.thp.enabled=madvise", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
+	done();
+	run(MMAP_4M MADV_HUGE_4M " S 40000010,8\n S 40200000,8\n", "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_fault_fallback, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	done();
+}
+END_TEST
+
+START_TEST(partial_vma)
+{
+	/* [0x40100000, 0x40500000): only [0x40200000, 0x40400000) is a whole 2M range */
+	run("SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40100000)\n"
+	    " S 40100000,8\n S 40200000,8\n S 40400000,8\n", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	ck_assert_uint_eq(S->st.thp_fault_fallback, 0); /* ineligibility is silent */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	done();
+}
+END_TEST
+
+START_TEST(partial_mprotect_splits_pmd)
+{
+	run(MMAP_4M " S 40000010,8\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4096, 1 )[sync] --> Success(0x0)\n"
+	    " L 40000010,8\n L 40001000,8\n", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.thp_split_page, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
+	ck_assert_uint_eq(S->vmas.n, 2);
+	done();
+}
+END_TEST
+
+START_TEST(partial_munmap_defers_split)
+{
+	run(MMAP_4M " S 40000010,8\n"
+	    "SYSCALL[7,1](11) sys_munmap ( 0x40000000, 1048576 )[sync] --> Success(0x0)\n"
+	    " L 40100000,8\n", NULL);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
+	ck_assert_uint_eq(S->st.thp_split_page, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 256);
+	ck_assert_uint_eq(S->thp.nr_deferred, 1);
+	/* the shrinker splits it and frees the 256 unmapped subpages */
+	ck_assert_uint_eq(thp_shrink_deferred(S), 256);
+	ck_assert_uint_eq(S->st.thp_split_page, 1);
+	sim_check_invariants(S);
+	done();
+}
+END_TEST
+
+START_TEST(whole_munmap_no_split)
+{
+	uint64_t free_before;
+
+	run(MMAP_4M " S 40000010,8\n S 40200010,8\n"
+	    "SYSCALL[7,1](11) sys_munmap ( 0x40000000, 2097152 )[sync] --> Success(0x0)\n", NULL);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	free_before = S->buddy.nr_free_pages;
+	done();
+	(void)free_before;
+}
+END_TEST
+
+START_TEST(zero_page_then_write)
+{
+	run(MMAP_4M " L 40000010,8\n L 40001000,8\n S 40002000,8\n L 40003000,8\n", NULL);
+	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 1);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.pgfault, 2); /* the read fault, then the write-protect fault */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	ck_assert_uint_eq(S->thp.nr_zero_ptes, 511);
+	ck_assert_uint_eq(S->st.rss_bytes, 4096);
+	done();
+	/* use_zero_page off: a read fault allocates the THP */
+	run(MMAP_4M " L 40000010,8\n", "os.thp.use_zero_page=false", NULL);
+	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	done();
+}
+END_TEST
+
+/* 64 sparse 4K touches in each 2M range, then MADV_HUGEPAGE: khugepaged collapses them. */
+static char *sparse_then_madvise(void)
+{
+	static char buf[8192];
+	size_t n = 0;
+
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", MMAP_4M);
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < 64; i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " S %x,8\n",
+					      0x40000000 + r * 0x200000 + i * 0x8000);
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", MADV_HUGE_4M);
+	for (int i = 0; i < 40; i++) /* time passes: cpu.freq_mhz=1 makes 1 ms 1000 cycles */
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " L %x,8\n", 0x40000000 + i * 0x8000);
+	return buf;
+}
+
+START_TEST(khugepaged_collapses)
+{
+	run(sparse_then_madvise(), "os.thp.enabled=madvise", "cpu.freq_mhz=1",
+	    "os.khugepaged.scan_sleep_millisecs=1", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
+	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 2);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
+	ck_assert_uint_ge(S->st.khugepaged_full_scans, 1);
+	ck_assert_uint_gt(S->st.cyc_khugepaged, 0);
+	done();
+	run(sparse_then_madvise(), "os.thp.enabled=madvise", "cpu.freq_mhz=1",
+	    "os.khugepaged.scan_sleep_millisecs=1", "os.khugepaged.max_ptes_none=0", NULL);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
+	ck_assert_uint_ge(S->st.thp_scan_exceed_none_pte, 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 128);
+	done();
+}
+END_TEST
+
+START_TEST(madv_collapse)
+{
+	run(MMAP_4M " S 40000010,8\n S 40100000,8\n"
+	    "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 2097152, 25 ) --> [pre-success] Success(0x0)\n",
+	    "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0", NULL);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	done();
+}
+END_TEST
+
+START_TEST(five_level_huge_walk)
+{
+	uint64_t before;
+
+	run(MMAP_4M " S 40000010,8\n", "walk.levels=5", "walk.pwc.pml5.entries=0",
+	    "walk.pwc.pml4.entries=0", "walk.pwc.pdpt.entries=0", "walk.pwc.pde.entries=0", NULL);
+	mmu_flush_all(S);
+	before = S->st.pte_reads;
+	{
+		struct trace_rec r = { 0x40000020, 8, R_LOAD };
+		struct trace_batch b = { &r, 1, NULL, 0 };
+		struct err e;
+
+		ck_assert_int_eq(sim_run_batch(S, &b, &e), 0);
+	}
+	ck_assert_uint_eq(S->st.pte_reads - before, 4); /* PML5E, PML4E, PDPTE, PDE(2M) */
+	done();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("thp");
+	TCase *tc = tcase_create("scenarios");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, always);
+	tcase_add_test(tc, madvise_and_never);
+	tcase_add_test(tc, partial_vma);
+	tcase_add_test(tc, partial_mprotect_splits_pmd);
+	tcase_add_test(tc, partial_munmap_defers_split);
+	tcase_add_test(tc, whole_munmap_no_split);
+	tcase_add_test(tc, zero_page_then_write);
+	tcase_add_test(tc, khugepaged_collapses);
+	tcase_add_test(tc, madv_collapse);
+	tcase_add_test(tc, five_level_huge_walk);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
