@@ -30,7 +30,8 @@
 
 static const char usage_text[] =
 	"usage: mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
-	"                  [--set path=value ...] [--modes base,hugetlbfs] [--json FILE|-] [--quiet]\n"
+	"                  [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
+	"                  [--timeline FILE.csv [--timeline-ms MS]]\n"
 	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
 	"       mmusim trace info TRACE [--format FMT]\n"
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
@@ -41,6 +42,15 @@ static const char usage_text[] =
 	"           stride:size=S,stride=B[,passes=N]  zipf:size=S,alpha=A,refs=N  (+ seed=, madvise=1)\n";
 
 static volatile sig_atomic_t interrupted;
+
+/* A result being written (its temporary name), removed if the run dies. */
+static char pending_tmp[4200];
+
+static void remove_pending(void)
+{
+	if (pending_tmp[0])
+		unlink(pending_tmp);
+}
 
 static void on_signal(int sig)
 {
@@ -82,6 +92,8 @@ struct opts {
 	const char *format;
 	const char *modes;
 	const char *json;
+	const char *timeline;
+	const char *timeline_ms;
 	const char *sets[MAX_SETS];
 	unsigned nsets;
 	bool quiet;
@@ -105,6 +117,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool want_input)
 			dst = &o->modes;
 		else if (!strcmp(a, "--json"))
 			dst = &o->json;
+		else if (!strcmp(a, "--timeline"))
+			dst = &o->timeline;
+		else if (!strcmp(a, "--timeline-ms"))
+			dst = &o->timeline_ms;
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc)
 				die_usage("--set needs path=value", "");
@@ -187,6 +203,10 @@ static void out_open(struct outfile *of, const char *path)
 	snprintf(of->path, sizeof(of->path), "%s", path);
 	snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.%ld", path, (long)getpid());
 	of->f = fopen(of->tmp, "w");
+	if (of->f) {
+		snprintf(pending_tmp, sizeof(pending_tmp), "%s", of->tmp);
+		atexit(remove_pending);
+	}
 	if (!of->f) {
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		exit(EXIT_BAD);
@@ -199,6 +219,7 @@ static void out_commit(struct outfile *of)
 		fflush(stdout);
 		return;
 	}
+	pending_tmp[0] = 0;
 	if (fclose(of->f) || rename(of->tmp, of->path)) {
 		fprintf(stderr, "%s: %s\n", of->path, strerror(errno));
 		unlink(of->tmp);
@@ -354,6 +375,7 @@ static int cmd_run(int argc, char **argv)
 	unsigned n = 1;
 	struct run *r = malloc(sizeof(*r));
 	struct report_meta m;
+	struct outfile tl;
 
 	if (!r)
 		return 1;
@@ -364,7 +386,20 @@ static int cmd_run(int argc, char **argv)
 		n = parse_modes(o.modes, modes);
 	tr = open_input(&o, &c);
 	setup_run(r, &c, modes, n, tr->name);
+	if (o.timeline) {
+		double ms = 1.0;
+
+		if (o.timeline_ms && (parse_double(o.timeline_ms, &ms) || !(ms > 0)))
+			die_usage("--timeline-ms: '%s' is not a positive number of milliseconds", o.timeline_ms);
+		out_open(&tl, o.timeline);
+		sim_timeline_header(tl.f);
+		for (unsigned i = 0; i < n; i++)
+			sim_timeline_start(&r->sims[i], tl.f,
+					   (cycles_t)(ms * c.freq_mhz * 1000.0));
+	}
 	run_all(r, tr, o.quiet, o.check);
+	if (o.timeline)
+		out_commit(&tl);
 	m = (struct report_meta){ o.config ? o.config : "built-in", tr->name,
 				  trace_format_name[tr->format], NULL };
 	write_reports(r, &m, o.json, o.quiet, o.modes != NULL);

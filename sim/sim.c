@@ -559,6 +559,8 @@ static inline void access_bytes(struct sim *s, vaddr_t va, uint32_t size, enum t
 	}
 }
 
+static void timeline_row(struct sim *s, cycles_t now);
+
 int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 {
 	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
@@ -592,6 +594,12 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 		}
 	}
 	s->rec_no += b->n;
+	if (unlikely(s->timeline)) {
+		cycles_t now = sim_now(s);
+
+		for (; now >= s->tl_next; s->tl_next += s->tl_interval)
+			timeline_row(s, s->tl_next);
+	}
 	/* background work due by simulated time: one test per batch */
 	if (unlikely(s->thp.mm_registered) && sim_now(s) >= s->khugepaged.next_wake) {
 		cycles_t now = sim_now(s);
@@ -604,6 +612,42 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 		}
 	}
 	return 0;
+}
+
+void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval)
+{
+	s->timeline = f;
+	s->tl_interval = interval ? interval : 1;
+	s->tl_next = s->tl_interval;
+}
+
+/* One timeline row (time in simulated ms); interval columns are deltas. */
+static void timeline_row(struct sim *s, cycles_t now)
+{
+	uint64_t cur[4] = { s->st.walks, s->st.walk_cycles, s->st.pgfault,
+			    s->st.thp_collapse_alloc };
+	uint64_t huge = (s->st.nr_anon_transparent_hugepages + s->st.nr_hugetlb_pages) * PMD_SIZE;
+	uint64_t rss = s->st.nr_anon_pages * PAGE_SIZE + huge;
+
+	fprintf(s->timeline, "%s,%.6f,%llu,%llu,%llu,%.6f", os_mode_name[s->cfg.mode],
+		(double)now / ((double)s->cfg.freq_mhz * 1000.0), (unsigned long long)now,
+		(unsigned long long)rss, (unsigned long long)huge,
+		rss ? (double)huge / (double)rss : 0.0);
+	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
+		fprintf(s->timeline, ",%llu", (unsigned long long)s->buddy.free_area[o].nr_free);
+	fprintf(s->timeline, ",%d", buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER));
+	for (int i = 0; i < 4; i++)
+		fprintf(s->timeline, ",%llu", (unsigned long long)(cur[i] - s->tl_last[i]));
+	fputc('\n', s->timeline);
+	memcpy(s->tl_last, cur, sizeof(cur));
+}
+
+void sim_timeline_header(FILE *f)
+{
+	fprintf(f, "mode,time_ms,cycles,rss_bytes,huge_bytes,huge_coverage");
+	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
+		fprintf(f, ",free_order%u", o);
+	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,faults,collapses\n");
 }
 
 cycles_t sim_now(const struct sim *s)

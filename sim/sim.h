@@ -6,6 +6,8 @@
 #ifndef MMUSIM_SIM_H
 #define MMUSIM_SIM_H
 
+#include <stdio.h>
+
 #include "buddy.h"
 #include "cache.h"
 #include "config.h"
@@ -42,6 +44,10 @@ struct sim {
 	struct hugetlb_pool hugetlb;
 	struct thp_state thp;
 	struct khugepaged khugepaged;
+	/* --timeline: a CSV row every tl_interval cycles of simulated time */
+	FILE *timeline;
+	cycles_t tl_interval, tl_next;
+	uint64_t tl_last[4]; /* walks, walk cycles, faults, collapses at the last row */
 	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
@@ -88,6 +94,15 @@ static inline void sim_rmap_set(struct sim *s, pfn_t pfn, vaddr_t va)
 
 /* Simulated time so far, in cycles (what khugepaged's sleeps are measured in). */
 cycles_t sim_now(const struct sim *s);
+
+/*
+ * Start a timeline on @f (header written here): a row every @interval cycles,
+ * labelled @mode. The caller owns @f.
+ */
+void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval);
+
+/* The timeline CSV's header row. */
+void sim_timeline_header(FILE *f);
 
 /* Direct compaction for an order-@order allocation; true if it made one possible. */
 bool sim_compact(struct sim *s, unsigned order);
