@@ -81,6 +81,15 @@ for c in configs/*.yaml; do
 	cmp -s "$T/show1.yaml" "$T/show2.yaml" && ok || bad "config show round trip $c"
 done
 
+# --- timeline ------------------------------------------------------------------------
+$MMUSIM run -w stream:size=8M,iterations=1 --set os.mode=thp --timeline "$T/tl.csv" --timeline-ms 2 --quiet ||
+	bad "--timeline"
+head -1 "$T/tl.csv" | grep -q '^mode,time_ms,cycles,rss_bytes,huge_bytes,huge_coverage,free_order0,' && ok ||
+	bad "timeline header: $(head -1 "$T/tl.csv")"
+[ "$(wc -l <"$T/tl.csv")" -ge 3 ] && ok || bad "timeline has $(wc -l <"$T/tl.csv") lines"
+# STREAM's three 8M arrays are THP-backed from their first faults: coverage 1 in every row
+[ "$(awk -F, 'NR > 1 && $6 != "1.000000"' "$T/tl.csv" | wc -l)" -eq 0 ] && ok || bad "timeline coverage"
+
 # --- the bad-input contract ----------------------------------------------------------
 printf 'tlb:\n  l1d:\n    4K: { entries: 64, ways: 3 }\n' >"$T/geom.yaml"
 expect_error "$T/geom.yaml:3:" $MMUSIM run -c "$T/geom.yaml" $VAL --quiet
