@@ -32,7 +32,8 @@ void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn);
  *    validation trace this answers 70% of what the memo misses (callgrind).
  * 3. Everything else is out of line.
  */
-static inline void mmu_access(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
+static inline __attribute__((always_inline)) void mmu_access(struct sim *s, vaddr_t va,
+								    enum tlb_side side, bool write)
 {
 	uint64_t vpn = va >> PAGE_SHIFT;
 	struct tlb_array *a;

@@ -544,19 +544,30 @@ oom:
 
 /* --- the replay loop ---------------------------------------------------- */
 
-/* A reference of @size bytes: one lookup per 4 KiB page it touches. */
-static inline void access_bytes(struct sim *s, vaddr_t va, uint32_t size, enum tlb_side side,
-				bool write)
+/* A reference crossing 4 KiB boundaries: one lookup per page it touches (rare). */
+static __attribute__((cold, noinline)) void access_crossing(struct sim *s, vaddr_t va, uint32_t size,
+							     enum tlb_side side, bool write)
 {
-	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE)) {
-		mmu_access(s, va, side, write);
-		return;
-	}
-	for (vaddr_t p = va, last = va + size - 1; ; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
+	for (vaddr_t p = va, last = va + size - 1;; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
 		mmu_access(s, p, side, write);
 		if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p)
 			break;
 	}
+}
+
+/*
+ * A reference of @size bytes: one lookup per 4 KiB page it touches. Forced inline
+ * with mmu_access(): gcc otherwise outlines mmu_access, and the per-reference call
+ * costs 25% more simulator instructions on the validation trace (callgrind:
+ * 401M with the call, 320M without).
+ */
+static inline __attribute__((always_inline)) void access_bytes(struct sim *s, vaddr_t va, uint32_t size,
+								enum tlb_side side, bool write)
+{
+	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE))
+		mmu_access(s, va, side, write);
+	else
+		access_crossing(s, va, size, side, write);
 }
 
 static void timeline_row(struct sim *s, cycles_t now);
