@@ -1,9 +1,12 @@
 /*
- * buddy.h - physical memory: the binary buddy allocator of mm/page_alloc.c.
+ * buddy.h - physical memory: the binary buddy allocator of mm/page_alloc.c with
+ * migrate types per pageblock, watermarks and direct compaction (mm/compaction.c),
+ * modelled on Linux 6.6.
  *
- * One zone of `nr_pages` 4 KiB frames, free_area[order] lists for orders
- * 0..MAX_PAGE_ORDER (10), merging with the buddy at pfn ^ (1 << order). Knows only
- * frames: nothing of page tables, VMAs or TLBs.
+ * One zone of `nr_pages` 4 KiB frames, free_area[order].free_list[migratetype] for
+ * orders 0..MAX_PAGE_ORDER (10) and the three PCP migrate types, merging with the
+ * buddy at pfn ^ (1 << order). Knows only frames: nothing of page tables, VMAs or
+ * TLBs; compaction moves a page through a callback the simulator provides.
  */
 #ifndef MMUSIM_BUDDY_H
 #define MMUSIM_BUDDY_H
@@ -13,59 +16,111 @@
 #define MAX_PAGE_ORDER 10
 #define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
 
+/* include/linux/pageblock-flags.h: min(HPAGE_PMD_ORDER, MAX_PAGE_ORDER) on x86-64 */
+#define PAGEBLOCK_ORDER 9
+#define PAGEBLOCK_NR_PAGES (1UL << PAGEBLOCK_ORDER)
+
+/* include/linux/mmzone.h: the per-cpu-list migrate types (MIGRATE_PCPTYPES = 3) */
+enum migratetype {
+	MIGRATE_UNMOVABLE,
+	MIGRATE_MOVABLE,
+	MIGRATE_RECLAIMABLE,
+	MIGRATE_PCPTYPES,
+};
+
 /* Per-frame state (the part of struct page this model needs). */
 struct buddy_page {
 	uint32_t next, prev; /* free-list links (frame numbers) while a free block head */
 	int8_t order;        /* free block head: its order; allocated head: its order */
 	uint8_t flags;       /* BP_* */
-	uint16_t pad;
+	uint8_t mt;          /* free head: the list it is on; allocated head: its type */
+	uint8_t pad;
 };
 
-#define BP_BUDDY 0x01 /* head of a free block (PageBuddy) */
-#define BP_HEAD 0x02  /* head of an allocated block */
+#define BP_BUDDY 0x01  /* head of a free block (PageBuddy) */
+#define BP_HEAD 0x02   /* head of an allocated block */
+#define BP_PINNED 0x04 /* with BP_HEAD: pinned by buddy_fragment(), never moved or freed */
 
 struct free_area {
-	uint32_t head; /* BUDDY_NIL when empty */
-	uint64_t nr_free;
+	uint32_t free_list[MIGRATE_PCPTYPES]; /* list heads, BUDDY_NIL when empty */
+	uint64_t nr_free;                     /* blocks of this order, all types */
 };
 
 #define BUDDY_NIL UINT32_MAX
+
+/* include/linux/mmzone.h enum zone_watermarks */
+enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, WMARK_PROMO, NR_WMARK };
+
+/* mm/page_alloc.c: watermark_scale_factor default (0.1% of the zone) */
+#define WATERMARK_SCALE_FACTOR_DEFAULT 10
+/* mm/compaction.c: sysctl_extfrag_threshold default */
+#define EXTFRAG_THRESHOLD_DEFAULT 500
 
 struct buddy {
 	struct buddy_page *pages;
 	uint64_t nr_pages;
 	/*
-	 * Boot hands every order-10 block to the tail of free_area[10] in ascending
-	 * order; those never taken yet are kept implicit: the blocks from lazy_next up
-	 * are the list's tail, counted in nr_free but not linked, so a run touches the
-	 * metadata of the memory it uses only (startup measured 7.1 -> 3.2 ms at 4 GiB).
+	 * Boot hands every order-10 block to the tail of free_area[10]'s MOVABLE list
+	 * in ascending order; those never taken yet are kept implicit: the blocks from
+	 * lazy_next up are the list's tail, counted in nr_free but not linked, so a run
+	 * touches the metadata of the memory it uses only (startup 7.1 -> 3.2 ms at
+	 * 4 GiB). Their pageblocks are MOVABLE and untouched.
 	 */
 	pfn_t lazy_next;
 	uint64_t nr_free_pages;
+	uint64_t nr_pinned; /* pages pinned by buddy_fragment() */
 	struct free_area free_area[NR_PAGE_ORDERS];
+	uint8_t *pageblock_mt; /* enum migratetype per pageblock (nr_pages >> 9 entries) */
+
+	/* watermarks (mm/page_alloc.c __setup_per_zone_wmarks), in pages */
+	int min_free_kbytes;
+	int watermark_scale_factor;
+	bool thp_enabled;
+	uint64_t watermark[NR_WMARK];
+
+	/* deferred compaction state of the zone (mm/compaction.c) */
+	unsigned compact_considered;
+	unsigned compact_defer_shift;
+	int compact_order_failed;
+	int extfrag_threshold; /* vm.extfrag_threshold, 0..1000 */
 };
 
 /*
  * Set up @bytes of memory (a multiple of 4 MiB, < 16 TiB), all free, handed to the
  * allocator in ascending order at the tail of the lists as __free_pages_core()
  * does at boot (FPI_TO_TAIL, Linux 5.10+), so the lowest block is allocated first.
- * Returns 0, or -1 if the host is out of memory.
+ * Every pageblock starts MOVABLE; watermarks are set as at boot with THP off
+ * (init_per_zone_wmark_min); extfrag_threshold 500. Returns 0, or -1 if the host
+ * is out of memory.
  */
 int buddy_init(struct buddy *b, uint64_t bytes);
 void buddy_destroy(struct buddy *b);
 
 /*
- * __rmqueue_smallest(): take the first block of the smallest order >= @order that
- * has one, split the rest back with expand(). Returns the first frame, or
- * PFN_NONE if no block is large enough (an expected outcome, not an error).
+ * __rmqueue(): __rmqueue_smallest() on free_list[@mt] (the first block of the
+ * smallest order >= @order, the rest split back with expand() onto @mt's lists);
+ * if none, __rmqueue_fallback() steals per fallbacks[] and retries. The block
+ * records @mt (compaction moves MOVABLE order-0 pages only). Returns the first
+ * frame, or PFN_NONE if no block is large enough (an expected outcome, not an
+ * error). Watermarks are not checked here: that is buddy_watermark_ok()'s job.
  */
+pfn_t buddy_alloc_mt(struct buddy *b, unsigned order, int mt);
+
+/* buddy_alloc_mt(b, order, MIGRATE_MOVABLE): user pages, THPs. */
 pfn_t buddy_alloc(struct buddy *b, unsigned order);
 
-/* __free_one_page(): free the block at @pfn of @order, merging with free buddies. */
+/*
+ * __free_one_page(): free the allocated block at @pfn of @order onto the list of
+ * its pageblock's migrate type, merging with free buddies. Pinned pages must not
+ * be freed.
+ */
 void buddy_free(struct buddy *b, pfn_t pfn, unsigned order);
 
 /* True if @pfn is the head of an allocated block. */
 bool buddy_is_allocated(const struct buddy *b, pfn_t pfn, unsigned *order);
+
+/* The migrate type of the pageblock holding @pfn. */
+int buddy_pageblock_mt(const struct buddy *b, pfn_t pfn);
 
 /*
  * Fragmentation index of mm/vmstat.c (__fragmentation_index) for @order, times
@@ -77,9 +132,111 @@ int buddy_fragmentation_index(const struct buddy *b, unsigned order);
 int buddy_unusable_index(const struct buddy *b, unsigned order);
 
 /*
- * Lists well formed, every listed block a BP_BUDDY head of its order, aligned, in
- * range, not overlapping another free block, and not buddies of each other at the
- * same order (they would have merged); nr_free and nr_free_pages match. Aborts.
+ * Fragment memory at start: a seeded splitmix64 stream picks
+ * round(@unmovable_share * nr_pageblocks) distinct pageblocks; in each one order-0
+ * frame at a seeded offset is allocated UNMOVABLE and pinned forever, and the
+ * pageblock becomes UNMOVABLE (the rest of it stays free, on the UNMOVABLE lists).
+ * Deterministic for a given @seed and size. Must be called while every frame is
+ * free. Returns the number of pages pinned, or -1 if @unmovable_share is not in
+ * [0, 1] or some frame is already allocated.
+ */
+int buddy_fragment(struct buddy *b, double unmovable_share, uint64_t seed);
+
+/*
+ * Watermark @mark (enum zone_watermarks) in pages. With min_free_kbytes =
+ * clamp(int_sqrt(lowmem_kB * 16), 128, 262144) and one zone holding all memory:
+ * MIN = min_free_kbytes / 4; delta = max(MIN / 4, nr_pages * scale_factor / 10000);
+ * LOW = MIN + delta, HIGH = LOW + delta, PROMO = HIGH + delta.
+ */
+uint64_t buddy_watermark(const struct buddy *b, int mark);
+
+/*
+ * khugepaged's set_recommended_min_free_kbytes(): with THP enabled, raise
+ * min_free_kbytes to (2 + 3 * 3) pageblocks per zone (one zone here), capped at
+ * 5% of the pages above the high watermark; with THP disabled recompute it from
+ * memory size. Watermarks are recomputed either way.
+ */
+void buddy_set_thp_enabled(struct buddy *b, bool enabled);
+
+/*
+ * __zone_watermark_ok(): free pages minus (2^@order - 1) must be above watermark
+ * @mark, and for @order > 0 a free block of at least @order must exist on an
+ * UNMOVABLE, MOVABLE or RECLAIMABLE list.
+ */
+bool buddy_watermark_ok(const struct buddy *b, unsigned order, int mark);
+
+/* include/linux/compaction.h enum compact_result (Linux 6.6 order and names) */
+enum compact_result {
+	COMPACT_NOT_SUITABLE_ZONE, /* fragindex <= extfrag_threshold: lack of memory */
+	COMPACT_SKIPPED,           /* order-0 free pages below the watermark + gap */
+	COMPACT_DEFERRED,          /* backed off after earlier failures */
+	COMPACT_NO_SUITABLE_PAGE,  /* internal to the kernel; not returned */
+	COMPACT_CONTINUE,          /* internal; not returned */
+	COMPACT_COMPLETE,          /* the scanners met without a free block: failure */
+	COMPACT_PARTIAL_SKIPPED,   /* not returned: every run here covers the whole zone */
+	COMPACT_CONTENDED,         /* no free target left before the scanners met */
+	COMPACT_SUCCESS,           /* a free block of the requested order exists */
+};
+
+/* include/linux/compaction.h enum compact_priority: how hard direct compaction tries */
+enum compact_priority {
+	COMPACT_PRIO_SYNC_FULL, /* free targets in any pageblock; never deferred */
+	COMPACT_PRIO_SYNC_LIGHT,
+	COMPACT_PRIO_ASYNC, /* first try: skips non-MOVABLE pageblocks as migration sources */
+};
+
+/* mm/compaction.c: COMPACT_MAX_DEFER_SHIFT (skip up to 64 attempts) */
+#define COMPACT_MAX_DEFER_SHIFT 6
+
+/*
+ * Moves one allocated MOVABLE order-0 page from frame @from to the free frame @to
+ * (already allocated to the caller's page): copies nothing, updates the page
+ * table entry that maps it and invalidates its translations. Returns 0, or -1 if
+ * the page cannot move (e.g. a page-table page); then @to is given back.
+ */
+struct buddy_migrate_ops {
+	int (*migrate)(void *ctx, pfn_t from, pfn_t to);
+	void *ctx;
+};
+
+/* What one buddy_compact() call did; the caller turns it into cycles and vmstat. */
+struct compact_stats {
+	uint64_t migrate_scanned; /* compact_migrate_scanned: frames the migrate scanner passed */
+	uint64_t free_scanned;    /* compact_free_scanned: frames the free scanner passed */
+	uint64_t isolated;        /* compact_isolated: sources + free targets isolated */
+	uint64_t migrated;        /* pgmigrate_success: pages moved */
+	uint64_t migrate_failed;  /* pgmigrate_fail: the callback refused */
+	enum compact_result result;
+};
+
+/*
+ * Direct compaction of the zone for one allocation of @order (MOVABLE, as a THP
+ * fault's) at priority @prio (enum compact_priority), as try_to_compact_pages()
+ * with compact_zone(): deferred check (not at SYNC_FULL), COMPACT_SUCCESS at once
+ * if the MIN watermark already holds at @order, compaction_suitable() (order-0
+ * free > (order > 3 ? LOW : MIN) + 2 << order, else COMPACT_SKIPPED; for order > 3
+ * 0 <= fragindex <= extfrag_threshold -> COMPACT_NOT_SUITABLE_ZONE), then the
+ * migrate scanner from the bottom and the free scanner from the top until a free
+ * block of @order exists (COMPACT_SUCCESS) or they meet (COMPACT_COMPLETE).
+ * Defers on COMPLETE unless ASYNC; resets order_failed on SUCCESS. Fills *@st if
+ * not NULL. The kernel counts compact_stall for every result but COMPACT_SKIPPED
+ * (compact_zone() reports NOT_SUITABLE_ZONE as SKIPPED to its caller);
+ * compact_success / compact_fail then follow whether the allocation succeeds, and
+ * on success the caller calls buddy_compaction_defer_reset(b, order, true).
+ */
+enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
+				  const struct buddy_migrate_ops *ops, struct compact_stats *st);
+
+/* compaction_defer_reset(): after an allocation of @order succeeded (or is expected to). */
+void buddy_compaction_defer_reset(struct buddy *b, unsigned order, bool alloc_success);
+
+/*
+ * Lists well formed, every listed block a BP_BUDDY head of its order and list's
+ * type, aligned, in range, not overlapping another free block, and not buddies of
+ * each other at the same order (they would have merged); nr_free and
+ * nr_free_pages match; every pageblock type valid and the lazy ones MOVABLE;
+ * every allocated head of a valid type and aligned; pinned pages allocated,
+ * order 0, UNMOVABLE, and counted. Aborts.
  */
 void buddy_check_invariants(const struct buddy *b);
 

@@ -116,6 +116,7 @@ void khugepaged_do_scan(struct sim *s)
 		kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
 		return;
 	}
+	s->in_khugepaged = true; /* compaction it triggers is its own CPU time */
 	while (progress < budget && passes < 2) {
 		struct vma *v = vma_find_next(&s->vmas, kh->address);
 		vaddr_t h;
@@ -145,10 +146,12 @@ void khugepaged_do_scan(struct sim *s)
 		kh->address = h + PMD_SIZE;
 		if (khugepaged_scan_pmd(s, h, false) == SCAN_ALLOC_HUGE_PAGE_FAIL) {
 			kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.alloc_sleep_millisecs);
+			s->in_khugepaged = false;
 			return;
 		}
 		if (s->failed)
-			return;
+			break;
 	}
+	s->in_khugepaged = false;
 	kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
 }

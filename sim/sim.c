@@ -49,7 +49,7 @@
 static pfn_t pt_frame_alloc(void *ctx)
 {
 	struct sim *s = ctx;
-	pfn_t pfn = buddy_alloc(&s->buddy, 0);
+	pfn_t pfn = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE); /* GFP_PGTABLE_USER */
 
 	if (pfn != PFN_NONE)
 		s->st.nr_page_table_pages++;
@@ -77,6 +77,11 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	if (tlb_init(&s->tlb, cfg) || cache_init(&s->cache, cfg) ||
 	    buddy_init(&s->buddy, cfg->memory))
 		goto oom;
+	s->buddy.extfrag_threshold = cfg->extfrag_threshold;
+	buddy_set_thp_enabled(&s->buddy, cfg->mode == MODE_THP && cfg->thp.enabled != THP_NEVER);
+	if (cfg->fragmentation.unmovable > 0 &&
+	    buddy_fragment(&s->buddy, cfg->fragmentation.unmovable, cfg->fragmentation.seed) < 0)
+		return err_set(e, "os.fragmentation.unmovable", 0, 0, "cannot fragment memory");
 	for (int i = 0; i < PWC_NR; i++)
 		if (tlb_array_init(&s->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,
 				   cfg->seed + 100 + i))
@@ -254,11 +259,55 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 	return 0;
 }
 
+/* migrate_pages() of one 4K anonymous page: move its frame, fix its PTE, flush it. */
+static int migrate_one(void *ctx, pfn_t from, pfn_t to)
+{
+	struct sim *s = ctx;
+	vaddr_t va;
+	enum page_size ps;
+	pfn_t cur;
+	uint64_t e;
+
+	if (!s->rmap[from])
+		return -1; /* not a mapped anonymous page (a zero page, a kernel page) */
+	va = s->rmap[from] - 1;
+	if (!pt_lookup(&s->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
+		return -1;
+	pt_set_pte(&s->pt, va, to, e & PTE_RW);
+	s->rmap[to] = s->rmap[from];
+	s->rmap[from] = 0;
+	s->st.compact_migrated++;
+	sim_shootdown(s, va, va + PAGE_SIZE, 1);
+	return 0;
+}
+
 bool sim_compact(struct sim *s, unsigned order)
 {
-	(void)s;
-	(void)order;
-	return false;
+	struct buddy_migrate_ops ops = { migrate_one, s };
+	struct compact_stats cs = { 0 };
+	enum compact_result r;
+
+	/* __alloc_pages_direct_compact(): async first for a costly order, then sync light */
+	r = buddy_compact(&s->buddy, order, COMPACT_PRIO_ASYNC, &ops, &cs);
+	if (r == COMPACT_COMPLETE || r == COMPACT_CONTENDED) {
+		struct compact_stats cs2 = { 0 };
+
+		r = buddy_compact(&s->buddy, order, COMPACT_PRIO_SYNC_LIGHT, &ops, &cs2);
+		cs.migrate_scanned += cs2.migrate_scanned;
+		cs.free_scanned += cs2.free_scanned;
+		cs.migrated += cs2.migrated;
+	}
+	cycles_t cost = (cs.migrate_scanned + cs.free_scanned) * s->cfg.cost.compact_scan +
+			cs.migrated * s->cfg.cost.copy_page;
+
+	if (s->in_khugepaged)
+		s->st.cyc_khugepaged += cost;
+	else
+		s->st.cyc_compaction += cost; /* the faulting application stalls */
+	if (r == COMPACT_SKIPPED || r == COMPACT_NOT_SUITABLE_ZONE || r == COMPACT_DEFERRED)
+		return false; /* compaction did not run: no stall */
+	s->st.compact_stall++;
+	return true; /* the caller tries the allocation and counts success or fail */
 }
 
 /* --- unmapping and invalidation ----------------------------------------- */
@@ -747,6 +796,7 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 		} else {
 			BUG_ON(f->flags & FOLIO_PMD_MAPPED);
 			BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
+			BUG_ON(s->rmap[pfn] != va + 1);
 			c->subpages++;
 			own(c, pfn, 1);
 		}

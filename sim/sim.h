@@ -32,6 +32,7 @@ struct sim {
 	pfn_t last_pfn[2]; /* 4K frame of last_vpn, for data_refs */
 	bool data_refs;
 	bool failed; /* bad input met inside the loop: err holds it */
+	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
 
 	struct stats st;
 	struct sim_config cfg;

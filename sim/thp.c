@@ -123,7 +123,7 @@ int thp_init(struct sim *s)
 	if (!t->folio)
 		return -1;
 	/* the 4K zero page: a kernel page, reserved for the run */
-	t->zero_pfn = buddy_alloc(&s->buddy, 0);
+	t->zero_pfn = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE);
 	return t->zero_pfn == PFN_NONE ? -1 : 0;
 }
 
@@ -205,18 +205,25 @@ static bool fault_may_compact(const struct sim *s, const struct vma *v)
 
 pfn_t thp_alloc_huge(struct sim *s, bool direct_compaction)
 {
-	pfn_t pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+	pfn_t pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
 
 	if (pfn != PFN_NONE)
 		return pfn;
 	/* memory pressure: the deferred split shrinker runs first (it frees pages) */
 	if (thp_shrink_deferred(s)) {
-		pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
 		if (pfn != PFN_NONE)
 			return pfn;
 	}
-	if (direct_compaction && sim_compact(s, HPAGE_PMD_ORDER))
-		pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+	if (direct_compaction && sim_compact(s, HPAGE_PMD_ORDER)) {
+		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
+		if (pfn != PFN_NONE) {
+			s->st.compact_success++;
+			buddy_compaction_defer_reset(&s->buddy, HPAGE_PMD_ORDER, true);
+			return pfn;
+		}
+		s->st.compact_fail++;
+	}
 	return pfn;
 }
 
@@ -226,7 +233,7 @@ static pfn_t huge_zero_page(struct sim *s)
 
 	if (t->huge_zero_pfn == PFN_NONE) {
 		/* get_huge_zero_page(): allocated once, zeroed once, counted once */
-		t->huge_zero_pfn = buddy_alloc(&s->buddy, HPAGE_PMD_ORDER);
+		t->huge_zero_pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
 		if (t->huge_zero_pfn == PFN_NONE)
 			return PFN_NONE;
 		s->st.thp_zero_page_alloc++;
@@ -244,7 +251,7 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 	    !pt_slot_empty(&s->pt, h, PS_2M))
 		return 0; /* ineligible: silent fallback */
 	thp_register(s);
-	table = buddy_alloc(&s->buddy, 0); /* pte_alloc_one() */
+	table = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE); /* pte_alloc_one() */
 	if (table == PFN_NONE)
 		return 0;
 	if (!write && s->cfg.thp.use_zero_page) {
@@ -296,6 +303,8 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va)
 		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
 		pt_split_pmd(&s->pt, h, thp_withdraw(s, h), PFN_NONE);
+		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+			sim_rmap_set(s, pfn + i, h + ((vaddr_t)i << PAGE_SHIFT));
 		f->flags &= ~FOLIO_PMD_MAPPED;
 		s->st.nr_anon_transparent_hugepages--;
 		s->st.nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
@@ -375,6 +384,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 
 		BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
 		f->mapped[i / 64] &= ~(1ULL << (i % 64));
+		s->rmap[pfn] = 0;
 		f->nr_mapped--;
 		s->st.nr_anon_pages--;
 		if (!f->nr_mapped) {
@@ -388,6 +398,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		return;
 	}
 	buddy_free(&s->buddy, pfn, 0);
+	s->rmap[pfn] = 0;
 	s->st.nr_anon_pages--;
 }
 
@@ -400,6 +411,7 @@ static void split_alloc(struct buddy *b, pfn_t head, unsigned order)
 	for (pfn_t p = head; p < head + (1UL << order); p++) {
 		b->pages[p].flags = BP_HEAD;
 		b->pages[p].order = 0;
+		b->pages[p].mt = b->pages[head].mt;
 	}
 }
 
@@ -415,10 +427,8 @@ uint64_t thp_shrink_deferred(struct sim *s)
 		/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
 		split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
 		for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-			if (f->mapped[i / 64] & (1ULL << (i % 64))) {
-				sim_rmap_set(s, head + i, f->va + ((vaddr_t)i << PAGE_SHIFT));
-				continue;
-			}
+			if (f->mapped[i / 64] & (1ULL << (i % 64)))
+				continue; /* its reverse map was set at the PMD split */
 			buddy_free(&s->buddy, head + i, 0);
 			freed++;
 		}

@@ -16,6 +16,7 @@
 #include "trace.h"
 
 static struct sim *S;
+static unsigned check_every = 1; /* invariants after every Nth record */
 
 /* Run the lackey text @trace on the default machine with --set overrides (NULL-ended). */
 static void run(const char *trace, ...)
@@ -52,10 +53,12 @@ static void run(const char *trace, ...)
 			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
 
 			ck_assert_msg(sim_run_batch(S, &one, &e) == 0, "%s", e.msg);
-			sim_check_invariants(S);
+			if (S->rec_no % check_every == 0)
+				sim_check_invariants(S);
 		}
 	}
 	ck_assert_msg(n == 0, "%s", e.msg);
+	sim_check_invariants(S);
 	trace_close(r);
 	unlink(path);
 	sim_finish(S);
@@ -249,6 +252,68 @@ START_TEST(five_level_huge_walk)
 }
 END_TEST
 
+START_TEST(fallback_when_every_block_pinned)
+{
+	run(MMAP_4M " S 40000010,8\n S 40200010,8\n", "os.fragmentation.unmovable=1",
+	    "os.khugepaged.defrag=false", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_fault_fallback, 2);
+	ck_assert_uint_eq(S->st.compact_stall, 0); /* defrag=madvise, no MADV_HUGEPAGE: no stall */
+	/* khugepaged woke at registration, found the PTE-mapped ranges, could not allocate */
+	ck_assert_uint_ge(S->st.thp_collapse_alloc_failed, 1);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	done();
+	/* madvised: direct compaction runs, cannot move pinned pages, fails */
+	run(MMAP_4M MADV_HUGE_4M " S 40000010,8\n S 40200010,8\n", "os.fragmentation.unmovable=1", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_fallback, 2);
+	ck_assert_uint_ge(S->st.compact_stall, 1);
+	ck_assert_uint_eq(S->st.compact_success, 0);
+	ck_assert_uint_eq(S->st.compact_fail, S->st.compact_stall);
+	ck_assert_uint_eq(S->st.compact_migrated, 0);
+	done();
+}
+END_TEST
+
+/*
+ * Memory (64 MiB) filled with 4K pages of a MADV_NOHUGEPAGE mapping, then every
+ * other page of its first 32 MiB unmapped: free memory is plentiful but all in
+ * order-0 holes among movable pages. A THP fault in a MADV_HUGEPAGE mapping stalls
+ * in direct compaction, which migrates pages and succeeds.
+ */
+START_TEST(compaction_of_movable_fragmentation)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *t = malloc(cap);
+	const unsigned pages = 16128; /* 63 MiB */
+
+	ck_assert_ptr_nonnull(t);
+	n += (size_t)snprintf(t + n, cap - n,
+			      "SYSCALL[7,1](9) sys_mmap ( 0x0, %u, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x10000000)\n"
+			      "SYSCALL[7,1](28) sys_madvise ( 0x10000000, %u, 15 ) --> [pre-success] Success(0x0)\n",
+			      pages * 4096, pages * 4096);
+	for (unsigned i = 0; i < pages; i++)
+		n += (size_t)snprintf(t + n, cap - n, " S %x,8\n", 0x10000000 + i * 4096);
+	for (unsigned i = 0; i < 8192; i += 2)
+		n += (size_t)snprintf(t + n, cap - n,
+				      "SYSCALL[7,1](11) sys_munmap ( 0x%x, 4096 )[sync] --> Success(0x0)\n",
+				      0x10000000 + i * 4096);
+	n += (size_t)snprintf(t + n, cap - n, "%s", MMAP_4M MADV_HUGE_4M " S 40000010,8\n");
+	check_every = 4096;
+	run(t, "os.memory=64M", NULL);
+	check_every = 1;
+	free(t);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	ck_assert_uint_eq(S->st.compact_stall, 1);
+	ck_assert_uint_eq(S->st.compact_success, 1);
+	ck_assert_uint_eq(S->st.compact_fail, 0);
+	ck_assert_uint_gt(S->st.compact_migrated, 0);
+	ck_assert_uint_gt(S->st.cyc_compaction, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, pages - 4096);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("thp");
@@ -265,6 +330,8 @@ int main(void)
 	tcase_add_test(tc, khugepaged_collapses);
 	tcase_add_test(tc, madv_collapse);
 	tcase_add_test(tc, five_level_huge_walk);
+	tcase_add_test(tc, fallback_when_every_block_pinned);
+	tcase_add_test(tc, compaction_of_movable_fragmentation);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
