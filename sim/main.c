@@ -619,7 +619,7 @@ static int cmd_demo(int argc, char **argv)
 	};
 	static const char *const short_name[] = { "STREAM", "GUPS" };
 	const char *outdir = "plots/out";
-	enum os_mode modes[] = { MODE_BASE, MODE_HUGETLBFS };
+	enum os_mode modes[] = { MODE_BASE, MODE_HUGETLBFS, MODE_THP };
 	unsigned nm = ARRAY_SIZE(modes);
 	struct sim_config c;
 	char data[2048], path[4096];
@@ -640,7 +640,7 @@ static int cmd_demo(int argc, char **argv)
 	for (unsigned i = 0; i < nm; i++)
 		len += (size_t)snprintf(data + len, sizeof(data) - len, " %s", os_mode_name[modes[i]]);
 	len += (size_t)snprintf(data + len, sizeof(data) - len, "\n");
-	printf("mmusim demo: %s, %s\n\n", c.cpu_name, "base pages vs hugetlbfs");
+	printf("mmusim demo: %s, %s\n\n", c.cpu_name, "base pages vs hugetlbfs vs THP");
 	for (size_t w = 0; w < ARRAY_SIZE(workloads); w++) {
 		struct trace_reader *tr = workload_open(workloads[w], c.seed, &e);
 		struct stats st[MAX_MODES];
