@@ -168,7 +168,6 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	struct vma *v;
 	pfn_t pfn;
 
-	(void)write;
 	if (va >= s->va_limit)
 		return fail(s, "address 0x%llx needs more than %u-level paging (walk.levels)",
 			    (unsigned long long)va, s->cfg.levels);
