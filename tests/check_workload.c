@@ -5,6 +5,8 @@
  * every error message for a bad spec.
  */
 #include <check.h>
+
+#include "check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -765,11 +767,5 @@ static Suite *workload_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(workload_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(workload_suite());
 }
