@@ -3,15 +3,17 @@
  * them, and plays the kernel's part for faults and address-space events.
  *
  * The replay loop decodes nothing: readers hand it batches (trace.h). Per record
- * it does one switch, one page-crossing test and one memo compare (mmu_access);
- * everything rare is out of line.
+ * it does one kind test, one page-crossing test and one memo compare
+ * (mmu_access); everything rare is out of line. Background work (khugepaged, the
+ * timeline) is tested once per batch against simulated time (sim_now()).
  *
- * Kernel side (this issue's scope; the kernel-model issue moves the fault policy
- * to thp.c and grows it):
- *  - Faults: find the VMA (or make an implicit one, see below); in hugetlbfs mode
- *    (or in a MAP_HUGETLB VMA) a 2M-aligned range wholly inside the VMA whose PMD
- *    is empty gets a pool page; everything else gets a zeroed 4 KiB page from the
- *    buddy allocator. Cost: os.cost.fault + os.cost.clear_page per 4 KiB zeroed.
+ * Kernel side (the THP policy itself is thp.c's, collapse khugepaged.c's):
+ *  - Faults: find the VMA (or make an implicit one, see below); in thp mode try
+ *    thp_fault(); in hugetlbfs mode (or in a MAP_HUGETLB VMA) a 2M-aligned range
+ *    wholly inside the VMA whose PMD is empty gets a pool page; everything else
+ *    gets a zeroed 4 KiB page from the buddy allocator. Cost: os.cost.fault +
+ *    os.cost.clear_page per 4 KiB zeroed. A store to a read-only translation (the
+ *    zero pages) takes sim_wp_fault(): COW, flush, restart.
  *  - Implicit mappings (os.implicit): an address outside every VMA belongs to an
  *    anonymous read-write VMA spanning the os.implicit.granule-aligned block around
  *    it, clipped to the gap between its neighbours; with enabled: false it is a
@@ -21,10 +23,12 @@
  *    the replacement of implicit VMAs need), munmap, mprotect, madvise
  *    (MADV_DONTNEED zaps, MADV_[NO]HUGEPAGE set flags), brk, mremap (pages move
  *    with their frames).
- *  - Simplification: an operation that covers part of a 2 MiB hugetlb page zaps
- *    the whole page (the rest refaults, in 4 KiB pages since its 2M range is no
- *    longer wholly mappable); real hugetlbfs refuses unaligned operations, and THP
- *    PMD splitting is the kernel-model issue's.
+ *  - An operation covering part of a THP or huge zero PMD splits it (thp.c).
+ *    Simplification: one covering part of a 2 MiB hugetlb page zaps the whole
+ *    page (the rest refaults, in 4 KiB pages since its 2M range is no longer
+ *    wholly mappable); real hugetlbfs refuses unaligned operations.
+ *  - Direct compaction (sim_compact) migrates 4K anonymous pages found through a
+ *    per-frame reverse map (rmap), moving the PTE and shooting the page down.
  *  - TLB shootdown as flush_tlb_mm_range() on x86 (arch/x86/mm/tlb.c): up to
  *    tlb_single_page_flush_ceiling (33) pages are invalidated one INVLPG each,
  *    more take a full flush; each INVLPG or full flush counts one
