@@ -151,16 +151,16 @@ END_TEST
 
 START_TEST(whole_munmap_no_split)
 {
-	uint64_t free_before;
-
 	run(MMAP_4M " S 40000010,8\n S 40200010,8\n"
 	    "SYSCALL[7,1](11) sys_munmap ( 0x40000000, 2097152 )[sync] --> Success(0x0)\n", NULL);
 	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
 	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
-	free_before = S->buddy.nr_free_pages;
+	ck_assert_uint_eq(S->st.rss_bytes, 2 << 20);
+	/* the freed THP went back whole: a free order-9 (or larger) block exists */
+	ck_assert_int_eq(buddy_fragmentation_index(&S->buddy, HPAGE_PMD_ORDER), -1000);
+	ck_assert_uint_eq(S->thp.dep_n, 1); /* its deposited table went with it */
 	done();
-	(void)free_before;
 }
 END_TEST
 
