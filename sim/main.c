@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "config.h"
 #include "plot.h"
 #include "sim.h"
@@ -36,6 +37,7 @@ static const char usage_text[] =
 	"       mmusim trace info TRACE [--format FMT]\n"
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
+	"       mmusim capture [-o OUT] -- PROGRAM [ARGS]   (valgrind lackey + syscalls)\n"
 	"       mmusim demo [--outdir DIR]\n"
 	"       mmusim help\n"
 	"Workloads: stream:size=S[,iterations=N]  gups:size=S[,updates=N]  chase:size=S[,steps=N]\n"
@@ -681,6 +683,33 @@ static int cmd_demo(int argc, char **argv)
 	return 0;
 }
 
+/* --- capture ------------------------------------------------------------- */
+
+static int cmd_capture(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct err e = { 0 };
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else
+			die_usage("capture: unexpected argument '%s' (PROGRAM goes after --)", argv[i]);
+	}
+	if (i + 1 >= argc)
+		die_usage("capture: no PROGRAM after --%s", "");
+	if (capture_run(out, argv + i + 1, &e)) {
+		char buf[1024];
+
+		/* the program or valgrind failed: not bad input to mmusim, exit 1 */
+		err_format(&e, buf, sizeof(buf));
+		fprintf(stderr, "%s\n", buf);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
@@ -693,12 +722,13 @@ int main(int argc, char **argv)
 		return cmd_trace(argc - 2, argv + 2);
 	if (!strcmp(cmd, "demo"))
 		return cmd_demo(argc - 2, argv + 2);
+	if (!strcmp(cmd, "capture"))
+		return cmd_capture(argc - 2, argv + 2);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "sweep") || !strcmp(cmd, "merge") || !strcmp(cmd, "plot") ||
-	    !strcmp(cmd, "capture")) {
+	if (!strcmp(cmd, "sweep") || !strcmp(cmd, "merge") || !strcmp(cmd, "plot")) {
 		fprintf(stderr, "mmusim: '%s' is not available in this version yet\n", cmd);
 		return EXIT_BAD;
 	}

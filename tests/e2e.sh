@@ -90,6 +90,19 @@ head -1 "$T/tl.csv" | grep -q '^mode,time_ms,cycles,rss_bytes,huge_bytes,huge_co
 # STREAM's three 8M arrays are THP-backed from their first faults: coverage 1 in every row
 [ "$(awk -F, 'NR > 1 && $6 != "1.000000"' "$T/tl.csv" | wc -l)" -eq 0 ] && ok || bad "timeline coverage"
 
+# --- capture: a real program, replayed with its mappings ------------------------------
+if $MMUSIM capture -o "$T/true.lackey.zst" -- /bin/true; then
+	$MMUSIM trace info "$T/true.lackey.zst" >"$T/tinfo" || bad "trace info of a capture"
+	grep -Eq 'events:       mmap [1-9][0-9]* munmap [0-9]+ mprotect [0-9]+ madvise [0-9]+ brk [1-9]' "$T/tinfo" &&
+		ok || bad "capture has no mmap/brk events: $(grep events "$T/tinfo")"
+	$MMUSIM run "$T/true.lackey.zst" --modes base,thp --quiet --json "$T/cap.json" || bad "replay a capture"
+else
+	bad "mmusim capture -- /bin/true"
+fi
+$MMUSIM capture -o "$T/false.zst" -- /bin/false 2>"$T/err"
+[ $? -eq 1 ] && grep -q 'capture: /bin/false exited with status 1' "$T/err" && [ ! -e "$T/false.zst" ] &&
+	ok || bad "a failing capture: $(cat "$T/err")"
+
 # --- the bad-input contract ----------------------------------------------------------
 printf 'tlb:\n  l1d:\n    4K: { entries: 64, ways: 3 }\n' >"$T/geom.yaml"
 expect_error "$T/geom.yaml:3:" $MMUSIM run -c "$T/geom.yaml" $VAL --quiet

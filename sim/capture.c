@@ -1,0 +1,680 @@
+/*
+ * capture.c - record a real program: Valgrind lackey's memory references and
+ * system calls, streamed from a pipe into a compressed trace file.
+ *
+ * valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes
+ *          --child-silent-after-fork=yes --log-fd=N -- PROGRAM ARGS
+ * runs with N the write end of a pipe, so the program keeps the user's
+ * standard input, output and error and only Valgrind's log comes back. The log
+ * is copied as it is (the lackey reader, trace_lackey.c, skips Valgrind's own
+ * ==pid== lines and the system calls that are not mapping events) through the
+ * compressor that OUT's suffix names, into OUT.tmp.PID, renamed to OUT when the
+ * program exits with status 0.
+ *
+ * Decisions (traces/README.md, "Capturing a real program"):
+ * - --child-silent-after-fork=yes: a child that the program forks runs on
+ *   under Valgrind and would write its own references into the same log,
+ *   mixing two address spaces into one stream with nothing to tell them apart.
+ *   Children are not traced (exec'd ones never are, --trace-children=no).
+ * - Compression levels are picked so the compressor is never the bottleneck:
+ *   lackey under Valgrind writes about 10 MB/s of text on the build machine;
+ *   on that text zstd level 3 (ZSTD_CLEVEL_DEFAULT) ran at 800 MB/s, gzip level
+ *   6 (Z_DEFAULT_COMPRESSION) at 75 MB/s, xz preset 1 at 70-90 MB/s but the xz
+ *   default preset 6 at 5 MB/s, which would slow the capture, hence preset 1.
+ * - The end of the capture is Valgrind's exit (SIGCHLD), not the end of the
+ *   pipe: a program that starts a daemon passes it the log descriptor, which
+ *   would hold the pipe open for ever. Once Valgrind has exited, what is left
+ *   in the pipe is read without blocking.
+ * - Signals are taken with signalfd() (no handler, no global state): SIGINT,
+ *   SIGTERM and SIGHUP are forwarded to Valgrind, which hands them to the
+ *   program, unless the kernel sent them (si_code SI_KERNEL: a terminal's ^C
+ *   or hangup reaches the whole foreground process group, Valgrind included,
+ *   so forwarding would deliver it twice). A second one sends SIGKILL. From the
+ *   first one on, the output is discarded and the temporary removed.
+ * - With OUT "-", a failed capture ends the stream with a line that the lackey
+ *   reader rejects, since a lackey trace has no end marker of its own.
+ *
+ * Left out: writing mtr directly (pipe the text: `mmusim capture -o - -- prog |
+ * mmusim trace convert ...`), tracing several processes, and attaching to a
+ * running one (Valgrind cannot).
+ *
+ * Sources: valgrind(1) (--log-fd, --trace-syscalls, --child-silent-after-fork,
+ * --trace-children); signalfd(2), pipe(7) (pipe capacity, pipe-max-size);
+ * execvp(3) (the PATH search it performs); the zstd, zlib and liblzma
+ * streaming APIs (zstd.h, zlib.h, lzma/container.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "capture.h"
+#include "trace_io.h"
+
+#define CAP_RBUF (1u << 20)  /* bytes taken from the pipe per read() */
+#define CAP_ZBUF (256u << 10) /* compressed bytes per write() */
+/* pipe(7): the default /proc/sys/fs/pipe-max-size, the most an unprivileged F_SETPIPE_SZ gets. */
+#define CAP_PIPE_SIZE (1 << 20)
+#define CAP_GZIP_LEVEL Z_DEFAULT_COMPRESSION /* 6 */
+#define CAP_XZ_PRESET 1
+#define CAP_ZSTD_LEVEL ZSTD_CLEVEL_DEFAULT /* 3 */
+
+struct capture {
+	const char *prog;
+	char out[PATH_MAX];
+	char tmp[PATH_MAX + 32];
+	const char *oname; /* for messages: out, or "<stdout>" */
+	bool to_stdout;
+	int ofd;
+	enum tio_comp comp;
+	union {
+		z_stream z;
+		lzma_stream x;
+		ZSTD_CCtx *zs;
+	} c;
+	bool c_init;
+	unsigned char *rbuf;
+	unsigned char *zbuf;
+	pid_t pid;
+	int rfd; /* read end of the log pipe */
+	int sfd; /* signalfd */
+	bool eof, reaped, discard;
+	int status;   /* waitpid() status once reaped */
+	int intr;     /* first stop signal received */
+	int nintr;    /* how many */
+	int werr;     /* errno of the first output error, 0 if none */
+	const char *werr_what;
+	struct capture_stats st;
+};
+
+static double cap_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Find @name as execvp() would: as given if it holds a '/', else in each
+ * directory of PATH (default "/bin:/usr/bin"). Returns 0 and the path in @buf,
+ * else an errno: ENOENT (nowhere), EACCES (found, not executable), ...
+ */
+static int cap_find(const char *name, char *buf, size_t n)
+{
+	const char *path = getenv("PATH"), *p;
+	int err = ENOENT;
+	struct stat sb;
+
+	if (!*name)
+		return ENOENT;
+	if (strchr(name, '/')) {
+		if (stat(name, &sb))
+			return errno;
+		if (S_ISDIR(sb.st_mode))
+			return EISDIR;
+		if (access(name, X_OK))
+			return errno;
+		snprintf(buf, n, "%s", name);
+		return 0;
+	}
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		size_t len = (size_t)(end - p);
+
+		/* An empty entry is the current directory, as execvp() takes it. */
+		if ((size_t)snprintf(buf, n, "%.*s%s%s", (int)len, p, len ? "/" : "", name) < n &&
+		    !stat(buf, &sb) && S_ISREG(sb.st_mode)) {
+			if (!access(buf, X_OK))
+				return 0;
+			err = EACCES;
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	return err;
+}
+
+static void cap_out_error(struct capture *c, const char *what, int err)
+{
+	if (!c->werr) {
+		c->werr = err;
+		c->werr_what = what;
+	}
+}
+
+static int cap_write(struct capture *c, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(c->ofd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cap_out_error(c, "write error", errno);
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+		c->st.out_bytes += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Push @n bytes of log through the compressor; @finish ends the stream. */
+static int cap_put(struct capture *c, const unsigned char *in, size_t n, bool finish)
+{
+	switch (c->comp) {
+	case TIO_NONE:
+		return cap_write(c, in, n);
+	case TIO_ZSTD: {
+		ZSTD_inBuffer ib = { in, n, 0 };
+		size_t left;
+
+		do {
+			ZSTD_outBuffer ob = { c->zbuf, CAP_ZBUF, 0 };
+
+			left = ZSTD_compressStream2(c->c.zs, &ob, &ib,
+						    finish ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left)) {
+				cap_out_error(c, "zstd compression failed", EIO);
+				return -1;
+			}
+			if (cap_write(c, c->zbuf, ob.pos))
+				return -1;
+		} while (ib.pos < ib.size || (finish && left));
+		return 0;
+	}
+	case TIO_GZIP: {
+		z_stream *z = &c->c.z;
+		int ret;
+
+		z->next_in = (unsigned char *)in;
+		z->avail_in = (uInt)n;
+		do {
+			z->next_out = c->zbuf;
+			z->avail_out = CAP_ZBUF;
+			ret = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
+			if (ret == Z_STREAM_ERROR) {
+				cap_out_error(c, "gzip compression failed", EIO);
+				return -1;
+			}
+			if (cap_write(c, c->zbuf, CAP_ZBUF - z->avail_out))
+				return -1;
+		} while (z->avail_in || !z->avail_out || (finish && ret != Z_STREAM_END));
+		return 0;
+	}
+	case TIO_XZ: {
+		lzma_stream *x = &c->c.x;
+		lzma_ret ret;
+
+		x->next_in = in;
+		x->avail_in = n;
+		do {
+			x->next_out = c->zbuf;
+			x->avail_out = CAP_ZBUF;
+			ret = lzma_code(x, finish ? LZMA_FINISH : LZMA_RUN);
+			if (ret != LZMA_OK && ret != LZMA_STREAM_END) {
+				cap_out_error(c, "xz compression failed", EIO);
+				return -1;
+			}
+			if (cap_write(c, c->zbuf, CAP_ZBUF - x->avail_out))
+				return -1;
+		} while (x->avail_in || !x->avail_out || (finish && ret != LZMA_STREAM_END));
+		return 0;
+	}
+	default:
+		BUG_ON(1);
+	}
+	return -1;
+}
+
+static int cap_codec_init(struct capture *c)
+{
+	switch (c->comp) {
+	case TIO_ZSTD:
+		c->c.zs = ZSTD_createCCtx();
+		if (!c->c.zs)
+			return -1;
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(c->c.zs, ZSTD_c_compressionLevel,
+							CAP_ZSTD_LEVEL)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(c->c.zs, ZSTD_c_checksumFlag, 1))) {
+			ZSTD_freeCCtx(c->c.zs);
+			return -1;
+		}
+		break;
+	case TIO_GZIP:
+		/* windowBits 16 + 15: a gzip wrapper. */
+		if (deflateInit2(&c->c.z, CAP_GZIP_LEVEL, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return -1;
+		break;
+	case TIO_XZ: {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		c->c.x = init;
+		if (lzma_easy_encoder(&c->c.x, CAP_XZ_PRESET, LZMA_CHECK_CRC64) != LZMA_OK)
+			return -1;
+		break;
+	}
+	default:
+		return 0;
+	}
+	c->c_init = true;
+	return 0;
+}
+
+static void cap_codec_end(struct capture *c)
+{
+	if (!c->c_init)
+		return;
+	if (c->comp == TIO_ZSTD)
+		ZSTD_freeCCtx(c->c.zs);
+	else if (c->comp == TIO_GZIP)
+		deflateEnd(&c->c.z);
+	else if (c->comp == TIO_XZ)
+		lzma_end(&c->c.x);
+	c->c_init = false;
+}
+
+/* Stop the program: the output is no longer wanted. */
+static void cap_stop(struct capture *c, int sig)
+{
+	c->discard = true;
+	if (!c->reaped)
+		kill(c->pid, sig);
+}
+
+static void cap_reap(struct capture *c)
+{
+	pid_t r;
+
+	if (c->reaped)
+		return;
+	do
+		r = waitpid(c->pid, &c->status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == c->pid) {
+		c->reaped = true;
+	} else if (r < 0) {
+		/* ECHILD: reaped by someone else (SIGCHLD set to SIG_IGN); status unknown. */
+		c->reaped = true;
+		c->status = -1;
+	}
+}
+
+static void cap_signals(struct capture *c)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD) {
+			cap_reap(c);
+		} else if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			if (!c->intr)
+				c->intr = sig;
+			if (++c->nintr > 1)
+				cap_stop(c, SIGKILL);
+			else if (si.ssi_code != SI_KERNEL)
+				cap_stop(c, sig);
+			else
+				c->discard = true;
+		}
+		/* SIGPIPE: the write that caused it fails with EPIPE. */
+	}
+}
+
+static void cap_consume(struct capture *c, const unsigned char *p, size_t n)
+{
+	c->st.trace_bytes += n;
+	if (c->discard)
+		return;
+	if (cap_put(c, p, n, false))
+		cap_stop(c, SIGTERM);
+}
+
+/* Copy the log until Valgrind has exited and the pipe is drained. */
+static void cap_pump(struct capture *c)
+{
+	struct pollfd pf[2];
+
+	while (!(c->eof && c->reaped)) {
+		ssize_t n;
+
+		if (c->reaped && !c->eof) {
+			/* Valgrind is gone: take what is buffered, then stop. */
+			fcntl(c->rfd, F_SETFL, fcntl(c->rfd, F_GETFL) | O_NONBLOCK);
+			while ((n = read(c->rfd, c->rbuf, CAP_RBUF)) > 0 ||
+			       (n < 0 && errno == EINTR))
+				if (n > 0)
+					cap_consume(c, c->rbuf, (size_t)n);
+			c->eof = true;
+			break;
+		}
+		pf[0].fd = c->eof ? -1 : c->rfd;
+		pf[0].events = POLLIN;
+		pf[1].fd = c->sfd;
+		pf[1].events = POLLIN;
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Cannot wait: stop the program rather than spin. */
+			cap_out_error(c, "poll", errno);
+			cap_stop(c, SIGKILL);
+			c->eof = true;
+			while (!c->reaped && waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+				;
+			c->reaped = true;
+			break;
+		}
+		if (pf[1].revents)
+			cap_signals(c);
+		if (!c->eof && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			n = read(c->rfd, c->rbuf, CAP_RBUF);
+			if (n > 0)
+				cap_consume(c, c->rbuf, (size_t)n);
+			else if (n == 0)
+				c->eof = true;
+			else if (errno != EINTR && errno != EAGAIN)
+				c->eof = true;
+		}
+	}
+}
+
+static const char *cap_basename(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Open the output (OUT.tmp.PID, or standard output) and its compressor. */
+static int cap_open_out(struct capture *c, const char *out, struct err *e)
+{
+	if (!out) {
+		if ((size_t)snprintf(c->out, sizeof(c->out), "%s.lackey.zst",
+				     cap_basename(c->prog)) >= sizeof(c->out))
+			return err_set(e, "capture", 0, 0, "output name too long");
+	} else if ((size_t)snprintf(c->out, sizeof(c->out), "%s", out) >= sizeof(c->out)) {
+		return err_set(e, "capture", 0, 0, "output name too long");
+	}
+	if (!c->out[0])
+		return err_set(e, "capture", 0, 0, "empty output name");
+	if (!strcmp(c->out, "-")) {
+		c->to_stdout = true;
+		c->oname = "<stdout>";
+		c->ofd = STDOUT_FILENO;
+		c->comp = TIO_NONE;
+	} else {
+		c->oname = c->out;
+		c->comp = tio_comp_from_suffix(c->out);
+		snprintf(c->tmp, sizeof(c->tmp), "%s.tmp.%ld", c->out, (long)getpid());
+		c->ofd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (c->ofd < 0)
+			return err_set(e, c->out, 0, 0, "%s", strerror(errno));
+	}
+	if (cap_codec_init(c)) {
+		err_set(e, c->out, 0, 0, "cannot start the %s compressor", tio_comp_name(c->comp));
+		if (!c->to_stdout) {
+			close(c->ofd);
+			unlink(c->tmp);
+			c->ofd = -1;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Finish the output: commit it (flush, close, rename) or throw it away (with
+ * "-", end it with a line the reader rejects, saying @why). Returns -1 with @e
+ * set only when a commit fails.
+ */
+static int cap_close_out(struct capture *c, bool commit, const char *why, struct err *e)
+{
+	bool want = commit;
+
+	if (commit && cap_put(c, NULL, 0, true))
+		commit = false;
+	cap_codec_end(c);
+	if (c->to_stdout) {
+		if (!commit && why && !c->werr) {
+			char line[800];
+			int n = snprintf(line, sizeof(line), "\n**mmusim capture failed: %s**\n", why);
+
+			cap_write(c, (const unsigned char *)line,
+				  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		}
+	} else {
+		if (close(c->ofd) && commit) {
+			cap_out_error(c, "write error", errno);
+			commit = false;
+		}
+		c->ofd = -1;
+		if (commit && rename(c->tmp, c->out)) {
+			cap_out_error(c, "cannot rename the temporary", errno);
+			commit = false;
+		}
+		if (!commit)
+			unlink(c->tmp);
+	}
+	if (want && !commit)
+		return err_set(e, c->oname, 0, 0, "%s: %s", c->werr_what, strerror(c->werr));
+	return 0;
+}
+
+/* Why the capture failed, or NULL if it did not; into @buf. */
+static const char *cap_failure(const struct capture *c, char *buf, size_t n)
+{
+	if (c->intr)
+		snprintf(buf, n, "interrupted by signal %d (%s)", c->intr, strsignal(c->intr));
+	else if (c->werr)
+		snprintf(buf, n, "%s: %s: %s", c->oname, c->werr_what, strerror(c->werr));
+	else if (c->status == -1)
+		snprintf(buf, n, "%s: exit status lost (SIGCHLD is ignored)", c->prog);
+	else if (WIFEXITED(c->status) && WEXITSTATUS(c->status))
+		snprintf(buf, n, "%s exited with status %d", c->prog, WEXITSTATUS(c->status));
+	else if (WIFSIGNALED(c->status))
+		snprintf(buf, n, "%s killed by signal %d (%s)", c->prog, WTERMSIG(c->status),
+			 strsignal(WTERMSIG(c->status)));
+	else
+		return NULL;
+	return buf;
+}
+
+/* Fork and exec Valgrind; the child's exec error comes back on a CLOEXEC pipe. */
+static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[],
+		     const sigset_t *old_mask, struct err *e)
+{
+	int lp[2], sp[2], werr = 0;
+	size_t argc = 0, i;
+	char logfd[32];
+	char **vargv;
+	ssize_t r;
+
+	while (argv[argc])
+		argc++;
+	vargv = calloc(argc + 8, sizeof(*vargv));
+	if (!vargv)
+		return err_set(e, "capture", 0, 0, "out of memory");
+	if (pipe2(lp, O_CLOEXEC)) {
+		free(vargv);
+		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
+	}
+	if (pipe2(sp, O_CLOEXEC)) {
+		close(lp[0]);
+		close(lp[1]);
+		free(vargv);
+		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
+	}
+	/* Fewer wake-ups per megabyte; best effort (pipe(7): may be refused). */
+	fcntl(lp[0], F_SETPIPE_SZ, CAP_PIPE_SIZE);
+	snprintf(logfd, sizeof(logfd), "--log-fd=%d", lp[1]);
+	i = 0;
+	vargv[i++] = (char *)"valgrind";
+	vargv[i++] = (char *)"--tool=lackey";
+	vargv[i++] = (char *)"--trace-mem=yes";
+	vargv[i++] = (char *)"--trace-syscalls=yes";
+	vargv[i++] = (char *)"--child-silent-after-fork=yes";
+	vargv[i++] = logfd;
+	vargv[i++] = (char *)"--";
+	for (size_t k = 0; k < argc; k++)
+		vargv[i++] = argv[k];
+	vargv[i] = NULL;
+
+	c->pid = fork();
+	if (c->pid == 0) {
+		int err;
+
+		/* Child: only async-signal-safe calls from here to exec. */
+		sigprocmask(SIG_SETMASK, old_mask, NULL);
+		if (fcntl(lp[1], F_SETFD, 0) == 0 &&
+		    (!c->to_stdout || dup2(STDERR_FILENO, STDOUT_FILENO) == STDOUT_FILENO))
+			execv(valgrind, vargv);
+		err = errno;
+		if (write(sp[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	werr = errno;
+	free(vargv);
+	close(lp[1]);
+	close(sp[1]);
+	if (c->pid < 0) {
+		close(lp[0]);
+		close(sp[0]);
+		return err_set(e, "capture", 0, 0, "fork: %s", strerror(werr));
+	}
+	do
+		r = read(sp[0], &werr, sizeof(werr));
+	while (r < 0 && errno == EINTR);
+	close(sp[0]);
+	if (r == (ssize_t)sizeof(werr)) {
+		close(lp[0]);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (werr == ENOENT)
+			return err_set(e, "capture", 0, 0, "valgrind not found (apt-get install valgrind)");
+		return err_set(e, "capture", 0, 0, "cannot run %s: %s", valgrind, strerror(werr));
+	}
+	c->rfd = lp[0];
+	return 0;
+}
+
+int capture_run_stats(const char *out, char *const argv[], struct capture_stats *st,
+		      struct err *e)
+{
+	struct capture *c;
+	char valgrind[PATH_MAX], prog[PATH_MAX], why[700];
+	const char *fail;
+	sigset_t set, old;
+	double t0;
+	int ret = -1, r;
+
+	if (st)
+		memset(st, 0, sizeof(*st));
+	if (!argv || !argv[0] || !argv[0][0])
+		return err_set(e, "capture", 0, 0, "no program to run");
+	if (cap_find("valgrind", valgrind, sizeof(valgrind)))
+		return err_set(e, "capture", 0, 0, "valgrind not found (apt-get install valgrind)");
+	r = cap_find(argv[0], prog, sizeof(prog));
+	if (r == ENOENT && !strchr(argv[0], '/'))
+		return err_set(e, "capture", 0, 0, "%s: command not found", argv[0]);
+	if (r)
+		return err_set(e, "capture", 0, 0, "%s: %s", argv[0], strerror(r));
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return err_set(e, "capture", 0, 0, "out of memory");
+	c->prog = argv[0];
+	c->ofd = c->rfd = c->sfd = -1;
+	c->rbuf = malloc(CAP_RBUF);
+	c->zbuf = malloc(CAP_ZBUF);
+	if (!c->rbuf || !c->zbuf) {
+		err_set(e, "capture", 0, 0, "out of memory");
+		goto out_free;
+	}
+	if (cap_open_out(c, out, e))
+		goto out_free;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	c->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->sfd < 0) {
+		err_set(e, "capture", 0, 0, "signalfd: %s", strerror(errno));
+		cap_close_out(c, false, NULL, NULL);
+		goto out_mask;
+	}
+	t0 = cap_now();
+	if (cap_spawn(c, valgrind, argv, &old, e)) {
+		cap_close_out(c, false, NULL, NULL);
+		goto out_mask;
+	}
+	cap_pump(c);
+	close(c->rfd);
+	cap_signals(c); /* a last look: a ^C that came with the exit still counts */
+
+	fail = cap_failure(c, why, sizeof(why));
+	if (cap_close_out(c, !fail, fail, e))
+		;
+	else if (fail && !c->intr && c->werr)
+		err_set(e, c->oname, 0, 0, "%s: %s", c->werr_what, strerror(c->werr));
+	else if (fail)
+		err_set(e, "capture", 0, 0, "%s", fail);
+	else
+		ret = 0;
+	c->st.seconds = cap_now() - t0;
+	c->st.signo = c->intr;
+
+out_mask:
+	if (c->sfd >= 0)
+		close(c->sfd);
+	/* Our own writes may have left a SIGPIPE pending: take it, or it kills us on unblock. */
+	if (c->werr == EPIPE && !sigismember(&old, SIGPIPE)) {
+		sigset_t pipe_set;
+		struct timespec zero = { 0, 0 };
+
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+out_free:
+	if (st)
+		*st = c->st;
+	cap_codec_end(c);
+	free(c->rbuf);
+	free(c->zbuf);
+	free(c);
+	return ret;
+}
+
+int capture_run(const char *out, char *const argv[], struct err *e)
+{
+	return capture_run_stats(out, argv, NULL, e);
+}
