@@ -31,8 +31,8 @@ struct capture_stats {
  * exits with status 0; otherwise the temporary is removed (with "-", a last line
  * "**mmusim capture failed: ...**" is written instead, so a reader at the other
  * end of the pipe fails rather than take a partial trace for a whole one).
- * SIGINT, SIGTERM and SIGHUP are forwarded to Valgrind (a second one kills it)
- * and make the capture fail; while it runs, the calling thread has those
+ * SIGINT, SIGTERM and SIGHUP (those not ignored on entry) are forwarded to
+ * Valgrind (a second one kills it) and make the capture fail; while it runs, the calling thread has those
  * signals and SIGPIPE and SIGCHLD blocked (restored on return).
  *
  * Returns 0, or -1 with @e set: "capture: valgrind not found (apt-get install
