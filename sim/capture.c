@@ -406,14 +406,18 @@ static void cap_pump(struct capture *c)
 			cap_signals(c);
 		if (!c->eof && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
 			n = read(c->rfd, c->rbuf, CAP_RBUF);
-			if (n > 0)
+			if (n > 0) {
 				cap_consume(c, c->rbuf, (size_t)n);
-			if (n > 0 && (size_t)n < c->pipe_cap / 2)
-				nanosleep(&c->nap, NULL);
-			else if (n == 0)
+				if ((size_t)n < c->pipe_cap / 2)
+					nanosleep(&c->nap, NULL);
+			} else if (n == 0) {
 				c->eof = true;
-			else if (errno != EINTR && errno != EAGAIN)
+			} else if (errno != EINTR && errno != EAGAIN) {
+				/* The log is lost; a Valgrind left writing would block for ever. */
+				cap_out_error(c, "cannot read Valgrind's log", errno);
+				cap_stop(c, SIGKILL);
 				c->eof = true;
+			}
 		}
 	}
 }
