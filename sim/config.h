@@ -56,6 +56,7 @@ struct cost_cfg {
 	cycles_t copy_page;    /* copying one 4 KiB page (collapse, migration) */
 	cycles_t compact_scan; /* examining one page in a compaction scanner */
 	cycles_t flush;        /* one TLB shootdown (INVLPG or full flush) */
+	cycles_t swap_in;      /* reading one 4 KiB page back from swap (a major fault) */
 };
 
 /* /sys/kernel/mm/transparent_hugepage/enabled and defrag (reference §1a, §1b). */
@@ -122,6 +123,8 @@ struct sim_config {
 	uint64_t memory; /* bytes of simulated physical memory */
 	enum os_mode mode;
 	unsigned hugetlb_pages; /* os.hugetlbfs.pages: 2M pool; 0 = surplus on demand */
+	unsigned hugetlb_1g_pages; /* os.hugetlbfs.pages_1g: 1G pool, reserved at boot */
+	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */
 	struct implicit_cfg implicit;
 	struct cost_cfg cost;
 	struct thp_cfg thp;

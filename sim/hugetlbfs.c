@@ -10,8 +10,13 @@
  * Simplification, by design of mmusim's "hugetlbfs" mode: the pool backs the
  * 2M-aligned parts of every anonymous mapping (what libhugetlbfs's morecore and
  * the seed mail's "huge" runs arrange), and a fault that finds no pool page falls
- * back to 4 KiB pages instead of SIGBUS. 1 GiB pools come with the kernel-model
- * issue.
+ * back to 4 KiB pages instead of SIGBUS.
+ *
+ * 1 GiB pages (hugepagesz=1G hugepages=N, hugetlbpage.rst "gigantic pages"):
+ * reserved at boot from the top of physical memory before the buddy allocator
+ * exists, so they never fragment and never return to it; no surplus (gigantic
+ * pages cannot be overcommitted). A hugetlb-backed fault whose 1G-aligned range
+ * lies wholly inside its VMA, with nothing mapped there yet, takes one first.
  */
 #include <stdlib.h>
 
@@ -40,6 +45,7 @@ int hugetlb_pool_init(struct hugetlb_pool *p, struct buddy *b, uint64_t pages)
 
 void hugetlb_pool_destroy(struct hugetlb_pool *p, struct buddy *b)
 {
+	free(p->used_1g);
 	while (p->nr_free)
 		buddy_free(b, p->free[--p->nr_free], HPAGE_PMD_ORDER);
 	free(p->free);
@@ -76,4 +82,41 @@ void hugetlb_free(struct hugetlb_pool *p, struct buddy *b, pfn_t pfn)
 	}
 	BUG_ON(p->nr_free >= p->nr_pages);
 	p->free[p->nr_free++] = pfn;
+}
+
+int hugetlb_pool_init_1g(struct hugetlb_pool *p, pfn_t base, uint64_t nr)
+{
+	BUG_ON(nr && (base & ((1UL << HPAGE_PUD_ORDER) - 1)));
+	p->base_1g = base;
+	p->nr_1g = nr;
+	p->in_use_1g = 0;
+	p->used_1g = nr ? calloc(nr, 1) : NULL;
+	return nr && !p->used_1g ? -1 : 0;
+}
+
+pfn_t hugetlb_alloc_1g(struct hugetlb_pool *p)
+{
+	/* the lowest free page: dequeue_hugetlb_folio_node_exact() takes any */
+	for (uint64_t i = 0; i < p->nr_1g; i++)
+		if (!p->used_1g[i]) {
+			p->used_1g[i] = 1;
+			p->in_use_1g++;
+			return p->base_1g + (i << HPAGE_PUD_ORDER);
+		}
+	return PFN_NONE;
+}
+
+bool hugetlb_is_1g_in_use(const struct hugetlb_pool *p, pfn_t pfn)
+{
+	uint64_t i = (pfn - p->base_1g) >> HPAGE_PUD_ORDER;
+
+	return pfn >= p->base_1g && !(pfn & ((1UL << HPAGE_PUD_ORDER) - 1)) && i < p->nr_1g &&
+	       p->used_1g[i];
+}
+
+void hugetlb_free_1g(struct hugetlb_pool *p, pfn_t pfn)
+{
+	BUG_ON(!hugetlb_is_1g_in_use(p, pfn));
+	p->used_1g[(pfn - p->base_1g) >> HPAGE_PUD_ORDER] = 0;
+	p->in_use_1g--;
 }

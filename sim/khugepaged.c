@@ -19,13 +19,19 @@
  * os.cost.compact_scan per range examined, os.cost.copy_page / clear_page per
  * subpage); the application pays the TLB flush (os.cost.flush).
  *
- * Simplifications: no swap or shared PTEs yet (max_ptes_swap/shared never bind);
+ * Swap entries: more than max_ptes_swap skip the range
+ * (thp_scan_exceed_swap_pte); with any, khugepaged wants at least 256 young PTEs;
+ * the collapse reads them back first (__collapse_huge_page_swapin(): major
+ * faults, pswpin, os.cost.swap_in on khugepaged's cycles).
+ *
+ * Simplifications: no shared PTEs (one process: max_ptes_shared never binds);
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here.
  */
 #include <string.h>
 
 #include "khugepaged.h"
 #include "mmu.h"
+#include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
 
@@ -55,7 +61,7 @@ static void free_old(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_collapse)
 {
 	const struct khugepaged_cfg *k = &s->cfg.khugepaged;
-	unsigned none = 0, present = 0, writable = 0, young = 0;
+	unsigned none = 0, present = 0, writable = 0, young = 0, unmapped = 0;
 	struct vma *v = vma_find(&s->vmas, haddr);
 	enum page_size ps;
 	pfn_t pfn, table;
@@ -69,7 +75,15 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 		return SCAN_PMD_NONE;
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
+		uint64_t slot;
 
+		if (pt_get_swap(&s->pt, a, &slot)) {
+			if (++unmapped > k->max_ptes_swap && !madv_collapse) {
+				s->st.thp_scan_exceed_swap_pte++;
+				return SCAN_EXCEED_SWAP_PTE;
+			}
+			continue;
+		}
 		if (!pt_lookup(&s->pt, a, &ps, &pfn, &e) || pfn == s->thp.zero_pfn) {
 			if (++none > k->max_ptes_none && !madv_collapse) {
 				s->st.thp_scan_exceed_none_pte++;
@@ -83,15 +97,29 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 	}
 	if (!writable)
 		return SCAN_PAGE_RO;
-	if (!young && !madv_collapse)
+	/* a range with swap entries must be worth the reads: half its pages young */
+	if (!madv_collapse && (!young || (unmapped && young < HPAGE_PMD_NR / 2)))
 		return SCAN_LACK_REFERENCED_PAGE;
 	/* collapse_huge_page() */
-	pfn = thp_alloc_huge(s, madv_collapse || k->defrag);
+	pfn = thp_alloc_huge(s, madv_collapse || k->defrag ? THP_GFP_DIRECT : THP_GFP_LIGHT);
 	if (pfn == PFN_NONE) {
 		s->st.thp_collapse_alloc_failed++;
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;
 	}
-	s->st.thp_collapse_alloc++;
+	s->st.thp_collapse_alloc++; /* counted at allocation, as alloc_charge_folio() */
+	/* __collapse_huge_page_swapin(): read the swapped pages back first */
+	for (unsigned i = 0; unmapped && i < HPAGE_PMD_NR; i++) {
+		vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
+		uint64_t slot;
+
+		if (pt_get_swap(&s->pt, a, &slot) &&
+		    reclaim_swap_in(s, v, a, slot, !madv_collapse)) {
+			/* no frame to read into: give the huge page back (SCAN_FAIL) */
+			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
+			return SCAN_FAIL;
+		}
+	}
+	present += unmapped;
 	table = pt_collapse_pmd(&s->pt, haddr, pfn, v->flags & VM_WRITE, free_old, s);
 	if (thp_deposit(s, haddr, table)) {
 		s->failed = true;

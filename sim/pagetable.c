@@ -27,7 +27,7 @@ struct pt_node {
 	struct pt_node **child; /* levels >= 2 */
 	pfn_t pfn;
 	unsigned level;
-	unsigned used; /* present entries */
+	unsigned used; /* present entries and swap entries */
 };
 
 static inline unsigned level_shift(unsigned level)
@@ -196,7 +196,7 @@ int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool 
 		n = n->child[i];
 	}
 	i = pt_index(va, target);
-	BUG_ON(n->e[i] & PTE_P);
+	BUG_ON(n->e[i]); /* neither present nor a swap entry */
 	BUG_ON(n->child && n->child[i]);
 	n->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0) |
 		  (target > 1 ? PTE_PS : 0);
@@ -253,12 +253,14 @@ pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable
 
 	BUG_ON(!(pd->e[i] & PTE_P) || (pd->e[i] & PTE_PS));
 	t = pd->child[i];
-	for (unsigned k = 0; k < PT_ENTRIES; k++)
+	for (unsigned k = 0; k < PT_ENTRIES; k++) {
+		BUG_ON(t->e[k] && !(t->e[k] & PTE_P)); /* swap entries are swapped in first */
 		if (t->e[k] & PTE_P) {
 			if (fn)
 				fn(ctx, base + ((vaddr_t)k << PAGE_SHIFT), PS_4K, pte_pfn(t->e[k]), t->e[k]);
 			pt->nr_leaves[PS_4K]--;
 		}
+	}
 	table = t->pfn;
 	free(t->child);
 	free(t);
@@ -277,6 +279,111 @@ void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
 
 	BUG_ON(!(t->e[i] & PTE_P));
 	t->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_A | (writable ? PTE_RW | PTE_D : 0);
+}
+
+void pt_set_swap(struct pagetable *pt, vaddr_t va, uint64_t slot)
+{
+	struct pt_node *t = node_at(pt, va, 1);
+	unsigned i = pt_index(va, 1);
+
+	BUG_ON(!(t->e[i] & PTE_P));
+	t->e[i] = slot << PAGE_SHIFT | PTE_SWP;
+	pt->nr_leaves[PS_4K]--;
+	pt->nr_swap++;
+}
+
+/* The PT node holding the PTE of @va, or NULL (no table there, or a huge leaf). */
+static struct pt_node *pte_node(const struct pagetable *pt, vaddr_t va)
+{
+	struct pt_node *n = pt->root;
+
+	for (unsigned l = pt->levels; l > 1; l--) {
+		unsigned i = pt_index(va, l);
+
+		if (!(n->e[i] & PTE_P) || is_leaf(n->e[i], l))
+			return NULL;
+		n = n->child[i];
+	}
+	return n;
+}
+
+bool pt_get_swap(const struct pagetable *pt, vaddr_t va, uint64_t *slot)
+{
+	const struct pt_node *t = pte_node(pt, va);
+	uint64_t e = t ? t->e[pt_index(va, 1)] : 0;
+
+	if (!e || (e & PTE_P))
+		return false;
+	*slot = pte_pfn(e);
+	return true;
+}
+
+void pt_swap_in(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
+{
+	struct pt_node *t = pte_node(pt, va);
+	unsigned i = pt_index(va, 1);
+
+	BUG_ON(!t || !t->e[i] || (t->e[i] & PTE_P));
+	t->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0);
+	pt->nr_swap--;
+	pt->nr_leaves[PS_4K]++;
+}
+
+int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t slot)
+{
+	struct pt_node *t;
+	unsigned i = pt_index(va, 1);
+
+	/* map a placeholder frame to build the tables, then turn it into the entry */
+	if (pt_map(pt, va, PS_4K, 0, false))
+		return -1;
+	t = pte_node(pt, va);
+	t->e[i] = slot << PAGE_SHIFT | PTE_SWP;
+	pt->nr_leaves[PS_4K]--;
+	pt->nr_swap++;
+	return 0;
+}
+
+bool pt_test_clear_young(struct pagetable *pt, vaddr_t va)
+{
+	struct pt_node *n = pt->root;
+
+	for (unsigned level = pt->levels; level >= 1; level--) {
+		unsigned i = pt_index(va, level);
+		uint64_t e = n->e[i];
+
+		if (!(e & PTE_P))
+			return false;
+		if (is_leaf(e, level)) {
+			n->e[i] = e & ~PTE_A;
+			return e & PTE_A;
+		}
+		n = n->child[i];
+	}
+	return false;
+}
+
+static void swaps_rec(const struct pt_node *n, vaddr_t base,
+		      void (*fn)(void *, vaddr_t, uint64_t), void *ctx)
+{
+	uint64_t step = 1ULL << level_shift(n->level);
+
+	for (unsigned i = 0; i < PT_ENTRIES; i++) {
+		uint64_t e = n->e[i];
+
+		if (!e)
+			continue;
+		if (!(e & PTE_P))
+			fn(ctx, base + i * step, pte_pfn(e));
+		else if (!is_leaf(e, n->level))
+			swaps_rec(n->child[i], base + i * step, fn, ctx);
+	}
+}
+
+void pt_for_each_swap(const struct pagetable *pt, void (*fn)(void *ctx, vaddr_t va, uint64_t slot),
+		      void *ctx)
+{
+	swaps_rec(pt->root, 0, fn, ctx);
 }
 
 bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t *pfn,
@@ -317,7 +424,7 @@ bool pt_slot_empty(const struct pagetable *pt, vaddr_t va, enum page_size ps)
 			return false;
 		n = n->child[pt_index(va, level)];
 	}
-	return !(n->e[pt_index(va, target)] & PTE_P);
+	return !n->e[pt_index(va, target)]; /* a swap entry is not empty */
 }
 
 struct unmap_ctx {
@@ -338,8 +445,16 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 		vaddr_t lo = base + i * step, hi = lo + step;
 		uint64_t e = n->e[i];
 
-		if (hi <= u->start || lo >= u->end || !(e & PTE_P))
+		if (hi <= u->start || lo >= u->end || !e)
 			continue;
+		if (!(e & PTE_P)) { /* a swap entry (level 1 only) */
+			if (u->fn)
+				u->fn(u->ctx, lo, PS_4K, PFN_NONE, e);
+			n->e[i] = 0;
+			n->used--;
+			u->pt->nr_swap--;
+			continue;
+		}
 		if (is_leaf(e, n->level)) {
 			if (lo < u->start || hi > u->end)
 				continue; /* straddles: the caller splits first */
@@ -445,7 +560,8 @@ void pt_for_each_table(const struct pagetable *pt, void (*fn)(void *ctx, pfn_t p
 	tables_rec(pt->root, fn, ctx);
 }
 
-static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves[PS_NR])
+static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves[PS_NR],
+		      uint64_t *swaps)
 {
 	unsigned used = 0;
 
@@ -454,8 +570,13 @@ static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves
 		uint64_t e = n->e[i];
 
 		if (!(e & PTE_P)) {
-			BUG_ON(e != 0);
 			BUG_ON(n->child && n->child[i]);
+			if (e) {
+				/* only PTEs hold swap entries, and only those bits */
+				BUG_ON(n->level != 1 || !(e & PTE_SWP) || (e & ~(PTE_PFN_MASK | PTE_SWP)));
+				used++;
+				(*swaps)++;
+			}
 			continue;
 		}
 		used++;
@@ -468,7 +589,7 @@ static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves
 			BUG_ON(!n->child[i]);
 			BUG_ON(n->child[i]->level != n->level - 1);
 			BUG_ON(pte_pfn(e) != n->child[i]->pfn);
-			check_rec(n->child[i], tables, leaves);
+			check_rec(n->child[i], tables, leaves, swaps);
 		}
 	}
 	BUG_ON(used != n->used);
@@ -476,10 +597,11 @@ static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves
 
 void pt_check_invariants(const struct pagetable *pt)
 {
-	uint64_t tables = 0, leaves[PS_NR] = { 0 };
+	uint64_t tables = 0, leaves[PS_NR] = { 0 }, swaps = 0;
 
-	check_rec(pt->root, &tables, leaves);
+	check_rec(pt->root, &tables, leaves, &swaps);
 	BUG_ON(tables != pt->nr_tables);
+	BUG_ON(swaps != pt->nr_swap);
 	for (int i = 0; i < PS_NR; i++)
 		BUG_ON(leaves[i] != pt->nr_leaves[i]);
 }

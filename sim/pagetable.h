@@ -23,6 +23,13 @@
 #define PTE_D (1ULL << 6)
 #define PTE_PS (1ULL << 7)
 #define PTE_PFN_MASK 0x000FFFFFFFFFF000ULL
+/*
+ * A swap entry: a non-present PTE (P = 0) holding a swap slot in bits 51:12 and
+ * this software bit (x86 ignores every other bit of a non-present entry; Linux
+ * encodes type and offset differently, which no walk can observe). Only PTEs
+ * (level 1) hold swap entries: a THP is split into PTEs before it is swapped.
+ */
+#define PTE_SWP (1ULL << 9)
 
 static inline pfn_t pte_pfn(uint64_t e)
 {
@@ -44,6 +51,7 @@ struct pagetable {
 	struct pt_frame_ops ops;
 	uint64_t nr_tables; /* page-table frames in use, root included */
 	uint64_t nr_leaves[PS_NR];
+	uint64_t nr_swap; /* swap entries */
 };
 
 /* One walk from the root down to a leaf or a non-present entry. */
@@ -134,6 +142,28 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
  */
 uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
 			  pfn_t ro_a, pfn_t ro_b);
+
+/*
+ * Swap entries (mm/rmap.c try_to_unmap_one(), mm/memory.c do_swap_page()):
+ * pt_set_swap() replaces the present 4K leaf at @va by a swap entry for @slot;
+ * pt_get_swap() reads one (false if @va holds none); pt_swap_in() turns the swap
+ * entry at @va into a present leaf for @pfn; pt_map_swap() installs a swap entry
+ * in an empty PTE slot, allocating tables (mremap moves them): 0 or -1.
+ * pt_unmap_range() clears swap entries in its range too, passing each to @fn with
+ * pfn PFN_NONE and the entry (not counted in its result: no TLB holds them).
+ */
+void pt_set_swap(struct pagetable *pt, vaddr_t va, uint64_t slot);
+bool pt_get_swap(const struct pagetable *pt, vaddr_t va, uint64_t *slot);
+void pt_swap_in(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable);
+int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t slot);
+
+/* Test and clear the accessed bit of the leaf mapping @va (ptep_clear_flush_young;
+ * x86 does not flush the TLB for it). Returns the old A bit; false if unmapped. */
+bool pt_test_clear_young(struct pagetable *pt, vaddr_t va);
+
+/* Visit every swap entry in address order: @fn(ctx, va, slot). */
+void pt_for_each_swap(const struct pagetable *pt, void (*fn)(void *ctx, vaddr_t va, uint64_t slot),
+		      void *ctx);
 
 /* Visit every leaf in address order. */
 void pt_for_each_leaf(const struct pagetable *pt,

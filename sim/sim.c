@@ -78,8 +78,13 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	s->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
 	s->last_vpn[0] = s->last_vpn[1] = VPN_NONE;
 	vma_set_init(&s->vmas);
+	/*
+	 * A 1G hugetlb pool is carved off the top at boot (1G-aligned): the buddy
+	 * gets what lies below it; memory above the last whole GiB goes unused.
+	 */
 	if (tlb_init(&s->tlb, cfg) || cache_init(&s->cache, cfg) ||
-	    buddy_init(&s->buddy, cfg->memory))
+	    buddy_init(&s->buddy, cfg->hugetlb_1g_pages ? ((cfg->memory >> PUD_SHIFT) - cfg->hugetlb_1g_pages) << PUD_SHIFT
+							: cfg->memory))
 		goto oom;
 	s->buddy.extfrag_threshold = cfg->extfrag_threshold;
 	buddy_set_thp_enabled(&s->buddy, cfg->mode == MODE_THP && cfg->thp.enabled != THP_NEVER);
@@ -95,14 +100,17 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
 	    hugetlb_pool_init(&s->hugetlb, &s->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
 		goto oom;
+	if (hugetlb_pool_init_1g(&s->hugetlb, s->buddy.nr_pages, cfg->hugetlb_1g_pages))
+		goto oom;
 	s->rmap = mmap(NULL, s->buddy.nr_pages * sizeof(*s->rmap), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->rmap == MAP_FAILED) {
 		s->rmap = NULL;
 		goto oom;
 	}
-	if (thp_init(s))
+	if (thp_init(s) || lru_init(&s->lru, s->buddy.nr_pages) || swap_init(&s->swap, cfg->swap_size))
 		goto oom;
+	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
 	return 0;
 oom:
@@ -119,6 +127,8 @@ void sim_destroy(struct sim *s)
 	}
 	hugetlb_pool_destroy(&s->hugetlb, &s->buddy);
 	thp_destroy(s);
+	lru_destroy(&s->lru);
+	swap_destroy(&s->swap);
 	if (s->rmap)
 		munmap(s->rmap, s->buddy.nr_pages * sizeof(*s->rmap));
 	for (int i = 0; i < PWC_NR; i++)
@@ -186,6 +196,17 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	}
 	s->st.pgfault++;
 	s->st.cyc_fault += s->cfg.cost.fault;
+	if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+		reclaim_kswapd(s); /* the allocation below wakes kswapd */
+	{
+		uint64_t slot;
+
+		if (unlikely(s->pt.nr_swap) && pt_get_swap(&s->pt, va, &slot)) {
+			if (reclaim_swap_in(s, v, va, slot, false))
+				goto oom;
+			return 0;
+		}
+	}
 	if (s->cfg.mode == MODE_THP && !(v->flags & VM_HUGETLB)) {
 		int r = thp_fault(s, v, va, write);
 
@@ -193,7 +214,19 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 			return r < 0 ? -1 : 0;
 	}
 	if (hugetlb_backed(s, v)) {
-		vaddr_t h = va & ~(PMD_SIZE - 1);
+		vaddr_t h = va & ~(PMD_SIZE - 1), g = va & ~(PUD_SIZE - 1);
+
+		if (s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start && g + PUD_SIZE <= v->end &&
+		    pt_slot_empty(&s->pt, g, PS_1G)) {
+			pfn = hugetlb_alloc_1g(&s->hugetlb);
+			if (pt_map(&s->pt, g, PS_1G, pfn, v->flags & VM_WRITE)) {
+				hugetlb_free_1g(&s->hugetlb, pfn);
+				goto oom;
+			}
+			s->st.nr_hugetlb_pages_1g++;
+			s->st.cyc_fault += (PUD_SIZE >> PAGE_SHIFT) * s->cfg.cost.clear_page;
+			return 0;
+		}
 
 		if (h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
 			pfn = hugetlb_alloc(&s->hugetlb, &s->buddy);
@@ -216,6 +249,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 		goto oom;
 	}
 	sim_rmap_set(s, pfn, va & ~(PAGE_SIZE - 1));
+	lru_add(s, pfn, 1);
 	s->st.nr_anon_pages++;
 	s->st.cyc_fault += s->cfg.cost.clear_page;
 	return 0;
@@ -234,6 +268,8 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 
 	s->st.pgfault++;
 	s->st.cyc_fault += s->cfg.cost.fault;
+	if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+		reclaim_kswapd(s);
 	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
 		return fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);
 	if (ps == PS_2M && pfn == s->thp.huge_zero_pfn) {
@@ -249,6 +285,7 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 				    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
 		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
 		sim_rmap_set(s, np, p);
+		lru_add(s, np, 1);
 		s->thp.nr_zero_ptes--;
 		s->st.nr_anon_pages++;
 		s->st.cyc_fault += s->cfg.cost.clear_page;
@@ -277,6 +314,7 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	if (!pt_lookup(&s->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
 		return -1;
 	pt_set_pte(&s->pt, va, to, e & PTE_RW);
+	lru_replace(s, from, to);
 	s->rmap[to] = s->rmap[from];
 	s->rmap[from] = 0;
 	s->st.compact_migrated++;
@@ -317,9 +355,18 @@ bool sim_compact(struct sim *s, unsigned order)
 
 static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
-	(void)entry;
-	BUG_ON(ps == PS_1G); /* no 1G mappings are made yet */
-	thp_unmap_leaf(ctx, va, ps, pfn);
+	struct sim *s = ctx;
+
+	if (pfn == PFN_NONE) { /* a swap entry: free_swap_and_cache() */
+		swap_free(&s->swap, pte_pfn(entry));
+		return;
+	}
+	if (ps == PS_1G) {
+		hugetlb_free_1g(&s->hugetlb, pfn);
+		s->st.nr_hugetlb_pages_1g--;
+		return;
+	}
+	thp_unmap_leaf(s, va, ps, pfn);
 }
 
 /* Shoot down [start, end) after @pages leaves changed: INVLPGs or a full flush. */
@@ -346,6 +393,12 @@ static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
 {
 	enum page_size ps;
 	pfn_t pfn;
+
+	/* a 1G hugetlb page is zapped whole, like a 2M one */
+	if (*start & (PUD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_1G)
+		*start &= ~(PUD_SIZE - 1);
+	if (*end & (PUD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_1G)
+		*end = (*end + PUD_SIZE - 1) & ~(PUD_SIZE - 1);
 
 	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_2M) {
 		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
@@ -471,9 +524,18 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	for (size_t i = 0; i < mc.n; i++) {
 		vaddr_t to = mc.m[i].va - (ev->addr & ~(PAGE_SIZE - 1)) + nw;
 
-		if (mc.m[i].ps == PS_2M && (to & (PMD_SIZE - 1))) {
+		if ((mc.m[i].ps == PS_2M && (to & (PMD_SIZE - 1))) ||
+		    (mc.m[i].ps == PS_1G && (to & (PUD_SIZE - 1)))) {
 			/* the huge page cannot move there whole: drop it (refaults) */
-			unmap_leaf(s, mc.m[i].va, PS_2M, mc.m[i].pfn, 0);
+			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+			continue;
+		}
+		if (mc.m[i].pfn == PFN_NONE) { /* a swap entry moves as it is */
+			if (pt_map_swap(&s->pt, to, pte_pfn(mc.m[i].entry))) {
+				unmap_leaf(s, mc.m[i].va, PS_4K, PFN_NONE, mc.m[i].entry);
+				free(mc.m);
+				goto oom;
+			}
 			continue;
 		}
 		if (pt_map(&s->pt, to, mc.m[i].ps, mc.m[i].pfn, mc.m[i].entry & PTE_RW)) {
@@ -483,7 +545,7 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		}
 		if (mc.m[i].ps == PS_4K)
 			sim_rmap_set(s, mc.m[i].pfn, to);
-		else if (thp_is_folio(s, mc.m[i].pfn))
+		else if (mc.m[i].ps == PS_2M && thp_is_folio(s, mc.m[i].pfn))
 			s->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
 		if (mc.m[i].ps == PS_2M &&
 		    (mc.m[i].pfn == s->thp.huge_zero_pfn || thp_is_folio(s, mc.m[i].pfn)) &&
@@ -689,7 +751,8 @@ static void timeline_row(struct sim *s, cycles_t now)
 {
 	uint64_t cur[4] = { s->st.walks, s->st.walk_cycles, s->st.pgfault,
 			    s->st.thp_collapse_alloc };
-	uint64_t huge = (s->st.nr_anon_transparent_hugepages + s->st.nr_hugetlb_pages) * PMD_SIZE;
+	uint64_t huge = (s->st.nr_anon_transparent_hugepages + s->st.nr_hugetlb_pages) * PMD_SIZE +
+			s->st.nr_hugetlb_pages_1g * PUD_SIZE;
 	uint64_t rss = s->st.nr_anon_pages * PAGE_SIZE + huge;
 
 	fprintf(s->timeline, "%s,%.6f,%llu,%llu,%llu,%.6f", os_mode_name[s->cfg.mode],
@@ -718,7 +781,7 @@ cycles_t sim_now(const struct sim *s)
 	uint64_t insns = s->nrec[R_IFETCH] + s->st.instructions;
 
 	return (cycles_t)((double)insns * s->cfg.cpi) + s->st.cyc_translation + s->st.walk_cycles +
-	       s->st.cyc_fault + s->st.cyc_data + s->st.cyc_compaction;
+	       s->st.cyc_fault + s->st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim;
 }
 
 /* --- the end of a run --------------------------------------------------- */
@@ -742,7 +805,8 @@ void sim_finish(struct sim *s)
 		}
 	}
 	/* the zero pages are not resident memory of the process */
-	st->huge_bytes = (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE;
+	st->huge_bytes = (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE +
+			 st->nr_hugetlb_pages_1g * PUD_SIZE;
 	st->rss_bytes = st->nr_anon_pages * PAGE_SIZE + st->huge_bytes;
 	st->huge_coverage = st->rss_bytes ? (double)st->huge_bytes / (double)st->rss_bytes : 0.0;
 	st->free_pages = s->buddy.nr_free_pages;
@@ -751,7 +815,8 @@ void sim_finish(struct sim *s)
 	st->cyc_instructions = (cycles_t)((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;
 	st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data +
-			st->cyc_compaction;
+			st->cyc_compaction + st->cyc_reclaim;
+	st->swap_bytes = s->pt.nr_swap * PAGE_SIZE;
 	(void)l1_misses;
 }
 
@@ -761,7 +826,8 @@ struct inv_ctx {
 	struct sim *s;
 	uint8_t *owned; /* frames reached from the page table */
 	enum page_size ps;
-	uint64_t thp_pmds, subpages;
+	uint64_t thp_pmds, subpages, pages_1g, lru_pages;
+	uint8_t *slots; /* swap slots reached from swap entries */
 };
 
 static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
@@ -782,6 +848,11 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 	unsigned order = 0;
 
 	BUG_ON(!vma_find(&s->vmas, va));
+	if (ps == PS_1G) {
+		BUG_ON(!hugetlb_is_1g_in_use(&s->hugetlb, pfn));
+		c->pages_1g++;
+		return;
+	}
 	if ((ps == PS_4K && pfn == s->thp.zero_pfn) || (ps == PS_2M && pfn == s->thp.huge_zero_pfn)) {
 		BUG_ON(entry & PTE_RW); /* the zero pages are shared and never writable */
 		return;
@@ -792,6 +863,7 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 		unsigned i = (unsigned)(pfn - head);
 
 		BUG_ON(!buddy_is_allocated(&s->buddy, head, &order) || order != HPAGE_PMD_ORDER);
+		BUG_ON(!lru_on(s, head));
 		if (ps == PS_2M) {
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
 			c->thp_pmds++;
@@ -806,9 +878,12 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 		return;
 	}
 	BUG_ON(!buddy_is_allocated(&s->buddy, pfn, &order));
-	BUG_ON(order != (ps == PS_4K ? 0 : ps == PS_2M ? HPAGE_PMD_ORDER : HPAGE_PUD_ORDER));
-	if (ps == PS_4K)
+	BUG_ON(order != (ps == PS_4K ? 0 : HPAGE_PMD_ORDER));
+	if (ps == PS_4K) {
 		BUG_ON(s->rmap[pfn] != va + 1); /* the reverse map compaction relies on */
+		BUG_ON(!lru_on(s, pfn));       /* every anonymous page can be reclaimed */
+		c->lru_pages++;
+	}
 	own(c, pfn, 1UL << order);
 }
 
@@ -848,14 +923,32 @@ static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
 	BUG_ON((uint64_t)(uintptr_t)pt_table_at(&c->s->pt, key << c->shift, c->level) != payload);
 }
 
+static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
+{
+	struct inv_ctx *c = ctx;
+
+	BUG_ON(!vma_find(&c->s->vmas, va));
+	BUG_ON(!swap_slot_used(&c->s->swap, slot) || slot == 0);
+	BUG_ON(c->slots[slot / 8] & (1 << (slot % 8))); /* one entry per slot */
+	c->slots[slot / 8] |= (uint8_t)(1 << (slot % 8));
+}
+
 void sim_check_invariants(struct sim *s)
 {
-	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), PS_4K, 0, 0 };
+	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), PS_4K, 0, 0, 0, 0,
+			     calloc(s->swap.nr_slots / 8 + 1, 1) };
+	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
 	static const unsigned shift[PWC_NR] = { 48, 39, 30, 21 }, level[PWC_NR] = { 4, 3, 2, 1 };
 
-	BUG_ON(!c.owned);
+	BUG_ON(!c.owned || !c.slots);
 	buddy_check_invariants(&s->buddy);
+	swap_check_invariants(&s->swap);
+	lru_check_invariants(s);
+	pt_for_each_swap(&s->pt, inv_swap, &c);
+	/* every slot in use but the header belongs to exactly one swap entry */
+	BUG_ON(s->swap.nr_slots && s->pt.nr_swap != s->swap.nr_used - 1);
+	BUG_ON(s->pt.nr_leaves[PS_1G] != s->st.nr_hugetlb_pages_1g);
 	pt_check_invariants(&s->pt);
 	vma_check_invariants(&s->vmas);
 	pt_for_each_leaf(&s->pt, inv_leaf, &c);
@@ -864,6 +957,7 @@ void sim_check_invariants(struct sim *s)
 	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages + s->thp.nr_zero_pmds +
 					     s->st.nr_anon_transparent_hugepages);
 	BUG_ON(c.thp_pmds != s->st.nr_anon_transparent_hugepages);
+	BUG_ON(c.pages_1g != s->hugetlb.in_use_1g);
 	/* a deposited table per THP or zero PMD, counted as a page-table page */
 	BUG_ON(s->pt.nr_tables + s->thp.dep_n != s->st.nr_page_table_pages);
 	BUG_ON(s->thp.dep_n != s->thp.nr_zero_pmds + s->st.nr_anon_transparent_hugepages);
@@ -871,10 +965,14 @@ void sim_check_invariants(struct sim *s)
 		if (s->thp.dep_key[i])
 			own(&c, s->thp.dep_val[i], 1);
 	/* every PTE-mapped subpage is in its folio's map, and nothing else is */
-	for (pfn_t f = 0; s->thp.folio && f < s->buddy.nr_pages >> HPAGE_PMD_ORDER; f++)
+	for (pfn_t f = 0; s->thp.folio && f < s->buddy.nr_pages >> HPAGE_PMD_ORDER; f++) {
 		if ((s->thp.folio[f].flags & FOLIO_THP) && !(s->thp.folio[f].flags & FOLIO_PMD_MAPPED))
 			folios_mapped += s->thp.folio[f].nr_mapped;
+		thp_folios += !!(s->thp.folio[f].flags & FOLIO_THP);
+	}
 	BUG_ON(folios_mapped != c.subpages);
+	/* the LRU holds exactly the anonymous folios: 4K pages and THPs */
+	BUG_ON(s->lru.nr[0] + s->lru.nr[1] != c.lru_pages + thp_folios * HPAGE_PMD_NR);
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
 			tlb_array_check_invariants(&s->tlb.l1[side][ps]);
@@ -901,4 +999,5 @@ void sim_check_invariants(struct sim *s)
 					       (s->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps)) < 0);
 		}
 	free(c.owned);
+	free(c.slots);
 }

@@ -15,7 +15,9 @@
 #include "hugetlbfs.h"
 #include "khugepaged.h"
 #include "pagetable.h"
+#include "reclaim.h"
 #include "stats.h"
+#include "swap.h"
 #include "tlb.h"
 #include "trace.h"
 #include "thp.h"
@@ -45,6 +47,9 @@ struct sim {
 	struct hugetlb_pool hugetlb;
 	struct thp_state thp;
 	struct khugepaged khugepaged;
+	struct lru lru;
+	struct swap_dev swap;
+	uint64_t wmark_low; /* kswapd wakes below it (cached buddy watermark) */
 	/* --timeline: a CSV row every tl_interval cycles of simulated time */
 	FILE *timeline;
 	cycles_t tl_interval, tl_next;

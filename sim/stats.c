@@ -86,22 +86,38 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 	V(nr_anon_pages);
 	V(nr_anon_transparent_hugepages);
 	V(nr_hugetlb_pages);
+	V(nr_hugetlb_pages_1g);
 	V(khugepaged_pages_collapsed);
 	V(khugepaged_full_scans);
 	V(tlb_invalidations);
 	V(nr_page_table_pages);
+	V(pgmajfault);
+	V(pswpin);
+	V(pswpout);
+	V(pgscan_kswapd);
+	V(pgscan_direct);
+	V(pgsteal_kswapd);
+	V(pgsteal_direct);
+	V(allocstall_normal);
+	V(pageoutrun);
+	V(pgactivate);
+	V(pgdeactivate);
+	V(thp_swpout);
+	V(thp_swpout_fallback);
+	V(thp_scan_exceed_swap_pte);
 #undef V
 	json_object_set_new(root, "vmstat", o);
-	o = json_pack("{s:I,s:I,s:f,s:I,s:i}", "rss_bytes", (json_int_t)s->rss_bytes, "huge_bytes",
+	o = json_pack("{s:I,s:I,s:f,s:I,s:i,s:I}", "rss_bytes", (json_int_t)s->rss_bytes, "huge_bytes",
 		      (json_int_t)s->huge_bytes, "huge_coverage", s->huge_coverage, "free_pages",
 		      (json_int_t)s->free_pages, "fragmentation_index_order9",
-		      s->fragmentation_index_order9);
+		      s->fragmentation_index_order9, "swap_bytes", (json_int_t)s->swap_bytes);
 	json_object_set_new(root, "memory", o);
-	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "total", (json_int_t)s->cyc_total,
+	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "total", (json_int_t)s->cyc_total,
 		      "instructions", (json_int_t)s->cyc_instructions, "translation",
 		      (json_int_t)s->cyc_translation, "walk", (json_int_t)s->walk_cycles, "fault",
 		      (json_int_t)s->cyc_fault, "compaction", (json_int_t)s->cyc_compaction, "khugepaged",
-		      (json_int_t)s->cyc_khugepaged, "data", (json_int_t)s->cyc_data);
+		      (json_int_t)s->cyc_khugepaged, "data", (json_int_t)s->cyc_data, "reclaim",
+		      (json_int_t)s->cyc_reclaim, "kswapd", (json_int_t)s->cyc_kswapd);
 	json_object_set_new(root, "cycles", o);
 	return root;
 }
@@ -160,12 +176,25 @@ void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *
 	fprintf(out, "  memory: rss %llu KiB, huge %llu KiB (%.1f%% coverage)\n",
 		(unsigned long long)(s->rss_bytes >> 10), (unsigned long long)(s->huge_bytes >> 10),
 		100.0 * s->huge_coverage);
+	if (s->pswpout || s->pswpin)
+		fprintf(out, "  swap: out %llu pages (%llu THPs whole, %llu split), in %llu (major faults %llu), "
+			"reclaim scanned %llu stole %llu, %llu KiB in swap\n",
+			(unsigned long long)s->pswpout, (unsigned long long)s->thp_swpout,
+			(unsigned long long)s->thp_swpout_fallback, (unsigned long long)s->pswpin,
+			(unsigned long long)s->pgmajfault,
+			(unsigned long long)(s->pgscan_kswapd + s->pgscan_direct),
+			(unsigned long long)(s->pgsteal_kswapd + s->pgsteal_direct),
+			(unsigned long long)(s->swap_bytes >> 10));
 	fprintf(out, "  cycles %18llu = instructions %llu + translation %llu (walks %llu) + faults %llu",
 		(unsigned long long)s->cyc_total, (unsigned long long)s->cyc_instructions,
 		(unsigned long long)s->cyc_translation, (unsigned long long)s->walk_cycles,
 		(unsigned long long)s->cyc_fault);
 	if (s->cyc_data)
 		fprintf(out, " + data %llu", (unsigned long long)s->cyc_data);
+	if (s->cyc_compaction)
+		fprintf(out, " + compaction %llu", (unsigned long long)s->cyc_compaction);
+	if (s->cyc_reclaim)
+		fprintf(out, " + reclaim %llu", (unsigned long long)s->cyc_reclaim);
 	fprintf(out, "\n  translation share %.2f%% of cycles\n",
 		s->cyc_total ? 100.0 * (double)s->cyc_translation / (double)s->cyc_total : 0.0);
 }

@@ -31,20 +31,25 @@ struct stats {
 	uint64_t served[CL_NR + 1]; /* l1d, l2, llc, dram */
 	/* vmstat */
 	uint64_t pgfault, tlb_invalidations, tlb_flushes;
-	uint64_t nr_anon_pages, nr_anon_transparent_hugepages, nr_hugetlb_pages;
+	uint64_t nr_anon_pages, nr_anon_transparent_hugepages, nr_hugetlb_pages, nr_hugetlb_pages_1g;
 	uint64_t thp_fault_alloc, thp_fault_fallback, thp_split_pmd, thp_split_page,
 		thp_deferred_split_page, thp_collapse_alloc, thp_collapse_alloc_failed,
 		thp_scan_exceed_none_pte, thp_zero_page_alloc, compact_stall, compact_success,
 		compact_fail, khugepaged_pages_collapsed, khugepaged_full_scans;
 	uint64_t nr_page_table_pages;
+	/* memory pressure (mm/vmstat.c names) */
+	uint64_t pgmajfault, pswpin, pswpout, pgscan_kswapd, pgscan_direct, pgsteal_kswapd,
+		pgsteal_direct, allocstall_normal, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
+		thp_swpout_fallback, thp_scan_exceed_swap_pte, nr_swap_used;
 	uint64_t oom; /* faults that found no free frame */
 	/* memory */
-	uint64_t rss_bytes, huge_bytes, free_pages;
+	uint64_t rss_bytes, huge_bytes, free_pages, swap_bytes;
 	double huge_coverage;
 	int fragmentation_index_order9;
 	/* cycles */
 	cycles_t cyc_total, cyc_instructions, cyc_translation, cyc_fault, cyc_data;
 	cycles_t cyc_compaction, cyc_khugepaged; /* compaction: the app's stall; khugepaged: its own CPU */
+	cycles_t cyc_reclaim, cyc_kswapd; /* direct reclaim: the app's stall; kswapd: its own CPU */
 	uint64_t compact_migrated;
 	double cpi;
 	/* run */

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "mmu.h"
+#include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
 #include "vma.h"
@@ -157,6 +158,7 @@ void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va)
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
 	s->st.nr_anon_transparent_hugepages++;
+	lru_add(s, pfn, HPAGE_PMD_NR);
 }
 
 void thp_register(struct sim *s)
@@ -188,24 +190,25 @@ bool thp_vma_allowable(const struct sim *s, const struct vma *v)
 }
 
 /* vma_thp_gfp_mask(): may this fault stall in direct reclaim/compaction? */
-static bool fault_may_compact(const struct sim *s, const struct vma *v)
+static enum thp_gfp fault_gfp(const struct sim *s, const struct vma *v)
 {
 	bool madv = v->flags & VM_HUGEPAGE;
 
 	switch (s->cfg.thp.defrag) {
 	case DEFRAG_ALWAYS:
-		return true; /* __GFP_NORETRY without madvise: one attempt either way here */
+		return madv ? THP_GFP_DIRECT : THP_GFP_NORETRY;
 	case DEFRAG_DEFER_MADVISE:
 	case DEFRAG_MADVISE:
-		return madv;
+		return madv ? THP_GFP_DIRECT : THP_GFP_LIGHT;
 	default:
-		return false; /* defer, never: GFP_TRANSHUGE_LIGHT */
+		return THP_GFP_LIGHT; /* defer, never: GFP_TRANSHUGE_LIGHT */
 	}
 }
 
-pfn_t thp_alloc_huge(struct sim *s, bool direct_compaction)
+pfn_t thp_alloc_huge(struct sim *s, enum thp_gfp gfp)
 {
 	pfn_t pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
+	uint64_t want;
 
 	if (pfn != PFN_NONE)
 		return pfn;
@@ -215,7 +218,22 @@ pfn_t thp_alloc_huge(struct sim *s, bool direct_compaction)
 		if (pfn != PFN_NONE)
 			return pfn;
 	}
-	if (direct_compaction && sim_compact(s, HPAGE_PMD_ORDER)) {
+	if (gfp == THP_GFP_LIGHT)
+		return PFN_NONE;
+	/*
+	 * __alloc_pages_slowpath(): compaction needs order-0 free pages above the
+	 * low watermark plus compact_gap() = 2 << order; without __GFP_NORETRY the
+	 * allocator reclaims them first (compaction_ready()), with it it gives up
+	 * on a skipped compaction.
+	 */
+	want = buddy_watermark(&s->buddy, WMARK_LOW) + (2ULL << HPAGE_PMD_ORDER);
+	if (gfp == THP_GFP_DIRECT && s->buddy.nr_free_pages < want) {
+		reclaim_direct(s, want - s->buddy.nr_free_pages);
+		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
+		if (pfn != PFN_NONE)
+			return pfn;
+	}
+	if (sim_compact(s, HPAGE_PMD_ORDER)) {
 		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
 		if (pfn != PFN_NONE) {
 			s->st.compact_success++;
@@ -267,7 +285,7 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 		s->thp.nr_zero_pmds++;
 		return 1;
 	}
-	pfn = thp_alloc_huge(s, fault_may_compact(s, v));
+	pfn = thp_alloc_huge(s, fault_gfp(s, v));
 	if (pfn == PFN_NONE) {
 		buddy_free(&s->buddy, table, 0);
 		s->st.thp_fault_fallback++;
@@ -359,6 +377,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 			struct folio *f = &t->folio[pfn >> HPAGE_PMD_ORDER];
 
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
+			lru_del(s, pfn);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
 			s->st.nr_anon_transparent_hugepages--;
@@ -390,6 +409,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		if (!f->nr_mapped) {
 			if (f->flags & FOLIO_DEFERRED)
 				deferred_del(s, head);
+			lru_del(s, head);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&s->buddy, head, HPAGE_PMD_ORDER);
 		} else if (!(f->flags & FOLIO_DEFERRED)) {
@@ -397,6 +417,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		}
 		return;
 	}
+	lru_del(s, pfn);
 	buddy_free(&s->buddy, pfn, 0);
 	s->rmap[pfn] = 0;
 	s->st.nr_anon_pages--;
@@ -415,26 +436,35 @@ static void split_alloc(struct buddy *b, pfn_t head, unsigned order)
 	}
 }
 
+uint64_t thp_split_folio(struct sim *s, pfn_t head)
+{
+	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+	uint64_t freed = 0;
+
+	BUG_ON(!(f->flags & FOLIO_THP) || (f->flags & FOLIO_PMD_MAPPED) || !f->nr_mapped);
+	if (f->flags & FOLIO_DEFERRED)
+		deferred_del(s, head);
+	/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
+	lru_split(s, head, f->mapped);
+	split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		if (f->mapped[i / 64] & (1ULL << (i % 64)))
+			continue; /* its reverse map was set at the PMD split */
+		buddy_free(&s->buddy, head + i, 0);
+		freed++;
+	}
+	/* the mapped subpages are ordinary 4K anonymous pages now */
+	memset(f, 0, sizeof(*f));
+	s->st.thp_split_page++;
+	return freed;
+}
+
 uint64_t thp_shrink_deferred(struct sim *s)
 {
 	struct thp_state *t = &s->thp;
 	uint64_t freed = 0;
 
-	while (t->nr_deferred) {
-		pfn_t head = t->deferred[--t->nr_deferred];
-		struct folio *f = &t->folio[head >> HPAGE_PMD_ORDER];
-
-		/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
-		split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
-		for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-			if (f->mapped[i / 64] & (1ULL << (i % 64)))
-				continue; /* its reverse map was set at the PMD split */
-			buddy_free(&s->buddy, head + i, 0);
-			freed++;
-		}
-		/* the mapped subpages are ordinary 4K anonymous pages now */
-		memset(f, 0, sizeof(*f));
-		s->st.thp_split_page++;
-	}
+	while (t->nr_deferred)
+		freed += thp_split_folio(s, t->deferred[t->nr_deferred - 1]);
 	return freed;
 }

@@ -64,6 +64,12 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va);
  */
 void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn);
 
+/*
+ * split_huge_page() of the PTE-mapped THP at @head: its mapped subpages become
+ * 4K folios (in its LRU place), the others are freed (returned); thp_split_page.
+ */
+uint64_t thp_split_folio(struct sim *s, pfn_t head);
+
 /* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
 uint64_t thp_shrink_deferred(struct sim *s);
 
@@ -74,9 +80,16 @@ pfn_t thp_withdraw(struct sim *s, vaddr_t va);
 /* Which kind of 2M leaf maps @pfn. */
 bool thp_is_folio(const struct sim *s, pfn_t pfn);
 
-/* Allocate an order-9 block for a THP with the policy of @defrag_ok (direct
- * compaction allowed). Counts compaction. PFN_NONE if none. */
-pfn_t thp_alloc_huge(struct sim *s, bool direct_compaction);
+/* What an order-9 allocation may do when memory is short (gfp flags). */
+enum thp_gfp {
+	THP_GFP_LIGHT,   /* GFP_TRANSHUGE_LIGHT: no reclaim, no compaction */
+	THP_GFP_NORETRY, /* GFP_TRANSHUGE | __GFP_NORETRY: compaction, no reclaim */
+	THP_GFP_DIRECT,  /* GFP_TRANSHUGE: direct reclaim, then compaction */
+};
+
+/* Allocate an order-9 block for a THP under @gfp. Counts compaction and
+ * reclaim. PFN_NONE if none. */
+pfn_t thp_alloc_huge(struct sim *s, enum thp_gfp gfp);
 
 /* Record a new PMD-mapped THP folio at @pfn. */
 void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va);

@@ -277,6 +277,7 @@ START_TEST(out_of_memory_is_reported)
 
 	setup_cfg(MODE_BASE, 4, true);
 	C.memory = 4ULL << 20; /* 1024 frames */
+	C.swap_size = 0;       /* nothing to reclaim to */
 	start();
 	for (int i = 0; i < 2048; i++)
 		r[i] = (struct trace_rec){ (vaddr_t)i << 12, 8, R_LOAD };

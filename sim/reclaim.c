@@ -1,0 +1,455 @@
+/*
+ * reclaim.c - memory pressure: anonymous LRU lists, reclaim to swap, swap-in.
+ * After Linux 6.6 with the classic two-list LRU (CONFIG_LRU_GEN off):
+ * mm/vmscan.c balance_pgdat(), shrink_lruvec(), inactive_is_low(),
+ * shrink_active_list(), shrink_inactive_list(), shrink_folio_list(),
+ * folio_check_references(); mm/rmap.c folio_referenced(), try_to_unmap_one();
+ * mm/swap_state.c add_to_swap(); mm/memory.c do_swap_page().
+ *
+ * The model:
+ *  - A new anonymous folio (a 4K page or a THP) joins the head of the inactive
+ *    list (anon pages start inactive since 5.9, b518154e59aa). Swapped-in pages
+ *    do too.
+ *  - kswapd wakes when free pages fall below the low watermark and reclaims
+ *    until they reach the high one; it runs the deferred split shrinker first
+ *    (shrink_slab). Its cycles are its own (cycles.kswapd, not in the total);
+ *    the application pays for the TLB flushes. Direct reclaim runs when a THP
+ *    allocation that may stall (vma_thp_gfp_mask() with __GFP_DIRECT_RECLAIM and
+ *    without __GFP_NORETRY) finds too few free pages for compaction: allocstall,
+ *    the application's cycles (cycles.reclaim).
+ *  - Each round deactivates SWAP_CLUSTER_MAX (32) folios from the active tail
+ *    when inactive_is_low() (inactive x sqrt(10 x GiB) < active), then scans 32
+ *    folios from the inactive tail: folio_referenced() tests and clears the
+ *    accessed bits of the folio's PTEs or PMD (x86 does not flush the TLB for
+ *    that, so a page the TLB keeps translating looks idle: the hardware sets A
+ *    again only on a walk). Referenced with PG_referenced already set, or by
+ *    more than one PTE: activate. Referenced once: set PG_referenced, rotate.
+ *    Not referenced: reclaim.
+ *  - Reclaiming a 4K page takes a swap slot (none: activate), turns its PTE into
+ *    a swap entry and frees the frame (pswpout). A THP mapped only by PTEs is
+ *    split first (thp_split_page). A PMD-mapped THP takes a whole free swap
+ *    cluster: its PMD is split into 512 swap entries (thp_split_pmd) and it is
+ *    freed whole (thp_swpout, pswpout 512); without a free cluster it is split
+ *    and its pages reclaimed one by one (thp_swpout_fallback).
+ *  - One batched TLB flush per 32 folios that unmapped something
+ *    (try_to_unmap_flush(): a full flush on x86).
+ *  - A fault on a swap entry is a major fault: a 4K page is allocated, read
+ *    (os.cost.swap_in cycles, the application's), mapped (writable if the VMA
+ *    is: the page is exclusive), and its slot freed.
+ *
+ * Simplifications, each because one traced process makes it moot or because no
+ * trace can tell: no file pages (lackey traces anonymous and image memory alike;
+ * everything touched is anonymous here), no swap cache, readahead or workingset
+ * refault detection (a SWP_SYNCHRONOUS_IO device such as zram behaves so); kswapd
+ * runs to completion at the moment it is woken instead of concurrently; order-0
+ * allocations are not refused at the min watermark; scanning goes 32 folios at a
+ * time with no priority levels; MGLRU is not modelled.
+ */
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mmu.h"
+#include "reclaim.h"
+#include "sim.h"
+#include "thp.h"
+
+#define SWAP_CLUSTER_MAX 32 /* include/linux/swap.h */
+
+#define LRU_F_ON 0x01
+#define LRU_F_ACTIVE 0x02
+#define LRU_F_REFERENCED 0x04 /* PG_referenced */
+
+static void *map_array(uint64_t n, size_t size)
+{
+	void *p = mmap(NULL, n * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int lru_init(struct lru *l, uint64_t nr_pages)
+{
+	memset(l, 0, sizeof(*l));
+	if (nr_pages + NR_ANON_LRU >= UINT32_MAX)
+		return -1;
+	l->nr_pages = nr_pages;
+	l->next = map_array(nr_pages + NR_ANON_LRU, sizeof(*l->next));
+	l->prev = map_array(nr_pages + NR_ANON_LRU, sizeof(*l->prev));
+	l->flags = map_array(nr_pages, sizeof(*l->flags));
+	if (!l->next || !l->prev || !l->flags) {
+		lru_destroy(l);
+		return -1;
+	}
+	for (unsigned i = 0; i < NR_ANON_LRU; i++) {
+		uint32_t h = (uint32_t)(nr_pages + i);
+
+		l->next[h] = l->prev[h] = h;
+	}
+	return 0;
+}
+
+void lru_destroy(struct lru *l)
+{
+	if (l->next)
+		munmap(l->next, (l->nr_pages + NR_ANON_LRU) * sizeof(*l->next));
+	if (l->prev)
+		munmap(l->prev, (l->nr_pages + NR_ANON_LRU) * sizeof(*l->prev));
+	if (l->flags)
+		munmap(l->flags, l->nr_pages * sizeof(*l->flags));
+	memset(l, 0, sizeof(*l));
+}
+
+static uint32_t lru_head(const struct lru *l, unsigned list)
+{
+	return (uint32_t)(l->nr_pages + list);
+}
+
+static unsigned folio_nr(const struct sim *s, pfn_t pfn)
+{
+	return thp_is_folio(s, pfn) ? HPAGE_PMD_NR : 1;
+}
+
+static void link_after(struct lru *l, uint32_t at, uint32_t p)
+{
+	uint32_t n = l->next[at];
+
+	l->next[p] = n;
+	l->prev[p] = at;
+	l->prev[n] = p;
+	l->next[at] = p;
+}
+
+static void unlink_one(struct lru *l, uint32_t p)
+{
+	l->next[l->prev[p]] = l->next[p];
+	l->prev[l->next[p]] = l->prev[p];
+}
+
+static unsigned list_of(const struct lru *l, pfn_t pfn)
+{
+	return l->flags[pfn] & LRU_F_ACTIVE ? LRU_ACTIVE_ANON : LRU_INACTIVE_ANON;
+}
+
+bool lru_on(const struct sim *s, pfn_t pfn)
+{
+	return s->lru.flags[pfn] & LRU_F_ON;
+}
+
+void lru_add(struct sim *s, pfn_t pfn, unsigned nr)
+{
+	struct lru *l = &s->lru;
+
+	BUG_ON(l->flags[pfn] & LRU_F_ON);
+	l->flags[pfn] = LRU_F_ON;
+	link_after(l, lru_head(l, LRU_INACTIVE_ANON), (uint32_t)pfn);
+	l->nr[LRU_INACTIVE_ANON] += nr;
+}
+
+void lru_del(struct sim *s, pfn_t pfn)
+{
+	struct lru *l = &s->lru;
+
+	BUG_ON(!(l->flags[pfn] & LRU_F_ON));
+	unlink_one(l, (uint32_t)pfn);
+	l->nr[list_of(l, pfn)] -= folio_nr(s, pfn);
+	l->flags[pfn] = 0;
+}
+
+void lru_replace(struct sim *s, pfn_t from, pfn_t to)
+{
+	struct lru *l = &s->lru;
+
+	BUG_ON(!(l->flags[from] & LRU_F_ON) || (l->flags[to] & LRU_F_ON));
+	link_after(l, l->prev[from], (uint32_t)to);
+	unlink_one(l, (uint32_t)from);
+	l->flags[to] = l->flags[from];
+	l->flags[from] = 0;
+}
+
+void lru_split(struct sim *s, pfn_t head, const uint64_t *mapped)
+{
+	struct lru *l = &s->lru;
+	uint32_t at = (uint32_t)head;
+	uint8_t f = l->flags[head];
+	unsigned list = list_of(l, head), n = 0;
+
+	BUG_ON(!(f & LRU_F_ON));
+	for (unsigned i = 1; i < HPAGE_PMD_NR; i++)
+		if (mapped[i / 64] >> (i % 64) & 1) {
+			link_after(l, at, (uint32_t)(head + i));
+			l->flags[head + i] = f;
+			at = (uint32_t)(head + i);
+			n++;
+		}
+	l->nr[list] -= HPAGE_PMD_NR;
+	if (mapped[0] & 1) {
+		n++; /* the head stays, as a 4K folio */
+	} else {
+		unlink_one(l, (uint32_t)head);
+		l->flags[head] = 0;
+	}
+	l->nr[list] += n;
+}
+
+/* Move the folio at @pfn to the head of @list. */
+static void move_to(struct sim *s, pfn_t pfn, unsigned list)
+{
+	struct lru *l = &s->lru;
+	unsigned nr = folio_nr(s, pfn), from = list_of(l, pfn);
+
+	unlink_one(l, (uint32_t)pfn);
+	l->nr[from] -= nr;
+	l->nr[list] += nr;
+	l->flags[pfn] = (uint8_t)((l->flags[pfn] & ~LRU_F_ACTIVE) | (list == LRU_ACTIVE_ANON ? LRU_F_ACTIVE : 0));
+	link_after(l, lru_head(l, list), (uint32_t)pfn);
+}
+
+/* folio_referenced(): how many of the folio's mappings were young; clears them. */
+static unsigned folio_referenced(struct sim *s, pfn_t pfn)
+{
+	unsigned n = 0;
+
+	if (thp_is_folio(s, pfn)) {
+		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+
+		if (f->flags & FOLIO_PMD_MAPPED)
+			return pt_test_clear_young(&s->pt, f->va);
+		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+			if (f->mapped[i / 64] >> (i % 64) & 1)
+				n += pt_test_clear_young(&s->pt, s->rmap[pfn + i] - 1);
+		return n;
+	}
+	BUG_ON(!s->rmap[pfn]);
+	return pt_test_clear_young(&s->pt, s->rmap[pfn] - 1);
+}
+
+/* inactive_is_low() for the anon lists (mm/vmscan.c) */
+static bool inactive_is_low(const struct lru *l)
+{
+	uint64_t gb = (l->nr[0] + l->nr[1]) >> (30 - PAGE_SHIFT);
+	uint64_t ratio = gb ? (uint64_t)sqrt(10.0 * (double)gb) : 1;
+
+	return l->nr[LRU_INACTIVE_ANON] * ratio < l->nr[LRU_ACTIVE_ANON];
+}
+
+struct scan_ctl {
+	bool kswapd;
+	uint64_t scanned, reclaimed; /* pages */
+	uint64_t folios;             /* folios examined (the cost) */
+	bool unmapped;               /* a flush is due */
+};
+
+/* shrink_active_list(): anon folios leave the active list whatever their A bits. */
+static void shrink_active(struct sim *s, struct scan_ctl *sc)
+{
+	struct lru *l = &s->lru;
+
+	for (unsigned k = 0; k < SWAP_CLUSTER_MAX; k++) {
+		uint32_t p = l->prev[lru_head(l, LRU_ACTIVE_ANON)];
+
+		if (p == lru_head(l, LRU_ACTIVE_ANON))
+			break;
+		folio_referenced(s, p);
+		sc->folios++;
+		s->st.pgdeactivate += folio_nr(s, p);
+		move_to(s, p, LRU_INACTIVE_ANON);
+	}
+}
+
+/* Unmap the 4K page @pfn into swap slot @slot and free it (try_to_unmap_one()). */
+static void swap_out_page(struct sim *s, pfn_t pfn, uint64_t slot)
+{
+	vaddr_t va = s->rmap[pfn] - 1;
+
+	pt_set_swap(&s->pt, va, slot);
+	s->rmap[pfn] = 0;
+	lru_del(s, pfn);
+	buddy_free(&s->buddy, pfn, 0);
+	s->st.nr_anon_pages--;
+	s->st.pswpout++;
+}
+
+/* Reclaim the folio at @pfn (unreferenced). Returns pages freed. */
+static uint64_t reclaim_folio(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
+{
+	uint64_t slot;
+
+	if (thp_is_folio(s, pfn)) {
+		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+		vaddr_t h = f->va;
+
+		if (f->flags & FOLIO_PMD_MAPPED) {
+			slot = swap_alloc_cluster(&s->swap);
+			if (slot != SWAP_NONE) {
+				/* try_to_unmap(TTU_SPLIT_HUGE_PMD), then 512 swap entries */
+				thp_split_pmd_at(s, h);
+				for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+					pt_set_swap(&s->pt, h + ((vaddr_t)i << PAGE_SHIFT), slot + i);
+					s->rmap[pfn + i] = 0;
+				}
+				lru_del(s, pfn);
+				memset(f, 0, sizeof(*f));
+				buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
+				s->st.nr_anon_pages -= HPAGE_PMD_NR;
+				s->st.thp_swpout++;
+				s->st.pswpout += HPAGE_PMD_NR;
+				sc->unmapped = true;
+				return HPAGE_PMD_NR;
+			}
+			s->st.thp_swpout_fallback++;
+			thp_split_pmd_at(s, h);
+		}
+		/* split_folio_to_list(): its pages now stand in its place, at the tail */
+		return thp_split_folio(s, pfn);
+	}
+	slot = swap_alloc(&s->swap);
+	if (slot == SWAP_NONE) {
+		move_to(s, pfn, LRU_ACTIVE_ANON); /* activate_locked */
+		s->st.pgactivate++;
+		return 0;
+	}
+	swap_out_page(s, pfn, slot);
+	sc->unmapped = true;
+	return 1;
+}
+
+/* shrink_inactive_list() + shrink_folio_list() over 32 folios from the tail. */
+static void shrink_inactive(struct sim *s, struct scan_ctl *sc)
+{
+	struct lru *l = &s->lru;
+
+	for (unsigned k = 0; k < SWAP_CLUSTER_MAX; k++) {
+		uint32_t p = l->prev[lru_head(l, LRU_INACTIVE_ANON)];
+		unsigned refs;
+		bool was_ref;
+
+		if (p == lru_head(l, LRU_INACTIVE_ANON))
+			break;
+		sc->folios++;
+		sc->scanned += folio_nr(s, p);
+		refs = folio_referenced(s, p);
+		was_ref = l->flags[p] & LRU_F_REFERENCED;
+		l->flags[p] &= (uint8_t)~LRU_F_REFERENCED;
+		if (refs) {
+			/* folio_check_references(): look twice before activating */
+			l->flags[p] |= LRU_F_REFERENCED;
+			if (was_ref || refs > 1) {
+				s->st.pgactivate += folio_nr(s, p);
+				move_to(s, p, LRU_ACTIVE_ANON);
+			} else {
+				move_to(s, p, LRU_INACTIVE_ANON);
+			}
+			continue;
+		}
+		sc->reclaimed += reclaim_folio(s, p, sc);
+	}
+	if (sc->unmapped) {
+		/* try_to_unmap_flush(): one full flush for the batch */
+		mmu_flush_all(s);
+		s->st.tlb_invalidations++;
+		s->st.cyc_fault += s->cfg.cost.flush;
+		sc->unmapped = false;
+	}
+}
+
+/* shrink_lruvec() until @target pages are reclaimed or nothing more can be. */
+static void shrink(struct sim *s, uint64_t target, struct scan_ctl *sc)
+{
+	struct lru *l = &s->lru;
+	uint64_t idle = 0;
+
+	while (sc->reclaimed < target && swap_nr_free(&s->swap)) {
+		uint64_t before = sc->reclaimed, on_lists = l->nr[0] + l->nr[1];
+
+		if (!on_lists)
+			break;
+		if (inactive_is_low(l) || !l->nr[LRU_INACTIVE_ANON])
+			shrink_active(s, sc);
+		shrink_inactive(s, sc);
+		/* every folio seen twice without freeing a page: give up (OOM ahead) */
+		if (sc->reclaimed == before) {
+			if (++idle * SWAP_CLUSTER_MAX > 2 * on_lists + 2 * SWAP_CLUSTER_MAX)
+				break;
+		} else {
+			idle = 0;
+		}
+	}
+}
+
+void reclaim_kswapd(struct sim *s)
+{
+	struct scan_ctl sc = { .kswapd = true };
+	uint64_t high = buddy_watermark(&s->buddy, WMARK_HIGH);
+	cycles_t cost;
+
+	if (s->buddy.nr_free_pages >= buddy_watermark(&s->buddy, WMARK_LOW))
+		return;
+	s->st.pageoutrun++;
+	thp_shrink_deferred(s); /* shrink_slab(): the deferred split shrinker */
+	if (s->buddy.nr_free_pages < high)
+		shrink(s, high - s->buddy.nr_free_pages, &sc);
+	s->st.pgscan_kswapd += sc.scanned;
+	s->st.pgsteal_kswapd += sc.reclaimed;
+	cost = sc.folios * s->cfg.cost.compact_scan;
+	s->st.cyc_kswapd += cost;
+}
+
+uint64_t reclaim_direct(struct sim *s, uint64_t nr)
+{
+	struct scan_ctl sc = { .kswapd = false };
+
+	s->st.allocstall_normal++;
+	thp_shrink_deferred(s);
+	shrink(s, nr, &sc);
+	s->st.pgscan_direct += sc.scanned;
+	s->st.pgsteal_direct += sc.reclaimed;
+	if (s->in_khugepaged)
+		s->st.cyc_khugepaged += sc.folios * s->cfg.cost.compact_scan;
+	else
+		s->st.cyc_reclaim += sc.folios * s->cfg.cost.compact_scan;
+	return sc.reclaimed;
+}
+
+int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slot, bool khugepaged)
+{
+	vaddr_t p = va & ~(PAGE_SIZE - 1);
+	pfn_t pfn = buddy_alloc(&s->buddy, 0);
+
+	if (pfn == PFN_NONE)
+		return -1;
+	pt_swap_in(&s->pt, p, pfn, v->flags & VM_WRITE);
+	swap_free(&s->swap, slot);
+	sim_rmap_set(s, pfn, p);
+	lru_add(s, pfn, 1);
+	s->st.nr_anon_pages++;
+	s->st.pgmajfault++;
+	s->st.pswpin++;
+	if (khugepaged)
+		s->st.cyc_khugepaged += s->cfg.cost.swap_in;
+	else
+		s->st.cyc_fault += s->cfg.cost.swap_in;
+	return 0;
+}
+
+void lru_check_invariants(const struct sim *s)
+{
+	const struct lru *l = &s->lru;
+
+	for (unsigned list = 0; list < NR_ANON_LRU; list++) {
+		uint32_t h = lru_head(l, list);
+		uint64_t nr = 0;
+
+		for (uint32_t p = l->next[h]; p != h; p = l->next[p]) {
+			BUG_ON(l->prev[l->next[p]] != p);
+			BUG_ON(!(l->flags[p] & LRU_F_ON));
+			BUG_ON(list_of(l, p) != list);
+			if (thp_is_folio(s, p))
+				BUG_ON(p & (HPAGE_PMD_NR - 1)); /* a THP by its head only */
+			else
+				BUG_ON(!s->rmap[p]); /* a mapped 4K anonymous page */
+			nr += folio_nr(s, p);
+		}
+		BUG_ON(nr != l->nr[list]);
+	}
+}
