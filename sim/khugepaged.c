@@ -108,7 +108,8 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 	}
 	s->st.thp_collapse_alloc++; /* counted at allocation, as alloc_charge_folio() */
 	/* __collapse_huge_page_swapin(): read the swapped pages back first */
-	for (unsigned i = 0; unmapped && i < HPAGE_PMD_NR; i++) {
+	/* (the allocation may have reclaimed pages of this very range: read those too) */
+	for (unsigned i = 0; s->pt.nr_swap && i < HPAGE_PMD_NR; i++) {
 		vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
 		uint64_t slot;
 

@@ -268,8 +268,6 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 
 	s->st.pgfault++;
 	s->st.cyc_fault += s->cfg.cost.fault;
-	if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
-		reclaim_kswapd(s);
 	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
 		return fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);
 	if (ps == PS_2M && pfn == s->thp.huge_zero_pfn) {
@@ -278,7 +276,10 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
 	}
 	if (ps == PS_4K && pfn == s->thp.zero_pfn) {
-		/* wp_page_copy() from the zero page: a fresh zeroed page */
+		/* wp_page_copy() from the zero page: a fresh zeroed page (the zero
+		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
+		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+			reclaim_kswapd(s);
 		np = buddy_alloc(&s->buddy, 0);
 		if (np == PFN_NONE)
 			return fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
