@@ -93,7 +93,7 @@ int tio_stream_error(struct tio *t, struct err *e);
 void tio_close(struct tio *t);
 
 /*
- * The format readers (trace_lackey.c, trace_mtr.c). Each takes ownership of
+ * The format readers (trace_lackey.c, trace_mtr.c, trace_pin.c, trace_champsim.c, trace_din.c). Each takes ownership of
  * @io (closing it on failure too) and names itself @name; returns NULL with
  * @e set on bad input. The probes say whether the first bytes of a stream
  * (@p, @n, as tio_peek() gives them) look like their format.
@@ -102,5 +102,11 @@ struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct 
 bool trace_lackey_probe(const unsigned char *p, size_t n);
 struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err *e);
 bool trace_mtr_probe(const unsigned char *p, size_t n);
+struct trace_reader *trace_pin_open(struct tio *io, const char *name, struct err *e);
+bool trace_pin_probe(const unsigned char *p, size_t n);
+struct trace_reader *trace_champsim_open(struct tio *io, const char *name, struct err *e);
+bool trace_champsim_probe(const unsigned char *p, size_t n);
+struct trace_reader *trace_din_open(struct tio *io, const char *name, struct err *e);
+bool trace_din_probe(const unsigned char *p, size_t n);
 
 #endif

@@ -1107,13 +1107,6 @@ START_TEST(test_detection)
 	ck_assert_uint_eq(rs.n, 1);
 	recs_free(&rs);
 
-	/* formats without a reader yet */
-	snprintf(want, sizeof(want), "%s: format 'pin' is not supported yet", tmp_path("b.dat"));
-	expect_error(tmp_path("b.dat"), TF_PIN, want);
-	snprintf(want, sizeof(want), "%s: format 'champsim' is not supported yet", tmp_path("b.dat"));
-	expect_error(tmp_path("b.dat"), TF_CHAMPSIM, want);
-	snprintf(want, sizeof(want), "%s: format 'din' is not supported yet", tmp_path("b.dat"));
-	expect_error(tmp_path("b.dat"), TF_DIN, want);
 	recs_free(&one);
 }
 END_TEST
