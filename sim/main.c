@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "plot.h"
 #include "sim.h"
 #include "stats.h"
+#include "sweep.h"
 #include "trace.h"
 #include "util.h"
 #include "workload.h"
@@ -38,6 +40,9 @@ static const char usage_text[] =
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
 	"       mmusim capture [-o OUT] -- PROGRAM [ARGS]   (valgrind lackey + syscalls)\n"
+	"       mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
+	"                    [-o results.csv] [--quiet]\n"
+	"       mmusim merge OUT.csv RESULT.json...\n"
 	"       mmusim demo [--outdir DIR]\n"
 	"       mmusim help\n"
 	"Workloads: stream:size=S[,iterations=N]  gups:size=S[,updates=N]  chase:size=S[,steps=N]\n"
@@ -98,6 +103,8 @@ struct opts {
 	const char *timeline_ms;
 	const char *sets[MAX_SETS];
 	unsigned nsets;
+	const char *labels[MAX_SETS]; /* --label k=v (and --sweep-set): recorded in run.labels */
+	unsigned nlabels;
 	bool quiet;
 	bool check; /* --check-invariants: after every batch (tests) */
 };
@@ -129,6 +136,16 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool want_input)
 			if (o->nsets == MAX_SETS)
 				die_usage("too many --set options", "");
 			o->sets[o->nsets++] = argv[++i];
+			continue;
+		} else if (!strcmp(a, "--label") || !strcmp(a, "--sweep-set")) {
+			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=')
+				die_usage("%s needs key=value", a);
+			if (o->nlabels == MAX_SETS || o->nsets == MAX_SETS)
+				die_usage("too many %s options", a);
+			o->labels[o->nlabels++] = argv[i + 1];
+			if (!strcmp(a, "--sweep-set"))
+				o->sets[o->nsets++] = argv[i + 1];
+			i++;
 			continue;
 		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			o->quiet = true;
@@ -232,8 +249,8 @@ static void out_commit(struct outfile *of)
 /* --- run ---------------------------------------------------------------- */
 
 struct run {
-	struct sim sims[MAX_MODES];
-	const char *mode_names[MAX_MODES];
+	struct sim *sims;         /* n of them, driven from one reader */
+	const char **mode_names;
 	unsigned n;
 	double wall;
 	uint64_t records;
@@ -318,6 +335,12 @@ static void setup_run(struct run *r, const struct sim_config *c, const enum os_m
 
 	memset(r, 0, sizeof(*r));
 	r->n = n;
+	r->sims = calloc(n, sizeof(*r->sims));
+	r->mode_names = calloc(n, sizeof(*r->mode_names));
+	if (!r->sims || !r->mode_names) {
+		fprintf(stderr, "mmusim: out of memory\n");
+		exit(1);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct sim_config ci = *c;
 
@@ -327,6 +350,15 @@ static void setup_run(struct run *r, const struct sim_config *c, const enum os_m
 			die_err(&e);
 		r->sims[i].trace_name = trace_name;
 	}
+}
+
+static void run_free(struct run *r)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		sim_destroy(&r->sims[i]);
+	free(r->sims);
+	free(r->mode_names);
+	free(r);
 }
 
 static void write_reports(struct run *r, const struct report_meta *base, const char *json_path,
@@ -403,12 +435,10 @@ static int cmd_run(int argc, char **argv)
 	if (o.timeline)
 		out_commit(&tl);
 	m = (struct report_meta){ o.config ? o.config : "built-in", tr->name,
-				  trace_format_name[tr->format], NULL };
+				  trace_format_name[tr->format], NULL, o.labels, o.nlabels };
 	write_reports(r, &m, o.json, o.quiet, o.modes != NULL);
-	for (unsigned i = 0; i < r->n; i++)
-		sim_destroy(&r->sims[i]);
+	run_free(r);
 	trace_close(tr);
-	free(r);
 	return 0;
 }
 
@@ -663,6 +693,8 @@ static int cmd_demo(int argc, char **argv)
 		len += (size_t)snprintf(data + len, sizeof(data) - len, "\n");
 		for (unsigned i = 0; i < nm; i++)
 			sim_destroy(&r->sims[i]);
+		free(r->sims);
+		free(r->mode_names);
 		trace_close(tr);
 	}
 	if (mkdir_p(outdir)) {
@@ -710,6 +742,406 @@ static int cmd_capture(int argc, char **argv)
 	return 0;
 }
 
+/* --- sweep / merge ------------------------------------------------------ */
+
+/*
+ * Run the points @pts (one input, one repetition) in this process from one pass
+ * over the input: each point's arguments are exactly its `mmusim run` command
+ * (sweep_point_argv), parsed as `run` parses them, so each report is the one that
+ * command writes.
+ */
+static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsigned rep,
+			     const char *outdir, const char *self)
+{
+	struct opts *o = calloc(n, sizeof(*o));
+	char ***argvs = calloc(n, sizeof(*argvs));
+	struct run *r = calloc(1, sizeof(*r));
+	struct trace_reader *tr = NULL;
+	struct err e = { 0 };
+
+	if (!o || !argvs || !r) {
+		fprintf(stderr, "mmusim: out of memory\n");
+		exit(1);
+	}
+	r->n = (unsigned)n;
+	r->sims = calloc(n, sizeof(*r->sims));
+	r->mode_names = calloc(n, sizeof(*r->mode_names));
+	if (!r->sims || !r->mode_names) {
+		fprintf(stderr, "mmusim: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *json = sweep_point_file(sw, outdir, pts[i], rep);
+		int argc = 0;
+		struct sim_config c;
+
+		argvs[i] = sweep_point_argv(sw, pts[i], rep, self, json);
+		free(json);
+		while (argvs[i][argc])
+			argc++;
+		parse_opts(argc - 2, argvs[i] + 2, &o[i], true);
+		load_config(&o[i], &c);
+		if (!i)
+			tr = open_input(&o[0], &c);
+		r->mode_names[i] = os_mode_name[c.mode];
+		if (sim_init(&r->sims[i], &c, &e))
+			die_err(&e);
+		r->sims[i].trace_name = tr->name;
+	}
+	run_all(r, tr, true, false);
+	for (size_t i = 0; i < n; i++) {
+		struct run one = { &r->sims[i], &r->mode_names[i], 1, r->wall, r->records };
+		struct report_meta m = { o[i].config ? o[i].config : "built-in", tr->name,
+					 trace_format_name[tr->format], NULL, o[i].labels, o[i].nlabels };
+
+		write_reports(&one, &m, o[i].json, true, false);
+	}
+	for (size_t i = 0; i < n; i++)
+		sweep_argv_free(argvs[i]);
+	free(argvs);
+	free(o);
+	run_free(r);
+	trace_close(tr);
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* One child process's share of a sweep: points of one input and repetition. */
+struct sweep_task {
+	size_t *pts;
+	size_t n;
+	unsigned rep;
+	pid_t pid;
+};
+
+static volatile sig_atomic_t sweep_stop;
+
+static void on_sweep_signal(int sig)
+{
+	(void)sig;
+	sweep_stop = 1;
+}
+
+static char *default_csv(const char *sweep_path)
+{
+	const char *b = strrchr(sweep_path, '/');
+	char *out = malloc(strlen(sweep_path) + 8), *dot;
+
+	if (!out)
+		exit(1);
+	strcpy(out, b ? b + 1 : sweep_path);
+	dot = strrchr(out, '.');
+	if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")))
+		*dot = 0;
+	strcat(out, ".csv");
+	return out;
+}
+
+static int merge_to(const char *out, char **files, size_t n)
+{
+	struct outfile of;
+	struct err e = { 0 };
+
+	out_open(&of, out);
+	if (sweep_merge(files, n, of.f, &e)) {
+		if (!of.is_stdout) {
+			fclose(of.f);
+			unlink(of.tmp);
+			pending_tmp[0] = 0;
+		}
+		die_err(&e);
+	}
+	out_commit(&of);
+	return 0;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+	const char *file = NULL, *trace = NULL, *workload = NULL, *outdir = NULL, *csv = NULL;
+	const char *run_points = NULL, *plot_out = NULL;
+	unsigned jobs = 0, shard_i = 0, shard_n = 1, rep = 0;
+	bool list = false, quiet = false;
+	struct sweep sw;
+	struct err e = { 0 };
+	char self[4096], *csv_alloc = NULL, dir_buf[4200];
+	struct sweep_task *tasks = NULL;
+	size_t ntasks = 0, done = 0, total_points = 0;
+	ssize_t sl;
+	int status = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && i + 1 < argc) {
+			uint64_t v;
+
+			if (parse_u64(argv[++i], &v) || !v || v > 1024)
+				die_usage("-j: '%s' is not a number of jobs from 1 to 1024", argv[i]);
+			jobs = (unsigned)v;
+		} else if (!strcmp(a, "--shard") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%u/%u", &shard_i, &shard_n) != 2 || !shard_n || shard_i >= shard_n)
+				die_usage("--shard: expected I/N with 0 <= I < N, got '%s'", argv[i]);
+		} else if (!strcmp(a, "--list")) {
+			list = true;
+		} else if (!strcmp(a, "--outdir") && i + 1 < argc) {
+			outdir = argv[++i];
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			csv = argv[++i];
+		} else if (!strcmp(a, "--plot") && i + 1 < argc) {
+			plot_out = argv[++i];
+		} else if ((!strcmp(a, "-w") || !strcmp(a, "--workload")) && i + 1 < argc) {
+			workload = argv[++i];
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = true;
+		} else if (!strcmp(a, "--run-points") && i + 2 < argc) {
+			run_points = argv[++i]; /* internal: a worker's share */
+			rep = (unsigned)strtoul(argv[++i], NULL, 10);
+		} else if (a[0] == '-' && a[1]) {
+			die_usage("sweep: unknown option or missing value '%s'", a);
+		} else if (!file) {
+			file = a;
+		} else if (!trace) {
+			trace = a;
+		} else {
+			die_usage("sweep: unexpected argument '%s'", a);
+		}
+	}
+	if (!file)
+		die_usage("sweep: no SWEEP.yaml%s", "");
+	if (trace && workload)
+		die_usage("sweep: give a TRACE or -w WORKLOAD, not both%s", "");
+	if (sweep_load(&sw, file, trace, workload, &e))
+		die_err(&e);
+	if (!csv)
+		csv = csv_alloc = default_csv(file);
+	if (!outdir) {
+		snprintf(dir_buf, sizeof(dir_buf), "%s.d", csv);
+		outdir = dir_buf;
+	}
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl <= 0) {
+		fprintf(stderr, "mmusim: cannot find its own executable\n");
+		return 1;
+	}
+	self[sl] = 0;
+	if (run_points) {
+		size_t n = 0, *pts = calloc(sw.npoints, sizeof(*pts));
+		char *dup = strdup(run_points), *save = NULL;
+
+		if (!pts || !dup)
+			return 1;
+		for (char *t = strtok_r(dup, ",", &save); t && n < sw.npoints; t = strtok_r(NULL, ",", &save))
+			pts[n++] = strtoull(t, NULL, 10);
+		sweep_run_points(&sw, pts, n, rep, outdir, self);
+		free(pts);
+		free(dup);
+		sweep_free(&sw);
+		return 0;
+	}
+	if (mkdir_p(outdir)) {
+		fprintf(stderr, "%s: %s\n", outdir, strerror(errno));
+		return 1;
+	}
+	if (list) {
+		for (size_t p = shard_i; p < sw.npoints; p += shard_n)
+			for (unsigned r = 0; r < sw.repeat; r++) {
+				char *json = sweep_point_file(&sw, outdir, p, r);
+				char **av = sweep_point_argv(&sw, p, r, "mmusim", json);
+
+				sweep_print_cmd(stdout, av);
+				sweep_argv_free(av);
+				free(json);
+			}
+		sweep_free(&sw);
+		free(csv_alloc);
+		return 0;
+	}
+	if (!jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = n > 0 ? (unsigned)n : 1;
+	}
+	/*
+	 * Tasks: the points still to run, grouped by input and repetition (one
+	 * decode drives them all), each group cut into enough chunks to keep the
+	 * workers busy.
+	 */
+	{
+		size_t per_input = sw.npoints / sw.ninputs, groups = sw.ninputs * sw.repeat;
+		size_t chunks = jobs > groups ? jobs / groups : 1;
+
+		tasks = calloc(groups * chunks + 1, sizeof(*tasks));
+		if (!tasks)
+			return 1;
+		for (size_t in = 0; in < sw.ninputs; in++)
+			for (unsigned r = 0; r < sw.repeat; r++) {
+				size_t *todo = calloc(per_input + 1, sizeof(*todo)), nt = 0;
+
+				for (size_t p = in * per_input; p < (in + 1) * per_input; p++) {
+					char *f;
+
+					if (p % shard_n != shard_i)
+						continue;
+					total_points++;
+					f = sweep_point_file(&sw, outdir, p, r);
+					if (!file_exists(f))
+						todo[nt++] = p; /* else: done by an earlier run (resume) */
+					else
+						done++;
+					free(f);
+				}
+				for (size_t c = 0, at = 0; c < chunks && at < nt; c++) {
+					size_t take = (nt - at + (chunks - c) - 1) / (chunks - c);
+					struct sweep_task *t = &tasks[ntasks++];
+
+					t->pts = malloc(take * sizeof(*t->pts));
+					if (!t->pts)
+						return 1;
+					memcpy(t->pts, todo + at, take * sizeof(*t->pts));
+					t->n = take;
+					t->rep = r;
+					at += take;
+				}
+				free(todo);
+			}
+	}
+	if (!quiet && done)
+		fprintf(stderr, "sweep: %zu of %zu points already done in %s\n", done, total_points, outdir);
+	signal(SIGINT, on_sweep_signal);
+	signal(SIGTERM, on_sweep_signal);
+	{
+		size_t next = 0, running = 0;
+		double t0 = now_seconds();
+
+		while ((next < ntasks || running) && !sweep_stop) {
+			while (running < jobs && next < ntasks && !status) {
+				struct sweep_task *t = &tasks[next++];
+				char pts[65536], repbuf[16];
+				size_t len = 0;
+				pid_t pid;
+
+				for (size_t i = 0; i < t->n && len + 24 < sizeof(pts); i++)
+					len += (size_t)snprintf(pts + len, sizeof(pts) - len, "%s%zu", i ? "," : "",
+								t->pts[i]);
+				snprintf(repbuf, sizeof(repbuf), "%u", t->rep);
+				pid = fork();
+				if (pid < 0) {
+					perror("fork");
+					status = 1;
+					break;
+				}
+				if (!pid) {
+					char *av[16];
+					int k = 0;
+
+					av[k++] = self;
+					av[k++] = (char *)"sweep";
+					av[k++] = (char *)file;
+					if (trace)
+						av[k++] = (char *)trace;
+					if (workload) {
+						av[k++] = (char *)"-w";
+						av[k++] = (char *)workload;
+					}
+					av[k++] = (char *)"--outdir";
+					av[k++] = (char *)outdir;
+					av[k++] = (char *)"--run-points";
+					av[k++] = pts;
+					av[k++] = repbuf;
+					av[k] = NULL;
+					signal(SIGINT, SIG_DFL);
+					signal(SIGTERM, SIG_DFL);
+					execv(self, av);
+					_exit(127);
+				}
+				t->pid = pid;
+				running++;
+			}
+			if (!running)
+				break;
+			{
+				int ws;
+				pid_t pid = waitpid(-1, &ws, 0);
+
+				if (pid < 0)
+					continue; /* EINTR: the loop tests sweep_stop */
+				running--;
+				for (size_t i = 0; i < ntasks; i++)
+					if (tasks[i].pid == pid) {
+						tasks[i].pid = 0;
+						if (WIFEXITED(ws) && !WEXITSTATUS(ws)) {
+							done += tasks[i].n;
+						} else if (!status) {
+							status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
+							fprintf(stderr, "sweep: the worker for point %zu%s failed; stopping\n",
+								tasks[i].pts[0], tasks[i].n > 1 ? " and others" : "");
+						}
+					}
+				if (!quiet)
+					fprintf(stderr, "\rsweep: %zu/%zu points done, %.1f s", done, total_points,
+						now_seconds() - t0);
+			}
+		}
+		if (sweep_stop)
+			for (size_t i = 0; i < ntasks; i++)
+				if (tasks[i].pid > 0)
+					kill(tasks[i].pid, SIGTERM);
+		while (wait(NULL) > 0 || errno == EINTR)
+			;
+		if (!quiet)
+			fputc('\n', stderr);
+	}
+	if (sweep_stop) {
+		fprintf(stderr, "mmusim: sweep interrupted; finished points are kept in %s, run it again to resume\n",
+			outdir);
+		return 130;
+	}
+	if (!status && (shard_n == 1 || csv_alloc == NULL)) {
+		char **files = calloc(sw.npoints * sw.repeat + 1, sizeof(*files));
+		size_t nf = 0;
+
+		if (!files)
+			return 1;
+		for (size_t p = 0; p < sw.npoints; p++)
+			for (unsigned r = 0; r < sw.repeat; r++) {
+				char *f = sweep_point_file(&sw, outdir, p, r);
+
+				if (file_exists(f))
+					files[nf++] = f;
+				else
+					free(f);
+			}
+		merge_to(csv, files, nf);
+		if (!quiet)
+			fprintf(stderr, "sweep: %zu points -> %s\n", nf / sw.repeat, csv);
+		for (size_t i = 0; i < nf; i++)
+			free(files[i]);
+		free(files);
+		if (plot_out) {
+			fprintf(stderr, "mmusim: --plot is not available in this version yet\n");
+			status = EXIT_BAD;
+		}
+	}
+	for (size_t i = 0; i < ntasks; i++)
+		free(tasks[i].pts);
+	free(tasks);
+	sweep_free(&sw);
+	free(csv_alloc);
+	return status;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	if (argc < 2)
+		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
+	return merge_to(argv[0], argv + 1, (size_t)(argc - 1));
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
@@ -728,7 +1160,11 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "sweep") || !strcmp(cmd, "merge") || !strcmp(cmd, "plot")) {
+	if (!strcmp(cmd, "sweep"))
+		return cmd_sweep(argc - 2, argv + 2);
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(argc - 2, argv + 2);
+	if (!strcmp(cmd, "plot")) {
 		fprintf(stderr, "mmusim: '%s' is not available in this version yet\n", cmd);
 		return EXIT_BAD;
 	}

@@ -47,6 +47,20 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f}", "config", m->config, "trace", m->trace,
 		      "format", m->format, "mode", m->mode, "wall_seconds", s->wall_seconds,
 		      "refs_per_second", floor(rps));
+	if (m->nlabels) {
+		json_t *l = json_object();
+
+		for (unsigned i = 0; i < m->nlabels; i++) {
+			const char *eq = strchr(m->labels[i], '=');
+			char key[256];
+
+			if (!eq)
+				continue;
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - m->labels[i]), m->labels[i]);
+			json_object_set_new(l, key, json_string(eq + 1));
+		}
+		json_object_set_new(o, "labels", l);
+	}
 	json_object_set_new(root, "run", o);
 	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "instructions", (json_int_t)s->instructions,
 		      "ifetch", (json_int_t)s->ifetch, "load", (json_int_t)s->load, "store",

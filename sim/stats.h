@@ -61,6 +61,8 @@ struct report_meta {
 	const char *trace;  /* the trace path or workload spec */
 	const char *format;
 	const char *mode;
+	const char *const *labels; /* "key=value" (run --label), recorded in run.labels */
+	unsigned nlabels;
 };
 
 /* Write one report as JSON (DESIGN keys) to @out. */

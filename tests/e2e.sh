@@ -103,6 +103,63 @@ $MMUSIM capture -o "$T/false.zst" -- /bin/false 2>"$T/err"
 [ $? -eq 1 ] && grep -q 'capture: /bin/false exited with status 1' "$T/err" && [ ! -e "$T/false.zst" ] &&
 	ok || bad "a failing capture: $(cat "$T/err")"
 
+# --- sweeps: -j 1, -j 2 and --list + GNU parallel + merge give one CSV; resume -------
+mkdir -p "$T/sw"
+cat >"$T/sw/s.yaml" <<'EOS'
+# a 3x2 sweep
+workload: stream:size=4M,iterations=1
+sweep:
+  tlb.l1d.4K.entries: [32, 64, 128]
+  os.mode: [base, thp]
+EOS
+$MMUSIM sweep "$T/sw/s.yaml" -j 1 -o "$T/sw/j1.csv" --quiet || bad "sweep -j 1"
+$MMUSIM sweep "$T/sw/s.yaml" -j 2 -o "$T/sw/j2.csv" --quiet || bad "sweep -j 2"
+check "$(wc -l <"$T/sw/j1.csv")" 7 "sweep CSV rows (header + 6 points)"
+check "$(cut -d, -f1-3 "$T/sw/j1.csv" | tr '\n' ' ')" \
+	"point,tlb.l1d.4K.entries,os.mode 0,32,base 1,32,thp 2,64,base 3,64,thp 4,128,base 5,128,thp " \
+	"sweep columns and point order"
+cmp -s "$T/sw/j1.csv" "$T/sw/j2.csv" && ok || bad "sweep -j 1 and -j 2 differ"
+$MMUSIM sweep "$T/sw/s.yaml" --list --outdir "$T/sw/par" >"$T/sw/cmds" || bad "sweep --list"
+check "$(wc -l <"$T/sw/cmds")" 6 "one command per point"
+sed "s|^mmusim |$MMUSIM |" "$T/sw/cmds" | parallel -j 2 || bad "GNU parallel over the commands"
+$MMUSIM merge "$T/sw/par.csv" "$T/sw/par"/*.json || bad "merge"
+cmp -s "$T/sw/j1.csv" "$T/sw/par.csv" && ok || bad "list + parallel + merge differs from sweep -j 1"
+# a sweep that lost two points resumes with those only, and gives the same CSV
+rm "$T/sw/j1.csv.d/point-000001.json" "$T/sw/j1.csv.d/point-000004.json" "$T/sw/j1.csv"
+$MMUSIM sweep "$T/sw/s.yaml" -j 2 -o "$T/sw/j1.csv" 2>"$T/sw/err" || bad "resumed sweep"
+grep -q 'sweep: 4 of 6 points already done' "$T/sw/err" && ok || bad "resume message: $(head -1 "$T/sw/err")"
+cmp -s "$T/sw/j2.csv" "$T/sw/j1.csv" && ok || bad "resumed sweep's CSV differs"
+# SIGINT stops a sweep with no CSV; running it again finishes it
+cat >"$T/sw/slow.yaml" <<'EOS'
+workload: gups:size=64M,updates=3000000
+sweep:
+  tlb.l1d.4K.entries: [16, 32, 64, 128]
+EOS
+$MMUSIM sweep "$T/sw/slow.yaml" -j 1 -o "$T/sw/slow.csv" --quiet &
+spid=$!
+sleep 0.7
+kill -INT $spid
+wait $spid
+check "$?" 130 "interrupted sweep's exit status"
+[ -e "$T/sw/slow.csv" ] && bad "an interrupted sweep wrote its CSV" || ok
+ls "$T/sw/slow.csv.d" | grep -q tmp && bad "an interrupted sweep left a temporary" || ok
+$MMUSIM sweep "$T/sw/slow.yaml" -j 2 -o "$T/sw/slow.csv" --quiet && [ "$(wc -l <"$T/sw/slow.csv")" = 5 ] &&
+	ok || bad "the interrupted sweep did not finish on a second run"
+# repeat: mean and 95% confidence half-width per counter
+printf 'workload: gups:size=4M,updates=20000\nrepeat: 3\nsweep:\n  os.mode: [base, thp]\n' >"$T/sw/rep.yaml"
+$MMUSIM sweep "$T/sw/rep.yaml" -o "$T/sw/rep.csv" --quiet || bad "sweep with repeat"
+head -1 "$T/sw/rep.csv" | grep -q ',walk.walks,walk.walks.ci95,' && ok || bad "repeat: no .ci95 columns"
+check "$(ls "$T/sw/rep.csv.d" | wc -l)" 6 "repeat: one report per point and seed"
+# bad sweep files
+printf 'workload: stream:size=1M\nsweep:\n  tlb.l1d.4K.entries: [32, 6x]\n' >"$T/sw/bad1.yaml"
+expect_error "$T/sw/bad1.yaml:3:28: tlb.l1d.4K.entries: expected an integer" $MMUSIM sweep "$T/sw/bad1.yaml" --quiet
+printf 'workload: stream:size=1M\nswep:\n  os.mode: [base]\n' >"$T/sw/bad2.yaml"
+expect_error "$T/sw/bad2.yaml:2:1: unknown key 'swep'" $MMUSIM sweep "$T/sw/bad2.yaml" --quiet
+printf 'workload: stream:size=1M\nsweep:\n  os.mode: []\n' >"$T/sw/bad3.yaml"
+expect_error "$T/sw/bad3.yaml:3:12: os.mode: empty list" $MMUSIM sweep "$T/sw/bad3.yaml" --quiet
+printf 'workload: stream:size=1M\nsweep:\n  tlb.l1d.4K.ways: [3]\n' >"$T/sw/bad4.yaml"
+expect_error "$T/sw/bad4.yaml:" $MMUSIM sweep "$T/sw/bad4.yaml" --quiet
+
 # --- the bad-input contract ----------------------------------------------------------
 printf 'tlb:\n  l1d:\n    4K: { entries: 64, ways: 3 }\n' >"$T/geom.yaml"
 expect_error "$T/geom.yaml:3:" $MMUSIM run -c "$T/geom.yaml" $VAL --quiet

@@ -1,0 +1,737 @@
+/*
+ * sweep.c - sweep files, point expansion and the CSV merge (sweep.h).
+ *
+ * Each point is one self-contained `mmusim run` command; local sweeps run those
+ * same points (main.c), so a sweep run with any -j, sharded, or spread over
+ * machines with GNU parallel or Slurm and merged, gives the same CSV.
+ *
+ * The YAML is read with libyaml's document loader: the schema is three levels
+ * deep and only scalars are read from it, so anchors and aliases cannot expand
+ * into anything large. Statistics (mean, sample standard deviation, Student's t
+ * quantile) come from GSL.
+ */
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "config.h"
+#include "sweep.h"
+#include "trace.h"
+
+#define SWEEP_MAX_POINTS 1000000
+#define SWEEP_MAX_REPEAT 1000
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		abort(); /* host OOM on a short string: nothing sensible to do */
+	return d;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		abort();
+	return q;
+}
+
+static void push(char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+void sweep_free(struct sweep *sw)
+{
+	free(sw->path);
+	free(sw->config);
+	for (size_t i = 0; i < sw->ninputs; i++) {
+		free(sw->inputs[i]);
+		free(sw->input_names[i]);
+	}
+	free(sw->inputs);
+	free(sw->input_names);
+	free(sw->format);
+	for (size_t i = 0; i < sw->nsets; i++)
+		free(sw->sets[i]);
+	free(sw->sets);
+	for (size_t i = 0; i < sw->naxes; i++) {
+		free(sw->axes[i].key);
+		for (size_t j = 0; j < sw->axes[i].nvals; j++)
+			free(sw->axes[i].vals[j]);
+		free(sw->axes[i].vals);
+	}
+	free(sw->axes);
+	memset(sw, 0, sizeof(*sw));
+}
+
+/* --- loading -------------------------------------------------------------- */
+
+struct yctx {
+	yaml_document_t *d;
+	const char *path;
+	struct err *e;
+};
+
+static int yerr(const struct yctx *y, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int yerr(const struct yctx *y, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[448];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(y->e, y->path, n ? (unsigned long)n->start_mark.line + 1 : 0,
+		       n ? (unsigned long)n->start_mark.column + 1 : 0, "%s", msg);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A scalar or a sequence of scalars, as a list. */
+static int scalar_list(const struct yctx *y, const yaml_node_t *n, const char *what, char ***out,
+		       size_t *nout)
+{
+	if (n->type == YAML_SCALAR_NODE) {
+		push(out, nout, scalar(n));
+		return 0;
+	}
+	if (n->type != YAML_SEQUENCE_NODE)
+		return yerr(y, n, "%s: expected a value or a list of values", what);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		const yaml_node_t *c = yaml_document_get_node(y->d, *it);
+
+		if (!scalar(c))
+			return yerr(y, c, "%s: list items must be plain values", what);
+		push(out, nout, scalar(c));
+	}
+	if (!*nout)
+		return yerr(y, n, "%s: empty list", what);
+	return 0;
+}
+
+/* @rel resolved against the directory of @base (unless absolute). */
+static char *resolve(const char *base, const char *rel)
+{
+	char *b = xstrdup(base), *dir = dirname(b), *out;
+	size_t n;
+
+	if (rel[0] == '/' || !strcmp(dir, ".")) {
+		free(b);
+		return xstrdup(rel);
+	}
+	n = strlen(dir) + strlen(rel) + 2;
+	out = xrealloc(NULL, n);
+	snprintf(out, n, "%s/%s", dir, rel);
+	free(b);
+	return out;
+}
+
+/* Apply one "key=value" to @c; errors point at @at in the sweep file. */
+static int apply(const struct yctx *y, struct sim_config *c, const char *key, const char *val,
+		 const yaml_node_t *at)
+{
+	size_t n = strlen(key) + strlen(val) + 2;
+	char *kv = xrealloc(NULL, n);
+	struct err e2 = { 0 };
+	int r;
+
+	snprintf(kv, n, "%s=%s", key, val);
+	r = config_set(c, kv, &e2);
+	free(kv);
+	if (r)
+		return yerr(y, at, "%s", e2.msg);
+	return 0;
+}
+
+static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_override,
+		    const char *workload_override)
+{
+	yaml_node_t *root = yaml_document_get_root_node(y->d);
+	struct sim_config base;
+	struct err e2 = { 0 };
+	const yaml_node_t *sweep_node = NULL;
+
+	if (!root)
+		return yerr(y, NULL, "empty sweep file");
+	if (root->type != YAML_MAPPING_NODE)
+		return yerr(y, root, "a sweep file is a mapping (config, trace or workload, sweep)");
+	config_defaults(&base);
+	sw->repeat = 1;
+	/* config first: the sweep's values are checked against it */
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(y->d, p->key);
+		const yaml_node_t *v = yaml_document_get_node(y->d, p->value);
+
+		if (scalar(k) && !strcmp(scalar(k), "config")) {
+			if (!scalar(v))
+				return yerr(y, v, "config: expected a file name");
+			sw->config = resolve(sw->path, scalar(v));
+			if (config_load_file(&base, sw->config, &e2)) {
+				*y->e = e2;
+				return -1;
+			}
+		}
+	}
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(y->d, p->key);
+		const yaml_node_t *v = yaml_document_get_node(y->d, p->value);
+		const char *key = scalar(k);
+
+		if (!key)
+			return yerr(y, k, "keys must be plain names");
+		if (!strcmp(key, "config")) {
+			continue;
+		} else if (!strcmp(key, "trace") || !strcmp(key, "workload")) {
+			if (sw->ninputs)
+				return yerr(y, k, "give trace or workload, once");
+			sw->workload = key[0] == 'w';
+			if (scalar_list(y, v, key, &sw->input_names, &sw->ninputs))
+				return -1;
+		} else if (!strcmp(key, "format")) {
+			if (!scalar(v) || trace_format_parse(scalar(v)) == TF_NR ||
+			    trace_format_parse(scalar(v)) == TF_WORKLOAD)
+				return yerr(y, v, "format: unknown trace format");
+			sw->format = xstrdup(scalar(v));
+		} else if (!strcmp(key, "repeat")) {
+			char *end;
+			unsigned long r = scalar(v) ? strtoul(scalar(v), &end, 10) : 0;
+
+			if (!scalar(v) || *end || !r || r > SWEEP_MAX_REPEAT || scalar(v)[0] == '-')
+				return yerr(y, v, "repeat: expected an integer from 1 to %d", SWEEP_MAX_REPEAT);
+			sw->repeat = (unsigned)r;
+		} else if (!strcmp(key, "set")) {
+			if (v->type != YAML_MAPPING_NODE)
+				return yerr(y, v, "set: expected a mapping of config paths to values");
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+				const yaml_node_t *sk = yaml_document_get_node(y->d, q->key);
+				const yaml_node_t *sv = yaml_document_get_node(y->d, q->value);
+				size_t n;
+				char *kv;
+
+				if (!scalar(sk) || !scalar(sv))
+					return yerr(y, sk, "set: expected path: value");
+				if (apply(y, &base, scalar(sk), scalar(sv), sv))
+					return -1;
+				n = strlen(scalar(sk)) + strlen(scalar(sv)) + 2;
+				kv = xrealloc(NULL, n);
+				snprintf(kv, n, "%s=%s", scalar(sk), scalar(sv));
+				push(&sw->sets, &sw->nsets, kv);
+				free(kv);
+			}
+		} else if (!strcmp(key, "sweep")) {
+			if (v->type != YAML_MAPPING_NODE)
+				return yerr(y, v, "sweep: expected a mapping of config paths to lists of values");
+			sweep_node = v;
+		} else {
+			return yerr(y, k, "unknown key '%s' (config, trace, workload, format, repeat, set, sweep)",
+				    key);
+		}
+	}
+	if (!sweep_node)
+		return yerr(y, root, "no sweep: mapping");
+	for (yaml_node_pair_t *q = sweep_node->data.mapping.pairs.start;
+	     q < sweep_node->data.mapping.pairs.top; q++) {
+		const yaml_node_t *sk = yaml_document_get_node(y->d, q->key);
+		const yaml_node_t *sv = yaml_document_get_node(y->d, q->value);
+		struct sweep_axis *a;
+
+		if (!scalar(sk))
+			return yerr(y, sk, "sweep: keys are config paths");
+		for (size_t i = 0; i < sw->naxes; i++)
+			if (!strcmp(sw->axes[i].key, scalar(sk)))
+				return yerr(y, sk, "sweep: '%s' given twice", scalar(sk));
+		sw->axes = xrealloc(sw->axes, (sw->naxes + 1) * sizeof(*sw->axes));
+		a = &sw->axes[sw->naxes++];
+		memset(a, 0, sizeof(*a));
+		a->key = xstrdup(scalar(sk));
+		if (scalar_list(y, sv, a->key, &a->vals, &a->nvals))
+			return -1;
+		/* check each value alone against the base config: its line and column */
+		for (size_t j = 0; j < a->nvals; j++) {
+			struct sim_config c = base;
+			const yaml_node_t *at = sv;
+
+			if (sv->type == YAML_SEQUENCE_NODE)
+				at = yaml_document_get_node(y->d, sv->data.sequence.items.start[j]);
+			if (apply(y, &c, a->key, a->vals[j], at))
+				return -1;
+		}
+	}
+	if (!sw->naxes && sweep_node->data.mapping.pairs.start == sweep_node->data.mapping.pairs.top &&
+	    sw->ninputs <= 1 && !trace_override && !workload_override)
+		return yerr(y, sweep_node, "sweep: empty (nothing to sweep)");
+	if (trace_override || workload_override) {
+		for (size_t i = 0; i < sw->ninputs; i++)
+			free(sw->input_names[i]);
+		free(sw->input_names);
+		sw->input_names = NULL;
+		sw->ninputs = 0;
+		sw->workload = workload_override != NULL;
+		push(&sw->input_names, &sw->ninputs, workload_override ? workload_override : trace_override);
+	}
+	if (!sw->ninputs)
+		return yerr(y, root, "no input: give trace: or workload: (or a TRACE / -w on the command line)");
+	sw->inputs = xrealloc(NULL, sw->ninputs * sizeof(*sw->inputs));
+	for (size_t i = 0; i < sw->ninputs; i++)
+		sw->inputs[i] = sw->workload || trace_override ? xstrdup(sw->input_names[i])
+							       : resolve(sw->path, sw->input_names[i]);
+	sw->seed = base.seed;
+	sw->npoints = sw->ninputs;
+	for (size_t i = 0; i < sw->naxes; i++) {
+		if (sw->npoints * sw->axes[i].nvals / sw->axes[i].nvals != sw->npoints ||
+		    sw->npoints * sw->axes[i].nvals > SWEEP_MAX_POINTS)
+			return yerr(y, sweep_node, "sweep: more than %d points", SWEEP_MAX_POINTS);
+		sw->npoints *= sw->axes[i].nvals;
+	}
+	/* every combination must make a valid machine (ways dividing entries, ...) */
+	for (size_t p = 0; p < sw->npoints; p++) {
+		struct sim_config c = base;
+		size_t rest = p;
+
+		for (size_t i = sw->naxes; i-- > 0;) {
+			size_t j = rest % sw->axes[i].nvals;
+
+			rest /= sw->axes[i].nvals;
+			if (apply(y, &c, sw->axes[i].key, sw->axes[i].vals[j], sweep_node))
+				return -1;
+		}
+		if (config_validate(&c, "sweep", &e2))
+			return yerr(y, sweep_node, "point %zu: %s%s%s", p, e2.file[0] ? e2.file : "",
+				    e2.file[0] ? ": " : "", e2.msg);
+	}
+	return 0;
+}
+
+int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
+	       const char *workload_override, struct err *e)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct yctx y = { &doc, path, e };
+	FILE *f;
+	int r;
+
+	memset(sw, 0, sizeof(*sw));
+	sw->path = xstrdup(path);
+	f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(f);
+		return err_set(e, path, 0, 0, "out of memory");
+	}
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		r = err_set(e, path, (unsigned long)parser.problem_mark.line + 1,
+			    (unsigned long)parser.problem_mark.column + 1, "YAML syntax error: %s%s%s",
+			    parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
+			    parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return r;
+	}
+	r = load_doc(sw, &y, trace_override, workload_override);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return r;
+}
+
+/* --- points --------------------------------------------------------------- */
+
+size_t sweep_point_input(const struct sweep *sw, size_t p)
+{
+	return p / (sw->npoints / sw->ninputs);
+}
+
+char *sweep_point_file(const struct sweep *sw, const char *dir, size_t p, unsigned rep)
+{
+	size_t n = strlen(dir) + 64;
+	char *s = xrealloc(NULL, n);
+
+	if (sw->repeat > 1)
+		snprintf(s, n, "%s/point-%06zu-r%u.json", dir, p, rep);
+	else
+		snprintf(s, n, "%s/point-%06zu.json", dir, p);
+	return s;
+}
+
+static void push_kv(char ***v, size_t *n, const char *k, const char *val)
+{
+	size_t len = strlen(k) + strlen(val) + 2;
+	char *s = xrealloc(NULL, len);
+
+	snprintf(s, len, "%s=%s", k, val);
+	push(v, n, s);
+	free(s);
+}
+
+char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const char *self,
+			const char *json)
+{
+	char **v = NULL, num[64];
+	size_t n = 0, in = sweep_point_input(sw, p), rest = p;
+	size_t *idx = xrealloc(NULL, (sw->naxes + 1) * sizeof(*idx));
+
+	for (size_t i = sw->naxes; i-- > 0;) {
+		idx[i] = rest % sw->axes[i].nvals;
+		rest /= sw->axes[i].nvals;
+	}
+	push(&v, &n, self);
+	push(&v, &n, "run");
+	if (sw->config) {
+		push(&v, &n, "-c");
+		push(&v, &n, sw->config);
+	}
+	if (sw->workload)
+		push(&v, &n, "-w");
+	push(&v, &n, sw->inputs[in]);
+	if (sw->format) {
+		push(&v, &n, "--format");
+		push(&v, &n, sw->format);
+	}
+	for (size_t i = 0; i < sw->nsets; i++) {
+		push(&v, &n, "--set");
+		push(&v, &n, sw->sets[i]);
+	}
+	if (sw->repeat > 1) {
+		snprintf(num, sizeof(num), "seed=%llu", (unsigned long long)(sw->seed + rep));
+		push(&v, &n, "--set");
+		push(&v, &n, num);
+	}
+	snprintf(num, sizeof(num), "point=%zu", p);
+	push(&v, &n, "--label");
+	push(&v, &n, num);
+	if (sw->repeat > 1) {
+		snprintf(num, sizeof(num), "rep=%u", rep);
+		push(&v, &n, "--label");
+		push(&v, &n, num);
+	}
+	if (sw->ninputs > 1) {
+		push(&v, &n, "--label");
+		push_kv(&v, &n, "input", sw->input_names[in]);
+	}
+	for (size_t i = 0; i < sw->naxes; i++) {
+		push(&v, &n, "--sweep-set");
+		push_kv(&v, &n, sw->axes[i].key, sw->axes[i].vals[idx[i]]);
+	}
+	push(&v, &n, "--quiet");
+	push(&v, &n, "--json");
+	push(&v, &n, json);
+	v = xrealloc(v, (n + 1) * sizeof(*v));
+	v[n] = NULL;
+	free(idx);
+	return v;
+}
+
+void sweep_argv_free(char **argv)
+{
+	for (char **a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
+}
+
+void sweep_print_cmd(FILE *out, char *const *argv)
+{
+	for (char *const *a = argv; *a; a++) {
+		const char *s = *a;
+		bool plain = *s != 0;
+
+		for (const char *c = s; *c; c++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%", *c))
+				plain = false;
+		fputs(a == argv ? "" : " ", out);
+		if (plain) {
+			fputs(s, out);
+			continue;
+		}
+		fputc('\'', out);
+		for (const char *c = s; *c; c++)
+			if (*c == '\'')
+				fputs("'\\''", out);
+			else
+				fputc(*c, out);
+		fputc('\'', out);
+	}
+	fputc('\n', out);
+}
+
+/* --- merge ---------------------------------------------------------------- */
+
+struct row {
+	size_t point;
+	unsigned rep;
+	char **labels; /* values, in the column order */
+	double *v;
+	const char *file;
+};
+
+struct cols {
+	char **label_keys;
+	size_t nlabels;
+	char **names;
+	bool *is_int;
+	size_t n;
+};
+
+/* Flatten the numeric leaves of @j (skipping "run" objects) into names. */
+static void flatten_names(json_t *j, const char *prefix, struct cols *c)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(j, k, v) {
+		char name[512];
+
+		if (!strcmp(k, "run"))
+			continue;
+		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", k);
+		if (json_is_object(v)) {
+			flatten_names(v, name, c);
+		} else if (json_is_number(v)) {
+			c->names = xrealloc(c->names, (c->n + 1) * sizeof(*c->names));
+			c->is_int = xrealloc(c->is_int, (c->n + 1) * sizeof(*c->is_int));
+			c->names[c->n] = xstrdup(name);
+			c->is_int[c->n++] = json_is_integer(v);
+		}
+	}
+}
+
+/* The value at dotted @path, or NULL. */
+static json_t *at_path(json_t *j, const char *path)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *t = strtok_r(buf, ".", &save); t && j; t = strtok_r(NULL, ".", &save))
+		j = json_object_get(j, t);
+	return j;
+}
+
+/* A label's value as text (labels are strings; numbers tolerated). */
+static int label_text(json_t *v, char *out, size_t n)
+{
+	if (json_is_string(v))
+		snprintf(out, n, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(out, n, "%lld", (long long)json_integer_value(v));
+	else
+		return -1;
+	return 0;
+}
+
+static json_t *labels_of(json_t *root)
+{
+	json_t *run = json_object_get(root, "run");
+
+	if (!run) { /* --modes: the first mode's report */
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(root, k, v) {
+			run = json_object_get(v, "run");
+			break;
+		}
+	}
+	return run ? json_object_get(run, "labels") : NULL;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->point != y->point)
+		return x->point < y->point ? -1 : 1;
+	return (x->rep > y->rep) - (x->rep < y->rep);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void put_num(FILE *out, double v, bool is_int)
+{
+	if (is_int && fabs(v) < 9e15 && v == floor(v))
+		fprintf(out, ",%lld", (long long)v);
+	else
+		fprintf(out, ",%.15g", v);
+}
+
+int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
+{
+	struct cols c = { 0 };
+	struct row *rows = NULL;
+	size_t nrows = 0;
+	bool repeated = false;
+	int ret = -1;
+
+	if (!nfiles)
+		return err_set(e, "merge", 0, 0, "no result files");
+	rows = calloc(nfiles, sizeof(*rows));
+	if (!rows)
+		return err_set(e, "merge", 0, 0, "out of memory");
+	for (size_t f = 0; f < nfiles; f++) {
+		json_error_t je;
+		json_t *root = json_load_file(files[f], 0, &je), *labels, *pv;
+		struct row *r = &rows[nrows];
+		char text[512];
+		const char *k;
+		json_t *v;
+		size_t li = 0;
+
+		if (!root) {
+			err_set(e, files[f], (unsigned long)(je.line > 0 ? je.line : 0),
+				(unsigned long)(je.column > 0 ? je.column : 0), "%s", je.text);
+			goto out;
+		}
+		labels = labels_of(root);
+		pv = labels ? json_object_get(labels, "point") : NULL;
+		if (!pv || label_text(pv, text, sizeof(text))) {
+			json_decref(root);
+			err_set(e, files[f], 0, 0, "not a sweep point's report (no run.labels.point)");
+			goto out;
+		}
+		r->file = files[f];
+		r->point = strtoull(text, NULL, 10);
+		if ((v = json_object_get(labels, "rep")) && !label_text(v, text, sizeof(text)))
+			r->rep = (unsigned)strtoul(text, NULL, 10);
+		if (!nrows) {
+			json_object_foreach(labels, k, v) {
+				if (strcmp(k, "point") && strcmp(k, "rep"))
+					push(&c.label_keys, &c.nlabels, k);
+			}
+			flatten_names(root, "", &c);
+		}
+		r->labels = calloc(c.nlabels + 1, sizeof(*r->labels));
+		r->v = calloc(c.n + 1, sizeof(*r->v));
+		nrows++;
+		if (!r->labels || !r->v) {
+			json_decref(root);
+			err_set(e, files[f], 0, 0, "out of memory");
+			goto out;
+		}
+		json_object_foreach(labels, k, v) {
+			if (!strcmp(k, "point") || !strcmp(k, "rep"))
+				continue;
+			if (li >= c.nlabels || strcmp(k, c.label_keys[li]) || label_text(v, text, sizeof(text))) {
+				json_decref(root);
+				err_set(e, files[f], 0, 0, "its labels differ from %s's", files[0]);
+				goto out;
+			}
+			r->labels[li++] = xstrdup(text);
+		}
+		if (li != c.nlabels) {
+			json_decref(root);
+			err_set(e, files[f], 0, 0, "its labels differ from %s's", files[0]);
+			goto out;
+		}
+		for (size_t i = 0; i < c.n; i++) {
+			json_t *x = at_path(root, c.names[i]);
+
+			if (!json_is_number(x)) {
+				json_decref(root);
+				err_set(e, files[f], 0, 0, "no number at %s (a report of another version?)",
+					c.names[i]);
+				goto out;
+			}
+			r->v[i] = json_number_value(x);
+		}
+		json_decref(root);
+	}
+	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	for (size_t i = 1; i < nrows; i++) {
+		if (rows[i].point != rows[i - 1].point)
+			continue;
+		if (rows[i].rep == rows[i - 1].rep) {
+			err_set(e, rows[i].file, 0, 0, "point %zu rep %u also comes from %s", rows[i].point,
+				rows[i].rep, rows[i - 1].file);
+			goto out;
+		}
+		repeated = true;
+		for (size_t l = 0; l < c.nlabels; l++)
+			if (strcmp(rows[i].labels[l], rows[i - 1].labels[l])) {
+				err_set(e, rows[i].file, 0, 0, "point %zu: %s differs between repetitions",
+					rows[i].point, c.label_keys[l]);
+				goto out;
+			}
+	}
+	fputs("point", out);
+	for (size_t l = 0; l < c.nlabels; l++) {
+		fputc(',', out);
+		csv_field(out, c.label_keys[l]);
+	}
+	for (size_t i = 0; i < c.n; i++)
+		fprintf(out, repeated ? ",%s,%s.ci95" : ",%s", c.names[i], c.names[i]);
+	fputc('\n', out);
+	for (size_t i = 0, j; i < nrows; i = j) {
+		size_t n;
+
+		for (j = i + 1; j < nrows && rows[j].point == rows[i].point; j++)
+			;
+		n = j - i;
+		fprintf(out, "%zu", rows[i].point);
+		for (size_t l = 0; l < c.nlabels; l++) {
+			fputc(',', out);
+			csv_field(out, rows[i].labels[l]);
+		}
+		for (size_t k = 0; k < c.n; k++) {
+			double *x = xrealloc(NULL, n * sizeof(*x)), mean, ci = 0;
+
+			for (size_t r = 0; r < n; r++)
+				x[r] = rows[i + r].v[k];
+			mean = gsl_stats_mean(x, 1, n);
+			if (n > 1)
+				ci = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd(x, 1, n) /
+				     sqrt((double)n);
+			free(x);
+			put_num(out, n == 1 ? rows[i].v[k] : mean, n == 1 && c.is_int[k]);
+			if (repeated)
+				fprintf(out, ",%.15g", ci);
+		}
+		fputc('\n', out);
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nrows; i++) {
+		for (size_t l = 0; rows[i].labels && l < c.nlabels; l++)
+			free(rows[i].labels[l]);
+		free(rows[i].labels);
+		free(rows[i].v);
+	}
+	free(rows);
+	for (size_t l = 0; l < c.nlabels; l++)
+		free(c.label_keys[l]);
+	free(c.label_keys);
+	for (size_t i = 0; i < c.n; i++)
+		free(c.names[i]);
+	free(c.names);
+	free(c.is_int);
+	return ret;
+}

@@ -1,0 +1,86 @@
+/*
+ * sweep.h - sweep files: the cartesian product of config values over one or more
+ * inputs (DESIGN.md "Command line"), the `mmusim run` command of each point, and
+ * the merge of per-point JSON reports into one CSV.
+ *
+ * A sweep file (YAML):
+ *   config: ../nehalem.yaml        # optional; paths are relative to the sweep file
+ *   trace: t.lackey | [a, b]       # or workload: spec | [spec, ...] (a list is swept)
+ *   format: lackey                 # optional
+ *   repeat: 3                      # optional: each point under seeds seed, seed+1, ...
+ *   set: { os.memory: 1G }         # optional fixed overrides
+ *   sweep:                         # config path: list of values (first key varies slowest)
+ *     tlb.l1d.4K.entries: [16, 32, 64]
+ *     os.mode: [base, thp]
+ * Points are numbered from 0: the input varies slowest, then the keys in file order.
+ */
+#ifndef MMUSIM_SWEEP_H
+#define MMUSIM_SWEEP_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "types.h"
+
+struct sweep_axis {
+	char *key;
+	char **vals;
+	size_t nvals;
+};
+
+struct sweep {
+	char *path;        /* the sweep file */
+	char *config;      /* resolved against the file's directory, or NULL */
+	char **inputs;     /* resolved trace paths, or workload specs */
+	char **input_names; /* as written in the file (the CSV's input column) */
+	size_t ninputs;
+	bool workload;
+	char *format;
+	unsigned repeat;
+	uint64_t seed;     /* the base config's seed (repeat r uses seed + r) */
+	char **sets;       /* fixed "path=value" */
+	size_t nsets;
+	struct sweep_axis *axes;
+	size_t naxes;
+	size_t npoints;    /* ninputs x product of the axes' lengths */
+};
+
+/*
+ * Load and check @path: every key and value is applied to a scratch config so
+ * an unknown path or a bad value is reported at its line and column. Returns 0,
+ * or -1 with @e. @input_override (a trace path or NULL) and @workload_override
+ * replace the file's input (the command line's).
+ */
+int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
+	       const char *workload_override, struct err *e);
+void sweep_free(struct sweep *sw);
+
+/*
+ * The `mmusim run` arguments of point @p, repetition @rep (NULL-terminated,
+ * argv[0] = @self; the caller frees with sweep_argv_free). The report goes to
+ * @json. Labels record point, rep, the swept input and the swept keys.
+ */
+char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const char *self,
+			const char *json);
+void sweep_argv_free(char **argv);
+
+/* The result file of point @p, repetition @rep under @dir (caller frees). */
+char *sweep_point_file(const struct sweep *sw, const char *dir, size_t p, unsigned rep);
+
+/* The input index of point @p. */
+size_t sweep_point_input(const struct sweep *sw, size_t p);
+
+/* Print @argv as one shell-quoted line. */
+void sweep_print_cmd(FILE *out, char *const *argv);
+
+/*
+ * merge: read the reports @files (written by `mmusim run --label point=...`), and
+ * write the CSV to @out: one row per point in point order: `point`, the labels in
+ * the order the first report has them (except point and rep), then every numeric
+ * report field outside `run`, flattened with dots. Several reports of one point
+ * (repetitions) give the mean, and a `.ci95` column with the 95% confidence
+ * half-width (Student's t, GSL). 0, or -1 with @e (a bad or inconsistent file).
+ */
+int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e);
+
+#endif
