@@ -30,6 +30,7 @@
 #define EXIT_BAD 2
 #define MAX_MODES MODE_NR
 #define MAX_SETS 256
+#define SWEEP_GROUP_MAX 32 /* points one sweep worker simulates from one decode */
 
 static const char usage_text[] =
 	"usage: mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
@@ -975,7 +976,7 @@ static int cmd_sweep(int argc, char **argv)
 		size_t per_input = sw.npoints / sw.ninputs, groups = sw.ninputs * sw.repeat;
 		size_t chunks = jobs > groups ? jobs / groups : 1;
 
-		tasks = calloc(groups * chunks + 1, sizeof(*tasks));
+		tasks = calloc(groups * (chunks + per_input / SWEEP_GROUP_MAX + 1) + 1, sizeof(*tasks));
 		if (!tasks)
 			return 1;
 		for (size_t in = 0; in < sw.ninputs; in++)
@@ -995,8 +996,12 @@ static int cmd_sweep(int argc, char **argv)
 						done++;
 					free(f);
 				}
-				for (size_t c = 0, at = 0; c < chunks && at < nt; c++) {
-					size_t take = (nt - at + (chunks - c) - 1) / (chunks - c);
+				/* at most SWEEP_GROUP_MAX simulators per worker (memory) */
+				size_t nch = chunks > (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX
+						     ? chunks : (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX;
+
+				for (size_t c = 0, at = 0; c < nch && at < nt; c++) {
+					size_t take = (nt - at + (nch - c) - 1) / (nch - c);
 					struct sweep_task *t = &tasks[ntasks++];
 
 					t->pts = malloc(take * sizeof(*t->pts));
