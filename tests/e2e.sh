@@ -131,13 +131,13 @@ grep -q 'sweep: 4 of 6 points already done' "$T/sw/err" && ok || bad "resume mes
 cmp -s "$T/sw/j2.csv" "$T/sw/j1.csv" && ok || bad "resumed sweep's CSV differs"
 # SIGINT stops a sweep with no CSV; running it again finishes it
 cat >"$T/sw/slow.yaml" <<'EOS'
-workload: gups:size=64M,updates=3000000
+workload: gups:size=64M,updates=8000000
 sweep:
   tlb.l1d.4K.entries: [16, 32, 64, 128]
 EOS
 $MMUSIM sweep "$T/sw/slow.yaml" -j 1 -o "$T/sw/slow.csv" --quiet &
 spid=$!
-sleep 0.7
+sleep 1
 kill -INT $spid
 wait $spid
 check "$?" 130 "interrupted sweep's exit status"
