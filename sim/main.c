@@ -277,9 +277,14 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	struct batch_summary sum = { 0 };
+
 	while ((n = trace_next(tr, &b, &e)) > 0) {
+		/* several simulators: find once what each answers from its memo */
+		bool summed = r->n > 1 && !sim_batch_summarize(&b, &sum);
+
 		for (unsigned i = 0; i < r->n; i++) {
-			if (sim_run_batch(&r->sims[i], &b, &e))
+			if (sim_run_batch_summarized(&r->sims[i], &b, summed ? &sum : NULL, &e))
 				die_err(&e);
 			if (check)
 				sim_check_invariants(&r->sims[i]);
@@ -294,6 +299,7 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 			next += 1.0;
 		}
 	}
+	free(sum.seg);
 	if (n < 0)
 		die_err(&e);
 	if (tty && r->records > 64 * TRACE_BATCH)

@@ -73,6 +73,35 @@ void sim_destroy(struct sim *s);
  */
 int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
 
+/*
+ * Several simulators fed from one batch (sweeps, --modes) share one pass over it
+ * that finds the references every simulator answers from its memo of the last
+ * L1 hit (mmu.h): runs of records that touch, on each side, the page the side's
+ * previous access touched (stores only after a store to it), with no event and
+ * no page-crossing reference among them. Each simulator then applies such a run
+ * as a few counter additions, after checking that its memo really holds those
+ * pages (else it replays the run record by record): the counts are exactly those
+ * of sim_run_batch().
+ */
+struct batch_seg {
+	uint32_t start, end;          /* records [start, end) of the batch */
+	uint64_t vpn[2];              /* the page each side's repeats touch (VPN_NONE: none) */
+	uint32_t cnt[R_KIND_NR];      /* records of each kind in the run */
+	uint64_t insns;               /* R_INSNS instructions in it */
+};
+
+struct batch_summary {
+	struct batch_seg *seg;
+	size_t n, cap;
+};
+
+/* Find the memo runs of @b (n records). 0, or -1 on host OOM (then pass NULL below). */
+int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum);
+
+/* sim_run_batch() helped by @sum (from sim_batch_summarize(); NULL: plain). */
+int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
+			     const struct batch_summary *sum, struct err *e);
+
 /* Fill the end-of-run gauges and cycle totals in s->st. */
 void sim_finish(struct sim *s);
 

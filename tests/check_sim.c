@@ -11,6 +11,7 @@
 
 #include "mmu.h"
 #include "sim.h"
+#include "trace.h"
 
 static struct sim *S;
 static struct sim_config C;
@@ -291,6 +292,71 @@ START_TEST(out_of_memory_is_reported)
 }
 END_TEST
 
+/*
+ * Several simulators fed from one batch (sweeps, --modes) use the shared memo
+ * summary: every counter must equal a plain run's, on a real trace with syscall
+ * events, for geometries where the memo applies (L1 arrays) and where it cannot
+ * (no 2M iTLB array), in base, THP and hugetlbfs modes.
+ */
+START_TEST(summarized_batches_count_the_same)
+{
+	static const char *const sets[][3] = {
+		{ "os.mode=base", NULL, NULL },
+		{ "os.mode=thp", "tlb.l1d.4K.entries=16", NULL },
+		{ "os.mode=hugetlbfs", "tlb.l1i.2M.entries=0", "tlb.l1i.2M.ways=0" },
+		{ "os.mode=base", "tlb.policy=random", "cache.data_refs=true" },
+	};
+	const char *trace[] = { "tests/validation/small.lackey.zst", "tests/golden/mixed.lackey" };
+
+	for (size_t t = 0; t < ARRAY_SIZE(trace); t++) {
+		struct sim *a = calloc(ARRAY_SIZE(sets), sizeof(*a)), *b = calloc(ARRAY_SIZE(sets), sizeof(*b));
+		struct batch_summary sum = { 0 };
+		struct err e = { 0 };
+		struct trace_reader *r = trace_open(trace[t], TF_AUTO, &e);
+		struct trace_batch bt;
+		uint64_t segs = 0;
+		int n;
+
+		ck_assert_msg(r != NULL, "%s", e.msg);
+		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+			struct sim_config c;
+
+			config_defaults(&c);
+			for (int k = 0; k < 3 && sets[i][k]; k++)
+				ck_assert_msg(config_set(&c, sets[i][k], &e) == 0, "%s", e.msg);
+			ck_assert_msg(config_validate(&c, "t", &e) == 0, "%s", e.msg);
+			ck_assert_int_eq(sim_init(&a[i], &c, &e), 0);
+			ck_assert_int_eq(sim_init(&b[i], &c, &e), 0);
+		}
+		while ((n = trace_next(r, &bt, &e)) > 0) {
+			ck_assert_int_eq(sim_batch_summarize(&bt, &sum), 0);
+			segs += sum.n;
+			for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+				ck_assert_int_eq(sim_run_batch(&a[i], &bt, &e), 0);
+				ck_assert_int_eq(sim_run_batch_summarized(&b[i], &bt, &sum, &e), 0);
+			}
+		}
+		ck_assert_int_eq(n, 0);
+		if (t == 0)
+			ck_assert_uint_gt(segs, 100000); /* the summary found runs to skip */
+		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+			sim_finish(&a[i]);
+			sim_finish(&b[i]);
+			ck_assert_msg(memcmp(&a[i].st, &b[i].st, sizeof(a[i].st)) == 0, "%s, config %zu: counters differ",
+				      trace[t], i);
+			ck_assert_uint_gt(a[i].st.l1[SIDE_D].hits[PS_4K] + a[i].st.l1[SIDE_D].hits[PS_2M], 0);
+			sim_check_invariants(&b[i]);
+			sim_destroy(&a[i]);
+			sim_destroy(&b[i]);
+		}
+		free(sum.seg);
+		free(a);
+		free(b);
+		trace_close(r);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sim");
@@ -298,6 +364,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, first_touch_rule);
+	tcase_add_test(tc, summarized_batches_count_the_same);
 	tcase_add_test(tc, walk_lengths);
 	tcase_add_test(tc, pwc_skips_levels);
 	tcase_add_test(tc, munmap_invalidates);

@@ -123,6 +123,9 @@ $MMUSIM sweep "$T/sw/s.yaml" --list --outdir "$T/sw/par" >"$T/sw/cmds" || bad "s
 check "$(wc -l <"$T/sw/cmds")" 6 "one command per point"
 sed "s|^mmusim |$MMUSIM |" "$T/sw/cmds" | parallel -j 2 || bad "GNU parallel over the commands"
 $MMUSIM merge "$T/sw/par.csv" "$T/sw/par"/*.json || bad "merge"
+# a point simulated beside others from one decode reports what its own run reports
+cmp -s <(strip <"$T/sw/par/point-000003.json") <(strip <"$T/sw/j2.csv.d/point-000003.json") &&
+	ok || bad "a sweep worker's report differs from the point's own mmusim run"
 cmp -s "$T/sw/j1.csv" "$T/sw/par.csv" && ok || bad "list + parallel + merge differs from sweep -j 1"
 # a sweep that lost two points resumes with those only, and gives the same CSV
 rm "$T/sw/j1.csv.d/point-000001.json" "$T/sw/j1.csv.d/point-000004.json" "$T/sw/j1.csv"
