@@ -733,59 +733,62 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 
 int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 {
+	/* per kind I, L, S, M: its side, whether it writes, its memo hits */
+	static const uint8_t side_of[4] = { SIDE_I, SIDE_D, SIDE_D, SIDE_D };
+	static const uint8_t writes[4] = { 0, 0, 1, 1 }, nhits[4] = { 1, 1, 1, 2 };
 	uint64_t last[2] = { VPN_NONE, VPN_NONE };
 	bool wrote[2] = { false, false };
 	struct batch_seg *cur = NULL;
 
+	if (sum->cap < b->n / 2 + 1) {
+		/* a run needs a record before it: at most n / 2 runs */
+		struct batch_seg *n = realloc(sum->seg, (b->n / 2 + 1) * sizeof(*n));
+
+		if (!n)
+			return -1;
+		sum->seg = n;
+		sum->cap = b->n / 2 + 1;
+	}
 	sum->n = 0;
 	for (uint32_t i = 0; i < b->n; i++) {
 		const struct trace_rec *r = &b->recs[i];
 		uint32_t k = r->kind;
-		bool rep = false;
 
-		if (k == R_INSNS) {
-			rep = cur != NULL; /* folds into an open run; never opens one */
-		} else if (k <= R_MODIFY) {
-			int side = k == R_IFETCH ? SIDE_I : SIDE_D;
+		if (likely(k <= R_MODIFY)) {
+			unsigned side = side_of[k];
 			uint64_t vpn = r->addr >> PAGE_SHIFT;
-			bool write = k == R_STORE || k == R_MODIFY;
 
+			if (vpn == last[side] && (!writes[k] || wrote[side]) &&
+			    likely((r->addr & (PAGE_SIZE - 1)) + r->size <= PAGE_SIZE)) {
+				if (!cur) {
+					cur = &sum->seg[sum->n++];
+					memset(cur, 0, sizeof(*cur));
+					cur->start = i;
+					cur->vpn[0] = cur->vpn[1] = VPN_NONE;
+				}
+				cur->end = i + 1;
+				cur->cnt[k]++;
+				cur->hits[side] += nhits[k];
+				cur->vpn[side] = vpn;
+				continue;
+			}
+			cur = NULL;
 			if ((r->addr & (PAGE_SIZE - 1)) + r->size > PAGE_SIZE) {
 				last[side] = VPN_NONE; /* crossing: the memo ends on the later page */
-			} else if (vpn == last[side] && (!write || wrote[side])) {
-				rep = true;
 			} else {
 				last[side] = vpn;
-				wrote[side] = write;
+				wrote[side] = writes[k];
 			}
-		} else {
-			last[0] = last[1] = VPN_NONE; /* an event may change any mapping */
-		}
-		if (!rep) {
-			cur = NULL;
-			continue;
-		}
-		if (!cur) {
-			if (sum->n == sum->cap) {
-				size_t cap = sum->cap ? sum->cap * 2 : 256;
-				struct batch_seg *n = realloc(sum->seg, cap * sizeof(*n));
-
-				if (!n)
-					return -1;
-				sum->seg = n;
-				sum->cap = cap;
-			}
-			cur = &sum->seg[sum->n++];
-			memset(cur, 0, sizeof(*cur));
-			cur->start = i;
-			cur->vpn[0] = cur->vpn[1] = VPN_NONE;
-		}
-		cur->end = i + 1;
-		cur->cnt[k]++;
-		if (k == R_INSNS)
+		} else if (k == R_INSNS && cur) {
+			/* folds into an open run; never opens one */
+			cur->end = i + 1;
+			cur->cnt[k]++;
 			cur->insns += r->size;
-		else
-			cur->vpn[k == R_IFETCH ? SIDE_I : SIDE_D] = r->addr >> PAGE_SHIFT;
+		} else {
+			cur = NULL;
+			if (k == R_EVENT)
+				last[0] = last[1] = VPN_NONE; /* an event may change any mapping */
+		}
 	}
 	return 0;
 }
@@ -794,12 +797,12 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			     const struct batch_summary *sum, struct err *e)
 {
 	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
-	size_t next = 0;
 
 	if (!sum || s->data_refs) /* data_refs: every data reference goes to the cache */
 		return sim_run_batch(s, b, e);
-	while (r < end) {
-		const struct trace_rec *stop = next < sum->n ? b->recs + sum->seg[next].start : end;
+	for (size_t next = 0;; next++) {
+		const struct batch_seg *g = next < sum->n ? &sum->seg[next] : NULL;
+		const struct trace_rec *stop = g ? b->recs + g->start : end;
 
 		for (; r < stop; r++) {
 			run_one(s, b, r);
@@ -809,21 +812,24 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 				return -1;
 			}
 		}
-		if (next < sum->n) {
-			const struct batch_seg *g = &sum->seg[next++];
-
-			if ((g->vpn[SIDE_I] == VPN_NONE || g->vpn[SIDE_I] == s->last_vpn[SIDE_I]) &&
-			    (g->vpn[SIDE_D] == VPN_NONE || g->vpn[SIDE_D] == s->last_vpn[SIDE_D])) {
-				/* every record a memo hit: only counters move */
-				for (int k = 0; k < R_KIND_NR; k++)
-					s->nrec[k] += g->cnt[k];
-				s->st.instructions += g->insns;
-				s->memo_hits[SIDE_I] += g->cnt[R_IFETCH];
-				s->memo_hits[SIDE_D] += g->cnt[R_LOAD] + g->cnt[R_STORE] + 2ULL * g->cnt[R_MODIFY];
-				r = b->recs + g->end;
-			}
-			/* else: this simulator's memo differs (no L1 array of that size, a
-			 * different page): the loop replays the run record by record */
+		if (!g)
+			break;
+		/*
+		 * Every record of the run a memo hit, if this simulator's memo holds
+		 * those pages; else (no L1 array of that size, ...) the next pass of the
+		 * loop replays the run record by record.
+		 */
+		if ((g->vpn[SIDE_I] == VPN_NONE || g->vpn[SIDE_I] == s->last_vpn[SIDE_I]) &&
+		    (g->vpn[SIDE_D] == VPN_NONE || g->vpn[SIDE_D] == s->last_vpn[SIDE_D])) {
+			s->nrec[R_IFETCH] += g->cnt[R_IFETCH];
+			s->nrec[R_LOAD] += g->cnt[R_LOAD];
+			s->nrec[R_STORE] += g->cnt[R_STORE];
+			s->nrec[R_MODIFY] += g->cnt[R_MODIFY];
+			s->nrec[R_INSNS] += g->cnt[R_INSNS];
+			s->st.instructions += g->insns;
+			s->memo_hits[SIDE_I] += g->hits[SIDE_I];
+			s->memo_hits[SIDE_D] += g->hits[SIDE_D];
+			r = b->recs + g->end;
 		}
 	}
 	return batch_end(s, b, e);

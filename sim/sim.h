@@ -87,6 +87,7 @@ struct batch_seg {
 	uint32_t start, end;          /* records [start, end) of the batch */
 	uint64_t vpn[2];              /* the page each side's repeats touch (VPN_NONE: none) */
 	uint32_t cnt[R_KIND_NR];      /* records of each kind in the run */
+	uint32_t hits[2];             /* memo hits per side (M counts twice) */
 	uint64_t insns;               /* R_INSNS instructions in it */
 };
 
