@@ -5,6 +5,7 @@
 #   make bench    speed against a floor measured in the same run
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
+#   make install  PREFIX=... (default /usr/local): binary, configs, man page
 #   make golden-update   re-bless tests/golden/ on purpose
 
 PKGS := gsl yaml-0.1 check zlib liblzma libzstd jansson
@@ -29,12 +30,12 @@ LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-run demo bench debug check-debug deps ensure-deps golden-update clean tests
+.PHONY: all check check-run demo bench debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
 all: mmusim
 
 mmusim: $(BUILD)/mmusim
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/mmusim: $(BUILD)/main.o $(BUILD)/libmmusim.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -98,6 +99,18 @@ check-debug: ensure-deps
 
 golden-update: mmusim
 	sh tests/golden.sh update
+
+# make install PREFIX=/opt/mmusim: the binary, the machine and experiment configs, the man page
+PREFIX ?= /usr/local
+SHARE := $(DESTDIR)$(PREFIX)/share/mmusim
+install: mmusim
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs/experiments $(SHARE)/configs/sweeps \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 mmusim $(DESTDIR)$(PREFIX)/bin/mmusim
+	install -m 644 configs/*.yaml $(SHARE)/configs/
+	install -m 644 configs/experiments/*.yaml $(SHARE)/configs/experiments/
+	for f in configs/sweeps/*.yaml; do [ -e "$$f" ] && install -m 644 "$$f" $(SHARE)/configs/sweeps/ || true; done
+	install -m 644 doc/mmusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/mmusim.1
 
 clean:
 	rm -rf build mmusim

@@ -360,15 +360,28 @@ size_t sweep_point_input(const struct sweep *sw, size_t p)
 	return p / (sw->npoints / sw->ninputs);
 }
 
+/*
+ * The file name carries a hash of the point's command (FNV-1a over its arguments
+ * but the report path): a sweep file edited between runs gives new names, so a
+ * resumed sweep never takes a stale result for a point whose definition changed.
+ */
 char *sweep_point_file(const struct sweep *sw, const char *dir, size_t p, unsigned rep)
 {
 	size_t n = strlen(dir) + 64;
-	char *s = xrealloc(NULL, n);
+	char *s = xrealloc(NULL, n), **av = sweep_point_argv(sw, p, rep, "mmusim", "");
+	uint64_t h = 0xcbf29ce484222325ULL;
 
+	for (char **a = av + 1; *a; a++)
+		for (const unsigned char *c = (const unsigned char *)*a;; c++) {
+			h = (h ^ *c) * 0x100000001b3ULL;
+			if (!*c)
+				break;
+		}
+	sweep_argv_free(av);
 	if (sw->repeat > 1)
-		snprintf(s, n, "%s/point-%06zu-r%u.json", dir, p, rep);
+		snprintf(s, n, "%s/point-%06zu-r%u-%08x.json", dir, p, rep, (unsigned)(h ^ (h >> 32)));
 	else
-		snprintf(s, n, "%s/point-%06zu.json", dir, p);
+		snprintf(s, n, "%s/point-%06zu-%08x.json", dir, p, (unsigned)(h ^ (h >> 32)));
 	return s;
 }
 

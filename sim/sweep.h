@@ -64,7 +64,8 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 			const char *json);
 void sweep_argv_free(char **argv);
 
-/* The result file of point @p, repetition @rep under @dir (caller frees). */
+/* The result file of point @p, repetition @rep under @dir (caller frees); its name
+ * ends in a hash of the point's command. */
 char *sweep_point_file(const struct sweep *sw, const char *dir, size_t p, unsigned rep);
 
 /* The input index of point @p. */

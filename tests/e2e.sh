@@ -124,14 +124,19 @@ check "$(wc -l <"$T/sw/cmds")" 6 "one command per point"
 sed "s|^mmusim |$MMUSIM |" "$T/sw/cmds" | parallel -j 2 || bad "GNU parallel over the commands"
 $MMUSIM merge "$T/sw/par.csv" "$T/sw/par"/*.json || bad "merge"
 # a point simulated beside others from one decode reports what its own run reports
-cmp -s <(strip <"$T/sw/par/point-000003.json") <(strip <"$T/sw/j2.csv.d/point-000003.json") &&
+cmp -s <(strip <"$T"/sw/par/point-000003-*.json) <(strip <"$T"/sw/j2.csv.d/point-000003-*.json) &&
 	ok || bad "a sweep worker's report differs from the point's own mmusim run"
 cmp -s "$T/sw/j1.csv" "$T/sw/par.csv" && ok || bad "list + parallel + merge differs from sweep -j 1"
 # a sweep that lost two points resumes with those only, and gives the same CSV
-rm "$T/sw/j1.csv.d/point-000001.json" "$T/sw/j1.csv.d/point-000004.json" "$T/sw/j1.csv"
+rm "$T"/sw/j1.csv.d/point-000001-*.json "$T"/sw/j1.csv.d/point-000004-*.json "$T/sw/j1.csv"
 $MMUSIM sweep "$T/sw/s.yaml" -j 2 -o "$T/sw/j1.csv" 2>"$T/sw/err" || bad "resumed sweep"
 grep -q 'sweep: 4 of 6 points already done' "$T/sw/err" && ok || bad "resume message: $(head -1 "$T/sw/err")"
 cmp -s "$T/sw/j2.csv" "$T/sw/j1.csv" && ok || bad "resumed sweep's CSV differs"
+# an edited sweep file does not reuse the results of points it changed
+sed 's/\[32, 64, 128\]/[32, 64, 256]/' "$T/sw/s.yaml" >"$T/sw/s2.yaml"
+$MMUSIM sweep "$T/sw/s2.yaml" -o "$T/sw/j1.csv" --outdir "$T/sw/j1.csv.d" 2>"$T/sw/err" || bad "edited sweep"
+grep -q 'sweep: 4 of 6 points already done' "$T/sw/err" && ok || bad "edited sweep reused: $(head -1 "$T/sw/err")"
+check "$(cut -d, -f2 "$T/sw/j1.csv" | tail -2 | tr '\n' ' ')" "256 256 " "edited sweep's new points"
 # SIGINT stops a sweep with no CSV; running it again finishes it
 cat >"$T/sw/slow.yaml" <<'EOS'
 workload: gups:size=64M,updates=8000000
