@@ -10,8 +10,8 @@
 
 PKGS := gsl yaml-0.1 check zlib liblzma libzstd jansson
 DEBS := build-essential pkg-config libgsl-dev libyaml-dev check libsubunit-dev zlib1g-dev \
-        liblzma-dev libzstd-dev libjansson-dev gnuplot-nox zstd xz-utils gzip valgrind parallel
-TOOLS := gnuplot zstd xz gzip pkg-config cc parallel
+        liblzma-dev libzstd-dev libjansson-dev gnuplot-nox zstd xz-utils gzip valgrind parallel groff-base
+TOOLS := gnuplot zstd xz gzip pkg-config cc parallel groff
 
 CC ?= cc
 OPT ?= -O2

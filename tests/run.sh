@@ -25,6 +25,15 @@ else
 	failed="$failed e2e"
 	echo "  FAIL  e2e"
 fi
+if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/man.sh >"${BUILD:-build/release}/man.log" 2>&1; then
+	pass=$((pass + 1))
+	echo "  ok    man (every config key and command documented in doc/mmusim.1)"
+else
+	fail=$((fail + 1))
+	failed="$failed man"
+	echo "  FAIL  man"
+	sed 's/^/        /' "${BUILD:-build/release}/man.log"
+fi
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,201 @@
+#!/bin/sh
+# man.sh - check that doc/mmusim.1 documents every configuration key and every
+# command of the binary $MMUSIM (default ./mmusim):
+#   - every leaf key printed by `mmusim config show`, flattened to its dotted path
+#     (tlb.l1d.4K.entries, os.khugepaged.max_ptes_none; the STLB list items as
+#     tlb.stlb.N.entries), appears in the page as a whole word;
+#   - every key named in a tag of the CONFIGURATION section is a real key (no stale
+#     documentation);
+#   - every command named in the usage text (`mmusim help`: run, config show,
+#     trace info, ...) has a .SS heading of that name;
+#   - groff -man -ww reports no warnings (skipped when groff is not installed).
+# Prints one `ok: ...` or `FAIL: ...` line per check; exits 1 if any failed.
+# MMUSIM_MAN overrides the page's path.
+
+MMUSIM=${MMUSIM:-./mmusim}
+here=$(cd "$(dirname "$0")" && pwd)
+DOC=${MMUSIM_MAN:-$here/../doc/mmusim.1}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+die() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+[ -x "$MMUSIM" ] || die "MMUSIM=$MMUSIM is not an executable"
+[ -r "$DOC" ] || die "$DOC: cannot read"
+
+# The page without font and zero-width escapes, so words can be matched whole.
+sed 's/\\f[BIRP]//g; s/\\f(..//g; s/\\[%&]//g' "$DOC" >"$tmp/page" || exit 1
+
+# --- configuration keys ----------------------------------------------------
+
+"$MMUSIM" config show >"$tmp/config.yaml" || die "$MMUSIM config show failed"
+
+# Flatten the YAML that config_write_yaml() writes: block mappings indented by two
+# spaces, flow mappings { k: v, k: { ... } }, a block sequence of flow mappings
+# (tlb.stlb), flow sequences [4K, 2M] and double-quoted strings as values.
+awk '
+function emit(path) { print path }
+function skip_blanks() { while (pos <= len && substr(s, pos, 1) == " ") pos++ }
+# A value at pos: a flow mapping (recursed into), a flow sequence, a quoted string
+# or a plain scalar. Leaves are emitted as @path.
+function value(path,    c, depth) {
+	skip_blanks()
+	c = substr(s, pos, 1)
+	if (c == "{") {
+		pos++
+		mapping(path)
+		return
+	}
+	if (c == "[") {
+		depth = 0
+		for (; pos <= len; pos++) {
+			c = substr(s, pos, 1)
+			if (c == "[") depth++
+			else if (c == "]" && --depth == 0) { pos++; break }
+		}
+	} else if (c == "\"") {
+		for (pos++; pos <= len; pos++) {
+			c = substr(s, pos, 1)
+			if (c == "\\") pos++
+			else if (c == "\"") { pos++; break }
+		}
+	} else {
+		while (pos <= len && substr(s, pos, 1) !~ /[,}]/) pos++
+	}
+	emit(path)
+}
+# Entries of a flow mapping, pos just after its "{", up to and past its "}".
+function mapping(path,    key, c) {
+	for (;;) {
+		skip_blanks()
+		c = substr(s, pos, 1)
+		if (pos > len) { bad = 1; return }
+		if (c == "}") { pos++; return }
+		if (c == ",") { pos++; continue }
+		key = ""
+		while (pos <= len && substr(s, pos, 1) != ":") key = key substr(s, pos++, 1)
+		pos++
+		value(path "." key)
+	}
+}
+/^[ ]*(#|$)/ { next }
+{
+	line = $0
+	match(line, /^ */)
+	level = RLENGTH / 2
+	rest = substr(line, RLENGTH + 1)
+	prefix = ""
+	for (i = 0; i < level; i++)
+		prefix = prefix (i ? "." : "") stack[i]
+	if (rest ~ /^- /) {
+		# an item of a block sequence: its index is written N
+		s = substr(rest, 3); pos = 1; len = length(s)
+		value(prefix ".N")
+		next
+	}
+	key = rest
+	sub(/:.*/, "", key)
+	stack[level] = key
+	path = prefix (level ? "." : "") key
+	s = rest
+	sub(/^[^:]*:[ ]?/, "", s)
+	pos = 1; len = length(s)
+	if (len == 0)
+		next            # an interior block mapping: its keys follow
+	value(path)
+}
+END { exit bad }
+' "$tmp/config.yaml" >"$tmp/keys" || die "cannot flatten the output of $MMUSIM config show"
+
+nkeys=$(wc -l <"$tmp/keys")
+[ "$nkeys" -gt 0 ] || die "no keys in the output of $MMUSIM config show"
+missing=0
+while read -r key; do
+	re=$(printf '%s' "$key" | sed 's/\./\\./g')
+	if ! grep -Eq "(^|[^A-Za-z0-9_.])$re([^A-Za-z0-9_]|\$)" "$tmp/page"; then
+		echo "FAIL: config key $key is not in $DOC"
+		missing=$((missing + 1))
+	fi
+done <"$tmp/keys"
+if [ "$missing" -eq 0 ]; then
+	echo "ok: all $nkeys config keys of '$MMUSIM config show' are documented"
+else
+	fail=1
+fi
+
+# Keys named in the tags (.TP/.TQ lines) of CONFIGURATION must exist.
+awk '
+/^\.SH/ { inconf = ($0 ~ /^\.SH "?CONFIGURATION/) }
+inconf && tag { print; tag = 0; next }
+inconf && /^\.(TP|TQ)/ { tag = 1 }
+' "$tmp/page" | tr ' ",;()' '\n\n\n\n\n\n' |
+	grep -E '^(cpu|tlb|walk|cache|os)\.[A-Za-z0-9_.]*[A-Za-z0-9_]$|^seed$' |
+	sort -u >"$tmp/tagged"
+stale=0
+while read -r key; do
+	case $key in
+	tlb.stlb.[0-9]) continue ;; # tlb.stlb.0 .. tlb.stlb.3: the array, not a leaf
+	esac
+	if ! grep -qxF "$key" "$tmp/keys"; then
+		echo "FAIL: $DOC documents $key, which '$MMUSIM config show' does not print"
+		stale=$((stale + 1))
+	fi
+done <"$tmp/tagged"
+if [ "$stale" -eq 0 ]; then
+	echo "ok: the $(wc -l <"$tmp/tagged") keys in CONFIGURATION tags all exist"
+else
+	fail=1
+fi
+
+# --- commands ----------------------------------------------------------------
+
+"$MMUSIM" help >"$tmp/usage" || die "$MMUSIM help failed"
+# After each "mmusim": the lower-case words that name the command (stop at an
+# option, a metavariable or a bracket).
+awk '{
+	for (i = 1; i <= NF; i++) {
+		if ($i != "mmusim")
+			continue
+		cmd = ""
+		for (j = i + 1; j <= NF && $j ~ /^[a-z]+$/; j++)
+			cmd = cmd (cmd == "" ? "" : " ") $j
+		if (cmd != "")
+			print cmd
+	}
+}' "$tmp/usage" | sort -u >"$tmp/commands"
+sed -n 's/^\.SS[ ]*//p' "$tmp/page" | sed 's/^"\(.*\)"[ ]*$/\1/' >"$tmp/headings"
+
+ncmd=$(wc -l <"$tmp/commands")
+[ "$ncmd" -gt 0 ] || die "no commands found in the output of $MMUSIM help"
+missing=0
+while read -r cmd; do
+	if ! grep -qxF "$cmd" "$tmp/headings"; then
+		echo "FAIL: command '$cmd' of the usage text has no .SS heading in $DOC"
+		missing=$((missing + 1))
+	fi
+done <"$tmp/commands"
+if [ "$missing" -eq 0 ]; then
+	echo "ok: all $ncmd commands of the usage text have a .SS heading ($(tr '\n' ',' <"$tmp/commands" | sed 's/,$//; s/,/, /g'))"
+else
+	fail=1
+fi
+
+# --- formatting ----------------------------------------------------------------
+
+if command -v groff >/dev/null 2>&1; then
+	if groff -man -Tutf8 -ww -z "$DOC" >"$tmp/groff" 2>&1 && [ ! -s "$tmp/groff" ]; then
+		echo "ok: groff -man -ww: no warnings"
+	else
+		echo "FAIL: groff -man -ww -z $DOC:"
+		sed 's/^/  /' "$tmp/groff"
+		fail=1
+	fi
+else
+	echo "ok: groff not installed, formatting not checked"
+fi
+
+exit $fail
