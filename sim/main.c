@@ -42,8 +42,10 @@ static const char usage_text[] =
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
 	"       mmusim capture [-o OUT] -- PROGRAM [ARGS]   (valgrind lackey + syscalls)\n"
 	"       mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
-	"                    [-o results.csv] [--quiet]\n"
+	"                    [-o results.csv] [--plot OUT.png|OUT.svg] [--quiet]\n"
 	"       mmusim merge OUT.csv RESULT.json...\n"
+	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx]\n"
+	"                   [--kind lines|bars|timeline] [--base V] [--title T] [--table] -o OUT.png|OUT.svg\n"
 	"       mmusim demo [--outdir DIR]\n"
 	"       mmusim help [CMD]\n"
 	"Workloads: stream:size=S[,iterations=N]  gups:size=S[,updates=N]  chase:size=S[,steps=N]\n"
@@ -801,6 +803,155 @@ static int cmd_capture(int argc, char **argv)
 	return 0;
 }
 
+/* --- plot --------------------------------------------------------------- */
+
+/* plot_csv()'s result as an exit status: bad input 2, gnuplot failing 1. */
+static int plot_status(int r, const struct err *e)
+{
+	char buf[1024];
+
+	if (!r)
+		return 0;
+	if (r == -1)
+		die_err(e);
+	err_format(e, buf, sizeof(buf));
+	fprintf(stderr, "%s\n", buf);
+	return 1;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+	struct plot_opts o = { 0 };
+	const char *csv = NULL;
+	struct err e = { 0 };
+	bool table = false;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+
+		if (!strcmp(a, "--table")) {
+			table = true;
+			continue;
+		} else if (!strcmp(a, "-x"))
+			dst = &o.x;
+		else if (!strcmp(a, "-y"))
+			dst = &o.y;
+		else if (!strcmp(a, "--by"))
+			dst = &o.by;
+		else if (!strcmp(a, "--kind"))
+			dst = &o.kind;
+		else if (!strcmp(a, "--base"))
+			dst = &o.base;
+		else if (!strcmp(a, "--title"))
+			dst = &o.title;
+		else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+			dst = &o.out;
+		else if (!strcmp(a, "--logx")) {
+			o.logx = true;
+			continue;
+		} else if (a[0] == '-' && a[1]) {
+			die_usage("plot: unknown option '%s'", a);
+		} else {
+			if (csv)
+				die_usage("plot: unexpected argument '%s'", a);
+			csv = a;
+			continue;
+		}
+		if (i + 1 >= argc)
+			die_usage("plot: %s needs a value", a);
+		*dst = argv[++i];
+	}
+	if (!csv)
+		die_usage("plot: no RESULTS.csv given%s", "");
+	if (!o.out && !table)
+		die_usage("plot: no -o OUT.png|OUT.svg given%s", "");
+	if (table) {
+		/* the mail's table, then the figure if -o names one */
+		struct plot_table t;
+		int r;
+
+		if (!o.kind)
+			o.kind = "bars";
+		if (plot_prepare(csv, &o, &t, &e))
+			die_err(&e);
+		if (plot_write_table(&t, stdout)) {
+			plot_table_free(&t);
+			die_usage("plot --table: needs %% change bars: a non-numeric -x and --by (with --base)%s", "");
+		}
+		r = o.out ? plot_render(&t, o.out, &e) : 0;
+		plot_table_free(&t);
+		return plot_status(r, &e);
+	}
+	if (plot_status(plot_csv(csv, &o, &e), &e))
+		return 1;
+	printf("plot: %s\n", o.out);
+	return 0;
+}
+
+/*
+ * sweep --plot: the sweep's default figure. x: the first swept dimension (the
+ * input when several are swept, then the keys in file order); one line or bar
+ * colour per value of the second, os.mode taking that place whenever it is
+ * swept; y: L1 dTLB misses per kilo-instruction when x is a TLB key, else total
+ * cycles. A non-numeric x gives the mail's % change bars against the series'
+ * first value.
+ */
+static bool all_numeric(char *const *vals, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double d;
+		uint64_t u;
+
+		if (parse_double(vals[i], &d) && parse_size(vals[i], &u))
+			return false;
+	}
+	return true;
+}
+
+static int sweep_plot(const struct sweep *sw, const char *csv, const char *out)
+{
+	struct plot_opts o = { 0 };
+	struct err e = { 0 };
+	/* the dimensions: the input when several are swept, then the keys */
+	const char *dim[2] = { NULL, NULL };
+	char *const *vals[2] = { NULL, NULL };
+	size_t nvals[2] = { 0, 0 }, nd = 0, mode = SIZE_MAX;
+
+	if (sw->ninputs > 1) {
+		dim[nd] = "input";
+		vals[nd] = sw->input_names;
+		nvals[nd++] = sw->ninputs;
+	}
+	for (size_t i = 0; i < sw->naxes; i++)
+		if (!strcmp(sw->axes[i].key, "os.mode"))
+			mode = i;
+	for (size_t i = 0; i < sw->naxes && nd < 2; i++) {
+		if (i == mode && nd == 0 && sw->naxes + (sw->ninputs > 1) > 1)
+			continue; /* the mode is the series whenever there is another dimension */
+		dim[nd] = sw->axes[i].key;
+		vals[nd] = sw->axes[i].vals;
+		nvals[nd++] = sw->axes[i].nvals;
+	}
+	if (mode != SIZE_MAX && nd == 2 && strcmp(dim[0], "os.mode") && strcmp(dim[1], "os.mode")) {
+		dim[1] = "os.mode";
+		vals[1] = sw->axes[mode].vals;
+		nvals[1] = sw->axes[mode].nvals;
+	}
+	o.out = out;
+	o.x = dim[0] ? dim[0] : "input";
+	o.by = dim[1];
+	o.logx = !strncmp(o.x, "tlb.", 4) && strstr(o.x, "entries");
+	for (size_t i = 0; o.logx && vals[0] && i < nvals[0]; i++)
+		o.logx = strtod(vals[0][i], NULL) > 0; /* a log axis needs x > 0 */
+	if (o.by && vals[0] && !all_numeric(vals[0], nvals[0]))
+		o.base = vals[1][0]; /* bars: % change against the series' first value */
+	o.y = !strncmp(o.x, "tlb.", 4) ? "mpki:tlb.l1d.misses" : "cycles.total";
+	if (plot_status(plot_csv(csv, &o, &e), &e))
+		return 1;
+	return 0;
+}
+
 /* --- sweep / merge ------------------------------------------------------ */
 
 /*
@@ -1186,8 +1337,9 @@ static int cmd_sweep(int argc, char **argv)
 			free(files[i]);
 		free(files);
 		if (plot_out) {
-			fprintf(stderr, "mmusim: --plot is not available in this version yet\n");
-			status = EXIT_BAD;
+			status = sweep_plot(&sw, csv, plot_out);
+			if (!status && !quiet)
+				fprintf(stderr, "sweep: plot -> %s\n", plot_out);
 		}
 	}
 	for (size_t i = 0; i < ntasks; i++)
@@ -1235,9 +1387,7 @@ int main(int argc, char **argv)
 		return cmd_sweep(argc - 2, argv + 2);
 	if (!strcmp(cmd, "merge"))
 		return cmd_merge(argc - 2, argv + 2);
-	if (!strcmp(cmd, "plot")) {
-		fprintf(stderr, "mmusim: '%s' is not available in this version yet\n", cmd);
-		return EXIT_BAD;
-	}
+	if (!strcmp(cmd, "plot"))
+		return cmd_plot(argc - 2, argv + 2);
 	die_usage("unknown command '%s'", cmd);
 }

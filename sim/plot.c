@@ -1,18 +1,59 @@
 /*
- * plot.c - drives gnuplot (pngcairo / svg terminals) through a generated script.
+ * plot.c - figures drawn with gnuplot: the demo's clustered bars (plot_bars) and
+ * `mmusim plot`, which turns a sweep CSV or a `run --timeline` CSV into lines, % change
+ * bars or a timeline (PNG through the pngcairo terminal, or SVG).
  *
- * gnuplot runs as a child process reading the script on stdin; the data travels
- * inline ($data heredoc, gnuplot >= 5.0), so no temporary data files are left.
+ * `mmusim plot` runs in three steps. plot_prepare() streams the CSV once, checking
+ * every row (field count, numbers where numbers are needed) but keeping only the
+ * columns the figure uses, and builds the struct plot_table that will be drawn: the
+ * series, scaled to their axis unit, sorted by x, with duplicates refused.
+ * plot_write_script() writes a gnuplot script with the data inline ($heredoc blocks,
+ * gnuplot >= 5.0). plot_render() feeds it to gnuplot on stdin, with the image going to
+ * a temporary name that is renamed on success, so a failure leaves no file.
+ *
+ * The scripts are generated here rather than read from template files in plots/: a
+ * template would have to be found relative to an install prefix or the source tree,
+ * and the parts that vary (series, ticks, ranges, bar positions) would still be
+ * generated. Bars are drawn `with boxes` at positions computed here (not gnuplot's
+ * histogram style) so each bar can carry its value as a label, as the seed mail's
+ * tables carry theirs.
+ *
+ * The % change is the conventional one, 100 * (y - y_base) / y_base, as in the
+ * `run --modes` table. (The seed mail's tables, made with mmtests, divide by the new
+ * value: SYSBENCH 1 thread, 19017.23 against 18629.91, is printed as 2.04%, where
+ * this gives 2.08%; for its lower-is-better NAS times the sign is flipped too.)
+ * Units come from the column name: "...bytes" is shown in MiB, "...coverage" (a
+ * fraction) in %, "..._ms" in ms, "...cycles"/"cycles.*" and "...entries" are
+ * labelled as such; a y axis reaching a million is shown in millions (billions).
+ * Values written with a size suffix ("4K", "2M": config keys) are numbers, and such
+ * an x axis is ticked at the values as written.
+ *
+ * Left out: CSV quoting (the sweep writer never quotes: its values hold no commas or
+ * quotes, so a quote is an error), error bars on derived metrics (A/B, mpki:) and on
+ * % change bars (the CI of a ratio is not the ratio of CIs), more than one --by key.
+ *
+ * Sources: gnuplot 5.4 manual (data blocks, `with yerrorlines`, `with boxes`,
+ * `with labels`, `set logscale x 2`, the pngcairo and svg terminals, quoting: inside
+ * single quotes only '' is special); the seed mail (Mel Gorman, "Re: Transparent
+ * Hugepage Support #33", 2010) for the per-workload % change view.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "plot.h"
+#include "util.h"
 
 static bool ends_with(const char *s, const char *sfx)
 {
@@ -21,20 +62,220 @@ static bool ends_with(const char *s, const char *sfx)
 	return n >= m && !strcmp(s + n - m, sfx);
 }
 
-int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
-	      struct err *e)
+static bool starts_with(const char *s, const char *pfx)
 {
-	char tmp[4096];
-	FILE *p;
-	int st, ncols = 0;
-	const char *q;
-	bool svg = ends_with(out, ".svg");
+	return !strncmp(s, pfx, strlen(pfx));
+}
 
-	if (!svg && !ends_with(out, ".png"))
+/* A gnuplot single-quoted string: only ' is special (doubled); control bytes become spaces. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("''", f);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* --- running gnuplot ----------------------------------------------------- */
+
+/* Write all of @buf to the socket @fd; false if gnuplot stopped reading (it failed). */
+static bool send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL); /* no SIGPIPE if gnuplot exits early */
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The last non-empty line gnuplot wrote to @f (its error), into @msg. */
+static void last_line(FILE *f, char *msg, size_t n)
+{
+	char buf[4096];
+	size_t len;
+	char *end, *start;
+
+	msg[0] = 0;
+	if (fseek(f, 0, SEEK_END) || ftell(f) < 0)
+		return;
+	len = (size_t)ftell(f);
+	if (len >= sizeof(buf))
+		fseek(f, (long)(len - sizeof(buf) + 1), SEEK_SET);
+	else
+		rewind(f);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = 0;
+	end = buf + len;
+	while (end > buf && isspace((unsigned char)end[-1]))
+		*--end = 0;
+	start = end;
+	while (start > buf && start[-1] != '\n')
+		start--;
+	len = strlen(start);
+	if (len >= n)
+		len = n - 1;
+	memcpy(msg, start, len);
+	msg[len] = 0;
+}
+
+/*
+ * Run gnuplot on @script (its stdin is a socket, so a gnuplot that dies early costs
+ * EPIPE, not SIGPIPE); its stdout is discarded, its stderr kept for the error. posix_spawn
+ * rather than popen: no shell, thread-safe (a sweep may run threads), and a missing
+ * gnuplot is reported as such.
+ */
+static int run_gnuplot(const char *script, size_t len, const char *out, struct err *e)
+{
+	char *argv[] = { "gnuplot", NULL };
+	posix_spawn_file_actions_t fa;
+	FILE *errf = tmpfile();
+	char msg[300];
+	int sv[2], rc, st = 0;
+	pid_t pid;
+
+	if (!errf) {
+		err_set(e, "gnuplot", 0, 0, "cannot create a temporary file: %s", strerror(errno));
+		return -2;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		rc = errno;
+		fclose(errf);
+		err_set(e, "gnuplot", 0, 0, "socketpair: %s", strerror(rc));
+		return -2;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
+	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(sv[1]);
+	if (rc) {
+		close(sv[0]);
+		fclose(errf);
+		err_set(e, "gnuplot", 0, 0, "cannot run gnuplot: %s (install gnuplot-nox)",
+			strerror(rc));
+		return -2;
+	}
+	send_all(sv[0], script, len);
+	close(sv[0]);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	}
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		last_line(errf, msg, sizeof(msg));
+		fclose(errf);
+		if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+			err_set(e, "gnuplot", 0, 0, "cannot run gnuplot (exit 127; install gnuplot-nox)");
+		else
+			err_set(e, "gnuplot", 0, 0, "gnuplot failed (exit %d) rendering %s%s%s",
+				st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1, out,
+				msg[0] ? ": " : "", msg);
+		return -2;
+	}
+	fclose(errf);
+	return 0;
+}
+
+/*
+ * Render through a temporary file next to @out, renamed on success. The temporary is
+ * created here first, so an unwritable directory is reported as such (-1, bad input);
+ * gnuplot or the system failing is -2.
+ */
+static int render(const char *out, void (*write)(const void *, const char *, bool, FILE *),
+		  const void *ctx, struct err *e)
+{
+	char tmp[4200], *script = NULL;
+	size_t len = 0;
+	struct stat sb;
+	FILE *f;
+	int fd;
+
+	if (!ends_with(out, ".svg") && !ends_with(out, ".png"))
 		return err_set(e, out, 0, 0, "plot output must end in .png or .svg");
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", out, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_set(e, out, 0, 0, "cannot write: %s", strerror(errno));
+	close(fd);
+	f = open_memstream(&script, &len);
+	if (!f) {
+		unlink(tmp);
+		err_set(e, out, 0, 0, "out of memory");
+		return -2;
+	}
+	write(ctx, tmp, ends_with(out, ".svg"), f);
+	if (fclose(f)) {
+		free(script);
+		unlink(tmp);
+		err_set(e, out, 0, 0, "out of memory");
+		return -2;
+	}
+	if (run_gnuplot(script, len, out, e)) {
+		free(script);
+		unlink(tmp);
+		return -2;
+	}
+	free(script);
+	if (stat(tmp, &sb) || sb.st_size == 0) {
+		unlink(tmp);
+		err_set(e, "gnuplot", 0, 0, "gnuplot wrote nothing rendering %s", out);
+		return -2;
+	}
+	if (rename(tmp, out)) {
+		int err = errno;
+
+		unlink(tmp);
+		err_set(e, out, 0, 0, "cannot write: %s", strerror(err));
+		return -2;
+	}
+	return 0;
+}
+
+/* @enhanced: gnuplot's markup (_ ^ { } @ &) in labels; off for column names like rss_bytes. */
+static void terminal(FILE *f, const char *output, bool svg, unsigned w, unsigned h, bool enhanced)
+{
+	const char *mode = enhanced ? "enhanced" : "noenhanced";
+
+	if (svg)
+		fprintf(f, "set terminal svg size %u,%u %s font 'Sans,11' background rgb 'white'\n",
+			w, h, mode);
+	else
+		fprintf(f, "set terminal pngcairo size %u,%u %s font 'Sans,11'\n", w, h, mode);
+	fprintf(f, "set output ");
+	put_quoted(f, output);
+	fprintf(f, "\n");
+}
+
+/* --- the demo's bars ----------------------------------------------------- */
+
+struct bars_ctx {
+	const char *data, *title, *ylabel;
+};
+
+static void bars_script(const void *ctx, const char *output, bool svg, FILE *p)
+{
+	const struct bars_ctx *b = ctx;
+	const char *q;
+	int ncols = 0;
+
 	/* columns in the header row */
-	for (q = data; *q && *q != '\n';) {
+	for (q = b->data; *q && *q != '\n';) {
 		while (*q == ' ' || *q == '\t')
 			q++;
 		if (*q && *q != '\n') {
@@ -43,30 +284,1342 @@ int plot_bars(const char *data, const char *title, const char *ylabel, const cha
 				q++;
 		}
 	}
-	p = popen("gnuplot >/dev/null", "w");
-	if (!p)
-		return err_set(e, "gnuplot", 0, 0, "cannot run gnuplot: %s", strerror(errno));
-	fprintf(p, "set terminal %s size 960,540 font 'Sans,11'\n",
-		svg ? "svg enhanced background rgb 'white'" : "pngcairo enhanced");
-	fprintf(p, "set output '%s'\n", tmp);
-	fprintf(p, "$data << EOD\n%sEOD\n", data);
-	fprintf(p, "set title \"%s\"\nset ylabel \"%s\"\n", title, ylabel);
-	fprintf(p, "set style data histograms\nset style histogram clustered gap 1\n"
+	terminal(p, output, svg, 960, 540, true);
+	fprintf(p, "$data << EOD\n%sEOD\n", b->data);
+	fprintf(p, "set title ");
+	put_quoted(p, b->title);
+	fprintf(p, "\nset ylabel ");
+	put_quoted(p, b->ylabel);
+	fprintf(p, "\nset style data histograms\nset style histogram clustered gap 1\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\n"
 		   "set key top left\nset yrange [0:*]\nset xtics nomirror\n");
 	fprintf(p, "plot ");
 	for (int c = 2; c <= ncols; c++)
 		fprintf(p, "%s$data using %d:xtic(1) title columnheader(%d)", c > 2 ? ", " : "", c, c);
 	fprintf(p, "\n");
-	st = pclose(p);
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		unlink(tmp);
-		return err_set(e, "gnuplot", 0, 0, "gnuplot failed (exit %d) rendering %s",
-			       WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
+}
+
+int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
+	      struct err *e)
+{
+	struct bars_ctx b = { data, title, ylabel };
+
+	return render(out, bars_script, &b, e);
+}
+
+/* --- reading the CSV ----------------------------------------------------- */
+
+/* A CSV being streamed: the header, then one row at a time split in place. */
+struct csv {
+	const char *path;
+	FILE *f;
+	char *line;
+	size_t cap;
+	unsigned long lineno;
+	unsigned ncols;
+	char **names;		/* header, owned */
+	char **field;		/* the current row's fields, pointing into line */
+	unsigned long *col;	/* 1-based byte column of each field */
+};
+
+static int oom(struct err *e, const char *path)
+{
+	return err_set(e, path, 0, 0, "out of memory");
+}
+
+/*
+ * Read the next non-blank line into c->line and split it at commas into c->field
+ * (trimmed of spaces and tabs; RFC 4180 quotes allowed). Returns the number of fields,
+ * 0 at end of file, -1 on error (an unterminated quote, a NUL byte, an overlong line).
+ */
+static int csv_next(struct csv *c, struct err *e)
+{
+	ssize_t n;
+	char *p, *q;
+	unsigned nf;
+
+	for (;;) {
+		n = getline(&c->line, &c->cap, c->f);
+		if (n < 0) {
+			if (ferror(c->f))
+				return err_set(e, c->path, c->lineno + 1, 0, "read error: %s",
+					       strerror(errno));
+			return 0;
+		}
+		c->lineno++;
+		if ((size_t)n > PLOT_MAX_LINE)
+			return err_set(e, c->path, c->lineno, 0, "line longer than %u bytes",
+				       PLOT_MAX_LINE);
+		if (strlen(c->line) != (size_t)n)
+			return err_set(e, c->path, c->lineno, strlen(c->line) + 1, "NUL byte");
+		while (n && (c->line[n - 1] == '\n' || c->line[n - 1] == '\r'))
+			c->line[--n] = 0;
+		for (p = c->line; *p == ' ' || *p == '\t'; p++)
+			;
+		if (*p)
+			break;
 	}
-	if (rename(tmp, out)) {
-		unlink(tmp);
-		return err_set(e, out, 0, 0, "cannot write: %s", strerror(errno));
+	/*
+	 * Count the fields: commas outside RFC 4180 quotes (sweep CSVs quote a
+	 * workload spec such as "stream:size=1M,iterations=1").
+	 */
+	nf = 1;
+	{
+		bool in_q = false;
+
+		for (q = c->line; *q; q++) {
+			if (*q == '"')
+				in_q = !in_q;
+			else if (*q == ',' && !in_q)
+				nf++;
+		}
+		if (in_q)
+			return err_set(e, c->path, c->lineno, 0, "unterminated quoted field");
+	}
+	if (c->ncols && nf != c->ncols)
+		return err_set(e, c->path, c->lineno, 0, "%u field%s, the header has %u", nf,
+			       nf == 1 ? "" : "s", c->ncols);
+	if (!c->ncols) {
+		c->field = calloc(nf, sizeof(*c->field));
+		c->col = calloc(nf, sizeof(*c->col));
+		if (!c->field || !c->col)
+			return oom(e, c->path);
+	}
+	p = c->line;
+	for (unsigned i = 0; i < nf; i++) {
+		char *w, *end;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		c->col[i] = (unsigned long)(p - c->line) + 1;
+		if (*p == '"') {
+			/* a quoted field: "" is a quote; it ends at the closing quote */
+			c->field[i] = w = ++p;
+			for (;; p++) {
+				if (*p == '"' && p[1] == '"') {
+					*w++ = '"';
+					p++;
+				} else if (*p == '"') {
+					break;
+				} else {
+					*w++ = *p;
+				}
+			}
+			*w = 0;
+			p++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p && *p != ',')
+				return err_set(e, c->path, c->lineno, (unsigned long)(p - c->line) + 1,
+					       "text after a quoted field");
+			p += *p == ',';
+			continue;
+		}
+		end = strchr(p, ',');
+		if (end)
+			*end = 0;
+		else
+			end = p + strlen(p);
+		c->field[i] = p;
+		for (q = end; q > p && (q[-1] == ' ' || q[-1] == '\t');)
+			*--q = 0;
+		p = end + 1;
+	}
+	return (int)nf;
+}
+
+static int csv_open(struct csv *c, const char *path, struct err *e)
+{
+	int nf;
+
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	c->f = fopen(path, "r");
+	if (!c->f)
+		return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+	nf = csv_next(c, e);
+	if (nf < 0)
+		return -1;
+	if (nf == 0)
+		return err_set(e, path, 0, 0, "empty CSV (no header row)");
+	c->names = calloc((size_t)nf, sizeof(*c->names));
+	if (!c->names)
+		return oom(e, path);
+	for (int i = 0; i < nf; i++) {
+		if (!c->field[i][0])
+			return err_set(e, path, c->lineno, c->col[i], "empty column name");
+		for (int j = 0; j < i; j++)
+			if (!strcmp(c->names[j], c->field[i]))
+				return err_set(e, path, c->lineno, c->col[i],
+					       "duplicate column '%s'", c->field[i]);
+		c->names[i] = strdup(c->field[i]);
+		if (!c->names[i])
+			return oom(e, path);
+		c->ncols = (unsigned)i + 1;
 	}
 	return 0;
+}
+
+static void csv_close(struct csv *c)
+{
+	if (c->f)
+		fclose(c->f);
+	for (unsigned i = 0; i < c->ncols; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->field);
+	free(c->col);
+	free(c->line);
+}
+
+static int csv_find(const struct csv *c, const char *name)
+{
+	for (unsigned i = 0; i < c->ncols; i++)
+		if (!strcmp(c->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* Edit distance (insert, delete, substitute), for naming the columns closest to a typo. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), *row, d;
+
+	if (la > 256 || lb > 256)
+		return la > lb ? la : lb;
+	row = malloc((lb + 1) * sizeof(*row));
+	if (!row)
+		return la > lb ? la : lb;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+#define NR_CLOSEST 5
+
+/* The same text before the first dot ("tlb" in tlb.l1d.misses); false if @a has no dot. */
+static bool same_group(const char *a, const char *b)
+{
+	const char *dot = strchr(a, '.');
+
+	return dot && !strncmp(a, b, (size_t)(dot - a + 1));
+}
+
+/*
+ * The index of column @name, or -1 with an error naming the file, the column and the
+ * NR_CLOSEST closest names (same group first, then by edit distance, then header order).
+ */
+static int csv_need(const struct csv *c, const char *name, struct err *e)
+{
+	int i = csv_find(c, name), best[NR_CLOSEST];
+	size_t bestd[NR_CLOSEST], len = 0;
+	unsigned nb = 0;
+	char list[400];
+
+	if (i >= 0)
+		return i;
+	for (unsigned k = 0; k < c->ncols; k++) {
+		/* names in the same group ("walk." for "walk.cycle") before the others */
+		size_t d = distance(name, c->names[k]) + (same_group(name, c->names[k]) ? 0 : 1000);
+		unsigned at = nb < NR_CLOSEST ? nb++ : NR_CLOSEST;
+
+		/* insertion sort into the best few; ties keep header order */
+		while (at > 0 && bestd[at - 1] > d) {
+			if (at < NR_CLOSEST) {
+				best[at] = best[at - 1];
+				bestd[at] = bestd[at - 1];
+			}
+			at--;
+		}
+		if (at < NR_CLOSEST) {
+			best[at] = (int)k;
+			bestd[at] = d;
+		}
+	}
+	list[0] = 0;
+	for (unsigned k = 0; k < nb && len < sizeof(list); k++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "",
+					c->names[best[k]]);
+	err_set(e, c->path, 0, 0, "no column '%s' (%u columns; closest: %s)", name, c->ncols,
+		list);
+	return -1;
+}
+
+/* A number as a sweep writes it: an integer or float, or a size with a K/M/G/T suffix. */
+static int parse_num(const char *s, double *v, bool *sized)
+{
+	uint64_t u;
+
+	*sized = false;
+	if (!parse_double(s, v))
+		return 0;
+	if (!parse_size(s, &u)) {
+		*v = (double)u;
+		*sized = true;
+		return 0;
+	}
+	return -1;
+}
+
+static int not_a_number(const struct csv *c, unsigned f, struct err *e)
+{
+	const char *s = c->field[f];
+
+	return err_set(e, c->path, c->lineno, c->col[f], "not a number: '%.60s%s'", s,
+		       strlen(s) > 60 ? "..." : "");
+}
+
+/* --- the table ----------------------------------------------------------- */
+
+/* How a column is shown: multiply by @scale, label with @unit, drop @strip from the name. */
+struct unit {
+	double scale;
+	const char *unit;
+	const char *strip;
+};
+
+static struct unit unit_of(const char *name)
+{
+	struct unit u = { 1.0, NULL, NULL };
+
+	if (ends_with(name, "_ms"))
+		u.unit = "ms", u.strip = "_ms";
+	else if (ends_with(name, "_seconds"))
+		u.unit = "s", u.strip = "_seconds";
+	else if (ends_with(name, "bytes"))
+		u.scale = 1.0 / (1 << 20), u.unit = "MiB", u.strip = "_bytes";
+	else if (ends_with(name, "coverage"))
+		u.scale = 100.0, u.unit = "%";
+	else if (ends_with(name, "cycles") || starts_with(name, "cycles."))
+		u.unit = "cycles";
+	else if (ends_with(name, "entries"))
+		u.unit = "entries";
+	return u;
+}
+
+/* "memory.rss_bytes" -> "memory.rss (MiB)"; NULL on allocation failure. */
+static char *axis_label(const char *name)
+{
+	struct unit u = unit_of(name);
+	size_t n = strlen(name);
+	char *s;
+
+	if (!u.unit)
+		return strdup(name);
+	if (u.strip && ends_with(name, u.strip) && n > strlen(u.strip))
+		n -= strlen(u.strip);
+	if (asprintf(&s, "%.*s (%s)", (int)n, name, u.unit) < 0)
+		return NULL;
+	return s;
+}
+
+/* The y expression: a column, NUM/DEN, or mpki:NUM (NUM / refs.instructions * 1000). */
+struct yexpr {
+	int num, den, ci;	/* column indexes; den, ci -1 when absent */
+	double mul;		/* 1000 for mpki */
+	double scale;		/* unit scale of a plain column */
+};
+
+static char *trimmed(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return strndup(s, n);
+}
+
+static int resolve_y(const struct csv *c, const char *y, struct yexpr *ye, struct err *e)
+{
+	const char *slash = strchr(y, '/');
+	char *a = NULL, *b = NULL, *ci;
+	int rc = -1;
+
+	ye->den = ye->ci = -1;
+	ye->mul = ye->scale = 1.0;
+	ye->num = csv_find(c, y);
+	if (ye->num >= 0) {
+		ye->scale = unit_of(y).scale;
+		if (asprintf(&ci, "%s.ci95", y) < 0)
+			return oom(e, c->path);
+		ye->ci = csv_find(c, ci);
+		free(ci);
+		return 0;
+	}
+	if (starts_with(y, "mpki:")) {
+		a = trimmed(y + 5, strlen(y + 5));
+		b = strdup("refs.instructions");
+		ye->mul = 1000.0;
+	} else if (slash) {
+		a = trimmed(y, (size_t)(slash - y));
+		b = trimmed(slash + 1, strlen(slash + 1));
+	} else {
+		return csv_need(c, y, e) < 0 ? -1 : 0;
+	}
+	if (!a || !b) {
+		oom(e, c->path);
+		goto out;
+	}
+	if (!a[0] || !b[0]) {
+		err_set(e, "-y", 0, 0, "'%s': expected COLUMN, A/B or mpki:COLUMN", y);
+		goto out;
+	}
+	ye->num = csv_need(c, a, e);
+	if (ye->num < 0)
+		goto out;
+	ye->den = csv_need(c, b, e);
+	if (ye->den < 0)
+		goto out;
+	rc = 0;
+out:
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* One data row, as much of it as the figure needs. */
+struct prow {
+	unsigned long line, xcol;
+	char *x;		/* as written */
+	double xv;		/* x as a number (lines, timeline) */
+	unsigned by;		/* index of the --by value */
+	double y, err;		/* y in its unit (NAN: undefined); err NAN when none */
+};
+
+struct rows {
+	struct prow *r;
+	size_t n, cap;
+	char *by_val[PLOT_MAX_SERIES];	/* distinct --by values, in order of appearance */
+	unsigned nby;
+	bool all_numeric, sized;
+	size_t first_bad;	/* first row whose x is not a number */
+};
+
+static void rows_free(struct rows *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		free(rs->r[i].x);
+	free(rs->r);
+	for (unsigned i = 0; i < rs->nby; i++)
+		free(rs->by_val[i]);
+}
+
+/* Read every row, keeping x, the --by value and y. */
+static int read_rows(struct csv *c, int xc, int byc, const char *by, const struct yexpr *ye,
+		     struct rows *rs, struct err *e)
+{
+	int nf;
+
+	rs->all_numeric = true;
+	while ((nf = csv_next(c, e)) > 0) {
+		struct prow *p;
+		double num, den = 1.0;
+		bool sized;
+		unsigned b = 0;
+
+		if (rs->n == PLOT_MAX_ROWS)
+			return err_set(e, c->path, c->lineno, 0, "more than %u data rows",
+				       PLOT_MAX_ROWS);
+		if (rs->n == rs->cap) {
+			size_t cap = rs->cap ? 2 * rs->cap : 64;
+			struct prow *r = realloc(rs->r, cap * sizeof(*r));
+
+			if (!r)
+				return oom(e, c->path);
+			rs->r = r;
+			rs->cap = cap;
+		}
+		if (parse_num(c->field[ye->num], &num, &sized))
+			return not_a_number(c, (unsigned)ye->num, e);
+		if (ye->den >= 0 && parse_num(c->field[ye->den], &den, &sized))
+			return not_a_number(c, (unsigned)ye->den, e);
+		if (byc >= 0) {
+			const char *v = c->field[byc];
+
+			while (b < rs->nby && strcmp(rs->by_val[b], v))
+				b++;
+			if (b == rs->nby) {
+				if (rs->nby == PLOT_MAX_SERIES)
+					return err_set(e, c->path, c->lineno, c->col[byc],
+						       "--by %s has more than %u distinct values",
+						       by, PLOT_MAX_SERIES);
+				rs->by_val[b] = strdup(v);
+				if (!rs->by_val[b])
+					return oom(e, c->path);
+				rs->nby++;
+			}
+		}
+		p = &rs->r[rs->n];
+		memset(p, 0, sizeof(*p));
+		p->line = c->lineno;
+		p->xcol = c->col[xc];
+		p->by = b;
+		p->err = NAN;
+		if (ye->den >= 0)
+			p->y = den != 0 ? ye->mul * num / den : NAN;
+		else
+			p->y = num * ye->scale;
+		if (ye->ci >= 0) {
+			if (parse_num(c->field[ye->ci], &p->err, &sized))
+				return not_a_number(c, (unsigned)ye->ci, e);
+			p->err *= ye->scale;
+		}
+		p->x = strdup(c->field[xc]);
+		if (!p->x)
+			return oom(e, c->path);
+		rs->n++;
+		if (parse_num(p->x, &p->xv, &sized)) {
+			if (rs->all_numeric)
+				rs->first_bad = rs->n - 1;
+			rs->all_numeric = false;
+		}
+		rs->sized |= sized;
+	}
+	if (nf < 0)
+		return -1;
+	if (!rs->n)
+		return err_set(e, c->path, 0, 0, "no data rows (only a header)");
+	return 0;
+}
+
+void plot_table_free(struct plot_table *t)
+{
+	free(t->title);
+	free(t->by);
+	free(t->xlabel);
+	free(t->ylabel);
+	for (size_t i = 0; i < t->ncat; i++)
+		free(t->cat[i]);
+	free(t->cat);
+	for (size_t i = 0; i < t->nxtics; i++)
+		free(t->xtic_label[i]);
+	free(t->xtic_at);
+	free(t->xtic_label);
+	for (unsigned i = 0; i < t->nseries; i++) {
+		free(t->series[i].name);
+		free(t->series[i].x);
+		free(t->series[i].y);
+		free(t->series[i].err);
+		free(t->series[i].abs);
+	}
+	free(t->series);
+	free(t->base_name);
+	free(t->base_abs);
+	memset(t, 0, sizeof(*t));
+}
+
+/* A value as the mail prints it: two decimals, or an integer when it is one. */
+static void table_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fprintf(f, " %14s", "-");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, " %14.0f", v);
+	else
+		fprintf(f, " %14.2f", v);
+}
+
+int plot_write_table(const struct plot_table *t, FILE *f)
+{
+	size_t w = strlen(t->xlabel ? t->xlabel : "");
+
+	if (t->kind != PLOT_BARS || !t->pct || !t->base_abs)
+		return -1;
+	for (size_t k = 0; k < t->ncat; k++)
+		if (strlen(t->cat[k]) > w)
+			w = strlen(t->cat[k]);
+	fprintf(f, "%s\n%-*s %24s", t->ylabel ? t->ylabel : "", (int)w, t->xlabel ? t->xlabel : "",
+		t->base_name);
+	for (unsigned s = 0; s < t->nseries; s++)
+		fprintf(f, " %24s", t->series[s].name);
+	fputc('\n', f);
+	for (size_t k = 0; k < t->ncat; k++) {
+		fprintf(f, "%-*s", (int)w, t->cat[k]);
+		table_num(f, t->base_abs[k]);
+		fprintf(f, " (%6.2f%%)", 0.0);
+		for (unsigned s = 0; s < t->nseries; s++) {
+			table_num(f, t->series[s].abs[k]);
+			if (isnan(t->series[s].y[k]))
+				fprintf(f, " (%7s)", "-");
+			else
+				fprintf(f, " (%6.2f%%)", t->series[s].y[k]);
+		}
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+static int series_alloc(struct plot_series *s, size_t n, bool err)
+{
+	s->x = calloc(n ? n : 1, sizeof(double));
+	s->y = calloc(n ? n : 1, sizeof(double));
+	if (err)
+		s->err = calloc(n ? n : 1, sizeof(double));
+	return !s->x || !s->y || (err && !s->err) ? -1 : 0;
+}
+
+static int cmp_row_x(const void *a, const void *b)
+{
+	const struct prow *p = *(const struct prow *const *)a, *q = *(const struct prow *const *)b;
+
+	if (p->xv != q->xv)
+		return p->xv < q->xv ? -1 : 1;
+	return p->line < q->line ? -1 : p->line > q->line;
+}
+
+struct names {
+	const char *path, *x, *y, *by;	/* by NULL: no --by */
+};
+
+static int duplicate(const struct names *nm, const struct rows *rs, const struct prow *first,
+		     const struct prow *second, struct err *e)
+{
+	if (!nm->by)
+		return err_set(e, nm->path, second->line, 0,
+			       "duplicate point: line %lu also has %s = %s", first->line, nm->x,
+			       second->x);
+	return err_set(e, nm->path, second->line, 0,
+		       "duplicate point: line %lu also has %s = %s, %s = %s", first->line, nm->x,
+		       second->x, nm->by, rs->by_val[second->by]);
+}
+
+/* Lines and timeline: per --by value, the points sorted by x; NAN points dropped. */
+static int build_lines(struct plot_table *t, const struct names *nm, struct rows *rs,
+		       bool has_err, struct err *e)
+{
+	struct prow **ord = malloc(rs->n * sizeof(*ord));
+	size_t total = 0;
+	int rc = -1;
+
+	if (!ord)
+		return oom(e, nm->path);
+	for (size_t i = 0; i < rs->n; i++) {
+		ord[i] = &rs->r[i];
+		if (t->logx && !(rs->r[i].xv > 0)) {
+			err_set(e, nm->path, rs->r[i].line, rs->r[i].xcol,
+				"--logx needs x > 0: '%s'", rs->r[i].x);
+			goto out;
+		}
+	}
+	qsort(ord, rs->n, sizeof(*ord), cmp_row_x);
+	for (unsigned s = 0; s < t->nseries; s++) {
+		struct plot_series *ps = &t->series[s];
+		const struct prow *prev = NULL;
+
+		if (series_alloc(ps, rs->n, has_err)) {
+			oom(e, nm->path);
+			goto out;
+		}
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct prow *p = ord[i];
+
+			if (p->by != s)
+				continue;
+			if (prev && prev->xv == p->xv) {
+				duplicate(nm, rs, prev, p, e);
+				goto out;
+			}
+			prev = p;
+			if (isnan(p->y))
+				continue;
+			ps->x[ps->n] = p->xv;
+			ps->y[ps->n] = p->y;
+			if (has_err)
+				ps->err[ps->n] = p->err;
+			ps->n++;
+		}
+		total += ps->n;
+	}
+	if (!total) {
+		err_set(e, nm->path, 0, 0, "nothing to plot: every y is undefined (zero divisor)");
+		goto out;
+	}
+	/* sizes written with suffixes: ticks at the values, labelled as written */
+	if (rs->sized) {
+		size_t nd = 0;
+
+		for (size_t i = 0; i < rs->n; i++)
+			if (!i || ord[i]->xv != ord[i - 1]->xv)
+				nd++;
+		if (nd <= 32) {
+			t->xtic_at = calloc(nd, sizeof(double));
+			t->xtic_label = calloc(nd, sizeof(char *));
+			if (!t->xtic_at || !t->xtic_label) {
+				oom(e, nm->path);
+				goto out;
+			}
+			for (size_t i = 0; i < rs->n; i++) {
+				if (i && ord[i]->xv == ord[i - 1]->xv)
+					continue;
+				t->xtic_at[t->nxtics] = ord[i]->xv;
+				t->xtic_label[t->nxtics] = strdup(ord[i]->x);
+				if (!t->xtic_label[t->nxtics++]) {
+					oom(e, nm->path);
+					goto out;
+				}
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(ord);
+	return rc;
+}
+
+/* Bars: clusters per distinct x (first appearance), one bar per --by value. */
+static int build_bars(struct plot_table *t, const struct names *nm, struct rows *rs,
+		      const char *base, struct err *e)
+{
+	size_t *cat_of = malloc(rs->n * sizeof(*cat_of));
+	const struct prow **cell = NULL;	/* [cat][by]: the row, or NULL */
+	unsigned nby = nm->by ? rs->nby : 1, b0 = 0, s;
+	int rc = -1;
+
+	if (!cat_of)
+		return oom(e, nm->path);
+	t->cat = calloc(PLOT_MAX_CATEGORIES, sizeof(*t->cat));
+	if (!t->cat) {
+		oom(e, nm->path);
+		goto out;
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		size_t k = 0;
+
+		while (k < t->ncat && strcmp(t->cat[k], rs->r[i].x))
+			k++;
+		if (k == t->ncat) {
+			if (t->ncat == PLOT_MAX_CATEGORIES) {
+				err_set(e, nm->path, rs->r[i].line, rs->r[i].xcol,
+					"-x %s has more than %u distinct values (too many bars; "
+					"--kind lines for a numeric x)", nm->x, PLOT_MAX_CATEGORIES);
+				goto out;
+			}
+			t->cat[k] = strdup(rs->r[i].x);
+			if (!t->cat[t->ncat++]) {
+				oom(e, nm->path);
+				goto out;
+			}
+		}
+		cat_of[i] = k;
+	}
+	cell = calloc(t->ncat * nby, sizeof(*cell));
+	if (!cell) {
+		oom(e, nm->path);
+		goto out;
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct prow **c = &cell[cat_of[i] * nby + rs->r[i].by];
+
+		if (*c) {
+			duplicate(nm, rs, *c, &rs->r[i], e);
+			goto out;
+		}
+		*c = &rs->r[i];
+	}
+	if (t->pct) {
+		while (b0 < rs->nby && strcmp(rs->by_val[b0], base))
+			b0++;
+		if (b0 == rs->nby) {
+			char list[300];
+			size_t len = 0;
+
+			list[0] = 0;
+			for (unsigned k = 0; k < rs->nby && len < sizeof(list); k++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+							k ? ", " : "", rs->by_val[k]);
+			err_set(e, nm->path, 0, 0, "no row has %s = %s (its values: %s; "
+				"choose the baseline with --base)", nm->by, base, list);
+			goto out;
+		}
+		if (rs->nby == 1) {
+			err_set(e, nm->path, 0, 0, "%s has no value but %s to compare with it",
+				nm->by, base);
+			goto out;
+		}
+		for (size_t k = 0; k < t->ncat; k++)
+			if (!cell[k * nby + b0]) {
+				err_set(e, nm->path, 0, 0, "no row with %s = %s for %s = %s",
+					nm->by, base, nm->x, t->cat[k]);
+				goto out;
+			}
+	}
+	for (unsigned b = 0; b < nby; b++) {
+		struct plot_series *ps;
+
+		if (t->pct && b == b0)
+			continue;
+		ps = &t->series[t->nseries];
+		ps->name = strdup(nm->by ? rs->by_val[b] : nm->y);
+		t->nseries++;
+		if (!ps->name || series_alloc(ps, t->ncat, false)) {
+			oom(e, nm->path);
+			goto out;
+		}
+		ps->n = t->ncat;
+		if (t->pct && !(ps->abs = malloc(t->ncat * sizeof(*ps->abs)))) {
+			oom(e, nm->path);
+			goto out;
+		}
+		for (size_t k = 0; k < t->ncat; k++) {
+			const struct prow *p = cell[k * nby + b];
+			double v = p ? p->y : NAN;
+
+			if (t->pct)
+				ps->abs[k] = v;
+			if (t->pct && !isnan(v)) {
+				double yb = cell[k * nby + b0]->y;
+
+				v = yb != 0 && !isnan(yb) ? 100.0 * (v - yb) / yb : NAN;
+			}
+			ps->x[k] = (double)k;
+			ps->y[k] = v;
+		}
+	}
+	if (t->pct) {
+		t->base_name = strdup(rs->by_val[b0]);
+		t->base_abs = malloc(t->ncat * sizeof(*t->base_abs));
+		if (!t->base_name || !t->base_abs) {
+			oom(e, nm->path);
+			goto out;
+		}
+		for (size_t k = 0; k < t->ncat; k++)
+			t->base_abs[k] = cell[k * nby + b0]->y;
+	}
+	for (s = 0; s < t->nseries; s++)
+		for (size_t k = 0; k < t->ncat; k++)
+			if (!isnan(t->series[s].y[k]))
+				rc = 0;
+	if (rc)
+		err_set(e, nm->path, 0, 0, "nothing to plot: every bar is undefined (zero divisor)");
+out:
+	free(cell);
+	free(cat_of);
+	return rc;
+}
+
+/*
+ * Counts of a million or more are shown in millions (billions), "walk.cycles (million
+ * cycles)", rather than as gnuplot's 5.5e+07. Returns -1 on allocation failure.
+ */
+static int scale_counts(struct plot_table *t)
+{
+	double max = 0, f;
+	const char *word, *paren;
+	char *s;
+	int rc;
+
+	for (unsigned i = 0; i < t->nseries; i++)
+		for (size_t k = 0; k < t->series[i].n; k++) {
+			double v = fabs(t->series[i].y[k]);
+
+			if (t->series[i].err && !isnan(t->series[i].err[k]))
+				v += fabs(t->series[i].err[k]);
+			if (v > max)
+				max = v;
+		}
+	if (max >= 1e9)
+		f = 1e-9, word = "billion";
+	else if (max >= 1e6)
+		f = 1e-6, word = "million";
+	else
+		return 0;
+	for (unsigned i = 0; i < t->nseries; i++)
+		for (size_t k = 0; k < t->series[i].n; k++) {
+			t->series[i].y[k] *= f;
+			if (t->series[i].err)
+				t->series[i].err[k] *= f;
+		}
+	paren = ends_with(t->ylabel, ")") ? strrchr(t->ylabel, '(') : NULL;
+	if (paren)
+		rc = asprintf(&s, "%.*s(%s %s", (int)(paren - t->ylabel), t->ylabel, word, paren + 1);
+	else
+		rc = asprintf(&s, "%s (%ss)", t->ylabel, word);
+	if (rc < 0)
+		return -1;
+	free(t->ylabel);
+	t->ylabel = s;
+	return 0;
+}
+
+static int parse_kind(const char *k, enum plot_kind *kind, struct err *e)
+{
+	if (!k)
+		*kind = PLOT_AUTO;
+	else if (!strcmp(k, "lines"))
+		*kind = PLOT_LINES;
+	else if (!strcmp(k, "bars"))
+		*kind = PLOT_BARS;
+	else if (!strcmp(k, "timeline"))
+		*kind = PLOT_TIMELINE;
+	else
+		return err_set(e, "--kind", 0, 0, "unknown kind '%s' (lines, bars, timeline)", k);
+	return 0;
+}
+
+static char *default_title(const struct plot_table *t, const char *x, const char *y,
+			   const char *by, const char *base)
+{
+	char *s = NULL;
+	int rc;
+
+	if (t->kind == PLOT_BARS && t->pct)
+		rc = asprintf(&s, "%s: %% change against %s = %s, per %s", y, by, base, x);
+	else if (t->kind == PLOT_BARS)
+		rc = asprintf(&s, "%s per %s", y, x);
+	else if (t->kind == PLOT_TIMELINE && !strcmp(x, "time_ms"))
+		rc = asprintf(&s, "%s over time%s%s", y, by ? " by " : "", by ? by : "");
+	else
+		rc = asprintf(&s, "%s vs %s%s%s", y, x, by ? " by " : "", by ? by : "");
+	return rc < 0 ? NULL : s;
+}
+
+static char *y_label(const char *y, const struct yexpr *ye)
+{
+	char *s = NULL;
+	int rc;
+
+	if (ye->den < 0)
+		return axis_label(y);
+	if (ye->mul != 1.0)
+		rc = asprintf(&s, "%s per 1000 instructions (MPKI)", y + 5);
+	else
+		rc = asprintf(&s, "%s", y);
+	return rc < 0 ? NULL : s;
+}
+
+int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		 struct err *e)
+{
+	struct csv c;
+	struct rows rs;
+	struct yexpr ye;
+	struct names nm = { csv_path, NULL, NULL, NULL };
+	enum plot_kind kind = PLOT_AUTO;
+	const char *x = o->x, *y = o->y, *by = o->by;
+	const char *base = o->base ? o->base : "base";
+	int xc, byc = -1, rc = -1;
+	bool timeline_csv;
+
+	memset(t, 0, sizeof(*t));
+	memset(&rs, 0, sizeof(rs));
+	if (parse_kind(o->kind, &kind, e))
+		return -1;
+	if (csv_open(&c, csv_path, e))
+		goto out;
+	timeline_csv = csv_find(&c, "time_ms") >= 0 && csv_find(&c, "mode") >= 0;
+	if (kind == PLOT_AUTO && !x && timeline_csv)
+		kind = PLOT_TIMELINE;
+	if (kind == PLOT_TIMELINE) {
+		x = x ? x : "time_ms";
+		y = y ? y : "huge_coverage";
+		by = by ? by : "mode";
+	}
+	if (!x) {
+		err_set(e, "-x", 0, 0, "no x column given (only a timeline CSV has a default)");
+		goto out;
+	}
+	if (!y) {
+		err_set(e, "-y", 0, 0, "no y column given (only a timeline CSV has a default)");
+		goto out;
+	}
+	if ((xc = csv_need(&c, x, e)) < 0 || resolve_y(&c, y, &ye, e))
+		goto out;
+	if (by && (byc = csv_need(&c, by, e)) < 0)
+		goto out;
+	nm.x = x;
+	nm.y = y;
+	nm.by = by;
+	if (read_rows(&c, xc, byc, by, &ye, &rs, e))
+		goto out;
+	if (kind == PLOT_AUTO)
+		kind = rs.all_numeric ? PLOT_LINES : PLOT_BARS;
+	if (kind != PLOT_BARS && !rs.all_numeric) {
+		const struct prow *p = &rs.r[rs.first_bad];
+
+		err_set(e, csv_path, p->line, p->xcol, "not a number: '%.60s%s'", p->x,
+			strlen(p->x) > 60 ? "..." : "");
+		goto out;
+	}
+	if (kind == PLOT_BARS && o->logx) {
+		err_set(e, "--logx", 0, 0, "only for a numeric x axis (lines, timeline)");
+		goto out;
+	}
+	if (o->base && (kind != PLOT_BARS || !by)) {
+		err_set(e, "--base", 0, 0, "only for --kind bars with --by (the column holding %s)",
+			o->base);
+		goto out;
+	}
+	t->kind = kind;
+	t->logx = o->logx;
+	t->by = by ? strdup(by) : NULL;
+	if (by && !t->by) {
+		oom(e, csv_path);
+		goto out;
+	}
+	t->pct = kind == PLOT_BARS && by;
+	t->series = calloc(by ? rs.nby : 1, sizeof(*t->series));
+	t->title = o->title ? strdup(o->title) : default_title(t, x, y, by, base);
+	t->xlabel = axis_label(x);
+	t->ylabel = y_label(y, &ye);
+	if (!t->series || !t->title || !t->xlabel || !t->ylabel) {
+		oom(e, csv_path);
+		goto out;
+	}
+	if (t->pct) {
+		char *s;
+
+		if (asprintf(&s, "%% change in %s against %s", y, base) < 0) {
+			oom(e, csv_path);
+			goto out;
+		}
+		free(t->ylabel);
+		t->ylabel = s;
+	}
+	if (kind == PLOT_BARS) {
+		rc = build_bars(t, &nm, &rs, base, e);
+		goto out;
+	}
+	t->nseries = by ? rs.nby : 1;
+	for (unsigned s = 0; s < t->nseries; s++) {
+		t->series[s].name = strdup(by ? rs.by_val[s] : y);
+		if (!t->series[s].name) {
+			oom(e, csv_path);
+			goto out;
+		}
+	}
+	rc = build_lines(t, &nm, &rs, ye.ci >= 0, e);
+out:
+	if (!rc && !t->pct && scale_counts(t)) {
+		oom(e, csv_path);
+		rc = -1;
+	}
+	rows_free(&rs);
+	csv_close(&c);
+	if (rc)
+		plot_table_free(t);
+	return rc;
+}
+
+/* --- the script ---------------------------------------------------------- */
+
+static void put_num(FILE *f, double v)
+{
+	fprintf(f, "%.10g", v);
+}
+
+/*
+ * Lines and timeline: one data block per series. Series that coincide stay visible:
+ * each has its own point type (filled circle, square, triangle, inverted triangle,
+ * diamond) or, on a timeline, its own dash pattern.
+ */
+static const unsigned point_type[5] = { 7, 5, 9, 11, 13 };
+
+static double min_x(const struct plot_table *t)
+{
+	double m = INFINITY;
+
+	for (unsigned s = 0; s < t->nseries; s++)
+		if (t->series[s].n && t->series[s].x[0] < m)
+			m = t->series[s].x[0];	/* ascending */
+	return m;
+}
+
+static void lines_script(const struct plot_table *t, FILE *f)
+{
+	bool first = true;
+
+	if (t->logx)
+		fprintf(f, "set logscale x 2\n");
+	if (t->nxtics) {
+		fprintf(f, "set xtics (");
+		for (size_t i = 0; i < t->nxtics; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			put_quoted(f, t->xtic_label[i]);
+			fprintf(f, " ");
+			put_num(f, t->xtic_at[i]);
+		}
+		fprintf(f, ")\n");
+	}
+	/*
+	 * The data's own extent (autoscale fix: not stretched to the next tick, which gave
+	 * negative times and counts), plus a little room so end points and error bars are not
+	 * cut by the border; a timeline starts and ends with its samples.
+	 */
+	fprintf(f, "set autoscale xfix\nset autoscale yfix\nset offsets %s, graph 0.05, graph 0.05\n",
+		t->kind == PLOT_TIMELINE ? "0, 0" : "graph 0.02, graph 0.02");
+	fprintf(f, "set format x '%%.10g'\nset format y '%%.10g'\n");
+	if (t->kind == PLOT_TIMELINE && !t->logx && min_x(t) >= 0)
+		fprintf(f, "set xrange [0:*]\n");	/* time runs from the start of the run */
+	for (unsigned s = 0; s < t->nseries; s++) {
+		const struct plot_series *ps = &t->series[s];
+
+		fprintf(f, "$s%u << EOD\n", s);
+		for (size_t i = 0; i < ps->n; i++) {
+			put_num(f, ps->x[i]);
+			fputc(' ', f);
+			put_num(f, ps->y[i]);
+			if (ps->err) {
+				fputc(' ', f);
+				put_num(f, isnan(ps->err[i]) ? 0.0 : ps->err[i]);
+			}
+			fputc('\n', f);
+		}
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "plot ");
+	for (unsigned s = 0; s < t->nseries; s++) {
+		const struct plot_series *ps = &t->series[s];
+
+		if (!ps->n)
+			continue;
+		fprintf(f, "%s$s%u ", first ? "" : ", \\\n     ", s);
+		first = false;
+		if (t->kind == PLOT_TIMELINE)
+			fprintf(f, "using 1:2 with lines lw 2 dt %u", s % 5 + 1);
+		else
+			fprintf(f, "using %s with %s lw 2 pt %u ps 1", ps->err ? "1:2:3" : "1:2",
+				ps->err ? "yerrorlines" : "linespoints", point_type[s % 5]);
+		fprintf(f, " title ");
+		put_quoted(f, ps->name);
+	}
+	fprintf(f, "\n");
+}
+
+/*
+ * Layout estimates for the 1000x600 canvas, measured on the renders of check_plot: the
+ * plot area is about 740 px wide beside a key (850 without) and 480 px high; 11 pt Sans
+ * takes about 8.5 px per character, 9 pt about 7.5 px and 14 px of height. Only used to
+ * decide whether labels fit; gnuplot does the actual layout.
+ */
+#define LAYOUT_W_KEY 740.0
+#define LAYOUT_W 850.0
+#define LAYOUT_H 480.0
+#define LAYOUT_CHAR11 8.5
+#define LAYOUT_CHAR9 7.5
+#define LAYOUT_LINE9 14.0
+
+/*
+ * The categories shown under the clusters, into @lab: paths (inputs are often trace
+ * files) by their base names when those are distinct, else without the leading
+ * directories they all share.
+ */
+static void cat_labels(const struct plot_table *t, const char **lab)
+{
+	size_t common = strlen(t->cat[0]);
+	bool base = true;
+
+	for (size_t i = 0; i < t->ncat && base; i++) {
+		const char *si = strrchr(t->cat[i], '/');
+
+		base = si && si[1];
+		for (size_t j = 0; j < i && base; j++)
+			base = strcmp(si, strrchr(t->cat[j], '/')) != 0;
+	}
+	if (base) {
+		for (size_t k = 0; k < t->ncat; k++)
+			lab[k] = strrchr(t->cat[k], '/') + 1;
+		return;
+	}
+	for (size_t k = 1; k < t->ncat; k++) {
+		size_t n = 0;
+
+		while (n < common && t->cat[k][n] == t->cat[0][n])
+			n++;
+		common = n;
+	}
+	while (common > 0 && t->cat[0][common - 1] != '/')
+		common--;
+	for (size_t k = 0; k < t->ncat; k++)
+		lab[k] = t->cat[k] + common;
+}
+
+static void bar_label(const struct plot_table *t, double v, char *buf, size_t n)
+{
+	if (t->pct)
+		snprintf(buf, n, "%+.2f%%", fabs(v) < 0.005 ? 0.0 : v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+enum bar_labels { LABELS_NONE, LABELS_ACROSS, LABELS_UP };
+
+/*
+ * Bars: boxes at computed positions, each labelled with its value (the seed mail's
+ * numbers): across the bar end when the text fits the bar's width, else turned upright,
+ * else (bars thinner than a line of text) none.
+ */
+static void bars_data_script(const struct plot_table *t, FILE *f)
+{
+	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries;
+	double pw = t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W, bar_px = pw * w / (double)t->ncat;
+	size_t maxlen = 0, maxlab = 0;
+	const char *lab[PLOT_MAX_CATEGORIES];
+	enum bar_labels labels;
+	char label[64];
+	bool first = true, slanted;
+
+	for (unsigned s = 0; s < t->nseries; s++)
+		for (size_t k = 0; k < t->ncat; k++) {
+			double v = t->series[s].y[k];
+
+			if (isnan(v))
+				continue;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+			bar_label(t, v, label, sizeof(label));
+			maxlab = strlen(label) > maxlab ? strlen(label) : maxlab;
+		}
+	if ((double)maxlab * LAYOUT_CHAR9 <= bar_px + 4)
+		labels = LABELS_ACROSS;
+	else if (bar_px >= LAYOUT_LINE9)
+		labels = LABELS_UP;
+	else
+		labels = LABELS_NONE;
+	cat_labels(t, lab);
+	for (size_t k = 0; k < t->ncat; k++)
+		maxlen = strlen(lab[k]) > maxlen ? strlen(lab[k]) : maxlen;
+	slanted = (double)maxlen * LAYOUT_CHAR11 > pw / (double)t->ncat;
+	span = hi - lo > 0 ? hi - lo : 1.0;
+	/*
+	 * The label's offset from the bar end, and the room left for it beyond the bars: a
+	 * fraction r of the plot height (less the slanted tick labels' height) on each side
+	 * that has bars, so room = r / (1 - 2r) of the bars' span.
+	 */
+	if (labels == LABELS_UP) {
+		double ph = LAYOUT_H - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11 : 0);
+		double r = ((double)maxlab * LAYOUT_CHAR9 + 12) / (ph > 200 ? ph : 200);
+
+		pad = 0.01 * span;
+		room = span * (r < 0.3 ? r / (1 - 2 * r) : 0.75);
+	} else {
+		pad = 0.03 * span;
+		room = 3 * pad;
+	}
+	fprintf(f, "set yrange [");
+	put_num(f, lo < 0 ? lo - room : 0);
+	fprintf(f, ":");
+	put_num(f, hi > 0 || lo == 0 ? (hi > 0 ? hi : 1.0) + room : 0);
+	fprintf(f, "]\nset xrange [-0.5:");
+	put_num(f, (double)t->ncat - 0.5);
+	fprintf(f, "]\nset grid ytics\nset xzeroaxis lt -1\nset style fill solid 0.85 border -1\n");
+	fprintf(f, "set xtics nomirror scale 0 (");
+	for (size_t k = 0; k < t->ncat; k++) {
+		fprintf(f, "%s", k ? ", " : "");
+		put_quoted(f, lab[k]);
+		fprintf(f, " %zu", k);
+	}
+	fprintf(f, ")\n");
+	if (slanted) {
+		/* slanted; the first label reaches left of the plot: widen the margin for it */
+		double spill = 0.87 * (double)strlen(lab[0]) -
+			       pw / (double)t->ncat / 2 / LAYOUT_CHAR11;
+
+		fprintf(f, "set xtics rotate by 30 right\n");
+		if (spill > 8)
+			fprintf(f, "set lmargin %d\n", (int)spill + 2);
+	}
+	for (unsigned s = 0; s < t->nseries; s++) {
+		const struct plot_series *ps = &t->series[s];
+
+		fprintf(f, "$s%u << EOD\n", s);
+		for (size_t k = 0; k < t->ncat; k++) {
+			double v = ps->y[k];
+
+			if (isnan(v))
+				continue;
+			bar_label(t, v, label, sizeof(label));
+			put_num(f, (double)k - 0.4 + w * (s + 0.5));
+			fputc(' ', f);
+			put_num(f, v);
+			fputc(' ', f);
+			put_num(f, v >= 0 ? v + pad : v - pad);
+			fprintf(f, " \"%s\"\n", label);
+		}
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "plot ");
+	for (unsigned s = 0; s < t->nseries; s++) {
+		fprintf(f, "%s$s%u using 1:2:(", first ? "" : ", \\\n     ", s);
+		first = false;
+		put_num(f, w);
+		fprintf(f, ") with boxes lc %u title ", s + 1);
+		put_quoted(f, t->series[s].name);
+	}
+	for (unsigned s = 0; s < t->nseries; s++) {
+		if (labels == LABELS_ACROSS)
+			fprintf(f, ", \\\n     $s%u using 1:3:4 with labels font 'Sans,9' notitle", s);
+		else if (labels == LABELS_UP)
+			fprintf(f, ", \\\n     $s%u using 1:($2 >= 0 ? $3 : NaN):4 with labels "
+				   "rotate by 90 left font 'Sans,9' notitle"
+				   ", \\\n     $s%u using 1:($2 < 0 ? $3 : NaN):4 with labels "
+				   "rotate by 90 right font 'Sans,9' notitle", s, s);
+	}
+	fprintf(f, "\n");
+}
+
+void plot_write_script(const struct plot_table *t, const char *output, bool svg, FILE *f)
+{
+	terminal(f, output, svg, 1000, 600, false);
+	fprintf(f, "set encoding utf8\nset title ");
+	put_quoted(f, t->title);
+	fprintf(f, "\nset xlabel ");
+	put_quoted(f, t->xlabel);
+	fprintf(f, "\nset ylabel ");
+	put_quoted(f, t->ylabel);
+	/* one series: the y label names it, no key */
+	fprintf(f, "\n%s\n", t->nseries > 1 ? "set key outside right top vertical" : "unset key");
+	if (t->nseries > 1 && t->by) {
+		fprintf(f, "set key title ");
+		put_quoted(f, t->by);
+		fprintf(f, "\n");
+	}
+	if (t->kind == PLOT_BARS) {
+		bars_data_script(t, f);
+	} else {
+		fprintf(f, "set grid\n");
+		lines_script(t, f);
+	}
+}
+
+static void table_script(const void *ctx, const char *output, bool svg, FILE *f)
+{
+	plot_write_script(ctx, output, svg, f);
+}
+
+int plot_render(const struct plot_table *t, const char *out, struct err *e)
+{
+	return render(out, table_script, t, e);
+}
+
+int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e)
+{
+	struct plot_table t;
+	int rc;
+
+	if (!o->out)
+		return err_set(e, "-o", 0, 0, "no output file given (.png or .svg)");
+	if (!ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
+		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
+	if (plot_prepare(csv_path, o, &t, e))
+		return -1;
+	rc = plot_render(&t, o->out, e);
+	plot_table_free(&t);
+	return rc;
 }

@@ -1,19 +1,143 @@
 /*
- * plot.h - gnuplot rendering. This issue needs one figure (the demo's); the
- * experiments issue grows it into `mmusim plot`.
+ * plot.h - gnuplot figures: the demo's clustered bars (plot_bars) and `mmusim plot`,
+ * which draws a sweep or timeline CSV as lines, % change bars or a timeline.
+ *
+ * `mmusim plot` is three steps, each public so tests can check one without the next:
+ * plot_prepare() reads the CSV into the struct plot_table that will be drawn (the
+ * numbers, already scaled to the axis units), plot_write_script() turns a table into
+ * a gnuplot script, plot_render() runs gnuplot on it. plot_csv() does all three.
  */
 #ifndef MMUSIM_PLOT_H
 #define MMUSIM_PLOT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 #include "err.h"
+
+/* Sanity caps on the input: beyond them plot_prepare() fails with an error. */
+#define PLOT_MAX_ROWS 1000000		/* data rows in a CSV */
+#define PLOT_MAX_LINE (1u << 20)	/* bytes in one CSV line */
+#define PLOT_MAX_SERIES 32		/* lines or bar colours (distinct --by values) */
+#define PLOT_MAX_CATEGORIES 100		/* bar clusters (distinct x values) */
 
 /*
  * Render a clustered bar chart with gnuplot: @data is a whitespace table whose
  * first row is "group series1 series2 ...", one row per cluster. @out ends in
  * .png (pngcairo) or .svg. The image is written to a temporary name and renamed.
- * Returns 0, or -1 with @e (gnuplot missing or failing).
+ * Returns 0, -1 with @e (bad suffix, unwritable directory) or -2 with @e (gnuplot
+ * missing or failing), as plot_render().
  */
 int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
 	      struct err *e);
+
+enum plot_kind {
+	PLOT_AUTO,	/* timeline for a timeline CSV without -x, else lines if x is numeric, else bars */
+	PLOT_LINES,	/* y against a numeric x, one line per --by value */
+	PLOT_BARS,	/* per x value, one bar per --by value: % change against --base */
+	PLOT_TIMELINE,	/* a `run --timeline` CSV: y (huge_coverage) against time_ms, per mode */
+};
+
+/*
+ * What `mmusim plot` was asked for. Every field may be NULL/false:
+ * @x:     the x column (NULL: time_ms, only for a timeline)
+ * @y:     a column, "A/B" (the ratio of two columns) or "mpki:COL" (1000 * COL /
+ *         refs.instructions); NULL: huge_coverage, only for a timeline
+ * @by:    one line (or bar colour) per distinct value of this column (NULL: one
+ *         series; a timeline defaults to "mode")
+ * @logx:  log2 x axis (lines and timeline; x must be > 0)
+ * @kind:  "lines", "bars", "timeline", or NULL to choose from the data
+ * @title: NULL: made from the names
+ * @out:   the image; must end in .png or .svg
+ * @base:  bars: the --by value the others are compared with (NULL: "base")
+ */
+struct plot_opts {
+	const char *x, *y, *by;
+	bool logx;
+	const char *kind;
+	const char *title;
+	const char *out;
+	const char *base;
+};
+
+/*
+ * One line, or one bar colour. Lines and timeline: n points, x ascending, no two
+ * with the same x. Bars: n == the table's ncat, x[i] == i, y[i] NAN where this
+ * series has no row for category i (no bar drawn).
+ */
+struct plot_series {
+	char *name;		/* the --by value; the y label when there is no --by */
+	size_t n;
+	double *x;
+	double *y;		/* in the y axis unit (MiB, %, ...); bars with --by: % change */
+	double *err;		/* 95% half-width in the same unit, or NULL (no .ci95 column) */
+	double *abs;		/* % bars: the values before the % change (as in the CSV) */
+};
+
+/* The figure, as plot_prepare() leaves it; plot_table_free() releases it. */
+struct plot_table {
+	enum plot_kind kind;	/* never PLOT_AUTO */
+	char *title, *xlabel, *ylabel;
+	char *by;		/* the --by column, the key's title (NULL without --by) */
+	bool logx;
+	bool pct;		/* bars: y is a % change against the base (else absolute values) */
+	size_t ncat;		/* bars: distinct x values, in order of first appearance */
+	char **cat;
+	size_t nxtics;		/* lines: x values written with size suffixes ("4K", "2M"): */
+	double *xtic_at;	/* explicit ticks at those values, labelled as written */
+	char **xtic_label;
+	unsigned nseries;	/* series in order of first appearance of their --by value */
+	struct plot_series *series;
+	char *base_name;	/* % bars: the --base value, and its value per category */
+	double *base_abs;
+};
+
+/*
+ * Read @csv_path (header row of column names, comma separated, one row per point;
+ * no quoting; blank lines skipped) and build the table @o asks for into @t (zeroed
+ * first). Units: a column ending in "bytes" is shown in MiB, one ending in
+ * "coverage" in %; y values of a million or more in millions (the label says so).
+ * Lines need one row per (x, --by value); bars one per (x, --by value) and a --base
+ * row for every x. Returns 0, or -1 with @e naming file[:line[:col]] (missing file or
+ * column, empty CSV, wrong field count, not a number, duplicate points, a missing
+ * baseline, caps) or the option at fault (-x, -y, --kind, --logx, --base); on
+ * failure @t holds nothing to free.
+ */
+int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		 struct err *e);
+
+/*
+ * The seed mail's table of a % bars table (kind bars with --by): one row per x
+ * value, the base's value "( 0.00%)", then every other series' value and its %
+ * change against the base, as Mel Gorman's THP benchmark mail prints them (but
+ * the change is (y - base) / base: negative means fewer cycles, misses, ...).
+ * Returns 0, or -1 if @t is not such a table.
+ */
+int plot_write_table(const struct plot_table *t, FILE *f);
+
+/* Free what plot_prepare() allocated in @t (safe on a zeroed table). */
+void plot_table_free(struct plot_table *t);
+
+/*
+ * Write to @f the gnuplot script drawing @t into the file @output (quoted in the
+ * script): terminal svg if @svg, else pngcairo; 1000x600 either way.
+ */
+void plot_write_script(const struct plot_table *t, const char *output, bool svg, FILE *f);
+
+/*
+ * Draw @t into @out (.png or .svg) with gnuplot, through a temporary file renamed
+ * on success; on failure no file is left. Returns 0; -1 with @e for bad input (bad
+ * suffix, a directory that cannot be written: exit 2 in main); -2 with @e when
+ * gnuplot is missing or fails (its last message is quoted) or the system fails
+ * (exit 1).
+ */
+int plot_render(const struct plot_table *t, const char *out, struct err *e);
+
+/*
+ * plot_prepare() + plot_render() into @o->out (checked first: no CSV is read for a
+ * bad suffix). Returns 0, -1 with @e (bad input) or -2 with @e (gnuplot or the system).
+ */
+int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e);
 
 #endif

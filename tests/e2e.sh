@@ -127,6 +127,16 @@ $MMUSIM merge "$T/sw/par.csv" "$T/sw/par"/*.json || bad "merge"
 cmp -s <(strip <"$T"/sw/par/point-000003-*.json) <(strip <"$T"/sw/j2.csv.d/point-000003-*.json) &&
 	ok || bad "a sweep worker's report differs from the point's own mmusim run"
 cmp -s "$T/sw/j1.csv" "$T/sw/par.csv" && ok || bad "list + parallel + merge differs from sweep -j 1"
+# plots of a sweep: lines to SVG, % change bars to PNG, the mail's table, sweep --plot
+$MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y walk.walks --by os.mode --logx -o "$T/sw/l.svg" >/dev/null &&
+	grep -q '<svg' "$T/sw/l.svg" && ok || bad "plot lines to svg"
+$MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y cycles.total --by os.mode --kind bars -o "$T/sw/b.png" >/dev/null &&
+	[ "$(head -c 4 "$T/sw/b.png" | tail -c 3)" = PNG ] && ok || bad "plot bars to png"
+check "$($MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y walk.walks --by os.mode --kind bars --table | sed -n 2p | tr -s ' ')" \
+	"tlb.l1d.4K.entries (entries) base thp" "plot --table header"
+$MMUSIM sweep "$T/sw/s.yaml" -o "$T/sw/j1.csv" --plot "$T/sw/s.png" --quiet && [ -s "$T/sw/s.png" ] && ok || bad "sweep --plot"
+expect_error "$T/sw/j1.csv: no column 'walk.walkz'" $MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y walk.walkz -o "$T/sw/x.png"
+[ -e "$T/sw/x.png" ] && bad "a failed plot left its image" || ok
 # a sweep that lost two points resumes with those only, and gives the same CSV
 rm "$T"/sw/j1.csv.d/point-000001-*.json "$T"/sw/j1.csv.d/point-000004-*.json "$T/sw/j1.csv"
 $MMUSIM sweep "$T/sw/s.yaml" -j 2 -o "$T/sw/j1.csv" 2>"$T/sw/err" || bad "resumed sweep"
