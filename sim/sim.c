@@ -731,13 +731,26 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 	return batch_end(s, b, e);
 }
 
+/* Close the open run @cur at record @end: its pages are the sides' last pages. */
+static inline void seg_close(struct batch_seg *cur, uint32_t end, const uint64_t *last)
+{
+	cur->end = end;
+	cur->vpn[SIDE_I] = cur->cnt[R_IFETCH] ? last[SIDE_I] : VPN_NONE;
+	cur->vpn[SIDE_D] = cur->cnt[R_LOAD] + cur->cnt[R_STORE] + cur->cnt[R_MODIFY] ? last[SIDE_D]
+										    : VPN_NONE;
+	cur->hits[SIDE_I] = cur->cnt[R_IFETCH];
+	cur->hits[SIDE_D] = cur->cnt[R_LOAD] + cur->cnt[R_STORE] + 2 * cur->cnt[R_MODIFY];
+}
+
 int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 {
-	/* per kind I, L, S, M: its side, whether it writes, its memo hits */
 	static const uint8_t side_of[4] = { SIDE_I, SIDE_D, SIDE_D, SIDE_D };
-	static const uint8_t writes[4] = { 0, 0, 1, 1 }, nhits[4] = { 1, 1, 1, 2 };
-	uint64_t last[2] = { VPN_NONE, VPN_NONE };
-	bool wrote[2] = { false, false };
+	static const uint8_t writes[4] = { 0, 0, 1, 1 };
+	/*
+	 * Per side: the page its last access touched, and the same page again if a
+	 * store reached it since (a store repeats only on a page already written).
+	 */
+	uint64_t last[2] = { VPN_NONE, VPN_NONE }, last_w[2] = { VPN_NONE, VPN_NONE };
 	struct batch_seg *cur = NULL;
 
 	if (sum->cap < b->n / 2 + 1) {
@@ -757,39 +770,39 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 		if (likely(k <= R_MODIFY)) {
 			unsigned side = side_of[k];
 			uint64_t vpn = r->addr >> PAGE_SHIFT;
+			bool cross = (r->addr & (PAGE_SIZE - 1)) + r->size > PAGE_SIZE;
 
-			if (vpn == last[side] && (!writes[k] || wrote[side]) &&
-			    likely((r->addr & (PAGE_SIZE - 1)) + r->size <= PAGE_SIZE)) {
+			if (vpn == (writes[k] ? last_w : last)[side] && likely(!cross)) {
 				if (!cur) {
 					cur = &sum->seg[sum->n++];
 					memset(cur, 0, sizeof(*cur));
 					cur->start = i;
-					cur->vpn[0] = cur->vpn[1] = VPN_NONE;
 				}
-				cur->end = i + 1;
 				cur->cnt[k]++;
-				cur->hits[side] += nhits[k];
-				cur->vpn[side] = vpn;
 				continue;
 			}
-			cur = NULL;
-			if ((r->addr & (PAGE_SIZE - 1)) + r->size > PAGE_SIZE) {
-				last[side] = VPN_NONE; /* crossing: the memo ends on the later page */
-			} else {
-				last[side] = vpn;
-				wrote[side] = writes[k];
+			if (cur) {
+				seg_close(cur, i, last);
+				cur = NULL;
 			}
+			/* crossing: the memo ends on the later page; forget both */
+			last[side] = cross ? VPN_NONE : vpn;
+			last_w[side] = writes[k] && !cross ? vpn : VPN_NONE;
 		} else if (k == R_INSNS && cur) {
 			/* folds into an open run; never opens one */
-			cur->end = i + 1;
 			cur->cnt[k]++;
 			cur->insns += r->size;
 		} else {
-			cur = NULL;
+			if (cur) {
+				seg_close(cur, i, last);
+				cur = NULL;
+			}
 			if (k == R_EVENT)
-				last[0] = last[1] = VPN_NONE; /* an event may change any mapping */
+				last[0] = last[1] = last_w[0] = last_w[1] = VPN_NONE;
 		}
 	}
+	if (cur)
+		seg_close(cur, b->n, last);
 	return 0;
 }
 
