@@ -1151,6 +1151,7 @@ static int cmd_sweep(int argc, char **argv)
 		free(pts);
 		free(dup);
 		sweep_free(&sw);
+		free(csv_alloc);
 		return 0;
 	}
 	if (mkdir_p(outdir)) {
@@ -1313,9 +1314,9 @@ static int cmd_sweep(int argc, char **argv)
 	if (sweep_stop) {
 		fprintf(stderr, "mmusim: sweep interrupted; finished points are kept in %s, run it again to resume\n",
 			outdir);
-		return 130;
+		status = 130;
 	}
-	if (!status && (shard_n == 1 || csv_alloc == NULL)) {
+	if (!status && (shard_n == 1 || csv_alloc == NULL)) { /* (130 when interrupted) */
 		char **files = calloc(sw.npoints * sw.repeat + 1, sizeof(*files));
 		size_t nf = 0;
 

@@ -56,7 +56,8 @@ void sweep_free(struct sweep *sw)
 	free(sw->path);
 	free(sw->config);
 	for (size_t i = 0; i < sw->ninputs; i++) {
-		free(sw->inputs[i]);
+		if (sw->inputs) /* (NULL until the inputs are resolved) */
+			free(sw->inputs[i]);
 		free(sw->input_names[i]);
 	}
 	free(sw->inputs);
@@ -328,12 +329,13 @@ int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
 	int r;
 
 	memset(sw, 0, sizeof(*sw));
-	sw->path = xstrdup(path);
 	f = fopen(path, "rb");
 	if (!f)
 		return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+	sw->path = xstrdup(path);
 	if (!yaml_parser_initialize(&parser)) {
 		fclose(f);
+		sweep_free(sw);
 		return err_set(e, path, 0, 0, "out of memory");
 	}
 	yaml_parser_set_input_file(&parser, f);
@@ -344,9 +346,12 @@ int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
 			    parser.context ? parser.context : "");
 		yaml_parser_delete(&parser);
 		fclose(f);
+		sweep_free(sw);
 		return r;
 	}
 	r = load_doc(sw, &y, trace_override, workload_override);
+	if (r)
+		sweep_free(sw); /* nothing half-loaded is left to the caller */
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	fclose(f);

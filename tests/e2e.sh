@@ -195,5 +195,51 @@ head -c 100000 $VAL >"$T/trunc.zst"
 expect_error "$T/trunc.zst" $MMUSIM run "$T/trunc.zst" --json "$T/never2.json" --quiet
 [ -e "$T/never2.json" ] && bad "a truncated trace left its JSON" || ok
 
+# more of the contract: every malformed input exits 2 naming file:line[:col], never loops
+printf ' L 200000000000000,8\n' >"$T/big.lackey"
+expect_error "$T/big.lackey:1: address 0x200000000000000 is over 57 bits" $MMUSIM run "$T/big.lackey" --quiet
+printf 'I  0400\0000,4\n' >"$T/nul.lackey"
+expect_error "$T/nul.lackey:1: " $MMUSIM run "$T/nul.lackey" --quiet
+head -c 3000 /dev/urandom >"$T/rnd.bin"
+expect_error "$T/rnd.bin: cannot detect the trace format" $MMUSIM run "$T/rnd.bin" --quiet
+expect_error "$T/rnd.bin:1: " $MMUSIM run --format lackey "$T/rnd.bin" --quiet
+expect_error "/dev/zero:1: line longer than 4096 bytes" timeout 20 $MMUSIM run --format lackey /dev/zero --quiet
+$MMUSIM trace convert tests/golden/mixed.lackey "$T/m.mtr" && head -c 40 "$T/m.mtr" >"$T/t.mtr"
+expect_error "$T/t.mtr: truncated mtr trace at byte 40" $MMUSIM run "$T/t.mtr" --json "$T/never3.json" --quiet
+[ -e "$T/never3.json" ] && bad "a truncated mtr trace left its JSON" || ok
+expect_error "$T: Is a directory" $MMUSIM run "$T" --quiet
+printf 'SYSCALL[7,1](9) sys_mmap ( 0x0, zz\n' >"$T/sc.lackey"
+expect_error "$T/sc.lackey:1: bad arguments to sys_mmap" $MMUSIM run "$T/sc.lackey" --quiet
+printf 'tlb:\n  l1d:\n    4K: { entries: abc, ways: 4 }\n' >"$T/c1.yaml"
+expect_error "$T/c1.yaml:3:11: tlb.l1d.4K.entries: expected an integer, got 'abc'" $MMUSIM run -c "$T/c1.yaml" -w stream:size=1M --quiet
+printf 'os:\n  memory: -1G\n' >"$T/c2.yaml"
+expect_error "$T/c2.yaml:2:3: os.memory: expected a size" $MMUSIM run -c "$T/c2.yaml" -w stream:size=1M --quiet
+printf 'tlb:\n  policy: mru\n' >"$T/c3.yaml"
+expect_error "$T/c3.yaml:2:3: tlb.policy: unknown value 'mru'" $MMUSIM run -c "$T/c3.yaml" -w stream:size=1M --quiet
+expect_error "--set os.mode=turbo: os.mode: unknown value 'turbo'" $MMUSIM run --set os.mode=turbo -w stream:size=1M --quiet
+printf 'tlb:\n  l1d: { 4K: { entries: 64 }\n' >"$T/c7.yaml"
+expect_error "$T/c7.yaml:3:1: YAML syntax error" $MMUSIM run -c "$T/c7.yaml" -w stream:size=1M --quiet
+printf 'tlb: &x { policy: lru }\nwalk: *x\n' >"$T/c8.yaml"
+expect_error "$T/c8.yaml:2:7: YAML aliases (*x) are not supported" $MMUSIM run -c "$T/c8.yaml" -w stream:size=1M --quiet
+printf 'workload: stream:size=1M\nsweep:\n  os.mode: &a [base, thp]\n  tlb.policy: &b [*a, *a, *a]\n  seed: [*b, *b, *b]\n' >"$T/s6.yaml"
+expect_error "$T/s6.yaml:3:12: tlb.policy: list items must be plain values" timeout 20 $MMUSIM sweep "$T/s6.yaml" --quiet
+printf 'tlb:\n  l1d:\n    4K: { entries: 2, ways: 4 }\n' >"$T/c6.yaml"
+expect_error "$T/c6.yaml:3:23: tlb.l1d.4K.ways: 4 exceeds entries 2" $MMUSIM run -c "$T/c6.yaml" -w stream:size=1M --quiet
+expect_error "-w: stream: unknown parameter 'bogus'" $MMUSIM run -w stream:bogus=1 --quiet
+# SIGINT during a run: exit 130, no result file, no temporary
+$MMUSIM run -w gups:size=64M,updates=50000000 --json "$T/int.json" --quiet &
+rpid=$!
+sleep 1
+kill -INT $rpid
+wait $rpid
+check "$?" 130 "interrupted run's exit status"
+ls "$T" | grep -q '^int.json' && bad "an interrupted run left a file" || ok
+# one end-to-end run under valgrind memcheck (not on an ASan build): no errors, no leaks
+if command -v valgrind >/dev/null 2>&1 && ! grep -q __asan_init "$MMUSIM"; then
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		$MMUSIM run tests/golden/mixed.lackey --modes base,hugetlbfs,thp --json "$T/vg.json" --quiet \
+		2>"$T/vg.err" && [ ! -s "$T/vg.err" ] && ok || bad "valgrind memcheck: $(head -5 "$T/vg.err")"
+fi
+
 echo "  e2e: $((n - fails)) of $n checks passed"
 [ $fails -eq 0 ]
