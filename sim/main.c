@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -143,6 +144,14 @@ static double now_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The process's peak resident set so far (getrusage: KiB on Linux). */
+static uint64_t max_rss_bytes(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss * 1024;
 }
 
 /* --- options shared by run / config show -------------------------------- */
@@ -362,6 +371,7 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 	for (unsigned i = 0; i < r->n; i++) {
 		sim_finish(&r->sims[i]);
 		r->sims[i].st.wall_seconds = r->wall;
+		r->sims[i].st.max_rss_bytes = max_rss_bytes();
 	}
 }
 

@@ -8,6 +8,11 @@
  * accessed bit on every entry they read and the dirty bit on a leaf they reach for
  * a write, as the page-miss handler does.
  *
+ * Memory: a PT table (level 1) holding at most PT_SPARSE entries keeps them in a
+ * small sorted array instead of all 512, so a trace touching pages scattered one
+ * per 2 MiB costs about 120 bytes of host memory per table, not 4 KiB; the 9th
+ * entry gives the table its full array. Upper tables are always full.
+ *
  * Simplifications: a table is freed as soon as an unmap leaves it empty (Linux's
  * free_pgtables frees only tables wholly outside the remaining VMAs; the result
  * differs only for tables that the next fault would re-create); no NX/PKU/PAT
@@ -22,13 +27,122 @@
 #define PT_ENTRIES 512
 #define PT_TABLE_FLAGS (PTE_P | PTE_RW | PTE_US)
 
+#define PT_SPARSE 8 /* entries a PT table keeps in its small array */
+
 struct pt_node {
-	uint64_t e[PT_ENTRIES];
+	uint64_t *e;            /* all 512 entries; NULL while a PT table is sparse */
 	struct pt_node **child; /* levels >= 2 */
 	pfn_t pfn;
 	unsigned level;
-	unsigned used; /* present entries and swap entries */
+	unsigned used; /* non-zero entries: present and swap entries */
+	/* sparse (e == NULL): the used entries' indices, ascending, and values */
+	uint16_t sidx[PT_SPARSE];
+	uint64_t sval[PT_SPARSE];
 };
+
+/* The slot of entry @i, or NULL if a sparse table has no such entry (it is 0). */
+static inline uint64_t *slot(const struct pt_node *n, unsigned i)
+{
+	if (likely(n->e != NULL))
+		return &n->e[i];
+	for (unsigned k = 0; k < n->used; k++)
+		if (n->sidx[k] == i)
+			return (uint64_t *)&n->sval[k];
+	return NULL;
+}
+
+static inline uint64_t ent(const struct pt_node *n, unsigned i)
+{
+	const uint64_t *p = slot(n, i);
+
+	return p ? *p : 0;
+}
+
+/* Give a sparse table its full array. 0, or -1 on host OOM. */
+static int densify(struct pt_node *n)
+{
+	uint64_t *e = calloc(PT_ENTRIES, sizeof(*e));
+
+	if (!e)
+		return -1;
+	for (unsigned k = 0; k < n->used; k++)
+		e[n->sidx[k]] = n->sval[k];
+	n->e = e;
+	return 0;
+}
+
+/*
+ * Set entry @i to @v, keeping n->used the count of non-zero entries. Only
+ * making a zero entry non-zero in a full sparse table allocates: 0, or -1 on
+ * host OOM (nothing changed).
+ */
+static int ent_set(struct pt_node *n, unsigned i, uint64_t v)
+{
+	uint64_t *p = slot(n, i), old = p ? *p : 0;
+	unsigned k;
+
+	if (!n->e) {
+		if (p && v) {
+			*p = v;
+			return 0;
+		}
+		if (p) { /* removal: close the gap */
+			k = (unsigned)(p - n->sval);
+			memmove(&n->sidx[k], &n->sidx[k + 1], (n->used - k - 1) * sizeof(*n->sidx));
+			memmove(&n->sval[k], &n->sval[k + 1], (n->used - k - 1) * sizeof(*n->sval));
+			n->used--;
+			return 0;
+		}
+		if (!v)
+			return 0;
+		if (n->used < PT_SPARSE) { /* insertion in index order */
+			for (k = n->used; k > 0 && n->sidx[k - 1] > i; k--) {
+				n->sidx[k] = n->sidx[k - 1];
+				n->sval[k] = n->sval[k - 1];
+			}
+			n->sidx[k] = (uint16_t)i;
+			n->sval[k] = v;
+			n->used++;
+			return 0;
+		}
+		if (densify(n))
+			return -1;
+		p = &n->e[i];
+	}
+	*p = v;
+	if (!old && v)
+		n->used++;
+	else if (old && !v)
+		n->used--;
+	return 0;
+}
+
+/*
+ * The used entries in index order: start with *pos = 0; each call gives the next
+ * index in *i. After clearing entry *i of a sparse table, call unused_back() so
+ * the walk does not skip its successor.
+ */
+static inline bool next_used(const struct pt_node *n, unsigned *pos, unsigned *i)
+{
+	if (n->e) {
+		while (*pos < PT_ENTRIES && !n->e[*pos])
+			(*pos)++;
+		if (*pos >= PT_ENTRIES)
+			return false;
+		*i = (*pos)++;
+		return true;
+	}
+	if (*pos >= n->used)
+		return false;
+	*i = n->sidx[(*pos)++];
+	return true;
+}
+
+static inline void unused_back(const struct pt_node *n, unsigned *pos)
+{
+	if (!n->e)
+		(*pos)--;
+}
 
 static inline unsigned level_shift(unsigned level)
 {
@@ -70,11 +184,15 @@ static struct pt_node *node_new_at(struct pagetable *pt, unsigned level, pfn_t p
 	struct pt_node *n;
 
 	n = calloc(1, sizeof(*n));
-	if (n && level >= 2)
+	if (n && level >= 2) {
 		n->child = calloc(PT_ENTRIES, sizeof(*n->child));
-	if (!n || (level >= 2 && !n->child)) {
-		if (n)
+		n->e = calloc(PT_ENTRIES, sizeof(*n->e)); /* upper tables are always full */
+	}
+	if (!n || (level >= 2 && (!n->child || !n->e))) {
+		if (n) {
 			free(n->child);
+			free(n->e);
+		}
 		free(n);
 		pt->ops.free(pt->ops.ctx, pfn);
 		return NULL;
@@ -90,6 +208,7 @@ static void node_free(struct pagetable *pt, struct pt_node *n)
 	pt->ops.free(pt->ops.ctx, n->pfn);
 	pt->nr_tables--;
 	free(n->child);
+	free(n->e);
 	free(n);
 }
 
@@ -133,7 +252,7 @@ void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
 	path->present = false;
 	for (unsigned level = start_level; level >= 1; level--) {
 		unsigned i = pt_index(va, level);
-		uint64_t e = n->e[i];
+		uint64_t *sl = slot(n, i), e = sl ? *sl : 0;
 		unsigned k = path->nr++;
 
 		BUG_ON(n->level != level);
@@ -147,14 +266,14 @@ void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
 		if (is_leaf(e, level)) {
 			if (write)
 				e |= PTE_D;
-			n->e[i] = e;
+			*sl = e;
 			path->entry[k] = e;
 			path->present = true;
 			path->ps = leaf_size(level);
 			path->pfn = pte_pfn(e);
 			return;
 		}
-		n->e[i] = e;
+		*sl = e;
 		path->entry[k] = e;
 		n = n->child[i];
 	}
@@ -196,11 +315,11 @@ int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool 
 		n = n->child[i];
 	}
 	i = pt_index(va, target);
-	BUG_ON(n->e[i]); /* neither present nor a swap entry */
+	BUG_ON(ent(n, i)); /* neither present nor a swap entry */
 	BUG_ON(n->child && n->child[i]);
-	n->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0) |
-		  (target > 1 ? PTE_PS : 0);
-	n->used++;
+	if (ent_set(n, i, (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0) |
+			  (target > 1 ? PTE_PS : 0)))
+		return -1; /* host OOM giving a PT table its full array */
 	pt->nr_leaves[ps]++;
 	return 0;
 }
@@ -228,7 +347,7 @@ void pt_split_pmd(struct pagetable *pt, vaddr_t va, pfn_t table_pfn, pfn_t zero_
 
 	BUG_ON(!(e & PTE_P) || !(e & PTE_PS));
 	t = node_new_at(pt, 1, table_pfn);
-	BUG_ON(!t); /* host OOM: nothing sensible to do mid-split */
+	BUG_ON(!t || densify(t)); /* host OOM: nothing sensible to do mid-split */
 	for (unsigned k = 0; k < PT_ENTRIES; k++) {
 		if (zero_pfn != PFN_NONE)
 			t->e[k] = (uint64_t)zero_pfn << PAGE_SHIFT | PTE_P | PTE_US | (e & PTE_A);
@@ -253,16 +372,17 @@ pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable
 
 	BUG_ON(!(pd->e[i] & PTE_P) || (pd->e[i] & PTE_PS));
 	t = pd->child[i];
-	for (unsigned k = 0; k < PT_ENTRIES; k++) {
-		BUG_ON(t->e[k] && !(t->e[k] & PTE_P)); /* swap entries are swapped in first */
-		if (t->e[k] & PTE_P) {
-			if (fn)
-				fn(ctx, base + ((vaddr_t)k << PAGE_SHIFT), PS_4K, pte_pfn(t->e[k]), t->e[k]);
-			pt->nr_leaves[PS_4K]--;
-		}
+	for (unsigned pos = 0, k; next_used(t, &pos, &k);) {
+		uint64_t e = ent(t, k);
+
+		BUG_ON(!(e & PTE_P)); /* swap entries are swapped in first */
+		if (fn)
+			fn(ctx, base + ((vaddr_t)k << PAGE_SHIFT), PS_4K, pte_pfn(e), e);
+		pt->nr_leaves[PS_4K]--;
 	}
 	table = t->pfn;
 	free(t->child);
+	free(t->e);
 	free(t);
 	pt->nr_tables--;
 	pd->child[i] = NULL;
@@ -277,17 +397,21 @@ void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
 	struct pt_node *t = node_at(pt, va, 1);
 	unsigned i = pt_index(va, 1);
 
-	BUG_ON(!(t->e[i] & PTE_P));
-	t->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_A | (writable ? PTE_RW | PTE_D : 0);
+	uint64_t *sl = slot(t, i);
+
+	BUG_ON(!sl || !(*sl & PTE_P));
+	*sl = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_A | (writable ? PTE_RW | PTE_D : 0);
 }
 
-void pt_set_swap(struct pagetable *pt, vaddr_t va, uint64_t slot)
+void pt_set_swap(struct pagetable *pt, vaddr_t va, uint64_t swp)
 {
 	struct pt_node *t = node_at(pt, va, 1);
 	unsigned i = pt_index(va, 1);
 
-	BUG_ON(!(t->e[i] & PTE_P));
-	t->e[i] = slot << PAGE_SHIFT | PTE_SWP;
+	uint64_t *sl = slot(t, i);
+
+	BUG_ON(!sl || !(*sl & PTE_P));
+	*sl = swp << PAGE_SHIFT | PTE_SWP;
 	pt->nr_leaves[PS_4K]--;
 	pt->nr_swap++;
 }
@@ -307,14 +431,14 @@ static struct pt_node *pte_node(const struct pagetable *pt, vaddr_t va)
 	return n;
 }
 
-bool pt_get_swap(const struct pagetable *pt, vaddr_t va, uint64_t *slot)
+bool pt_get_swap(const struct pagetable *pt, vaddr_t va, uint64_t *swp)
 {
 	const struct pt_node *t = pte_node(pt, va);
-	uint64_t e = t ? t->e[pt_index(va, 1)] : 0;
+	uint64_t e = t ? ent(t, pt_index(va, 1)) : 0;
 
 	if (!e || (e & PTE_P))
 		return false;
-	*slot = pte_pfn(e);
+	*swp = pte_pfn(e);
 	return true;
 }
 
@@ -323,13 +447,15 @@ void pt_swap_in(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
 	struct pt_node *t = pte_node(pt, va);
 	unsigned i = pt_index(va, 1);
 
-	BUG_ON(!t || !t->e[i] || (t->e[i] & PTE_P));
-	t->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0);
+	uint64_t *sl = t ? slot(t, i) : NULL;
+
+	BUG_ON(!sl || !*sl || (*sl & PTE_P));
+	*sl = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0);
 	pt->nr_swap--;
 	pt->nr_leaves[PS_4K]++;
 }
 
-int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t slot)
+int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t swp)
 {
 	struct pt_node *t;
 	unsigned i = pt_index(va, 1);
@@ -338,7 +464,7 @@ int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t slot)
 	if (pt_map(pt, va, PS_4K, 0, false))
 		return -1;
 	t = pte_node(pt, va);
-	t->e[i] = slot << PAGE_SHIFT | PTE_SWP;
+	*slot(t, i) = swp << PAGE_SHIFT | PTE_SWP;
 	pt->nr_leaves[PS_4K]--;
 	pt->nr_swap++;
 	return 0;
@@ -350,12 +476,12 @@ bool pt_test_clear_young(struct pagetable *pt, vaddr_t va)
 
 	for (unsigned level = pt->levels; level >= 1; level--) {
 		unsigned i = pt_index(va, level);
-		uint64_t e = n->e[i];
+		uint64_t *sl = slot(n, i), e = sl ? *sl : 0;
 
 		if (!(e & PTE_P))
 			return false;
 		if (is_leaf(e, level)) {
-			n->e[i] = e & ~PTE_A;
+			*sl = e & ~PTE_A;
 			return e & PTE_A;
 		}
 		n = n->child[i];
@@ -368,11 +494,9 @@ static void swaps_rec(const struct pt_node *n, vaddr_t base,
 {
 	uint64_t step = 1ULL << level_shift(n->level);
 
-	for (unsigned i = 0; i < PT_ENTRIES; i++) {
-		uint64_t e = n->e[i];
+	for (unsigned pos = 0, i; next_used(n, &pos, &i);) {
+		uint64_t e = ent(n, i);
 
-		if (!e)
-			continue;
 		if (!(e & PTE_P))
 			fn(ctx, base + i * step, pte_pfn(e));
 		else if (!is_leaf(e, n->level))
@@ -392,7 +516,7 @@ bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t
 	const struct pt_node *n = pt->root;
 
 	for (unsigned level = pt->levels; level >= 1; level--) {
-		uint64_t e = n->e[pt_index(va, level)];
+		uint64_t e = ent(n, pt_index(va, level));
 
 		if (!(e & PTE_P))
 			return false;
@@ -424,7 +548,7 @@ bool pt_slot_empty(const struct pagetable *pt, vaddr_t va, enum page_size ps)
 			return false;
 		n = n->child[pt_index(va, level)];
 	}
-	return !n->e[pt_index(va, target)]; /* a swap entry is not empty */
+	return !ent(n, pt_index(va, target)); /* a swap entry is not empty */
 }
 
 struct unmap_ctx {
@@ -441,17 +565,17 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 {
 	uint64_t step = 1ULL << level_shift(n->level);
 
-	for (unsigned i = 0; i < PT_ENTRIES && n->used; i++) {
+	for (unsigned pos = 0, i; n->used && next_used(n, &pos, &i);) {
 		vaddr_t lo = base + i * step, hi = lo + step;
-		uint64_t e = n->e[i];
+		uint64_t e = ent(n, i);
 
-		if (hi <= u->start || lo >= u->end || !e)
+		if (hi <= u->start || lo >= u->end)
 			continue;
 		if (!(e & PTE_P)) { /* a swap entry (level 1 only) */
 			if (u->fn)
 				u->fn(u->ctx, lo, PS_4K, PFN_NONE, e);
-			n->e[i] = 0;
-			n->used--;
+			ent_set(n, i, 0);
+			unused_back(n, &pos);
 			u->pt->nr_swap--;
 			continue;
 		}
@@ -460,8 +584,8 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 				continue; /* straddles: the caller splits first */
 			if (u->fn)
 				u->fn(u->ctx, lo, leaf_size(n->level), pte_pfn(e), e);
-			n->e[i] = 0;
-			n->used--;
+			ent_set(n, i, 0);
+			unused_back(n, &pos);
 			u->pt->nr_leaves[leaf_size(n->level)]--;
 			u->cleared++;
 			continue;
@@ -470,8 +594,7 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 		if (u->free_tables && !n->child[i]->used) {
 			node_free(u->pt, n->child[i]);
 			n->child[i] = NULL;
-			n->e[i] = 0;
-			n->used--;
+			ent_set(n, i, 0); /* (an upper table: full, nothing moves) */
 		}
 	}
 }
@@ -493,9 +616,9 @@ static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vadd
 {
 	uint64_t step = 1ULL << level_shift(n->level), changed = 0;
 
-	for (unsigned i = 0; i < PT_ENTRIES; i++) {
+	for (unsigned pos = 0, i; next_used(n, &pos, &i);) {
 		vaddr_t lo = base + i * step, hi = lo + step;
-		uint64_t e = n->e[i];
+		uint64_t *sl = slot(n, i), e = *sl;
 
 		if (hi <= start || lo >= end || !(e & PTE_P))
 			continue;
@@ -506,7 +629,7 @@ static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vadd
 			if (lo < start || hi > end)
 				continue;
 			changed += ne != e;
-			n->e[i] = ne;
+			*sl = ne;
 		} else {
 			changed += protect_rec(n->child[i], lo, start, end, writable, ro_a, ro_b);
 		}
@@ -525,8 +648,8 @@ static void leaves_rec(const struct pt_node *n, vaddr_t base,
 {
 	uint64_t step = 1ULL << level_shift(n->level);
 
-	for (unsigned i = 0; i < PT_ENTRIES; i++) {
-		uint64_t e = n->e[i];
+	for (unsigned pos = 0, i; next_used(n, &pos, &i);) {
+		uint64_t e = ent(n, i);
 
 		if (!(e & PTE_P))
 			continue;
@@ -566,20 +689,28 @@ static void check_rec(const struct pt_node *n, uint64_t *tables, uint64_t leaves
 	unsigned used = 0;
 
 	(*tables)++;
-	for (unsigned i = 0; i < PT_ENTRIES; i++) {
-		uint64_t e = n->e[i];
+	if (!n->e) {
+		/* sparse: a PT table; indices ascending, every kept entry non-zero */
+		BUG_ON(n->level != 1 || n->child || n->used > PT_SPARSE);
+		for (unsigned k = 0; k < n->used; k++)
+			BUG_ON(n->sidx[k] >= PT_ENTRIES || !n->sval[k] ||
+			       (k && n->sidx[k] <= n->sidx[k - 1]));
+	} else if (n->child) {
+		for (unsigned i = 0; i < PT_ENTRIES; i++)
+			BUG_ON(n->child[i] && !(n->e[i] & PTE_P)); /* no table behind a hole */
+	}
+	for (unsigned pos = 0, i; next_used(n, &pos, &i);) {
+		uint64_t e = ent(n, i);
 
+		BUG_ON(!e);
+		used++;
 		if (!(e & PTE_P)) {
 			BUG_ON(n->child && n->child[i]);
-			if (e) {
-				/* only PTEs hold swap entries, and only those bits */
-				BUG_ON(n->level != 1 || !(e & PTE_SWP) || (e & ~(PTE_PFN_MASK | PTE_SWP)));
-				used++;
-				(*swaps)++;
-			}
+			/* only PTEs hold swap entries, and only those bits */
+			BUG_ON(n->level != 1 || !(e & PTE_SWP) || (e & ~(PTE_PFN_MASK | PTE_SWP)));
+			(*swaps)++;
 			continue;
 		}
-		used++;
 		if (is_leaf(e, n->level)) {
 			BUG_ON(n->level > 3);          /* no leaves above the PDPT */
 			BUG_ON(n->child && n->child[i]);

@@ -3,7 +3,7 @@
  * table, and the seed mail's side-by-side comparison ("value ( x.xx%)").
  *
  * Key order is fixed (JSON_PRESERVE_ORDER) and numbers are integers except the
- * ratios, so the same run gives byte-identical JSON apart from run.wall_seconds
+ * ratios, so the same run gives byte-identical JSON apart from run.wall_seconds, run.max_rss_bytes
  * and run.refs_per_second.
  */
 #include <jansson.h>
@@ -44,9 +44,9 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 	json_t *root = json_object(), *o, *pwc, *served;
 	double rps = s->wall_seconds > 0 ? (double)refs_total(s) / s->wall_seconds : 0.0;
 
-	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f}", "config", m->config, "trace", m->trace,
+	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:I}", "config", m->config, "trace", m->trace,
 		      "format", m->format, "mode", m->mode, "wall_seconds", s->wall_seconds,
-		      "refs_per_second", floor(rps));
+		      "refs_per_second", floor(rps), "max_rss_bytes", (json_int_t)s->max_rss_bytes);
 	if (m->nlabels) {
 		json_t *l = json_object();
 

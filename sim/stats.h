@@ -54,6 +54,7 @@ struct stats {
 	double cpi;
 	/* run */
 	double wall_seconds;
+	uint64_t max_rss_bytes; /* the host process's peak RSS (getrusage), like wall time */
 };
 
 struct report_meta {

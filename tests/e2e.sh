@@ -14,7 +14,7 @@ bad() { n=$((n + 1)); fails=$((fails + 1)); echo "    FAIL: $*"; }
 check() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', expected '$2'"; fi; }
 
 # the report minus its wall-clock fields
-strip() { grep -v -e '"wall_seconds"' -e '"refs_per_second"'; }
+strip() { grep -v -e '"wall_seconds"' -e '"refs_per_second"' -e '"max_rss_bytes"'; }
 # one counter from a pretty-printed JSON report: first "key": N after a "section"
 field() { awk -v sec="\"$2\":" -v key="\"$3\":" '$1 == sec { s = 1 } s && $1 == key { gsub(/,/, "", $2); print $2; exit }' "$1"; }
 
@@ -226,6 +226,11 @@ expect_error "$T/s6.yaml:3:12: tlb.policy: list items must be plain values" time
 printf 'tlb:\n  l1d:\n    4K: { entries: 2, ways: 4 }\n' >"$T/c6.yaml"
 expect_error "$T/c6.yaml:3:23: tlb.l1d.4K.ways: 4 exceeds entries 2" $MMUSIM run -c "$T/c6.yaml" -w stream:size=1M --quiet
 expect_error "-w: stream: unknown parameter 'bogus'" $MMUSIM run -w stream:bogus=1 --quiet
+# bounds: 4 GiB touched one page per MiB over a 1 TiB range stays under 1 GiB of host memory
+$MMUSIM run -w stride:size=1T,stride=1M,passes=1 --set os.memory=8G --json "$T/tib.json" --quiet || bad "1 TiB stride run"
+check "$(field "$T/tib.json" vmstat pgfault)" 1048576 "1 TiB stride: pages touched"
+rss=$(field "$T/tib.json" run max_rss_bytes)
+[ -n "$rss" ] && [ "$rss" -lt $((1 << 30)) ] && ok || bad "1 TiB stride run used $rss bytes of host memory (limit 1 GiB)"
 # SIGINT during a run: exit 130, no result file, no temporary
 $MMUSIM run -w gups:size=64M,updates=50000000 --json "$T/int.json" --quiet &
 rpid=$!
