@@ -231,6 +231,11 @@ $MMUSIM run -w stride:size=1T,stride=1M,passes=1 --set os.memory=8G --json "$T/t
 check "$(field "$T/tib.json" vmstat pgfault)" 1048576 "1 TiB stride: pages touched"
 rss=$(field "$T/tib.json" run max_rss_bytes)
 [ -n "$rss" ] && [ "$rss" -lt $((1 << 30)) ] && ok || bad "1 TiB stride run used $rss bytes of host memory (limit 1 GiB)"
+# out of simulated memory with no swap: a clean error naming the record, no report
+expect_error "stream:size=64M,iterations=1: record " $MMUSIM run -w stream:size=64M,iterations=1 \
+	--set os.memory=64M --set os.swap.size=0 --json "$T/oom.json" --quiet
+grep -q 'simulated memory (os.memory = 64 MiB) is exhausted' "$T/err" && [ ! -e "$T/oom.json" ] && ok ||
+	bad "out of memory: $(cat "$T/err")"
 # SIGINT during a run: exit 130, no result file, no temporary
 $MMUSIM run -w gups:size=64M,updates=50000000 --json "$T/int.json" --quiet &
 rpid=$!
