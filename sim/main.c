@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,6 +317,7 @@ struct run {
 	struct sim *sims;         /* n of them, driven from one reader */
 	const char **mode_names;
 	unsigned n;
+	unsigned threads;         /* > 1: simulator threads, the reader on the main thread */
 	double wall;
 	uint64_t records;
 };
@@ -329,6 +331,130 @@ static void progress(const struct run *r, double t0, bool final)
 }
 
 /* Drive every sim of @r from one pass over @tr. Exits on bad input. */
+/* A batch that outlives the reader's next call (the threaded run decodes ahead). */
+struct owned_batch {
+	struct trace_batch b;
+	struct trace_rec *recs;
+	struct os_event *ev;
+	size_t cap_ev;
+	struct batch_summary sum;
+	bool summed;
+};
+
+static void own_batch(struct owned_batch *o, const struct trace_batch *b, bool summarize)
+{
+	if (b->nev > o->cap_ev) {
+		free(o->ev);
+		o->ev = malloc(b->nev * sizeof(*o->ev));
+		o->cap_ev = b->nev;
+	}
+	if (!o->recs)
+		o->recs = malloc(TRACE_BATCH * sizeof(*o->recs));
+	if (!o->recs || (b->nev && !o->ev) || b->n > TRACE_BATCH) {
+		fprintf(stderr, "mmusim: out of memory\n");
+		exit(1);
+	}
+	memcpy(o->recs, b->recs, b->n * sizeof(*o->recs));
+	if (b->nev)
+		memcpy(o->ev, b->ev, b->nev * sizeof(*o->ev));
+	o->b = (struct trace_batch){ o->recs, b->n, o->ev, b->nev };
+	o->summed = summarize && !sim_batch_summarize(&o->b, &o->sum);
+}
+
+/* The simulator threads of a threaded run: thread t runs sims t, t + T, ... */
+struct sim_pool {
+	struct run *r;
+	pthread_barrier_t start, done;
+	const struct owned_batch *cur;
+	bool stop;
+	struct sim_thread {
+		struct sim_pool *pool;
+		pthread_t tid;
+		unsigned idx;
+		bool failed;
+		struct err err;
+	} *t;
+};
+
+static void *sim_thread_main(void *arg)
+{
+	struct sim_thread *t = arg;
+	struct sim_pool *p = t->pool;
+
+	for (;;) {
+		pthread_barrier_wait(&p->start);
+		if (p->stop)
+			return NULL;
+		for (unsigned i = t->idx; i < p->r->n && !t->failed; i += p->r->threads)
+			if (sim_run_batch_summarized(&p->r->sims[i], &p->cur->b,
+						     p->cur->summed ? &p->cur->sum : NULL, &t->err))
+				t->failed = true;
+		pthread_barrier_wait(&p->done);
+	}
+}
+
+/*
+ * Threaded: while the simulator threads run batch k, the main thread decodes and
+ * summarizes batch k + 1 into the other buffer. Every simulator still sees every
+ * batch in order, so the counts are those of the plain loop.
+ */
+static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
+{
+	struct owned_batch ob[2] = { 0 };
+	struct sim_pool p = { .r = r };
+	struct trace_batch b;
+	unsigned cur = 0;
+	int n;
+
+	p.t = calloc(r->threads, sizeof(*p.t));
+	if (!p.t || pthread_barrier_init(&p.start, NULL, r->threads + 1) ||
+	    pthread_barrier_init(&p.done, NULL, r->threads + 1)) {
+		fprintf(stderr, "mmusim: cannot start threads\n");
+		exit(1);
+	}
+	for (unsigned i = 0; i < r->threads; i++) {
+		p.t[i] = (struct sim_thread){ .pool = &p, .idx = i };
+		if (pthread_create(&p.t[i].tid, NULL, sim_thread_main, &p.t[i])) {
+			fprintf(stderr, "mmusim: cannot start threads\n");
+			exit(1);
+		}
+	}
+	n = trace_next(tr, &b, e);
+	if (n > 0)
+		own_batch(&ob[cur], &b, true);
+	while (n > 0) {
+		p.cur = &ob[cur];
+		pthread_barrier_wait(&p.start);
+		r->records += ob[cur].b.n;
+		n = trace_next(tr, &b, e); /* decode ahead while they simulate */
+		if (n > 0)
+			own_batch(&ob[cur ^ 1], &b, true);
+		pthread_barrier_wait(&p.done);
+		for (unsigned i = 0; i < r->threads; i++)
+			if (p.t[i].failed)
+				die_err(&p.t[i].err);
+		if (interrupted) {
+			fprintf(stderr, "\nmmusim: interrupted; no result written\n");
+			exit(130);
+		}
+		cur ^= 1;
+	}
+	p.stop = true;
+	pthread_barrier_wait(&p.start);
+	for (unsigned i = 0; i < r->threads; i++)
+		pthread_join(p.t[i].tid, NULL);
+	pthread_barrier_destroy(&p.start);
+	pthread_barrier_destroy(&p.done);
+	free(p.t);
+	for (int i = 0; i < 2; i++) {
+		free(ob[i].recs);
+		free(ob[i].ev);
+		free(ob[i].sum.seg);
+	}
+	return n;
+}
+
+/* Drive every sim of @r from one pass over @tr. Exits on bad input. */
 static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool check)
 {
 	struct trace_batch b;
@@ -337,11 +463,14 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 	bool tty = !quiet && isatty(2);
 	int n;
 	unsigned long batches = 0;
+	struct batch_summary sum = { 0 };
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	struct batch_summary sum = { 0 };
-
+	if (r->threads > 1 && !check) {
+		n = run_threaded(r, tr, &e);
+		goto end;
+	}
 	while ((n = trace_next(tr, &b, &e)) > 0) {
 		/* several simulators: find once what each answers from its memo */
 		bool summed = r->n > 1 && !sim_batch_summarize(&b, &sum);
@@ -363,6 +492,7 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 		}
 	}
 	free(sum.seg);
+end:
 	if (n < 0)
 		die_err(&e);
 	if (tty && r->records > 64 * TRACE_BATCH)
@@ -971,7 +1101,7 @@ static int sweep_plot(const struct sweep *sw, const char *csv, const char *out)
  * command writes.
  */
 static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsigned rep,
-			     const char *outdir, const char *self)
+			     const char *outdir, const char *self, unsigned threads)
 {
 	struct opts *o = calloc(n, sizeof(*o));
 	char ***argvs = calloc(n, sizeof(*argvs));
@@ -984,6 +1114,7 @@ static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n
 		exit(1);
 	}
 	r->n = (unsigned)n;
+	r->threads = threads < n ? threads : (unsigned)n;
 	r->sims = calloc(n, sizeof(*r->sims));
 	r->mode_names = calloc(n, sizeof(*r->mode_names));
 	if (!r->sims || !r->mode_names) {
@@ -1010,7 +1141,8 @@ static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n
 	}
 	run_all(r, tr, true, false);
 	for (size_t i = 0; i < n; i++) {
-		struct run one = { &r->sims[i], &r->mode_names[i], 1, r->wall, r->records };
+		struct run one = { .sims = &r->sims[i], .mode_names = &r->mode_names[i], .n = 1,
+				   .wall = r->wall, .records = r->records };
 		struct report_meta m = { o[i].config ? o[i].config : "built-in", tr->name,
 					 trace_format_name[tr->format], NULL, o[i].labels, o[i].nlabels };
 
@@ -1084,7 +1216,7 @@ static int cmd_sweep(int argc, char **argv)
 {
 	const char *file = NULL, *trace = NULL, *workload = NULL, *outdir = NULL, *csv = NULL;
 	const char *run_points = NULL, *plot_out = NULL;
-	unsigned jobs = 0, shard_i = 0, shard_n = 1, rep = 0;
+	unsigned jobs = 0, shard_i = 0, shard_n = 1, rep = 0, worker_threads = 1;
 	bool list = false, quiet = false;
 	struct sweep sw;
 	struct err e = { 0 };
@@ -1118,9 +1250,13 @@ static int cmd_sweep(int argc, char **argv)
 			workload = argv[++i];
 		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			quiet = true;
-		} else if (!strcmp(a, "--run-points") && i + 2 < argc) {
-			run_points = argv[++i]; /* internal: a worker's share */
+		} else if (!strcmp(a, "--run-points") && i + 3 < argc) {
+			/* internal: a worker's share, its repetition and its threads */
+			run_points = argv[++i];
 			rep = (unsigned)strtoul(argv[++i], NULL, 10);
+			worker_threads = (unsigned)strtoul(argv[++i], NULL, 10);
+			if (!worker_threads || worker_threads > 1024)
+				worker_threads = 1;
 		} else if (a[0] == '-' && a[1]) {
 			die_usage("sweep: unknown option or missing value '%s'", a);
 		} else if (!file) {
@@ -1157,7 +1293,7 @@ static int cmd_sweep(int argc, char **argv)
 			return 1;
 		for (char *t = strtok_r(dup, ",", &save); t && n < sw.npoints; t = strtok_r(NULL, ",", &save))
 			pts[n++] = strtoull(t, NULL, 10);
-		sweep_run_points(&sw, pts, n, rep, outdir, self);
+		sweep_run_points(&sw, pts, n, rep, outdir, self, worker_threads);
 		free(pts);
 		free(dup);
 		sweep_free(&sw);
@@ -1194,9 +1330,8 @@ static int cmd_sweep(int argc, char **argv)
 	 */
 	{
 		size_t per_input = sw.npoints / sw.ninputs, groups = sw.ninputs * sw.repeat;
-		size_t chunks = jobs > groups ? jobs / groups : 1;
 
-		tasks = calloc(groups * (chunks + per_input / SWEEP_GROUP_MAX + 1) + 1, sizeof(*tasks));
+		tasks = calloc(groups * (per_input / SWEEP_GROUP_MAX + 1) + 1, sizeof(*tasks));
 		if (!tasks)
 			return 1;
 		for (size_t in = 0; in < sw.ninputs; in++)
@@ -1217,8 +1352,7 @@ static int cmd_sweep(int argc, char **argv)
 					free(f);
 				}
 				/* at most SWEEP_GROUP_MAX simulators per worker (memory) */
-				size_t nch = chunks > (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX
-						     ? chunks : (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX;
+				size_t nch = (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX;
 
 				for (size_t c = 0, at = 0; c < nch && at < nt; c++) {
 					size_t take = (nt - at + (nch - c) - 1) / (nch - c);
@@ -1235,6 +1369,14 @@ static int cmd_sweep(int argc, char **argv)
 				free(todo);
 			}
 	}
+	/*
+	 * Fewer workers than jobs: each worker runs its simulators on several
+	 * threads (the input decoded once per worker, ahead of them).
+	 */
+	if (ntasks && ntasks < jobs) {
+		worker_threads = jobs / (unsigned)ntasks;
+		jobs = (unsigned)ntasks;
+	}
 	if (!quiet && done)
 		fprintf(stderr, "sweep: %zu of %zu points already done in %s\n", done, total_points, outdir);
 	signal(SIGINT, on_sweep_signal);
@@ -1246,7 +1388,7 @@ static int cmd_sweep(int argc, char **argv)
 		while ((next < ntasks || running) && !sweep_stop) {
 			while (running < jobs && next < ntasks && !status) {
 				struct sweep_task *t = &tasks[next++];
-				char pts[65536], repbuf[16];
+				char pts[65536], repbuf[16], thrbuf[16];
 				size_t len = 0;
 				pid_t pid;
 
@@ -1254,6 +1396,7 @@ static int cmd_sweep(int argc, char **argv)
 					len += (size_t)snprintf(pts + len, sizeof(pts) - len, "%s%zu", i ? "," : "",
 								t->pts[i]);
 				snprintf(repbuf, sizeof(repbuf), "%u", t->rep);
+				snprintf(thrbuf, sizeof(thrbuf), "%u", worker_threads);
 				pid = fork();
 				if (pid < 0) {
 					perror("fork");
@@ -1278,6 +1421,7 @@ static int cmd_sweep(int argc, char **argv)
 					av[k++] = (char *)"--run-points";
 					av[k++] = pts;
 					av[k++] = repbuf;
+					av[k++] = thrbuf;
 					av[k] = NULL;
 					signal(SIGINT, SIG_DFL);
 					signal(SIGTERM, SIG_DFL);
