@@ -481,12 +481,30 @@ static void format_value(const struct sim_config *c, const struct key *k, bool y
 			for (size_t i = 0; i < k->size && s[i]; i++) {
 				char tmp[8];
 
-				if (s[i] == '"' || s[i] == '\\')
+				/*
+				 * Escape what a YAML reader would not give back: C0
+				 * and C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F,
+				 * which libyaml's reader refuses raw; \xNN is the code
+				 * point U+00NN), and the line breaks NEL, LS and PS,
+				 * which a quoted scalar folds to a space (YAML spec
+				 * chapter 5, line breaks and escape sequences). Found
+				 * by fuzzing. The string is UTF-8 (libyaml checked it)
+				 * and NUL-terminated, so the bytes looked at exist.
+				 */
+				if (s[i] == '"' || s[i] == '\\') {
 					snprintf(tmp, sizeof(tmp), "\\%c", s[i]);
-				else if (s[i] < 0x20 || s[i] == 0x7f)
+				} else if (s[i] < 0x20 || s[i] == 0x7f) {
 					snprintf(tmp, sizeof(tmp), "\\x%02X", s[i]);
-				else
+				} else if (s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
+					snprintf(tmp, sizeof(tmp), "\\x%02X", s[i + 1]);
+					i++;
+				} else if (s[i] == 0xe2 && s[i + 1] == 0x80 &&
+					   (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+					snprintf(tmp, sizeof(tmp), "\\%c", s[i + 2] == 0xa8 ? 'L' : 'P');
+					i += 2;
+				} else {
 					snprintf(tmp, sizeof(tmp), "%c", s[i]);
+				}
 				len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
 							"%s", tmp);
 			}
@@ -1048,8 +1066,14 @@ static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km
 /* The current event is MAPPING_START: apply each key under @prefix. */
 static int walk_mapping(struct loader *ld, const char *prefix)
 {
-	char seen[32][PATH_MAX_LEN];
-	unsigned nseen = 0;
+	/*
+	 * Every key of this mapping so far, to refuse a repeated one. Grown on
+	 * the heap: a fixed 32 let a repeat after the 32nd key through (found
+	 * writing the fuzz harness); keys are few, so a linear search will do.
+	 */
+	char (*seen)[PATH_MAX_LEN] = NULL;
+	size_t nseen = 0, cap = 0;
+	int ret = -1;
 
 	for (;;) {
 		char path[PATH_MAX_LEN];
@@ -1058,28 +1082,47 @@ static int walk_mapping(struct loader *ld, const char *prefix)
 		int len;
 
 		if (ld_next(ld))
-			return -1;
-		if (ld->ev.type == YAML_MAPPING_END_EVENT)
-			return 0;
+			goto out;
+		if (ld->ev.type == YAML_MAPPING_END_EVENT) {
+			ret = 0;
+			goto out;
+		}
 		km = ld->ev.start_mark;
-		if (ld->ev.type != YAML_SCALAR_EVENT)
-			return lerr(ld, &km, "%s%sexpected a key, got %s", prefix,
-				    *prefix ? ": " : "", ev_kind(&ld->ev));
+		if (ld->ev.type != YAML_SCALAR_EVENT) {
+			lerr(ld, &km, "%s%sexpected a key, got %s", prefix, *prefix ? ": " : "",
+			     ev_kind(&ld->ev));
+			goto out;
+		}
 		key = (const char *)ld->ev.data.scalar.value;
 		len = snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", key);
 		if (!*key || len >= (int)sizeof(path) ||
-		    strlen(key) != ld->ev.data.scalar.length)
-			return lerr(ld, &km, "unknown key '%.*s'", 100, path);
-		for (unsigned i = 0; i < nseen; i++)
-			if (!strcmp(seen[i], path))
-				return lerr(ld, &km, "duplicate key '%s'", path);
-		if (nseen < ARRAY_SIZE(seen))
-			memcpy(seen[nseen++], path, sizeof(path));
-		if (ld_next(ld))
-			return -1;
-		if (apply_node(ld, path, &km))
-			return -1;
+		    strlen(key) != ld->ev.data.scalar.length) {
+			lerr(ld, &km, "unknown key '%.*s'", 100, path);
+			goto out;
+		}
+		for (size_t i = 0; i < nseen; i++)
+			if (!strcmp(seen[i], path)) {
+				lerr(ld, &km, "duplicate key '%s'", path);
+				goto out;
+			}
+		if (nseen == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			char (*ns)[PATH_MAX_LEN] = realloc(seen, ncap * sizeof(*seen));
+
+			if (!ns) {
+				lerr(ld, &km, "out of memory");
+				goto out;
+			}
+			seen = ns;
+			cap = ncap;
+		}
+		memcpy(seen[nseen++], path, sizeof(path));
+		if (ld_next(ld) || apply_node(ld, path, &km))
+			goto out;
 	}
+out:
+	free(seen);
+	return ret;
 }
 
 /* tlb.stlb in a file or "--set tlb.stlb=...": replaces the whole list. */

@@ -361,11 +361,19 @@ static void own_batch(struct owned_batch *o, const struct trace_batch *b, bool s
 	o->summed = summarize && !sim_batch_summarize(&o->b, &o->sum);
 }
 
+/* Batches handed to the simulator threads at once (fewer barrier rounds). */
+#define POOL_BATCHES 32
+
+struct batch_set {
+	struct owned_batch ob[POOL_BATCHES];
+	unsigned n;
+};
+
 /* The simulator threads of a threaded run: thread t runs sims t, t + T, ... */
 struct sim_pool {
 	struct run *r;
 	pthread_barrier_t start, done;
-	const struct owned_batch *cur;
+	const struct batch_set *cur;
 	bool stop;
 	struct sim_thread {
 		struct sim_pool *pool;
@@ -386,9 +394,13 @@ static void *sim_thread_main(void *arg)
 		if (p->stop)
 			return NULL;
 		for (unsigned i = t->idx; i < p->r->n && !t->failed; i += p->r->threads)
-			if (sim_run_batch_summarized(&p->r->sims[i], &p->cur->b,
-						     p->cur->summed ? &p->cur->sum : NULL, &t->err))
-				t->failed = true;
+			for (unsigned k = 0; k < p->cur->n && !t->failed; k++) {
+				const struct owned_batch *o = &p->cur->ob[k];
+
+				if (sim_run_batch_summarized(&p->r->sims[i], &o->b, o->summed ? &o->sum : NULL,
+							     &t->err))
+					t->failed = true;
+			}
 		pthread_barrier_wait(&p->done);
 	}
 }
@@ -400,14 +412,14 @@ static void *sim_thread_main(void *arg)
  */
 static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 {
-	struct owned_batch ob[2] = { 0 };
+	struct batch_set *set = calloc(2, sizeof(*set));
 	struct sim_pool p = { .r = r };
 	struct trace_batch b;
 	unsigned cur = 0;
-	int n;
+	int n = 1;
 
 	p.t = calloc(r->threads, sizeof(*p.t));
-	if (!p.t || pthread_barrier_init(&p.start, NULL, r->threads + 1) ||
+	if (!set || !p.t || pthread_barrier_init(&p.start, NULL, r->threads + 1) ||
 	    pthread_barrier_init(&p.done, NULL, r->threads + 1)) {
 		fprintf(stderr, "mmusim: cannot start threads\n");
 		exit(1);
@@ -419,16 +431,18 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 			exit(1);
 		}
 	}
-	n = trace_next(tr, &b, e);
-	if (n > 0)
-		own_batch(&ob[cur], &b, true);
-	while (n > 0) {
-		p.cur = &ob[cur];
+	/* fill one set, then: threads run it while the next one is decoded */
+	for (set[cur].n = 0; set[cur].n < POOL_BATCHES && (n = trace_next(tr, &b, e)) > 0;)
+		own_batch(&set[cur].ob[set[cur].n++], &b, true);
+	while (set[cur].n) {
+		struct batch_set *nx = &set[cur ^ 1];
+
+		p.cur = &set[cur];
 		pthread_barrier_wait(&p.start);
-		r->records += ob[cur].b.n;
-		n = trace_next(tr, &b, e); /* decode ahead while they simulate */
-		if (n > 0)
-			own_batch(&ob[cur ^ 1], &b, true);
+		for (unsigned k = 0; k < set[cur].n; k++)
+			r->records += set[cur].ob[k].b.n;
+		for (nx->n = 0; n > 0 && nx->n < POOL_BATCHES && (n = trace_next(tr, &b, e)) > 0;)
+			own_batch(&nx->ob[nx->n++], &b, true);
 		pthread_barrier_wait(&p.done);
 		for (unsigned i = 0; i < r->threads; i++)
 			if (p.t[i].failed)
@@ -446,12 +460,14 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	pthread_barrier_destroy(&p.start);
 	pthread_barrier_destroy(&p.done);
 	free(p.t);
-	for (int i = 0; i < 2; i++) {
-		free(ob[i].recs);
-		free(ob[i].ev);
-		free(ob[i].sum.seg);
-	}
-	return n;
+	for (int j = 0; j < 2; j++)
+		for (int i = 0; i < POOL_BATCHES; i++) {
+			free(set[j].ob[i].recs);
+			free(set[j].ob[i].ev);
+			free(set[j].ob[i].sum.seg);
+		}
+	free(set);
+	return n < 0 ? -1 : 0;
 }
 
 /* Drive every sim of @r from one pass over @tr. Exits on bad input. */

@@ -598,9 +598,17 @@ ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e)
 	if (!t->peeked) {
 		BUG_ON(t->taken);
 		n = tio_read_chunk(t, &q, e);
-		if (n <= 0) {
+		if (n < 0) {
 			*p = NULL;
 			return n;
+		}
+		if (!n) {
+			/*
+			 * An empty stream: a real (empty) buffer, not NULL, so
+			 * that the probes' "p + n" is defined (found by fuzzing).
+			 */
+			*p = t->buf[0] + TIO_HEADROOM;
+			return 0;
 		}
 		t->peeked = true;
 	}

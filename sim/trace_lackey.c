@@ -75,6 +75,7 @@ static const struct {
 struct lk_pending {
 	uint64_t pid, tid, nr;
 	struct os_event ev;
+	bool used; /* the slot of the hash table holds a call */
 };
 
 struct lackey_reader {
@@ -86,8 +87,8 @@ struct lackey_reader {
 	size_t rest_len;
 	unsigned long line; /* lines consumed so far */
 	bool eof;
-	struct lk_pending *pend;
-	size_t npend, cap_pend;
+	struct lk_pending *pend; /* open addressing by (pid, tid), linear probing */
+	size_t npend, cap_pend;  /* calls held; slots (0 or a power of two) */
 	unsigned char save[LK_MAXLINE + 64]; /* + what the fast path may read past the end */
 	struct trace_rec rec[TRACE_BATCH];
 	struct os_event ev[TRACE_BATCH];
@@ -298,17 +299,62 @@ static void lk_emit(struct lk_ctx *c, const struct os_event *ev, uint64_t result
 	(*c->nev)++;
 }
 
+/*
+ * Pending calls live in a hash table, one per thread: a list searched per
+ * SYSCALL line made a trace of many threads' unfinished calls quadratic
+ * (200,000 of them: 35 s; found writing the fuzz harnesses).
+ */
+static size_t lk_pend_slot(const struct lackey_reader *lr, uint64_t pid, uint64_t tid)
+{
+	/* multiplicative hashing (Knuth, TAOCP 6.4) by 2^64 / phi, high bits mixed down */
+	uint64_t h = (pid * 31 + tid) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h ^ h >> 32) & (lr->cap_pend - 1);
+}
+
 static struct lk_pending *lk_find_pending(struct lackey_reader *lr, uint64_t pid, uint64_t tid)
 {
-	for (size_t i = 0; i < lr->npend; i++)
+	size_t i;
+
+	if (!lr->npend)
+		return NULL;
+	for (i = lk_pend_slot(lr, pid, tid); lr->pend[i].used; i = (i + 1) & (lr->cap_pend - 1))
 		if (lr->pend[i].pid == pid && lr->pend[i].tid == tid)
 			return &lr->pend[i];
 	return NULL;
 }
 
+/* Empty @pd's slot and move back the calls probed past it (Knuth's Algorithm R). */
 static void lk_drop_pending(struct lackey_reader *lr, struct lk_pending *pd)
 {
-	*pd = lr->pend[--lr->npend];
+	size_t mask = lr->cap_pend - 1, i = (size_t)(pd - lr->pend), j = i;
+
+	lr->pend[i].used = false;
+	lr->npend--;
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!lr->pend[j].used)
+			return;
+		k = lk_pend_slot(lr, lr->pend[j].pid, lr->pend[j].tid);
+		/* j stays if its home k lies cyclically in (i, j] */
+		if (i <= j ? i < k && k <= j : i < k || k <= j)
+			continue;
+		lr->pend[i] = lr->pend[j];
+		lr->pend[j].used = false;
+		i = j;
+	}
+}
+
+/* The free slot for a call of (@pid, @tid), not in the table. */
+static struct lk_pending *lk_pend_free_slot(struct lackey_reader *lr, uint64_t pid, uint64_t tid)
+{
+	size_t i = lk_pend_slot(lr, pid, tid);
+
+	while (lr->pend[i].used)
+		i = (i + 1) & (lr->cap_pend - 1);
+	return &lr->pend[i];
 }
 
 static int lk_add_pending(struct lk_ctx *c, uint64_t pid, uint64_t tid, uint64_t nr,
@@ -318,18 +364,23 @@ static int lk_add_pending(struct lk_ctx *c, uint64_t pid, uint64_t tid, uint64_t
 	struct lk_pending *pd = lk_find_pending(lr, pid, tid);
 
 	if (!pd) {
-		if (lr->npend == lr->cap_pend) {
-			size_t cap = lr->cap_pend ? 2 * lr->cap_pend : 8;
-			struct lk_pending *np = realloc(lr->pend, cap * sizeof(*np));
+		if (2 * (lr->npend + 1) > lr->cap_pend) { /* at most half full */
+			size_t cap = lr->cap_pend ? 2 * lr->cap_pend : 16, old = lr->cap_pend;
+			struct lk_pending *op = lr->pend, *np = calloc(cap, sizeof(*np));
 
 			if (!np)
 				return lk_errf(c, "out of memory");
 			lr->pend = np;
 			lr->cap_pend = cap;
+			for (size_t i = 0; i < old; i++)
+				if (op[i].used)
+					*lk_pend_free_slot(lr, op[i].pid, op[i].tid) = op[i];
+			free(op);
 		}
-		pd = &lr->pend[lr->npend++];
+		pd = lk_pend_free_slot(lr, pid, tid);
+		lr->npend++;
 	}
-	*pd = (struct lk_pending){ .pid = pid, .tid = tid, .nr = nr, .ev = *ev };
+	*pd = (struct lk_pending){ .pid = pid, .tid = tid, .nr = nr, .ev = *ev, .used = true };
 	return 0;
 }
 
