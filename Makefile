@@ -6,6 +6,7 @@
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
 #   make install  PREFIX=... (default /usr/local): binary, configs, man page
+#   make fuzz     libFuzzer harnesses (clang, ASan + UBSan), FUZZ_SECONDS each (tests/fuzz/run.sh)
 #   make golden-update   re-bless tests/golden/ on purpose
 
 PKGS := gsl yaml-0.1 check zlib liblzma libzstd jansson
@@ -112,7 +113,11 @@ install: mmusim
 	for f in configs/sweeps/*.yaml; do [ -e "$$f" ] && install -m 644 "$$f" $(SHARE)/configs/sweeps/ || true; done
 	install -m 644 doc/mmusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/mmusim.1
 
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
 clean:
 	rm -rf build mmusim
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/main.d
+-include $(LIB_OBJS:.o=.d) $(BUILD)/main.d $(TEST_BINS:=.d)

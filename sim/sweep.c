@@ -180,6 +180,8 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 		const yaml_node_t *v = yaml_document_get_node(y->d, p->value);
 
 		if (scalar(k) && !strcmp(scalar(k), "config")) {
+			if (sw->config)
+				return yerr(y, k, "config: given twice");
 			if (!scalar(v))
 				return yerr(y, v, "config: expected a file name");
 			sw->config = resolve(sw->path, scalar(v));
@@ -196,6 +198,10 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 
 		if (!key)
 			return yerr(y, k, "keys must be plain names");
+		for (yaml_node_pair_t *q = root->data.mapping.pairs.start; q < p; q++)
+			if (scalar(yaml_document_get_node(y->d, q->key)) &&
+			    !strcmp(scalar(yaml_document_get_node(y->d, q->key)), key))
+				return yerr(y, k, "%s: given twice", key);
 		if (!strcmp(key, "config")) {
 			continue;
 		} else if (!strcmp(key, "trace") || !strcmp(key, "workload")) {
@@ -300,21 +306,46 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 			return yerr(y, sweep_node, "sweep: more than %d points", SWEEP_MAX_POINTS);
 		sw->npoints *= sw->axes[i].nvals;
 	}
-	/* every combination must make a valid machine (ways dividing entries, ...) */
-	for (size_t p = 0; p < sw->npoints; p++) {
-		struct sim_config c = base;
-		size_t rest = p;
+	/*
+	 * Every combination must make a valid machine (ways dividing entries, ...).
+	 * In point order the last key changes fastest: keep the config with the
+	 * first i keys applied, and re-apply only the keys from the first one that
+	 * changed (about one config_set per point).
+	 */
+	{
+		struct sim_config *pre = calloc(sw->naxes + 1, sizeof(*pre));
+		size_t *idx = calloc(sw->naxes + 1, sizeof(*idx)), per_input = sw->npoints / sw->ninputs;
+		int r = 0;
 
-		for (size_t i = sw->naxes; i-- > 0;) {
-			size_t j = rest % sw->axes[i].nvals;
-
-			rest /= sw->axes[i].nvals;
-			if (apply(y, &c, sw->axes[i].key, sw->axes[i].vals[j], sweep_node))
-				return -1;
+		if (!pre || !idx) {
+			free(pre);
+			free(idx);
+			return yerr(y, NULL, "out of memory");
 		}
-		if (config_validate(&c, "sweep", &e2))
-			return yerr(y, sweep_node, "point %zu: %s%s%s", p, e2.file[0] ? e2.file : "",
-				    e2.file[0] ? ": " : "", e2.msg);
+		pre[0] = base;
+		for (size_t p = 0; p < per_input && !r; p++) {
+			size_t rest = p, from = sw->naxes;
+
+			for (size_t i = sw->naxes; i-- > 0;) {
+				size_t j = rest % sw->axes[i].nvals;
+
+				rest /= sw->axes[i].nvals;
+				if (!p || j != idx[i])
+					from = i;
+				idx[i] = j;
+			}
+			for (size_t i = from; i < sw->naxes && !r; i++) {
+				pre[i + 1] = pre[i];
+				r = apply(y, &pre[i + 1], sw->axes[i].key, sw->axes[i].vals[idx[i]], sweep_node);
+			}
+			if (!r && config_validate(&pre[sw->naxes], "sweep", &e2))
+				r = yerr(y, sweep_node, "point %zu: %s%s%s", p, e2.file[0] ? e2.file : "",
+					 e2.file[0] ? ": " : "", e2.msg);
+		}
+		free(pre);
+		free(idx);
+		if (r)
+			return -1;
 	}
 	return 0;
 }
