@@ -50,7 +50,7 @@
 
 #include "trace_io.h"
 
-#define DIN_MAXLINE 4096 /* longest accepted line, without its newline (as lackey) */
+#define DIN_MAXLINE TIO_MAXLINE /* longest accepted line, without its newline (as lackey) */
 #define DIN_SIZE 4       /* Dinero IV: every din reference is a 4-byte word */
 #define DIN_ALIGN (~(vaddr_t)3)
 #define DIN_LABEL_MAX 4
@@ -80,13 +80,9 @@ static const unsigned char din_kind_of[DIN_LABEL_MAX + 1] = {
 struct din_reader {
 	struct trace_reader head;
 	struct tio *io;
-	const unsigned char *p;    /* next byte to parse */
-	const unsigned char *end;  /* one past the last newline of the region */
-	const unsigned char *rest; /* after @end in the chunk: an unfinished line */
-	size_t rest_len;
+	struct tio_lines ln; /* the region being parsed (trace_io.h) */
 	unsigned long line; /* lines consumed so far */
 	bool eof;
-	unsigned char save[DIN_MAXLINE + 64];
 	struct trace_rec rec[TRACE_BATCH];
 };
 
@@ -174,7 +170,7 @@ static int din_hex(const unsigned char *s, const unsigned char *te, uint64_t *v,
 static int din_line(struct din_reader *d, unsigned long line, const unsigned char *l,
 		    const unsigned char **next, size_t *n, struct err *e)
 {
-	const unsigned char *nl = memchr(l, '\n', (size_t)(d->end - l));
+	const unsigned char *nl = memchr(l, '\n', (size_t)(d->ln.end - l));
 	const unsigned char *t = nl, *s, *te, *z = NULL;
 	uint64_t label = 0, a = 0;
 	unsigned kind;
@@ -225,13 +221,13 @@ static int din_line(struct din_reader *d, unsigned long line, const unsigned cha
 }
 
 /*
- * Parse whole lines of [d->p, d->end) into the batch until it is full or the
+ * Parse whole lines of [d->ln.p, d->ln.end) into the batch until it is full or the
  * region is used up. The region ends with a newline, which is neither a hex
  * digit nor a label, so the fast loop stops on it without a bounds check.
  */
 static int din_parse(struct din_reader *d, size_t *np, struct err *e)
 {
-	const unsigned char *p = d->p, *end = d->end;
+	const unsigned char *p = d->ln.p, *end = d->ln.end;
 	struct trace_rec *rec = d->rec;
 	unsigned long line = d->line;
 	size_t n = *np;
@@ -267,7 +263,7 @@ slow:
 		if (ret < 0)
 			break;
 	}
-	d->p = p;
+	d->ln.p = p;
 	d->line = line;
 	*np = n;
 	return ret;
@@ -279,50 +275,12 @@ static int din_too_long(struct din_reader *d, struct err *e)
 	return din_errf(d, d->line + 1, e, "line longer than %d bytes", DIN_MAXLINE);
 }
 
-/*
- * Make the next region: the unfinished line carried from the last chunk, put
- * in front of the next chunk, up to that chunk's last newline. At the end of
- * the stream a last line without a newline gets one. Returns 1 (a region,
- * possibly empty), 0 at the end, -1 on error.
- */
+/* The next region of whole lines (tio_lines_refill); a line too long is reported here. */
 static int din_refill(struct din_reader *d, struct err *e)
 {
-	size_t r = d->rest_len;
-	const unsigned char *start, *stop, *nl;
-	unsigned char *q;
-	ssize_t len;
+	int r = tio_lines_refill(d->io, &d->ln, e);
 
-	if (r > DIN_MAXLINE)
-		return din_too_long(d, e);
-	memcpy(d->save, d->rest, r);
-	d->rest_len = 0;
-	len = tio_read_chunk(d->io, &q, e);
-	if (len < 0)
-		return -1;
-	if (!len) {
-		if (!r)
-			return 0;
-		d->save[r] = '\n';
-		d->p = d->save;
-		d->end = d->save + r + 1;
-		return 1;
-	}
-	memcpy(q - r, d->save, r);
-	start = q - r;
-	stop = q + len;
-	nl = memrchr(start, '\n', (size_t)(stop - start));
-	if (!nl) {
-		if (stop - start > DIN_MAXLINE)
-			return din_too_long(d, e);
-		d->p = d->end = d->rest = start;
-		d->rest_len = (size_t)(stop - start);
-		return 1;
-	}
-	d->p = start;
-	d->end = nl + 1;
-	d->rest = nl + 1;
-	d->rest_len = (size_t)(stop - (nl + 1));
-	return 1;
+	return r == -2 ? din_too_long(d, e) : r;
 }
 
 static int din_next(struct trace_reader *tr, struct trace_batch *b, struct err *e)
@@ -332,7 +290,7 @@ static int din_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 	int ret;
 
 	while (n < TRACE_BATCH) {
-		if (d->p == d->end) {
+		if (d->ln.p == d->ln.end) {
 			if (d->eof)
 				break;
 			ret = din_refill(d, e);
@@ -378,7 +336,7 @@ struct trace_reader *trace_din_open(struct tio *io, const char *name, struct err
 	d->head.format = TF_DIN;
 	snprintf(d->head.name, sizeof(d->head.name), "%s", name);
 	d->io = io;
-	d->p = d->end = d->rest = d->save;
+	tio_lines_init(&d->ln);
 	return &d->head;
 }
 

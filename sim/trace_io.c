@@ -654,3 +654,53 @@ void tio_close(struct tio *t)
 	}
 	tio_free(t);
 }
+
+/* --- whole lines, for the text readers -------------------------------------- */
+
+void tio_lines_init(struct tio_lines *l)
+{
+	l->p = l->end = l->rest = l->save;
+	l->rest_len = 0;
+}
+
+int tio_lines_refill(struct tio *io, struct tio_lines *l, struct err *e)
+{
+	size_t r = l->rest_len;
+	const unsigned char *start, *stop, *nl;
+	unsigned char *q;
+	ssize_t len;
+
+	if (r > TIO_MAXLINE)
+		return -2;
+	memcpy(l->save, l->rest, r);
+	l->rest_len = 0;
+	len = tio_read_chunk(io, &q, e);
+	if (len < 0)
+		return -1;
+	if (!len) {
+		if (!r)
+			return 0;
+		l->save[r] = '\n';
+		l->p = l->save;
+		l->end = l->save + r + 1;
+		return 1;
+	}
+	/* the carried line goes in front of the chunk */
+	_Static_assert(TIO_HEADROOM > TIO_MAXLINE, "a carried line must fit before a chunk");
+	memcpy(q - r, l->save, r);
+	start = q - r;
+	stop = q + len;
+	nl = memrchr(start, '\n', (size_t)(stop - start));
+	if (!nl) {
+		if (stop - start > TIO_MAXLINE)
+			return -2;
+		l->p = l->end = l->rest = start;
+		l->rest_len = (size_t)(stop - start);
+		return 1;
+	}
+	l->p = start;
+	l->end = nl + 1;
+	l->rest = nl + 1;
+	l->rest_len = (size_t)(stop - (nl + 1));
+	return 1;
+}

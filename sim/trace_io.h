@@ -81,6 +81,34 @@ ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e);
 ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e);
 
 /*
+ * Whole lines over a stream, for the text readers (lackey, pin, din): each
+ * region [p, end) ends with a newline. The unfinished line at a chunk's end is
+ * carried in front of the next chunk (in its TIO_HEADROOM); at the end of the
+ * stream a last line without a newline gets one, in @save.
+ */
+#define TIO_MAXLINE 4096 /* the longest line a text reader accepts, without its newline */
+
+struct tio_lines {
+	const unsigned char *p;    /* next byte to parse */
+	const unsigned char *end;  /* one past the last newline of the region */
+	const unsigned char *rest; /* after @end in the chunk: an unfinished line */
+	size_t rest_len;
+	/* the carried line; + TIO_TAILROOM for what a fast path may read past it */
+	unsigned char save[TIO_MAXLINE + TIO_TAILROOM];
+};
+
+/* An empty region, nothing carried. */
+void tio_lines_init(struct tio_lines *l);
+
+/*
+ * The next region. Returns 1 (a region, possibly empty while a long line
+ * gathers), 0 at the end of the stream, -1 with @e set (the stream failed), or
+ * -2 when the line after the last region has no newline within TIO_MAXLINE
+ * bytes (the caller reports it at its line number).
+ */
+int tio_lines_refill(struct tio *io, struct tio_lines *l, struct err *e);
+
+/*
  * Call before reporting bad content: garbage decoded from a corrupt stream is
  * the stream's fault, and a checksum may only fail a little later. Waits until
  * the producer has finished or filled the chunks it may run ahead (bounded

@@ -39,7 +39,7 @@
 
 #include "trace_io.h"
 
-#define LK_MAXLINE 4096     /* longest accepted line, without its newline */
+#define LK_MAXLINE TIO_MAXLINE     /* longest accepted line, without its newline */
 #define LK_SIZE_MAX 65536u  /* largest reference size accepted (a 64 KiB access) */
 
 /* hexv[c] - 1 is the value of hex digit c, or a huge number for any other byte. */
@@ -81,15 +81,11 @@ struct lk_pending {
 struct lackey_reader {
 	struct trace_reader head;
 	struct tio *io;
-	const unsigned char *p;   /* next byte to parse */
-	const unsigned char *end; /* one past the last newline of the region */
-	const unsigned char *rest; /* after @end in the chunk: an unfinished line */
-	size_t rest_len;
+	struct tio_lines ln; /* the region being parsed (trace_io.h) */
 	unsigned long line; /* lines consumed so far */
 	bool eof;
 	struct lk_pending *pend; /* open addressing by (pid, tid), linear probing */
 	size_t npend, cap_pend;  /* calls held; slots (0 or a power of two) */
-	unsigned char save[LK_MAXLINE + 64]; /* + what the fast path may read past the end */
 	struct trace_rec rec[TRACE_BATCH];
 	struct os_event ev[TRACE_BATCH];
 };
@@ -507,7 +503,7 @@ bad_result:
  */
 static int lk_line(struct lk_ctx *c, const unsigned char *l, const unsigned char **next)
 {
-	const unsigned char *nl = memchr(l, '\n', (size_t)(c->lr->end - l));
+	const unsigned char *nl = memchr(l, '\n', (size_t)(c->lr->ln.end - l));
 	const unsigned char *t = nl, *s;
 	unsigned kind;
 
@@ -571,7 +567,7 @@ static inline bool lk_is_hex8(uint64_t w)
 }
 
 /*
- * Parse whole lines of [lr->p, lr->end) into the batch until it is full or
+ * Parse whole lines of [lr->ln.p, lr->ln.end) into the batch until it is full or
  * the region is used up. The region ends with a newline and at least 16
  * readable bytes follow any line start (TIO_TAILROOM, the size of @save), so
  * the fast path reads without bounds checks (an 8-byte word, and a byte or
@@ -581,7 +577,7 @@ static inline bool lk_is_hex8(uint64_t w)
  */
 static int lk_parse(struct lackey_reader *lr, size_t *np, size_t *nevp, struct err *e)
 {
-	const unsigned char *p = lr->p, *end = lr->end;
+	const unsigned char *p = lr->ln.p, *end = lr->ln.end;
 	struct trace_rec *rec = lr->rec;
 	unsigned long line = lr->line;
 	size_t n = *np;
@@ -662,7 +658,7 @@ slow:
 				break;
 		}
 	}
-	lr->p = p;
+	lr->ln.p = p;
 	lr->line = line;
 	*np = n;
 	return ret;
@@ -676,51 +672,12 @@ static int lk_too_long(struct lackey_reader *lr, struct err *e)
 	return err_set(e, lr->head.name, lr->line + 1, 0, "line longer than %d bytes", LK_MAXLINE);
 }
 
-/*
- * Make the next region: the unfinished line carried from the last chunk, put
- * in front of the next chunk, up to that chunk's last newline. At the end of
- * the stream a last line without a newline gets one. Returns 1 (a region,
- * possibly empty), 0 at the end, -1 on error.
- */
+/* The next region of whole lines (tio_lines_refill); a line too long is reported here. */
 static int lk_refill(struct lackey_reader *lr, struct err *e)
 {
-	size_t r = lr->rest_len;
-	unsigned char *q;
-	const unsigned char *start, *stop, *nl;
-	ssize_t len;
+	int r = tio_lines_refill(lr->io, &lr->ln, e);
 
-	if (r > LK_MAXLINE)
-		return lk_too_long(lr, e);
-	memcpy(lr->save, lr->rest, r);
-	lr->rest_len = 0;
-	len = tio_read_chunk(lr->io, &q, e);
-	if (len < 0)
-		return -1;
-	if (!len) {
-		if (!r)
-			return 0;
-		lr->save[r] = '\n';
-		lr->p = lr->save;
-		lr->end = lr->save + r + 1;
-		return 1;
-	}
-	memcpy(q - r, lr->save, r);
-	start = q - r;
-	stop = q + len;
-	nl = memrchr(start, '\n', (size_t)(stop - start));
-	if (!nl) {
-		if (stop - start > LK_MAXLINE)
-			return lk_too_long(lr, e);
-		lr->p = lr->end = start;
-		lr->rest = start;
-		lr->rest_len = (size_t)(stop - start);
-		return 1;
-	}
-	lr->p = start;
-	lr->end = nl + 1;
-	lr->rest = nl + 1;
-	lr->rest_len = (size_t)(stop - (nl + 1));
-	return 1;
+	return r == -2 ? lk_too_long(lr, e) : r;
 }
 
 static int lk_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
@@ -730,7 +687,7 @@ static int lk_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
 	int ret;
 
 	while (n < TRACE_BATCH) {
-		if (lr->p == lr->end) {
+		if (lr->ln.p == lr->ln.end) {
 			if (lr->eof)
 				break;
 			ret = lk_refill(lr, e);
@@ -777,7 +734,7 @@ struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct 
 	lr->head.format = TF_LACKEY;
 	snprintf(lr->head.name, sizeof(lr->head.name), "%s", name);
 	lr->io = io;
-	lr->p = lr->end = lr->rest = lr->save;
+	tio_lines_init(&lr->ln);
 	return &lr->head;
 }
 

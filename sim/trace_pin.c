@@ -51,7 +51,7 @@
 
 #include "trace_io.h"
 
-#define PIN_MAXLINE 4096 /* longest accepted line, without its newline (as lackey) */
+#define PIN_MAXLINE TIO_MAXLINE /* longest accepted line, without its newline (as lackey) */
 #define PIN_SIZE 1       /* pinatrace prints no size */
 #define PIN_NO_IP UINT64_MAX /* before the first line: differs from every ip */
 
@@ -71,15 +71,11 @@ static const unsigned char pin_kind[256] = { ['R'] = R_LOAD + 1, ['W'] = R_STORE
 struct pin_reader {
 	struct trace_reader head;
 	struct tio *io;
-	const unsigned char *p;    /* next byte to parse */
-	const unsigned char *end;  /* one past the last newline of the region */
-	const unsigned char *rest; /* after @end in the chunk: an unfinished line */
-	size_t rest_len;
+	struct tio_lines ln; /* the region being parsed (trace_io.h) */
 	unsigned long line; /* lines consumed so far */
 	bool eof;           /* the stream is used up */
 	bool seen_eof;      /* the "#eof" line has been read */
 	vaddr_t last_ip;    /* ip of the previous record line */
-	unsigned char save[PIN_MAXLINE + 64];
 	struct trace_rec rec[TRACE_BATCH];
 };
 
@@ -178,7 +174,7 @@ static int pin_ptr(const unsigned char *s, const unsigned char *t, uint64_t *v,
 static int pin_line(struct pin_reader *pr, unsigned long line, const unsigned char *l,
 		    const unsigned char **next, size_t *n, struct err *e)
 {
-	const unsigned char *nl = memchr(l, '\n', (size_t)(pr->end - l));
+	const unsigned char *nl = memchr(l, '\n', (size_t)(pr->ln.end - l));
 	const unsigned char *t = nl, *colon, *s, *te, *z = NULL;
 	uint64_t ip = 0, a = 0;
 	unsigned kind;
@@ -240,7 +236,7 @@ static int pin_line(struct pin_reader *pr, unsigned long line, const unsigned ch
 }
 
 /*
- * Parse whole lines of [pr->p, pr->end) into the batch until it is full (two
+ * Parse whole lines of [pr->ln.p, pr->ln.end) into the batch until it is full (two
  * records of room are kept: a line gives a fetch and an access) or the region
  * is used up. The region ends with a newline, which is no hex digit and none
  * of the literal bytes tested, so the fast loop stops on it: it never reads
@@ -249,7 +245,7 @@ static int pin_line(struct pin_reader *pr, unsigned long line, const unsigned ch
  */
 static int pin_parse(struct pin_reader *pr, size_t *np, struct err *e)
 {
-	const unsigned char *p = pr->p, *end = pr->end;
+	const unsigned char *p = pr->ln.p, *end = pr->ln.end;
 	struct trace_rec *rec = pr->rec;
 	unsigned long line = pr->line;
 	vaddr_t last_ip = pr->last_ip;
@@ -302,7 +298,7 @@ slow:
 		if (ret < 0)
 			break;
 	}
-	pr->p = p;
+	pr->ln.p = p;
 	pr->line = line;
 	pr->last_ip = last_ip;
 	*np = n;
@@ -315,50 +311,12 @@ static int pin_too_long(struct pin_reader *pr, struct err *e)
 	return pin_errf(pr, pr->line + 1, e, "line longer than %d bytes", PIN_MAXLINE);
 }
 
-/*
- * Make the next region: the unfinished line carried from the last chunk, put
- * in front of the next chunk, up to that chunk's last newline. At the end of
- * the stream a last line without a newline gets one. Returns 1 (a region,
- * possibly empty), 0 at the end, -1 on error.
- */
+/* The next region of whole lines (tio_lines_refill); a line too long is reported here. */
 static int pin_refill(struct pin_reader *pr, struct err *e)
 {
-	size_t r = pr->rest_len;
-	const unsigned char *start, *stop, *nl;
-	unsigned char *q;
-	ssize_t len;
+	int r = tio_lines_refill(pr->io, &pr->ln, e);
 
-	if (r > PIN_MAXLINE)
-		return pin_too_long(pr, e);
-	memcpy(pr->save, pr->rest, r);
-	pr->rest_len = 0;
-	len = tio_read_chunk(pr->io, &q, e);
-	if (len < 0)
-		return -1;
-	if (!len) {
-		if (!r)
-			return 0;
-		pr->save[r] = '\n';
-		pr->p = pr->save;
-		pr->end = pr->save + r + 1;
-		return 1;
-	}
-	memcpy(q - r, pr->save, r);
-	start = q - r;
-	stop = q + len;
-	nl = memrchr(start, '\n', (size_t)(stop - start));
-	if (!nl) {
-		if (stop - start > PIN_MAXLINE)
-			return pin_too_long(pr, e);
-		pr->p = pr->end = pr->rest = start;
-		pr->rest_len = (size_t)(stop - start);
-		return 1;
-	}
-	pr->p = start;
-	pr->end = nl + 1;
-	pr->rest = nl + 1;
-	pr->rest_len = (size_t)(stop - (nl + 1));
-	return 1;
+	return r == -2 ? pin_too_long(pr, e) : r;
 }
 
 static int pin_next(struct trace_reader *tr, struct trace_batch *b, struct err *e)
@@ -368,7 +326,7 @@ static int pin_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 	int ret;
 
 	while (n + 2 <= TRACE_BATCH) {
-		if (pr->p == pr->end) {
+		if (pr->ln.p == pr->ln.end) {
 			if (pr->eof)
 				break;
 			ret = pin_refill(pr, e);
@@ -414,7 +372,7 @@ struct trace_reader *trace_pin_open(struct tio *io, const char *name, struct err
 	pr->head.format = TF_PIN;
 	snprintf(pr->head.name, sizeof(pr->head.name), "%s", name);
 	pr->io = io;
-	pr->p = pr->end = pr->rest = pr->save;
+	tio_lines_init(&pr->ln);
 	pr->last_ip = PIN_NO_IP;
 	return &pr->head;
 }
