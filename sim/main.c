@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,7 +318,7 @@ struct run {
 	struct sim *sims;         /* n of them, driven from one reader */
 	const char **mode_names;
 	unsigned n;
-	unsigned threads;         /* > 1: simulator threads, the reader on the main thread */
+	unsigned threads;         /* > 1: threads sharing the decode and the simulators */
 	double wall;
 	uint64_t records;
 };
@@ -369,84 +370,112 @@ struct batch_set {
 	unsigned n;
 };
 
-/* The simulator threads of a threaded run: thread t runs sims t, t + T, ... */
+/*
+ * A threaded run: r->threads participants (the main thread and r->threads - 1
+ * helpers) share each round's work items through one counter: item 0 decodes and
+ * summarizes the next set of batches, item 1 + i runs simulator i over the current
+ * set. Whoever is free takes the next item, so a slow item (the decode, a small
+ * TLB that misses often) never leaves a core idle while work remains.
+ */
 struct sim_pool {
 	struct run *r;
+	struct trace_reader *tr;
 	pthread_barrier_t start, done;
-	const struct batch_set *cur;
+	struct batch_set *cur, *next;
+	atomic_uint item;
+	bool fill;          /* item 0 has a set to fill: the reader is not at its end */
+	int rc;             /* the reader's last trace_next() */
+	struct err rerr;    /* its error */
+	bool *failed;       /* per simulator: stopped on bad input (its err says why) */
 	bool stop;
-	struct sim_thread {
-		struct sim_pool *pool;
-		pthread_t tid;
-		unsigned idx;
-		bool failed;
-		struct err err;
-	} *t;
 };
 
-static void *sim_thread_main(void *arg)
+static void fill_set(struct sim_pool *p)
 {
-	struct sim_thread *t = arg;
-	struct sim_pool *p = t->pool;
+	struct batch_set *s = p->next;
+	struct trace_batch b;
+
+	for (s->n = 0; s->n < POOL_BATCHES && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
+		own_batch(&s->ob[s->n++], &b, true);
+}
+
+/* One participant's share of a round. */
+static void pool_work(struct sim_pool *p)
+{
+	for (;;) {
+		unsigned it = atomic_fetch_add_explicit(&p->item, 1, memory_order_relaxed);
+
+		if (it == 0) {
+			if (p->fill)
+				fill_set(p);
+			continue;
+		}
+		if (it - 1 >= p->r->n)
+			return;
+		struct sim *s = &p->r->sims[it - 1];
+
+		for (unsigned k = 0; k < p->cur->n && !p->failed[it - 1]; k++) {
+			const struct owned_batch *o = &p->cur->ob[k];
+			struct err e;
+
+			if (sim_run_batch_summarized(s, &o->b, o->summed ? &o->sum : NULL, &e))
+				p->failed[it - 1] = true;
+		}
+	}
+}
+
+static void *pool_thread(void *arg)
+{
+	struct sim_pool *p = arg;
 
 	for (;;) {
 		pthread_barrier_wait(&p->start);
 		if (p->stop)
 			return NULL;
-		for (unsigned i = t->idx; i < p->r->n && !t->failed; i += p->r->threads)
-			for (unsigned k = 0; k < p->cur->n && !t->failed; k++) {
-				const struct owned_batch *o = &p->cur->ob[k];
-
-				if (sim_run_batch_summarized(&p->r->sims[i], &o->b, o->summed ? &o->sum : NULL,
-							     &t->err))
-					t->failed = true;
-			}
+		pool_work(p);
 		pthread_barrier_wait(&p->done);
 	}
 }
 
 /*
- * Threaded: while the simulator threads run batch k, the main thread decodes and
- * summarizes batch k + 1 into the other buffer. Every simulator still sees every
- * batch in order, so the counts are those of the plain loop.
+ * Every simulator still sees every batch in order, so the counts are those of the
+ * plain loop; a reader error or a failed simulator ends the run after its round
+ * (the lowest-numbered failed simulator's message, whatever the timing).
  */
 static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 {
 	struct batch_set *set = calloc(2, sizeof(*set));
-	struct sim_pool p = { .r = r };
-	struct trace_batch b;
-	unsigned cur = 0;
-	int n = 1;
+	struct sim_pool p = { .r = r, .tr = tr, .rc = 1 };
+	unsigned nt = r->threads - 1, cur = 0;
+	pthread_t *tid = calloc(nt, sizeof(*tid));
 
-	p.t = calloc(r->threads, sizeof(*p.t));
-	if (!set || !p.t || pthread_barrier_init(&p.start, NULL, r->threads + 1) ||
-	    pthread_barrier_init(&p.done, NULL, r->threads + 1)) {
+	p.failed = calloc(r->n, sizeof(*p.failed));
+	if (!set || !tid || !p.failed || pthread_barrier_init(&p.start, NULL, nt + 1) ||
+	    pthread_barrier_init(&p.done, NULL, nt + 1)) {
 		fprintf(stderr, "mmusim: cannot start threads\n");
 		exit(1);
 	}
-	for (unsigned i = 0; i < r->threads; i++) {
-		p.t[i] = (struct sim_thread){ .pool = &p, .idx = i };
-		if (pthread_create(&p.t[i].tid, NULL, sim_thread_main, &p.t[i])) {
+	for (unsigned i = 0; i < nt; i++)
+		if (pthread_create(&tid[i], NULL, pool_thread, &p)) {
 			fprintf(stderr, "mmusim: cannot start threads\n");
 			exit(1);
 		}
-	}
-	/* fill one set, then: threads run it while the next one is decoded */
-	for (set[cur].n = 0; set[cur].n < POOL_BATCHES && (n = trace_next(tr, &b, e)) > 0;)
-		own_batch(&set[cur].ob[set[cur].n++], &b, true);
+	p.next = &set[cur];
+	fill_set(&p);
 	while (set[cur].n) {
-		struct batch_set *nx = &set[cur ^ 1];
-
 		p.cur = &set[cur];
+		p.next = &set[cur ^ 1];
+		p.next->n = 0;
+		p.fill = p.rc > 0;
+		atomic_store_explicit(&p.item, 0, memory_order_relaxed);
 		pthread_barrier_wait(&p.start);
+		pool_work(&p);
+		pthread_barrier_wait(&p.done);
 		for (unsigned k = 0; k < set[cur].n; k++)
 			r->records += set[cur].ob[k].b.n;
-		for (nx->n = 0; n > 0 && nx->n < POOL_BATCHES && (n = trace_next(tr, &b, e)) > 0;)
-			own_batch(&nx->ob[nx->n++], &b, true);
-		pthread_barrier_wait(&p.done);
-		for (unsigned i = 0; i < r->threads; i++)
-			if (p.t[i].failed)
-				die_err(&p.t[i].err);
+		for (unsigned i = 0; i < r->n; i++)
+			if (p.failed[i])
+				die_err(&r->sims[i].err);
 		if (interrupted) {
 			fprintf(stderr, "\nmmusim: interrupted; no result written\n");
 			exit(130);
@@ -455,19 +484,22 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	}
 	p.stop = true;
 	pthread_barrier_wait(&p.start);
-	for (unsigned i = 0; i < r->threads; i++)
-		pthread_join(p.t[i].tid, NULL);
+	for (unsigned i = 0; i < nt; i++)
+		pthread_join(tid[i], NULL);
 	pthread_barrier_destroy(&p.start);
 	pthread_barrier_destroy(&p.done);
-	free(p.t);
+	free(tid);
+	free(p.failed);
 	for (int j = 0; j < 2; j++)
 		for (int i = 0; i < POOL_BATCHES; i++) {
 			free(set[j].ob[i].recs);
 			free(set[j].ob[i].ev);
-			free(set[j].ob[i].sum.seg);
+			sim_batch_summary_free(&set[j].ob[i].sum);
 		}
 	free(set);
-	return n < 0 ? -1 : 0;
+	if (p.rc < 0)
+		*e = p.rerr;
+	return p.rc < 0 ? -1 : 0;
 }
 
 /* Drive every sim of @r from one pass over @tr. Exits on bad input. */
@@ -507,7 +539,7 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 			next += 1.0;
 		}
 	}
-	free(sum.seg);
+	sim_batch_summary_free(&sum);
 end:
 	if (n < 0)
 		die_err(&e);

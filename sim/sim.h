@@ -59,6 +59,7 @@ struct sim {
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
 	const char *trace_name; /* for messages */
 	uint64_t rec_no;        /* records consumed, for messages */
+	char fail_msg[256];     /* a failure's message without its record number (see fail()) */
 	struct err err;
 };
 
@@ -75,31 +76,46 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
 
 /*
  * Several simulators fed from one batch (sweeps, --modes) share one pass over it
- * that finds the references every simulator answers from its memo of the last
- * L1 hit (mmu.h): runs of records that touch, on each side, the page the side's
- * previous access touched (stores only after a store to it), with no event and
- * no page-crossing reference among them. Each simulator then applies such a run
- * as a few counter additions, after checking that its memo really holds those
- * pages (else it replays the run record by record): the counts are exactly those
- * of sim_run_batch().
+ * that does, once, what does not depend on a simulator's state:
+ *
+ * - It finds the references every simulator answers from its memo of the last L1
+ *   hit (mmu.h): runs of records that touch, on each side, the page the side's
+ *   previous access touched (stores only after a store to it), with no event and
+ *   no page-crossing reference among them. A simulator applies such a run as a
+ *   few counter additions, after checking that its memo really holds those pages
+ *   (else it replays the run record by record).
+ * - It turns every other reference into an op: the address and its kind (an
+ *   ifetch, a load, a store; an M is a load op and a store op), so the simulators
+ *   skip the record decoding, the page-crossing test and the per-kind counting.
+ *   What is left (events, crossing references, R_INSNS) is replayed as a record.
+ *
+ * The record counts by kind are the batch's totals (@kinds, @insns): a simulator
+ * that ran the whole batch sets its counts from them at the end, and meanwhile
+ * adds ifetches to st.instructions, so sim_now() stays exact inside the batch.
+ * The counts are exactly those of sim_run_batch() (check_sim compares them).
  */
 struct batch_seg {
 	uint32_t start, end;          /* records [start, end) of the batch */
-	uint64_t vpn[2];              /* the page each side's repeats touch (VPN_NONE: none) */
-	uint32_t cnt[R_KIND_NR];      /* records of each kind in the run */
 	uint32_t hits[2];             /* memo hits per side (M counts twice) */
-	uint64_t insns;               /* R_INSNS instructions in it */
+	uint64_t time;                /* instructions in it: ifetches + R_INSNS counts */
+	uint64_t vpn[2];              /* the page each side's repeats touch (VPN_NONE: none) */
 };
 
 struct batch_summary {
-	struct batch_seg *seg;
+	uint64_t *op;                 /* nop ops: see sim.c (BOP_*) */
+	uint32_t *op_rec;             /* the record of each op, for error messages */
+	size_t nop, cap_op;
+	struct batch_seg *seg;        /* n runs */
 	size_t n, cap;
+	uint64_t kinds[R_KIND_NR];    /* records of each kind in the batch */
+	uint64_t insns;               /* R_INSNS instructions in the batch */
 };
 
-/* Find the memo runs of @b (n records). 0, or -1 on host OOM (then pass NULL below). */
+/* Summarize @b into @sum (reused across batches). 0, or -1 on host OOM (then pass NULL below). */
 int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum);
+void sim_batch_summary_free(struct batch_summary *sum);
 
-/* sim_run_batch() helped by @sum (from sim_batch_summarize(); NULL: plain). */
+/* sim_run_batch() driven by @sum (from sim_batch_summarize() of @b; NULL: plain). */
 int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			     const struct batch_summary *sum, struct err *e);
 

@@ -349,7 +349,7 @@ START_TEST(summarized_batches_count_the_same)
 			sim_destroy(&a[i]);
 			sim_destroy(&b[i]);
 		}
-		free(sum.seg);
+		sim_batch_summary_free(&sum);
 		free(a);
 		free(b);
 		trace_close(r);
