@@ -331,7 +331,6 @@ static void progress(const struct run *r, double t0, bool final)
 		dt > 0 ? (double)r->records / dt / 1e6 : 0.0, final ? "\n" : "");
 }
 
-/* Drive every sim of @r from one pass over @tr. Exits on bad input. */
 /* A batch that outlives the reader's next call (the threaded run decodes ahead). */
 struct owned_batch {
 	struct trace_batch b;
@@ -342,7 +341,7 @@ struct owned_batch {
 	bool summed;
 };
 
-static void own_batch(struct owned_batch *o, const struct trace_batch *b, bool summarize)
+static void own_batch(struct owned_batch *o, const struct trace_batch *b)
 {
 	if (b->nev > o->cap_ev) {
 		free(o->ev);
@@ -359,11 +358,13 @@ static void own_batch(struct owned_batch *o, const struct trace_batch *b, bool s
 	if (b->nev)
 		memcpy(o->ev, b->ev, b->nev * sizeof(*o->ev));
 	o->b = (struct trace_batch){ o->recs, b->n, o->ev, b->nev };
-	o->summed = summarize && !sim_batch_summarize(&o->b, &o->sum);
+	o->summed = false;
 }
 
 /* Batches handed to the simulator threads at once (fewer barrier rounds). */
 #define POOL_BATCHES 32
+/* Batches per summarizing work item (the summaries of a set are independent). */
+#define SUM_CHUNK 8
 
 struct batch_set {
 	struct owned_batch ob[POOL_BATCHES];
@@ -371,57 +372,73 @@ struct batch_set {
 };
 
 /*
- * A threaded run: r->threads participants (the main thread and r->threads - 1
- * helpers) share each round's work items through one counter: item 0 decodes and
- * summarizes the next set of batches, item 1 + i runs simulator i over the current
- * set. Whoever is free takes the next item, so a slow item (the decode, a small
- * TLB that misses often) never leaves a core idle while work remains.
+ * A threaded run is a three-stage pipeline over sets of POOL_BATCHES batches:
+ * in each round one set is decoded, the one decoded before is summarized
+ * (SUM_CHUNK batches per item) and the one before that is simulated (one item
+ * per simulator). r->threads participants -- the main thread and r->threads - 1
+ * helpers -- take the round's items from one counter, longest first (the decode,
+ * then the simulators by their time in the last round, then the summaries), so
+ * no core idles while work remains. Every simulator still sees every batch in
+ * order: the counts are those of the plain loop, whatever the timing.
  */
+enum { ST_FILL, ST_SUM, ST_SIM, ST_NR };
+
+struct pool_item {
+	unsigned kind; /* ST_* */
+	unsigned arg;  /* ST_SUM: first batch; ST_SIM: simulator */
+};
+
 struct sim_pool {
 	struct run *r;
 	struct trace_reader *tr;
 	pthread_barrier_t start, done;
-	struct batch_set *cur, *next;
-	atomic_uint item;
-	bool fill;          /* item 0 has a set to fill: the reader is not at its end */
+	struct batch_set *stage[ST_NR]; /* this round's set per stage; NULL: none */
+	struct pool_item *items;
+	unsigned nitems;
+	atomic_uint next;
 	int rc;             /* the reader's last trace_next() */
 	struct err rerr;    /* its error */
 	bool *failed;       /* per simulator: stopped on bad input (its err says why) */
+	double *cost;       /* per simulator: seconds in the last round (ordering only) */
 	bool stop;
 };
 
-static void fill_set(struct sim_pool *p)
+static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 {
-	struct batch_set *s = p->next;
-	struct trace_batch b;
+	if (it->kind == ST_FILL) {
+		struct batch_set *s = p->stage[ST_FILL];
+		struct trace_batch b;
 
-	for (s->n = 0; s->n < POOL_BATCHES && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
-		own_batch(&s->ob[s->n++], &b, true);
+		for (s->n = 0; s->n < POOL_BATCHES && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
+			own_batch(&s->ob[s->n++], &b);
+	} else if (it->kind == ST_SUM) {
+		struct batch_set *s = p->stage[ST_SUM];
+
+		for (unsigned k = it->arg; k < s->n && k < it->arg + SUM_CHUNK; k++)
+			s->ob[k].summed = !sim_batch_summarize(&s->ob[k].b, &s->ob[k].sum);
+	} else {
+		const struct batch_set *s = p->stage[ST_SIM];
+		unsigned i = it->arg;
+		double t0 = now_seconds();
+
+		for (unsigned k = 0; k < s->n && !p->failed[i]; k++) {
+			const struct owned_batch *o = &s->ob[k];
+			struct err e;
+
+			if (sim_run_batch_summarized(&p->r->sims[i], &o->b, o->summed ? &o->sum : NULL, &e))
+				p->failed[i] = true;
+		}
+		p->cost[i] = now_seconds() - t0;
+	}
 }
 
 /* One participant's share of a round. */
 static void pool_work(struct sim_pool *p)
 {
-	for (;;) {
-		unsigned it = atomic_fetch_add_explicit(&p->item, 1, memory_order_relaxed);
+	unsigned k;
 
-		if (it == 0) {
-			if (p->fill)
-				fill_set(p);
-			continue;
-		}
-		if (it - 1 >= p->r->n)
-			return;
-		struct sim *s = &p->r->sims[it - 1];
-
-		for (unsigned k = 0; k < p->cur->n && !p->failed[it - 1]; k++) {
-			const struct owned_batch *o = &p->cur->ob[k];
-			struct err e;
-
-			if (sim_run_batch_summarized(s, &o->b, o->summed ? &o->sum : NULL, &e))
-				p->failed[it - 1] = true;
-		}
-	}
+	while ((k = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nitems)
+		pool_item_run(p, &p->items[k]);
 }
 
 static void *pool_thread(void *arg)
@@ -437,21 +454,50 @@ static void *pool_thread(void *arg)
 	}
 }
 
+/* This round's items, longest first. */
+static void pool_plan(struct sim_pool *p)
+{
+	unsigned n = 0;
+
+	if (p->stage[ST_FILL])
+		p->items[n++] = (struct pool_item){ ST_FILL, 0 };
+	if (p->stage[ST_SIM]) {
+		unsigned first = n;
+
+		for (unsigned i = 0; i < p->r->n; i++) {
+			unsigned j = n++;
+
+			/* insertion by the last round's cost, descending; ties by index */
+			while (j > first && p->cost[p->items[j - 1].arg] < p->cost[i]) {
+				p->items[j] = p->items[j - 1];
+				j--;
+			}
+			p->items[j] = (struct pool_item){ ST_SIM, i };
+		}
+	}
+	if (p->stage[ST_SUM])
+		for (unsigned k = 0; k < p->stage[ST_SUM]->n; k += SUM_CHUNK)
+			p->items[n++] = (struct pool_item){ ST_SUM, k };
+	p->nitems = n;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+}
+
 /*
- * Every simulator still sees every batch in order, so the counts are those of the
- * plain loop; a reader error or a failed simulator ends the run after its round
- * (the lowest-numbered failed simulator's message, whatever the timing).
+ * A reader error or a failed simulator ends the run after its round (the
+ * lowest-numbered failed simulator's message, whatever the timing).
  */
 static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 {
-	struct batch_set *set = calloc(2, sizeof(*set));
+	struct batch_set *set = calloc(ST_NR, sizeof(*set));
 	struct sim_pool p = { .r = r, .tr = tr, .rc = 1 };
-	unsigned nt = r->threads - 1, cur = 0;
+	unsigned nt = r->threads - 1;
 	pthread_t *tid = calloc(nt, sizeof(*tid));
 
 	p.failed = calloc(r->n, sizeof(*p.failed));
-	if (!set || !tid || !p.failed || pthread_barrier_init(&p.start, NULL, nt + 1) ||
-	    pthread_barrier_init(&p.done, NULL, nt + 1)) {
+	p.cost = calloc(r->n, sizeof(*p.cost));
+	p.items = calloc(1 + r->n + POOL_BATCHES / SUM_CHUNK + 1, sizeof(*p.items));
+	if (!set || !tid || !p.failed || !p.cost || !p.items ||
+	    pthread_barrier_init(&p.start, NULL, nt + 1) || pthread_barrier_init(&p.done, NULL, nt + 1)) {
 		fprintf(stderr, "mmusim: cannot start threads\n");
 		exit(1);
 	}
@@ -460,27 +506,28 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 			fprintf(stderr, "mmusim: cannot start threads\n");
 			exit(1);
 		}
-	p.next = &set[cur];
-	fill_set(&p);
-	while (set[cur].n) {
-		p.cur = &set[cur];
-		p.next = &set[cur ^ 1];
-		p.next->n = 0;
-		p.fill = p.rc > 0;
-		atomic_store_explicit(&p.item, 0, memory_order_relaxed);
+	/* round 0 fills set 0; each set then moves one stage per round */
+	p.stage[ST_FILL] = &set[0];
+	for (unsigned round = 0; p.stage[ST_FILL] || p.stage[ST_SUM] || p.stage[ST_SIM]; round++) {
+		pool_plan(&p);
 		pthread_barrier_wait(&p.start);
 		pool_work(&p);
 		pthread_barrier_wait(&p.done);
-		for (unsigned k = 0; k < set[cur].n; k++)
-			r->records += set[cur].ob[k].b.n;
-		for (unsigned i = 0; i < r->n; i++)
-			if (p.failed[i])
-				die_err(&r->sims[i].err);
+		if (p.stage[ST_SIM]) {
+			for (unsigned k = 0; k < p.stage[ST_SIM]->n; k++)
+				r->records += p.stage[ST_SIM]->ob[k].b.n;
+			for (unsigned i = 0; i < r->n; i++)
+				if (p.failed[i])
+					die_err(&r->sims[i].err);
+		}
 		if (interrupted) {
 			fprintf(stderr, "\nmmusim: interrupted; no result written\n");
 			exit(130);
 		}
-		cur ^= 1;
+		p.stage[ST_SIM] = p.stage[ST_SUM];
+		p.stage[ST_SUM] = p.stage[ST_FILL] && p.stage[ST_FILL]->n ? p.stage[ST_FILL] : NULL;
+		/* the next fill takes the set that just left the simulators */
+		p.stage[ST_FILL] = p.rc > 0 ? &set[(round + 1) % ST_NR] : NULL;
 	}
 	p.stop = true;
 	pthread_barrier_wait(&p.start);
@@ -490,7 +537,9 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	pthread_barrier_destroy(&p.done);
 	free(tid);
 	free(p.failed);
-	for (int j = 0; j < 2; j++)
+	free(p.cost);
+	free(p.items);
+	for (int j = 0; j < ST_NR; j++)
 		for (int i = 0; i < POOL_BATCHES; i++) {
 			free(set[j].ob[i].recs);
 			free(set[j].ob[i].ev);
@@ -1436,15 +1485,9 @@ static int cmd_sweep(int argc, char **argv)
 		while ((next < ntasks || running) && !sweep_stop) {
 			while (running < jobs && next < ntasks && !status) {
 				struct sweep_task *t = &tasks[next++];
-				char pts[65536], repbuf[16], thrbuf[16];
-				size_t len = 0;
 				pid_t pid;
 
-				for (size_t i = 0; i < t->n && len + 24 < sizeof(pts); i++)
-					len += (size_t)snprintf(pts + len, sizeof(pts) - len, "%s%zu", i ? "," : "",
-								t->pts[i]);
-				snprintf(repbuf, sizeof(repbuf), "%u", t->rep);
-				snprintf(thrbuf, sizeof(thrbuf), "%u", worker_threads);
+				fflush(NULL); /* nothing buffered twice */
 				pid = fork();
 				if (pid < 0) {
 					perror("fork");
@@ -1452,29 +1495,16 @@ static int cmd_sweep(int argc, char **argv)
 					break;
 				}
 				if (!pid) {
-					char *av[16];
-					int k = 0;
-
-					av[k++] = self;
-					av[k++] = (char *)"sweep";
-					av[k++] = (char *)file;
-					if (trace)
-						av[k++] = (char *)trace;
-					if (workload) {
-						av[k++] = (char *)"-w";
-						av[k++] = (char *)workload;
-					}
-					av[k++] = (char *)"--outdir";
-					av[k++] = (char *)outdir;
-					av[k++] = (char *)"--run-points";
-					av[k++] = pts;
-					av[k++] = repbuf;
-					av[k++] = thrbuf;
-					av[k] = NULL;
+					/*
+					 * The worker: this process's copy of the loaded sweep, no exec
+					 * (a new process image would load the libraries and the sweep
+					 * file again). `--run-points` runs the same function.
+					 */
 					signal(SIGINT, SIG_DFL);
 					signal(SIGTERM, SIG_DFL);
-					execv(self, av);
-					_exit(127);
+					sweep_run_points(&sw, t->pts, t->n, t->rep, outdir, self, worker_threads);
+					fflush(NULL);
+					_exit(0);
 				}
 				t->pid = pid;
 				running++;

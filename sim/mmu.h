@@ -30,10 +30,15 @@ void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn);
  *    (memo_hits, folded into the page size's hit count when the memo changes).
  * 2. Else the 4K array's MRU way of the page's set (STYLE rule 6): on the
  *    validation trace this answers 70% of what the memo misses (callgrind).
- * 3. Everything else is out of line.
+ * 3. Everything else is out of line (mmu_access_slow()).
+ *
+ * mmu_access_inline() does steps 1 and 2: true if it answered, false if the caller
+ * must call mmu_access_slow(). @data_refs false where the caller knows the cache
+ * sees no data references (the summarized replay): one test less per reference.
  */
-static inline __attribute__((always_inline)) void mmu_access(struct sim *s, vaddr_t va,
-								    enum tlb_side side, bool write)
+static inline __attribute__((always_inline)) bool mmu_access_inline(struct sim *s, vaddr_t va,
+									  enum tlb_side side, bool write,
+									  bool data_refs)
 {
 	uint64_t vpn = va >> PAGE_SHIFT;
 	struct tlb_array *a;
@@ -42,9 +47,9 @@ static inline __attribute__((always_inline)) void mmu_access(struct sim *s, vadd
 	/* @write is a constant at every call site: loads pay nothing for the RO test */
 	if (likely(vpn == s->last_vpn[side]) && !(write && (s->last_pfn[side] & TLB_RO))) {
 		s->memo_hits[side]++;
-		if (unlikely(s->data_refs) && side == SIDE_D)
+		if (data_refs && unlikely(s->data_refs) && side == SIDE_D)
 			mmu_data_access(s, va, s->last_pfn[side] & ~TLB_RO);
-		return;
+		return true;
 	}
 	a = &s->tlb.l1[side][PS_4K];
 	if (likely(a->ways)) {
@@ -55,12 +60,19 @@ static inline __attribute__((always_inline)) void mmu_access(struct sim *s, vadd
 				a->stamp[i] = ++a->clock; /* MRU again: PLRU/FIFO/random unchanged */
 			mmu_memo_set(s, side, vpn, PS_4K, a->payload[i]);
 			s->st.l1[side].hits[PS_4K]++;
-			if (unlikely(s->data_refs) && side == SIDE_D)
+			if (data_refs && unlikely(s->data_refs) && side == SIDE_D)
 				mmu_data_access(s, va, a->payload[i] & ~TLB_RO);
-			return;
+			return true;
 		}
 	}
-	mmu_access_slow(s, va, side, write);
+	return false;
+}
+
+static inline __attribute__((always_inline)) void mmu_access(struct sim *s, vaddr_t va,
+								    enum tlb_side side, bool write)
+{
+	if (!mmu_access_inline(s, va, side, write, true))
+		mmu_access_slow(s, va, side, write);
 }
 
 /* Move the memo's pending hits into the counters (reports and tests read them). */

@@ -755,16 +755,27 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 #define BOP_SEG (1ULL << 32)
 #define BOP_ADDR_MASK ((1ULL << BOP_SHIFT) - 1)
 
+/*
+ * The records of kinds R_IFETCH..R_MODIFY, counted in one register: kind k adds
+ * 1 << (16 k) (a batch has at most TRACE_BATCH < 2^16 records of a kind). A run's
+ * counts are the difference across it -- no per-kind counters in memory, whose
+ * increments chain through store forwarding.
+ */
+#define PK_COUNT(pk, k) ((uint32_t)((pk) >> (16 * (k))) & 0xffff)
+
 /* Close the open run @cur at record @end: its pages are the sides' last pages. */
-static inline void seg_close(struct batch_seg *cur, uint32_t end, const uint64_t *last,
-			     const uint32_t *cnt, uint64_t insns)
+static inline void seg_close(struct batch_seg *cur, uint32_t end, const uint64_t *last, uint64_t pk,
+			     uint64_t insns)
 {
+	uint32_t ci = PK_COUNT(pk, R_IFETCH), cl = PK_COUNT(pk, R_LOAD), cs = PK_COUNT(pk, R_STORE),
+		 cm = PK_COUNT(pk, R_MODIFY);
+
 	cur->end = end;
-	cur->vpn[SIDE_I] = cnt[R_IFETCH] ? last[SIDE_I] : VPN_NONE;
-	cur->vpn[SIDE_D] = cnt[R_LOAD] + cnt[R_STORE] + cnt[R_MODIFY] ? last[SIDE_D] : VPN_NONE;
-	cur->hits[SIDE_I] = cnt[R_IFETCH];
-	cur->hits[SIDE_D] = cnt[R_LOAD] + cnt[R_STORE] + 2 * cnt[R_MODIFY];
-	cur->time = cnt[R_IFETCH] + insns;
+	cur->vpn[SIDE_I] = ci ? last[SIDE_I] : VPN_NONE;
+	cur->vpn[SIDE_D] = cl + cs + cm ? last[SIDE_D] : VPN_NONE;
+	cur->hits[SIDE_I] = ci;
+	cur->hits[SIDE_D] = cl + cs + 2 * cm;
+	cur->time = ci + insns;
 }
 
 void sim_batch_summary_free(struct batch_summary *sum)
@@ -777,18 +788,20 @@ void sim_batch_summary_free(struct batch_summary *sum)
 
 int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 {
-	static const uint8_t side_of[4] = { SIDE_I, SIDE_D, SIDE_D, SIDE_D };
-	static const uint8_t writes[4] = { 0, 0, 1, 1 };
 	/*
-	 * Per side: the page its last access touched, and the same page again if a
-	 * store reached it since (a store repeats only on a page already written).
+	 * rep[k]: the page a record of kind k repeats on -- the side's last page, for
+	 * a store or an M only if a store reached it since (a store repeats only on
+	 * a page already written). VPN_NONE: nothing repeats.
 	 */
-	uint64_t last[2] = { VPN_NONE, VPN_NONE }, last_w[2] = { VPN_NONE, VPN_NONE };
+	uint64_t rep[4] = { VPN_NONE, VPN_NONE, VPN_NONE, VPN_NONE }, last[2] = { VPN_NONE, VPN_NONE };
 	struct batch_seg *cur = NULL;
-	uint32_t cnt[R_KIND_NR] = { 0 }; /* of the open run */
-	uint64_t insns = 0, *op;
+	uint64_t pk = 0, pk0 = 0;  /* access records so far, and before the open run (PK_COUNT) */
+	uint64_t insns = 0, *op;   /* R_INSNS instructions in the open run */
 	uint32_t *op_rec;
 
+	_Static_assert(TRACE_BATCH < 1 << 16, "PK_COUNT holds 16 bits per kind");
+	if (b->n > TRACE_BATCH)
+		return -1; /* not from a reader: the caller replays it plainly */
 	if (sum->cap < b->n / 2 + 1) {
 		/* a run needs a record before it: at most n / 2 runs */
 		struct batch_seg *n = realloc(sum->seg, (b->n / 2 + 1) * sizeof(*n));
@@ -818,26 +831,24 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 		const struct trace_rec *r = &b->recs[i];
 		uint32_t k = r->kind;
 
-		sum->kinds[k]++;
 		if (likely(k <= R_MODIFY)) {
-			unsigned side = side_of[k];
 			uint64_t vpn = r->addr >> PAGE_SHIFT;
 			bool cross = (r->addr & (PAGE_SIZE - 1)) + r->size > PAGE_SIZE;
 
-			if (vpn == (writes[k] ? last_w : last)[side] && likely(!cross)) {
+			pk += 1ULL << (16 * k);
+			if (vpn == rep[k] && likely(!cross)) {
 				if (!cur) {
 					cur = &sum->seg[sum->n++];
 					cur->start = i;
-					memset(cnt, 0, sizeof(cnt));
+					pk0 = pk - (1ULL << (16 * k));
 					insns = 0;
 					*op++ = BOP_OTHER << BOP_SHIFT | BOP_SEG | (sum->n - 1);
 					*op_rec++ = i;
 				}
-				cnt[k]++;
 				continue;
 			}
 			if (cur) {
-				seg_close(cur, i, last, cnt, insns);
+				seg_close(cur, i, last, pk - (1ULL << (16 * k)) - pk0, insns);
 				cur = NULL;
 			}
 			if (unlikely(cross || r->addr > BOP_ADDR_MASK)) {
@@ -853,31 +864,37 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				*op++ = (uint64_t)k << BOP_SHIFT | r->addr; /* R_IFETCH.. R_STORE == BOP_* */
 				*op_rec++ = i;
 			}
-			/* crossing: the memo ends on the later page; forget both */
-			last[side] = cross ? VPN_NONE : vpn;
-			last_w[side] = writes[k] && !cross ? vpn : VPN_NONE;
-		} else if (k == R_INSNS) {
-			sum->insns += r->size;
-			if (cur) { /* folds into an open run; never opens one */
-				cnt[k]++;
-				insns += r->size;
+			/* crossing: the memo ends on the later page; forget it */
+			if (cross)
+				vpn = VPN_NONE;
+			if (k == R_IFETCH) {
+				rep[R_IFETCH] = last[SIDE_I] = vpn;
 			} else {
-				*op++ = BOP_OTHER << BOP_SHIFT | i;
-				*op_rec++ = i;
+				rep[R_LOAD] = last[SIDE_D] = vpn;
+				rep[R_STORE] = rep[R_MODIFY] = k == R_LOAD ? VPN_NONE : vpn;
 			}
 		} else {
-			if (cur) {
-				seg_close(cur, i, last, cnt, insns);
+			sum->kinds[k]++;
+			if (k == R_INSNS) {
+				sum->insns += r->size;
+				if (cur) { /* folds into an open run; never opens one */
+					insns += r->size;
+					continue;
+				}
+			} else if (cur) {
+				seg_close(cur, i, last, pk - pk0, insns);
 				cur = NULL;
 			}
 			*op++ = BOP_OTHER << BOP_SHIFT | i;
 			*op_rec++ = i;
 			if (k == R_EVENT)
-				last[0] = last[1] = last_w[0] = last_w[1] = VPN_NONE;
+				rep[0] = rep[1] = rep[2] = rep[3] = last[0] = last[1] = VPN_NONE;
 		}
 	}
 	if (cur)
-		seg_close(cur, b->n, last, cnt, insns);
+		seg_close(cur, b->n, last, pk - pk0, insns);
+	for (int k = R_IFETCH; k <= R_MODIFY; k++)
+		sum->kinds[k] = PK_COUNT(pk, k);
 	sum->nop = (size_t)(op - sum->op);
 	return 0;
 }
@@ -890,20 +907,34 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 	if (!sum || s->data_refs) /* data_refs: every data reference goes to the cache */
 		return sim_run_batch(s, b, e);
 	memcpy(nrec0, s->nrec, sizeof(nrec0));
-	for (size_t i = 0; i < sum->nop; i++) {
-		uint64_t op = sum->op[i], ty = op >> BOP_SHIFT;
+	/* locals: gcc cannot tell that the simulator's stores leave *sum alone */
+	const uint64_t *ops = sum->op;
+	const struct batch_seg *segs = sum->seg;
+	size_t nop = sum->nop;
+
+	for (size_t i = 0; i < nop; i++) {
+		uint64_t op = ops[i], ty = op >> BOP_SHIFT;
 		vaddr_t va = op & BOP_ADDR_MASK;
 
-		/* each kind its own call: side and write stay constants in mmu_access() */
+		/*
+		 * Each kind its own call: side and write stay constants in mmu_access().
+		 * Only the slow path can fail (a fault), so only it is tested.
+		 */
 		if (ty == BOP_LOAD) {
-			mmu_access(s, va, SIDE_D, false);
+			if (likely(mmu_access_inline(s, va, SIDE_D, false, false)))
+				continue;
+			mmu_access_slow(s, va, SIDE_D, false);
 		} else if (ty == BOP_IFETCH) {
 			s->st.instructions++; /* sim_now() adds it; the counts come at the end */
-			mmu_access(s, va, SIDE_I, false);
+			if (likely(mmu_access_inline(s, va, SIDE_I, false, false)))
+				continue;
+			mmu_access_slow(s, va, SIDE_I, false);
 		} else if (ty == BOP_STORE) {
-			mmu_access(s, va, SIDE_D, true);
+			if (likely(mmu_access_inline(s, va, SIDE_D, true, false)))
+				continue;
+			mmu_access_slow(s, va, SIDE_D, true);
 		} else if (op & BOP_SEG) {
-			const struct batch_seg *g = &sum->seg[(uint32_t)op];
+			const struct batch_seg *g = &segs[(uint32_t)op];
 
 			/*
 			 * Every record of the run a memo hit, if this simulator's memo holds
@@ -919,6 +950,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 				__asm__("" : "+m"(s->memo_hits[SIDE_I]));
 				s->memo_hits[SIDE_D] += g->hits[SIDE_D];
 				s->st.instructions += g->time;
+				continue;
 			} else {
 				for (uint32_t j = g->start; j < g->end; j++) {
 					run_one(s, b, &b->recs[j]);
