@@ -9,14 +9,21 @@
 
 void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write);
 
-/* Point the memo of @side at @vpn (4K page number) of a @ps page whose 4K frame is @pfn. */
+/*
+ * Point the memo of @side at @vpn (4K page number) of a @ps page whose 4K frame is
+ * @pfn. Its pending hits belong to the page size of the translations it answered:
+ * they move into that size's count only when the size changes (and at the end,
+ * mmu_fold_memo()), so a run of 4K pages pays no addition per memo change.
+ */
 static inline void mmu_memo_set(struct sim *s, enum tlb_side side, uint64_t vpn, enum page_size ps,
 				pfn_t pfn)
 {
-	s->st.l1[side].hits[s->last_ps[side]] += s->memo_hits[side];
-	s->memo_hits[side] = 0;
+	if (unlikely(ps != s->last_ps[side])) {
+		s->st.l1[side].hits[s->last_ps[side]] += s->memo_hits[side];
+		s->memo_hits[side] = 0;
+		s->last_ps[side] = ps;
+	}
 	s->last_vpn[side] = vpn;
-	s->last_ps[side] = ps;
 	s->last_pfn[side] = pfn;
 }
 void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn);
@@ -29,7 +36,9 @@ void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn);
  *    replacement state under lru, fifo, plru or random, so only a counter moves
  *    (memo_hits, folded into the page size's hit count when the memo changes).
  * 2. Else the 4K array's MRU way of the page's set (STYLE rule 6): on the
- *    validation trace this answers 70% of what the memo misses (callgrind).
+ *    validation trace this answers 70% of what the memo misses (callgrind). It
+ *    is the set's most recent use already, so a hit changes no replacement
+ *    state either, and becomes the memo.
  * 3. Everything else is out of line (mmu_access_slow()).
  *
  * mmu_access_inline() does steps 1 and 2: true if it answered, false if the caller
@@ -56,10 +65,13 @@ static inline __attribute__((always_inline)) bool mmu_access_inline(struct sim *
 		set = tlb_set_of(a, vpn);
 		i = set * a->ways + a->mru[set];
 		if (likely(a->tag[i] == vpn) && !(write && (a->payload[i] & TLB_RO))) {
-			if (a->policy == REPL_LRU)
-				a->stamp[i] = ++a->clock; /* MRU again: PLRU/FIFO/random unchanged */
+			/*
+			 * The set's MRU hit again changes no replacement state: under lru it
+			 * already has the set's newest stamp (tlb_array_check_invariants()),
+			 * and victims are chosen by stamp order within a set.
+			 */
 			mmu_memo_set(s, side, vpn, PS_4K, a->payload[i]);
-			s->st.l1[side].hits[PS_4K]++;
+			s->memo_hits[side]++; /* a 4K hit: the memo's size is now 4K */
 			if (data_refs && unlikely(s->data_refs) && side == SIDE_D)
 				mmu_data_access(s, va, a->payload[i] & ~TLB_RO);
 			return true;
@@ -84,9 +96,10 @@ static inline void mmu_fold_memo(struct sim *s)
 	}
 }
 
-/* Forget the memo (any invalidation calls this). */
+/* Forget the memo (any invalidation calls this); its hits move into the counters. */
 static inline void mmu_forget(struct sim *s)
 {
+	mmu_fold_memo(s);
 	for (int side = 0; side < 2; side++)
 		mmu_memo_set(s, (enum tlb_side)side, VPN_NONE, s->last_ps[side], 0);
 }

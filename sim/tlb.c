@@ -275,6 +275,9 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			if (k == TLB_KEY_NONE)
 				continue;
 			valid++;
+			/* lru: a valid MRU holds the set's newest stamp (mmu.h skips re-stamping it) */
+			BUG_ON(a->policy == REPL_LRU && a->tag[base + a->mru[s]] != TLB_KEY_NONE &&
+			       a->stamp[base + w] > a->stamp[base + a->mru[s]]);
 			BUG_ON(tlb_set_of(a, k) != s);
 			for (unsigned v = w + 1; v < a->ways; v++)
 				BUG_ON(a->tag[base + v] == k);
