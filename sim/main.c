@@ -400,6 +400,9 @@ struct sim_pool {
 	struct err rerr;    /* its error */
 	bool *failed;       /* per simulator: stopped on bad input (its err says why) */
 	double *cost;       /* per simulator: seconds in the last round (ordering only) */
+	atomic_bool *claimed; /* per simulator: taken this round */
+	unsigned *order;    /* simulators by the last round's cost, descending */
+	unsigned nthreads;
 	bool stop;
 };
 
@@ -432,54 +435,73 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 	}
 }
 
-/* One participant's share of a round. */
-static void pool_work(struct sim_pool *p)
+/*
+ * Participant @me's share of a round: first the shared items (the decode, the
+ * summaries) from the counter, then its own simulators (simulator i belongs to
+ * participant i mod threads, so its state stays in one core's caches), then, to
+ * balance the round, whatever simulators the others have not started.
+ */
+static void pool_work(struct sim_pool *p, unsigned me)
 {
 	unsigned k;
 
 	while ((k = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nitems)
 		pool_item_run(p, &p->items[k]);
+	if (!p->stage[ST_SIM])
+		return;
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned j = 0; j < p->r->n; j++) {
+			/* own ones longest first; others' shortest first */
+			unsigned i = pass ? p->order[p->r->n - 1 - j] : p->order[j];
+
+			if ((i % p->nthreads == me) != !pass)
+				continue;
+			if (!atomic_exchange_explicit(&p->claimed[i], true, memory_order_relaxed))
+				pool_item_run(p, &(struct pool_item){ ST_SIM, i });
+		}
 }
+
+struct pool_arg {
+	struct sim_pool *p;
+	unsigned me;
+};
 
 static void *pool_thread(void *arg)
 {
-	struct sim_pool *p = arg;
+	struct pool_arg *a = arg;
 
 	for (;;) {
-		pthread_barrier_wait(&p->start);
-		if (p->stop)
+		pthread_barrier_wait(&a->p->start);
+		if (a->p->stop)
 			return NULL;
-		pool_work(p);
-		pthread_barrier_wait(&p->done);
+		pool_work(a->p, a->me);
+		pthread_barrier_wait(&a->p->done);
 	}
 }
 
-/* This round's items, longest first. */
+/* This round's shared items, longest first, and the simulators' order. */
 static void pool_plan(struct sim_pool *p)
 {
 	unsigned n = 0;
 
 	if (p->stage[ST_FILL])
 		p->items[n++] = (struct pool_item){ ST_FILL, 0 };
-	if (p->stage[ST_SIM]) {
-		unsigned first = n;
-
-		for (unsigned i = 0; i < p->r->n; i++) {
-			unsigned j = n++;
-
-			/* insertion by the last round's cost, descending; ties by index */
-			while (j > first && p->cost[p->items[j - 1].arg] < p->cost[i]) {
-				p->items[j] = p->items[j - 1];
-				j--;
-			}
-			p->items[j] = (struct pool_item){ ST_SIM, i };
-		}
-	}
 	if (p->stage[ST_SUM])
 		for (unsigned k = 0; k < p->stage[ST_SUM]->n; k += SUM_CHUNK)
 			p->items[n++] = (struct pool_item){ ST_SUM, k };
 	p->nitems = n;
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+	for (unsigned i = 0; i < p->r->n; i++) {
+		unsigned j = i;
+
+		/* insertion by the last round's cost, descending; ties by index */
+		while (j > 0 && p->cost[p->order[j - 1]] < p->cost[i]) {
+			p->order[j] = p->order[j - 1];
+			j--;
+		}
+		p->order[j] = i;
+		atomic_store_explicit(&p->claimed[i], false, memory_order_relaxed);
+	}
 }
 
 /*
@@ -489,29 +511,34 @@ static void pool_plan(struct sim_pool *p)
 static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 {
 	struct batch_set *set = calloc(ST_NR, sizeof(*set));
-	struct sim_pool p = { .r = r, .tr = tr, .rc = 1 };
+	struct sim_pool p = { .r = r, .tr = tr, .rc = 1, .nthreads = r->threads };
 	unsigned nt = r->threads - 1;
 	pthread_t *tid = calloc(nt, sizeof(*tid));
+	struct pool_arg *pa = calloc(nt, sizeof(*pa));
 
 	p.failed = calloc(r->n, sizeof(*p.failed));
 	p.cost = calloc(r->n, sizeof(*p.cost));
-	p.items = calloc(1 + r->n + POOL_BATCHES / SUM_CHUNK + 1, sizeof(*p.items));
-	if (!set || !tid || !p.failed || !p.cost || !p.items ||
+	p.claimed = calloc(r->n, sizeof(*p.claimed));
+	p.order = calloc(r->n, sizeof(*p.order));
+	p.items = calloc(1 + POOL_BATCHES / SUM_CHUNK + 1, sizeof(*p.items));
+	if (!set || !tid || !pa || !p.failed || !p.cost || !p.claimed || !p.order || !p.items ||
 	    pthread_barrier_init(&p.start, NULL, nt + 1) || pthread_barrier_init(&p.done, NULL, nt + 1)) {
 		fprintf(stderr, "mmusim: cannot start threads\n");
 		exit(1);
 	}
-	for (unsigned i = 0; i < nt; i++)
-		if (pthread_create(&tid[i], NULL, pool_thread, &p)) {
+	for (unsigned i = 0; i < nt; i++) {
+		pa[i] = (struct pool_arg){ &p, i + 1 };
+		if (pthread_create(&tid[i], NULL, pool_thread, &pa[i])) {
 			fprintf(stderr, "mmusim: cannot start threads\n");
 			exit(1);
 		}
+	}
 	/* round 0 fills set 0; each set then moves one stage per round */
 	p.stage[ST_FILL] = &set[0];
 	for (unsigned round = 0; p.stage[ST_FILL] || p.stage[ST_SUM] || p.stage[ST_SIM]; round++) {
 		pool_plan(&p);
 		pthread_barrier_wait(&p.start);
-		pool_work(&p);
+		pool_work(&p, 0);
 		pthread_barrier_wait(&p.done);
 		if (p.stage[ST_SIM]) {
 			for (unsigned k = 0; k < p.stage[ST_SIM]->n; k++)
@@ -536,8 +563,11 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	pthread_barrier_destroy(&p.start);
 	pthread_barrier_destroy(&p.done);
 	free(tid);
+	free(pa);
 	free(p.failed);
 	free(p.cost);
+	free(p.claimed);
+	free(p.order);
 	free(p.items);
 	for (int j = 0; j < ST_NR; j++)
 		for (int i = 0; i < POOL_BATCHES; i++) {
