@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench: mmusim's speed as ratios against floors measured in the same run
-# (these machines are noisy: every figure is the best of $REPS runs).
+# (these machines are noisy: every figure is the best of $REPS runs, and a row's
+# floor and subject are timed alternately, so both see the same machine).
 #   (a) the validation trace as .zst lackey text; floor: zstd -dc FILE | wc -l
 #       target: at most 3x the floor
 #   (b) the same trace converted to mtr; floor: reading the file (cat > /dev/null)
@@ -9,7 +10,7 @@
 #   (d) an 8-size TLB sweep against one run of that trace; target: at most 2x
 # All run the default machine (the article's Nehalem-class core), (a) and (b) in base mode.
 set -e
-REPS=${REPS:-5}
+REPS=${REPS:-7}
 MMUSIM=${MMUSIM:-./mmusim}
 TRACE=tests/validation/small.lackey.zst
 TMP=$(mktemp -d)
@@ -18,19 +19,27 @@ REFS=6642445 # ifetch + load + store + modify of the trace (tests/validation/REA
 
 now() { date +%s%N; }
 
-# best-of wall time in nanoseconds of a shell command
-best() {
-	b=""
+# one wall time in nanoseconds of a shell command
+once() {
+	t0=$(now)
+	sh -c "$1" >/dev/null 2>&1
+	t1=$(now)
+	echo $((t1 - t0))
+}
+
+# best-of wall times of a floor command and a subject command, timed alternately:
+# sets $F and $S (nanoseconds)
+pair() {
+	F=""
+	S=""
 	i=0
 	while [ $i -lt "$REPS" ]; do
-		t0=$(now)
-		sh -c "$1" >/dev/null 2>&1
-		t1=$(now)
-		d=$((t1 - t0))
-		if [ -z "$b" ] || [ $d -lt "$b" ]; then b=$d; fi
+		d=$(once "$1")
+		if [ -z "$F" ] || [ "$d" -lt "$F" ]; then F=$d; fi
+		d=$(once "$2")
+		if [ -z "$S" ] || [ "$d" -lt "$S" ]; then S=$d; fi
 		i=$((i + 1))
 	done
-	echo "$b"
 }
 
 ms() { awk -v n="$1" 'BEGIN { printf "%.1f ms", n / 1e6 }'; }
@@ -42,14 +51,16 @@ verdict() { awk -v v="$1" -v lim="$2" -v dir="$3" 'BEGIN { ok = dir == "le" ? v 
 printf 'mmusim bench (best of %s runs; %s references)\n' "$REPS" "$REFS"
 printf '%-34s %12s %12s %10s %14s %8s\n' "row" "floor" "mmusim" "ratio" "M refs/s" "target"
 
-fa=$(best "zstd -dc $TRACE | wc -l")
-ma=$(best "$MMUSIM run $TRACE --quiet")
+pair "zstd -dc $TRACE | wc -l" "$MMUSIM run $TRACE --quiet"
+fa=$F
+ma=$S
 ra=$(ratio "$ma" "$fa")
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(a) lackey .zst vs zstd|wc -l" "$(ms "$fa")" "$(ms "$ma")" "$ra" \
 	"$(mrps "$ma")" "<=3x $(verdict "$ra" 3 le)"
 
-fb=$(best "cat $TMP/small.mtr")
-mb=$(best "$MMUSIM run $TMP/small.mtr --quiet")
+pair "cat $TMP/small.mtr" "$MMUSIM run $TMP/small.mtr --quiet"
+fb=$F
+mb=$S
 rb=$(mrps "$mb")
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(b) mtr vs cat" "$(ms "$fb")" "$(ms "$mb")" "$(ratio "$mb" "$fb")" \
 	"$rb" ">=100 $(verdict "$rb" 100 ge)"
@@ -57,9 +68,11 @@ printf 'mtr size: %s bytes (%s bytes/reference)\n' "$(wc -c < "$TMP/small.mtr")"
 	"$(awk -v s="$(wc -c < "$TMP/small.mtr")" -v r="$REFS" 'BEGIN { printf "%.2f", s / r }')"
 
 # (c) thp mode against base mode on the same trace (the kernel model's overhead)
-mt=$(best "$MMUSIM run $TMP/small.mtr --set os.mode=thp --quiet")
-rc=$(ratio "$mt" "$mb")
-printf '%-34s %12s %12s %9sx %14s %8s\n' "(c) thp mode vs base mode (mtr)" "$(ms "$mb")" "$(ms "$mt")" "$rc" \
+pair "$MMUSIM run $TMP/small.mtr --quiet" "$MMUSIM run $TMP/small.mtr --set os.mode=thp --quiet"
+fc=$F
+mt=$S
+rc=$(ratio "$mt" "$fc")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(c) thp mode vs base mode (mtr)" "$(ms "$fc")" "$(ms "$mt")" "$rc" \
 	"$(mrps "$mt")" "<=1.3x $(verdict "$rc" 1.3 le)"
 
 # (d) an 8-size L1 dTLB sweep over the same trace against one run (default -j: the cores;
@@ -69,7 +82,10 @@ trace: $TMP/small.mtr
 sweep:
   tlb.l1d.4K.entries: [8, 16, 32, 64, 128, 256, 512, 1024]
 EOS
-md=$(best "rm -rf $TMP/tlb8.csv $TMP/tlb8.csv.d; $MMUSIM sweep $TMP/tlb8.yaml -o $TMP/tlb8.csv --quiet")
-rd=$(ratio "$md" "$mb")
-printf '%-34s %12s %12s %9sx %14s %8s\n' "(d) 8-size TLB sweep vs one run" "$(ms "$mb")" "$(ms "$md")" "$rd" \
+pair "$MMUSIM run $TMP/small.mtr --quiet" \
+	"rm -rf $TMP/tlb8.csv $TMP/tlb8.csv.d; $MMUSIM sweep $TMP/tlb8.yaml -o $TMP/tlb8.csv --quiet"
+fd=$F
+md=$S
+rd=$(ratio "$md" "$fd")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(d) 8-size TLB sweep vs one run" "$(ms "$fd")" "$(ms "$md")" "$rd" \
 	"-" "<=2x $(verdict "$rd" 2 le)"

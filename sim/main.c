@@ -436,20 +436,18 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 }
 
 /*
- * Participant @me's share of a round: first the shared items (the decode, the
- * summaries) from the counter, then its own simulators (simulator i belongs to
- * participant i mod threads, so its state stays in one core's caches), then, to
- * balance the round, whatever simulators the others have not started.
+ * Participant @me's share of a round. Simulator i belongs to participant
+ * i mod threads, so its state stays in one core's caches. The main thread takes
+ * the shared items (the decode, the summaries: the records it decoded stay in
+ * its caches) from the counter first, then its own simulators; helpers start
+ * with their own simulators, then help with the shared items. Last, to balance
+ * the round, each takes whatever simulators the others have not started.
  */
-static void pool_work(struct sim_pool *p, unsigned me)
+static void pool_sims(struct sim_pool *p, unsigned me, bool own_only)
 {
-	unsigned k;
-
-	while ((k = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nitems)
-		pool_item_run(p, &p->items[k]);
 	if (!p->stage[ST_SIM])
 		return;
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < (own_only ? 1 : 2); pass++)
 		for (unsigned j = 0; j < p->r->n; j++) {
 			/* own ones longest first; others' shortest first */
 			unsigned i = pass ? p->order[p->r->n - 1 - j] : p->order[j];
@@ -459,6 +457,17 @@ static void pool_work(struct sim_pool *p, unsigned me)
 			if (!atomic_exchange_explicit(&p->claimed[i], true, memory_order_relaxed))
 				pool_item_run(p, &(struct pool_item){ ST_SIM, i });
 		}
+}
+
+static void pool_work(struct sim_pool *p, unsigned me)
+{
+	unsigned k;
+
+	if (me)
+		pool_sims(p, me, true); /* helpers: their simulators while the main thread decodes */
+	while ((k = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nitems)
+		pool_item_run(p, &p->items[k]);
+	pool_sims(p, me, false);
 }
 
 struct pool_arg {

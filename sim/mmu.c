@@ -122,8 +122,34 @@ void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
 	pfn_t pfn;
 	long e;
 
-	/* L1: the arrays of every size, probed together */
-	for (int i = 0; i < PS_NR; i++) {
+	/*
+	 * L1: the arrays of every size, probed together. The 4K array first and
+	 * inline: its other ways answer most of what reaches here (the inline path
+	 * tried the MRU way; a store to a read-only MRU entry comes here too).
+	 */
+	{
+		struct tlb_array *a = &t->l1[side][PS_4K];
+		uint64_t vpn = va >> PAGE_SHIFT;
+
+		if (a->nr_valid) {
+			unsigned set = tlb_set_of(a, vpn), base = set * a->ways;
+
+			for (unsigned w = 0; w < a->ways; w++)
+				if (a->tag[base + w] == vpn) {
+					tlb_array_touch(a, set, w);
+					ps = PS_4K;
+					pfn = a->payload[base + w];
+					s->st.l1[side].hits[PS_4K]++;
+					if (unlikely(write && (pfn & TLB_RO)))
+						goto wp;
+					mmu_memo_set(s, side, vpn, PS_4K, pfn);
+					if (unlikely(s->data_refs) && side == SIDE_D)
+						mmu_data_access(s, va, pfn & ~TLB_RO);
+					return;
+				}
+		}
+	}
+	for (int i = PS_2M; i < PS_NR; i++) {
 		struct tlb_array *a = &t->l1[side][i];
 
 		if (!a->nr_valid)
