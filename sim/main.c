@@ -401,6 +401,7 @@ struct sim_pool {
 	bool *failed;       /* per simulator: stopped on bad input (its err says why) */
 	double *cost;       /* per simulator: seconds in the last round (ordering only) */
 	atomic_bool *claimed; /* per simulator: taken this round */
+	unsigned *owner;    /* per simulator: the participant it belongs to */
 	unsigned *order;    /* simulators by the last round's cost, descending */
 	unsigned nthreads;
 	bool stop;
@@ -436,8 +437,9 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 }
 
 /*
- * Participant @me's share of a round. Simulator i belongs to participant
- * i mod threads, so its state stays in one core's caches. The main thread takes
+ * Participant @me's share of a round. Each simulator belongs to a participant
+ * (first i mod threads, then the last one that ran it), so its state stays in
+ * one core's caches. The main thread takes
  * the shared items (the decode, the summaries: the records it decoded stay in
  * its caches) from the counter first, then its own simulators; helpers start
  * with their own simulators, then help with the shared items. Last, to balance
@@ -452,10 +454,12 @@ static void pool_sims(struct sim_pool *p, unsigned me, bool own_only)
 			/* own ones longest first; others' shortest first */
 			unsigned i = pass ? p->order[p->r->n - 1 - j] : p->order[j];
 
-			if ((i % p->nthreads == me) != !pass)
+			if ((p->owner[i] == me) != !pass)
 				continue;
-			if (!atomic_exchange_explicit(&p->claimed[i], true, memory_order_relaxed))
+			if (!atomic_exchange_explicit(&p->claimed[i], true, memory_order_relaxed)) {
 				pool_item_run(p, &(struct pool_item){ ST_SIM, i });
+				p->owner[i] = me; /* it stays where it last ran */
+			}
 		}
 }
 
@@ -529,6 +533,9 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	p.cost = calloc(r->n, sizeof(*p.cost));
 	p.claimed = calloc(r->n, sizeof(*p.claimed));
 	p.order = calloc(r->n, sizeof(*p.order));
+	p.owner = calloc(r->n, sizeof(*p.owner));
+	for (unsigned i = 0; p.owner && i < r->n; i++)
+		p.owner[i] = i % r->threads;
 	p.items = calloc(1 + POOL_BATCHES / SUM_CHUNK + 1, sizeof(*p.items));
 	if (!set || !tid || !pa || !p.failed || !p.cost || !p.claimed || !p.order || !p.items ||
 	    pthread_barrier_init(&p.start, NULL, nt + 1) || pthread_barrier_init(&p.done, NULL, nt + 1)) {
@@ -577,6 +584,7 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	free(p.cost);
 	free(p.claimed);
 	free(p.order);
+	free(p.owner);
 	free(p.items);
 	for (int j = 0; j < ST_NR; j++)
 		for (int i = 0; i < POOL_BATCHES; i++) {

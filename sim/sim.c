@@ -795,20 +795,25 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 	 */
 	uint64_t rep[4] = { VPN_NONE, VPN_NONE, VPN_NONE, VPN_NONE }, last[2] = { VPN_NONE, VPN_NONE };
 	struct batch_seg *cur = NULL;
+	static const uint64_t pk_one[4] = { 1, 1ULL << 16, 1ULL << 32, 1ULL << 48 };
 	uint64_t pk = 0, pk0 = 0;  /* access records so far, and before the open run (PK_COUNT) */
 	uint64_t insns = 0, *op;   /* R_INSNS instructions in the open run */
-	uint32_t *op_rec;
+	uint32_t *op_rec, nseg = 0;
+	/* locals: the output stores could alias *b as far as gcc knows */
+	const struct trace_rec *recs = b->recs;
+	size_t n = b->n;
+	struct batch_seg *seg;
 
 	_Static_assert(TRACE_BATCH < 1 << 16, "PK_COUNT holds 16 bits per kind");
 	if (b->n > TRACE_BATCH)
 		return -1; /* not from a reader: the caller replays it plainly */
 	if (sum->cap < b->n / 2 + 1) {
 		/* a run needs a record before it: at most n / 2 runs */
-		struct batch_seg *n = realloc(sum->seg, (b->n / 2 + 1) * sizeof(*n));
+		struct batch_seg *g = realloc(sum->seg, (b->n / 2 + 1) * sizeof(*g));
 
-		if (!n)
+		if (!g)
 			return -1;
-		sum->seg = n;
+		sum->seg = g;
 		sum->cap = b->n / 2 + 1;
 	}
 	if (sum->cap_op < 2 * (size_t)b->n) { /* at most two ops (an M) per record */
@@ -824,31 +829,32 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 	}
 	op = sum->op;
 	op_rec = sum->op_rec;
-	sum->n = 0;
+	seg = sum->seg;
 	memset(sum->kinds, 0, sizeof(sum->kinds));
 	sum->insns = 0;
-	for (uint32_t i = 0; i < b->n; i++) {
-		const struct trace_rec *r = &b->recs[i];
-		uint32_t k = r->kind;
+	for (const struct trace_rec *r = recs, *end = recs + n; r < end; r++) {
+		uint32_t k = r->kind, i;
 
 		if (likely(k <= R_MODIFY)) {
 			uint64_t vpn = r->addr >> PAGE_SHIFT;
 			bool cross = (r->addr & (PAGE_SIZE - 1)) + r->size > PAGE_SIZE;
 
-			pk += 1ULL << (16 * k);
+			pk += pk_one[k];
 			if (vpn == rep[k] && likely(!cross)) {
 				if (!cur) {
-					cur = &sum->seg[sum->n++];
+					i = (uint32_t)(r - recs);
+					cur = &seg[nseg++];
 					cur->start = i;
-					pk0 = pk - (1ULL << (16 * k));
+					pk0 = pk - pk_one[k];
 					insns = 0;
-					*op++ = BOP_OTHER << BOP_SHIFT | BOP_SEG | (sum->n - 1);
+					*op++ = BOP_OTHER << BOP_SHIFT | BOP_SEG | (nseg - 1);
 					*op_rec++ = i;
 				}
 				continue;
 			}
+			i = (uint32_t)(r - recs);
 			if (cur) {
-				seg_close(cur, i, last, pk - (1ULL << (16 * k)) - pk0, insns);
+				seg_close(cur, i, last, pk - pk_one[k] - pk0, insns);
 				cur = NULL;
 			}
 			if (unlikely(cross || r->addr > BOP_ADDR_MASK)) {
@@ -874,6 +880,7 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				rep[R_STORE] = rep[R_MODIFY] = k == R_LOAD ? VPN_NONE : vpn;
 			}
 		} else {
+			i = (uint32_t)(r - recs);
 			sum->kinds[k]++;
 			if (k == R_INSNS) {
 				sum->insns += r->size;
@@ -892,10 +899,11 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 		}
 	}
 	if (cur)
-		seg_close(cur, b->n, last, pk - pk0, insns);
+		seg_close(cur, (uint32_t)n, last, pk - pk0, insns);
 	for (int k = R_IFETCH; k <= R_MODIFY; k++)
 		sum->kinds[k] = PK_COUNT(pk, k);
 	sum->nop = (size_t)(op - sum->op);
+	sum->n = nseg;
 	return 0;
 }
 
