@@ -743,9 +743,12 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 }
 
 /*
- * The ops of a batch summary, one uint64_t each: an access is its address (below
- * 2^57, trace.h) with its kind in the top two bits; BOP_OTHER ops carry the index
- * of a run (BOP_SEG) or of a record to replay in the low 32 bits.
+ * The ops of a batch summary, one uint64_t each. An access is its address (below
+ * 2^57, trace.h) with its kind in the top two bits. BOP_OTHER ops are either a
+ * run (BOP_SEG: its memo hits per side in bits 0-15 and 16-31, which sides it
+ * touches, and whether the next word counts R_INSNS instructions in it) or a
+ * record to replay (its index in the low 32 bits). A run touches, on each side,
+ * the page of the side's last access op, so the op need not say which.
  */
 #define BOP_SHIFT 62
 #define BOP_IFETCH 0ULL
@@ -753,6 +756,9 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 #define BOP_STORE 2ULL
 #define BOP_OTHER 3ULL
 #define BOP_SEG (1ULL << 32)
+#define BOP_SEG_I (1ULL << 33)      /* the run has ifetches */
+#define BOP_SEG_D (1ULL << 34)      /* the run has data references */
+#define BOP_SEG_INSNS (1ULL << 35)  /* the next word: R_INSNS instructions in the run */
 #define BOP_ADDR_MASK ((1ULL << BOP_SHIFT) - 1)
 
 /*
@@ -763,26 +769,21 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
  */
 #define PK_COUNT(pk, k) ((uint32_t)((pk) >> (16 * (k))) & 0xffff)
 
-/* Close the open run @cur at record @end: its pages are the sides' last pages. */
-static inline void seg_close(struct batch_seg *cur, uint32_t end, const uint64_t *last, uint64_t pk,
-			     uint64_t insns)
+/* The run op for the access records counted by @pk (a difference of PK counts). */
+static inline uint64_t seg_op(uint64_t pk)
 {
-	uint32_t ci = PK_COUNT(pk, R_IFETCH), cl = PK_COUNT(pk, R_LOAD), cs = PK_COUNT(pk, R_STORE),
+	uint64_t ci = PK_COUNT(pk, R_IFETCH), cd = PK_COUNT(pk, R_LOAD) + PK_COUNT(pk, R_STORE),
 		 cm = PK_COUNT(pk, R_MODIFY);
 
-	cur->end = end;
-	cur->vpn[SIDE_I] = ci ? last[SIDE_I] : VPN_NONE;
-	cur->vpn[SIDE_D] = cl + cs + cm ? last[SIDE_D] : VPN_NONE;
-	cur->hits[SIDE_I] = ci;
-	cur->hits[SIDE_D] = cl + cs + 2 * cm;
-	cur->time = ci + insns;
+	/* hits: I <= TRACE_BATCH, D <= 2 TRACE_BATCH (an M counts twice): 16 bits each */
+	return BOP_OTHER << BOP_SHIFT | BOP_SEG | (ci ? BOP_SEG_I : 0) | (cd + cm ? BOP_SEG_D : 0) |
+	       (cd + 2 * cm) << 16 | ci;
 }
 
 void sim_batch_summary_free(struct batch_summary *sum)
 {
 	free(sum->op);
 	free(sum->op_rec);
-	free(sum->seg);
 	memset(sum, 0, sizeof(*sum));
 }
 
@@ -793,43 +794,32 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 	 * a store or an M only if a store reached it since (a store repeats only on
 	 * a page already written). VPN_NONE: nothing repeats.
 	 */
-	uint64_t rep[4] = { VPN_NONE, VPN_NONE, VPN_NONE, VPN_NONE }, last[2] = { VPN_NONE, VPN_NONE };
-	struct batch_seg *cur = NULL;
+	uint64_t rep[4] = { VPN_NONE, VPN_NONE, VPN_NONE, VPN_NONE };
 	static const uint64_t pk_one[4] = { 1, 1ULL << 16, 1ULL << 32, 1ULL << 48 };
-	uint64_t pk = 0, pk0 = 0;  /* access records so far, and before the open run (PK_COUNT) */
-	uint64_t insns = 0, *op;   /* R_INSNS instructions in the open run */
+	uint64_t pk = 0, pk0 = 0;   /* access records so far, and before the open run (PK_COUNT) */
+	uint64_t *op, *cur = NULL;  /* the open run's op */
+	uint64_t *cur_insns = NULL; /* its R_INSNS word, if it has one */
 	uint32_t *op_rec, nseg = 0;
 	/* locals: the output stores could alias *b as far as gcc knows */
 	const struct trace_rec *recs = b->recs;
 	size_t n = b->n;
-	struct batch_seg *seg;
 
-	_Static_assert(TRACE_BATCH < 1 << 16, "PK_COUNT holds 16 bits per kind");
-	if (b->n > TRACE_BATCH)
+	_Static_assert(TRACE_BATCH < 1 << 15, "a run's D hits fit 16 bits, kind counts 16 bits");
+	if (n > TRACE_BATCH)
 		return -1; /* not from a reader: the caller replays it plainly */
-	if (sum->cap < b->n / 2 + 1) {
-		/* a run needs a record before it: at most n / 2 runs */
-		struct batch_seg *g = realloc(sum->seg, (b->n / 2 + 1) * sizeof(*g));
-
-		if (!g)
-			return -1;
-		sum->seg = g;
-		sum->cap = b->n / 2 + 1;
-	}
-	if (sum->cap_op < 2 * (size_t)b->n) { /* at most two ops (an M) per record */
-		uint64_t *o = realloc(sum->op, 2 * (size_t)b->n * sizeof(*o));
-		uint32_t *orec = o ? realloc(sum->op_rec, 2 * (size_t)b->n * sizeof(*orec)) : NULL;
+	if (sum->cap_op < 2 * n) { /* at most two ops (an M, a run and its R_INSNS) per record */
+		uint64_t *o = realloc(sum->op, 2 * n * sizeof(*o));
+		uint32_t *orec = o ? realloc(sum->op_rec, 2 * n * sizeof(*orec)) : NULL;
 
 		if (o)
 			sum->op = o;
 		if (!orec)
 			return -1;
 		sum->op_rec = orec;
-		sum->cap_op = 2 * (size_t)b->n;
+		sum->cap_op = 2 * n;
 	}
 	op = sum->op;
 	op_rec = sum->op_rec;
-	seg = sum->seg;
 	memset(sum->kinds, 0, sizeof(sum->kinds));
 	sum->insns = 0;
 	for (const struct trace_rec *r = recs, *end = recs + n; r < end; r++) {
@@ -843,23 +833,24 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 			if (vpn == rep[k] && likely(!cross)) {
 				if (!cur) {
 					i = (uint32_t)(r - recs);
-					cur = &seg[nseg++];
-					cur->start = i;
-					pk0 = pk - pk_one[k];
-					insns = 0;
-					*op++ = BOP_OTHER << BOP_SHIFT | BOP_SEG | (nseg - 1);
+					cur = op++;
 					*op_rec++ = i;
+					cur_insns = NULL;
+					pk0 = pk - pk_one[k];
+					nseg++;
 				}
 				continue;
 			}
 			i = (uint32_t)(r - recs);
 			if (cur) {
-				seg_close(cur, i, last, pk - pk_one[k] - pk0, insns);
+				*cur = seg_op(pk - pk_one[k] - pk0) | (cur_insns ? BOP_SEG_INSNS : 0);
 				cur = NULL;
 			}
 			if (unlikely(cross || r->addr > BOP_ADDR_MASK)) {
+				/* replayed; the memo then ends elsewhere: no run on this side */
 				*op++ = BOP_OTHER << BOP_SHIFT | i;
 				*op_rec++ = i;
+				vpn = VPN_NONE;
 			} else if (k == R_MODIFY) {
 				op[0] = BOP_LOAD << BOP_SHIFT | r->addr;
 				op[1] = BOP_STORE << BOP_SHIFT | r->addr;
@@ -870,13 +861,10 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				*op++ = (uint64_t)k << BOP_SHIFT | r->addr; /* R_IFETCH.. R_STORE == BOP_* */
 				*op_rec++ = i;
 			}
-			/* crossing: the memo ends on the later page; forget it */
-			if (cross)
-				vpn = VPN_NONE;
 			if (k == R_IFETCH) {
-				rep[R_IFETCH] = last[SIDE_I] = vpn;
+				rep[R_IFETCH] = vpn;
 			} else {
-				rep[R_LOAD] = last[SIDE_D] = vpn;
+				rep[R_LOAD] = vpn;
 				rep[R_STORE] = rep[R_MODIFY] = k == R_LOAD ? VPN_NONE : vpn;
 			}
 		} else {
@@ -884,40 +872,50 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 			sum->kinds[k]++;
 			if (k == R_INSNS) {
 				sum->insns += r->size;
-				if (cur) { /* folds into an open run; never opens one */
-					insns += r->size;
+				if (cur) { /* folds into an open run (its ops are the last ones); never opens one */
+					if (!cur_insns) {
+						cur_insns = op++;
+						*cur_insns = 0;
+						*op_rec = op_rec[-1]; /* the run's first record */
+						op_rec++;
+					}
+					*cur_insns += r->size;
 					continue;
 				}
 			} else if (cur) {
-				seg_close(cur, i, last, pk - pk0, insns);
+				*cur = seg_op(pk - pk0) | (cur_insns ? BOP_SEG_INSNS : 0);
 				cur = NULL;
 			}
 			*op++ = BOP_OTHER << BOP_SHIFT | i;
 			*op_rec++ = i;
 			if (k == R_EVENT)
-				rep[0] = rep[1] = rep[2] = rep[3] = last[0] = last[1] = VPN_NONE;
+				rep[0] = rep[1] = rep[2] = rep[3] = VPN_NONE;
 		}
 	}
 	if (cur)
-		seg_close(cur, (uint32_t)n, last, pk - pk0, insns);
+		*cur = seg_op(pk - pk0) | (cur_insns ? BOP_SEG_INSNS : 0);
 	for (int k = R_IFETCH; k <= R_MODIFY; k++)
 		sum->kinds[k] = PK_COUNT(pk, k);
 	sum->nop = (size_t)(op - sum->op);
 	sum->n = nseg;
 	return 0;
 }
-
 int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			     const struct batch_summary *sum, struct err *e)
 {
 	uint64_t nrec0[R_KIND_NR], insns0 = s->st.instructions;
+	/*
+	 * The page of each side's last access op: the page a run on that side
+	 * repeats. VPN_NONE after a replayed record that may move the memo (the
+	 * summary then opens no run on that side before the next access op).
+	 */
+	uint64_t lastop[2] = { VPN_NONE, VPN_NONE };
 
 	if (!sum || s->data_refs) /* data_refs: every data reference goes to the cache */
 		return sim_run_batch(s, b, e);
 	memcpy(nrec0, s->nrec, sizeof(nrec0));
 	/* locals: gcc cannot tell that the simulator's stores leave *sum alone */
 	const uint64_t *ops = sum->op;
-	const struct batch_seg *segs = sum->seg;
 	size_t nop = sum->nop;
 
 	for (size_t i = 0; i < nop; i++) {
@@ -925,49 +923,61 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 		vaddr_t va = op & BOP_ADDR_MASK;
 
 		/*
-		 * Each kind its own call: side and write stay constants in mmu_access().
+		 * Each kind its own call: side and write stay constants in mmu_access()
+		 * (one path with them as data mispredicts more: 8 points 89 -> 101 ms).
 		 * Only the slow path can fail (a fault), so only it is tested.
 		 */
 		if (ty == BOP_LOAD) {
+			lastop[SIDE_D] = va >> PAGE_SHIFT;
 			if (likely(mmu_access_inline(s, va, SIDE_D, false, false)))
 				continue;
 			mmu_access_slow(s, va, SIDE_D, false);
 		} else if (ty == BOP_IFETCH) {
+			lastop[SIDE_I] = va >> PAGE_SHIFT;
 			s->st.instructions++; /* sim_now() adds it; the counts come at the end */
 			if (likely(mmu_access_inline(s, va, SIDE_I, false, false)))
 				continue;
 			mmu_access_slow(s, va, SIDE_I, false);
 		} else if (ty == BOP_STORE) {
+			lastop[SIDE_D] = va >> PAGE_SHIFT;
 			if (likely(mmu_access_inline(s, va, SIDE_D, true, false)))
 				continue;
 			mmu_access_slow(s, va, SIDE_D, true);
 		} else if (op & BOP_SEG) {
-			const struct batch_seg *g = &segs[(uint32_t)op];
+			size_t at = i;
+			uint64_t insns = op & BOP_SEG_INSNS ? ops[++i] : 0;
 
 			/*
 			 * Every record of the run a memo hit, if this simulator's memo holds
-			 * those pages; else (no L1 array of that size, ...) it is replayed
-			 * record by record. The asm keeps gcc from adding the two sides' hits
-			 * as one 16-byte vector: loading that right after mmu_access()'s 8-byte
-			 * increments stalls store forwarding (perf: a fifth of an 8-point
-			 * sweep's cycles).
+			 * those pages; else (no L1 array of that size, a flush, ...) it is
+			 * replayed record by record. The asm keeps gcc from adding the two
+			 * sides' hits as one 16-byte vector: loading that right after
+			 * mmu_access()'s 8-byte increments stalls store forwarding (perf: a
+			 * fifth of an 8-point sweep's cycles).
 			 */
-			if ((g->vpn[SIDE_I] == VPN_NONE || g->vpn[SIDE_I] == s->last_vpn[SIDE_I]) &&
-			    (g->vpn[SIDE_D] == VPN_NONE || g->vpn[SIDE_D] == s->last_vpn[SIDE_D])) {
-				s->memo_hits[SIDE_I] += g->hits[SIDE_I];
+			if ((!(op & BOP_SEG_I) ||
+			     (lastop[SIDE_I] != VPN_NONE && lastop[SIDE_I] == s->last_vpn[SIDE_I])) &&
+			    (!(op & BOP_SEG_D) ||
+			     (lastop[SIDE_D] != VPN_NONE && lastop[SIDE_D] == s->last_vpn[SIDE_D]))) {
+				s->memo_hits[SIDE_I] += op & 0xffff;
 				__asm__("" : "+m"(s->memo_hits[SIDE_I]));
-				s->memo_hits[SIDE_D] += g->hits[SIDE_D];
-				s->st.instructions += g->time;
+				s->memo_hits[SIDE_D] += (op >> 16) & 0xffff;
+				s->st.instructions += (op & 0xffff) + insns;
 				continue;
-			} else {
-				for (uint32_t j = g->start; j < g->end; j++) {
-					run_one(s, b, &b->recs[j]);
-					if (unlikely(s->failed))
-						return fail_at(s, j, e);
-				}
+			}
+			/* the run's records: from its first to the next op's record */
+			for (uint32_t j = sum->op_rec[at], end = i + 1 < nop ? sum->op_rec[i + 1] : (uint32_t)b->n;
+			     j < end; j++) {
+				run_one(s, b, &b->recs[j]);
+				if (unlikely(s->failed))
+					return fail_at(s, j, e);
 			}
 		} else {
-			run_one(s, b, &b->recs[(uint32_t)op]);
+			const struct trace_rec *r = &b->recs[(uint32_t)op];
+
+			if (r->kind != R_INSNS)
+				lastop[SIDE_I] = lastop[SIDE_D] = VPN_NONE;
+			run_one(s, b, r);
 		}
 		if (unlikely(s->failed))
 			return fail_at(s, sum->op_rec[i], e);

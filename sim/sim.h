@@ -94,19 +94,11 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
  * adds ifetches to st.instructions, so sim_now() stays exact inside the batch.
  * The counts are exactly those of sim_run_batch() (check_sim compares them).
  */
-struct batch_seg {
-	uint32_t start, end;          /* records [start, end) of the batch */
-	uint32_t hits[2];             /* memo hits per side (M counts twice) */
-	uint64_t time;                /* instructions in it: ifetches + R_INSNS counts */
-	uint64_t vpn[2];              /* the page each side's repeats touch (VPN_NONE: none) */
-};
-
 struct batch_summary {
 	uint64_t *op;                 /* nop ops: see sim.c (BOP_*) */
-	uint32_t *op_rec;             /* the record of each op, for error messages */
+	uint32_t *op_rec;             /* the (first) record of each op */
 	size_t nop, cap_op;
-	struct batch_seg *seg;        /* n runs */
-	size_t n, cap;
+	size_t n;                     /* runs among the ops */
 	uint64_t kinds[R_KIND_NR];    /* records of each kind in the batch */
 	uint64_t insns;               /* R_INSNS instructions in the batch */
 };
