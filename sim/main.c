@@ -441,9 +441,9 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
  * (first i mod threads, then the last one that ran it), so its state stays in
  * one core's caches. The main thread takes
  * the shared items (the decode, the summaries: the records it decoded stay in
- * its caches) from the counter first, then its own simulators; helpers start
- * with their own simulators, then help with the shared items. Last, to balance
- * the round, each takes whatever simulators the others have not started.
+ * its caches) from the counter first, then its own simulators, then whatever
+ * simulators the others have not started; helpers start with the simulators
+ * (their own, then the others'), and help with shared items last.
  */
 static void pool_sims(struct sim_pool *p, unsigned me, bool own_only)
 {
@@ -468,7 +468,7 @@ static void pool_work(struct sim_pool *p, unsigned me)
 	unsigned k;
 
 	if (me)
-		pool_sims(p, me, true); /* helpers: their simulators while the main thread decodes */
+		pool_sims(p, me, false); /* helpers: simulators while the main thread decodes */
 	while ((k = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nitems)
 		pool_item_run(p, &p->items[k]);
 	pool_sims(p, me, false);

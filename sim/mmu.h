@@ -51,7 +51,6 @@ static inline __attribute__((always_inline)) bool mmu_access_inline(struct sim *
 {
 	uint64_t vpn = va >> PAGE_SHIFT;
 	struct tlb_array *a;
-	unsigned set, i;
 
 	/* @write is a constant at every call site: loads pay nothing for the RO test */
 	if (likely(vpn == s->last_vpn[side]) && !(write && (s->last_pfn[side] & TLB_RO))) {
@@ -62,18 +61,18 @@ static inline __attribute__((always_inline)) bool mmu_access_inline(struct sim *
 	}
 	a = &s->tlb.l1[side][PS_4K];
 	if (likely(a->ways)) {
-		set = tlb_set_of(a, vpn);
-		i = set * a->ways + a->mru[set];
-		if (likely(a->tag[i] == vpn) && !(write && (a->payload[i] & TLB_RO))) {
+		const struct tlb_mru *m = &a->mru_e[tlb_set_of(a, vpn)];
+
+		if (likely(m->tag == vpn) && !(write && (m->payload & TLB_RO))) {
 			/*
 			 * The set's MRU hit again changes no replacement state: under lru it
 			 * already has the set's newest stamp (tlb_array_check_invariants()),
 			 * and victims are chosen by stamp order within a set.
 			 */
-			mmu_memo_set(s, side, vpn, PS_4K, a->payload[i]);
+			mmu_memo_set(s, side, vpn, PS_4K, m->payload);
 			s->memo_hits[side]++; /* a 4K hit: the memo's size is now 4K */
 			if (data_refs && unlikely(s->data_refs) && side == SIDE_D)
-				mmu_data_access(s, va, a->payload[i] & ~TLB_RO);
+				mmu_data_access(s, va, m->payload & ~TLB_RO);
 			return true;
 		}
 	}

@@ -37,7 +37,11 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		a->sets = 1;
 		a->ways = 0;
 		a->mru = calloc(1, sizeof(*a->mru));
-		return a->mru ? 0 : -1;
+		a->mru_e = malloc(sizeof(*a->mru_e));
+		if (!a->mru || !a->mru_e)
+			return -1;
+		a->mru_e[0].tag = TLB_KEY_NONE;
+		return 0;
 	}
 	BUG_ON(!ways || entries % ways || ways > 65535);
 	a->ways = ways;
@@ -48,18 +52,21 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	a->stamp = calloc(n, sizeof(*a->stamp));
 	a->payload = calloc(n, sizeof(*a->payload));
 	a->mru = calloc(a->sets, sizeof(*a->mru));
+	a->mru_e = calloc(a->sets, sizeof(*a->mru_e));
 	if (policy == REPL_PLRU) {
 		a->plru_leaves = 1;
 		while (a->plru_leaves < ways)
 			a->plru_leaves <<= 1;
 		a->plru = calloc((size_t)a->sets * a->plru_leaves, 1);
 	}
-	if (!a->tag || !a->stamp || !a->payload || !a->mru || (policy == REPL_PLRU && !a->plru)) {
+	if (!a->tag || !a->stamp || !a->payload || !a->mru || !a->mru_e || (policy == REPL_PLRU && !a->plru)) {
 		tlb_array_free(a);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		a->tag[i] = TLB_KEY_NONE;
+	for (unsigned s = 0; s < a->sets; s++)
+		a->mru_e[s].tag = TLB_KEY_NONE;
 	return 0;
 }
 
@@ -68,6 +75,7 @@ void tlb_array_free(struct tlb_array *a)
 	free(a->tag);
 	free(a->stamp);
 	free(a->payload);
+	free(a->mru_e);
 	free(a->mru);
 	free(a->plru);
 	memset(a, 0, sizeof(*a));
@@ -191,6 +199,7 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 	a->payload[base + victim] = payload;
 	a->stamp[base + victim] = ++a->clock;
 	a->mru[set] = (uint16_t)victim;
+	a->mru_e[set] = (struct tlb_mru){ key, payload };
 	if (a->policy == REPL_PLRU)
 		tlb_array_plru_touch(a, set, victim);
 	return old;
@@ -198,6 +207,8 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 
 static void drop(struct tlb_array *a, size_t i)
 {
+	if (a->mru[i / a->ways] == i % a->ways)
+		a->mru_e[i / a->ways].tag = TLB_KEY_NONE;
 	a->tag[i] = TLB_KEY_NONE;
 	a->stamp[i] = 0;
 	a->nr_valid--;
@@ -269,6 +280,9 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 		unsigned base = s * a->ways;
 
 		BUG_ON(a->ways && a->mru[s] >= a->ways);
+		BUG_ON(a->ways && a->mru_e[s].tag != a->tag[base + a->mru[s]]);
+		BUG_ON(a->ways && a->mru_e[s].tag != TLB_KEY_NONE &&
+		       a->mru_e[s].payload != a->payload[base + a->mru[s]]);
 		for (unsigned w = 0; w < a->ways; w++) {
 			uint64_t k = a->tag[base + w];
 

@@ -24,6 +24,9 @@ struct tlb_array {
 	uint64_t *tag;    /* sets * ways keys; TLB_KEY_NONE = invalid */
 	uint64_t *stamp;  /* LRU: last use; FIFO: fill time (sets * ways) */
 	uint16_t *mru;    /* per set: the way used last */
+	struct tlb_mru { uint64_t tag, payload; } *mru_e; /* per set: the MRU way's entry
+							    (tag TLB_KEY_NONE if invalid), one load for
+							    the hot path */
 	uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
@@ -60,6 +63,7 @@ void tlb_array_plru_touch(struct tlb_array *a, unsigned set, unsigned way);
 static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned way)
 {
 	a->mru[set] = (uint16_t)way;
+	a->mru_e[set] = (struct tlb_mru){ a->tag[set * a->ways + way], a->payload[set * a->ways + way] };
 	if (likely(a->policy == REPL_LRU))
 		a->stamp[set * a->ways + way] = ++a->clock;
 	else if (a->policy == REPL_PLRU)
