@@ -445,11 +445,11 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
  * simulators the others have not started; helpers start with the simulators
  * (their own, then the others'), and help with shared items last.
  */
-static void pool_sims(struct sim_pool *p, unsigned me, bool own_only)
+static void pool_sims(struct sim_pool *p, unsigned me)
 {
 	if (!p->stage[ST_SIM])
 		return;
-	for (int pass = 0; pass < (own_only ? 1 : 2); pass++)
+	for (int pass = 0; pass < 2; pass++)
 		for (unsigned j = 0; j < p->r->n; j++) {
 			/* own ones longest first; others' shortest first */
 			unsigned i = pass ? p->order[p->r->n - 1 - j] : p->order[j];
@@ -468,10 +468,10 @@ static void pool_work(struct sim_pool *p, unsigned me)
 	unsigned k;
 
 	if (me)
-		pool_sims(p, me, false); /* helpers: simulators while the main thread decodes */
+		pool_sims(p, me); /* helpers: simulators while the main thread decodes */
 	while ((k = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nitems)
 		pool_item_run(p, &p->items[k]);
-	pool_sims(p, me, false);
+	pool_sims(p, me);
 }
 
 struct pool_arg {

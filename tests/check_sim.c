@@ -12,6 +12,7 @@
 #include "mmu.h"
 #include "sim.h"
 #include "trace.h"
+#include "workload.h"
 
 static struct sim *S;
 static struct sim_config C;
@@ -305,14 +306,18 @@ START_TEST(summarized_batches_count_the_same)
 		{ "os.mode=thp", "tlb.l1d.4K.entries=16", NULL },
 		{ "os.mode=hugetlbfs", "tlb.l1i.2M.entries=0", "tlb.l1i.2M.ways=0" },
 		{ "os.mode=base", "tlb.policy=random", "cache.data_refs=true" },
+		{ "os.mode=thp", "tlb.l1d.4K.entries=8", "tlb.policy=plru" },
+		{ "os.mode=base", "tlb.l1d.4K.entries=4", "tlb.policy=fifo" },
 	};
-	const char *trace[] = { "tests/validation/small.lackey.zst", "tests/golden/mixed.lackey" };
+	/* a real trace, one with syscall events, a workload with R_INSNS inside runs */
+	const char *trace[] = { "tests/validation/small.lackey.zst", "tests/golden/mixed.lackey",
+				"stride:size=8M,stride=64,passes=2" };
 
 	for (size_t t = 0; t < ARRAY_SIZE(trace); t++) {
 		struct sim *a = calloc(ARRAY_SIZE(sets), sizeof(*a)), *b = calloc(ARRAY_SIZE(sets), sizeof(*b));
 		struct batch_summary sum = { 0 };
 		struct err e = { 0 };
-		struct trace_reader *r = trace_open(trace[t], TF_AUTO, &e);
+		struct trace_reader *r = t == 2 ? workload_open(trace[t], 1, &e) : trace_open(trace[t], TF_AUTO, &e);
 		struct trace_batch bt;
 		uint64_t segs = 0;
 		int n;
@@ -339,6 +344,8 @@ START_TEST(summarized_batches_count_the_same)
 		ck_assert_int_eq(n, 0);
 		if (t == 0)
 			ck_assert_uint_gt(segs, 100000); /* the summary found runs to skip */
+		if (t == 2)
+			ck_assert_uint_eq(segs, 4096); /* a run per page and pass, each with R_INSNS */
 		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
 			sim_finish(&a[i]);
 			sim_finish(&b[i]);

@@ -236,6 +236,18 @@ expect_error "stream:size=64M,iterations=1: record " $MMUSIM run -w stream:size=
 	--set os.memory=64M --set os.swap.size=0 --json "$T/oom.json" --quiet
 grep -q 'simulated memory (os.memory = 64 MiB) is exhausted' "$T/err" && [ ! -e "$T/oom.json" ] && ok ||
 	bad "out of memory: $(cat "$T/err")"
+# a failure inside a batch names its own record: 5000 loads, then one beyond 4-level paging;
+# the same message from a run, from a run driving three simulators (--modes) and from a
+# threaded sweep worker
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf " L %x,8\n", 65536 + (i % 10) * 8; print " L 7fffffffffffff,8" }' \
+	>"$T/far.lackey"
+want="$T/far.lackey: record 5001: address 0x80000000000000 needs more than 4-level paging (walk.levels)"
+expect_error "$want" $MMUSIM run "$T/far.lackey" --quiet
+expect_error "$want" $MMUSIM run "$T/far.lackey" --modes base,thp,hugetlbfs --quiet
+printf 'trace: %s\nsweep:\n  tlb.l1d.4K.entries: [8, 16, 32]\n' "$T/far.lackey" >"$T/far.yaml"
+$MMUSIM sweep "$T/far.yaml" -j 2 --quiet >"$T/out" 2>"$T/err"
+check "$?" 2 "sweep over a failing trace: exit status"
+grep -qF "$want" "$T/err" && ok || bad "sweep worker's failure message: $(cat "$T/err")"
 # SIGINT during a run: exit 130, no result file, no temporary
 $MMUSIM run -w gups:size=64M,updates=50000000 --json "$T/int.json" --quiet &
 rpid=$!
