@@ -10,7 +10,7 @@
 #   (d) an 8-size TLB sweep against one run of that trace; target: at most 2x
 # All run the default machine (the article's Nehalem-class core), (a) and (b) in base mode.
 set -e
-REPS=${REPS:-7}
+REPS=${REPS:-9}
 MMUSIM=${MMUSIM:-./mmusim}
 TRACE=tests/validation/small.lackey.zst
 TMP=$(mktemp -d)

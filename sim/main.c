@@ -341,7 +341,7 @@ struct owned_batch {
 	bool summed;
 };
 
-static void own_batch(struct owned_batch *o, const struct trace_batch *b)
+static void own_batch(struct owned_batch *o, struct trace_reader *tr, const struct trace_batch *b)
 {
 	if (b->nev > o->cap_ev) {
 		free(o->ev);
@@ -354,7 +354,10 @@ static void own_batch(struct owned_batch *o, const struct trace_batch *b)
 		fprintf(stderr, "mmusim: out of memory\n");
 		exit(1);
 	}
-	memcpy(o->recs, b->recs, b->n * sizeof(*o->recs));
+	if (b->recs == tr->rec)
+		trace_take_recs(tr, &o->recs); /* no copy: the reader's buffer changes hands */
+	else
+		memcpy(o->recs, b->recs, b->n * sizeof(*o->recs));
 	if (b->nev)
 		memcpy(o->ev, b->ev, b->nev * sizeof(*o->ev));
 	o->b = (struct trace_batch){ o->recs, b->n, o->ev, b->nev };
@@ -414,7 +417,7 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 		struct trace_batch b;
 
 		for (s->n = 0; s->n < POOL_BATCHES && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
-			own_batch(&s->ob[s->n++], &b);
+			own_batch(&s->ob[s->n++], p->tr, &b);
 	} else if (it->kind == ST_SUM) {
 		struct batch_set *s = p->stage[ST_SUM];
 

@@ -9,6 +9,8 @@
 #ifndef MMUSIM_TRACE_H
 #define MMUSIM_TRACE_H
 
+#include <stdlib.h>
+
 #include "err.h"
 #include "types.h"
 
@@ -97,7 +99,15 @@ struct trace_reader {
 	const struct trace_ops *ops;
 	enum trace_format format;
 	char name[256]; /* the path ("-" is shown as "<stdin>") or workload spec */
+	struct trace_rec *rec; /* TRACE_BATCH records: next() fills them (trace_take_recs()) */
 };
+
+/* For readers: allocate and free the head's record buffer. 0, or -1 (out of memory). */
+static inline int trace_head_alloc(struct trace_reader *h)
+{
+	h->rec = malloc(TRACE_BATCH * sizeof(*h->rec));
+	return h->rec ? 0 : -1;
+}
 
 /*
  * Open @path ("-": standard input) as @fmt (TF_AUTO: detect from the content,
@@ -115,6 +125,20 @@ static inline void trace_close(struct trace_reader *r)
 {
 	if (r)
 		r->ops->close(r);
+}
+
+/*
+ * Keep the records of the last batch beyond the next call: the reader's buffer
+ * (which the batch's recs point into) becomes *@buf, and *@buf -- a malloc'd
+ * buffer of TRACE_BATCH records -- the reader's, for its next batch. Readers
+ * write a batch's records within one next() call and never read them back.
+ */
+static inline void trace_take_recs(struct trace_reader *r, struct trace_rec **buf)
+{
+	struct trace_rec *t = r->rec;
+
+	r->rec = *buf;
+	*buf = t;
 }
 
 /*

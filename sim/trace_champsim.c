@@ -107,7 +107,6 @@ struct champsim_reader {
 	const unsigned char *p, *end; /* the undecoded records of the chunk at hand */
 	uint64_t nrec;                /* records decoded before @p */
 	bool eof;
-	struct trace_rec rec[TRACE_BATCH];
 };
 
 static inline uint64_t get_le64(const unsigned char *p)
@@ -176,7 +175,7 @@ static int cs_explain(struct champsim_reader *c, struct err *e)
 static int cs_decode(struct champsim_reader *c, size_t *np, struct err *e)
 {
 	const unsigned char *p = c->p, *end = c->end;
-	struct trace_rec *rec = c->rec;
+	struct trace_rec *rec = c->head.rec;
 	size_t n = *np;
 	int ret = 0;
 
@@ -249,7 +248,7 @@ static int cs_next(struct trace_reader *tr, struct trace_batch *b, struct err *e
 		if (cs_decode(c, &n, e) < 0)
 			return -1;
 	}
-	b->recs = c->rec;
+	b->recs = c->head.rec;
 	b->n = n;
 	b->ev = NULL;
 	b->nev = 0;
@@ -261,6 +260,7 @@ static void cs_close(struct trace_reader *tr)
 	struct champsim_reader *c = (struct champsim_reader *)tr;
 
 	tio_close(c->io);
+	free(c->head.rec);
 	free(c);
 }
 
@@ -273,9 +273,10 @@ struct trace_reader *trace_champsim_open(struct tio *io, const char *name, struc
 {
 	struct champsim_reader *c = calloc(1, sizeof(*c));
 
-	if (!c) {
+	if (!c || trace_head_alloc(&c->head)) {
 		err_set(e, name, 0, 0, "out of memory");
 		tio_close(io);
+		free(c);
 		return NULL;
 	}
 	c->head.ops = &champsim_ops;

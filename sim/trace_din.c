@@ -83,7 +83,6 @@ struct din_reader {
 	struct tio_lines ln; /* the region being parsed (trace_io.h) */
 	unsigned long line; /* lines consumed so far */
 	bool eof;
-	struct trace_rec rec[TRACE_BATCH];
 };
 
 static int din_errf(struct din_reader *d, unsigned long line, struct err *e, const char *fmt, ...)
@@ -213,7 +212,7 @@ static int din_line(struct din_reader *d, unsigned long line, const unsigned cha
 				din_token(tok, sizeof(tok), z, (size_t)(te - z)), VADDR_BITS_MAX);
 	/* the rest of the line is a comment */
 	if (kind != DIN_SKIP) {
-		d->rec[*n] = (struct trace_rec){ .addr = a & DIN_ALIGN, .size = DIN_SIZE,
+		d->head.rec[*n] = (struct trace_rec){ .addr = a & DIN_ALIGN, .size = DIN_SIZE,
 						 .kind = kind - 1u };
 		(*n)++;
 	}
@@ -228,7 +227,7 @@ static int din_line(struct din_reader *d, unsigned long line, const unsigned cha
 static int din_parse(struct din_reader *d, size_t *np, struct err *e)
 {
 	const unsigned char *p = d->ln.p, *end = d->ln.end;
-	struct trace_rec *rec = d->rec;
+	struct trace_rec *rec = d->head.rec;
 	unsigned long line = d->line;
 	size_t n = *np;
 	int ret = 0;
@@ -303,7 +302,7 @@ static int din_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 		if (din_parse(d, &n, e) < 0)
 			return -1;
 	}
-	b->recs = d->rec;
+	b->recs = d->head.rec;
 	b->n = n;
 	b->ev = NULL;
 	b->nev = 0;
@@ -315,6 +314,7 @@ static void din_close(struct trace_reader *tr)
 	struct din_reader *d = (struct din_reader *)tr;
 
 	tio_close(d->io);
+	free(d->head.rec);
 	free(d);
 }
 
@@ -327,9 +327,10 @@ struct trace_reader *trace_din_open(struct tio *io, const char *name, struct err
 {
 	struct din_reader *d = calloc(1, sizeof(*d));
 
-	if (!d) {
+	if (!d || trace_head_alloc(&d->head)) {
 		err_set(e, name, 0, 0, "out of memory");
 		tio_close(io);
+		free(d);
 		return NULL;
 	}
 	d->head.ops = &din_ops;

@@ -86,7 +86,6 @@ struct lackey_reader {
 	bool eof;
 	struct lk_pending *pend; /* open addressing by (pid, tid), linear probing */
 	size_t npend, cap_pend;  /* calls held; slots (0 or a power of two) */
-	struct trace_rec rec[TRACE_BATCH];
 	struct os_event ev[TRACE_BATCH];
 };
 
@@ -193,7 +192,7 @@ static int lk_record_slow(struct lk_ctx *c, const unsigned char *l, const unsign
 			       LK_SIZE_MAX);
 	if (!s)
 		return lk_errf(c, "size 0");
-	c->lr->rec[*c->n] = (struct trace_rec){ .addr = a, .size = (uint32_t)s, .kind = kind };
+	c->lr->head.rec[*c->n] = (struct trace_rec){ .addr = a, .size = (uint32_t)s, .kind = kind };
 	(*c->n)++;
 	return 0;
 }
@@ -289,7 +288,7 @@ static void lk_emit(struct lk_ctx *c, const struct os_event *ev, uint64_t result
 		o->addr = result;
 	else if (o->kind == EV_MREMAP)
 		o->new_addr = result;
-	lr->rec[*c->n] = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*c->nev,
+	lr->head.rec[*c->n] = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*c->nev,
 					     .kind = R_EVENT };
 	(*c->n)++;
 	(*c->nev)++;
@@ -578,7 +577,7 @@ static inline bool lk_is_hex8(uint64_t w)
 static int lk_parse(struct lackey_reader *lr, size_t *np, size_t *nevp, struct err *e)
 {
 	const unsigned char *p = lr->ln.p, *end = lr->ln.end;
-	struct trace_rec *rec = lr->rec;
+	struct trace_rec *rec = lr->head.rec;
 	unsigned long line = lr->line;
 	size_t n = *np;
 	int ret = 0;
@@ -700,7 +699,7 @@ static int lk_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
 		if (lk_parse(lr, &n, &nev, e) < 0)
 			return -1;
 	}
-	b->recs = lr->rec;
+	b->recs = lr->head.rec;
 	b->n = n;
 	b->ev = lr->ev;
 	b->nev = nev;
@@ -713,6 +712,7 @@ static void lk_close(struct trace_reader *r)
 
 	tio_close(lr->io);
 	free(lr->pend);
+	free(lr->head.rec);
 	free(lr);
 }
 
@@ -725,9 +725,10 @@ struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct 
 {
 	struct lackey_reader *lr = calloc(1, sizeof(*lr));
 
-	if (!lr) {
+	if (!lr || trace_head_alloc(&lr->head)) {
 		err_set(e, name, 0, 0, "out of memory");
 		tio_close(io);
+		free(lr);
 		return NULL;
 	}
 	lr->head.ops = &lackey_ops;

@@ -90,7 +90,6 @@ struct mtr_reader {
 	uint64_t nrec;                /* records decoded */
 	unsigned char save[MTR_MAXREC];
 	unsigned char tail[MTR_MAXREC];
-	struct trace_rec rec[TRACE_BATCH];
 	struct os_event ev[TRACE_BATCH];
 };
 
@@ -152,7 +151,7 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		      const char **why)
 {
 	const unsigned char *p = m->p;
-	struct trace_rec *r = &m->rec[*n];
+	struct trace_rec *r = &m->head.rec[*n];
 	uint64_t v, f[9];
 	unsigned t;
 	int ret;
@@ -310,7 +309,7 @@ static size_t mtr_fast(struct mtr_reader *m, size_t n)
 {
 	const unsigned char *p = m->p;
 	vaddr_t ei = m->expect[0], ed = m->expect[1];
-	struct trace_rec *rec = m->rec;
+	struct trace_rec *rec = m->head.rec;
 	size_t n0 = n;
 
 	for (;;) {
@@ -420,7 +419,7 @@ static int mtr_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 		}
 		return mtr_corrupt(m, m->p, why, e);
 	}
-	b->recs = m->rec;
+	b->recs = m->head.rec;
 	b->n = n;
 	b->ev = m->ev;
 	b->nev = nev;
@@ -432,6 +431,7 @@ static void mtr_close(struct trace_reader *tr)
 	struct mtr_reader *m = (struct mtr_reader *)tr;
 
 	tio_close(m->io);
+	free(m->head.rec);
 	free(m);
 }
 
@@ -457,7 +457,7 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 	ssize_t len;
 	size_t k;
 
-	if (!m) {
+	if (!m || trace_head_alloc(&m->head)) {
 		err_set(e, name, 0, 0, "out of memory");
 		goto fail;
 	}
@@ -498,6 +498,8 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 	return &m->head;
 fail:
 	tio_close(io);
+	if (m)
+		free(m->head.rec);
 	free(m);
 	return NULL;
 }

@@ -76,7 +76,6 @@ struct pin_reader {
 	bool eof;           /* the stream is used up */
 	bool seen_eof;      /* the "#eof" line has been read */
 	vaddr_t last_ip;    /* ip of the previous record line */
-	struct trace_rec rec[TRACE_BATCH];
 };
 
 static int pin_errf(struct pin_reader *pr, unsigned long line, struct err *e, const char *fmt, ...)
@@ -228,10 +227,10 @@ static int pin_line(struct pin_reader *pr, unsigned long line, const unsigned ch
 		return pin_errf(pr, line, e, "address 0x%s is over %d bits",
 				pin_token(tok, sizeof(tok), z, (size_t)(t - z)), VADDR_BITS_MAX);
 	if (ip != pr->last_ip) {
-		pr->rec[(*n)++] = (struct trace_rec){ .addr = ip, .size = PIN_SIZE, .kind = R_IFETCH };
+		pr->head.rec[(*n)++] = (struct trace_rec){ .addr = ip, .size = PIN_SIZE, .kind = R_IFETCH };
 		pr->last_ip = ip;
 	}
-	pr->rec[(*n)++] = (struct trace_rec){ .addr = a, .size = PIN_SIZE, .kind = kind };
+	pr->head.rec[(*n)++] = (struct trace_rec){ .addr = a, .size = PIN_SIZE, .kind = kind };
 	return 0;
 }
 
@@ -246,7 +245,7 @@ static int pin_line(struct pin_reader *pr, unsigned long line, const unsigned ch
 static int pin_parse(struct pin_reader *pr, size_t *np, struct err *e)
 {
 	const unsigned char *p = pr->ln.p, *end = pr->ln.end;
-	struct trace_rec *rec = pr->rec;
+	struct trace_rec *rec = pr->head.rec;
 	unsigned long line = pr->line;
 	vaddr_t last_ip = pr->last_ip;
 	bool after_eof = pr->seen_eof;
@@ -339,7 +338,7 @@ static int pin_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 		if (pin_parse(pr, &n, e) < 0)
 			return -1;
 	}
-	b->recs = pr->rec;
+	b->recs = pr->head.rec;
 	b->n = n;
 	b->ev = NULL;
 	b->nev = 0;
@@ -351,6 +350,7 @@ static void pin_close(struct trace_reader *tr)
 	struct pin_reader *pr = (struct pin_reader *)tr;
 
 	tio_close(pr->io);
+	free(pr->head.rec);
 	free(pr);
 }
 
@@ -363,9 +363,10 @@ struct trace_reader *trace_pin_open(struct tio *io, const char *name, struct err
 {
 	struct pin_reader *pr = calloc(1, sizeof(*pr));
 
-	if (!pr) {
+	if (!pr || trace_head_alloc(&pr->head)) {
 		err_set(e, name, 0, 0, "out of memory");
 		tio_close(io);
+		free(pr);
 		return NULL;
 	}
 	pr->head.ops = &pin_ops;

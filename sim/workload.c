@@ -210,7 +210,6 @@ struct wl_reader {
 	gsl_ran_discrete_t *zipf;    /* zipf: alias table over ranks */
 
 	struct os_event ev[WL_EV_MAX];
-	struct trace_rec recs[TRACE_BATCH];
 };
 
 static int wl_err(struct err *e, enum wl_kind k, const char *fmt, ...)
@@ -409,6 +408,7 @@ static void wl_close(struct trace_reader *r)
 		gsl_ran_discrete_free(w->zipf);
 	free(w->order);
 	free(w->page_of_rank);
+	free(w->head.rec);
 	free(w);
 }
 
@@ -435,7 +435,7 @@ static size_t wl_emit_events(struct wl_reader *w, struct trace_batch *b)
 		ev->fd = -1;
 		ev->addr = w->map_addr[m];
 		ev->len = w->map_len[m];
-		rec_put(&w->recs[nev], 0, (uint32_t)nev, R_EVENT);
+		rec_put(&w->head.rec[nev], 0, (uint32_t)nev, R_EVENT);
 		nev++;
 		if (!w->madvise)
 			continue;
@@ -445,7 +445,7 @@ static size_t wl_emit_events(struct wl_reader *w, struct trace_batch *b)
 		ev->advice = MADV_HUGEPAGE_;
 		ev->addr = w->map_addr[m];
 		ev->len = w->map_len[m];
-		rec_put(&w->recs[nev], 0, (uint32_t)nev, R_EVENT);
+		rec_put(&w->head.rec[nev], 0, (uint32_t)nev, R_EVENT);
 		nev++;
 	}
 	b->ev = w->ev;
@@ -602,7 +602,7 @@ static int wl_next(struct trace_reader *tr, struct trace_batch *b, struct err *e
 	size_t n = 0;
 
 	(void)e;
-	b->recs = w->recs;
+	b->recs = w->head.rec;
 	b->ev = w->ev;
 	b->nev = 0;
 	if (w->phase == PH_EVENTS) {
@@ -610,7 +610,7 @@ static int wl_next(struct trace_reader *tr, struct trace_batch *b, struct err *e
 		w->phase = w->kind == WL_STRIDE || w->kind == WL_ZIPF ? PH_MAIN : PH_INIT;
 	}
 	if (w->phase != PH_DONE) {
-		struct trace_rec *r = w->recs + n;
+		struct trace_rec *r = w->head.rec + n;
 		size_t cap = TRACE_BATCH - n;
 
 		switch (w->kind) {
@@ -737,8 +737,9 @@ struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *
 		return NULL;
 
 	w = calloc(1, sizeof(*w));
-	if (!w) {
+	if (!w || trace_head_alloc(&w->head)) {
 		wl_err(e, k, "out of memory");
+		free(w);
 		return NULL;
 	}
 	w->head.ops = &wl_ops;
