@@ -321,7 +321,7 @@ struct run {
 	struct sim *sims;         /* n of them, driven from one reader */
 	const char **mode_names;
 	unsigned n;
-	unsigned threads;         /* > 1: threads sharing the decode and the simulators */
+	unsigned threads;         /* threads sharing the decode and the simulators (0: 1) */
 	double wall;
 	uint64_t records;
 };
@@ -655,7 +655,14 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (r->threads > 1 && !check) {
+	/*
+	 * Several simulators: the pool, even on one thread -- each simulator runs
+	 * 32 batches at a time, its state staying in the cache (batch by batch, 8
+	 * simulators on one thread took 164 ms instead of 137).
+	 */
+	if (r->n > 1 && !check) {
+		if (!r->threads)
+			r->threads = 1;
 		n = run_threaded(r, tr, &e);
 		goto end;
 	}
