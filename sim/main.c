@@ -658,9 +658,10 @@ static void run_all(struct run *r, struct trace_reader *tr, bool quiet, bool che
 	/*
 	 * Several simulators: the pool, even on one thread -- each simulator runs
 	 * 32 batches at a time, its state staying in the cache (batch by batch, 8
-	 * simulators on one thread took 164 ms instead of 137).
+	 * simulators on one thread took 164 ms instead of 137). Not with a shared
+	 * --timeline: its rows stay interleaved batch by batch, as they were.
 	 */
-	if (r->n > 1 && !check) {
+	if (r->n > 1 && !check && !r->sims[0].timeline) {
 		if (!r->threads)
 			r->threads = 1;
 		n = run_threaded(r, tr, &e);
