@@ -759,6 +759,7 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 #define BOP_SEG_I (1ULL << 33)      /* the run has ifetches */
 #define BOP_SEG_D (1ULL << 34)      /* the run has data references */
 #define BOP_SEG_INSNS (1ULL << 35)  /* the next word: R_INSNS instructions in the run */
+#define BOP_SEG_W (1ULL << 36)      /* the run has stores: the D memo must be writable */
 #define BOP_ADDR_MASK ((1ULL << BOP_SHIFT) - 1)
 
 /*
@@ -777,7 +778,7 @@ static inline uint64_t seg_op(uint64_t pk)
 
 	/* hits: I <= TRACE_BATCH, D <= 2 TRACE_BATCH (an M counts twice): 16 bits each */
 	return BOP_OTHER << BOP_SHIFT | BOP_SEG | (ci ? BOP_SEG_I : 0) | (cd + cm ? BOP_SEG_D : 0) |
-	       (cd + 2 * cm) << 16 | ci;
+	       (PK_COUNT(pk, R_STORE) + cm ? BOP_SEG_W : 0) | (cd + 2 * cm) << 16 | ci;
 }
 
 void sim_batch_summary_free(struct batch_summary *sum)
@@ -790,9 +791,10 @@ void sim_batch_summary_free(struct batch_summary *sum)
 int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 {
 	/*
-	 * rep[k]: the page a record of kind k repeats on -- the side's last page, for
-	 * a store or an M only if a store reached it since (a store repeats only on
-	 * a page already written). VPN_NONE: nothing repeats.
+	 * rep[k]: the page a record of kind k repeats on -- the side's last page
+	 * (VPN_NONE: nothing repeats). A store repeats too: the simulator applies a
+	 * run with stores only if its memo's translation is writable, else (the
+	 * zero page, before its first write) it replays the run.
 	 */
 	uint64_t rep[4] = { VPN_NONE, VPN_NONE, VPN_NONE, VPN_NONE };
 	static const uint64_t pk_one[4] = { 1, 1ULL << 16, 1ULL << 32, 1ULL << 48 };
@@ -865,7 +867,7 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				rep[R_IFETCH] = vpn;
 			} else {
 				rep[R_LOAD] = vpn;
-				rep[R_STORE] = rep[R_MODIFY] = k == R_LOAD ? VPN_NONE : vpn;
+				rep[R_STORE] = rep[R_MODIFY] = vpn; /* a run's stores: BOP_SEG_W */
 			}
 		} else {
 			i = (uint32_t)(r - recs);
@@ -958,7 +960,8 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			if ((!(op & BOP_SEG_I) ||
 			     (lastop[SIDE_I] != VPN_NONE && lastop[SIDE_I] == s->last_vpn[SIDE_I])) &&
 			    (!(op & BOP_SEG_D) ||
-			     (lastop[SIDE_D] != VPN_NONE && lastop[SIDE_D] == s->last_vpn[SIDE_D]))) {
+			     (lastop[SIDE_D] != VPN_NONE && lastop[SIDE_D] == s->last_vpn[SIDE_D])) &&
+			    (!(op & BOP_SEG_W) || !(s->last_pfn[SIDE_D] & TLB_RO))) {
 				s->memo_hits[SIDE_I] += op & 0xffff;
 				__asm__("" : "+m"(s->memo_hits[SIDE_I]));
 				s->memo_hits[SIDE_D] += (op >> 16) & 0xffff;

@@ -80,14 +80,18 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
  *
  * - It finds the references every simulator answers from its memo of the last L1
  *   hit (mmu.h): runs of records that touch, on each side, the page the side's
- *   previous access touched (stores only after a store to it), with no event and
- *   no page-crossing reference among them. A simulator applies such a run as a
- *   few counter additions, after checking that its memo really holds those pages
- *   (else it replays the run record by record).
+ *   previous access touched, with no event and no page-crossing reference among
+ *   them. A simulator applies such a run as a few counter additions, after
+ *   checking that its memo really holds those pages (and, for a run with
+ *   stores, that the translation is writable); else it replays the run record
+ *   by record.
  * - It turns every other reference into an op: the address and its kind (an
  *   ifetch, a load, a store; an M is a load op and a store op), so the simulators
  *   skip the record decoding, the page-crossing test and the per-kind counting.
- *   What is left (events, crossing references, R_INSNS) is replayed as a record.
+ *   What is left (events, crossing references, R_INSNS outside runs) is
+ *   replayed as a record.
+ *
+ * On the validation trace 31 % of the records become ops, 12 % runs.
  *
  * The record counts by kind are the batch's totals (@kinds, @insns): a simulator
  * that ran the whole batch sets its counts from them at the end, and meanwhile
