@@ -34,7 +34,8 @@ void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn);
  * 1. The memo of the side's last L1 hit answers repeats without touching the
  *    arrays: a repeated hit on the entry that is already its set's MRU changes no
  *    replacement state under lru, fifo, plru or random, so only a counter moves
- *    (memo_hits, folded into the page size's hit count when the memo changes).
+ *    (memo_hits, folded into the page size's hit count when the memo's size
+ *    changes, on an invalidation and at the end).
  * 2. Else the 4K array's MRU way of the page's set (STYLE rule 6): on the
  *    validation trace this answers 70% of what the memo misses (callgrind). It
  *    is the set's most recent use already, so a hit changes no replacement

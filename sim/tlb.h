@@ -24,9 +24,9 @@ struct tlb_array {
 	uint64_t *tag;    /* sets * ways keys; TLB_KEY_NONE = invalid */
 	uint64_t *stamp;  /* LRU: last use; FIFO: fill time (sets * ways) */
 	uint16_t *mru;    /* per set: the way used last */
-	struct tlb_mru { uint64_t tag, payload; } *mru_e; /* per set: the MRU way's entry
-							    (tag TLB_KEY_NONE if invalid), one load for
-							    the hot path */
+	struct tlb_mru {  /* per set: a copy of the MRU way's entry (tag TLB_KEY_NONE if */
+		uint64_t tag, payload; /* that way is invalid), one load for the hot path */
+	} *mru_e;
 	uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */

@@ -102,7 +102,7 @@ struct trace_reader {
 	struct trace_rec *rec; /* TRACE_BATCH records: next() fills them (trace_take_recs()) */
 };
 
-/* For readers: allocate and free the head's record buffer. 0, or -1 (out of memory). */
+/* For readers' open: allocate the head's record buffer (close frees it). 0, or -1. */
 static inline int trace_head_alloc(struct trace_reader *h)
 {
 	h->rec = malloc(TRACE_BATCH * sizeof(*h->rec));
