@@ -1014,9 +1014,13 @@ static int cmd_trace(int argc, char **argv)
 		bool gen = !strcmp(argv[0], "gen");
 
 		if (gen) {
+			struct sim_config dc;
+
 			if (!wl || !out || npos)
 				die_usage("trace gen needs -w WORKLOAD -o OUT%s", "");
-			tr = workload_open(wl, 1, &e);
+			/* the default config's seed, as `run -w` without -c (seed=N in the spec overrides) */
+			config_defaults(&dc);
+			tr = workload_open(wl, dc.seed, &e);
 		} else {
 			if (npos != 2)
 				die_usage("trace convert needs IN and OUT%s", "");

@@ -75,6 +75,13 @@ $MMUSIM trace info "$T/s.mtr" >"$T/info" || bad "trace info"
 grep -q 'records:      0 ifetch, 16384 load, 32768 store, 0 modify, 3 events' "$T/info" && ok ||
 	bad "trace info counts: $(grep records "$T/info")"
 grep -q 'pages:        48 distinct' "$T/info" && ok || bad "trace info pages: $(grep pages "$T/info")"
+# a generated trace replays as the workload itself: same seed (the default config's), same counters
+$MMUSIM trace gen -w gups:size=1M,updates=20000 -o "$T/g.mtr" || bad "trace gen gups"
+$MMUSIM run "$T/g.mtr" --json "$T/gm.json" --quiet || bad "run of a generated trace"
+$MMUSIM run -w gups:size=1M,updates=20000 --json "$T/gw.json" --quiet || bad "run -w gups"
+diff <(strip <"$T/gm.json" | grep -v -e '"trace"' -e '"format"') \
+     <(strip <"$T/gw.json" | grep -v -e '"trace"' -e '"format"') >/dev/null && ok ||
+	bad "trace gen's trace and its workload give different counters"
 for c in configs/*.yaml; do
 	$MMUSIM config show -c "$c" >"$T/show1.yaml" || bad "config show $c"
 	$MMUSIM config show -c "$T/show1.yaml" >"$T/show2.yaml" || bad "config show of its own output ($c)"
