@@ -41,8 +41,8 @@
  *
  * Sources: valgrind(1) (--log-fd, --trace-syscalls, --child-silent-after-fork,
  * --trace-children); signalfd(2), pipe(7) (pipe capacity, pipe-max-size);
- * execvp(3) (the PATH search it performs); the zstd, zlib and liblzma
- * streaming APIs (zstd.h, zlib.h, lzma/container.h).
+ * execvp(3) (the PATH search it performs). The compressor and the writes
+ * are zout.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,15 +59,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <lzma.h>
-#include <zlib.h>
-#include <zstd.h>
-
 #include "capture.h"
 #include "trace_io.h"
+#include "zout.h"
 
 #define CAP_RBUF (1u << 20)  /* bytes taken from the pipe per read() */
-#define CAP_ZBUF (256u << 10) /* compressed bytes per write() */
 /* pipe(7): the default /proc/sys/fs/pipe-max-size, the most an unprivileged F_SETPIPE_SZ gets. */
 #define CAP_PIPE_SIZE (1 << 20)
 /*
@@ -92,14 +88,8 @@ struct capture {
 	bool to_stdout;
 	int ofd;
 	enum tio_comp comp;
-	union {
-		z_stream z;
-		lzma_stream x;
-		ZSTD_CCtx *zs;
-	} c;
-	bool c_init;
+	struct zout z; /* the compressor and the writes (zout_free() safe when zeroed) */
 	unsigned char *rbuf;
-	unsigned char *zbuf;
 	pid_t pid;
 	int rfd; /* read end of the log pipe */
 	size_t pipe_cap;
@@ -176,138 +166,37 @@ static void cap_out_error(struct capture *c, const char *what, int err)
 	}
 }
 
-static int cap_write(struct capture *c, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t r = write(c->ofd, p, n);
+/* The compression level or preset per codec (see the header's rates). */
+static const int cap_level[TIO_COMP_NR] = {
+	[TIO_GZIP] = CAP_GZIP_LEVEL,
+	[TIO_XZ] = CAP_XZ_PRESET,
+	[TIO_ZSTD] = CAP_ZSTD_LEVEL,
+};
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			cap_out_error(c, "write error", errno);
-			return -1;
-		}
-		p += r;
-		n -= (size_t)r;
-		c->st.out_bytes += (uint64_t)r;
-	}
-	return 0;
-}
+/* What a failed compressor records ("OUT: zstd compression failed: Input/output error"). */
+static const char *const cap_codec_failed[TIO_COMP_NR] = {
+	[TIO_GZIP] = "gzip compression failed",
+	[TIO_XZ] = "xz compression failed",
+	[TIO_ZSTD] = "zstd compression failed",
+};
 
-/* Push @n bytes of log through the compressor; @finish ends the stream. */
+/*
+ * Push @n bytes of log through the compressor into the output; @finish ends
+ * the stream. A failure is recorded in c->werr (zout's own message is not
+ * used: the capture reports "OUT: WHAT: STRERROR" when it ends).
+ */
 static int cap_put(struct capture *c, const unsigned char *in, size_t n, bool finish)
 {
-	switch (c->comp) {
-	case TIO_NONE:
-		return cap_write(c, in, n);
-	case TIO_ZSTD: {
-		ZSTD_inBuffer ib = { in, n, 0 };
-		size_t left;
+	int r = finish ? zout_finish(&c->z, in, n, NULL) : zout_write(&c->z, in, n, NULL);
 
-		do {
-			ZSTD_outBuffer ob = { c->zbuf, CAP_ZBUF, 0 };
-
-			left = ZSTD_compressStream2(c->c.zs, &ob, &ib,
-						    finish ? ZSTD_e_end : ZSTD_e_continue);
-			if (ZSTD_isError(left)) {
-				cap_out_error(c, "zstd compression failed", EIO);
-				return -1;
-			}
-			if (cap_write(c, c->zbuf, ob.pos))
-				return -1;
-		} while (ib.pos < ib.size || (finish && left));
+	c->st.out_bytes = c->z.out_bytes;
+	if (!r)
 		return 0;
-	}
-	case TIO_GZIP: {
-		z_stream *z = &c->c.z;
-		int ret;
-
-		z->next_in = (unsigned char *)in;
-		z->avail_in = (uInt)n;
-		do {
-			z->next_out = c->zbuf;
-			z->avail_out = CAP_ZBUF;
-			ret = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
-			if (ret == Z_STREAM_ERROR) {
-				cap_out_error(c, "gzip compression failed", EIO);
-				return -1;
-			}
-			if (cap_write(c, c->zbuf, CAP_ZBUF - z->avail_out))
-				return -1;
-		} while (z->avail_in || !z->avail_out || (finish && ret != Z_STREAM_END));
-		return 0;
-	}
-	case TIO_XZ: {
-		lzma_stream *x = &c->c.x;
-		lzma_ret ret;
-
-		x->next_in = in;
-		x->avail_in = n;
-		do {
-			x->next_out = c->zbuf;
-			x->avail_out = CAP_ZBUF;
-			ret = lzma_code(x, finish ? LZMA_FINISH : LZMA_RUN);
-			if (ret != LZMA_OK && ret != LZMA_STREAM_END) {
-				cap_out_error(c, "xz compression failed", EIO);
-				return -1;
-			}
-			if (cap_write(c, c->zbuf, CAP_ZBUF - x->avail_out))
-				return -1;
-		} while (x->avail_in || !x->avail_out || (finish && ret != LZMA_STREAM_END));
-		return 0;
-	}
-	default:
-		BUG_ON(1);
-	}
+	if (c->z.werrno)
+		cap_out_error(c, "write error", c->z.werrno);
+	else
+		cap_out_error(c, cap_codec_failed[c->comp], EIO);
 	return -1;
-}
-
-static int cap_codec_init(struct capture *c)
-{
-	switch (c->comp) {
-	case TIO_ZSTD:
-		c->c.zs = ZSTD_createCCtx();
-		if (!c->c.zs)
-			return -1;
-		if (ZSTD_isError(ZSTD_CCtx_setParameter(c->c.zs, ZSTD_c_compressionLevel,
-							CAP_ZSTD_LEVEL)) ||
-		    ZSTD_isError(ZSTD_CCtx_setParameter(c->c.zs, ZSTD_c_checksumFlag, 1))) {
-			ZSTD_freeCCtx(c->c.zs);
-			return -1;
-		}
-		break;
-	case TIO_GZIP:
-		/* windowBits 16 + 15: a gzip wrapper. */
-		if (deflateInit2(&c->c.z, CAP_GZIP_LEVEL, Z_DEFLATED, 16 + MAX_WBITS, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			return -1;
-		break;
-	case TIO_XZ: {
-		lzma_stream init = LZMA_STREAM_INIT;
-
-		c->c.x = init;
-		if (lzma_easy_encoder(&c->c.x, CAP_XZ_PRESET, LZMA_CHECK_CRC64) != LZMA_OK)
-			return -1;
-		break;
-	}
-	default:
-		return 0;
-	}
-	c->c_init = true;
-	return 0;
-}
-
-static void cap_codec_end(struct capture *c)
-{
-	if (!c->c_init)
-		return;
-	if (c->comp == TIO_ZSTD)
-		ZSTD_freeCCtx(c->c.zs);
-	else if (c->comp == TIO_GZIP)
-		deflateEnd(&c->c.z);
-	else if (c->comp == TIO_XZ)
-		lzma_end(&c->c.x);
-	c->c_init = false;
 }
 
 /* Stop the program: the output is no longer wanted. */
@@ -454,8 +343,8 @@ static int cap_open_out(struct capture *c, const char *out, struct err *e)
 		if (c->ofd < 0)
 			return err_set(e, c->out, 0, 0, "%s", strerror(errno));
 	}
-	if (cap_codec_init(c)) {
-		err_set(e, c->out, 0, 0, "cannot start the %s compressor", tio_comp_name(c->comp));
+	/* A capture's zstd frame carries a checksum (the mtr writer's does not). */
+	if (zout_init(&c->z, c->ofd, c->comp, cap_level[c->comp], ZOUT_ZSTD_CHECKSUM, c->out, e)) {
 		if (!c->to_stdout) {
 			close(c->ofd);
 			unlink(c->tmp);
@@ -477,16 +366,18 @@ static int cap_close_out(struct capture *c, bool commit, const char *why, struct
 
 	if (commit && cap_put(c, NULL, 0, true))
 		commit = false;
-	cap_codec_end(c);
 	if (c->to_stdout) {
+		/* "-" is plain text (TIO_NONE): the line goes out as it is. */
 		if (!commit && why && !c->werr) {
 			char line[800];
 			int n = snprintf(line, sizeof(line), "\n**mmusim capture failed: %s**\n", why);
 
-			cap_write(c, (const unsigned char *)line,
-				  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+			cap_put(c, (const unsigned char *)line,
+				(size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1, false);
 		}
-	} else {
+	}
+	zout_free(&c->z);
+	if (!c->to_stdout) {
 		if (close(c->ofd) && commit) {
 			cap_out_error(c, "write error", errno);
 			commit = false;
@@ -633,8 +524,7 @@ int capture_run_stats(const char *out, char *const argv[], struct capture_stats 
 	c->prog = argv[0];
 	c->ofd = c->rfd = c->sfd = -1;
 	c->rbuf = malloc(CAP_RBUF);
-	c->zbuf = malloc(CAP_ZBUF);
-	if (!c->rbuf || !c->zbuf) {
+	if (!c->rbuf) {
 		err_set(e, "capture", 0, 0, "out of memory");
 		goto out_free;
 	}
@@ -696,9 +586,8 @@ out_mask:
 out_free:
 	if (st)
 		*st = c->st;
-	cap_codec_end(c);
+	zout_free(&c->z);
 	free(c->rbuf);
-	free(c->zbuf);
 	free(c);
 	return ret;
 }

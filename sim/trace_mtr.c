@@ -18,8 +18,9 @@
  *
  * The END marker carries the record count, so a file cut anywhere (also
  * between records) is "truncated", and nothing may follow it. Compression is
- * left to zstd/gzip/xz around the whole stream (trace_io.c; the writer picks
- * it from the path's suffix at each library's default level).
+ * left to zstd/gzip/xz around the whole stream (trace_io.c reads it; the
+ * writer picks it from the path's suffix at each library's default level and
+ * compresses through zout.c).
  *
  * Decoding: mtr_fast() takes every reference with an inline size without
  * bounds checks while at least MTR_MAXREC bytes remain in the buffer (one
@@ -39,11 +40,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <lzma.h>
-#include <zlib.h>
-#include <zstd.h>
-
 #include "trace_io.h"
+#include "zout.h"
 
 #define MTR_VERSION 1
 #define MTR_HEADER 16
@@ -507,7 +505,13 @@ fail:
 /* ---------------------------------------------------------------- writer */
 
 #define MTR_WBUF (1u << 20)  /* encoded bytes gathered before compression */
-#define MTR_ZBUF (256u << 10) /* compressed output per write() */
+
+/* Each library's default level, as its command-line tool's (zstd 3, gzip 6, xz 6). */
+static const int mtr_w_level[TIO_COMP_NR] = {
+	[TIO_GZIP] = Z_DEFAULT_COMPRESSION,
+	[TIO_XZ] = (int)LZMA_PRESET_DEFAULT,
+	[TIO_ZSTD] = ZSTD_CLEVEL_DEFAULT,
+};
 
 struct mtr_writer {
 	char path[4096];
@@ -516,15 +520,9 @@ struct mtr_writer {
 	bool to_stdout;
 	bool failed;
 	enum tio_comp comp;
-	union {
-		z_stream z;
-		lzma_stream x;
-		ZSTD_CCtx *zs;
-	} c;
-	bool c_init;
+	struct zout z; /* the compressor and the writes (zout_free() safe when zeroed) */
 	unsigned char *buf; /* encoded, not yet compressed */
 	size_t len;
-	unsigned char *zbuf;
 	vaddr_t expect[2];
 	uint64_t nrec;
 };
@@ -535,85 +533,22 @@ static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const
 	return err_set(e, w->path, 0, 0, fmt, arg);
 }
 
-static int write_all(struct mtr_writer *w, const unsigned char *p, size_t n, struct err *e)
-{
-	while (n) {
-		ssize_t r = write(w->fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return mtr_w_err(w, e, "write error: %s", strerror(errno));
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* Push the encoded buffer through the compressor; @finish ends the stream. */
+/*
+ * Push the encoded buffer through the compressor into the file; @finish ends
+ * the stream, in the same call, so that zstd's frame is the same as when the
+ * whole file fits in one buffer (zout_finish()).
+ */
 static int mtr_w_flush(struct mtr_writer *w, bool finish, struct err *e)
 {
-	size_t have;
+	int r;
 
-	switch (w->comp) {
-	case TIO_NONE:
-		if (write_all(w, w->buf, w->len, e))
-			return -1;
-		break;
-	case TIO_ZSTD: {
-		ZSTD_inBuffer in = { w->buf, w->len, 0 };
-		size_t left;
-
-		do {
-			ZSTD_outBuffer out = { w->zbuf, MTR_ZBUF, 0 };
-
-			left = ZSTD_compressStream2(w->c.zs, &out, &in,
-						    finish ? ZSTD_e_end : ZSTD_e_continue);
-			if (ZSTD_isError(left))
-				return mtr_w_err(w, e, "zstd: %s", ZSTD_getErrorName(left));
-			if (write_all(w, w->zbuf, out.pos, e))
-				return -1;
-		} while (in.pos < in.size || (finish && left));
-		break;
-	}
-	case TIO_GZIP: {
-		z_stream *z = &w->c.z;
-		int ret;
-
-		z->next_in = w->buf;
-		z->avail_in = (uInt)w->len;
-		do {
-			z->next_out = w->zbuf;
-			z->avail_out = MTR_ZBUF;
-			ret = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
-			if (ret == Z_STREAM_ERROR)
-				return mtr_w_err(w, e, "%s", "gzip: deflate failed");
-			have = MTR_ZBUF - z->avail_out;
-			if (write_all(w, w->zbuf, have, e))
-				return -1;
-		} while (z->avail_in || !z->avail_out || (finish && ret != Z_STREAM_END));
-		break;
-	}
-	case TIO_XZ: {
-		lzma_stream *x = &w->c.x;
-		lzma_ret ret;
-
-		x->next_in = w->buf;
-		x->avail_in = w->len;
-		do {
-			x->next_out = w->zbuf;
-			x->avail_out = MTR_ZBUF;
-			ret = lzma_code(x, finish ? LZMA_FINISH : LZMA_RUN);
-			if (ret != LZMA_OK && ret != LZMA_STREAM_END)
-				return mtr_w_err(w, e, "%s", "xz: compression failed");
-			have = MTR_ZBUF - x->avail_out;
-			if (write_all(w, w->zbuf, have, e))
-				return -1;
-		} while (x->avail_in || !x->avail_out || (finish && ret != LZMA_STREAM_END));
-		break;
-	}
-	default:
-		BUG_ON(1);
+	if (finish)
+		r = zout_finish(&w->z, w->buf, w->len, e);
+	else
+		r = zout_write(&w->z, w->buf, w->len, e);
+	if (r) {
+		w->failed = true;
+		return -1;
 	}
 	w->len = 0;
 	return 0;
@@ -642,16 +577,8 @@ static unsigned varint_len(uint64_t v)
 
 static void mtr_w_free(struct mtr_writer *w)
 {
-	if (w->c_init) {
-		if (w->comp == TIO_GZIP)
-			deflateEnd(&w->c.z);
-		else if (w->comp == TIO_XZ)
-			lzma_end(&w->c.x);
-		else if (w->comp == TIO_ZSTD)
-			ZSTD_freeCCtx(w->c.zs);
-	}
+	zout_free(&w->z);
 	free(w->buf);
-	free(w->zbuf);
 	free(w);
 }
 
@@ -667,8 +594,7 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->fd = -1;
 	w->buf = malloc(MTR_WBUF);
-	w->zbuf = malloc(MTR_ZBUF);
-	if (!w->buf || !w->zbuf) {
+	if (!w->buf) {
 		err_set(e, path, 0, 0, "out of memory");
 		goto fail;
 	}
@@ -685,33 +611,9 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 			goto fail;
 		}
 	}
-	switch (w->comp) {
-	case TIO_ZSTD:
-		/* The library's default level (ZSTD_CLEVEL_DEFAULT, 3), as the zstd CLI. */
-		w->c.zs = ZSTD_createCCtx();
-		if (!w->c.zs)
-			goto fail_codec;
-		ZSTD_CCtx_setParameter(w->c.zs, ZSTD_c_compressionLevel, ZSTD_CLEVEL_DEFAULT);
-		break;
-	case TIO_GZIP:
-		/* Z_DEFAULT_COMPRESSION (6), windowBits 16 + 15 for a gzip wrapper. */
-		if (deflateInit2(&w->c.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			goto fail_codec;
-		break;
-	case TIO_XZ: {
-		lzma_stream init = LZMA_STREAM_INIT;
-
-		/* LZMA_PRESET_DEFAULT (6), the xz CLI's default. */
-		w->c.x = init;
-		if (lzma_easy_encoder(&w->c.x, LZMA_PRESET_DEFAULT, LZMA_CHECK_CRC64) != LZMA_OK)
-			goto fail_codec;
-		break;
-	}
-	default:
-		break;
-	}
-	w->c_init = w->comp != TIO_NONE;
+	/* No zstd frame checksum (ZSTD_c_checksumFlag's default, 0): flags 0. */
+	if (zout_init(&w->z, w->fd, w->comp, mtr_w_level[w->comp], 0, w->path, e))
+		goto fail;
 
 	p = w->buf;
 	memcpy(p, mtr_magic, sizeof(mtr_magic));
@@ -723,8 +625,6 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	w->len = (size_t)(p - w->buf);
 	return w;
 
-fail_codec:
-	err_set(e, path, 0, 0, "cannot start the %s compressor", tio_comp_name(w->comp));
 fail:
 	if (!w->to_stdout && w->fd >= 0) {
 		close(w->fd);
