@@ -575,8 +575,8 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 	struct batch_set *set = calloc(ST_NR, sizeof(*set));
 	struct sim_pool p = { .r = r, .tr = tr, .rc = 1, .nthreads = r->threads };
 	unsigned nt = r->threads - 1, failed = r->n; /* the first failed simulator */
-	pthread_t *tid = calloc(nt, sizeof(*tid));
-	struct pool_arg *pa = calloc(nt, sizeof(*pa));
+	pthread_t *tid = calloc(nt + 1, sizeof(*tid)); /* + 1: calloc(0) may be NULL */
+	struct pool_arg *pa = calloc(nt + 1, sizeof(*pa));
 
 	p.failed = calloc(r->n, sizeof(*p.failed));
 	p.cost = calloc(r->n, sizeof(*p.cost));
