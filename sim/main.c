@@ -587,7 +587,8 @@ static int run_threaded(struct run *r, struct trace_reader *tr, struct err *e)
 		atomic_init(&p.owner[i], i % r->threads);
 	p.items = calloc(1 + POOL_BATCHES / SUM_CHUNK + 1, sizeof(*p.items));
 	p.start.n = p.done.n = nt + 1;
-	if (!set || !tid || !pa || !p.failed || !p.cost || !p.claimed || !p.order || !p.owner || !p.items) {
+	if (!set || !tid || !pa || !p.failed || !p.cost || !p.claimed || !p.order || !p.owner ||
+	    !p.items) {
 		fprintf(stderr, "mmusim: cannot start threads\n");
 		exit(1);
 	}

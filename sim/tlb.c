@@ -59,7 +59,8 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 			a->plru_leaves <<= 1;
 		a->plru = calloc((size_t)a->sets * a->plru_leaves, 1);
 	}
-	if (!a->tag || !a->stamp || !a->payload || !a->mru || !a->mru_e || (policy == REPL_PLRU && !a->plru)) {
+	if (!a->tag || !a->stamp || !a->payload || !a->mru || !a->mru_e ||
+	    (policy == REPL_PLRU && !a->plru)) {
 		tlb_array_free(a);
 		return -1;
 	}

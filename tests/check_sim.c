@@ -317,7 +317,8 @@ START_TEST(summarized_batches_count_the_same)
 		struct sim *a = calloc(ARRAY_SIZE(sets), sizeof(*a)), *b = calloc(ARRAY_SIZE(sets), sizeof(*b));
 		struct batch_summary sum = { 0 };
 		struct err e = { 0 };
-		struct trace_reader *r = t == 2 ? workload_open(trace[t], 1, &e) : trace_open(trace[t], TF_AUTO, &e);
+		struct trace_reader *r = t == 2 ? workload_open(trace[t], 1, &e)
+						: trace_open(trace[t], TF_AUTO, &e);
 		struct trace_batch bt;
 		uint64_t segs = 0;
 		int n;
