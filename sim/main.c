@@ -385,6 +385,11 @@ struct batch_set {
  * with pthread barriers). Waiters sleep on @gen; the last arrival bumps it and
  * wakes them, with a syscall only if one went to sleep.
  */
+/*
+ * A host knob, not a model number: 4000 pauses are some tens of microseconds (a
+ * pause takes 10 to 140 cycles, by CPU), a few percent of a round; a thread that
+ * waits longer is not coming soon, and sleeps.
+ */
 #define BARRIER_SPINS 4000
 
 struct spin_barrier {

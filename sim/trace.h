@@ -9,7 +9,7 @@
 #ifndef MMUSIM_TRACE_H
 #define MMUSIM_TRACE_H
 
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "err.h"
 #include "types.h"
@@ -102,12 +102,16 @@ struct trace_reader {
 	struct trace_rec *rec; /* TRACE_BATCH records: next() fills them (trace_take_recs()) */
 };
 
-/* For readers' open: allocate the head's record buffer (close frees it). 0, or -1. */
-static inline int trace_head_alloc(struct trace_reader *h)
-{
-	h->rec = malloc(TRACE_BATCH * sizeof(*h->rec));
-	return h->rec ? 0 : -1;
-}
+/*
+ * For readers' open: a zeroed reader of @size bytes (its struct trace_reader
+ * first) with @ops, @format, @name and its record buffer set. NULL with @e
+ * ("NAME: out of memory"; @e may be NULL) if memory ran out.
+ */
+void *trace_reader_alloc(size_t size, const struct trace_ops *ops, enum trace_format format,
+			 const char *name, struct err *e);
+
+/* For readers' close: free the record buffer and the reader (NULL: nothing). */
+void trace_reader_free(struct trace_reader *r);
 
 /*
  * Open @path ("-": standard input) as @fmt (TF_AUTO: detect from the content,

@@ -260,8 +260,7 @@ static void cs_close(struct trace_reader *tr)
 	struct champsim_reader *c = (struct champsim_reader *)tr;
 
 	tio_close(c->io);
-	free(c->head.rec);
-	free(c);
+	trace_reader_free(&c->head);
 }
 
 static const struct trace_ops champsim_ops = {
@@ -271,17 +270,12 @@ static const struct trace_ops champsim_ops = {
 
 struct trace_reader *trace_champsim_open(struct tio *io, const char *name, struct err *e)
 {
-	struct champsim_reader *c = calloc(1, sizeof(*c));
+	struct champsim_reader *c = trace_reader_alloc(sizeof(*c), &champsim_ops, TF_CHAMPSIM, name, e);
 
-	if (!c || trace_head_alloc(&c->head)) {
-		err_set(e, name, 0, 0, "out of memory");
+	if (!c) {
 		tio_close(io);
-		free(c);
 		return NULL;
 	}
-	c->head.ops = &champsim_ops;
-	c->head.format = TF_CHAMPSIM;
-	snprintf(c->head.name, sizeof(c->head.name), "%s", name);
 	c->io = io;
 	return &c->head;
 }

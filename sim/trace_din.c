@@ -314,8 +314,7 @@ static void din_close(struct trace_reader *tr)
 	struct din_reader *d = (struct din_reader *)tr;
 
 	tio_close(d->io);
-	free(d->head.rec);
-	free(d);
+	trace_reader_free(&d->head);
 }
 
 static const struct trace_ops din_ops = {
@@ -325,17 +324,12 @@ static const struct trace_ops din_ops = {
 
 struct trace_reader *trace_din_open(struct tio *io, const char *name, struct err *e)
 {
-	struct din_reader *d = calloc(1, sizeof(*d));
+	struct din_reader *d = trace_reader_alloc(sizeof(*d), &din_ops, TF_DIN, name, e);
 
-	if (!d || trace_head_alloc(&d->head)) {
-		err_set(e, name, 0, 0, "out of memory");
+	if (!d) {
 		tio_close(io);
-		free(d);
 		return NULL;
 	}
-	d->head.ops = &din_ops;
-	d->head.format = TF_DIN;
-	snprintf(d->head.name, sizeof(d->head.name), "%s", name);
 	d->io = io;
 	tio_lines_init(&d->ln);
 	return &d->head;

@@ -712,8 +712,7 @@ static void lk_close(struct trace_reader *r)
 
 	tio_close(lr->io);
 	free(lr->pend);
-	free(lr->head.rec);
-	free(lr);
+	trace_reader_free(&lr->head);
 }
 
 static const struct trace_ops lackey_ops = {
@@ -723,17 +722,12 @@ static const struct trace_ops lackey_ops = {
 
 struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct err *e)
 {
-	struct lackey_reader *lr = calloc(1, sizeof(*lr));
+	struct lackey_reader *lr = trace_reader_alloc(sizeof(*lr), &lackey_ops, TF_LACKEY, name, e);
 
-	if (!lr || trace_head_alloc(&lr->head)) {
-		err_set(e, name, 0, 0, "out of memory");
+	if (!lr) {
 		tio_close(io);
-		free(lr);
 		return NULL;
 	}
-	lr->head.ops = &lackey_ops;
-	lr->head.format = TF_LACKEY;
-	snprintf(lr->head.name, sizeof(lr->head.name), "%s", name);
 	lr->io = io;
 	tio_lines_init(&lr->ln);
 	return &lr->head;

@@ -429,8 +429,7 @@ static void mtr_close(struct trace_reader *tr)
 	struct mtr_reader *m = (struct mtr_reader *)tr;
 
 	tio_close(m->io);
-	free(m->head.rec);
-	free(m);
+	trace_reader_free(&m->head);
 }
 
 static const struct trace_ops mtr_ops = {
@@ -450,18 +449,13 @@ static uint32_t get_le32(const unsigned char *p)
 
 struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err *e)
 {
-	struct mtr_reader *m = calloc(1, sizeof(*m));
+	struct mtr_reader *m = trace_reader_alloc(sizeof(*m), &mtr_ops, TF_MTR, name, e);
 	unsigned char *q = NULL;
 	ssize_t len;
 	size_t k;
 
-	if (!m || trace_head_alloc(&m->head)) {
-		err_set(e, name, 0, 0, "out of memory");
+	if (!m)
 		goto fail;
-	}
-	m->head.ops = &mtr_ops;
-	m->head.format = TF_MTR;
-	snprintf(m->head.name, sizeof(m->head.name), "%s", name);
 	m->io = io;
 	len = tio_read_chunk(io, &q, e);
 	if (len < 0)
@@ -496,9 +490,7 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 	return &m->head;
 fail:
 	tio_close(io);
-	if (m)
-		free(m->head.rec);
-	free(m);
+	trace_reader_free(m ? &m->head : NULL);
 	return NULL;
 }
 

@@ -350,8 +350,7 @@ static void pin_close(struct trace_reader *tr)
 	struct pin_reader *pr = (struct pin_reader *)tr;
 
 	tio_close(pr->io);
-	free(pr->head.rec);
-	free(pr);
+	trace_reader_free(&pr->head);
 }
 
 static const struct trace_ops pin_ops = {
@@ -361,17 +360,12 @@ static const struct trace_ops pin_ops = {
 
 struct trace_reader *trace_pin_open(struct tio *io, const char *name, struct err *e)
 {
-	struct pin_reader *pr = calloc(1, sizeof(*pr));
+	struct pin_reader *pr = trace_reader_alloc(sizeof(*pr), &pin_ops, TF_PIN, name, e);
 
-	if (!pr || trace_head_alloc(&pr->head)) {
-		err_set(e, name, 0, 0, "out of memory");
+	if (!pr) {
 		tio_close(io);
-		free(pr);
 		return NULL;
 	}
-	pr->head.ops = &pin_ops;
-	pr->head.format = TF_PIN;
-	snprintf(pr->head.name, sizeof(pr->head.name), "%s", name);
 	pr->io = io;
 	tio_lines_init(&pr->ln);
 	pr->last_ip = PIN_NO_IP;

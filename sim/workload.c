@@ -408,8 +408,7 @@ static void wl_close(struct trace_reader *r)
 		gsl_ran_discrete_free(w->zipf);
 	free(w->order);
 	free(w->page_of_rank);
-	free(w->head.rec);
-	free(w);
+	trace_reader_free(&w->head);
 }
 
 static inline void rec_put(struct trace_rec *r, vaddr_t addr, uint32_t size, uint32_t kind)
@@ -736,15 +735,11 @@ struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *
 	if (wl_parse_params(k, colon ? colon + 1 : NULL, &p, e))
 		return NULL;
 
-	w = calloc(1, sizeof(*w));
-	if (!w || trace_head_alloc(&w->head)) {
+	w = trace_reader_alloc(sizeof(*w), &wl_ops, TF_WORKLOAD, spec, NULL);
+	if (!w) {
 		wl_err(e, k, "out of memory");
-		free(w);
 		return NULL;
 	}
-	w->head.ops = &wl_ops;
-	w->head.format = TF_WORKLOAD;
-	snprintf(w->head.name, sizeof(w->head.name), "%s", spec);
 	w->kind = k;
 	w->phase = PH_EVENTS;
 	if (wl_setup(w, &p, seed, e)) {
