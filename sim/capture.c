@@ -8,8 +8,9 @@
  * standard input, output and error and only Valgrind's log comes back. The log
  * is copied as it is (the lackey reader, trace_lackey.c, skips Valgrind's own
  * ==pid== lines and the system calls that are not mapping events) through the
- * compressor that OUT's suffix names, into OUT.tmp.PID, renamed to OUT when the
- * program exits with status 0.
+ * compressor that OUT's suffix names, into OUT through outfile.h (a regular file:
+ * OUT.tmp.PID, renamed to OUT when the program exits with status 0; a device,
+ * FIFO or standard output: in place).
  *
  * Decisions (traces/README.md, "Capturing a real program"):
  * - --child-silent-after-fork=yes: a child that the program forks runs on
@@ -60,6 +61,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "outfile.h"
 #include "trace_io.h"
 #include "zout.h"
 
@@ -83,9 +85,10 @@
 struct capture {
 	const char *prog;
 	char out[PATH_MAX];
-	char tmp[PATH_MAX + 32];
+	struct outfile of; /* the destination (outfile.h) */
 	const char *oname; /* for messages: out, or "<stdout>" */
-	bool to_stdout;
+	bool in_place;     /* no temporary: a failure is marked in the stream instead */
+	bool to_stdout;    /* the destination is our standard output: the program's goes to stderr */
 	int ofd;
 	enum tio_comp comp;
 	struct zout z; /* the compressor and the writes (zout_free() safe when zeroed) */
@@ -318,7 +321,16 @@ static const char *cap_basename(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Open the output (OUT.tmp.PID, or standard output) and its compressor. */
+/* Is @fd the same open file as our standard output? */
+static bool cap_is_stdout(int fd)
+{
+	struct stat a, b;
+
+	return fd == STDOUT_FILENO || (!fstat(fd, &a) && !fstat(STDOUT_FILENO, &b) &&
+				       a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
+/* Open the output (outfile.h: a temporary renamed at the end, or in place) and its compressor. */
 static int cap_open_out(struct capture *c, const char *out, struct err *e)
 {
 	if (!out) {
@@ -330,35 +342,31 @@ static int cap_open_out(struct capture *c, const char *out, struct err *e)
 	}
 	if (!c->out[0])
 		return err_set(e, "capture", 0, 0, "empty output name");
+	if (outfile_open(&c->of, c->out, 0, e))
+		return -1;
+	c->ofd = c->of.fd;
+	c->in_place = outfile_in_place(&c->of);
+	c->to_stdout = c->in_place && cap_is_stdout(c->ofd);
 	if (!strcmp(c->out, "-")) {
-		c->to_stdout = true;
 		c->oname = "<stdout>";
-		c->ofd = STDOUT_FILENO;
 		c->comp = TIO_NONE;
 	} else {
 		c->oname = c->out;
 		c->comp = tio_comp_from_suffix(c->out);
-		snprintf(c->tmp, sizeof(c->tmp), "%s.tmp.%ld", c->out, (long)getpid());
-		c->ofd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (c->ofd < 0)
-			return err_set(e, c->out, 0, 0, "%s", strerror(errno));
 	}
 	/* A capture's zstd frame carries a checksum (the mtr writer's does not). */
 	if (zout_init(&c->z, c->ofd, c->comp, cap_level[c->comp], ZOUT_ZSTD_CHECKSUM, c->out, e)) {
-		if (!c->to_stdout) {
-			close(c->ofd);
-			unlink(c->tmp);
-			c->ofd = -1;
-		}
+		outfile_abort(&c->of);
+		c->ofd = -1;
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * Finish the output: commit it (flush, close, rename) or throw it away (with
- * "-", end it with a line the reader rejects, saying @why). Returns -1 with @e
- * set only when a commit fails.
+ * Finish the output: commit it (flush, rename) or throw it away (in place, where
+ * nothing can be taken back: end plain text with a line the reader rejects,
+ * saying @why). Returns -1 with @e set only when a commit fails.
  */
 static int cap_close_out(struct capture *c, bool commit, const char *why, struct err *e)
 {
@@ -366,29 +374,24 @@ static int cap_close_out(struct capture *c, bool commit, const char *why, struct
 
 	if (commit && cap_put(c, NULL, 0, true))
 		commit = false;
-	if (c->to_stdout) {
-		/* "-" is plain text (TIO_NONE): the line goes out as it is. */
-		if (!commit && why && !c->werr) {
-			char line[800];
-			int n = snprintf(line, sizeof(line), "\n**mmusim capture failed: %s**\n", why);
+	if (c->in_place && c->comp == TIO_NONE && !commit && why && !c->werr) {
+		char line[800];
+		int n = snprintf(line, sizeof(line), "\n**mmusim capture failed: %s**\n", why);
 
-			cap_put(c, (const unsigned char *)line,
-				(size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1, false);
-		}
+		cap_put(c, (const unsigned char *)line,
+			(size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1, false);
 	}
 	zout_free(&c->z);
-	if (!c->to_stdout) {
-		if (close(c->ofd) && commit) {
-			cap_out_error(c, "write error", errno);
+	c->ofd = -1;
+	if (commit) {
+		struct err ce = { 0 };
+
+		if (outfile_commit(&c->of, &ce)) {
+			cap_out_error(c, "write error", errno ? errno : EIO);
 			commit = false;
 		}
-		c->ofd = -1;
-		if (commit && rename(c->tmp, c->out)) {
-			cap_out_error(c, "cannot rename the temporary", errno);
-			commit = false;
-		}
-		if (!commit)
-			unlink(c->tmp);
+	} else {
+		outfile_abort(&c->of);
 	}
 	if (want && !commit)
 		return err_set(e, c->oname, 0, 0, "%s: %s", c->werr_what, strerror(c->werr));
@@ -528,8 +531,10 @@ int capture_run_stats(const char *out, char *const argv[], struct capture_stats 
 		err_set(e, "capture", 0, 0, "out of memory");
 		goto out_free;
 	}
-	if (cap_open_out(c, out, e))
+	if (cap_open_out(c, out, e)) {
+		ret = -2; /* the output path: bad input */
 		goto out_free;
+	}
 
 	sigemptyset(&set);
 	for (unsigned i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {

@@ -27,8 +27,9 @@ struct capture_stats {
  * standard error so it cannot mix into the trace. The program otherwise keeps
  * the caller's standard input, output and error.
  *
- * The file is written as OUT.tmp.PID and renamed to @out only when the program
- * exits with status 0; otherwise the temporary is removed (with "-", a last line
+ * A regular file is written as OUT.tmp.PID and renamed to @out only when the
+ * program exits with status 0; otherwise the temporary is removed. A device, FIFO
+ * or standard output ("-") is written in place (outfile.h); when plain text, a last line
  * "**mmusim capture failed: ...**" is written instead, so a reader at the other
  * end of the pipe fails rather than take a partial trace for a whole one).
  * SIGINT, SIGTERM and SIGHUP (those not ignored on entry) are forwarded to
@@ -38,8 +39,9 @@ struct capture_stats {
  * Returns 0, or -1 with @e set: "capture: valgrind not found (apt-get install
  * valgrind)", "capture: PROGRAM: command not found", "capture: PROGRAM exited
  * with status N", "capture: PROGRAM killed by signal N (NAME)", "capture:
- * interrupted by signal N (NAME)", "OUT: No such file or directory", "OUT:
- * write error: ...". @st may be NULL.
+ * interrupted by signal N (NAME)", "OUT: write error: ..."; or -2 with @e set
+ * when OUT cannot be opened ("OUT: Is a directory", "OUT: No such file or
+ * directory": bad input). @st may be NULL.
  */
 int capture_run_stats(const char *out, char *const argv[], struct capture_stats *st,
 		      struct err *e);

@@ -3,9 +3,11 @@
  * prints errors or calls exit().
  *
  * Exit status: 0 success; 2 bad usage, configuration or input, with
- * "file:line[:col]: message" on stderr; 1 any other failure. Result files are
- * written to a temporary name and renamed, so a failed run leaves none.
+ * "file:line[:col]: message" on stderr; 1 any other failure. Result files go
+ * through outfile.h: a regular file is written to a temporary name and renamed,
+ * so a failed run leaves none; a device, FIFO or standard output is written in place.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -26,7 +28,9 @@
 
 #include "capture.h"
 #include "config.h"
+#include "outfile.h"
 #include "plot.h"
+#include "provenance.h"
 #include "sim.h"
 #include "stats.h"
 #include "sweep.h"
@@ -111,15 +115,6 @@ static const struct {
 };
 
 static volatile sig_atomic_t interrupted;
-
-/* A result being written (its temporary name), removed if the run dies. */
-static char pending_tmp[4200];
-
-static void remove_pending(void)
-{
-	if (pending_tmp[0])
-		unlink(pending_tmp);
-}
 
 static void on_signal(int sig)
 {
@@ -252,6 +247,9 @@ static void load_config(const struct opts *o, struct sim_config *c)
 		die_err(&e);
 }
 
+/* What `run` replays when given no input. */
+#define DEFAULT_WORKLOAD "stream:size=16M,iterations=2"
+
 static struct trace_reader *open_input(const struct opts *o, const struct sim_config *c)
 {
 	struct err e = { 0 };
@@ -266,7 +264,7 @@ static struct trace_reader *open_input(const struct opts *o, const struct sim_co
 			die_usage("unknown --format '%s'", o->format);
 	}
 	if (o->workload || !o->trace)
-		r = workload_open(o->workload ? o->workload : "stream:size=16M,iterations=2", c->seed, &e);
+		r = workload_open(o->workload ? o->workload : DEFAULT_WORKLOAD, c->seed, &e);
 	else
 		r = trace_open(o->trace, f, &e);
 	if (!r)
@@ -274,44 +272,40 @@ static struct trace_reader *open_input(const struct opts *o, const struct sim_co
 	return r;
 }
 
-/* Atomic output: write to a temporary, rename on success. */
-struct outfile {
-	FILE *f;
-	char path[4096], tmp[4200];
-	bool is_stdout;
-};
-
-static void out_open(struct outfile *of, const char *path)
+/* The input's identity (provenance.h) into @buf (PROVENANCE_ID_MAX). */
+static void input_identity(const struct opts *o, char *buf)
 {
-	memset(of, 0, sizeof(*of));
-	if (!strcmp(path, "-")) {
-		of->f = stdout;
-		of->is_stdout = true;
-		return;
+	struct err e = { 0 };
+
+	if (provenance_input_id(o->trace, o->workload || !o->trace ? (o->workload ? o->workload : DEFAULT_WORKLOAD) : NULL,
+				o->format, buf, PROVENANCE_ID_MAX, &e))
+		die_err(&e);
+}
+
+/* A result file (outfile.h): a bad path is exit 2, a failed write exit 1. */
+static FILE *out_open(struct outfile *of, const char *path)
+{
+	struct err e = { 0 };
+	FILE *f;
+
+	if (outfile_open(of, path, 0, &e))
+		die_err(&e);
+	f = outfile_stream(of);
+	if (!f) {
+		fprintf(stderr, "%s: out of memory\n", path);
+		exit(1);
 	}
-	snprintf(of->path, sizeof(of->path), "%s", path);
-	snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.%ld", path, (long)getpid());
-	of->f = fopen(of->tmp, "w");
-	if (of->f) {
-		snprintf(pending_tmp, sizeof(pending_tmp), "%s", of->tmp);
-		atexit(remove_pending);
-	}
-	if (!of->f) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		exit(EXIT_BAD);
-	}
+	return f;
 }
 
 static void out_commit(struct outfile *of)
 {
-	if (of->is_stdout) {
-		fflush(stdout);
-		return;
-	}
-	pending_tmp[0] = 0;
-	if (fclose(of->f) || rename(of->tmp, of->path)) {
-		fprintf(stderr, "%s: %s\n", of->path, strerror(errno));
-		unlink(of->tmp);
+	struct err e = { 0 };
+	char msg[1024];
+
+	if (outfile_commit(of, &e)) {
+		err_format(&e, msg, sizeof(msg));
+		fprintf(stderr, "%s\n", msg);
 		exit(1);
 	}
 }
@@ -797,22 +791,28 @@ static void write_reports(struct run *r, const struct report_meta *base, const c
 			  bool quiet, bool compare)
 {
 	struct report_meta m = *base;
+	char hash[MAX_MODES][17];
 
+	m.version = provenance_version();
+	m.build_id = provenance_build_id();
 	if (json_path) {
 		struct outfile of;
 		json_t *root = r->n > 1 || compare ? json_object() : NULL;
 
-		out_open(&of, json_path);
-		for (unsigned i = 0; i < r->n; i++) {
+		FILE *f = out_open(&of, json_path);
+
+		for (unsigned i = 0; i < r->n && i < MAX_MODES; i++) {
 			m.mode = r->mode_names[i];
+			provenance_config_hash(&r->sims[i].cfg, hash[i]);
+			m.config_hash = hash[i];
 			if (root)
 				json_object_set_new(root, m.mode, stats_to_json(&r->sims[i].st, &m));
 			else
-				stats_write_json(&r->sims[i].st, &m, of.f);
+				stats_write_json(&r->sims[i].st, &m, f);
 		}
 		if (root) {
-			json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-			fputc('\n', of.f);
+			json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+			fputc('\n', f);
 			json_decref(root);
 		}
 		out_commit(&of);
@@ -842,6 +842,7 @@ static int cmd_run(int argc, char **argv)
 	struct run *r = malloc(sizeof(*r));
 	struct report_meta m;
 	struct outfile tl;
+	char id[PROVENANCE_ID_MAX];
 
 	if (!r)
 		return 1;
@@ -857,17 +858,21 @@ static int cmd_run(int argc, char **argv)
 
 		if (o.timeline_ms && (parse_double(o.timeline_ms, &ms) || !(ms > 0)))
 			die_usage("--timeline-ms: '%s' is not a positive number of milliseconds", o.timeline_ms);
-		out_open(&tl, o.timeline);
-		sim_timeline_header(tl.f);
+		FILE *tf = out_open(&tl, o.timeline);
+
+		sim_timeline_header(tf);
 		for (unsigned i = 0; i < n; i++)
-			sim_timeline_start(&r->sims[i], tl.f,
+			sim_timeline_start(&r->sims[i], tf,
 					   (cycles_t)(ms * c.freq_mhz * 1000.0));
 	}
 	run_all(r, tr, o.quiet, o.check);
 	if (o.timeline)
 		out_commit(&tl);
-	m = (struct report_meta){ o.config ? o.config : "built-in", tr->name,
-				  trace_format_name[tr->format], NULL, o.labels, o.nlabels };
+	m = (struct report_meta){ .config = o.config ? o.config : "built-in", .trace = tr->name,
+				  .format = trace_format_name[tr->format], .labels = o.labels,
+				  .nlabels = o.nlabels };
+	input_identity(&o, id);
+	m.input_id = id;
 	write_reports(r, &m, o.json, o.quiet, o.modes != NULL);
 	run_free(r);
 	trace_close(tr);
@@ -1167,7 +1172,11 @@ static int cmd_capture(int argc, char **argv)
 	}
 	if (i + 1 >= argc)
 		die_usage("capture: no PROGRAM after --%s", "");
-	if (capture_run(out, argv + i + 1, &e)) {
+	int r = capture_run(out, argv + i + 1, &e);
+
+	if (r == -2)
+		die_err(&e); /* the output path: bad input, exit 2 */
+	if (r) {
 		char buf[1024];
 
 		/* the program or valgrind failed: not bad input to mmusim, exit 1 */
@@ -1343,6 +1352,7 @@ static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n
 	struct run *r = calloc(1, sizeof(*r));
 	struct trace_reader *tr = NULL;
 	struct err e = { 0 };
+	char id[PROVENANCE_ID_MAX];
 
 	if (!o || !argvs || !r) {
 		fprintf(stderr, "mmusim: out of memory\n");
@@ -1367,8 +1377,10 @@ static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n
 			argc++;
 		parse_opts(argc - 2, argvs[i] + 2, &o[i], true);
 		load_config(&o[i], &c);
-		if (!i)
+		if (!i) {
 			tr = open_input(&o[0], &c);
+			input_identity(&o[0], id); /* one input for every point here */
+		}
 		r->mode_names[i] = os_mode_name[c.mode];
 		if (sim_init(&r->sims[i], &c, &e))
 			die_err(&e);
@@ -1378,8 +1390,11 @@ static void sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n
 	for (size_t i = 0; i < n; i++) {
 		struct run one = { .sims = &r->sims[i], .mode_names = &r->mode_names[i], .n = 1,
 				   .wall = r->wall, .records = r->records };
-		struct report_meta m = { o[i].config ? o[i].config : "built-in", tr->name,
-					 trace_format_name[tr->format], NULL, o[i].labels, o[i].nlabels };
+		struct report_meta m = { .config = o[i].config ? o[i].config : "built-in",
+					 .trace = tr->name, .format = trace_format_name[tr->format],
+					 .labels = o[i].labels, .nlabels = o[i].nlabels };
+
+		m.input_id = id;
 
 		write_reports(&one, &m, o[i].json, true, false);
 	}
@@ -1414,6 +1429,53 @@ static void on_sweep_signal(int sig)
 	sweep_stop = 1;
 }
 
+/*
+ * Is the report @f of point @p, repetition @rep current: 1 written for the same
+ * effective config, input and build (provenance.h); 0 stale; -1 absent.
+ * @ids[@in] caches the input's identity.
+ */
+static int point_current(const struct sweep *sw, size_t p, unsigned rep, const char *f, size_t in,
+			 char **ids, const char *self)
+{
+	char **av, hash[17];
+	int argc = 0, r;
+	struct opts o;
+	struct sim_config c;
+
+	if (access(f, F_OK))
+		return -1;
+	av = sweep_point_argv(sw, p, rep, self, f);
+	while (av[argc])
+		argc++;
+	parse_opts(argc - 2, av + 2, &o, true);
+	load_config(&o, &c);
+	provenance_config_hash(&c, hash);
+	if (!ids[in]) {
+		ids[in] = malloc(PROVENANCE_ID_MAX);
+		if (!ids[in])
+			exit(1);
+		input_identity(&o, ids[in]);
+	}
+	r = sweep_report_matches(f, hash, ids[in], provenance_build_id());
+	sweep_argv_free(av);
+	return r;
+}
+
+/* Remove a temporary point directory: its files, then itself. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
 static char *default_csv(const char *sweep_path)
 {
 	const char *b = strrchr(sweep_path, '/');
@@ -1429,22 +1491,43 @@ static char *default_csv(const char *sweep_path)
 	return out;
 }
 
-static int merge_to(const char *out, char **files, size_t n)
+/* Open the CSV @path (outfile.h); 0, or 2 after printing why (a directory, ...). */
+static int csv_open(struct outfile *of, const char *path)
 {
-	struct outfile of;
 	struct err e = { 0 };
+	char msg[1024];
 
-	out_open(&of, out);
-	if (sweep_merge(files, n, of.f, &e)) {
-		if (!of.is_stdout) {
-			fclose(of.f);
-			unlink(of.tmp);
-			pending_tmp[0] = 0;
-		}
-		die_err(&e);
+	if (!outfile_open(of, path, 0, &e))
+		return 0;
+	err_format(&e, msg, sizeof(msg));
+	fprintf(stderr, "%s\n", msg);
+	return EXIT_BAD;
+}
+
+/* Merge @files into @of and commit it: 0; 2 a bad report; 1 the write failed. */
+static int merge_into(struct outfile *of, char **files, size_t n)
+{
+	struct err e = { 0 };
+	char msg[1024];
+	FILE *f = outfile_stream(of);
+	int r = 0;
+
+	if (!f) {
+		outfile_abort(of);
+		fprintf(stderr, "mmusim: out of memory\n");
+		return 1;
 	}
-	out_commit(&of);
-	return 0;
+	if (sweep_merge(files, n, f, &e)) {
+		outfile_abort(of);
+		r = EXIT_BAD;
+	} else if (outfile_commit(of, &e)) {
+		r = 1;
+	}
+	if (r) {
+		err_format(&e, msg, sizeof(msg));
+		fprintf(stderr, "%s\n", msg);
+	}
+	return r;
 }
 
 static int cmd_sweep(int argc, char **argv)
@@ -1457,7 +1540,10 @@ static int cmd_sweep(int argc, char **argv)
 	struct err e = { 0 };
 	char self[4096], *csv_alloc = NULL, dir_buf[4200];
 	struct sweep_task *tasks = NULL;
-	size_t ntasks = 0, done = 0, total_points = 0;
+	size_t ntasks = 0, done = 0, total_points = 0, stale = 0;
+	bool temp_outdir = false, will_merge = false;
+	struct outfile csv_of;
+	char **input_ids = NULL;
 	ssize_t sl;
 	int status = 0;
 
@@ -1508,11 +1594,32 @@ static int cmd_sweep(int argc, char **argv)
 		die_usage("sweep: give a TRACE or -w WORKLOAD, not both%s", "");
 	if (sweep_load(&sw, file, trace, workload, &e))
 		die_err(&e);
+	input_ids = calloc(sw.ninputs, sizeof(*input_ids)); /* point_current() fills them */
+	if (!input_ids)
+		return 1;
 	if (!csv)
 		csv = csv_alloc = default_csv(file);
+	if (plot_out && !outfile_is_regular_path(csv))
+		die_usage("sweep: --plot reads the CSV back; -o '%s' is not a regular file", csv);
 	if (!outdir) {
-		snprintf(dir_buf, sizeof(dir_buf), "%s.d", csv);
-		outdir = dir_buf;
+		if (strcmp(csv, "-") && outfile_is_regular_path(csv)) {
+			snprintf(dir_buf, sizeof(dir_buf), "%s.d", csv);
+			outdir = dir_buf;
+		} else if (list || shard_n > 1 || run_points) {
+			die_usage("sweep: -o '%s' is not a regular file; give --outdir for the points' reports",
+				  csv);
+		} else {
+			/* -o /dev/null, -o -: the points' reports live only as long as the sweep */
+			const char *td = getenv("TMPDIR");
+
+			snprintf(dir_buf, sizeof(dir_buf), "%s/mmusim-sweep-XXXXXX", td && *td ? td : "/tmp");
+			if (!mkdtemp(dir_buf)) {
+				fprintf(stderr, "%s: %s\n", dir_buf, strerror(errno));
+				return 1;
+			}
+			outdir = dir_buf;
+			temp_outdir = true;
+		}
 	}
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (sl <= 0) {
@@ -1538,6 +1645,14 @@ static int cmd_sweep(int argc, char **argv)
 	if (mkdir_p(outdir)) {
 		fprintf(stderr, "%s: %s\n", outdir, strerror(errno));
 		return 1;
+	}
+	/* The CSV is opened before any point runs: a directory or an unwritable path is
+	 * said now, not after the sweep. */
+	will_merge = !list && (shard_n == 1 || csv_alloc == NULL);
+	if (will_merge && csv_open(&csv_of, csv)) {
+		if (temp_outdir)
+			remove_dir(outdir);
+		return EXIT_BAD;
 	}
 	if (list) {
 		for (size_t p = shard_i; p < sw.npoints; p += shard_n)
@@ -1580,10 +1695,17 @@ static int cmd_sweep(int argc, char **argv)
 						continue;
 					total_points++;
 					f = sweep_point_file(&sw, outdir, p, r);
-					if (!file_exists(f))
-						todo[nt++] = p; /* else: done by an earlier run (resume) */
-					else
-						done++;
+					switch (point_current(&sw, p, r, f, in, input_ids, self)) {
+					case 1:
+						done++; /* done by an earlier run under the same key (resume) */
+						break;
+					case 0:
+						stale++;
+						todo[nt++] = p;
+						break;
+					default:
+						todo[nt++] = p;
+					}
 					free(f);
 				}
 				/* at most SWEEP_GROUP_MAX simulators per worker (memory) */
@@ -1612,8 +1734,11 @@ static int cmd_sweep(int argc, char **argv)
 		worker_threads = jobs / (unsigned)ntasks;
 		jobs = (unsigned)ntasks;
 	}
-	if (!quiet && done)
-		fprintf(stderr, "sweep: %zu of %zu points already done in %s\n", done, total_points, outdir);
+	if (!quiet && (done || stale))
+		fprintf(stderr, "sweep: %zu of %zu points reused from %s%s", done, total_points, outdir,
+			stale ? "" : "\n");
+	if (!quiet && stale)
+		fprintf(stderr, "; %zu rerun (their config, input or mmusim build changed)\n", stale);
 	signal(SIGINT, on_sweep_signal);
 	signal(SIGTERM, on_sweep_signal);
 	{
@@ -1678,15 +1803,18 @@ static int cmd_sweep(int argc, char **argv)
 					kill(tasks[i].pid, SIGTERM);
 		while (wait(NULL) > 0 || errno == EINTR)
 			;
-		if (!quiet)
+		if (!quiet && ntasks)
 			fputc('\n', stderr);
 	}
 	if (sweep_stop) {
-		fprintf(stderr, "mmusim: sweep interrupted; finished points are kept in %s, run it again to resume\n",
-			outdir);
+		if (temp_outdir)
+			fprintf(stderr, "mmusim: sweep interrupted; no result written\n");
+		else
+			fprintf(stderr, "mmusim: sweep interrupted; finished points are kept in %s, run it again to resume\n",
+				outdir);
 		status = 130;
 	}
-	if (!status && (shard_n == 1 || csv_alloc == NULL)) { /* (130 when interrupted) */
+	if (!status && will_merge) { /* (130 when interrupted) */
 		char **files = calloc(sw.npoints * sw.repeat + 1, sizeof(*files));
 		size_t nf = 0;
 
@@ -1701,21 +1829,28 @@ static int cmd_sweep(int argc, char **argv)
 				else
 					free(f);
 			}
-		merge_to(csv, files, nf);
-		if (!quiet)
+		status = merge_into(&csv_of, files, nf);
+		if (!quiet && !status)
 			fprintf(stderr, "sweep: %zu points -> %s\n", nf / sw.repeat, csv);
 		for (size_t i = 0; i < nf; i++)
 			free(files[i]);
 		free(files);
-		if (plot_out) {
+		if (plot_out && !status) {
 			status = sweep_plot(&sw, csv, plot_out);
 			if (!status && !quiet)
 				fprintf(stderr, "sweep: plot -> %s\n", plot_out);
 		}
 	}
+	if (will_merge && status)
+		outfile_abort(&csv_of);
+	if (temp_outdir)
+		remove_dir(outdir);
 	for (size_t i = 0; i < ntasks; i++)
 		free(tasks[i].pts);
 	free(tasks);
+	for (size_t i = 0; i < sw.ninputs; i++)
+		free(input_ids[i]);
+	free(input_ids);
 	sweep_free(&sw);
 	free(csv_alloc);
 	return status;
@@ -1723,15 +1858,20 @@ static int cmd_sweep(int argc, char **argv)
 
 static int cmd_merge(int argc, char **argv)
 {
+	struct outfile of;
+
 	if (argc < 2)
 		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
-	return merge_to(argv[0], argv + 1, (size_t)(argc - 1));
+	if (csv_open(&of, argv[0]))
+		return EXIT_BAD;
+	return merge_into(&of, argv + 1, (size_t)(argc - 1));
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
 
+	atexit(outfile_remove_pending); /* a result not committed by exit() is not left */
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "config"))

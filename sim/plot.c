@@ -52,6 +52,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "plot.h"
 #include "util.h"
 
@@ -193,57 +194,50 @@ static int run_gnuplot(const char *script, size_t len, const char *out, struct e
 }
 
 /*
- * Render through a temporary file next to @out, renamed on success. The temporary is
- * created here first, so an unwritable directory is reported as such (-1, bad input);
- * gnuplot or the system failing is -2.
+ * Render into @out through outfile.h: gnuplot writes a temporary next to it that is
+ * renamed on success (or, for a device, FIFO or standard output, a private
+ * temporary copied there). The temporary is created here first, so an unwritable
+ * directory is reported as such (-1, bad input); gnuplot or the system failing is -2.
  */
 static int render(const char *out, void (*write)(const void *, const char *, bool, FILE *),
 		  const void *ctx, struct err *e)
 {
-	char tmp[4200], *script = NULL;
+	char *script = NULL;
 	size_t len = 0;
+	struct outfile of;
 	struct stat sb;
 	FILE *f;
-	int fd;
 
 	if (!ends_with(out, ".svg") && !ends_with(out, ".png"))
 		return err_set(e, out, 0, 0, "plot output must end in .png or .svg");
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", out, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_set(e, out, 0, 0, "cannot write: %s", strerror(errno));
-	close(fd);
+	if (outfile_open(&of, out, OUTFILE_BY_PATH, e))
+		return -1;
 	f = open_memstream(&script, &len);
 	if (!f) {
-		unlink(tmp);
+		outfile_abort(&of);
 		err_set(e, out, 0, 0, "out of memory");
 		return -2;
 	}
-	write(ctx, tmp, ends_with(out, ".svg"), f);
+	write(ctx, outfile_tool_path(&of), ends_with(out, ".svg"), f);
 	if (fclose(f)) {
 		free(script);
-		unlink(tmp);
+		outfile_abort(&of);
 		err_set(e, out, 0, 0, "out of memory");
 		return -2;
 	}
 	if (run_gnuplot(script, len, out, e)) {
 		free(script);
-		unlink(tmp);
+		outfile_abort(&of);
 		return -2;
 	}
 	free(script);
-	if (stat(tmp, &sb) || sb.st_size == 0) {
-		unlink(tmp);
+	if (stat(outfile_tool_path(&of), &sb) || sb.st_size == 0) {
+		outfile_abort(&of);
 		err_set(e, "gnuplot", 0, 0, "gnuplot wrote nothing rendering %s", out);
 		return -2;
 	}
-	if (rename(tmp, out)) {
-		int err = errno;
-
-		unlink(tmp);
-		err_set(e, out, 0, 0, "cannot write: %s", strerror(err));
+	if (outfile_commit(&of, e))
 		return -2;
-	}
 	return 0;
 }
 

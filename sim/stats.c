@@ -47,6 +47,14 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:I}", "config", m->config, "trace", m->trace,
 		      "format", m->format, "mode", m->mode, "wall_seconds", s->wall_seconds,
 		      "refs_per_second", floor(rps), "max_rss_bytes", (json_int_t)s->max_rss_bytes);
+	if (m->version)
+		json_object_set_new(o, "version", json_string(m->version));
+	if (m->build_id)
+		json_object_set_new(o, "build_id", json_string(m->build_id));
+	if (m->config_hash)
+		json_object_set_new(o, "config_hash", json_string(m->config_hash));
+	if (m->input_id)
+		json_object_set_new(o, "input_id", json_string(m->input_id));
 	if (m->nlabels) {
 		json_t *l = json_object();
 

@@ -64,6 +64,8 @@ struct report_meta {
 	const char *mode;
 	const char *const *labels; /* "key=value" (run --label), recorded in run.labels */
 	unsigned nlabels;
+	/* provenance.h, each recorded in run when not NULL */
+	const char *version, *build_id, *config_hash, *input_id;
 };
 
 /* Write one report as JSON (DESIGN keys) to @out. */

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "config.h"
@@ -783,4 +784,26 @@ out:
 	free(c.names);
 	free(c.is_int);
 	return ret;
+}
+
+int sweep_report_matches(const char *file, const char *config_hash, const char *input_id,
+			 const char *build_id)
+{
+	json_error_t je;
+	json_t *root = json_load_file(file, 0, &je), *run;
+	const char *want[3] = { config_hash, input_id, build_id };
+	const char *keys[3] = { "config_hash", "input_id", "build_id" };
+	int r = 1;
+
+	if (!root)
+		return access(file, F_OK) ? -1 : 0;
+	run = json_object_get(root, "run");
+	for (int i = 0; i < 3 && r; i++) {
+		const char *got = json_string_value(json_object_get(run, keys[i]));
+
+		if (!got || strcmp(got, want[i]))
+			r = 0;
+	}
+	json_decref(root);
+	return r;
 }

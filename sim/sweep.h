@@ -68,6 +68,15 @@ void sweep_argv_free(char **argv);
  * ends in a hash of the point's command. */
 char *sweep_point_file(const struct sweep *sw, const char *dir, size_t p, unsigned rep);
 
+/*
+ * Whether the report @file is the result of the point with these identities
+ * (provenance.h: its effective config's hash, its input, the build): 1 yes; 0
+ * no (written under another config, input or build, or unreadable: run the
+ * point again); -1 no such file.
+ */
+int sweep_report_matches(const char *file, const char *config_hash, const char *input_id,
+			 const char *build_id);
+
 /* The input index of point @p. */
 size_t sweep_point_input(const struct sweep *sw, size_t p);
 

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "trace_io.h"
 #include "zout.h"
 
@@ -507,9 +508,8 @@ static const int mtr_w_level[TIO_COMP_NR] = {
 
 struct mtr_writer {
 	char path[4096];
-	char tmp[4200];
+	struct outfile of; /* the destination (outfile.h) */
 	int fd;
-	bool to_stdout;
 	bool failed;
 	enum tio_comp comp;
 	struct zout z; /* the compressor and the writes (zout_free() safe when zeroed) */
@@ -590,19 +590,10 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 		err_set(e, path, 0, 0, "out of memory");
 		goto fail;
 	}
-	if (!strcmp(path, "-")) {
-		w->to_stdout = true;
-		w->fd = 1;
-		w->comp = TIO_NONE;
-	} else {
-		w->comp = tio_comp_from_suffix(path);
-		snprintf(w->tmp, sizeof(w->tmp), "%s.tmp.%ld", path, (long)getpid());
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (w->fd < 0) {
-			err_set(e, path, 0, 0, "%s", strerror(errno));
-			goto fail;
-		}
-	}
+	if (outfile_open(&w->of, path, 0, e))
+		goto fail;
+	w->fd = w->of.fd;
+	w->comp = strcmp(path, "-") ? tio_comp_from_suffix(path) : TIO_NONE;
 	/* No zstd frame checksum (ZSTD_c_checksumFlag's default, 0): flags 0. */
 	if (zout_init(&w->z, w->fd, w->comp, mtr_w_level[w->comp], 0, w->path, e))
 		goto fail;
@@ -618,10 +609,7 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	return w;
 
 fail:
-	if (!w->to_stdout && w->fd >= 0) {
-		close(w->fd);
-		unlink(w->tmp);
-	}
+	outfile_abort(&w->of);
 	mtr_w_free(w);
 	return NULL;
 }
@@ -737,13 +725,13 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e)
 		if (mtr_w_flush(w, true, e))
 			ret = -1;
 	}
-	if (!w->to_stdout) {
-		if (close(w->fd) && commit && !ret)
+	if (commit && !ret) {
+		struct err ce = { 0 };
+
+		if (outfile_commit(&w->of, &ce))
 			ret = mtr_w_err(w, e, "write error: %s", strerror(errno));
-		if (commit && !ret && rename(w->tmp, w->path))
-			ret = mtr_w_err(w, e, "%s", strerror(errno));
-		if (!commit || ret)
-			unlink(w->tmp);
+	} else {
+		outfile_abort(&w->of);
 	}
 	mtr_w_free(w);
 	return ret;

@@ -292,11 +292,11 @@ START_TEST(unwritable_output)
 	if (!have_valgrind())
 		return;
 	snprintf(out, sizeof(out), "%s/no/such/dir/o.lackey.zst", dir);
-	ck_assert_int_eq(capture_run(out, argv, &e), -1);
+	ck_assert_int_eq(capture_run(out, argv, &e), -2); /* bad input: exit 2 */
 	err_format(&e, msg, sizeof(msg));
 	snprintf(out + strlen(out), sizeof(out) - strlen(out), ": No such file or directory");
 	ck_assert_str_eq(msg, out);
-	ck_assert_int_eq(capture_run("", argv, &e), -1);
+	ck_assert_int_eq(capture_run("", argv, &e), -2);
 	err_format(&e, msg, sizeof(msg));
 	ck_assert_str_eq(msg, "capture: empty output name");
 	argv[0] = NULL;

@@ -14,7 +14,7 @@ bad() { n=$((n + 1)); fails=$((fails + 1)); echo "    FAIL: $*"; }
 check() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', expected '$2'"; fi; }
 
 # the report minus its wall-clock fields
-strip() { grep -v -e '"wall_seconds"' -e '"refs_per_second"' -e '"max_rss_bytes"'; }
+strip() { grep -v -e '"wall_seconds"' -e '"refs_per_second"' -e '"max_rss_bytes"' -e '"build_id"'; }
 # one counter from a pretty-printed JSON report: first "key": N after a "section"
 field() { awk -v sec="\"$2\":" -v key="\"$3\":" '$1 == sec { s = 1 } s && $1 == key { gsub(/,/, "", $2); print $2; exit }' "$1"; }
 
@@ -41,8 +41,8 @@ $MMUSIM trace convert "$T/v.mtr" "$T/v2.mtr.zst" || bad "convert mtr to mtr.zst"
 $MMUSIM run -c configs/skylake.yaml "$T/v2.mtr.zst" --json "$T/d.json" --quiet || bad "run mtr.zst"
 for f in b c d; do
 	# the trace and format lines differ by design; every counter must not
-	diff <(strip <"$T/a.json" | grep -v -e '"trace"' -e '"format"') \
-	     <(strip <"$T/$f.json" | grep -v -e '"trace"' -e '"format"') >/dev/null 2>&1 \
+	diff <(strip <"$T/a.json" | grep -v -e '"trace"' -e '"format"' -e '"input_id"') \
+	     <(strip <"$T/$f.json" | grep -v -e '"trace"' -e '"format"' -e '"input_id"') >/dev/null 2>&1 \
 		&& ok || bad "report $f differs from the lackey run"
 done 2>/dev/null
 check "$(field "$T/a.json" l1i misses)" 127 "skylake L1I misses (DynamoRIO skylake-lru row)"
@@ -79,8 +79,8 @@ grep -q 'pages:        48 distinct' "$T/info" && ok || bad "trace info pages: $(
 $MMUSIM trace gen -w gups:size=1M,updates=20000 -o "$T/g.mtr" || bad "trace gen gups"
 $MMUSIM run "$T/g.mtr" --json "$T/gm.json" --quiet || bad "run of a generated trace"
 $MMUSIM run -w gups:size=1M,updates=20000 --json "$T/gw.json" --quiet || bad "run -w gups"
-diff <(strip <"$T/gm.json" | grep -v -e '"trace"' -e '"format"') \
-     <(strip <"$T/gw.json" | grep -v -e '"trace"' -e '"format"') >/dev/null && ok ||
+diff <(strip <"$T/gm.json" | grep -v -e '"trace"' -e '"format"' -e '"input_id"') \
+     <(strip <"$T/gw.json" | grep -v -e '"trace"' -e '"format"' -e '"input_id"') >/dev/null && ok ||
 	bad "trace gen's trace and its workload give different counters"
 for c in configs/*.yaml; do
 	$MMUSIM config show -c "$c" >"$T/show1.yaml" || bad "config show $c"
@@ -147,12 +147,12 @@ expect_error "$T/sw/j1.csv: no column 'walk.walkz'" $MMUSIM plot "$T/sw/j1.csv" 
 # a sweep that lost two points resumes with those only, and gives the same CSV
 rm "$T"/sw/j1.csv.d/point-000001-*.json "$T"/sw/j1.csv.d/point-000004-*.json "$T/sw/j1.csv"
 $MMUSIM sweep "$T/sw/s.yaml" -j 2 -o "$T/sw/j1.csv" 2>"$T/sw/err" || bad "resumed sweep"
-grep -q 'sweep: 4 of 6 points already done' "$T/sw/err" && ok || bad "resume message: $(head -1 "$T/sw/err")"
+grep -q 'sweep: 4 of 6 points reused from' "$T/sw/err" && ok || bad "resume message: $(head -1 "$T/sw/err")"
 cmp -s "$T/sw/j2.csv" "$T/sw/j1.csv" && ok || bad "resumed sweep's CSV differs"
 # an edited sweep file does not reuse the results of points it changed
 sed 's/\[32, 64, 128\]/[32, 64, 256]/' "$T/sw/s.yaml" >"$T/sw/s2.yaml"
 $MMUSIM sweep "$T/sw/s2.yaml" -o "$T/sw/j1.csv" --outdir "$T/sw/j1.csv.d" 2>"$T/sw/err" || bad "edited sweep"
-grep -q 'sweep: 4 of 6 points already done' "$T/sw/err" && ok || bad "edited sweep reused: $(head -1 "$T/sw/err")"
+grep -q 'sweep: 4 of 6 points reused from' "$T/sw/err" && ok || bad "edited sweep reused: $(head -1 "$T/sw/err")"
 check "$(cut -d, -f2 "$T/sw/j1.csv" | tail -2 | tr '\n' ' ')" "256 256 " "edited sweep's new points"
 # SIGINT stops a sweep with no CSV; running it again finishes it
 cat >"$T/sw/slow.yaml" <<'EOS'
@@ -184,6 +184,110 @@ printf 'workload: stream:size=1M\nsweep:\n  os.mode: []\n' >"$T/sw/bad3.yaml"
 expect_error "$T/sw/bad3.yaml:3:12: os.mode: empty list" $MMUSIM sweep "$T/sw/bad3.yaml" --quiet
 printf 'workload: stream:size=1M\nsweep:\n  tlb.l1d.4K.ways: [3]\n' >"$T/sw/bad4.yaml"
 expect_error "$T/sw/bad4.yaml:" $MMUSIM sweep "$T/sw/bad4.yaml" --quiet
+
+# --- result files: devices, FIFOs, symlinks and directories are never replaced ---------
+# Each writer, to: a regular file (the reference), a character device made with mknod
+# (/dev/null's 1,3: stays a device; /dev/full's 1,7: the bytes really go to the device,
+# whose ENOSPC is an error naming the path), a FIFO (its reader gets the whole result), a
+# symlink (stays a link, its target holds the result) and a directory (exit 2).
+O="$T/outputs"
+mkdir -p "$O/tmpd"
+printf 'tlb: { stlb: { entries: 64, ways: 4 } }\n' >"$O/m.yaml"
+printf 'config: m.yaml\ntrace: %s/tests/golden/mixed.lackey\nsweep:\n  tlb.l1d.4K.entries: [8, 16]\n' \
+	"$PWD" >"$O/s.yaml"
+$MMUSIM sweep "$O/s.yaml" --outdir "$O/pts" -o "$O/pts.csv" --quiet
+w_json() { $MMUSIM run -w gups:size=1M,updates=2000 --json "$1" --quiet; }
+w_timeline() { $MMUSIM run -w stream:size=4M,iterations=1 --timeline "$1" --timeline-ms 0.1 --quiet; }
+w_convert() { $MMUSIM trace convert tests/golden/mixed.lackey "$1"; }
+w_gen() { $MMUSIM trace gen -w stream:size=64K,iterations=1 -o "$1"; }
+w_capture() { $MMUSIM capture -o "$1" -- /bin/true; }
+w_sweep() { TMPDIR="$O/tmpd" $MMUSIM sweep "$O/s.yaml" -o "$1" --quiet; }
+w_merge() { $MMUSIM merge "$1" "$O/pts"/point-*.json; }
+w_plot() { $MMUSIM plot tests/data/plot_sizes.csv -x cache.llc.size -y walk.cycles -o "$1" >/dev/null; }
+# what must match between the reference and a copy received elsewhere
+same_out() { # WRITER REFERENCE OTHER
+	case $1 in
+	json) cmp -s <(strip <"$2") <(strip <"$3") ;;
+	capture) $MMUSIM trace info "$3" >/dev/null 2>&1 ;;
+	plot) [ "$(head -c 4 "$3" | od -An -c | tr -d ' ')" = '211PNG' ] ;;
+	*) cmp -s "$2" "$3" ;;
+	esac
+}
+command -v valgrind >/dev/null 2>&1 || echo "    (no valgrind: capture's outputs not checked)"
+for w in json:json timeline:csv convert:mtr gen:mtr capture:lackey sweep:csv merge:csv plot:png; do
+	name=${w%%:*} ext=${w##*:}
+	[ "$name" = capture ] && ! command -v valgrind >/dev/null 2>&1 && continue
+	d="$O/$name"
+	mkdir -p "$d"
+	"w_$name" "$d/ref.$ext" 2>>"$d/log" || bad "$name: to a regular file"
+	[ -f "$d/ref.$ext" ] && [ -s "$d/ref.$ext" ] || { bad "$name: no reference output"; continue; }
+	mknod "$d/null.$ext" c 1 3 && mknod "$d/full.$ext" c 1 7 || { bad "mknod"; continue; }
+	"w_$name" "$d/null.$ext" 2>>"$d/log" && ok || bad "$name: to a character device: exit $?"
+	[ -c "$d/null.$ext" ] && ok || bad "$name: the character device was replaced"
+	"w_$name" "$d/full.$ext" 2>"$d/err" && bad "$name: a failed write to /dev/full exited 0"
+	[ -c "$d/full.$ext" ] && grep -q "full.$ext: .*No space left on device" "$d/err" && ok ||
+		bad "$name: /dev/full: $(cat "$d/err")"
+	mkfifo "$d/fifo.$ext"
+	cat "$d/fifo.$ext" >"$d/received" &
+	"w_$name" "$d/fifo.$ext" 2>>"$d/log" || bad "$name: to a FIFO"
+	wait $!
+	[ -p "$d/fifo.$ext" ] && same_out "$name" "$d/ref.$ext" "$d/received" && ok ||
+		bad "$name: the FIFO's reader did not get the result"
+	ln -s sub/target.$ext "$d/link.$ext"
+	mkdir "$d/sub"
+	"w_$name" "$d/link.$ext" 2>>"$d/log" || bad "$name: to a symlink"
+	[ -L "$d/link.$ext" ] && [ -f "$d/sub/target.$ext" ] && same_out "$name" "$d/ref.$ext" "$d/sub/target.$ext" &&
+		ok || bad "$name: the symlink or its target"
+	mkdir "$d/dir.$ext"
+	expect_error "$d/dir.$ext: Is a directory" "w_$name" "$d/dir.$ext"
+	# nothing else appeared: no temporaries, no OUT.d next to a device
+	# (a sweep's points go next to a regular -o: link.csv.d, ref.csv.d)
+	check "$(cd "$d" && ls | grep -v -e '^ref\.' -e '^err$' -e '^log$' -e '^received$' -e '^link\.csv\.d$' |
+		sort | tr '\n' ' ')" \
+		"dir.$ext fifo.$ext full.$ext link.$ext null.$ext sub " "$name: files left beside the outputs"
+done
+check "$(ls "$O/tmpd" | wc -l)" 0 "sweep -o DEVICE: its temporary point directory is removed"
+# standard output by name: the descriptor itself (a >> redirection keeps what it had)
+ln -s /proc/self/fd/1 "$O/stdout.json"
+echo before >"$O/appended"
+$MMUSIM run tests/golden/mixed.lackey --json "$O/stdout.json" --quiet >>"$O/appended"
+[ -L "$O/stdout.json" ] && [ "$(head -1 "$O/appended")" = before ] && grep -q '"pgfault"' "$O/appended" &&
+	ok || bad "--json through a link to /proc/self/fd/1"
+$MMUSIM run tests/golden/mixed.lackey --json /dev/stdout --quiet | grep -q '"pgfault"' && [ -L /dev/stdout ] &&
+	ok || bad "--json /dev/stdout"
+expect_error "sweep: -o '/dev/null' is not a regular file; give --outdir" \
+	$MMUSIM sweep "$O/s.yaml" -o /dev/null --list
+
+# --- resumed sweeps: a point is reused only under the same config, input and build ----
+R="$T/resume"
+mkdir -p "$R"
+cp $VAL "$R/a.lackey.zst"
+cp tests/data/syscalls.lackey "$R/b.lackey"
+printf 'tlb: { stlb: { entries: 512, ways: 4 }, l1d: { 4K: { entries: 64, ways: 4 } } }\n' >"$R/m.yaml"
+printf 'config: m.yaml\ntrace: [a.lackey.zst, b.lackey]\nsweep:\n  tlb.l1d.4K.entries: [4, 8]\n' >"$R/s.yaml"
+resume() { $MMUSIM sweep "$R/s.yaml" -o "$R/s.csv" 2>&1 >/dev/null | grep 'reused' || echo "none reused"; }
+resume >/dev/null
+cp "$R/s.csv" "$R/first.csv"
+check "$(resume)" "sweep: 4 of 4 points reused from $R/s.csv.d" "an unchanged sweep reuses every point"
+cmp -s "$R/s.csv" "$R/first.csv" && ok || bad "a fully reused sweep's CSV changed"
+# a base-config key that every point overrides changes no point
+sed -i 's/4K: { entries: 64/4K: { entries: 32/' "$R/m.yaml"
+check "$(resume)" "sweep: 4 of 4 points reused from $R/s.csv.d" "a change the points override"
+sed -i 's/entries: 512/entries: 16/' "$R/m.yaml"
+check "$(resume)" "sweep: 0 of 4 points reused from $R/s.csv.d; 4 rerun (their config, input or mmusim build changed)" \
+	"the base config changed"
+[ "$(cut -d, -f1-2,18- "$R/s.csv")" != "$(cut -d, -f1-2,18- "$R/first.csv")" ] && ok ||
+	bad "a 16-entry STLB gave the 512-entry numbers (stale points reused)"
+echo ' L 200000,8' >>"$R/b.lackey"
+check "$(resume)" "sweep: 2 of 4 points reused from $R/s.csv.d; 2 rerun (their config, input or mmusim build changed)" \
+	"one of two traces changed"
+objcopy --remove-section=.note.gnu.build-id "$MMUSIM" "$R/mmusim-other" 2>/dev/null ||
+	cp "$MMUSIM" "$R/mmusim-other" # (no objcopy: the check below then fails)
+"$R/mmusim-other" sweep "$R/s.yaml" -o "$R/s.csv" 2>"$R/err" >/dev/null
+grep -q "0 of 4 points reused.*4 rerun" "$R/err" && ok || bad "another build reused points: $(cat "$R/err")"
+grep -q '"build_id": "none"' "$R/s.csv.d"/point-000000-*.json && ok || bad "the other build's id"
+check "$(resume)" "sweep: 0 of 4 points reused from $R/s.csv.d; 4 rerun (their config, input or mmusim build changed)" \
+	"back to this build"
 
 # --- the bad-input contract ----------------------------------------------------------
 printf 'tlb:\n  l1d:\n    4K: { entries: 64, ways: 3 }\n' >"$T/geom.yaml"
