@@ -9,9 +9,9 @@
 #   make fuzz     libFuzzer harnesses (clang, ASan + UBSan), FUZZ_SECONDS each (tests/fuzz/run.sh)
 #   make golden-update   re-bless tests/golden/ on purpose
 
-PKGS := gsl yaml-0.1 check zlib liblzma libzstd jansson
+PKGS := gsl yaml-0.1 check zlib liblzma libzstd jansson libxxhash
 DEBS := build-essential pkg-config libgsl-dev libyaml-dev check libsubunit-dev zlib1g-dev \
-        liblzma-dev libzstd-dev libjansson-dev gnuplot-nox zstd xz-utils gzip valgrind parallel groff-base
+        liblzma-dev libzstd-dev libjansson-dev libxxhash-dev gnuplot-nox zstd xz-utils gzip valgrind parallel groff-base
 TOOLS := gnuplot zstd xz gzip pkg-config cc parallel groff
 
 CC ?= cc

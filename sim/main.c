@@ -1594,9 +1594,6 @@ static int cmd_sweep(int argc, char **argv)
 		die_usage("sweep: give a TRACE or -w WORKLOAD, not both%s", "");
 	if (sweep_load(&sw, file, trace, workload, &e))
 		die_err(&e);
-	input_ids = calloc(sw.ninputs, sizeof(*input_ids)); /* point_current() fills them */
-	if (!input_ids)
-		return 1;
 	if (!csv)
 		csv = csv_alloc = default_csv(file);
 	if (plot_out && !outfile_is_regular_path(csv))
@@ -1652,6 +1649,8 @@ static int cmd_sweep(int argc, char **argv)
 	if (will_merge && csv_open(&csv_of, csv)) {
 		if (temp_outdir)
 			remove_dir(outdir);
+		sweep_free(&sw);
+		free(csv_alloc);
 		return EXIT_BAD;
 	}
 	if (list) {
@@ -1678,6 +1677,9 @@ static int cmd_sweep(int argc, char **argv)
 	 * decode drives them all), each group cut into enough chunks to keep the
 	 * workers busy.
 	 */
+	input_ids = calloc(sw.ninputs, sizeof(*input_ids)); /* point_current() fills them */
+	if (!input_ids)
+		return 1;
 	{
 		size_t per_input = sw.npoints / sw.ninputs, groups = sw.ninputs * sw.repeat;
 
@@ -1848,7 +1850,7 @@ static int cmd_sweep(int argc, char **argv)
 	for (size_t i = 0; i < ntasks; i++)
 		free(tasks[i].pts);
 	free(tasks);
-	for (size_t i = 0; i < sw.ninputs; i++)
+	for (size_t i = 0; input_ids && i < sw.ninputs; i++)
 		free(input_ids[i]);
 	free(input_ids);
 	sweep_free(&sw);

@@ -5,8 +5,8 @@
  * its `config show` text) and the input's identity.
  *
  * The input's identity: a workload is its spec (its seed is in the config); a
- * trace file of up to PROVENANCE_HASH_BYTES is its size and a checksum of its
- * bytes (a copy elsewhere is the same input); a larger one is its device,
+ * trace file of up to PROVENANCE_HASH_BYTES is its size and the XXH3-128 hash of
+ * its bytes (a copy elsewhere is the same input); a larger one is its device,
  * inode, size and modification time (hashing gigabytes per run would cost more
  * than the run); standard input has none ("stdin": never taken as the same).
  * An explicit --format is part of it.
