@@ -304,10 +304,47 @@ fail:
 	return -1;
 }
 
+/*
+ * The stream's write: to the descriptor, remembering the first errno, since stdio
+ * keeps only an error flag and a failure met inside fwrite() would otherwise reach
+ * the commit as a bare EIO instead of "No space left on device".
+ */
+static ssize_t stream_write(void *cookie, const char *buf, size_t n)
+{
+	struct outfile *o = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(o->fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			if (!o->werr)
+				o->werr = errno;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int stream_close(void *cookie)
+{
+	struct outfile *o = cookie;
+	int r = o->own_fd && o->fd >= 0 ? close(o->fd) : 0;
+
+	o->fd = -1;
+	return r;
+}
+
 FILE *outfile_stream(struct outfile *o)
 {
-	if (!o->f && o->fd >= 0)
-		o->f = fdopen(o->fd, "w");
+	if (!o->f && o->fd >= 0) {
+		cookie_io_functions_t io = { .write = stream_write, .close = stream_close };
+
+		o->f = fopencookie(o, "w", io);
+	}
 	return o->f;
 }
 
@@ -362,12 +399,14 @@ static int close_all(struct outfile *o, bool sync)
 
 	errno = 0;
 	if (o->f && (fflush(o->f) || ferror(o->f)))
-		err = errno ? errno : EIO;
+		err = o->werr ? o->werr : errno ? errno : EIO;
 	if (!err && sync && o->fd >= 0 && fsync(o->fd) && errno != EINVAL && errno != EROFS)
 		err = errno;
-	if (o->own_fd) {
-		if (o->f ? fclose(o->f) : (o->fd >= 0 ? close(o->fd) : 0))
+	if (o->f && o->f != stdout) {
+		if (fclose(o->f)) /* (stream_close() closes fd when it is ours) */
 			err = err ? err : errno;
+	} else if (o->own_fd && o->fd >= 0 && close(o->fd)) {
+		err = err ? err : errno;
 	}
 	o->f = NULL;
 	o->fd = -1;

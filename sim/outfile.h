@@ -51,6 +51,7 @@ struct outfile {
 	char *tmp;        /* its temporary; NULL when writing in place */
 	char *tool_tmp;   /* OUTFILE_BY_PATH in place: the private temporary */
 	int pending;      /* slot in the pending table, or -1 */
+	int werr;         /* the first write error met by the stream, or 0 */
 	bool in_place;
 	bool own_fd;      /* fd is ours to close ("-" is standard output itself) */
 };
@@ -61,7 +62,11 @@ struct outfile {
  */
 int outfile_open(struct outfile *o, const char *path, unsigned flags, struct err *e);
 
-/* A stdio stream over the file (made once; owned by @o). NULL if out of memory. */
+/*
+ * A stdio stream over the file (made once; owned by @o, which must not move while
+ * it is open). Its write errors keep their errno for outfile_commit(). NULL if out
+ * of memory.
+ */
 FILE *outfile_stream(struct outfile *o);
 
 /* The path an external program writes (OUTFILE_BY_PATH). */

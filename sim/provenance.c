@@ -138,15 +138,17 @@ int provenance_input_id(const char *path, const char *workload, const char *form
 		snprintf(buf, n, "stdin%s", fmt);
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (stat(path, &st))
 		return err_set(e, path, 0, 0, "%s", strerror(errno));
-	if (fstat(fd, &st)) {
-		err = errno;
-		close(fd);
-		return err_set(e, path, 0, 0, "%s", strerror(err));
+	if (!S_ISREG(st.st_mode)) {
+		/* a FIFO or a device: its bytes are gone once read (and opening it could block) */
+		snprintf(buf, n, "stream%s", fmt);
+		return 0;
 	}
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size <= PROVENANCE_HASH_BYTES) {
+	if ((uint64_t)st.st_size <= PROVENANCE_HASH_BYTES) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return err_set(e, path, 0, 0, "%s", strerror(errno));
 		XXH128_hash_t h;
 
 		err = content_hash(fd, &h);
@@ -157,7 +159,6 @@ int provenance_input_id(const char *path, const char *workload, const char *form
 			 (unsigned long long)h.high64, (unsigned long long)h.low64, fmt);
 		return 0;
 	}
-	close(fd);
 	snprintf(buf, n, "file:%llx:%llu:%llu:%lld.%09ld%s", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
 		 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, fmt);

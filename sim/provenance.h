@@ -8,7 +8,8 @@
  * trace file of up to PROVENANCE_HASH_BYTES is its size and the XXH3-128 hash of
  * its bytes (a copy elsewhere is the same input); a larger one is its device,
  * inode, size and modification time (hashing gigabytes per run would cost more
- * than the run); standard input has none ("stdin": never taken as the same).
+ * than the run); standard input, a FIFO or a device has none ("stdin",
+ * "stream": a sweep never takes two such runs for the same input).
  * An explicit --format is part of it.
  */
 #ifndef MMUSIM_PROVENANCE_H

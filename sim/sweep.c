@@ -797,6 +797,8 @@ int sweep_report_matches(const char *file, const char *config_hash, const char *
 
 	if (!root)
 		return access(file, F_OK) ? -1 : 0;
+	if (!strncmp(input_id, "stdin", 5) || !strncmp(input_id, "stream", 6))
+		r = 0; /* a stream's bytes cannot be compared: never the same input */
 	run = json_object_get(root, "run");
 	for (int i = 0; i < 3 && r; i++) {
 		const char *got = json_string_value(json_object_get(run, keys[i]));
