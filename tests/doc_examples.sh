@@ -22,9 +22,9 @@
 #     other escape fails); a block whose first line is a YAML key (`config: ...`)
 #     is YAML, else shell.
 #
-# Each block runs in a fresh directory $T/bN (two blocks at a time): a copy of configs/, links to the
-# repository's tests/ and traces/, the FIXTURES below, and ./mmusim; `mmusim` is
-# on PATH; both are $MMUSIM. A command runs there under `bash -o pipefail` and
+# Each block runs in a fresh directory $T/bN (two blocks at a time): a copy of
+# configs/, links to the repository's tests/ and traces/, the FIXTURES below, and
+# ./mmusim; `mmusim` is on PATH; both are $MMUSIM. A command runs there under `bash -o pipefail` and
 # passes when it exits 0 and every output it names with -o, --json, --timeline
 # or > (not "-") exists and is not empty. An example is run unless SKIP names
 # it, so a new example that cannot run here fails until it is fixed or skipped
@@ -47,7 +47,7 @@ nskip=0
 SHRINK=(
 	'gups:size=256M,updates=4M|gups:size=4M,updates=64K' # 1 s, 3 modes: 0.1 s
 	'gups:size=64M --modes|gups:size=4M --modes'         # 32M updates by default: 2M
-	'xz -6 -c|xz -1 -c' # xz's preset sizes its dictionary, 8M -> 1M: under valgrind 10 s -> 4 s
+	'xz -6 -c|xz -1 -c' # the preset sizes xz's dictionary, 8M -> 1M: 9 -> 5 CPU s under valgrind
 )
 
 # LOCAL: "FROM|TO", literal: a command written for other machines, run the same way
@@ -91,8 +91,8 @@ mkdir -p "$T/ex" "$T/bin" || exit 1
 ln -s "$MMUSIM" "$T/bin/mmusim"
 export PATH="$T/bin:$PATH"
 
-# Each block becomes $T/ex/NNN.KIND (KIND: sh, yaml, text, or bad:REASON) whose
-# first line is where it starts (FILE:LINE).
+# Each block becomes $T/ex/NNN.KIND (KIND: sh, yaml, text, or bad) whose first
+# line is where it starts (FILE:LINE); a bad block's second line says why.
 awk -v out="$T/ex" '
 function open_block(kind, where) { n++; f = sprintf("%s/%03d.%s", out, n, kind); print where > f }
 FILENAME ~ /README.md$/ {
@@ -196,7 +196,7 @@ run_cmd() {
 		tail -20 "$R.err" | sed 's/^/      | /'
 		return
 	fi
-	printf 'ok    %s: %s (%.1f s)\n' "$where" "$cmd" "$(echo "$t1 - $t0" | bc)"
+	printf 'ok    %s: %s (%s s)\n' "$where" "$cmd" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 	[ "$run" != "$cmd" ] && echo "      (run as: $run)"
 	return 0
 }
@@ -314,6 +314,6 @@ for e in "${SKIP[@]}" "${SHRINK[@]}" "${LOCAL[@]}" "${FIXTURES[@]}"; do
 done
 [[ $used == *" SLURM "* ]] || fail "stale: no example is a Slurm array job (SLURM_TASKS)"
 
-printf 'doc examples: %d run, %d skipped, %d failed (%d blocks, %.0f s)\n' "$nrun" "$nskip" "$fails" \
-	"$nblock" "$(echo "$(date +%s.%N) - $start" | bc)"
+printf 'doc examples: %d run, %d skipped, %d failed (%d blocks, %s s)\n' "$nrun" "$nskip" "$fails" \
+	"$nblock" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')"
 [ "$fails" -eq 0 ]
