@@ -9,6 +9,11 @@
  * deep and only scalars are read from it, so anchors and aliases cannot expand
  * into anything large. Statistics (mean, sample standard deviation, Student's t
  * quantile) come from GSL.
+ *
+ * Every input is checked at load, before any point runs (check_inputs()): a
+ * workload spec by the workload parser, a trace by opening it; an error names
+ * the list item's line and column. A worker that met a bad input minutes into
+ * a sweep would leave only an empty OUT.csv.d/.
  */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -18,12 +23,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
 #include "config.h"
 #include "sweep.h"
 #include "trace.h"
+#include "workload.h"
 
 #define SWEEP_MAX_POINTS 1000000
 #define SWEEP_MAX_REPEAT 1000
@@ -161,13 +168,126 @@ static int apply(const struct yctx *y, struct sim_config *c, const char *key, co
 	return 0;
 }
 
+/* The node of input @i in @n (a list, or the one scalar), for its line and column. */
+static const yaml_node_t *input_node(const struct yctx *y, const yaml_node_t *n, size_t i)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return n;
+	return yaml_document_get_node(y->d, n->data.sequence.items.start[i]);
+}
+
+/* A bare "key=value": no "NAME:" before the first '='. */
+static bool bare_kv(const char *s)
+{
+	const char *eq = strchr(s, '=');
+
+	return eq && !memchr(s, ':', (size_t)(eq - s));
+}
+
+/*
+ * A flow list splits at every comma, so `[stream:size=16M, gups:size=64M,updates=1000]`
+ * is three items, the last a bare "updates=1000". Report the first such item,
+ * with the spec it most likely belonged to -- the item before it and the bare
+ * items that follow -- quoted.
+ */
+static int check_bare_items(const struct sweep *sw, const struct yctx *y, const yaml_node_t *n)
+{
+	for (size_t i = 0; i < sw->ninputs; i++) {
+		const char *s = sw->input_names[i];
+		const yaml_node_t *at = input_node(y, n, i);
+		char join[384];
+		size_t len;
+
+		if (!bare_kv(s))
+			continue;
+		if (!i || n->type != YAML_SEQUENCE_NODE ||
+		    n->data.sequence.style != YAML_FLOW_SEQUENCE_STYLE)
+			return yerr(y, at, "workload: '%s' is not a workload spec (NAME:key=value,...)",
+				    s);
+		len = (size_t)snprintf(join, sizeof(join), "%s", sw->input_names[i - 1]);
+		for (size_t j = i; j < sw->ninputs && len < sizeof(join); j++) {
+			const char *t = sw->input_names[j];
+
+			if (j > i && !bare_kv(t))
+				break;
+			len += (size_t)snprintf(join + len, sizeof(join) - len, ",%s", t);
+		}
+		return yerr(y, at, "workload: '%s' is not a workload spec; a flow list [...] "
+			    "splits at every comma, so quote a spec that holds commas: \"%s\"", s, join);
+	}
+	return 0;
+}
+
+/*
+ * Whether @path opens as a trace of @fmt, as the workers will open it; 0 or -1
+ * with @e ("PATH: No such file or directory", "PATH: cannot detect the trace
+ * format (use --format)", ...). A regular file is opened with trace_open(): a
+ * constant cost whatever the trace's size (the decompression thread starts and
+ * fills at most TIO_NBUF chunks of TIO_CHUNK bytes, the first one is probed),
+ * so a missing, unreadable or undetectable trace, or a corrupt compressed
+ * header, is found here. Anything else -- a pipe such as bash's <(...), a
+ * device, "-" -- can be read only once, so it is only stat()ed and access()ed.
+ */
+static int check_trace(const char *path, enum trace_format fmt, struct err *e)
+{
+	struct trace_reader *r;
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st))
+		return err_set(e, path, 0, 0, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, path, 0, 0, "%s", strerror(EISDIR));
+	if (!S_ISREG(st.st_mode))
+		return access(path, R_OK) ? err_set(e, path, 0, 0, "%s", strerror(errno)) : 0;
+	r = trace_open(path, fmt, e);
+	if (!r)
+		return -1;
+	trace_close(r);
+	return 0;
+}
+
+/*
+ * Check every input of @sw (resolved): workload specs with workload_check(),
+ * traces with check_trace(). Errors point at the input's item in @n, the
+ * file's trace: or workload: value; with @override (the command line's TRACE
+ * or -w, which replaced the file's inputs) they name it instead.
+ */
+static int check_inputs(const struct sweep *sw, const struct yctx *y, const yaml_node_t *n,
+			bool override)
+{
+	enum trace_format fmt = sw->format ? trace_format_parse(sw->format) : TF_AUTO;
+
+	if (sw->workload && !override && check_bare_items(sw, y, n))
+		return -1;
+	for (size_t i = 0; i < sw->ninputs; i++) {
+		struct err e2 = { 0 };
+		char buf[sizeof(e2.file) + sizeof(e2.msg) + 64];
+
+		if (sw->workload ? !workload_check(sw->inputs[i], &e2)
+				 : !check_trace(sw->inputs[i], fmt, &e2))
+			continue;
+		if (override) {
+			*y->e = e2; /* "-w: gups: ...", "PATH: ...": as `mmusim run` says it */
+			return -1;
+		}
+		if (sw->workload)
+			return yerr(y, input_node(y, n, i), "workload '%s': %s", sw->input_names[i],
+				    e2.msg);
+		err_format(&e2, buf, sizeof(buf));
+		return yerr(y, input_node(y, n, i), "trace: %s", buf);
+	}
+	return 0;
+}
+
 static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_override,
 		    const char *workload_override)
 {
 	yaml_node_t *root = yaml_document_get_root_node(y->d);
 	struct sim_config base;
 	struct err e2 = { 0 };
-	const yaml_node_t *sweep_node = NULL;
+	const yaml_node_t *sweep_node = NULL, *input = NULL;
 
 	if (!root)
 		return yerr(y, NULL, "empty sweep file");
@@ -209,6 +329,7 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 			if (sw->ninputs)
 				return yerr(y, k, "give trace or workload, once");
 			sw->workload = key[0] == 'w';
+			input = v;
 			if (scalar_list(y, v, key, &sw->input_names, &sw->ninputs))
 				return -1;
 		} else if (!strcmp(key, "format")) {
@@ -299,6 +420,8 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 	for (size_t i = 0; i < sw->ninputs; i++)
 		sw->inputs[i] = sw->workload || trace_override ? xstrdup(sw->input_names[i])
 							       : resolve(sw->path, sw->input_names[i]);
+	if (check_inputs(sw, y, input, trace_override || workload_override))
+		return -1;
 	sw->seed = base.seed;
 	sw->npoints = sw->ninputs;
 	for (size_t i = 0; i < sw->naxes; i++) {

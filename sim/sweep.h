@@ -47,9 +47,12 @@ struct sweep {
 
 /*
  * Load and check @path: every key and value is applied to a scratch config so
- * an unknown path or a bad value is reported at its line and column. Returns 0,
- * or -1 with @e. @input_override (a trace path or NULL) and @workload_override
- * replace the file's input (the command line's).
+ * an unknown path or a bad value is reported at its line and column; every
+ * input is checked too (workload specs by workload_check(), traces opened), at
+ * its list item's line and column. Returns 0, or -1 with @e. @trace_override (a
+ * trace path or NULL) and @workload_override replace the file's input (the
+ * command line's); a bad one is reported as `mmusim run` reports it ("-w: ...",
+ * "PATH: ...").
  */
 int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
 	       const char *workload_override, struct err *e);

@@ -22,6 +22,30 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift;
+	size_t len = s ? strlen(s) : 0;
+
+	switch (len ? s[len - 1] : 0) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	default: return parse_u64(s, out); /* (no hex digit is a suffix letter) */
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end != s + len - 1 || v > (~0ULL >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	char *end;

@@ -14,6 +14,13 @@ int parse_size(const char *s, uint64_t *out);
 /* Parse an unsigned decimal (or 0x hex) integer, whole string. 0 or -1. */
 int parse_u64(const char *s, uint64_t *out);
 
+/*
+ * Parse a count: what parse_u64 takes, or decimal digits with a K, M, G or T
+ * suffix, binary as for sizes (4K = 4096, 1M = 1048576) and without parse_size's
+ * "B"/"iB". 0 and the value, or -1 (sign, overflow, junk).
+ */
+int parse_count(const char *s, uint64_t *out);
+
 /* Parse a finite double, whole string. 0 or -1. */
 int parse_double(const char *s, double *out);
 

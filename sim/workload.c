@@ -51,8 +51,15 @@
  *
  * Common keys: seed=N (the mt19937 seed; default: workload_open's @seed;
  * mt19937 keeps only the low 32 bits, and GSL maps seed 0 to 4357) and
- * madvise=0|1. Sizes take K/M/G/T suffixes (parse_size); counts are plain
- * integers (parse_u64). Zero sizes and counts are errors.
+ * madvise=0|1. Sizes take K/M/G/T suffixes (parse_size); so do counts
+ * (iterations, updates, steps, passes, refs, seed; parse_count), binary as for
+ * sizes: updates=4M is 4194304 updates, 4K is 4096. A count without a suffix may
+ * also be 0x hex. Zero sizes and counts are errors (seed=0 is not).
+ *
+ * workload_check() runs the same parse and checks as workload_open() without
+ * building anything: chase's cycle and zipf's tables take memory and time in
+ * proportion to the size (chase_build, zipf_build), which a sweep that checks
+ * its inputs up front should not pay.
  *
  * Address layout: each array is one anonymous private mapping (prot RW,
  * MAP_PRIVATE|MAP_ANONYMOUS, fd -1) of S bytes rounded up to 4 KiB, placed
@@ -240,8 +247,9 @@ static int wl_parse_value(enum wl_kind k, enum wl_key key, const char *val,
 				      name, val);
 		break;
 	case T_COUNT:
-		if (parse_u64(val, &p->u[key]))
-			return wl_err(e, k, "bad %s '%s' (expected an unsigned integer)", name, val);
+		if (parse_count(val, &p->u[key]))
+			return wl_err(e, k, "bad %s '%s' (expected an unsigned integer with an "
+				      "optional K, M, G or T suffix)", name, val);
 		break;
 	case T_DOUBLE:
 		if (parse_double(val, &p->alpha))
@@ -630,8 +638,12 @@ static const struct trace_ops wl_ops = {
 	.close = wl_close,
 };
 
-/* Check the parsed values and set up the program of @w. */
-static int wl_setup(struct wl_reader *w, struct wl_params *p, uint64_t seed, struct err *e)
+/*
+ * Check the parsed values and set up the program of @w; with @build false only
+ * check (no generator, no chase cycle or zipf tables: workload_check()).
+ */
+static int wl_setup(struct wl_reader *w, const struct wl_params *p, uint64_t seed, bool build,
+		    struct err *e)
 {
 	enum wl_kind k = w->kind;
 	uint64_t size = p->u[K_SIZE];
@@ -648,8 +660,10 @@ static int wl_setup(struct wl_reader *w, struct wl_params *p, uint64_t seed, str
 		return wl_err(e, k, "size %llu is not a multiple of 8", (unsigned long long)size);
 
 	w->madvise = p->u[K_MADVISE];
-	w->rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(w->rng, (p->given & KB(K_SEED)) ? p->u[K_SEED] : seed);
+	if (build) {
+		w->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(w->rng, (p->given & KB(K_SEED)) ? p->u[K_SEED] : seed);
+	}
 
 	switch (k) {
 	case WL_STREAM:
@@ -676,7 +690,7 @@ static int wl_setup(struct wl_reader *w, struct wl_params *p, uint64_t seed, str
 		w->count = (p->given & KB(K_STEPS)) ? p->u[K_STEPS] : w->n;
 		if (wl_map(w, size, e))
 			return -1;
-		if (chase_build(w, w->n, e))
+		if (build && chase_build(w, w->n, e))
 			return -1;
 		break;
 	case WL_STRIDE:
@@ -702,7 +716,7 @@ static int wl_setup(struct wl_reader *w, struct wl_params *p, uint64_t seed, str
 		w->n = p->u[K_REFS];
 		if (wl_map(w, size, e))
 			return -1;
-		if (zipf_build(w, size / PAGE_SIZE, p->alpha, e))
+		if (build && zipf_build(w, size / PAGE_SIZE, p->alpha, e))
 			return -1;
 		break;
 	case WL_NR:
@@ -711,10 +725,9 @@ static int wl_setup(struct wl_reader *w, struct wl_params *p, uint64_t seed, str
 	return 0;
 }
 
-struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *e)
+/* Parse @spec ("name:key=value,..."; NULL is "") into its kind and parameters. */
+static int wl_parse(const char *spec, enum wl_kind *kind, struct wl_params *p, struct err *e)
 {
-	struct wl_params p;
-	struct wl_reader *w;
 	const char *colon;
 	size_t namelen;
 	unsigned k;
@@ -726,23 +739,41 @@ struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *
 	for (k = 0; k < WL_NR; k++)
 		if (strlen(wl_kinds[k].name) == namelen && !strncmp(spec, wl_kinds[k].name, namelen))
 			break;
-	if (k == WL_NR) {
-		err_set(e, "-w", 0, 0, "unknown workload '%.*s'", (int)(namelen > 64 ? 64 : namelen),
-			spec);
-		return NULL;
-	}
-	memset(&p, 0, sizeof(p));
-	if (wl_parse_params(k, colon ? colon + 1 : NULL, &p, e))
-		return NULL;
+	if (k == WL_NR)
+		return err_set(e, "-w", 0, 0, "unknown workload '%.*s'",
+			       (int)(namelen > 64 ? 64 : namelen), spec);
+	memset(p, 0, sizeof(*p));
+	*kind = k;
+	return wl_parse_params(k, colon ? colon + 1 : NULL, p, e);
+}
 
-	w = trace_reader_alloc(sizeof(*w), &wl_ops, TF_WORKLOAD, spec, NULL);
+int workload_check(const char *spec, struct err *e)
+{
+	struct wl_params p;
+	struct wl_reader w;
+
+	memset(&w, 0, sizeof(w));
+	if (wl_parse(spec, &w.kind, &p, e))
+		return -1;
+	return wl_setup(&w, &p, 0, false, e);
+}
+
+struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *e)
+{
+	struct wl_params p;
+	struct wl_reader *w;
+	enum wl_kind k;
+
+	if (wl_parse(spec, &k, &p, e))
+		return NULL;
+	w = trace_reader_alloc(sizeof(*w), &wl_ops, TF_WORKLOAD, spec ? spec : "", NULL);
 	if (!w) {
 		wl_err(e, k, "out of memory");
 		return NULL;
 	}
 	w->kind = k;
 	w->phase = PH_EVENTS;
-	if (wl_setup(w, &p, seed, e)) {
+	if (wl_setup(w, &p, seed, true, e)) {
 		wl_close(&w->head);
 		return NULL;
 	}

@@ -16,4 +16,11 @@
  */
 struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *e);
 
+/*
+ * Check @spec as workload_open() does -- the same errors, in the same order --
+ * without building the generator (no allocation that grows with the size).
+ * Returns 0, or -1 with @e set. A spec that passes opens, unless memory runs out.
+ */
+int workload_check(const char *spec, struct err *e);
+
 #endif

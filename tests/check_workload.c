@@ -1,8 +1,9 @@
 /*
  * check_workload.c - the built-in workloads (sim/workload.c): exact record
  * counts and order, the mmap/madvise events and the address layout, the chase
- * cycle, stride addresses, the Zipf popularity law, determinism by seed, and
- * every error message for a bad spec.
+ * cycle, stride addresses, the Zipf popularity law, determinism by seed,
+ * counts with K/M/G/T suffixes, and every error message for a bad spec, from
+ * workload_open() and workload_check() alike.
  */
 #include <check.h>
 
@@ -15,6 +16,8 @@
 #include "../sim/workload.h"
 
 #define MMAP_BASE 0x7f0000000000ULL
+/* The tail of a bad count's message. */
+#define BAD_COUNT " (expected an unsigned integer with an optional K, M, G or T suffix)"
 
 /*
  * ck_assert() records a mark point (a write to the parent process) even when
@@ -632,12 +635,28 @@ START_TEST(test_errors)
 		{ "stream:size=100", "-w: stream: size 100 is not a multiple of 8" },
 		{ "stream:size=64K,iterations=0", "-w: stream: iterations must not be 0" },
 		{ "stream:size=64K,iterations=-1",
-		  "-w: stream: bad iterations '-1' (expected an unsigned integer)" },
+		  "-w: stream: bad iterations '-1'" BAD_COUNT },
 		{ "stream:size=64K,iterations=2x",
-		  "-w: stream: bad iterations '2x' (expected an unsigned integer)" },
+		  "-w: stream: bad iterations '2x'" BAD_COUNT },
+		{ "gups:size=64K,updates=4Q",
+		  "-w: gups: bad updates '4Q'" BAD_COUNT },
+		{ "gups:size=64K,updates=+4K",
+		  "-w: gups: bad updates '+4K'" BAD_COUNT },
+		{ "gups:size=64K,updates=4KB",
+		  "-w: gups: bad updates '4KB'" BAD_COUNT },
+		{ "gups:size=64K,updates=1.5K",
+		  "-w: gups: bad updates '1.5K'" BAD_COUNT },
+		{ "gups:size=64K,updates=K",
+		  "-w: gups: bad updates 'K'" BAD_COUNT },
+		{ "gups:size=64K,updates=0x4K",
+		  "-w: gups: bad updates '0x4K'" BAD_COUNT },
+		{ "gups:size=64K,updates=16777216T",
+		  "-w: gups: bad updates '16777216T'" BAD_COUNT },
+		{ "gups:size=64K,updates=0K", "-w: gups: updates must not be 0" },
 		{ "stream:size=64K,madvise=2", "-w: stream: bad madvise '2' (expected 0 or 1)" },
 		{ "stream:size=64K,madvise=yes", "-w: stream: bad madvise 'yes' (expected 0 or 1)" },
-		{ "stream:size=64K,seed=x", "-w: stream: bad seed 'x' (expected an unsigned integer)" },
+		{ "stream:size=64K,seed=x",
+		  "-w: stream: bad seed 'x'" BAD_COUNT },
 		{ "stream:size=100T",
 		  "-w: stream: the mappings do not fit below mmap_base 0x7f0000000000" },
 		{ "stride:size=16E,stride=8",
@@ -680,6 +699,12 @@ START_TEST(test_errors)
 		err_format(&e, buf, sizeof(buf));
 		ck_assert_msg(!strcmp(buf, cases[i].msg), "'%s': got \"%s\", want \"%s\"", cases[i].spec,
 			      buf, cases[i].msg);
+		/* workload_check() says the same, without building anything */
+		memset(&e, 0, sizeof(e));
+		ck_assert_int_eq(workload_check(cases[i].spec, &e), -1);
+		err_format(&e, buf, sizeof(buf));
+		ck_assert_msg(!strcmp(buf, cases[i].msg), "check '%s': got \"%s\", want \"%s\"",
+			      cases[i].spec, buf, cases[i].msg);
 	}
 	/* A NULL error record is allowed. */
 	ck_assert_ptr_null(workload_open("nope", 1, NULL));
@@ -700,6 +725,24 @@ START_TEST(test_misc)
 	ck_assert_uint_eq(r.kinds[R_STORE], 1024);
 	ck_assert_uint_eq(r.kinds[R_MODIFY], 16);
 	run_free(&r);
+	/* Counts take binary K/M/G/T suffixes, as sizes do: 4K = 4096, 1M = 1048576. */
+	run_collect(&r, "gups:size=8K,updates=4K", 1);
+	ck_assert_uint_eq(r.kinds[R_MODIFY], 4096);
+	run_free(&r);
+	run_collect(&r, "stride:size=8K,stride=4K,passes=1k", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 2 * 1024);
+	run_free(&r);
+	run_collect(&r, "chase:size=64K,steps=1M", 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 1048576);
+	run_free(&r);
+	/* The largest count that fits, and the seed, take suffixes too. */
+	ck_assert_int_eq(workload_check("gups:size=8K,updates=16777215T,seed=2G", &e), 0);
+	/* Checking builds nothing: a chase of 2^28 lines (2 GiB of tables) and a zipf of
+	 * 2^25 pages are checked at once. */
+	ck_assert_int_eq(workload_check("chase:size=16G", &e), 0);
+	ck_assert_int_eq(workload_check("zipf:size=128G,alpha=1,refs=1", &e), 0);
+	ck_assert_int_eq(workload_check(NULL, &e), -1);
+	ck_assert_str_eq(e.msg, "unknown workload ''");
 	/* Opening a huge table costs nothing until it is read. */
 	memset(&e, 0, sizeof(e));
 	tr = workload_open("gups:size=64G", 1, &e);

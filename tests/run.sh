@@ -1,6 +1,8 @@
 #!/bin/sh
 # Run every Check suite given as an argument, then the end-to-end tests
-# (tests/e2e.sh), and close with the one summary line "N passed, N failed".
+# (tests/e2e.sh, tests/e2e_sweep_inputs.sh), the manual's coverage (tests/man.sh)
+# and the documentation's examples (tests/doc_examples.sh), and close with the one
+# summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
 fail=0
@@ -25,6 +27,15 @@ else
 	failed="$failed e2e"
 	echo "  FAIL  e2e"
 fi
+if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e_sweep_inputs.sh >"${BUILD:-build/release}/e2e_sweep_inputs.log" 2>&1; then
+	pass=$((pass + 1))
+	echo "  ok    e2e_sweep_inputs (a sweep's workload specs and traces checked before any point runs)"
+else
+	fail=$((fail + 1))
+	failed="$failed e2e_sweep_inputs"
+	echo "  FAIL  e2e_sweep_inputs"
+	sed 's/^/        /' "${BUILD:-build/release}/e2e_sweep_inputs.log"
+fi
 if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/man.sh >"${BUILD:-build/release}/man.log" 2>&1; then
 	pass=$((pass + 1))
 	echo "  ok    man (every config key and command documented in doc/mmusim.1)"
@@ -33,6 +44,15 @@ else
 	failed="$failed man"
 	echo "  FAIL  man"
 	sed 's/^/        /' "${BUILD:-build/release}/man.log"
+fi
+if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/doc_examples.sh >"${BUILD:-build/release}/doc_examples.log" 2>&1; then
+	pass=$((pass + 1))
+	echo "  ok    doc_examples (every command and YAML block of README.md and doc/mmusim.1: $(tail -1 "${BUILD:-build/release}/doc_examples.log" | sed 's/^doc examples: //'))"
+else
+	fail=$((fail + 1))
+	failed="$failed doc_examples"
+	echo "  FAIL  doc_examples"
+	grep -v '^ok' "${BUILD:-build/release}/doc_examples.log" | sed 's/^/        /'
 fi
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"

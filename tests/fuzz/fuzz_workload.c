@@ -14,7 +14,10 @@
  * between mmap_min_addr and mmap_base) and no later batch has events; every
  * reference lies inside one of those mappings; every R_INSNS counts >= 1
  * instruction; 0 at the end, and again after it; opening the same spec again
- * gives the same first two batches (a pure function of spec and seed).
+ * gives the same first two batches (a pure function of spec and seed);
+ * workload_check() accepts exactly the specs workload_open() opens, and
+ * refuses the others with the same message. Every spec is checked, the big
+ * ones too: checking builds nothing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,16 +119,23 @@ int fuzz_workload_one(const uint8_t *d, size_t n)
 	struct trace_reader *r, *r2 = NULL;
 	struct wl_map maps[WL_EV_MAX];
 	size_t nmaps = 0;
-	struct err e = { 0 };
+	struct err e = { 0 }, ec = { 0 };
 	struct trace_batch b, b2;
 	unsigned batch;
-	int ret, ret2;
+	int ret, ret2, checked;
 
+	checked = workload_check(spec, &ec);
+	FUZZ_ASSERT(checked ? ec.msg[0] && !strcmp(ec.file, "-w") : !ec.msg[0],
+		    "workload_check: %d with error '%s: %s'", checked, ec.file, ec.msg);
 	if (spec_too_big(spec))
 		goto out;
 	r = workload_open(spec, 1, &e);
+	FUZZ_ASSERT(!r == !!checked, "'%s': workload_open %s, workload_check %d (%s)", spec,
+		    r ? "opened" : "refused", checked, ec.msg);
 	if (!r) {
 		FUZZ_ASSERT(e.msg[0] && !strcmp(e.file, "-w"), "bad error '%s: %s'", e.file, e.msg);
+		FUZZ_ASSERT(!strcmp(e.msg, ec.msg), "'%s': workload_open says '%s', workload_check '%s'",
+			    spec, e.msg, ec.msg);
 		goto out;
 	}
 	FUZZ_ASSERT(!e.msg[0], "workload_open succeeded but set an error: %s", e.msg);
