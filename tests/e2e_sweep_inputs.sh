@@ -149,8 +149,8 @@ check "$(field "$T/g.json" refs load)" 0 "gups: no loads"
 check "$(field "$T/g.json" refs dtlb_lookups)" $((131072 + 2 * 4096)) "a modify is two dTLB lookups"
 check "$(field "$T/g.json" refs instructions)" $((4 * 131072 + 12 * 4096)) "gups instructions"
 $MMUSIM run -w gups:size=1M,updates=4096 --json "$T/g2.json" --quiet || bad "run -w gups:size=1M,updates=4096"
-cmp -s <(grep -v -e wall_seconds -e refs_per_second -e max_rss_bytes -e '"trace"' "$T/g.json") \
-	<(grep -v -e wall_seconds -e refs_per_second -e max_rss_bytes -e '"trace"' "$T/g2.json") &&
+cmp -s <(grep -v -e wall_seconds -e refs_per_second -e max_rss_bytes -e '"trace"' -e input_id "$T/g.json") \
+	<(grep -v -e wall_seconds -e refs_per_second -e max_rss_bytes -e '"trace"' -e input_id "$T/g2.json") &&
 	ok || bad "updates=4K and updates=4096 differ"
 # the same through a sweep's -w
 (cd "$T/sw" && "$MM" sweep quoted.yaml -w gups:size=1M,updates=4K -o w.csv --quiet) || bad "sweep -w gups:size=1M,updates=4K"
