@@ -2,9 +2,11 @@
  * check_reclaim.c - memory pressure (mm/vmscan.c, mm/swap.c, do_swap_page()):
  * kswapd swapping the oldest 4K pages out and a major fault bringing one back,
  * folio_check_references()'s second chance and activation, whole-THP swap-out
- * into a free cluster and the split fallback without one. Scenarios on lackey
- * traces with every invariant checked (check_common.h); moved out of
- * check_thp.c unchanged.
+ * into a free cluster and the split fallback without one (these three moved out
+ * of check_thp.c unchanged); then the inactive list's order and the second
+ * chance worked by hand through direct reclaim, and a major fault's page back on
+ * the list. Scenarios on lackey traces with every invariant checked
+ * (check_common.h) and after each direct call.
  */
 #include <check.h>
 #include <stdio.h>
@@ -117,6 +119,70 @@ START_TEST(swap_thp_whole_and_fallback)
 }
 END_TEST
 
+/*
+ * The inactive list's order and folio_check_references() by hand: 64 pages stored
+ * to in order join the inactive head one by one (the first is at the tail).
+ * Direct reclaim of 32: the first scan of 32 (pages 0..31) finds each young once:
+ * PG_referenced, A cleared, rotated to the head; the second (32..63) the same;
+ * the third meets pages 0..31 again, now idle (the TLB still holds them, so no
+ * walk set A), and swaps them out: 96 scanned, 32 stolen, pages 32..63 resident.
+ */
+START_TEST(direct_reclaim_lru_order)
+{
+	char t[4096];
+	size_t n = 0;
+	const vaddr_t base = 0x80000000UL;
+
+	n += (size_t)snprintf(t + n, sizeof(t) - n, "%s",
+			      "SYSCALL[7,1](9) sys_mmap ( 0x0, 1048576, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x80000000)\n");
+	for (unsigned i = 0; i < 64; i++)
+		n += (size_t)snprintf(t + n, sizeof(t) - n, " S %lx,8\n", (unsigned long)base + i * 4096);
+	run(t, "os.mode=base", NULL);
+	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 64);
+	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 0);
+	ck_assert_uint_eq(S->st.pswpout, 0);
+	ck_assert_uint_eq(reclaim_direct(S, 32), 32);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.allocstall_normal, 1);
+	ck_assert_uint_eq(S->st.pgscan_direct, 96);
+	ck_assert_uint_eq(S->st.pgsteal_direct, 32);
+	ck_assert_uint_eq(S->st.pswpout, 32);
+	ck_assert_uint_eq(S->st.pgactivate, 0);
+	ck_assert_uint_eq(S->st.pgsteal_kswapd, 0);
+	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 32);
+	ck_assert_uint_eq(S->pt.nr_swap, 32);
+	for (unsigned i = 0; i < 64; i++) {
+		uint64_t slot;
+
+		ck_assert_msg(pt_get_swap(&S->pt, base + i * 4096, &slot) == (i < 32), "page %u", i);
+		ck_assert_msg(pt_lookup(&S->pt, base + i * 4096, NULL, NULL, NULL) == (i >= 32),
+			      "page %u", i);
+	}
+	/* page 0 read again: a major fault brings it back onto the inactive list */
+	{
+		struct trace_rec r = { base + 8, 8, R_LOAD };
+		struct trace_batch b = { &r, 1, NULL, 0 };
+		struct err e;
+
+		ck_assert_int_eq(sim_run_batch(S, &b, &e), 0);
+	}
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.pswpin, 1);
+	ck_assert_uint_eq(S->st.pgmajfault, 1);
+	ck_assert_uint_eq(S->pt.nr_swap, 31);
+	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 33);
+	ck_assert(pt_lookup(&S->pt, base, NULL, NULL, NULL));
+	/* the next direct reclaim: pages 32..63 carry PG_referenced but are idle now;
+	 * page 0 is young (its walk set A): the tail's 32 idle pages go */
+	ck_assert_uint_eq(reclaim_direct(S, 32), 32);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.pgscan_direct, 96 + 32);
+	ck_assert_uint_eq(S->pt.nr_swap, 63);
+	ck_assert(pt_lookup(&S->pt, base, NULL, NULL, NULL));
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reclaim");
@@ -126,6 +192,7 @@ int main(void)
 	tcase_add_test(tc, swap_under_pressure);
 	tcase_add_test(tc, swap_second_chance);
 	tcase_add_test(tc, swap_thp_whole_and_fallback);
+	tcase_add_test(tc, direct_reclaim_lru_order);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
