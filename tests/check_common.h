@@ -25,7 +25,7 @@ static unsigned check_every = 1; /* invariants after every Nth record */
 /* Run the lackey text @trace on the default machine with --set overrides (NULL-ended). */
 static inline void run(const char *trace, ...)
 {
-	char path[] = "/tmp/check_thp_XXXXXX";
+	char path[] = "/tmp/check_scenario_XXXXXX";
 	int fd = mkstemp(path);
 	struct sim_config c;
 	struct err e = { 0 };

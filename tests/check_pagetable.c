@@ -102,7 +102,18 @@ static uint64_t unmap(struct fx *f, vaddr_t start, vaddr_t end, bool free_tables
 START_TEST(tables_per_mapping)
 {
 	for (unsigned levels = 4; levels <= 5; levels++) {
-		struct fx *f = fx_new(levels);
+		struct fx *f;
+
+		/* the first mapping of an empty table: levels - 1, - 2, - 3 tables */
+		for (int ps = PS_4K; ps < PS_NR; ps++) {
+			f = fx_new(levels);
+			map_takes(f, 0x7fc0000000ULL, ps, 0, levels - 1 - ps);
+			ck_assert_uint_eq(f->pt.nr_leaves[ps], 1);
+			ck_assert_uint_eq(unmap(f, 0x7fc0000000ULL, 0x8000000000ULL, true), 1);
+			ck_assert_uint_eq(f->taken, 1);
+			fx_free_all(f);
+		}
+		f = fx_new(levels);
 
 		/* a 4K page: one table per level below the root */
 		map_takes(f, 0x40000000, PS_4K, 100, levels - 1);
