@@ -7,8 +7,9 @@
  * levels, at entry i of table frame f = f * 4096 + i * 8, setting A on each and
  * D on a written leaf; the sparse PT table (up to 8 entries in a small sorted
  * array, the full 512 from the 9th) looks up exactly as a reference array across
- * the switch and back; PMD split and collapse. pt_check_invariants() and
- * buddy_check_invariants() after every operation.
+ * the switch and back; PMD split and collapse; pt_map()'s failure when frames
+ * run out. pt_check_invariants() and buddy_check_invariants() after every
+ * operation.
  */
 #include <check.h>
 #include "check_run.h"
@@ -27,12 +28,17 @@ struct fx {
 	struct buddy b;
 	struct pagetable pt;
 	uint64_t taken; /* frames the page table holds */
+	uint64_t limit; /* the allocator fails beyond this many (0: no limit) */
 };
 
 static pfn_t fx_alloc(void *ctx)
 {
 	struct fx *f = ctx;
-	pfn_t p = buddy_alloc_mt(&f->b, 0, MIGRATE_UNMOVABLE);
+	pfn_t p;
+
+	if (f->limit && f->taken >= f->limit)
+		return PFN_NONE;
+	p = buddy_alloc_mt(&f->b, 0, MIGRATE_UNMOVABLE);
 
 	if (p != PFN_NONE)
 		f->taken++;
@@ -509,6 +515,40 @@ START_TEST(split_and_collapse_pmd)
 }
 END_TEST
 
+/* pt_map()'s contract when frames run out: -1; tables made on the way stay, valid. */
+START_TEST(map_fails_when_frames_run_out)
+{
+	struct fx *f = fx_new(4);
+	enum page_size ps;
+
+	f->limit = 2; /* the root and one more */
+	ck_assert_int_eq(pt_map(&f->pt, 0x40000000, PS_4K, 100, true), -1);
+	check(f);
+	ck_assert_uint_eq(f->taken, 2); /* the PDPT stays, empty */
+	ck_assert(!pt_lookup(&f->pt, 0x40000000, &ps, NULL, NULL));
+	ck_assert(pt_slot_empty(&f->pt, 0x40000000, PS_2M));
+	ck_assert_uint_eq(f->pt.nr_leaves[PS_4K], 0);
+	/* with frames again: the map completes, taking only the missing two */
+	f->limit = 0;
+	map_takes(f, 0x40000000, PS_4K, 100, 2);
+	ck_assert(pt_lookup(&f->pt, 0x40000000, &ps, NULL, NULL));
+	/* pt_map_swap() builds its tables the same way */
+	f->limit = f->taken;
+	ck_assert_int_eq(pt_map_swap(&f->pt, 0x40200000, 5), -1);
+	check(f);
+	ck_assert_uint_eq(f->pt.nr_swap, 0);
+	f->limit = 0;
+	ck_assert_int_eq(pt_map_swap(&f->pt, 0x40200000, 5), 0);
+	check(f);
+	ck_assert_uint_eq(f->pt.nr_swap, 1);
+	/* one leaf cleared; the swap entry goes too, not counted */
+	ck_assert_uint_eq(unmap(f, 0, 1ULL << 47, true), 1);
+	ck_assert_uint_eq(f->pt.nr_swap, 0);
+	ck_assert_uint_eq(f->taken, 1);
+	fx_free_all(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pagetable");
@@ -519,6 +559,7 @@ int main(void)
 	tcase_add_test(tc, walk_reads);
 	tcase_add_test(tc, sparse_matches_reference);
 	tcase_add_test(tc, split_and_collapse_pmd);
+	tcase_add_test(tc, map_fails_when_frames_run_out);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
