@@ -93,3 +93,33 @@ unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles)
 	*cycles += c->dram_latency;
 	return CL_NR;
 }
+
+void cache_check_invariants(const struct cache *c)
+{
+	for (unsigned l = 0; l < CL_NR; l++) {
+		const struct cache_array *lv = &c->lv[l];
+
+		if (!lv->present)
+			continue;
+		BUG_ON(!lv->sets || !lv->ways);
+		BUG_ON(lv->set_mask && lv->set_mask != lv->sets - 1);
+		for (unsigned set = 0; set < lv->sets; set++) {
+			size_t base = (size_t)set * lv->ways;
+
+			for (size_t i = base; i < base + lv->ways; i++) {
+				uint64_t line = lv->tag[i];
+
+				/* an empty way was never used; a line sits in its own set */
+				BUG_ON(!line && lv->stamp[i]);
+				if (!line)
+					continue;
+				BUG_ON(!lv->stamp[i] || lv->stamp[i] > lv->clock);
+				BUG_ON((lv->set_mask || lv->sets == 1 ? line & lv->set_mask
+								      : line % lv->sets) != set);
+				for (size_t j = base; j < i; j++) /* no line twice, LRU order total */
+					BUG_ON(lv->tag[j] == line ||
+					       (lv->tag[j] && lv->stamp[j] == lv->stamp[i]));
+			}
+		}
+	}
+}

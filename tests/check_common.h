@@ -1,0 +1,98 @@
+/*
+ * check_common.h - the scenario fixture the kernel-model suites share
+ * (check_thp, check_khugepaged, check_reclaim): a small trace in Valgrind's real
+ * lackey + --trace-syscalls syntax replayed on the default machine (256 MiB, THP
+ * mode) with --set overrides, one record at a time, with every invariant checked
+ * after every check_every-th record and at the end. Header-only static helpers:
+ * each suite has its own S.
+ */
+#ifndef MMUSIM_CHECK_COMMON_H
+#define MMUSIM_CHECK_COMMON_H
+
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim.h"
+#include "trace.h"
+
+static struct sim *S;
+static unsigned check_every = 1; /* invariants after every Nth record */
+
+/* Run the lackey text @trace on the default machine with --set overrides (NULL-ended). */
+static inline void run(const char *trace, ...)
+{
+	char path[] = "/tmp/check_scenario_XXXXXX";
+	int fd = mkstemp(path);
+	struct sim_config c;
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	const char *set;
+	va_list ap;
+	int n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, trace, strlen(trace)), (ssize_t)strlen(trace));
+	close(fd);
+	config_defaults(&c);
+	c.memory = 256ULL << 20;
+	c.mode = MODE_THP;
+	va_start(ap, trace);
+	while ((set = va_arg(ap, const char *)))
+		ck_assert_msg(config_set(&c, set, &e) == 0, "%s: %s", set, e.msg);
+	va_end(ap);
+	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
+	S = calloc(1, sizeof(*S));
+	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
+	r = trace_open(path, TF_LACKEY, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	S->trace_name = r->name;
+	while ((n = trace_next(r, &b, &e)) > 0) {
+		/* one record at a time, so invariants hold after every operation */
+		for (size_t i = 0; i < b.n; i++) {
+			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
+
+			ck_assert_msg(sim_run_batch(S, &one, &e) == 0, "%s", e.msg);
+			if (S->rec_no % check_every == 0)
+				sim_check_invariants(S);
+		}
+	}
+	ck_assert_msg(n == 0, "%s", e.msg);
+	sim_check_invariants(S);
+	trace_close(r);
+	unlink(path);
+	sim_finish(S);
+}
+
+static inline void done(void)
+{
+	sim_destroy(S);
+	free(S);
+}
+
+#define MMAP_4M "SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
+#define MADV_HUGE_4M "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 4194304, 14 ) --> [pre-success] Success(0x0)\n"
+
+/* A trace that maps @mb MiB at 0x80000000 and stores to every @step-th byte of it,
+ * then touches @again (0: nothing). */
+static inline char *fill_trace(unsigned mb, unsigned step, unsigned long again, const char *extra)
+{
+	size_t cap = 8 << 20, n = 0;
+	char *t = malloc(cap);
+
+	ck_assert_ptr_nonnull(t);
+	n += (size_t)snprintf(t + n, cap - n,
+			      "SYSCALL[7,1](9) sys_mmap ( 0x0, %u, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x80000000)\n%s",
+			      mb << 20, extra);
+	for (unsigned long off = 0; off < (unsigned long)mb << 20; off += step)
+		n += (size_t)snprintf(t + n, cap - n, " S %lx,8\n", 0x80000000UL + off);
+	if (again)
+		n += (size_t)snprintf(t + n, cap - n, " L %lx,8\n", again);
+	return t;
+}
+
+#endif
