@@ -63,13 +63,13 @@ struct trace_format_info {
 
 static const struct trace_format_info trace_formats[] = {
 	{ TF_MTR, { ".mtr" }, trace_mtr_probe, trace_mtr_open,
-	  "mmusim's native binary trace (trace convert, trace gen)" },
+	  "mmusim's native binary format (trace convert)" },
 	{ TF_LACKEY, { ".lackey" }, trace_lackey_probe, trace_lackey_open,
-	  "Valgrind lackey --trace-mem=yes text, with --trace-syscalls=yes events" },
+	  "Valgrind lackey --trace-mem=yes [--trace-syscalls=yes]" },
 	{ TF_PIN, { ".pin", "pinatrace.out" }, trace_pin_probe, trace_pin_open,
-	  "Intel Pin pinatrace text (\"0x...: R 0x... 8\")" },
+	  "Intel Pin pinatrace lines \"0x...: R 0x...\"" },
 	{ TF_DIN, { ".din" }, trace_din_probe, trace_din_open,
-	  "Dinero III din text (\"LABEL ADDRESS\": 0 read, 1 write, 2 fetch)" },
+	  "Dinero IV din lines \"LABEL ADDRESS\" (0 read, 1 write, 2 fetch)" },
 	{ TF_CHAMPSIM, { ".champsim", ".champsimtrace", "champsim.trace" }, trace_champsim_probe,
 	  trace_champsim_open, "ChampSim 64-byte input_instr records" },
 };
@@ -131,7 +131,7 @@ void trace_formats_help(FILE *out)
 		for (const char *const *s = f->suffix; *s; s++)
 			len += (size_t)snprintf(sfx + len, sizeof(sfx) - len, "%s%s",
 						s == f->suffix ? "" : " ", *s);
-		fprintf(out, "  %-9s %-45s %s\n", trace_format_name[f->fmt], sfx, f->what);
+		fprintf(out, "  %-9s %-38s %s\n", trace_format_name[f->fmt], sfx, f->what);
 	}
 }
 
