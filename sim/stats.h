@@ -42,7 +42,6 @@ struct stats {
 	uint64_t pgmajfault, pswpin, pswpout, pgscan_kswapd, pgscan_direct, pgsteal_kswapd,
 		pgsteal_direct, allocstall_normal, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
 		thp_swpout_fallback, thp_scan_exceed_swap_pte;
-	uint64_t oom; /* faults that found no free frame */
 	/* memory */
 	uint64_t rss_bytes, huge_bytes, free_pages, swap_bytes;
 	double huge_coverage;
