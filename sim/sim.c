@@ -268,7 +268,6 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	s->st.cyc_fault += s->cfg.cost.clear_page;
 	return 0;
 oom:
-	s->st.oom++;
 	return fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
 		    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
 }

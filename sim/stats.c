@@ -1,6 +1,7 @@
 /*
  * stats.c - the report: JSON with DESIGN.md's fixed keys (jansson), a readable
- * table, and the seed mail's side-by-side comparison ("value ( x.xx%)").
+ * table, and the seed mail's side-by-side comparison ("value ( x.xx%)"), all
+ * three read from one table of counters (counters[] below).
  *
  * Key order is fixed (JSON_PRESERVE_ORDER) and numbers are integers except the
  * ratios, so the same run gives byte-identical JSON apart from run.wall_seconds, run.max_rss_bytes
@@ -8,30 +9,334 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
 
 const char *const page_size_name[PS_NR] = { "4K", "2M", "1G" };
 
-static json_t *hm(uint64_t hits, uint64_t misses)
+/*
+ * The counter table: one row per number of the report, in JSON order. It
+ * drives the JSON (each key a dotted path: "vmstat.pgfault" is
+ * {"vmstat": {"pgfault": ...}}), the readable table (text_lines[] below name
+ * rows by key and print their labels and values), and the --modes comparison
+ * (the rows with a `row` position). The sweep CSV's columns are these keys:
+ * sweep.c flattens the JSON generically, so a new row is a new column.
+ * Rows marked SC_TEXT are derived for reading (lookups, MPKI, shares) and are
+ * not in the JSON: a consumer of the JSON derives them itself.
+ *
+ * Left out of the table: the "run" object (names, provenance, labels, and
+ * the host's wall time and peak RSS), written first by stats_to_json().
+ */
+enum sc_src {
+	SC_U64,  /* a uint64_t (or cycles_t) member at @off */
+	SC_SUM,  /* the sum of the PS_NR uint64_t members from @off (all page sizes) */
+	SC_INT,  /* an int member at @off */
+	SC_REAL, /* a double member at @off */
+	SC_FN,   /* derived by @fn */
+};
+
+enum sc_flag {
+	SC_TEXT = 1, /* derived for the text and --modes tables, not in the JSON */
+};
+
+/* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
+struct sc_val {
+	enum { V_U, V_I, V_R } t;
+	uint64_t u;
+	int64_t i;
+	double r;
+};
+
+struct stat_counter {
+	const char *key;   /* JSON path; also the sweep CSV column */
+	enum sc_src src;
+	size_t off;
+	struct sc_val (*fn)(const struct stats *s);
+	const char *label; /* in the readable table: "page faults" */
+	/*
+	 * What the value counts. "bytes" are shown as KiB, "ratio" as a
+	 * percentage with @prec decimals (x100 in --modes too), "MPKI" with three
+	 * decimals; every other unit is a plain count.
+	 */
+	const char *unit;
+	unsigned prec;
+	const char *row;   /* the --modes row's name, NULL if not a row */
+	unsigned row_pos;  /* its position in that table, from 1 */
+	unsigned flags;    /* enum sc_flag */
+};
+
+static uint64_t side_sum(const uint64_t v[PS_NR])
 {
-	return json_pack("{s:I,s:I}", "hits", (json_int_t)hits, "misses", (json_int_t)misses);
+	return v[0] + v[1] + v[2];
 }
 
-static json_t *side_json(const struct tlb_side_stats *t)
+static double per_k(uint64_t n, uint64_t d)
 {
-	uint64_t h = 0, m = 0;
-	json_t *o;
+	return d ? 1000.0 * (double)n / (double)d : 0.0;
+}
 
-	for (int i = 0; i < PS_NR; i++) {
-		h += t->hits[i];
-		m += t->misses[i];
+static struct sc_val val_u(uint64_t u)
+{
+	return (struct sc_val){ .t = V_U, .u = u };
+}
+
+static struct sc_val val_r(double r)
+{
+	return (struct sc_val){ .t = V_R, .r = r };
+}
+
+#define SIDE_FNS(name, side)                                                                   \
+	static struct sc_val name##_lookups(const struct stats *s)                             \
+	{                                                                                      \
+		return val_u(side_sum(s->l1[side].hits) + side_sum(s->l1[side].misses));       \
+	}                                                                                      \
+	static struct sc_val name##_mpki(const struct stats *s)                                \
+	{                                                                                      \
+		return val_r(per_k(side_sum(s->l1[side].misses), s->instructions));            \
 	}
-	o = hm(h, m);
-	for (int i = 0; i < PS_NR; i++)
-		json_object_set_new(o, page_size_name[i], hm(t->hits[i], t->misses[i]));
-	return o;
+SIDE_FNS(l1i, 0)
+SIDE_FNS(l1d, 1)
+#undef SIDE_FNS
+
+static struct sc_val stlb_lookups(const struct stats *s)
+{
+	return val_u(s->stlb.hits + s->stlb.misses);
+}
+
+static struct sc_val stlb_mpki(const struct stats *s)
+{
+	return val_r(per_k(s->stlb.misses, s->instructions));
+}
+
+static struct sc_val pgscan(const struct stats *s)
+{
+	return val_u(s->pgscan_kswapd + s->pgscan_direct);
+}
+
+static struct sc_val pgsteal(const struct stats *s)
+{
+	return val_u(s->pgsteal_kswapd + s->pgsteal_direct);
+}
+
+static struct sc_val translation_share(const struct stats *s)
+{
+	return val_r(s->cyc_total ? (double)s->cyc_translation / (double)s->cyc_total : 0.0);
+}
+
+#define OFF(m) offsetof(struct stats, m)
+/* A count: key, member, label, unit. */
+#define U(k, m, l, u) { .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u }
+/* The same, also a --modes row. */
+#define UR(k, m, l, u, r, pos) \
+	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .row = r, .row_pos = pos }
+/* A /proc/vmstat counter: its own name, a count of events or pages. */
+#define VM(m, u) U("vmstat." #m, m, #m, u)
+/* Hits and misses of one page size of an L1 TLB. */
+#define PS_HM(side, ps, m)                                                                    \
+	U("tlb." side "." #ps ".hits", m.hits[PS_##ps], "hits", "lookups"),                  \
+	U("tlb." side "." #ps ".misses", m.misses[PS_##ps], "misses", "lookups")
+/* Hits and misses of a page-walk cache level. */
+#define PWC_HM(lvl, i)                                                                         \
+	U("walk.pwc." lvl ".hits", pwc[i].hits, "hits", "lookups"),                           \
+	U("walk.pwc." lvl ".misses", pwc[i].misses, "misses", "lookups")
+
+static const struct stat_counter counters[] = {
+	U("refs.instructions", instructions, "instructions", "instructions"),
+	U("refs.ifetch", ifetch, "ifetch", "references"),
+	U("refs.load", load, "load", "references"),
+	U("refs.store", store, "store", "references"),
+	U("refs.modify", modify, "modify", "references"),
+	U("refs.itlb_lookups", lookups[0], "iTLB lookups", "lookups"),
+	U("refs.dtlb_lookups", lookups[1], "dTLB lookups", "lookups"),
+
+	{ .key = "tlb.l1i.hits", .src = SC_SUM, .off = OFF(l1[0].hits), .label = "hits",
+	  .unit = "lookups" },
+	{ .key = "tlb.l1i.misses", .src = SC_SUM, .off = OFF(l1[0].misses), .label = "misses",
+	  .unit = "lookups", .row = "L1 iTLB misses", .row_pos = 5 },
+	PS_HM("l1i", 4K, l1[0]),
+	PS_HM("l1i", 2M, l1[0]),
+	PS_HM("l1i", 1G, l1[0]),
+	{ .key = "tlb.l1i.lookups", .src = SC_FN, .fn = l1i_lookups, .label = "lookups",
+	  .unit = "lookups", .flags = SC_TEXT },
+	{ .key = "tlb.l1i.mpki", .src = SC_FN, .fn = l1i_mpki, .unit = "MPKI", .flags = SC_TEXT },
+	{ .key = "tlb.l1d.hits", .src = SC_SUM, .off = OFF(l1[1].hits), .label = "hits",
+	  .unit = "lookups" },
+	{ .key = "tlb.l1d.misses", .src = SC_SUM, .off = OFF(l1[1].misses), .label = "misses",
+	  .unit = "lookups", .row = "L1 dTLB misses", .row_pos = 6 },
+	PS_HM("l1d", 4K, l1[1]),
+	PS_HM("l1d", 2M, l1[1]),
+	PS_HM("l1d", 1G, l1[1]),
+	{ .key = "tlb.l1d.lookups", .src = SC_FN, .fn = l1d_lookups, .label = "lookups",
+	  .unit = "lookups", .flags = SC_TEXT },
+	{ .key = "tlb.l1d.mpki", .src = SC_FN, .fn = l1d_mpki, .unit = "MPKI",
+	  .row = "L1 dTLB MPKI", .row_pos = 7, .flags = SC_TEXT },
+	U("tlb.stlb.hits", stlb.hits, "hits", "lookups"),
+	UR("tlb.stlb.misses", stlb.misses, "misses", "lookups", "STLB misses", 8),
+	{ .key = "tlb.stlb.lookups", .src = SC_FN, .fn = stlb_lookups, .label = "lookups",
+	  .unit = "lookups", .flags = SC_TEXT },
+	{ .key = "tlb.stlb.mpki", .src = SC_FN, .fn = stlb_mpki, .unit = "MPKI", .flags = SC_TEXT },
+
+	UR("walk.walks", walks, "page walks", "walks", "page walks", 9),
+	U("walk.cycles", walk_cycles, "walk cycles", "cycles"),
+	UR("walk.pte_reads", pte_reads, "PTE reads", "reads", "PTE reads", 10),
+	PWC_HM("pml5", PWC_PML5),
+	PWC_HM("pml4", PWC_PML4),
+	PWC_HM("pdpt", PWC_PDPT),
+	PWC_HM("pde", PWC_PDE),
+	U("walk.served.l1d", served[CL_L1D], "L1D", "reads"),
+	U("walk.served.l2", served[CL_L2], "L2", "reads"),
+	U("walk.served.llc", served[CL_LLC], "LLC", "reads"),
+	U("walk.served.dram", served[CL_NR], "DRAM", "reads"),
+
+	UR("vmstat.pgfault", pgfault, "page faults", "events", "page faults", 11),
+	VM(thp_fault_alloc, "events"),
+	VM(thp_fault_fallback, "events"),
+	VM(thp_split_pmd, "events"),
+	VM(thp_split_page, "events"),
+	VM(thp_deferred_split_page, "events"),
+	VM(thp_collapse_alloc, "events"),
+	VM(thp_collapse_alloc_failed, "events"),
+	VM(thp_scan_exceed_none_pte, "events"),
+	VM(thp_zero_page_alloc, "events"),
+	VM(compact_stall, "events"),
+	VM(compact_success, "events"),
+	VM(compact_fail, "events"),
+	U("vmstat.nr_anon_pages", nr_anon_pages, "4K pages", "pages"),
+	VM(nr_anon_transparent_hugepages, "pages"),
+	U("vmstat.nr_hugetlb_pages", nr_hugetlb_pages, "hugetlb 2M pages", "pages"),
+	VM(nr_hugetlb_pages_1g, "pages"),
+	VM(khugepaged_pages_collapsed, "pages"),
+	VM(khugepaged_full_scans, "events"),
+	U("vmstat.tlb_invalidations", tlb_invalidations, "TLB invalidations", "events"),
+	U("vmstat.nr_page_table_pages", nr_page_table_pages, "page tables", "pages"),
+	U("vmstat.pgmajfault", pgmajfault, "major faults", "events"),
+	VM(pswpin, "pages"),
+	VM(pswpout, "pages"),
+	VM(pgscan_kswapd, "pages"),
+	VM(pgscan_direct, "pages"),
+	VM(pgsteal_kswapd, "pages"),
+	VM(pgsteal_direct, "pages"),
+	VM(allocstall_normal, "events"),
+	VM(pageoutrun, "events"),
+	VM(pgactivate, "pages"),
+	VM(pgdeactivate, "pages"),
+	VM(thp_swpout, "pages"),
+	VM(thp_swpout_fallback, "pages"),
+	VM(thp_scan_exceed_swap_pte, "events"),
+	{ .key = "vmstat.pgscan", .src = SC_FN, .fn = pgscan, .label = "reclaim scanned",
+	  .unit = "pages", .flags = SC_TEXT },
+	{ .key = "vmstat.pgsteal", .src = SC_FN, .fn = pgsteal, .label = "stole", .unit = "pages",
+	  .flags = SC_TEXT },
+
+	U("memory.rss_bytes", rss_bytes, "rss", "bytes"),
+	U("memory.huge_bytes", huge_bytes, "huge", "bytes"),
+	{ .key = "memory.huge_coverage", .src = SC_REAL, .off = OFF(huge_coverage),
+	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 12 },
+	U("memory.free_pages", free_pages, "free pages", "pages"),
+	{ .key = "memory.fragmentation_index_order9", .src = SC_INT,
+	  .off = OFF(fragmentation_index_order9), .label = "fragmentation index (order 9)",
+	  .unit = "index" },
+	U("memory.swap_bytes", swap_bytes, "in swap", "bytes"),
+
+	UR("cycles.total", cyc_total, "cycles", "cycles", "cycles", 1),
+	U("cycles.instructions", cyc_instructions, "instructions", "cycles"),
+	UR("cycles.translation", cyc_translation, "translation", "cycles", "translation cycles", 2),
+	UR("cycles.walk", walk_cycles, "walks", "cycles", "walk cycles", 3),
+	UR("cycles.fault", cyc_fault, "faults", "cycles", "fault cycles", 4),
+	U("cycles.compaction", cyc_compaction, "compaction", "cycles"),
+	U("cycles.khugepaged", cyc_khugepaged, "khugepaged", "cycles"),
+	U("cycles.data", cyc_data, "data", "cycles"),
+	U("cycles.reclaim", cyc_reclaim, "reclaim", "cycles"),
+	U("cycles.kswapd", cyc_kswapd, "kswapd", "cycles"),
+	{ .key = "cycles.translation_share", .src = SC_FN, .fn = translation_share,
+	  .label = "translation share", .unit = "ratio", .prec = 2, .flags = SC_TEXT },
+};
+#undef OFF
+#undef U
+#undef UR
+#undef VM
+#undef PS_HM
+#undef PWC_HM
+
+#define NR_ROWS 12 /* rows of the --modes table */
+
+static struct sc_val sc_get(const struct stat_counter *c, const struct stats *s)
+{
+	const char *p = (const char *)s + c->off;
+	uint64_t u;
+	int i;
+	double r;
+
+	switch (c->src) {
+	case SC_U64:
+		memcpy(&u, p, sizeof(u));
+		return val_u(u);
+	case SC_SUM: {
+		uint64_t v[PS_NR];
+
+		memcpy(v, p, sizeof(v));
+		return val_u(side_sum(v));
+	}
+	case SC_INT:
+		memcpy(&i, p, sizeof(i));
+		return (struct sc_val){ .t = V_I, .i = i };
+	case SC_REAL:
+		memcpy(&r, p, sizeof(r));
+		return val_r(r);
+	case SC_FN:
+		return c->fn(s);
+	}
+	BUG_ON(1);
+	return val_u(0);
+}
+
+/* The row named @key (@len bytes); BUG if there is none (a typo in a text line). */
+static const struct stat_counter *sc_find(const char *key, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		if (strlen(counters[i].key) == len && !memcmp(counters[i].key, key, len))
+			return &counters[i];
+	BUG_ON(1);
+	return NULL;
+}
+
+static json_t *sc_json(const struct stat_counter *c, const struct stats *s)
+{
+	struct sc_val v = sc_get(c, s);
+
+	switch (v.t) {
+	case V_U:
+		return json_integer((json_int_t)v.u);
+	case V_I:
+		return json_integer((json_int_t)v.i);
+	default:
+		return json_real(v.r);
+	}
+}
+
+/* The object at the dotted path @key's parent under @root, created as needed; sets *@leaf. */
+static json_t *json_parent(json_t *root, const char *key, const char **leaf)
+{
+	const char *dot;
+
+	while ((dot = strchr(key, '.'))) {
+		char name[64];
+		json_t *o;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(dot - key), key);
+		o = json_object_get(root, name);
+		if (!o) {
+			o = json_object();
+			json_object_set_new(root, name, o);
+		}
+		root = o;
+		key = dot + 1;
+	}
+	*leaf = key;
+	return root;
 }
 
 static uint64_t refs_total(const struct stats *s)
@@ -41,7 +346,7 @@ static uint64_t refs_total(const struct stats *s)
 
 void *stats_to_json(const struct stats *s, const struct report_meta *m)
 {
-	json_t *root = json_object(), *o, *pwc, *served;
+	json_t *root = json_object(), *o;
 	double rps = s->wall_seconds > 0 ? (double)refs_total(s) / s->wall_seconds : 0.0;
 
 	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:I}", "config", m->config, "trace", m->trace,
@@ -70,77 +375,14 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 		json_object_set_new(o, "labels", l);
 	}
 	json_object_set_new(root, "run", o);
-	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "instructions", (json_int_t)s->instructions,
-		      "ifetch", (json_int_t)s->ifetch, "load", (json_int_t)s->load, "store",
-		      (json_int_t)s->store, "modify", (json_int_t)s->modify, "itlb_lookups",
-		      (json_int_t)s->lookups[0], "dtlb_lookups", (json_int_t)s->lookups[1]);
-	json_object_set_new(root, "refs", o);
-	o = json_object();
-	json_object_set_new(o, "l1i", side_json(&s->l1[0]));
-	json_object_set_new(o, "l1d", side_json(&s->l1[1]));
-	json_object_set_new(o, "stlb", hm(s->stlb.hits, s->stlb.misses));
-	json_object_set_new(root, "tlb", o);
-	pwc = json_object();
-	for (int i = 0; i < PWC_NR; i++)
-		json_object_set_new(pwc, pwc_level_name[i], hm(s->pwc[i].hits, s->pwc[i].misses));
-	served = json_pack("{s:I,s:I,s:I,s:I}", "l1d", (json_int_t)s->served[CL_L1D], "l2",
-			   (json_int_t)s->served[CL_L2], "llc", (json_int_t)s->served[CL_LLC], "dram",
-			   (json_int_t)s->served[CL_NR]);
-	o = json_pack("{s:I,s:I,s:I,s:o,s:o}", "walks", (json_int_t)s->walks, "cycles",
-		      (json_int_t)s->walk_cycles, "pte_reads", (json_int_t)s->pte_reads, "pwc", pwc,
-		      "served", served);
-	json_object_set_new(root, "walk", o);
-	o = json_object();
-#define V(name) json_object_set_new(o, #name, json_integer((json_int_t)s->name))
-	V(pgfault);
-	V(thp_fault_alloc);
-	V(thp_fault_fallback);
-	V(thp_split_pmd);
-	V(thp_split_page);
-	V(thp_deferred_split_page);
-	V(thp_collapse_alloc);
-	V(thp_collapse_alloc_failed);
-	V(thp_scan_exceed_none_pte);
-	V(thp_zero_page_alloc);
-	V(compact_stall);
-	V(compact_success);
-	V(compact_fail);
-	V(nr_anon_pages);
-	V(nr_anon_transparent_hugepages);
-	V(nr_hugetlb_pages);
-	V(nr_hugetlb_pages_1g);
-	V(khugepaged_pages_collapsed);
-	V(khugepaged_full_scans);
-	V(tlb_invalidations);
-	V(nr_page_table_pages);
-	V(pgmajfault);
-	V(pswpin);
-	V(pswpout);
-	V(pgscan_kswapd);
-	V(pgscan_direct);
-	V(pgsteal_kswapd);
-	V(pgsteal_direct);
-	V(allocstall_normal);
-	V(pageoutrun);
-	V(pgactivate);
-	V(pgdeactivate);
-	V(thp_swpout);
-	V(thp_swpout_fallback);
-	V(thp_scan_exceed_swap_pte);
-#undef V
-	json_object_set_new(root, "vmstat", o);
-	o = json_pack("{s:I,s:I,s:f,s:I,s:i,s:I}", "rss_bytes", (json_int_t)s->rss_bytes, "huge_bytes",
-		      (json_int_t)s->huge_bytes, "huge_coverage", s->huge_coverage, "free_pages",
-		      (json_int_t)s->free_pages, "fragmentation_index_order9",
-		      s->fragmentation_index_order9, "swap_bytes", (json_int_t)s->swap_bytes);
-	json_object_set_new(root, "memory", o);
-	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "total", (json_int_t)s->cyc_total,
-		      "instructions", (json_int_t)s->cyc_instructions, "translation",
-		      (json_int_t)s->cyc_translation, "walk", (json_int_t)s->walk_cycles, "fault",
-		      (json_int_t)s->cyc_fault, "compaction", (json_int_t)s->cyc_compaction, "khugepaged",
-		      (json_int_t)s->cyc_khugepaged, "data", (json_int_t)s->cyc_data, "reclaim",
-		      (json_int_t)s->cyc_reclaim, "kswapd", (json_int_t)s->cyc_kswapd);
-	json_object_set_new(root, "cycles", o);
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
+		const char *leaf;
+
+		if (counters[i].flags & SC_TEXT)
+			continue;
+		o = json_parent(root, counters[i].key, &leaf);
+		json_object_set_new(o, leaf, sc_json(&counters[i], s));
+	}
 	return root;
 }
 
@@ -153,122 +395,152 @@ void stats_write_json(const struct stats *s, const struct report_meta *m, FILE *
 	json_decref(j);
 }
 
-static uint64_t side_sum(const uint64_t v[PS_NR])
+
+/*
+ * The readable table, as pieces of text: a piece is printed if its condition
+ * (keys separated by blanks, NULL: always) has a row that is not zero. In a
+ * template, "{key}" is the row's value (bytes as "N KiB", ratios as "N.N%",
+ * MPKI as "N.NNN MPKI"), "{key:W}" the same right-aligned in W columns, and
+ * "{+key...}" its label, a blank, then the value.
+ */
+static const struct {
+	const char *cond, *text;
+} text_lines[] = {
+	{ NULL, "  {+refs.instructions:20}   refs: {+refs.ifetch}, {+refs.load}, {+refs.store}, "
+		"{+refs.modify}\n" },
+	{ NULL, "  L1 iTLB      {+tlb.l1i.lookups:14}  {+tlb.l1i.misses:12}  ({tlb.l1i.mpki})" },
+	{ "tlb.l1i.4K.hits tlb.l1i.4K.misses", "  4K {tlb.l1i.4K.hits}/{tlb.l1i.4K.misses}" },
+	{ "tlb.l1i.2M.hits tlb.l1i.2M.misses", "  2M {tlb.l1i.2M.hits}/{tlb.l1i.2M.misses}" },
+	{ "tlb.l1i.1G.hits tlb.l1i.1G.misses", "  1G {tlb.l1i.1G.hits}/{tlb.l1i.1G.misses}" },
+	{ NULL, "\n  L1 dTLB      {+tlb.l1d.lookups:14}  {+tlb.l1d.misses:12}  ({tlb.l1d.mpki})" },
+	{ "tlb.l1d.4K.hits tlb.l1d.4K.misses", "  4K {tlb.l1d.4K.hits}/{tlb.l1d.4K.misses}" },
+	{ "tlb.l1d.2M.hits tlb.l1d.2M.misses", "  2M {tlb.l1d.2M.hits}/{tlb.l1d.2M.misses}" },
+	{ "tlb.l1d.1G.hits tlb.l1d.1G.misses", "  1G {tlb.l1d.1G.hits}/{tlb.l1d.1G.misses}" },
+	{ NULL, "\n  STLB         {+tlb.stlb.lookups:14}  {+tlb.stlb.misses:12}  ({tlb.stlb.mpki})\n" },
+	{ NULL, "  {+walk.walks:14}  {+walk.pte_reads} ({+walk.served.l1d}, {+walk.served.l2}, "
+		"{+walk.served.llc}, {+walk.served.dram})\n" },
+	{ NULL, "  {+vmstat.pgfault:13}  {+vmstat.nr_anon_pages}, {+vmstat.nr_hugetlb_pages}, "
+		"{+vmstat.nr_page_table_pages}, {+vmstat.tlb_invalidations}\n" },
+	{ NULL, "  memory: {+memory.rss_bytes}, {+memory.huge_bytes} ({memory.huge_coverage} "
+		"coverage)\n" },
+	{ "vmstat.pswpout vmstat.pswpin",
+	  "  swap: out {vmstat.pswpout} pages ({vmstat.thp_swpout} THPs whole, "
+	  "{vmstat.thp_swpout_fallback} split), in {vmstat.pswpin} ({+vmstat.pgmajfault}), "
+	  "{+vmstat.pgscan} {+vmstat.pgsteal}, {memory.swap_bytes} in swap\n" },
+	{ NULL, "  {+cycles.total:18} = {+cycles.instructions} + {+cycles.translation} "
+		"({+cycles.walk}) + {+cycles.fault}" },
+	{ "cycles.data", " + {+cycles.data}" },
+	{ "cycles.compaction", " + {+cycles.compaction}" },
+	{ "cycles.reclaim", " + {+cycles.reclaim}" },
+	{ NULL, "\n  {+cycles.translation_share} of cycles\n" },
+};
+
+static bool sc_nonzero(struct sc_val v)
 {
-	return v[0] + v[1] + v[2];
+	return v.t == V_U ? v.u != 0 : v.t == V_I ? v.i != 0 : v.r != 0;
 }
 
-static double per_k(uint64_t n, uint64_t d)
+/* Does a row of the blank-separated keys @cond have a value that is not zero? */
+static bool text_cond(const char *cond, const struct stats *s)
 {
-	return d ? 1000.0 * (double)n / (double)d : 0.0;
+	while (*cond) {
+		size_t n = strcspn(cond, " ");
+
+		if (sc_nonzero(sc_get(sc_find(cond, n), s)))
+			return true;
+		cond += n + strspn(cond + n, " ");
+	}
+	return false;
+}
+
+/* One value for the readable table, in @width columns (0: as wide as it is). */
+static void text_value(const struct stat_counter *c, const struct stats *s, int width, FILE *out)
+{
+	struct sc_val v = sc_get(c, s);
+
+	if (!strcmp(c->unit, "bytes"))
+		fprintf(out, "%*llu KiB", width, (unsigned long long)(v.u >> 10));
+	else if (!strcmp(c->unit, "ratio"))
+		fprintf(out, "%*.*f%%", width, (int)c->prec, 100.0 * v.r);
+	else if (!strcmp(c->unit, "MPKI"))
+		fprintf(out, "%*.3f MPKI", width, v.r);
+	else if (v.t == V_I)
+		fprintf(out, "%*lld", width, (long long)v.i);
+	else
+		fprintf(out, "%*llu", width, (unsigned long long)v.u);
+}
+
+/* Print @t with its {key} fields filled in. */
+static void text_template(const char *t, const struct stats *s, FILE *out)
+{
+	while (*t) {
+		const char *open = strchr(t, '{'), *key, *end;
+		const struct stat_counter *c;
+		bool label;
+		int width = 0;
+
+		if (!open) {
+			fputs(t, out);
+			return;
+		}
+		fwrite(t, 1, (size_t)(open - t), out);
+		key = open + 1;
+		label = *key == '+';
+		key += label;
+		end = key + strcspn(key, ":}");
+		c = sc_find(key, (size_t)(end - key));
+		if (*end == ':') {
+			char *w;
+
+			width = (int)strtol(end + 1, &w, 10);
+			end = w;
+		}
+		BUG_ON(*end != '}');
+		if (label)
+			fprintf(out, "%s ", c->label);
+		text_value(c, s, width, out);
+		t = end + 1;
+	}
 }
 
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
 {
-	const char *side_name[2] = { "L1 iTLB", "L1 dTLB" };
-
 	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
-	fprintf(out, "  instructions %20llu   refs: ifetch %llu, load %llu, store %llu, modify %llu\n",
-		(unsigned long long)s->instructions, (unsigned long long)s->ifetch,
-		(unsigned long long)s->load, (unsigned long long)s->store, (unsigned long long)s->modify);
-	for (int side = 0; side < 2; side++) {
-		uint64_t h = side_sum(s->l1[side].hits), mi = side_sum(s->l1[side].misses);
-
-		fprintf(out, "  %-12s lookups %14llu  misses %12llu  (%.3f MPKI)", side_name[side],
-			(unsigned long long)(h + mi), (unsigned long long)mi, per_k(mi, s->instructions));
-		for (int ps = 0; ps < PS_NR; ps++)
-			if (s->l1[side].hits[ps] + s->l1[side].misses[ps])
-				fprintf(out, "  %s %llu/%llu", page_size_name[ps],
-					(unsigned long long)s->l1[side].hits[ps],
-					(unsigned long long)s->l1[side].misses[ps]);
-		fputc('\n', out);
-	}
-	fprintf(out, "  %-12s lookups %14llu  misses %12llu  (%.3f MPKI)\n", "STLB",
-		(unsigned long long)(s->stlb.hits + s->stlb.misses), (unsigned long long)s->stlb.misses,
-		per_k(s->stlb.misses, s->instructions));
-	fprintf(out, "  page walks %14llu  PTE reads %llu (L1D %llu, L2 %llu, LLC %llu, DRAM %llu)\n",
-		(unsigned long long)s->walks, (unsigned long long)s->pte_reads,
-		(unsigned long long)s->served[0], (unsigned long long)s->served[1],
-		(unsigned long long)s->served[2], (unsigned long long)s->served[3]);
-	fprintf(out, "  page faults %13llu  4K pages %llu, hugetlb 2M pages %llu, page tables %llu, "
-		"TLB invalidations %llu\n",
-		(unsigned long long)s->pgfault, (unsigned long long)s->nr_anon_pages,
-		(unsigned long long)s->nr_hugetlb_pages, (unsigned long long)s->nr_page_table_pages,
-		(unsigned long long)s->tlb_invalidations);
-	fprintf(out, "  memory: rss %llu KiB, huge %llu KiB (%.1f%% coverage)\n",
-		(unsigned long long)(s->rss_bytes >> 10), (unsigned long long)(s->huge_bytes >> 10),
-		100.0 * s->huge_coverage);
-	if (s->pswpout || s->pswpin)
-		fprintf(out, "  swap: out %llu pages (%llu THPs whole, %llu split), in %llu (major faults %llu), "
-			"reclaim scanned %llu stole %llu, %llu KiB in swap\n",
-			(unsigned long long)s->pswpout, (unsigned long long)s->thp_swpout,
-			(unsigned long long)s->thp_swpout_fallback, (unsigned long long)s->pswpin,
-			(unsigned long long)s->pgmajfault,
-			(unsigned long long)(s->pgscan_kswapd + s->pgscan_direct),
-			(unsigned long long)(s->pgsteal_kswapd + s->pgsteal_direct),
-			(unsigned long long)(s->swap_bytes >> 10));
-	fprintf(out, "  cycles %18llu = instructions %llu + translation %llu (walks %llu) + faults %llu",
-		(unsigned long long)s->cyc_total, (unsigned long long)s->cyc_instructions,
-		(unsigned long long)s->cyc_translation, (unsigned long long)s->walk_cycles,
-		(unsigned long long)s->cyc_fault);
-	if (s->cyc_data)
-		fprintf(out, " + data %llu", (unsigned long long)s->cyc_data);
-	if (s->cyc_compaction)
-		fprintf(out, " + compaction %llu", (unsigned long long)s->cyc_compaction);
-	if (s->cyc_reclaim)
-		fprintf(out, " + reclaim %llu", (unsigned long long)s->cyc_reclaim);
-	fprintf(out, "\n  translation share %.2f%% of cycles\n",
-		s->cyc_total ? 100.0 * (double)s->cyc_translation / (double)s->cyc_total : 0.0);
+	for (size_t i = 0; i < ARRAY_SIZE(text_lines); i++)
+		if (!text_lines[i].cond || text_cond(text_lines[i].cond, s))
+			text_template(text_lines[i].text, s, out);
 }
 
-struct metric {
-	const char *name;
-	double (*get)(const struct stats *s);
-};
+/* A row's value for the --modes table: counts as they are, ratios as percentages. */
+static double row_value(const struct stat_counter *c, const struct stats *s)
+{
+	struct sc_val v = sc_get(c, s);
 
-#define GETTER(fn, expr) \
-	static double fn(const struct stats *s) { return (double)(expr); }
-GETTER(g_cycles, s->cyc_total)
-GETTER(g_trans, s->cyc_translation)
-GETTER(g_walk, s->walk_cycles)
-GETTER(g_fault, s->cyc_fault)
-GETTER(g_l1i, side_sum(s->l1[0].misses))
-GETTER(g_l1d, side_sum(s->l1[1].misses))
-GETTER(g_stlb, s->stlb.misses)
-GETTER(g_walks, s->walks)
-GETTER(g_reads, s->pte_reads)
-GETTER(g_pgfault, s->pgfault)
-GETTER(g_dtlb_mpki, per_k(side_sum(s->l1[1].misses), s->instructions))
-GETTER(g_huge, 100.0 * s->huge_coverage)
-#undef GETTER
-
-static const struct metric metrics[] = {
-	{ "cycles", g_cycles },
-	{ "translation cycles", g_trans },
-	{ "walk cycles", g_walk },
-	{ "fault cycles", g_fault },
-	{ "L1 iTLB misses", g_l1i },
-	{ "L1 dTLB misses", g_l1d },
-	{ "L1 dTLB MPKI", g_dtlb_mpki },
-	{ "STLB misses", g_stlb },
-	{ "page walks", g_walks },
-	{ "PTE reads", g_reads },
-	{ "page faults", g_pgfault },
-	{ "huge coverage %", g_huge },
-};
+	if (v.t == V_R)
+		return strcmp(c->unit, "ratio") ? v.r : 100.0 * v.r;
+	return v.t == V_U ? (double)v.u : (double)v.i;
+}
 
 void stats_write_compare(const struct stats *s, const char *const *modes, unsigned n, FILE *out)
 {
+	const struct stat_counter *rows[NR_ROWS + 1] = { NULL };
+
+	for (size_t k = 0; k < ARRAY_SIZE(counters); k++)
+		if (counters[k].row) {
+			BUG_ON(counters[k].row_pos < 1 || counters[k].row_pos > NR_ROWS ||
+			       rows[counters[k].row_pos]);
+			rows[counters[k].row_pos] = &counters[k];
+		}
 	fprintf(out, "%-20s", "");
 	for (unsigned i = 0; i < n; i++)
 		fprintf(out, " %24s", modes[i]);
 	fputc('\n', out);
-	for (size_t k = 0; k < ARRAY_SIZE(metrics); k++) {
-		double base = metrics[k].get(&s[0]);
+	for (size_t k = 1; k <= NR_ROWS; k++) {
+		double base = row_value(rows[k], &s[0]);
 
-		fprintf(out, "%-20s", metrics[k].name);
+		fprintf(out, "%-20s", rows[k]->row);
 		for (unsigned i = 0; i < n; i++) {
-			double v = metrics[k].get(&s[i]);
+			double v = row_value(rows[k], &s[i]);
 			double pct = base != 0 ? 100.0 * (v - base) / base : 0.0;
 			char num[32];
 

@@ -2,8 +2,11 @@
  * trace.c - the format-independent front of the trace layer (trace.h): the
  * names of formats and OS events, and trace_open(), which picks a reader.
  *
- * Detection (TF_AUTO) looks at the content first, decompressed, in this order:
- * the mtr magic; a first non-blank line as lackey writes it ("==pid==",
+ * The formats are one table (trace_formats[] below): detection, the suffix
+ * fallback, opening and the help texts all read it.
+ *
+ * Detection (TF_AUTO) looks at the content first, decompressed, in the table's
+ * order: the mtr magic; a first non-blank line as lackey writes it ("==pid==",
  * "--pid--", "I  ", " L ", " S ", " M ", "SYSCALL["); pinatrace lines
  * ("0x..: R 0x.." or "#eof"); din lines ("2 401000"); ChampSim records
  * (64-byte input_instr, no magic: the first records must pass the reader's
@@ -43,31 +46,93 @@ enum trace_format trace_format_parse(const char *s)
 	return TF_NR;
 }
 
+/*
+ * The trace file formats, in detection order: the one list that detection,
+ * the suffix fallback, trace_open() and the help texts read. The mtr magic is
+ * the strictest probe and ChampSim's (no magic) the loosest, so they come first
+ * and last. Suffixes are matched at the end of the name, under a compression
+ * suffix.
+ */
+struct trace_format_info {
+	enum trace_format fmt;
+	const char *suffix[4]; /* NULL-terminated */
+	bool (*probe)(const unsigned char *p, size_t n);
+	struct trace_reader *(*open)(struct tio *io, const char *name, struct err *e);
+	const char *what;
+};
+
+static const struct trace_format_info trace_formats[] = {
+	{ TF_MTR, { ".mtr" }, trace_mtr_probe, trace_mtr_open,
+	  "mmusim's native binary format (trace convert)" },
+	{ TF_LACKEY, { ".lackey" }, trace_lackey_probe, trace_lackey_open,
+	  "Valgrind lackey --trace-mem=yes [--trace-syscalls=yes]" },
+	{ TF_PIN, { ".pin", "pinatrace.out" }, trace_pin_probe, trace_pin_open,
+	  "Intel Pin pinatrace lines \"0x...: R 0x...\"" },
+	{ TF_DIN, { ".din" }, trace_din_probe, trace_din_open,
+	  "Dinero IV din lines \"LABEL ADDRESS\" (0 read, 1 write, 2 fetch)" },
+	{ TF_CHAMPSIM, { ".champsim", ".champsimtrace", "champsim.trace" }, trace_champsim_probe,
+	  trace_champsim_open, "ChampSim 64-byte input_instr records" },
+};
+
+static const struct trace_format_info *trace_format_info(enum trace_format fmt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(trace_formats); i++)
+		if (trace_formats[i].fmt == fmt)
+			return &trace_formats[i];
+	return NULL;
+}
+
 /* The format a file name implies (under a compression suffix), or TF_AUTO. */
 static enum trace_format trace_format_from_suffix(const char *path)
 {
-	static const struct {
-		const char *suffix;
-		enum trace_format fmt;
-	} sfx[] = {
-		{ ".lackey", TF_LACKEY },
-		{ ".mtr", TF_MTR },
-		{ ".pin", TF_PIN },
-		{ "pinatrace.out", TF_PIN },
-		{ ".din", TF_DIN },
-		{ ".champsim", TF_CHAMPSIM },
-		{ ".champsimtrace", TF_CHAMPSIM },
-		{ "champsim.trace", TF_CHAMPSIM },
-	};
 	size_t len = tio_strip_comp_suffix(path);
 
-	for (size_t i = 0; i < ARRAY_SIZE(sfx); i++) {
-		size_t n = strlen(sfx[i].suffix);
+	for (size_t i = 0; i < ARRAY_SIZE(trace_formats); i++)
+		for (const char *const *sfx = trace_formats[i].suffix; *sfx; sfx++) {
+			size_t n = strlen(*sfx);
 
-		if (len >= n && !memcmp(path + len - n, sfx[i].suffix, n))
-			return sfx[i].fmt;
-	}
+			if (len >= n && !memcmp(path + len - n, *sfx, n))
+				return trace_formats[i].fmt;
+		}
 	return TF_AUTO;
+}
+
+/* The format whose probe claims the first bytes @p, @n, or TF_AUTO. */
+static enum trace_format trace_format_probe(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(trace_formats); i++)
+		if (trace_formats[i].probe(p, n))
+			return trace_formats[i].fmt;
+	return TF_AUTO;
+}
+
+const char *trace_format_list(void)
+{
+	static char list[128];
+
+	if (!list[0]) {
+		size_t len = 0, nf = ARRAY_SIZE(trace_formats);
+
+		for (size_t i = 0; i < nf; i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						i == 0 ? "" : i + 1 < nf ? ", " : " or ",
+						trace_format_name[trace_formats[i].fmt]);
+	}
+	return list;
+}
+
+void trace_formats_help(FILE *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(trace_formats); i++) {
+		const struct trace_format_info *f = &trace_formats[i];
+		char sfx[64];
+		size_t len = 0;
+
+		for (const char *const *s = f->suffix; *s; s++)
+			len += (size_t)snprintf(sfx + len, sizeof(sfx) - len, "%s%s",
+						s == f->suffix ? "" : " ", *s);
+		fprintf(out, "  %-9s %-38s %s\n", trace_format_name[f->fmt], sfx, f->what);
+	}
 }
 
 void *trace_reader_alloc(size_t size, const struct trace_ops *ops, enum trace_format format,
@@ -97,28 +162,19 @@ void trace_reader_free(struct trace_reader *r)
 
 struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct err *e)
 {
-	struct trace_reader *r;
 	const char *shown = strcmp(path, "-") ? path : "<stdin>";
 	const unsigned char *p;
 	struct tio *io;
 	ssize_t n;
 
-	switch (fmt) {
-	case TF_AUTO:
-	case TF_LACKEY:
-	case TF_MTR:
-	case TF_PIN:
-	case TF_CHAMPSIM:
-	case TF_DIN:
-		break;
-	case TF_WORKLOAD:
+	if (fmt == TF_WORKLOAD) {
 		err_set(e, shown, 0, 0, "format 'workload' is not a trace file format (use -w)");
 		return NULL;
-	default:
+	}
+	if (fmt != TF_AUTO && !trace_format_info(fmt)) {
 		err_set(e, shown, 0, 0, "unknown trace format %d", (int)fmt);
 		return NULL;
 	}
-
 	io = tio_open(path, e);
 	if (!io)
 		return NULL;
@@ -128,17 +184,8 @@ struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct 
 			tio_close(io);
 			return NULL;
 		}
-		if (trace_mtr_probe(p, (size_t)n))
-			fmt = TF_MTR;
-		else if (trace_lackey_probe(p, (size_t)n))
-			fmt = TF_LACKEY;
-		else if (trace_pin_probe(p, (size_t)n))
-			fmt = TF_PIN;
-		else if (trace_din_probe(p, (size_t)n))
-			fmt = TF_DIN;
-		else if (trace_champsim_probe(p, (size_t)n))
-			fmt = TF_CHAMPSIM;
-		else if (strcmp(path, "-"))
+		fmt = trace_format_probe(p, (size_t)n);
+		if (fmt == TF_AUTO && strcmp(path, "-"))
 			fmt = trace_format_from_suffix(path);
 		if (fmt == TF_AUTO) {
 			err_set(e, shown, 0, 0, "cannot detect the trace format (use --format)");
@@ -146,22 +193,5 @@ struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct 
 			return NULL;
 		}
 	}
-	switch (fmt) {
-	case TF_MTR:
-		r = trace_mtr_open(io, tio_name(io), e);
-		break;
-	case TF_PIN:
-		r = trace_pin_open(io, tio_name(io), e);
-		break;
-	case TF_CHAMPSIM:
-		r = trace_champsim_open(io, tio_name(io), e);
-		break;
-	case TF_DIN:
-		r = trace_din_open(io, tio_name(io), e);
-		break;
-	default:
-		r = trace_lackey_open(io, tio_name(io), e);
-		break;
-	}
-	return r;
+	return trace_format_info(fmt)->open(io, tio_name(io), e);
 }

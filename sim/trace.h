@@ -10,6 +10,7 @@
 #define MMUSIM_TRACE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "types.h"
@@ -85,6 +86,15 @@ extern const char *const trace_format_name[TF_NR]; /* "auto", "lackey", "mtr", .
 
 /* Parse "lackey", "mtr", ... Returns TF_NR if unknown. */
 enum trace_format trace_format_parse(const char *s);
+
+/*
+ * The trace file formats for help texts, in detection order: "mtr, lackey,
+ * pin, din or champsim" (a static string, built on the first call).
+ */
+const char *trace_format_list(void);
+
+/* One line per trace file format to @out: "  NAME  SUFFIXES  what it is". */
+void trace_formats_help(FILE *out);
 
 struct trace_reader;
 

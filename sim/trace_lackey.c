@@ -37,20 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_io.h"
+#include "trace_text.h"
 
 #define LK_MAXLINE TIO_MAXLINE     /* longest accepted line, without its newline */
 #define LK_SIZE_MAX 65536u  /* largest reference size accepted (a 64 KiB access) */
-
-/* hexv[c] - 1 is the value of hex digit c, or a huge number for any other byte. */
-#define HX(c, v) [c] = (v) + 1
-static const unsigned char hexv[256] = {
-	HX('0', 0), HX('1', 1), HX('2', 2), HX('3', 3), HX('4', 4), HX('5', 5),
-	HX('6', 6), HX('7', 7), HX('8', 8), HX('9', 9), HX('a', 10), HX('b', 11),
-	HX('c', 12), HX('d', 13), HX('e', 14), HX('f', 15), HX('A', 10), HX('B', 11),
-	HX('C', 12), HX('D', 13), HX('E', 14), HX('F', 15),
-};
-#undef HX
 
 /* The kind + 1 of a data line " X ", by its second byte. */
 static const unsigned char data_kind[256] = {
@@ -79,13 +69,10 @@ struct lk_pending {
 };
 
 struct lackey_reader {
-	struct trace_reader head;
-	struct tio *io;
-	struct tio_lines ln; /* the region being parsed (trace_io.h) */
-	unsigned long line; /* lines consumed so far */
-	bool eof;
+	struct tt_reader tt; /* the stream, the region, the line count (trace_text.h) */
 	struct lk_pending *pend; /* open addressing by (pid, tid), linear probing */
 	size_t npend, cap_pend;  /* calls held; slots (0 or a power of two) */
+	size_t nev; /* events in the batch being filled */
 	struct os_event ev[TRACE_BATCH];
 };
 
@@ -103,48 +90,13 @@ static int lk_errf(struct lk_ctx *c, const char *fmt, ...)
 /* Fill the error for the line at hand: "NAME:LINE: message". Returns -1. */
 static int lk_errf(struct lk_ctx *c, const char *fmt, ...)
 {
-	char msg[sizeof(c->e->msg)];
 	va_list ap;
+	int r;
 
-	if (tio_stream_error(c->lr->io, c->e))
-		return -1;
-	if (!c->e)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	r = tt_verrf(&c->lr->tt, c->line, c->e, fmt, ap);
 	va_end(ap);
-	return err_set(c->e, c->lr->head.name, c->line, 0, "%s", msg);
-}
-
-/* @s (@len bytes) for a message: printable ASCII as is, other bytes as \xNN, at most ~40. */
-static const char *lk_token(char *buf, size_t size, const unsigned char *s, size_t len)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len && o + 8 < size; i++) {
-		if (i == 40) {
-			o += (size_t)snprintf(buf + o, size - o, "...");
-			break;
-		}
-		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\')
-			buf[o++] = (char)s[i];
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", s[i]);
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-static bool is_blank(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static bool starts(const unsigned char *p, const unsigned char *end, const char *s)
-{
-	size_t n = strlen(s);
-
-	return (size_t)(end - p) >= n && !memcmp(p, s, n);
+	return r;
 }
 
 /*
@@ -158,41 +110,37 @@ static int lk_record_slow(struct lk_ctx *c, const unsigned char *l, const unsign
 	char tok[200];
 	uint64_t a = 0, s = 0;
 
-	while (q < t && hexv[*q])
+	while (q < t && tt_hexv[*q])
 		q++;
 	if (q == h || (q < t && *q != ',')) {
 		const unsigned char *te = h;
 
-		while (te < t && *te != ',' && !is_blank(*te))
+		while (te < t && *te != ',' && !tt_is_blank(*te))
 			te++;
-		return lk_errf(c, "bad hex address '%s'", lk_token(tok, sizeof(tok), h, (size_t)(te - h)));
+		return lk_errf(c, "bad hex address '%s'", tt_token(tok, sizeof(tok), h, (size_t)(te - h)));
 	}
 	if (q == t)
 		return lk_errf(c, "missing size");
-	for (z = h; z < q - 1 && *z == '0'; z++)
-		;
-	for (const unsigned char *x = z; x < q && x - z < 16; x++)
-		a = a << 4 | (hexv[*x] - 1u);
-	if (q - z > 16 || a >= VADDR_LIMIT)
+	if (tt_hex(h, q, &a, &z) || a >= VADDR_LIMIT)
 		return lk_errf(c, "address 0x%s is over %d bits",
-			       lk_token(tok, sizeof(tok), z, (size_t)(q - z)), VADDR_BITS_MAX);
+			       tt_token(tok, sizeof(tok), z, (size_t)(q - z)), VADDR_BITS_MAX);
 	sd = ++q; /* after the comma */
 	while (q < t && *q >= '0' && *q <= '9')
 		q++;
 	if (q == sd && q == t)
 		return lk_errf(c, "missing size");
 	if (q == sd || q < t)
-		return lk_errf(c, "bad size '%s'", lk_token(tok, sizeof(tok), sd, (size_t)(t - sd)));
+		return lk_errf(c, "bad size '%s'", tt_token(tok, sizeof(tok), sd, (size_t)(t - sd)));
 	for (z = sd; z < q - 1 && *z == '0'; z++)
 		;
 	for (const unsigned char *x = z; x < q && x - z < 7; x++)
 		s = s * 10 + (uint64_t)(*x - '0');
 	if (q - z > 7 || s > LK_SIZE_MAX)
-		return lk_errf(c, "size %s is over %u", lk_token(tok, sizeof(tok), z, (size_t)(q - z)),
+		return lk_errf(c, "size %s is over %u", tt_token(tok, sizeof(tok), z, (size_t)(q - z)),
 			       LK_SIZE_MAX);
 	if (!s)
 		return lk_errf(c, "size 0");
-	c->lr->head.rec[*c->n] = (struct trace_rec){ .addr = a, .size = (uint32_t)s, .kind = kind };
+	c->lr->tt.head.rec[*c->n] = (struct trace_rec){ .addr = a, .size = (uint32_t)s, .kind = kind };
 	(*c->n)++;
 	return 0;
 }
@@ -204,7 +152,7 @@ struct lk_cur {
 
 static bool cur_lit(struct lk_cur *k, const char *s)
 {
-	if (!starts(k->p, k->end, s))
+	if (!tt_starts(k->p, k->end, s))
 		return false;
 	k->p += strlen(s);
 	return true;
@@ -239,10 +187,10 @@ static bool cur_hex(struct lk_cur *k, uint64_t *v)
 	const unsigned char *s = k->p;
 
 	*v = 0;
-	while (k->p < k->end && hexv[*k->p]) {
+	while (k->p < k->end && tt_hexv[*k->p]) {
 		if (*v >> 60)
 			return false;
-		*v = *v << 4 | (hexv[*k->p] - 1u);
+		*v = *v << 4 | (tt_hexv[*k->p] - 1u);
 		k->p++;
 	}
 	return k->p > s;
@@ -288,7 +236,7 @@ static void lk_emit(struct lk_ctx *c, const struct os_event *ev, uint64_t result
 		o->addr = result;
 	else if (o->kind == EV_MREMAP)
 		o->new_addr = result;
-	lr->head.rec[*c->n] = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*c->nev,
+	lr->tt.head.rec[*c->n] = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*c->nev,
 					     .kind = R_EVENT };
 	(*c->n)++;
 	(*c->nev)++;
@@ -502,28 +450,28 @@ bad_result:
  */
 static int lk_line(struct lk_ctx *c, const unsigned char *l, const unsigned char **next)
 {
-	const unsigned char *nl = memchr(l, '\n', (size_t)(c->lr->ln.end - l));
+	const unsigned char *nl = memchr(l, '\n', (size_t)(c->lr->tt.ln.end - l));
 	const unsigned char *t = nl, *s;
 	unsigned kind;
 
 	*next = nl + 1;
 	if (nl - l > LK_MAXLINE)
 		return lk_errf(c, "line longer than %d bytes", LK_MAXLINE);
-	while (t > l && is_blank(t[-1]))
+	while (t > l && tt_is_blank(t[-1]))
 		t--;
 	if (t == l)
 		return 0; /* blank */
-	if (starts(l, t, "==") || starts(l, t, "--"))
+	if (tt_starts(l, t, "==") || tt_starts(l, t, "--"))
 		return 0; /* Valgrind's ==pid== and --pid-- messages */
 	for (s = l; s < t && *s == ' '; s++)
 		;
-	if (starts(s, t, "--> ["))
+	if (tt_starts(s, t, "--> ["))
 		return 0; /* the tail of a SYSCALL line that the wrapper broke */
 	if (memchr(l, '\0', (size_t)(t - l)))
 		return lk_errf(c, "unrecognized line");
-	if (starts(l, t, "SYSCALL["))
+	if (tt_starts(l, t, "SYSCALL["))
 		return lk_syscall(c, l, t);
-	if (starts(l, t, "I  "))
+	if (tt_starts(l, t, "I  "))
 		kind = R_IFETCH;
 	else if (t - l >= 3 && l[0] == ' ' && data_kind[l[1]] && l[2] == ' ')
 		kind = data_kind[l[1]] - 1u;
@@ -566,7 +514,7 @@ static inline bool lk_is_hex8(uint64_t w)
 }
 
 /*
- * Parse whole lines of [lr->ln.p, lr->ln.end) into the batch until it is full or
+ * Parse whole lines of [t->ln.p, t->ln.end) into the batch until it is full or
  * the region is used up. The region ends with a newline and at least 16
  * readable bytes follow any line start (TIO_TAILROOM, the size of @save), so
  * the fast path reads without bounds checks (an 8-byte word, and a byte or
@@ -574,11 +522,12 @@ static inline bool lk_is_hex8(uint64_t w)
  * A line it does not take exactly goes to lk_line(), which accepts it or
  * names the error.
  */
-static int lk_parse(struct lackey_reader *lr, size_t *np, size_t *nevp, struct err *e)
+static int lk_parse(struct tt_reader *t, size_t *np, struct err *e)
 {
-	const unsigned char *p = lr->ln.p, *end = lr->ln.end;
-	struct trace_rec *rec = lr->head.rec;
-	unsigned long line = lr->line;
+	struct lackey_reader *lr = (struct lackey_reader *)t;
+	const unsigned char *p = t->ln.p, *end = t->ln.end;
+	struct trace_rec *rec = lr->tt.head.rec;
+	unsigned long line = t->line;
 	size_t n = *np;
 	int ret = 0;
 
@@ -620,7 +569,7 @@ static int lk_parse(struct lackey_reader *lr, size_t *np, size_t *nevp, struct e
 				goto slow;
 			a = lk_hex8(w);
 			p += 11;
-			while ((d = hexv[*p] - 1u) < 16) {
+			while ((d = tt_hexv[*p] - 1u) < 16) {
 				a = a << 4 | d;
 				p++;
 			}
@@ -649,7 +598,7 @@ static int lk_parse(struct lackey_reader *lr, size_t *np, size_t *nevp, struct e
 		continue;
 slow:
 		{
-			struct lk_ctx c = { lr, e, line + 1, &n, nevp };
+			struct lk_ctx c = { lr, e, line + 1, &n, &lr->nev };
 
 			line++;
 			ret = lk_line(&c, l, &p);
@@ -657,62 +606,30 @@ slow:
 				break;
 		}
 	}
-	lr->ln.p = p;
-	lr->line = line;
+	t->ln.p = p;
+	t->line = line;
 	*np = n;
 	return ret;
-}
-
-/* The line after the last one parsed has no newline within LK_MAXLINE bytes. */
-static int lk_too_long(struct lackey_reader *lr, struct err *e)
-{
-	if (tio_stream_error(lr->io, e))
-		return -1;
-	return err_set(e, lr->head.name, lr->line + 1, 0, "line longer than %d bytes", LK_MAXLINE);
-}
-
-/* The next region of whole lines (tio_lines_refill); a line too long is reported here. */
-static int lk_refill(struct lackey_reader *lr, struct err *e)
-{
-	int r = tio_lines_refill(lr->io, &lr->ln, e);
-
-	return r == -2 ? lk_too_long(lr, e) : r;
 }
 
 static int lk_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
 {
 	struct lackey_reader *lr = (struct lackey_reader *)r;
-	size_t n = 0, nev = 0;
-	int ret;
+	int n;
 
-	while (n < TRACE_BATCH) {
-		if (lr->ln.p == lr->ln.end) {
-			if (lr->eof)
-				break;
-			ret = lk_refill(lr, e);
-			if (ret < 0)
-				return -1;
-			if (!ret)
-				lr->eof = true;
-			continue;
-		}
-		if (lk_parse(lr, &n, &nev, e) < 0)
-			return -1;
-	}
-	b->recs = lr->head.rec;
-	b->n = n;
+	lr->nev = 0;
+	n = tt_fill(&lr->tt, 1, lk_parse, b, e);
 	b->ev = lr->ev;
-	b->nev = nev;
-	return (int)n;
+	b->nev = lr->nev;
+	return n;
 }
 
 static void lk_close(struct trace_reader *r)
 {
 	struct lackey_reader *lr = (struct lackey_reader *)r;
 
-	tio_close(lr->io);
 	free(lr->pend);
-	trace_reader_free(&lr->head);
+	tt_reader_close(r);
 }
 
 static const struct trace_ops lackey_ops = {
@@ -722,36 +639,24 @@ static const struct trace_ops lackey_ops = {
 
 struct trace_reader *trace_lackey_open(struct tio *io, const char *name, struct err *e)
 {
-	struct lackey_reader *lr = trace_reader_alloc(sizeof(*lr), &lackey_ops, TF_LACKEY, name, e);
+	struct lackey_reader *lr = tt_reader_open(sizeof(*lr), &lackey_ops, TF_LACKEY, io, name, e);
 
-	if (!lr) {
-		tio_close(io);
-		return NULL;
-	}
-	lr->io = io;
-	tio_lines_init(&lr->ln);
-	return &lr->head;
+	return lr ? &lr->tt.head : NULL;
+}
+
+/* Content detection: the first non-blank line starts as lackey or Valgrind writes a line. */
+static bool lk_probe_line(const unsigned char *s, const unsigned char *t)
+{
+	static const char *const prefixes[] = { "==", "--", "I  ", " L ", " S ", " M ",
+						"SYSCALL[" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (tt_starts(s, t, prefixes[i]))
+			return true;
+	return false;
 }
 
 bool trace_lackey_probe(const unsigned char *p, size_t n)
 {
-	static const char *const prefixes[] = { "==", "--", "I  ", " L ", " S ", " M ",
-						"SYSCALL[" };
-	const unsigned char *end = p + n;
-
-	while (p < end) {
-		const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
-		const unsigned char *t = nl ? nl : end, *s = p;
-
-		while (s < t && is_blank(*s))
-			s++;
-		if (s < t) {
-			for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-				if (starts(p, t, prefixes[i]))
-					return true;
-			return false;
-		}
-		p = t + 1;
-	}
-	return false;
+	return tt_probe_lines(p, n, 1, lk_probe_line);
 }

@@ -220,6 +220,26 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* The help texts come from the format table: every file format, in detection order. */
+START_TEST(test_format_help)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_str_eq(trace_format_list(), "mtr, lackey, pin, din or champsim");
+	ck_assert_ptr_nonnull(f);
+	trace_formats_help(f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\n  lackey    .lackey "));
+	ck_assert_ptr_nonnull(strstr(buf, "  pin       .pin pinatrace.out "));
+	ck_assert_ptr_nonnull(strstr(buf, "  champsim  .champsim .champsimtrace champsim.trace "));
+	ck_assert_ptr_null(strstr(buf, "auto"));
+	ck_assert_ptr_null(strstr(buf, "workload"));
+	free(buf);
+}
+END_TEST
+
 /* ------------------------------------------------------------ lackey */
 
 static void check_basic(const struct recs *rs)
@@ -1232,6 +1252,7 @@ static Suite *trace_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_format_help);
 	tcase_add_test(tc, test_lackey_basic);
 	tcase_add_test(tc, test_lackey_compressed);
 	tcase_add_test(tc, test_lackey_syscalls);
