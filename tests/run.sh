@@ -1,6 +1,7 @@
 #!/bin/sh
 # Run every Check suite given as an argument, then the end-to-end tests
-# (tests/e2e.sh), and close with the one summary line "N passed, N failed".
+# (tests/e2e.sh; tests/e2e_traces.sh on the committed traces/; tests/man.sh), and
+# close with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
 fail=0
@@ -24,6 +25,15 @@ else
 	fail=$((fail + 1))
 	failed="$failed e2e"
 	echo "  FAIL  e2e"
+fi
+if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e_traces.sh >"${BUILD:-build/release}/e2e_traces.log" 2>&1; then
+	pass=$((pass + 1))
+	echo "  ok    e2e_traces ($(tail -1 "${BUILD:-build/release}/e2e_traces.log" | sed 's/^ *//'))"
+else
+	fail=$((fail + 1))
+	failed="$failed e2e_traces"
+	echo "  FAIL  e2e_traces"
+	sed 's/^/        /' "${BUILD:-build/release}/e2e_traces.log"
 fi
 if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/man.sh >"${BUILD:-build/release}/man.log" 2>&1; then
 	pass=$((pass + 1))

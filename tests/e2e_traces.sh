@@ -1,0 +1,86 @@
+#!/bin/bash
+# End-to-end checks of the committed real traces in traces/ (see traces/README.md,
+# "The committed traces"). Run from the repository root by tests/run.sh (make check)
+# with MMUSIM set to the binary under test; prints one "FAIL: ..." line per failed
+# check and "N checks, N failed", and exits non-zero if any failed.
+#
+# - `mmusim trace info traces/T` prints exactly the block that traces/README.md shows
+#   under "$ mmusim trace info traces/T" (the README is the expectation: the two cannot
+#   drift apart);
+# - each trace replayed once under base and thp (one decode, `--modes base,thp`) on
+#   the built-in machine gives exactly the walk and THP fault counts below, measured
+#   when the traces were committed (and shown in the README's "Replayed" table).
+MMUSIM=${MMUSIM:-./mmusim}
+README=traces/README.md
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+
+ok() { n=$((n + 1)); }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "    FAIL: $*"; }
+
+# TRACE  walks under base  walks under thp  thp_fault_alloc under thp
+GOLDEN="
+xz-6.lackey.zst       1752 2354 3
+dd-sparse.lackey.zst  4376  795 2
+sqlite3.mtr.zst        641  873 2
+"
+
+# the README's block for trace $1: the lines after "$ mmusim trace info traces/$1" up to the fence
+readme_info() {
+	awk -v cmd="\$ mmusim trace info traces/$1" '
+		$0 == cmd { on = 1; next }
+		on && /^```/ { exit }
+		on { print }' "$README"
+}
+
+# counter $3 of mode $2 in a `--modes` JSON report $1 (modes are the top-level keys)
+mode_field() {
+	awk -v mode="  \"$2\": {" -v key="\"$3\":" '
+		$0 == mode { m = 1; next }
+		m && /^  "/ { exit }
+		m && $1 == key { gsub(/,/, "", $2); print $2; exit }' "$1"
+}
+
+ntraces=0
+while read -r name base thp alloc; do
+	[ -n "$name" ] || continue
+	ntraces=$((ntraces + 1))
+	trace=traces/$name
+	if [ ! -r "$trace" ]; then
+		bad "$trace: missing"
+		continue
+	fi
+
+	readme_info "$name" >"$T/want"
+	if [ ! -s "$T/want" ]; then
+		bad "$README: no '\$ mmusim trace info $trace' block"
+	elif ! $MMUSIM trace info "$trace" >"$T/got" 2>"$T/err"; then
+		bad "trace info $trace failed: $(head -1 "$T/err")"
+	elif ! cmp -s "$T/want" "$T/got"; then
+		bad "trace info $trace differs from $README:"
+		diff "$T/want" "$T/got" | sed 's/^/        /'
+	else
+		ok
+	fi
+
+	if ! $MMUSIM run "$trace" --modes base,thp --json "$T/r.json" --quiet 2>"$T/err"; then
+		bad "run $trace --modes base,thp failed: $(head -1 "$T/err")"
+		continue
+	fi
+	got="$(mode_field "$T/r.json" base walks) $(mode_field "$T/r.json" thp walks) $(mode_field "$T/r.json" thp thp_fault_alloc)"
+	if [ "$got" = "$base $thp $alloc" ]; then
+		ok
+	else
+		bad "$trace: walks base, walks thp, thp_fault_alloc: got '$got', expected '$base $thp $alloc'"
+	fi
+done <<<"$GOLDEN"
+
+# every committed trace is covered above
+for f in traces/*.zst; do
+	grep -q "^$(basename "$f") " <<<"$GOLDEN" || bad "$f has no golden line in $0"
+done
+
+echo "    $n checks on $ntraces traces, $fails failed"
+[ "$fails" -eq 0 ]
