@@ -9,7 +9,9 @@
 #   drift apart);
 # - each trace replayed once under base and thp (one decode, `--modes base,thp`) on
 #   the built-in machine gives exactly the walk and THP fault counts below, measured
-#   when the traces were committed (and shown in the README's "Replayed" table).
+#   when the traces were committed (and shown in the README's "Replayed" table);
+# - every sweep in configs/sweeps/ parses (`--list`), and stlb-xz.yaml, run whole,
+#   gives the walks its comment describes.
 MMUSIM=${MMUSIM:-./mmusim}
 README=traces/README.md
 T=$(mktemp -d)
@@ -77,10 +79,29 @@ while read -r name base thp alloc; do
 	fi
 done <<<"$GOLDEN"
 
+# --- configs/sweeps/: every example parses (--list), and one runs whole --------------
+for f in configs/sweeps/*.yaml; do
+	[ -e "$f" ] || continue
+	if $MMUSIM sweep "$f" --list --outdir "$T/list" >"$T/list.txt" 2>"$T/err" && [ -s "$T/list.txt" ]; then
+		ok
+	else
+		bad "sweep $f --list: $(head -1 "$T/err")"
+	fi
+done
+# the STLB sweep over xz (16 points, one decode): walks per point as its comment says
+if $MMUSIM sweep configs/sweeps/stlb-xz.yaml -o "$T/stlb.csv" --quiet 2>"$T/err"; then
+	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walk.walks") c = i; next }
+		{ printf "%s%s", sep, $c; sep = " " }' "$T/stlb.csv")
+	want="3790 3910 3269 3666 2649 3132 2193 2726 1752 2354 1405 2089 1305 2018 1304 2018"
+	[ "$got" = "$want" ] && ok || bad "sweep stlb-xz.yaml walks: got '$got', expected '$want'"
+else
+	bad "sweep configs/sweeps/stlb-xz.yaml: $(head -1 "$T/err")"
+fi
+
 # every committed trace is covered above
 for f in traces/*.zst; do
 	grep -q "^$(basename "$f") " <<<"$GOLDEN" || bad "$f has no golden line in $0"
 done
 
-echo "    $n checks on $ntraces traces, $fails failed"
+echo "    $n checks on $ntraces traces and configs/sweeps/, $fails failed"
 [ "$fails" -eq 0 ]
