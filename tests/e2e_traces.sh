@@ -1,6 +1,7 @@
 #!/bin/bash
-# End-to-end checks of the committed real traces in traces/ (see traces/README.md,
-# "The committed traces"). Run from the repository root by tests/run.sh (make check)
+# End-to-end checks of the rooms: the committed real traces in traces/ (see
+# traces/README.md, "The committed traces"), the sweeps of configs/sweeps/ and the
+# figure scripts of plots/. Run from the repository root by tests/run.sh (make check)
 # with MMUSIM set to the binary under test; prints one "FAIL: ..." line per failed
 # check and "N checks, N failed", and exits non-zero if any failed.
 #
@@ -11,7 +12,9 @@
 #   the built-in machine gives exactly the walk and THP fault counts below, measured
 #   when the traces were committed (and shown in the README's "Replayed" table);
 # - every sweep in configs/sweeps/ parses (`--list`), and stlb-xz.yaml, run whole,
-#   gives the walks its comment describes.
+#   gives the walks its comment describes;
+# - every committed plots/*.gp draws a PNG with gnuplot alone (in a scratch directory),
+#   and `plot --script` works from the command line (alone, and to standard output).
 MMUSIM=${MMUSIM:-./mmusim}
 README=traces/README.md
 T=$(mktemp -d)
@@ -98,10 +101,34 @@ else
 	bad "sweep configs/sweeps/stlb-xz.yaml: $(head -1 "$T/err")"
 fi
 
+# --- plots/: each committed script draws its figure with gnuplot alone -------------------
+root=$(pwd)
+mkdir -p "$T/fig/plots/out"
+for f in plots/*.gp; do
+	[ -e "$f" ] || continue
+	name=$(basename "$f" .gp)
+	if (cd "$T/fig" && gnuplot "$root/$f") 2>"$T/err" &&
+	   [ "$(head -c 4 "$T/fig/plots/out/$name.png" | tail -c 3)" = PNG ]; then
+		ok
+	else
+		bad "gnuplot $f drew no PNG: $(tail -1 "$T/err")"
+	fi
+done
+# plot --script from the command line: the script alone (no -o), and on standard output
+if $MMUSIM plot tests/data/plot_modes.csv -x input -y cycles.total --by os.mode --script "$T/m.gp" >"$T/out" &&
+   [ "$(cat "$T/out")" = "plot: $T/m.gp" ] && [ ! -e "$T/m.png" ] && (cd "$T" && gnuplot m.gp) &&
+   [ -s "$T/m.png" ]; then
+	ok
+else
+	bad "plot --script without -o"
+fi
+$MMUSIM plot tests/data/plot_timeline.csv --script - >"$T/t.gp" && [ "$(head -c 29 "$T/t.gp")" = "# Written by mmusim plot --sc" ] &&
+	! grep -q '^plot: ' "$T/t.gp" && ok || bad "plot --script - (standard output)"
+
 # every committed trace is covered above
 for f in traces/*.zst; do
 	grep -q "^$(basename "$f") " <<<"$GOLDEN" || bad "$f has no golden line in $0"
 done
 
-echo "    $n checks on $ntraces traces and configs/sweeps/, $fails failed"
+echo "    $n checks of traces/, configs/sweeps/ and plots/, $fails failed"
 [ "$fails" -eq 0 ]
