@@ -98,7 +98,8 @@ static const struct {
 	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--kind lines|bars|timeline]\n"
 	  "            [--base VALUE] [--title T] -o out.png|out.svg [--script FILE.gp]\n"
 	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot. --script FILE also writes the\n"
-	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp + .png).\n" },
+	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp\n"
+	  "plus .png).\n" },
 	{ "config",
 	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
 	  "Print the effective configuration as YAML (every key with its value).\n" },

@@ -1683,7 +1683,8 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 		err_set(e, o->script, 0, 0, "out of memory");
 		return -2;
 	}
-	fprintf(f, "# Written by mmusim plot --script, the data inline. Made by:\n#   mmusim plot ");
+	fprintf(f, "# Written by mmusim plot --script, the data inline. Made by:\n");
+	fprintf(f, "#   mmusim plot ");
 	put_word(f, csv_path);
 	put_opt(f, "-x", o->x);
 	put_opt(f, "-y", o->y);

@@ -635,10 +635,12 @@ START_TEST(test_script_file)
 	FILE *f;
 
 	script_and_draw(data("plot_sweep.csv"), &o, "lines",
-			"-x tlb.l1d.4K.entries -y mpki:tlb.l1d.misses --by os.mode --logx --kind lines");
+			"-x tlb.l1d.4K.entries -y mpki:tlb.l1d.misses --by os.mode --logx "
+			"--kind lines");
 	script_and_draw(data("plot_modes.csv"), &(struct plot_opts){ .x = "input",
 			.y = "cycles.total", .by = "os.mode", .title = "it's" }, "bars",
-			"-x input -y cycles.total --by os.mode --kind bars --base base --title 'it'\\''s'");
+			"-x input -y cycles.total --by os.mode --kind bars --base base "
+			"--title 'it'\\''s'");
 	script_and_draw(data("plot_timeline.csv"), &(struct plot_opts){ 0 }, "timeline",
 			"--kind timeline");
 

@@ -26,7 +26,8 @@ else
 	failed="$failed e2e"
 	echo "  FAIL  e2e"
 fi
-if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e_traces.sh >"${BUILD:-build/release}/e2e_traces.log" 2>&1; then
+if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e_traces.sh \
+	>"${BUILD:-build/release}/e2e_traces.log" 2>&1; then
 	pass=$((pass + 1))
 	echo "  ok    e2e_traces ($(tail -1 "${BUILD:-build/release}/e2e_traces.log" | sed 's/^ *//'))"
 else
