@@ -3,9 +3,10 @@
 #   make check    install missing packages if root, build, run unit + end-to-end tests
 #   make demo     the embedded default: base vs hugetlbfs, table + plots/out/demo.png
 #   make bench    speed against a floor measured in the same run
+#   make figures  every experiment (configs/experiments/) swept and drawn into plots/out/ (minutes)
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
-#   make install  PREFIX=... (default /usr/local): binary, configs, man page
+#   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page
 #   make fuzz     libFuzzer harnesses (clang, ASan + UBSan), FUZZ_SECONDS each (tests/fuzz/run.sh)
 #   make golden-update   re-bless tests/golden/ on purpose
 
@@ -31,7 +32,7 @@ LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-run demo bench debug check-debug deps ensure-deps golden-update clean tests install fuzz
+.PHONY: all check check-run demo bench figures debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
 all: mmusim
 
@@ -92,6 +93,26 @@ bench: ensure-deps
 	@$(MAKE) --no-print-directory mmusim
 	sh bench/run.sh
 
+# make figures: each experiment configs/experiments/NAME.yaml swept into plots/out/NAME.csv and
+# drawn into plots/out/NAME.png by `mmusim plot` with FIG_NAME's options (the figure `sweep --plot`
+# draws), which also rewrites the committed script plots/NAME.gp, the data inline: `git diff
+# plots/` then shows a figure whose numbers changed. An experiment without FIG_NAME gets
+# `sweep --plot` alone. 3.5 minutes on two shared cores; not part of make check (plots/README.md).
+EXPERIMENTS := $(basename $(notdir $(wildcard configs/experiments/*.yaml)))
+FIG_stream := -x input -y cycles.total --by os.mode --base base
+FIG_gups-chase := -x input -y cycles.total --by os.mode --base base
+FIG_tlb-size-real := -x tlb.l1d.4K.entries -y mpki:tlb.l1d.misses --by tlb.stlb.entries --logx
+FIG_fragmentation := -x os.fragmentation.unmovable -y cycles.total
+
+figures: ensure-deps
+	@$(MAKE) --no-print-directory mmusim
+	@$(MAKE) --no-print-directory $(EXPERIMENTS:%=figure-%)
+
+figure-%: mmusim
+	@mkdir -p plots/out
+	./mmusim sweep configs/experiments/$*.yaml -o plots/out/$*.csv --quiet $(if $(FIG_$*),,--plot plots/out/$*.png)
+	$(if $(FIG_$*),./mmusim plot plots/out/$*.csv $(FIG_$*) -o plots/out/$*.png --script plots/$*.gp)
+
 debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" build/debug/mmusim
 
@@ -101,16 +122,19 @@ check-debug: ensure-deps
 golden-update: mmusim
 	sh tests/golden.sh update
 
-# make install PREFIX=/opt/mmusim: the binary, the machine and experiment configs, the man page
+# make install PREFIX=/opt/mmusim: the binary, the machine, experiment and sweep configs, the
+# committed traces and figure scripts (share/mmusim/traces, share/mmusim/plots), the man page
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share/mmusim
 install: mmusim
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs/experiments $(SHARE)/configs/sweeps \
-		$(DESTDIR)$(PREFIX)/share/man/man1
+		$(SHARE)/traces $(SHARE)/plots $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 mmusim $(DESTDIR)$(PREFIX)/bin/mmusim
 	install -m 644 configs/*.yaml $(SHARE)/configs/
 	install -m 644 configs/experiments/*.yaml $(SHARE)/configs/experiments/
 	for f in configs/sweeps/*.yaml; do [ -e "$$f" ] && install -m 644 "$$f" $(SHARE)/configs/sweeps/ || true; done
+	install -m 644 traces/README.md traces/*.zst $(SHARE)/traces/
+	install -m 644 plots/README.md plots/*.gp $(SHARE)/plots/
 	install -m 644 doc/mmusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/mmusim.1
 
 FUZZ_SECONDS ?= 60

@@ -57,6 +57,7 @@ static const char usage_text[] =
 	"       mmusim merge OUT.csv RESULT.json...\n"
 	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx]\n"
 	"                   [--kind lines|bars|timeline] [--base V] [--title T] [--table] -o OUT.png|OUT.svg\n"
+	"                   [--script FILE.gp]\n"
 	"       mmusim demo [--outdir DIR]\n"
 	"       mmusim help [CMD]\n"
 	"Workloads: stream:size=S[,iterations=N]  gups:size=S[,updates=N]  chase:size=S[,steps=N]\n"
@@ -95,8 +96,10 @@ static const struct {
 	  "writes: one row per point in point order; repetitions give mean and .ci95 columns.\n" },
 	{ "plot",
 	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--kind lines|bars|timeline]\n"
-	  "            [--base VALUE] [--title T] -o out.png|out.svg\n"
-	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot.\n" },
+	  "            [--base VALUE] [--title T] -o out.png|out.svg [--script FILE.gp]\n"
+	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot. --script FILE also writes the\n"
+	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp\n"
+	  "plus .png).\n" },
 	{ "config",
 	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
 	  "Print the effective configuration as YAML (every key with its value).\n" },
@@ -1231,6 +1234,8 @@ static int cmd_plot(int argc, char **argv)
 			dst = &o.title;
 		else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
 			dst = &o.out;
+		else if (!strcmp(a, "--script"))
+			dst = &o.script;
 		else if (!strcmp(a, "--logx")) {
 			o.logx = true;
 			continue;
@@ -1248,7 +1253,7 @@ static int cmd_plot(int argc, char **argv)
 	}
 	if (!csv)
 		die_usage("plot: no RESULTS.csv given%s", "");
-	if (!o.out && !table)
+	if (!o.out && !o.script && !table)
 		die_usage("plot: no -o OUT.png|OUT.svg given%s", "");
 	if (table) {
 		/* the mail's table, then the figure if -o names one */
@@ -1263,13 +1268,14 @@ static int cmd_plot(int argc, char **argv)
 			plot_table_free(&t);
 			die_usage("plot --table: needs %% change bars: a non-numeric -x and --by (with --base)%s", "");
 		}
-		r = o.out ? plot_render(&t, o.out, &e) : 0;
+		r = plot_output(&t, csv, &o, &e);
 		plot_table_free(&t);
 		return plot_status(r, &e);
 	}
 	if (plot_status(plot_csv(csv, &o, &e), &e))
 		return 1;
-	printf("plot: %s\n", o.out);
+	if (o.out || strcmp(o.script, "-"))	/* not after a script on standard output */
+		printf("plot: %s\n", o.out ? o.out : o.script);
 	return 0;
 }
 

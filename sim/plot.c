@@ -1602,18 +1602,139 @@ int plot_render(const struct plot_table *t, const char *out, struct err *e)
 	return render(out, table_script, t, e);
 }
 
+/* --- plot --script ------------------------------------------------------- */
+
+/* A shell word for the script's command comment: quoted unless plain. */
+static void put_word(FILE *f, const char *s)
+{
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789._/:,=+%@-") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', f);	/* the comment stays one line */
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void put_opt(FILE *f, const char *name, const char *val)
+{
+	if (!val)
+		return;
+	fprintf(f, " %s ", name);
+	put_word(f, val);
+}
+
+static const char *const kind_name[] = {
+	[PLOT_LINES] = "lines", [PLOT_BARS] = "bars", [PLOT_TIMELINE] = "timeline",
+};
+
+/*
+ * The script's image when no -o is given: SCRIPT less ".gp", plus ".png" ("-":
+ * "plot.png"). Returns a malloc'd string, or NULL when out of memory.
+ */
+static char *script_image(const char *script)
+{
+	size_t n = strlen(script);
+	char *p;
+
+	if (!strcmp(script, "-"))
+		return strdup("plot.png");
+	if (ends_with(script, ".gp"))
+		n -= 3;
+	p = malloc(n + 5);
+	if (p)
+		snprintf(p, n + 5, "%.*s.png", (int)n, script);
+	return p;
+}
+
+/*
+ * Why the data are inline rather than read from the CSV: plot_prepare() computes
+ * what is drawn (ratios, mpki, % change against the base, units, sorting, bar
+ * positions), which gnuplot would have to redo; inline, the script is the figure in
+ * text, redrawn by gnuplot alone and reviewable in a diff.
+ */
+static int write_script(const struct plot_table *t, const char *csv_path,
+			const struct plot_opts *o, struct err *e)
+{
+	struct outfile of;
+	char *image = o->out ? strdup(o->out) : script_image(o->script);
+	FILE *f;
+
+	if (!image) {
+		err_set(e, o->script, 0, 0, "out of memory");
+		return -2;
+	}
+	if (outfile_open(&of, o->script, 0, e)) {
+		free(image);
+		return -1;
+	}
+	f = outfile_stream(&of);
+	if (!f) {
+		outfile_abort(&of);
+		free(image);
+		err_set(e, o->script, 0, 0, "out of memory");
+		return -2;
+	}
+	fprintf(f, "# Written by mmusim plot --script, the data inline. Made by:\n");
+	fprintf(f, "#   mmusim plot ");
+	put_word(f, csv_path);
+	put_opt(f, "-x", o->x);
+	put_opt(f, "-y", o->y);
+	put_opt(f, "--by", o->by);
+	if (o->logx)
+		fprintf(f, " --logx");
+	put_opt(f, "--kind", kind_name[t->kind]);
+	put_opt(f, "--base", t->kind == PLOT_BARS && t->pct ? t->base_name : NULL);
+	put_opt(f, "--title", o->title);
+	put_opt(f, "-o", o->out);
+	put_opt(f, "--script", o->script);
+	fprintf(f, "\n# Redraw it with: gnuplot ");
+	put_word(f, o->script);
+	fprintf(f, " (writes ");
+	put_word(f, image);
+	fprintf(f, ")\n");
+	plot_write_script(t, image, ends_with(image, ".svg"), f);
+	free(image);
+	if (outfile_commit(&of, e))
+		return -2;
+	return 0;
+}
+
+int plot_output(const struct plot_table *t, const char *csv_path, const struct plot_opts *o,
+		struct err *e)
+{
+	int rc;
+
+	if (o->out && !ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
+		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
+	if (o->script) {
+		rc = write_script(t, csv_path, o, e);
+		if (rc)
+			return rc;
+	}
+	return o->out ? plot_render(t, o->out, e) : 0;
+}
+
 int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e)
 {
 	struct plot_table t;
 	int rc;
 
-	if (!o->out)
+	if (!o->out && !o->script)
 		return err_set(e, "-o", 0, 0, "no output file given (.png or .svg)");
-	if (!ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
+	if (o->out && !ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
 		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
 	if (plot_prepare(csv_path, o, &t, e))
 		return -1;
-	rc = plot_render(&t, o->out, e);
+	rc = plot_output(&t, csv_path, o, e);
 	plot_table_free(&t);
 	return rc;
 }

@@ -5,7 +5,8 @@
  * `mmusim plot` is three steps, each public so tests can check one without the next:
  * plot_prepare() reads the CSV into the struct plot_table that will be drawn (the
  * numbers, already scaled to the axis units), plot_write_script() turns a table into
- * a gnuplot script, plot_render() runs gnuplot on it. plot_csv() does all three.
+ * a gnuplot script, plot_render() runs gnuplot on it. plot_csv() does all three;
+ * plot_output() writes the script to a file (`plot --script`) and/or renders.
  */
 #ifndef MMUSIM_PLOT_H
 #define MMUSIM_PLOT_H
@@ -49,8 +50,11 @@ enum plot_kind {
  * @logx:  log2 x axis (lines and timeline; x must be > 0)
  * @kind:  "lines", "bars", "timeline", or NULL to choose from the data
  * @title: NULL: made from the names
- * @out:   the image; must end in .png or .svg
+ * @out:   the image; must end in .png or .svg (NULL: none, only with @script)
  * @base:  bars: the --by value the others are compared with (NULL: "base")
+ * @script: also write the gnuplot script to this file ("-": standard output), the
+ *         data inline, drawing into @out (NULL @out: the script's name less a
+ *         ".gp" suffix, plus ".png")
  */
 struct plot_opts {
 	const char *x, *y, *by;
@@ -59,6 +63,7 @@ struct plot_opts {
 	const char *title;
 	const char *out;
 	const char *base;
+	const char *script;
 };
 
 /*
@@ -135,8 +140,22 @@ void plot_write_script(const struct plot_table *t, const char *output, bool svg,
 int plot_render(const struct plot_table *t, const char *out, struct err *e);
 
 /*
- * plot_prepare() + plot_render() into @o->out (checked first: no CSV is read for a
- * bad suffix). Returns 0, -1 with @e (bad input) or -2 with @e (gnuplot or the system).
+ * What @o asks for a prepared table @t of @csv_path: the script into @o->script
+ * (if set; written first, whole or absent, so a gnuplot failure can be replayed
+ * from it), then the image into @o->out (if set) as plot_render(). The script
+ * opens with comments giving the `mmusim plot` command that makes it, and draws
+ * with nothing but gnuplot (`gnuplot FILE`, from the directory the command ran
+ * in: @o->out is named as given). Returns 0, -1 with @e (bad input: a bad -o
+ * suffix, a script path that cannot be created) or -2 with @e (gnuplot, a write
+ * error, the system).
+ */
+int plot_output(const struct plot_table *t, const char *csv_path, const struct plot_opts *o,
+		struct err *e);
+
+/*
+ * plot_prepare() + plot_output() (@o->out, or @o->script, must be given; the
+ * suffix of @o->out is checked first: no CSV is read for a bad one). Returns 0, -1
+ * with @e (bad input) or -2 with @e (gnuplot or the system).
  */
 int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e);
 

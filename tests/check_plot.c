@@ -2,7 +2,8 @@
  * check_plot.c - Check suite for sim/plot.c (`mmusim plot`): the table each kind of
  * figure is drawn from (exact values: the % change bars, units, derived metrics,
  * error bars, size-suffixed x ticks), the script's key lines, rendering of every
- * kind to PNG and SVG through gnuplot (no temporary left behind), and the exact
+ * kind to PNG and SVG through gnuplot (no temporary left behind), `plot --script`
+ * files that gnuplot draws from alone, and the exact
  * message of every kind of bad input.
  *
  * Committed inputs in tests/data/ (override with MMUSIM_TESTDATA), made with this tree's
@@ -584,6 +585,96 @@ START_TEST(test_render_timeline)
 }
 END_TEST
 
+/*
+ * plot --script: for each kind, the script alone (no -o) is a valid gnuplot script:
+ * gnuplot run on it draws a PNG named after it; with -o as well, both are written
+ * and the script names -o's file. Its first lines give the command that makes it.
+ */
+static void script_and_draw(const char *csv, const struct plot_opts *opts, const char *name,
+			    const char *want_cmd)
+{
+	struct plot_opts o = *opts;
+	struct err e = { 0 };
+	char gp[8192], png[8192], cmd[20000], msg[1024], line[4096];
+	unsigned char magic[8];
+	FILE *f;
+
+	snprintf(gp, sizeof(gp), "%s/%s.gp", scratch, name);
+	snprintf(png, sizeof(png), "%s/%s.png", scratch, name);
+	o.script = gp;
+	if (plot_csv(csv, &o, &e)) {
+		err_format(&e, msg, sizeof(msg));
+		ck_abort_msg("plot_csv(%s --script %s): %s", csv, gp, msg);
+	}
+	ck_assert_msg(access(png, F_OK) != 0, "%s drawn without -o", png);
+	f = fopen(gp, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_str_eq(line, "# Written by mmusim plot --script, the data inline. Made by:\n");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	snprintf(cmd, sizeof(cmd), "#   mmusim plot %s %s --script %s\n", csv, want_cmd, gp);
+	ck_assert_str_eq(line, cmd);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s' 2>'%s/gnuplot.err'", gp, scratch);
+	ck_assert_msg(system(cmd) == 0, "gnuplot failed on %s", gp);
+	f = fopen(png, "rb");
+	ck_assert_msg(f != NULL, "gnuplot %s drew no %s", gp, png);
+	ck_assert_uint_eq(fread(magic, 1, 8, f), 8);
+	fclose(f);
+	ck_assert_msg(!memcmp(magic, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG", png);
+	ck_assert_uint_eq(temporaries(), 0);
+}
+
+START_TEST(test_script_file)
+{
+	struct plot_opts o = { .x = "tlb.l1d.4K.entries", .y = "mpki:tlb.l1d.misses",
+			       .by = "os.mode", .logx = true };
+	struct err e = { 0 };
+	char out[8192], gp[8192], line[4096], want[9000], msg[1024];
+	bool named = false;
+	FILE *f;
+
+	script_and_draw(data("plot_sweep.csv"), &o, "lines",
+			"-x tlb.l1d.4K.entries -y mpki:tlb.l1d.misses --by os.mode --logx "
+			"--kind lines");
+	script_and_draw(data("plot_modes.csv"), &(struct plot_opts){ .x = "input",
+			.y = "cycles.total", .by = "os.mode", .title = "it's" }, "bars",
+			"-x input -y cycles.total --by os.mode --kind bars --base base "
+			"--title 'it'\\''s'");
+	script_and_draw(data("plot_timeline.csv"), &(struct plot_opts){ 0 }, "timeline",
+			"--kind timeline");
+
+	/* -o and --script: both, the script drawing into -o's file */
+	snprintf(out, sizeof(out), "%s/both.svg", scratch);
+	snprintf(gp, sizeof(gp), "%s/both.gp", scratch);
+	o.out = out;
+	o.script = gp;
+	if (plot_csv(data("plot_sweep.csv"), &o, &e)) {
+		err_format(&e, msg, sizeof(msg));
+		ck_abort_msg("plot_csv: %s", msg);
+	}
+	ck_assert_int_eq(access(out, F_OK), 0);
+	f = fopen(gp, "r");
+	ck_assert_ptr_nonnull(f);
+	snprintf(want, sizeof(want), "set output '%s'\n", out);
+	while (fgets(line, sizeof(line), f))
+		named |= !strcmp(line, want);
+	fclose(f);
+	ck_assert_msg(named, "%s does not set output to %s", gp, out);
+
+	/* a script that cannot be created: bad input, nothing drawn */
+	snprintf(gp, sizeof(gp), "%s/no/such.gp", scratch);
+	o.script = gp;
+	unlink(out);
+	ck_assert_int_eq(plot_csv(data("plot_sweep.csv"), &o, &e), -1);
+	err_format(&e, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "%s: No such file or directory", gp);
+	ck_assert_str_eq(msg, want);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	ck_assert_uint_eq(temporaries(), 0);
+}
+END_TEST
+
 /* --- errors ----------------------------------------------------------------- */
 
 START_TEST(test_err_input)
@@ -893,6 +984,7 @@ static Suite *plot_suite(void)
 	tcase_add_test(tc, test_render_lines);
 	tcase_add_test(tc, test_render_bars);
 	tcase_add_test(tc, test_render_timeline);
+	tcase_add_test(tc, test_script_file);
 	tcase_add_test(tc, test_err_input);
 	tcase_add_test(tc, test_err_columns);
 	tcase_add_test(tc, test_err_shape);

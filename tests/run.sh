@@ -1,12 +1,14 @@
 #!/bin/sh
-# Run every Check suite given as an argument, then the end-to-end tests
-# (tests/e2e.sh, tests/e2e_sweep_inputs.sh), the manual's coverage (tests/man.sh)
-# and the documentation's examples (tests/doc_examples.sh), and close with the one
-# summary line "N passed, N failed".
+# Run every Check suite given as an argument, then the scripted tests -- the
+# command line end to end (tests/e2e.sh), a sweep's inputs checked up front
+# (tests/e2e_sweep_inputs.sh), the committed traces/ (tests/e2e_traces.sh), the
+# manual's coverage (tests/man.sh) and the documentation's examples
+# (tests/doc_examples.sh) -- and close with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
 fail=0
 failed=""
+B=${BUILD:-build/release}
 for t in "$@"; do
 	name=$(basename "$t")
 	if "$t" >"$t.log" 2>&1; then
@@ -19,41 +21,25 @@ for t in "$@"; do
 		sed 's/^/        /' "$t.log" | tail -40
 	fi
 done
-if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e.sh; then
-	pass=$((pass + 1))
-	echo "  ok    e2e"
-else
-	fail=$((fail + 1))
-	failed="$failed e2e"
-	echo "  FAIL  e2e"
-fi
-if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/e2e_sweep_inputs.sh >"${BUILD:-build/release}/e2e_sweep_inputs.log" 2>&1; then
-	pass=$((pass + 1))
-	echo "  ok    e2e_sweep_inputs (a sweep's workload specs and traces checked before any point runs)"
-else
-	fail=$((fail + 1))
-	failed="$failed e2e_sweep_inputs"
-	echo "  FAIL  e2e_sweep_inputs"
-	sed 's/^/        /' "${BUILD:-build/release}/e2e_sweep_inputs.log"
-fi
-if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/man.sh >"${BUILD:-build/release}/man.log" 2>&1; then
-	pass=$((pass + 1))
-	echo "  ok    man (every config key and command documented in doc/mmusim.1)"
-else
-	fail=$((fail + 1))
-	failed="$failed man"
-	echo "  FAIL  man"
-	sed 's/^/        /' "${BUILD:-build/release}/man.log"
-fi
-if MMUSIM="${BUILD:-build/release}/mmusim" bash tests/doc_examples.sh >"${BUILD:-build/release}/doc_examples.log" 2>&1; then
-	pass=$((pass + 1))
-	echo "  ok    doc_examples (every command and YAML block of README.md and doc/mmusim.1: $(tail -1 "${BUILD:-build/release}/doc_examples.log" | sed 's/^doc examples: //'))"
-else
-	fail=$((fail + 1))
-	failed="$failed doc_examples"
-	echo "  FAIL  doc_examples"
-	grep -v '^ok' "${BUILD:-build/release}/doc_examples.log" | sed 's/^/        /'
-fi
+
+# run_script NAME WHAT SHELL: run tests/NAME.sh with its output in $B/NAME.log; on
+# success one line with WHAT and the script's last line, else the log
+run_script() {
+	if MMUSIM="$B/mmusim" "$3" "tests/$1.sh" >"$B/$1.log" 2>&1; then
+		pass=$((pass + 1))
+		echo "  ok    $1 ($2: $(tail -1 "$B/$1.log" | sed 's/^ *//'))"
+	else
+		fail=$((fail + 1))
+		failed="$failed $1"
+		echo "  FAIL  $1"
+		grep -v '^ok' "$B/$1.log" | sed 's/^/        /' | tail -60
+	fi
+}
+run_script e2e "the command line end to end" bash
+run_script e2e_sweep_inputs "a sweep's workload specs and traces checked before any point runs" bash
+run_script e2e_traces "the committed traces" bash
+run_script man "every config key and command documented in doc/mmusim.1" sh
+run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
