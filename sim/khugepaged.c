@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "khugepaged.h"
+#include "mmap.h"
 #include "mmu.h"
 #include "reclaim.h"
 #include "sim.h"

@@ -24,6 +24,7 @@
  * Leaves out: permission and dirty-bit re-walks, page-walk concurrency (one
  * walker; Skylake has two), speculative walks, TLB prefetch.
  */
+#include "fault.h"
 #include "mmu.h"
 
 static const unsigned pwc_shift[PWC_NR] = {
