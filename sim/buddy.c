@@ -1,6 +1,7 @@
 /*
  * buddy.c - the binary buddy allocator of Linux 6.6 mm/page_alloc.c with migrate
- * types, watermarks and direct compaction (mm/compaction.c).
+ * types and watermarks. Direct compaction, which works on these free lists
+ * through buddy_internal.h, is compaction.c's.
  *
  * Follows (sources read: mm/page_alloc.c at a v6.1-era commit of torvalds/linux,
  * mm/compaction.c of a v6.6-era tree, mm/khugepaged.c; the rules used here are
@@ -27,32 +28,13 @@
  *    type, at the head.
  *  - Watermarks: __setup_per_zone_wmarks(), calculate_min_free_kbytes(), khugepaged's
  *    set_recommended_min_free_kbytes(), __zone_watermark_ok().
- *  - Direct compaction: try_to_compact_pages() + compact_zone(): deferral
- *    (compaction_deferred(), defer_compaction(), COMPACT_MAX_DEFER_SHIFT 6),
- *    compaction_suitable() with the fragmentation index, isolate_migratepages()
- *    (one pageblock per round, at most COMPACT_CLUSTER_MAX = 32 pages, async
- *    direct compaction skips non-MOVABLE pageblocks and gives up the rest of an
- *    order-aligned chunk at the first page it cannot isolate), isolate_freepages()
- *    from the top (whole free buddies isolated under the MIN watermark check and
- *    split to order 0, only MOVABLE pageblocks without a free pageblock-sized
- *    buddy at their start), migrate_pages() LIFO over the
- *    isolated list, compact_finished() testing the free lists at pageblock
- *    boundaries, scanners meeting -> COMPACT_COMPLETE.
  *
  * Leaves out: per-CPU page lists (pages go straight to and from the buddy lists),
  * HIGHATOMIC/CMA/ISOLATE types, page_group_by_mobility_disabled (the kernel turns
  * grouping off below ~3000 pages; the model always groups), ALLOC_NOFRAGMENT (it
  * needs a second zone), watermark boosting after fallbacks, lowmem_reserve (one
  * zone), the "buddy of the next order is free: add to tail" heuristic and
- * shuffling, and in compaction: cached scanner positions and skip bits (every run
- * covers the whole zone, like compact_zone() with whole_zone), the fast free and
- * migrate searches (and with them the async free scanner's stride: without
- * fast_isolate_freepages(), which finds most targets from the free lists, a
- * stride would lose free pages the kernel uses; every free scan here visits each
- * frame), page capture, the finish_pageblock rescan, and migration of
- * large folios (compaction skips allocated blocks of order > 0 - THPs - as Linux did
- * before 6.9 enabled compacting large folios). Migration copies nothing: the
- * simulator's callback remaps the page.
+ * shuffling.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +42,6 @@
 
 #include "buddy.h"
 #include "buddy_internal.h"
-
 
 /* mm/page_alloc.c fallbacks[]: where each type goes when its own lists are empty */
 static const uint8_t fallbacks[MIGRATE_PCPTYPES][2] = {

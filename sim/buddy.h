@@ -1,7 +1,7 @@
 /*
  * buddy.h - physical memory: the binary buddy allocator of mm/page_alloc.c with
- * migrate types per pageblock, watermarks and direct compaction (mm/compaction.c),
- * modelled on Linux 6.6.
+ * migrate types per pageblock and watermarks, modelled on Linux 6.6 (direct
+ * compaction of these lists: compaction.h).
  *
  * One zone of `nr_pages` 4 KiB frames, free_area[order].free_list[migratetype] for
  * orders 0..MAX_PAGE_ORDER (10) and the three PCP migrate types, merging with the
