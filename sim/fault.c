@@ -175,3 +175,10 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 	sim_shootdown(s, p, p + PAGE_SIZE, 1);
 	return 0;
 }
+
+int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp)
+{
+	struct sim *s = os;
+
+	return wp ? sim_wp_fault(s, va) : sim_fault(s, va, write);
+}

@@ -25,4 +25,10 @@ int sim_fault(struct sim *s, vaddr_t va, bool write);
  */
 int sim_wp_fault(struct sim *s, vaddr_t va);
 
+/*
+ * The #PF vector the kernel installs in its MMU (struct mmu's fault hook): @os is
+ * the struct sim; @wp selects sim_wp_fault(), else sim_fault(). 0 or -1.
+ */
+int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp);
+
 #endif

@@ -31,7 +31,6 @@
 
 #include "khugepaged.h"
 #include "mmap.h"
-#include "mmu.h"
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"

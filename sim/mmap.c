@@ -54,10 +54,10 @@ void sim_shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
 		return;
 	s->st.cyc_fault += s->cfg.cost.flush;
 	if (pages > TLB_SINGLE_PAGE_FLUSH_CEILING) {
-		mmu_flush_all(s);
+		mmu_flush_all(&s->mmu);
 		s->st.tlb_invalidations++;
 	} else {
-		mmu_invalidate_range(s, start, end);
+		mmu_invalidate_range(&s->mmu, start, end);
 		s->st.tlb_invalidations += pages;
 	}
 }
@@ -196,7 +196,7 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	if (mc.oom)
 		goto oom;
 	do_unmap(s, old, ev->addr + olen);
-	mmu_flush_all(s);
+	mmu_flush_all(&s->mmu);
 	s->st.tlb_invalidations++;
 	do_unmap(s, nw, nw + nlen);
 	for (size_t i = 0; i < mc.n; i++) {

@@ -208,7 +208,7 @@ static void shrink_inactive(struct sim *s, struct scan_ctl *sc)
 	}
 	if (sc->unmapped) {
 		/* try_to_unmap_flush(): one full flush for the batch */
-		mmu_flush_all(s);
+		mmu_flush_all(&s->mmu);
 		s->st.tlb_invalidations++;
 		s->st.cyc_fault += s->cfg.cost.flush;
 		sc->unmapped = false;

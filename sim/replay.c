@@ -67,7 +67,7 @@ static __attribute__((cold, noinline)) void access_crossing(struct sim *s, vaddr
 							     enum tlb_side side, bool write)
 {
 	for (vaddr_t p = va, last = va + size - 1;; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
-		mmu_access(s, p, side, write);
+		mmu_access(&s->mmu, p, side, write);
 		if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p)
 			break;
 	}
@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) void access_bytes(struct sim *s, va
 								enum tlb_side side, bool write)
 {
 	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE))
-		mmu_access(s, va, side, write);
+		mmu_access(&s->mmu, va, side, write);
 	else
 		access_crossing(s, va, size, side, write);
 }
@@ -308,7 +308,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 	 */
 	uint64_t lastop[2] = { VPN_NONE, VPN_NONE };
 
-	if (!sum || s->data_refs) /* data_refs: every data reference goes to the cache */
+	if (!sum || s->mmu.data_refs) /* data_refs: every data reference goes to the cache */
 		return sim_run_batch(s, b, e);
 	memcpy(nrec0, s->nrec, sizeof(nrec0));
 	/* locals: gcc cannot tell that the simulator's stores leave *sum alone */
@@ -326,20 +326,20 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 		 */
 		if (ty == BOP_LOAD) {
 			lastop[SIDE_D] = va >> PAGE_SHIFT;
-			if (likely(mmu_access_inline(s, va, SIDE_D, false, false)))
+			if (likely(mmu_access_inline(&s->mmu, va, SIDE_D, false, false)))
 				continue;
-			mmu_access_slow(s, va, SIDE_D, false);
+			mmu_access_slow(&s->mmu, va, SIDE_D, false);
 		} else if (ty == BOP_IFETCH) {
 			lastop[SIDE_I] = va >> PAGE_SHIFT;
 			s->st.instructions++; /* sim_now() adds it; the counts come at the end */
-			if (likely(mmu_access_inline(s, va, SIDE_I, false, false)))
+			if (likely(mmu_access_inline(&s->mmu, va, SIDE_I, false, false)))
 				continue;
-			mmu_access_slow(s, va, SIDE_I, false);
+			mmu_access_slow(&s->mmu, va, SIDE_I, false);
 		} else if (ty == BOP_STORE) {
 			lastop[SIDE_D] = va >> PAGE_SHIFT;
-			if (likely(mmu_access_inline(s, va, SIDE_D, true, false)))
+			if (likely(mmu_access_inline(&s->mmu, va, SIDE_D, true, false)))
 				continue;
-			mmu_access_slow(s, va, SIDE_D, true);
+			mmu_access_slow(&s->mmu, va, SIDE_D, true);
 		} else if (op & BOP_SEG) {
 			size_t at = i;
 			uint64_t insns = op & BOP_SEG_INSNS ? ops[++i] : 0;
@@ -353,13 +353,13 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			 * fifth of an 8-point sweep's cycles).
 			 */
 			if ((!(op & BOP_SEG_I) ||
-			     (lastop[SIDE_I] != VPN_NONE && lastop[SIDE_I] == s->last_vpn[SIDE_I])) &&
+			     (lastop[SIDE_I] != VPN_NONE && lastop[SIDE_I] == s->mmu.last_vpn[SIDE_I])) &&
 			    (!(op & BOP_SEG_D) ||
-			     (lastop[SIDE_D] != VPN_NONE && lastop[SIDE_D] == s->last_vpn[SIDE_D])) &&
-			    (!(op & BOP_SEG_W) || !(s->last_pfn[SIDE_D] & TLB_RO))) {
-				s->memo_hits[SIDE_I] += op & 0xffff;
-				__asm__("" : "+m"(s->memo_hits[SIDE_I]));
-				s->memo_hits[SIDE_D] += (op >> 16) & 0xffff;
+			     (lastop[SIDE_D] != VPN_NONE && lastop[SIDE_D] == s->mmu.last_vpn[SIDE_D])) &&
+			    (!(op & BOP_SEG_W) || !(s->mmu.last_pfn[SIDE_D] & TLB_RO))) {
+				s->mmu.memo_hits[SIDE_I] += op & 0xffff;
+				__asm__("" : "+m"(s->mmu.memo_hits[SIDE_I]));
+				s->mmu.memo_hits[SIDE_D] += (op >> 16) & 0xffff;
 				s->st.instructions += (op & 0xffff) + insns;
 				continue;
 			}

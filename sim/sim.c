@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "fault.h"
 #include "khugepaged.h"
 #include "mmap.h"
 #include "mmu.h"
@@ -54,15 +55,13 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
-	s->data_refs = cfg->data_refs;
 	s->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
-	s->last_vpn[0] = s->last_vpn[1] = VPN_NONE;
 	vma_set_init(&s->vmas);
 	/*
 	 * A 1G hugetlb pool is carved off the top at boot (1G-aligned): the buddy
 	 * gets what lies below it; memory above the last whole GiB goes unused.
 	 */
-	if (tlb_init(&s->tlb, cfg) || cache_init(&s->cache, cfg) ||
+	if (mmu_init(&s->mmu, cfg, &s->pt, sim_fault_hook, s) ||
 	    buddy_init(&s->buddy, cfg->hugetlb_1g_pages ? ((cfg->memory >> PUD_SHIFT) - cfg->hugetlb_1g_pages) << PUD_SHIFT
 							: cfg->memory))
 		goto oom;
@@ -71,10 +70,6 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	if (cfg->fragmentation.unmovable > 0 &&
 	    buddy_fragment(&s->buddy, cfg->fragmentation.unmovable, cfg->fragmentation.seed) < 0)
 		return err_set(e, "os.fragmentation.unmovable", 0, 0, "cannot fragment memory");
-	for (int i = 0; i < PWC_NR; i++)
-		if (tlb_array_init(&s->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,
-				   cfg->seed + 100 + i))
-			goto oom;
 	if (pt_init(&s->pt, cfg->levels, &ops))
 		goto oom;
 	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
@@ -109,10 +104,7 @@ void sim_destroy(struct sim *s)
 	swap_destroy(&s->swap);
 	if (s->rmap)
 		munmap(s->rmap, s->buddy.nr_pages * sizeof(*s->rmap));
-	for (int i = 0; i < PWC_NR; i++)
-		tlb_array_free(&s->pwc[i]);
-	tlb_free(&s->tlb);
-	cache_free(&s->cache);
+	mmu_destroy(&s->mmu);
 	buddy_destroy(&s->buddy);
 	vma_set_free(&s->vmas);
 }
@@ -151,7 +143,7 @@ void sim_timeline_due(struct sim *s)
 /* One timeline row (time in simulated ms); interval columns are deltas. */
 static void timeline_row(struct sim *s, cycles_t now)
 {
-	uint64_t cur[4] = { s->st.walks, s->st.walk_cycles, s->st.pgfault,
+	uint64_t cur[4] = { s->mmu.st.walks, s->mmu.st.walk_cycles, s->st.pgfault,
 			    s->st.thp_collapse_alloc };
 	uint64_t huge = (s->st.nr_anon_transparent_hugepages + s->st.nr_hugetlb_pages) * PMD_SIZE +
 			s->st.nr_hugetlb_pages_1g * PUD_SIZE;
@@ -182,18 +174,42 @@ cycles_t sim_now(const struct sim *s)
 {
 	uint64_t insns = s->nrec[R_IFETCH] + s->st.instructions;
 
-	return (cycles_t)((double)insns * s->cfg.cpi) + s->st.cyc_translation + s->st.walk_cycles +
-	       s->st.cyc_fault + s->st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim;
+	return (cycles_t)((double)insns * s->cfg.cpi) + s->mmu.st.cyc_translation + s->mmu.st.walk_cycles +
+	       s->st.cyc_fault + s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim;
 }
 
 /* --- the end of a run --------------------------------------------------- */
+
+/* The hardware's counters into the report (struct stats keeps the report's layout). */
+static void copy_mmu_stats(struct stats *st, const struct mmu_stats *m)
+{
+	for (int side = 0; side < 2; side++)
+		for (int ps = 0; ps < PS_NR; ps++) {
+			st->l1[side].hits[ps] = m->l1[side].hits[ps];
+			st->l1[side].misses[ps] = m->l1[side].misses[ps];
+		}
+	st->stlb.hits = m->stlb.hits;
+	st->stlb.misses = m->stlb.misses;
+	st->walks = m->walks;
+	st->pte_reads = m->pte_reads;
+	st->walk_cycles = m->walk_cycles;
+	for (int i = 0; i < PWC_NR; i++) {
+		st->pwc[i].hits = m->pwc[i].hits;
+		st->pwc[i].misses = m->pwc[i].misses;
+	}
+	for (int i = 0; i <= CL_NR; i++)
+		st->served[i] = m->served[i];
+	st->cyc_translation = m->cyc_translation;
+	st->cyc_data = m->cyc_data;
+}
 
 void sim_finish(struct sim *s)
 {
 	struct stats *st = &s->st;
 	uint64_t l1_misses = 0;
 
-	mmu_forget(s); /* folds the memo's hits into the counters */
+	mmu_forget(&s->mmu); /* folds the memo's hits into the counters */
+	copy_mmu_stats(st, &s->mmu.st);
 	st->ifetch = s->nrec[R_IFETCH];
 	st->load = s->nrec[R_LOAD];
 	st->store = s->nrec[R_STORE];
@@ -227,7 +243,6 @@ void sim_finish(struct sim *s)
 struct inv_ctx {
 	struct sim *s;
 	uint8_t *owned; /* frames reached from the page table */
-	enum page_size ps;
 	uint64_t thp_pmds, subpages, pages_1g, lru_pages;
 	uint8_t *slots; /* swap slots reached from swap entries */
 };
@@ -299,32 +314,6 @@ static void inv_table(void *ctx, pfn_t pfn, unsigned level)
 	own(c, pfn, 1);
 }
 
-static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
-{
-	struct inv_ctx *c = ctx;
-	enum page_size ps = c->ps, got;
-	pfn_t pfn;
-
-	if ((int)ps < 0) { /* STLB key: size in the low bits */
-		ps = (enum page_size)(key & 3);
-		key >>= 2;
-	}
-	BUG_ON(!pt_lookup(&c->s->pt, key << page_shift_of(ps), &got, &pfn, NULL));
-	BUG_ON(got != ps || pfn != (payload & ~TLB_RO));
-}
-
-struct pwc_ctx {
-	struct sim *s;
-	unsigned shift, level;
-};
-
-static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
-{
-	struct pwc_ctx *c = ctx;
-
-	BUG_ON((uint64_t)(uintptr_t)pt_table_at(&c->s->pt, key << c->shift, c->level) != payload);
-}
-
 static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
 {
 	struct inv_ctx *c = ctx;
@@ -337,11 +326,10 @@ static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
 
 void sim_check_invariants(struct sim *s)
 {
-	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), PS_4K, 0, 0, 0, 0,
+	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0,
 			     calloc(s->swap.nr_slots / 8 + 1, 1) };
 	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
-	static const unsigned shift[PWC_NR] = { 48, 39, 30, 21 }, level[PWC_NR] = { 4, 3, 2, 1 };
 
 	BUG_ON(!c.owned || !c.slots);
 	buddy_check_invariants(&s->buddy);
@@ -375,31 +363,7 @@ void sim_check_invariants(struct sim *s)
 	BUG_ON(folios_mapped != c.subpages);
 	/* the LRU holds exactly the anonymous folios: 4K pages and THPs */
 	BUG_ON(s->lru.nr[0] + s->lru.nr[1] != c.lru_pages + thp_folios * HPAGE_PMD_NR);
-	for (int side = 0; side < 2; side++)
-		for (int ps = 0; ps < PS_NR; ps++) {
-			tlb_array_check_invariants(&s->tlb.l1[side][ps]);
-			c.ps = (enum page_size)ps;
-			tlb_array_for_each(&s->tlb.l1[side][ps], inv_tlb_entry, &c);
-		}
-	c.ps = (enum page_size)-1;
-	for (unsigned i = 0; i < s->tlb.nr_stlb; i++) {
-		tlb_array_check_invariants(&s->tlb.stlb[i]);
-		tlb_array_for_each(&s->tlb.stlb[i], inv_tlb_entry, &c);
-	}
-	for (int i = 0; i < PWC_NR; i++) {
-		struct pwc_ctx pc = { s, shift[i], level[i] };
-
-		tlb_array_check_invariants(&s->pwc[i]);
-		tlb_array_for_each(&s->pwc[i], inv_pwc_entry, &pc);
-	}
-	/* the memo must agree with the L1 */
-	for (int side = 0; side < 2; side++)
-		if (s->last_vpn[side] != VPN_NONE) {
-			enum page_size ps = s->last_ps[side];
-
-			BUG_ON(tlb_array_probe(&s->tlb.l1[side][ps],
-					       (s->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps)) < 0);
-		}
+	mmu_check_invariants(&s->mmu); /* TLB and PWC entries agree with the page table */
 	free(c.owned);
 	free(c.slots);
 }

@@ -9,39 +9,28 @@
 #include <stdio.h>
 
 #include "buddy.h"
-#include "cache.h"
 #include "config.h"
 #include "err.h"
 #include "hugetlbfs.h"
 #include "khugepaged.h"
 #include "lru.h"
+#include "mmu.h"
 #include "pagetable.h"
 #include "reclaim.h"
 #include "stats.h"
 #include "swap.h"
-#include "tlb.h"
 #include "trace.h"
 #include "thp.h"
 #include "vma.h"
 
-#define VPN_NONE UINT64_MAX
-
 struct sim {
-	/* hot: the per-side memo of the last L1 hit (see mmu_access) */
-	uint64_t last_vpn[2];
-	uint64_t memo_hits[2]; /* L1 hits answered by the memo, not yet in st */
+	struct mmu mmu; /* the hardware: TLBs, PWCs, caches, memo; faults come back via sim_fault() */
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
-	enum page_size last_ps[2];
-	pfn_t last_pfn[2]; /* 4K frame of last_vpn, for data_refs */
-	bool data_refs;
 	bool failed; /* bad input met inside the loop: err holds it */
 	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
 
-	struct stats st;
+	struct stats st; /* the report (the MMU's counters copied in by sim_finish()) */
 	struct sim_config cfg;
-	struct tlb tlb;
-	struct tlb_array pwc[PWC_NR];
-	struct cache cache;
 	struct buddy buddy;
 	struct pagetable pt;
 	struct vma_set vmas;

@@ -34,7 +34,6 @@
 #include "compaction.h"
 #include "lru.h"
 #include "mmap.h"
-#include "mmu.h"
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
