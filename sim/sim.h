@@ -49,7 +49,7 @@ struct sim {
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
 	const char *trace_name; /* for messages */
 	uint64_t rec_no;        /* records consumed, for messages */
-	char fail_msg[256];     /* a failure's message without its record number (see fail()) */
+	char fail_msg[256];     /* a failure's message without its record number (sim_fail()) */
 	struct err err;
 };
 
