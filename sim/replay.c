@@ -63,11 +63,11 @@ static __attribute__((cold, noinline)) int fail_at(struct sim *s, uint64_t idx, 
 }
 
 /* A reference crossing 4 KiB boundaries: one lookup per page it touches (rare). */
-static __attribute__((cold, noinline)) void access_crossing(struct sim *s, vaddr_t va, uint32_t size,
+static __attribute__((cold, noinline)) void access_crossing(struct mmu *m, vaddr_t va, uint32_t size,
 							     enum tlb_side side, bool write)
 {
 	for (vaddr_t p = va, last = va + size - 1;; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
-		mmu_access(&s->mmu, p, side, write);
+		mmu_access(m, p, side, write);
 		if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p)
 			break;
 	}
@@ -79,13 +79,13 @@ static __attribute__((cold, noinline)) void access_crossing(struct sim *s, vaddr
  * costs 25% more simulator instructions on the validation trace (callgrind:
  * 401M with the call, 320M without).
  */
-static inline __attribute__((always_inline)) void access_bytes(struct sim *s, vaddr_t va, uint32_t size,
+static inline __attribute__((always_inline)) void access_bytes(struct mmu *m, vaddr_t va, uint32_t size,
 								enum tlb_side side, bool write)
 {
 	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE))
-		mmu_access(&s->mmu, va, side, write);
+		mmu_access(m, va, side, write);
 	else
-		access_crossing(s, va, size, side, write);
+		access_crossing(m, va, size, side, write);
 }
 
 /* One record (the loop body of sim_run_batch). */
@@ -100,10 +100,10 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 	 * well-predicted test beats an indirect jump (perf: -18% cycles on mtr).
 	 */
 	if (likely(k <= R_STORE)) {
-		access_bytes(s, r->addr, r->size, k != R_IFETCH, k == R_STORE);
+		access_bytes(&s->mmu, r->addr, r->size, k != R_IFETCH, k == R_STORE);
 	} else if (k == R_MODIFY) {
-		access_bytes(s, r->addr, r->size, SIDE_D, false);
-		access_bytes(s, r->addr, r->size, SIDE_D, true);
+		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, false);
+		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, true);
 	} else if (k == R_EVENT) {
 		s->rec_no += (uint64_t)(r - b->recs);
 		sim_event(s, &b->ev[r->size]);
