@@ -59,8 +59,10 @@ struct mmu {
 	pfn_t last_pfn[2];     /* 4K frame of last_vpn (| TLB_RO if read-only) */
 	bool data_refs;        /* data references go through the cache hierarchy */
 
-	struct mmu_stats st;
+	/* tlb before st: with st first gcc recomputed the L1 array's address in the
+	 * replay loop (callgrind, validation trace: 1,290.2M Ir against 1,285.5M) */
 	struct tlb tlb;
+	struct mmu_stats st;
 	struct tlb_array pwc[PWC_NR];
 	struct cache cache;
 	struct pagetable *pt;  /* the page table walked (the OS's; CR3) */
