@@ -1,6 +1,7 @@
 /*
  * buddy.c - the binary buddy allocator of Linux 6.6 mm/page_alloc.c with migrate
- * types, watermarks and direct compaction (mm/compaction.c).
+ * types and watermarks. Direct compaction, which works on these free lists
+ * through buddy_internal.h, is compaction.c's.
  *
  * Follows (sources read: mm/page_alloc.c at a v6.1-era commit of torvalds/linux,
  * mm/compaction.c of a v6.6-era tree, mm/khugepaged.c; the rules used here are
@@ -27,42 +28,20 @@
  *    type, at the head.
  *  - Watermarks: __setup_per_zone_wmarks(), calculate_min_free_kbytes(), khugepaged's
  *    set_recommended_min_free_kbytes(), __zone_watermark_ok().
- *  - Direct compaction: try_to_compact_pages() + compact_zone(): deferral
- *    (compaction_deferred(), defer_compaction(), COMPACT_MAX_DEFER_SHIFT 6),
- *    compaction_suitable() with the fragmentation index, isolate_migratepages()
- *    (one pageblock per round, at most COMPACT_CLUSTER_MAX = 32 pages, async
- *    direct compaction skips non-MOVABLE pageblocks and gives up the rest of an
- *    order-aligned chunk at the first page it cannot isolate), isolate_freepages()
- *    from the top (whole free buddies isolated under the MIN watermark check and
- *    split to order 0, only MOVABLE pageblocks without a free pageblock-sized
- *    buddy at their start), migrate_pages() LIFO over the
- *    isolated list, compact_finished() testing the free lists at pageblock
- *    boundaries, scanners meeting -> COMPACT_COMPLETE.
  *
  * Leaves out: per-CPU page lists (pages go straight to and from the buddy lists),
  * HIGHATOMIC/CMA/ISOLATE types, page_group_by_mobility_disabled (the kernel turns
  * grouping off below ~3000 pages; the model always groups), ALLOC_NOFRAGMENT (it
  * needs a second zone), watermark boosting after fallbacks, lowmem_reserve (one
  * zone), the "buddy of the next order is free: add to tail" heuristic and
- * shuffling, and in compaction: cached scanner positions and skip bits (every run
- * covers the whole zone, like compact_zone() with whole_zone), the fast free and
- * migrate searches (and with them the async free scanner's stride: without
- * fast_isolate_freepages(), which finds most targets from the free lists, a
- * stride would lose free pages the kernel uses; every free scan here visits each
- * frame), page capture, the finish_pageblock rescan, and migration of
- * large folios (compaction skips allocated blocks of order > 0 - THPs - as Linux did
- * before 6.9 enabled compacting large folios). Migration copies nothing: the
- * simulator's callback remaps the page.
+ * shuffling.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "buddy.h"
-
-#define PAGE_ALLOC_COSTLY_ORDER 3 /* include/linux/mmzone.h */
-#define COMPACT_CLUSTER_MAX 32    /* SWAP_CLUSTER_MAX, include/linux/swap.h */
-#define BOOT_BLOCK_PAGES (1UL << MAX_PAGE_ORDER)
+#include "buddy_internal.h"
 
 /* mm/page_alloc.c fallbacks[]: where each type goes when its own lists are empty */
 static const uint8_t fallbacks[MIGRATE_PCPTYPES][2] = {
@@ -102,7 +81,7 @@ static void __list_add(struct buddy *b, pfn_t pfn, unsigned order, int mt, bool 
 }
 
 /* Link the next implicit boot block at the tail of its list, where it logically is. */
-static void lazy_link_one(struct buddy *b)
+void buddy_lazy_link_one(struct buddy *b)
 {
 	pfn_t pfn = b->lazy_next;
 
@@ -116,11 +95,11 @@ static void list_add(struct buddy *b, pfn_t pfn, unsigned order, int mt, bool ta
 	/* the implicit blocks are the tail: anything added behind them links them first */
 	if (unlikely(tail && order == MAX_PAGE_ORDER && mt == MIGRATE_MOVABLE))
 		while (lazy_left(b))
-			lazy_link_one(b);
+			buddy_lazy_link_one(b);
 	__list_add(b, pfn, order, mt, tail);
 }
 
-static void list_del(struct buddy *b, pfn_t pfn, unsigned order)
+void buddy_list_del(struct buddy *b, pfn_t pfn, unsigned order)
 {
 	struct buddy_page *p = &b->pages[pfn];
 	uint32_t *head = &b->free_area[order].free_list[p->mt];
@@ -142,12 +121,12 @@ static void list_del(struct buddy *b, pfn_t pfn, unsigned order)
 /* move_to_free_list(): to the tail of @mt's list */
 static void list_move_tail(struct buddy *b, pfn_t pfn, unsigned order, int mt)
 {
-	list_del(b, pfn, order);
+	buddy_list_del(b, pfn, order);
 	list_add(b, pfn, order, mt, true);
 }
 
 /* free_area_empty() */
-static bool area_empty(const struct buddy *b, unsigned o, int mt)
+bool buddy_area_empty(const struct buddy *b, unsigned o, int mt)
 {
 	return b->free_area[o].free_list[mt] == BUDDY_NIL &&
 	       !(o == MAX_PAGE_ORDER && mt == MIGRATE_MOVABLE && lazy_left(b));
@@ -159,13 +138,13 @@ static pfn_t area_first(struct buddy *b, unsigned o, int mt)
 	if (b->free_area[o].free_list[mt] == BUDDY_NIL) {
 		if (o != MAX_PAGE_ORDER || mt != MIGRATE_MOVABLE || !lazy_left(b))
 			return PFN_NONE;
-		lazy_link_one(b);
+		buddy_lazy_link_one(b);
 	}
 	return b->free_area[o].free_list[mt];
 }
 
 /* Order of the free block headed at @pfn (the implicit boot blocks included), or -1. */
-static int free_head_order(const struct buddy *b, pfn_t pfn)
+int buddy_free_head_order(const struct buddy *b, pfn_t pfn)
 {
 	if (pfn >= b->lazy_next)
 		return (pfn & (BOOT_BLOCK_PAGES - 1)) ? -1 : MAX_PAGE_ORDER;
@@ -174,10 +153,6 @@ static int free_head_order(const struct buddy *b, pfn_t pfn)
 	return -1;
 }
 
-static inline uint8_t *pb_mt(const struct buddy *b, pfn_t pfn)
-{
-	return &b->pageblock_mt[pfn >> PAGEBLOCK_ORDER];
-}
 
 /* ---- watermarks ---- */
 
@@ -261,7 +236,7 @@ update_wmarks:
 }
 
 /* __zone_watermark_ok() without reserves (no highatomic, CMA or lowmem_reserve) */
-static bool zone_watermark_ok(const struct buddy *b, unsigned order, uint64_t mark)
+bool buddy_zone_watermark_ok(const struct buddy *b, unsigned order, uint64_t mark)
 {
 	int64_t free_pages = (int64_t)b->nr_free_pages - (int64_t)((1UL << order) - 1);
 
@@ -273,7 +248,7 @@ static bool zone_watermark_ok(const struct buddy *b, unsigned order, uint64_t ma
 		if (!b->free_area[o].nr_free)
 			continue;
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
-			if (!area_empty(b, o, mt))
+			if (!buddy_area_empty(b, o, mt))
 				return true;
 	}
 	return false;
@@ -282,7 +257,7 @@ static bool zone_watermark_ok(const struct buddy *b, unsigned order, uint64_t ma
 bool buddy_watermark_ok(const struct buddy *b, unsigned order, int mark)
 {
 	BUG_ON(order > MAX_PAGE_ORDER);
-	return zone_watermark_ok(b, order, buddy_watermark(b, mark));
+	return buddy_zone_watermark_ok(b, order, buddy_watermark(b, mark));
 }
 
 /* ---- setup ---- */
@@ -351,7 +326,7 @@ static pfn_t rmqueue_smallest(struct buddy *b, unsigned order, int mt)
 		pfn = area_first(b, o, mt);
 		if (pfn == PFN_NONE)
 			continue;
-		list_del(b, pfn, o);
+		buddy_list_del(b, pfn, o);
 		expand(b, pfn, order, o, mt);
 		return pfn;
 	}
@@ -366,8 +341,8 @@ static bool can_steal_fallback(unsigned order, int start_mt)
 	       start_mt == MIGRATE_UNMOVABLE;
 }
 
-/* find_suitable_fallback() */
-static int find_suitable_fallback(const struct buddy *b, unsigned order, int mt,
+/* buddy_find_suitable_fallback() */
+int buddy_find_suitable_fallback(const struct buddy *b, unsigned order, int mt,
 				  bool only_stealable, bool *can_steal)
 {
 	if (!b->free_area[order].nr_free)
@@ -376,7 +351,7 @@ static int find_suitable_fallback(const struct buddy *b, unsigned order, int mt,
 	for (unsigned i = 0; i < ARRAY_SIZE(fallbacks[0]); i++) {
 		int fmt = fallbacks[mt][i];
 
-		if (area_empty(b, order, fmt))
+		if (buddy_area_empty(b, order, fmt))
 			continue;
 		if (can_steal_fallback(order, mt))
 			*can_steal = true;
@@ -427,13 +402,13 @@ static uint64_t move_freepages_block(struct buddy *b, pfn_t pfn, int mt, uint64_
 static void steal_suitable_fallback(struct buddy *b, pfn_t pfn, int start_type, bool whole_block)
 {
 	unsigned cur = (unsigned)b->pages[pfn].order;
-	int old_block_type = *pb_mt(b, pfn);
+	int old_block_type = *buddy_pb_mt(b, pfn);
 	uint64_t free_pages, movable_pages, alike_pages;
 
 	/* take ownership for orders >= pageblock_order */
 	if (cur >= PAGEBLOCK_ORDER) {
 		for (pfn_t f = pfn; f < pfn + (1UL << cur); f += PAGEBLOCK_NR_PAGES)
-			*pb_mt(b, f) = (uint8_t)start_type;
+			*buddy_pb_mt(b, f) = (uint8_t)start_type;
 		goto single_page;
 	}
 	if (!whole_block)
@@ -448,7 +423,7 @@ static void steal_suitable_fallback(struct buddy *b, pfn_t pfn, int start_type, 
 	if (!free_pages)
 		goto single_page;
 	if (free_pages + alike_pages >= 1UL << (PAGEBLOCK_ORDER - 1))
-		*pb_mt(b, pfn) = (uint8_t)start_type;
+		*buddy_pb_mt(b, pfn) = (uint8_t)start_type;
 	return;
 
 single_page:
@@ -462,7 +437,7 @@ static bool rmqueue_fallback(struct buddy *b, unsigned order, int start_mt)
 
 	/* largest first: roughly the pageblock with the most free pages */
 	for (o = MAX_PAGE_ORDER; o >= (int)order; o--) {
-		fmt = find_suitable_fallback(b, (unsigned)o, start_mt, false, &can_steal);
+		fmt = buddy_find_suitable_fallback(b, (unsigned)o, start_mt, false, &can_steal);
 		if (fmt == -1)
 			continue;
 		/* a movable request that cannot take the block takes the smallest page */
@@ -474,7 +449,7 @@ static bool rmqueue_fallback(struct buddy *b, unsigned order, int start_mt)
 
 find_smallest:
 	for (o = (int)order; o < NR_PAGE_ORDERS; o++) {
-		fmt = find_suitable_fallback(b, (unsigned)o, start_mt, false, &can_steal);
+		fmt = buddy_find_suitable_fallback(b, (unsigned)o, start_mt, false, &can_steal);
 		if (fmt != -1)
 			break;
 	}
@@ -506,9 +481,9 @@ pfn_t buddy_alloc(struct buddy *b, unsigned order)
 }
 
 /* __free_one_page() of a block whose head flags are already cleared */
-static void free_one_page(struct buddy *b, pfn_t pfn, unsigned order)
+void buddy_free_one_page(struct buddy *b, pfn_t pfn, unsigned order)
 {
-	int mt = *pb_mt(b, pfn);
+	int mt = *buddy_pb_mt(b, pfn);
 
 	b->nr_free_pages += 1UL << order;
 	while (order < MAX_PAGE_ORDER) {
@@ -517,7 +492,7 @@ static void free_one_page(struct buddy *b, pfn_t pfn, unsigned order)
 
 		if (buddy >= b->nr_pages || !(bp->flags & BP_BUDDY) || (unsigned)bp->order != order)
 			break;
-		list_del(b, buddy, order);
+		buddy_list_del(b, buddy, order);
 		pfn &= ~(1UL << order);
 		order++;
 	}
@@ -530,7 +505,7 @@ void buddy_free(struct buddy *b, pfn_t pfn, unsigned order)
 	BUG_ON(b->pages[pfn].flags != BP_HEAD || (unsigned)b->pages[pfn].order != order);
 	b->pages[pfn].flags = 0;
 	b->pages[pfn].mt = 0;
-	free_one_page(b, pfn, order);
+	buddy_free_one_page(b, pfn, order);
 }
 
 bool buddy_is_allocated(const struct buddy *b, pfn_t pfn, unsigned *order)
@@ -545,7 +520,7 @@ bool buddy_is_allocated(const struct buddy *b, pfn_t pfn, unsigned *order)
 int buddy_pageblock_mt(const struct buddy *b, pfn_t pfn)
 {
 	BUG_ON(pfn >= b->nr_pages);
-	return *pb_mt(b, pfn);
+	return *buddy_pb_mt(b, pfn);
 }
 
 /* ---- fragmentation indices (mm/vmstat.c) ---- */
@@ -613,14 +588,14 @@ static void take_frame(struct buddy *b, pfn_t pfn)
 	pfn_t head = pfn;
 
 	while (b->lazy_next <= pfn)
-		lazy_link_one(b);
+		buddy_lazy_link_one(b);
 	for (o = 0; o < NR_PAGE_ORDERS; o++) {
 		head = pfn & ~((1UL << o) - 1);
 		if ((b->pages[head].flags & BP_BUDDY) && (unsigned)b->pages[head].order == o)
 			break;
 	}
 	BUG_ON(o == NR_PAGE_ORDERS);
-	list_del(b, head, o);
+	buddy_list_del(b, head, o);
 	while (o > 0) {
 		pfn_t half;
 
@@ -631,7 +606,7 @@ static void take_frame(struct buddy *b, pfn_t pfn)
 		} else {
 			half = head + (1UL << o);
 		}
-		list_add(b, half, o, *pb_mt(b, half), false);
+		list_add(b, half, o, *buddy_pb_mt(b, half), false);
 	}
 	b->nr_free_pages--;
 }
@@ -665,7 +640,7 @@ int buddy_fragment(struct buddy *b, double unmovable_share, uint64_t seed)
 		pfn_t pb = (pfn_t)idx[i] << PAGEBLOCK_ORDER;
 		pfn_t pfn = pb + splitmix64(&s) % PAGEBLOCK_NR_PAGES;
 
-		*pb_mt(b, pb) = MIGRATE_UNMOVABLE;
+		*buddy_pb_mt(b, pb) = MIGRATE_UNMOVABLE;
 		take_frame(b, pfn);
 		b->pages[pfn].flags = BP_HEAD | BP_PINNED;
 		b->pages[pfn].order = 0;
@@ -674,398 +649,6 @@ int buddy_fragment(struct buddy *b, double unmovable_share, uint64_t seed)
 	}
 	free(idx);
 	return (int)k;
-}
-
-/* ---- direct compaction (mm/compaction.c) ---- */
-
-struct compact_control {
-	struct buddy *b;
-	const struct buddy_migrate_ops *ops;
-	struct compact_stats *st;
-	unsigned order;
-	bool async;                 /* cc->mode == MIGRATE_ASYNC (direct compaction) */
-	bool ignore_block_suitable; /* COMPACT_PRIO_SYNC_FULL */
-	pfn_t migrate_pfn, free_pfn;
-	pfn_t migratepages[COMPACT_CLUSTER_MAX];
-	unsigned nr_migratepages;
-	/* isolated order-0 targets; the last is used first, as split_map_pages() leaves them */
-	pfn_t freepages[COMPACT_CLUSTER_MAX + PAGEBLOCK_NR_PAGES];
-	unsigned nr_freepages;
-};
-
-static inline pfn_t pageblock_end_pfn(pfn_t pfn)
-{
-	return (pfn + PAGEBLOCK_NR_PAGES) & ~(PAGEBLOCK_NR_PAGES - 1);
-}
-
-static bool compact_scanners_met(const struct compact_control *cc)
-{
-	return (cc->free_pfn >> PAGEBLOCK_ORDER) <= (cc->migrate_pfn >> PAGEBLOCK_ORDER);
-}
-
-static void defer_compaction(struct buddy *b, unsigned order)
-{
-	b->compact_considered = 0;
-	b->compact_defer_shift++;
-	if ((int)order < b->compact_order_failed)
-		b->compact_order_failed = (int)order;
-	if (b->compact_defer_shift > COMPACT_MAX_DEFER_SHIFT)
-		b->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT;
-}
-
-static bool compaction_deferred(struct buddy *b, unsigned order)
-{
-	unsigned defer_limit = 1U << b->compact_defer_shift;
-
-	if ((int)order < b->compact_order_failed)
-		return false;
-	if (++b->compact_considered >= defer_limit) {
-		b->compact_considered = defer_limit;
-		return false;
-	}
-	return true;
-}
-
-void buddy_compaction_defer_reset(struct buddy *b, unsigned order, bool alloc_success)
-{
-	if (alloc_success) {
-		b->compact_considered = 0;
-		b->compact_defer_shift = 0;
-	}
-	if ((int)order >= b->compact_order_failed)
-		b->compact_order_failed = (int)order + 1;
-}
-
-/* The order of the allocated block covering pageblock start @pfn, or -1. */
-static int alloc_order_at_block(const struct buddy *b, pfn_t pfn)
-{
-	pfn_t head10 = pfn & ~(BOOT_BLOCK_PAGES - 1);
-
-	if (pfn >= b->lazy_next)
-		return -1;
-	if (b->pages[pfn].flags & BP_HEAD)
-		return b->pages[pfn].order;
-	if (!b->pages[pfn].flags && (b->pages[head10].flags & BP_HEAD) &&
-	    b->pages[head10].order == MAX_PAGE_ORDER)
-		return MAX_PAGE_ORDER;
-	return -1;
-}
-
-static bool suitable_migration_source(const struct compact_control *cc, pfn_t block)
-{
-	/* pageblock_skip_persistent(): a pageblock-sized allocated block */
-	if (alloc_order_at_block(cc->b, block) >= PAGEBLOCK_ORDER)
-		return false;
-	if (!cc->async)
-		return true;
-	return *pb_mt(cc->b, block) == MIGRATE_MOVABLE;
-}
-
-static bool suitable_migration_target(const struct compact_control *cc, pfn_t block)
-{
-	/* a free block of pageblock size is already what compaction wants */
-	if (free_head_order(cc->b, block) >= PAGEBLOCK_ORDER)
-		return false;
-	if (cc->ignore_block_suitable)
-		return true;
-	return *pb_mt(cc->b, block) == MIGRATE_MOVABLE;
-}
-
-/* isolate_freepages_block(), not strict, stride 1 */
-static uint64_t isolate_freepages_block(struct compact_control *cc, pfn_t *start_pfn,
-					pfn_t end_pfn)
-{
-	struct buddy *b = cc->b;
-	uint64_t nr_scanned = 0, total_isolated = 0;
-	pfn_t p = *start_pfn;
-
-	for (; p < end_pfn; p++) {
-		int o;
-		uint64_t n;
-
-		nr_scanned++;
-		if (p < b->lazy_next && (b->pages[p].flags & BP_HEAD) && b->pages[p].order > 0) {
-			n = 1UL << b->pages[p].order; /* PageCompound: jump over it */
-			p += n - 1;
-			nr_scanned += n - 1;
-			continue;
-		}
-		o = free_head_order(b, p);
-		if (o < 0)
-			continue;
-		n = 1UL << o;
-		/* __isolate_free_page(): obey the MIN watermark as if allocating */
-		if (!zone_watermark_ok(b, 0, b->watermark[WMARK_MIN] + n))
-			break;
-		if (p >= b->lazy_next)
-			while (b->lazy_next <= p)
-				lazy_link_one(b);
-		list_del(b, p, (unsigned)o);
-		b->nr_free_pages -= n;
-		/* an isolated block of at least half a pageblock makes it MOVABLE */
-		if (o >= PAGEBLOCK_ORDER - 1)
-			*pb_mt(b, p) = MIGRATE_MOVABLE;
-		/* split_map_pages(): order-0 targets, the highest used first */
-		for (pfn_t f = p; f < p + n; f++)
-			cc->freepages[cc->nr_freepages++] = f;
-		nr_scanned += n - 1;
-		total_isolated += n;
-		if (cc->nr_migratepages <= cc->nr_freepages) {
-			p += n;
-			break;
-		}
-		p += n - 1;
-	}
-	if (p > end_pfn)
-		p = end_pfn;
-	*start_pfn = p;
-	cc->st->free_scanned += nr_scanned;
-	cc->st->isolated += total_isolated;
-	return total_isolated;
-}
-
-/* isolate_freepages(): the free scanner, pageblock by pageblock from the top */
-static void isolate_freepages(struct compact_control *cc)
-{
-	pfn_t isolate_start = cc->free_pfn;
-	pfn_t block_start = isolate_start & ~(PAGEBLOCK_NR_PAGES - 1);
-	pfn_t block_end = block_start + PAGEBLOCK_NR_PAGES;
-	pfn_t low_pfn = pageblock_end_pfn(cc->migrate_pfn);
-
-	if (block_end > cc->b->nr_pages)
-		block_end = cc->b->nr_pages;
-	for (; block_start >= low_pfn; block_end = block_start,
-	     block_start -= PAGEBLOCK_NR_PAGES, isolate_start = block_start) {
-		if (!suitable_migration_target(cc, block_start))
-			continue;
-		isolate_freepages_block(cc, &isolate_start, block_end);
-		if (cc->nr_freepages >= cc->nr_migratepages) {
-			if (isolate_start >= block_end)
-				isolate_start = block_start - PAGEBLOCK_NR_PAGES;
-			break;
-		} else if (isolate_start < block_end) {
-			break; /* stopped early: the watermark */
-		}
-	}
-	cc->free_pfn = isolate_start;
-}
-
-/* isolate_migratepages_block() over [@low_pfn, @end_pfn) */
-static void isolate_migratepages_block(struct compact_control *cc, pfn_t low_pfn, pfn_t end_pfn)
-{
-	struct buddy *b = cc->b;
-	uint64_t nr_scanned = 0;
-	unsigned nr_isolated = 0;
-	bool skip_on_failure = cc->async;
-	pfn_t chunk = 1UL << cc->order, next_skip_pfn = 0;
-
-	if (skip_on_failure)
-		next_skip_pfn = (low_pfn + chunk) & ~(chunk - 1);
-	for (; low_pfn < end_pfn; low_pfn++) {
-		struct buddy_page *p = &b->pages[low_pfn];
-		int o;
-
-		if (skip_on_failure && low_pfn >= next_skip_pfn) {
-			if (nr_isolated)
-				break;
-			next_skip_pfn = (low_pfn + chunk) & ~(chunk - 1);
-		}
-		nr_scanned++;
-		o = free_head_order(b, low_pfn);
-		if (o >= 0) {
-			low_pfn += (1UL << o) - 1;
-			nr_scanned += (1UL << o) - 1;
-			continue;
-		}
-		if ((p->flags & BP_HEAD) && p->order > 0) {
-			/* a THP: large-folio migration is not modelled */
-			low_pfn += (1UL << p->order) - 1;
-			nr_scanned += (1UL << p->order) - 1;
-			goto isolate_fail;
-		}
-		/* !PageLRU: unmovable or pinned pages, tails of other blocks */
-		if (p->flags != BP_HEAD || p->mt != MIGRATE_MOVABLE)
-			goto isolate_fail;
-		cc->migratepages[cc->nr_migratepages++] = low_pfn;
-		nr_isolated++;
-		if (cc->nr_migratepages >= COMPACT_CLUSTER_MAX) {
-			++low_pfn;
-			break;
-		}
-		continue;
-isolate_fail:
-		if (!skip_on_failure)
-			continue;
-		if (nr_isolated) { /* putback_movable_pages() */
-			cc->nr_migratepages = 0;
-			nr_isolated = 0;
-		}
-		if (low_pfn < next_skip_pfn) {
-			low_pfn = next_skip_pfn - 1;
-			next_skip_pfn += chunk;
-		}
-	}
-	if (low_pfn > end_pfn)
-		low_pfn = end_pfn;
-	cc->st->migrate_scanned += nr_scanned;
-	cc->st->isolated += nr_isolated;
-	cc->migrate_pfn = low_pfn;
-}
-
-/* isolate_migratepages(): the next pageblock that is a suitable source */
-static void isolate_migratepages(struct compact_control *cc)
-{
-	pfn_t low_pfn = cc->migrate_pfn;
-	pfn_t block_end = pageblock_end_pfn(low_pfn);
-
-	for (; block_end <= cc->free_pfn; cc->migrate_pfn = low_pfn = block_end,
-	     block_end += PAGEBLOCK_NR_PAGES) {
-		if (!suitable_migration_source(cc, block_end - PAGEBLOCK_NR_PAGES))
-			continue;
-		isolate_migratepages_block(cc, low_pfn, block_end);
-		break;
-	}
-}
-
-/* migrate_pages() with compaction_alloc()/compaction_free(); false on -ENOMEM */
-static bool migrate_isolated(struct compact_control *cc)
-{
-	struct buddy *b = cc->b;
-	bool enomem = false;
-
-	for (unsigned i = cc->nr_migratepages; i-- > 0;) {
-		pfn_t from = cc->migratepages[i], to;
-
-		if (!cc->nr_freepages) {
-			isolate_freepages(cc);
-			if (!cc->nr_freepages) {
-				enomem = true; /* the rest is put back */
-				break;
-			}
-		}
-		to = cc->freepages[--cc->nr_freepages];
-		b->pages[to].flags = BP_HEAD;
-		b->pages[to].order = 0;
-		b->pages[to].mt = MIGRATE_MOVABLE;
-		if (cc->ops->migrate(cc->ops->ctx, from, to) != 0) {
-			b->pages[to].flags = 0;
-			b->pages[to].mt = 0;
-			cc->freepages[cc->nr_freepages++] = to;
-			cc->st->migrate_failed++;
-			continue;
-		}
-		cc->st->migrated++;
-		buddy_free(b, from, 0);
-	}
-	cc->nr_migratepages = 0;
-	return !enomem;
-}
-
-/* __compact_finished() for a MOVABLE request */
-static enum compact_result compact_finished(const struct compact_control *cc)
-{
-	bool can_steal;
-
-	if (compact_scanners_met(cc))
-		return COMPACT_COMPLETE;
-	if (cc->migrate_pfn & (PAGEBLOCK_NR_PAGES - 1))
-		return COMPACT_CONTINUE;
-	for (unsigned o = cc->order; o < NR_PAGE_ORDERS; o++) {
-		if (!area_empty(cc->b, o, MIGRATE_MOVABLE))
-			return COMPACT_SUCCESS;
-		if (find_suitable_fallback(cc->b, o, MIGRATE_MOVABLE, true, &can_steal) != -1)
-			return COMPACT_SUCCESS;
-	}
-	return COMPACT_CONTINUE;
-}
-
-/* compaction_suitable(): COMPACT_CONTINUE if compaction may run */
-static enum compact_result compaction_suitable(const struct buddy *b, unsigned order)
-{
-	uint64_t watermark = order > PAGE_ALLOC_COSTLY_ORDER ? b->watermark[WMARK_LOW] :
-							       b->watermark[WMARK_MIN];
-
-	/* order-0 free pages must cover the watermark plus compact_gap() = 2 << order */
-	if (!zone_watermark_ok(b, 0, watermark + (2UL << order)))
-		return COMPACT_SKIPPED;
-	if (order > PAGE_ALLOC_COSTLY_ORDER) {
-		int fragindex = buddy_fragmentation_index(b, order);
-
-		/* failure would be for lack of memory, not fragmentation: reclaim instead */
-		if (fragindex >= 0 && fragindex <= b->extfrag_threshold)
-			return COMPACT_NOT_SUITABLE_ZONE;
-	}
-	return COMPACT_CONTINUE;
-}
-
-static enum compact_result compact_zone(struct compact_control *cc)
-{
-	struct buddy *b = cc->b;
-	enum compact_result ret;
-
-	/* the allocation's own watermark (ALLOC_WMARK_MIN) already holds */
-	if (zone_watermark_ok(b, cc->order, b->watermark[WMARK_MIN]))
-		return COMPACT_SUCCESS;
-	ret = compaction_suitable(b, cc->order);
-	if (ret != COMPACT_CONTINUE)
-		return ret;
-	cc->migrate_pfn = 0;
-	cc->free_pfn = (b->nr_pages - 1) & ~(PAGEBLOCK_NR_PAGES - 1);
-	while ((ret = compact_finished(cc)) == COMPACT_CONTINUE) {
-		isolate_migratepages(cc);
-		if (!cc->nr_migratepages)
-			continue;
-		if (!migrate_isolated(cc) && !compact_scanners_met(cc)) {
-			ret = COMPACT_CONTENDED;
-			break;
-		}
-	}
-	/* release_freepages() */
-	while (cc->nr_freepages) {
-		pfn_t f = cc->freepages[--cc->nr_freepages];
-
-		free_one_page(b, f, 0);
-	}
-	return ret;
-}
-
-enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
-				  const struct buddy_migrate_ops *ops, struct compact_stats *st)
-{
-	struct compact_stats dummy;
-	struct compact_control *cc;
-	enum compact_result ret;
-
-	BUG_ON(order > MAX_PAGE_ORDER || prio < COMPACT_PRIO_SYNC_FULL || prio > COMPACT_PRIO_ASYNC);
-	BUG_ON(!ops || !ops->migrate);
-	if (!st)
-		st = &dummy;
-	memset(st, 0, sizeof(*st));
-	if (!order) { /* __alloc_pages_direct_compact() never compacts for order 0 */
-		ret = COMPACT_SKIPPED;
-		goto out;
-	}
-	if (prio > COMPACT_PRIO_SYNC_FULL && compaction_deferred(b, order)) {
-		ret = COMPACT_DEFERRED;
-		goto out;
-	}
-	cc = calloc(1, sizeof(*cc));
-	BUG_ON(!cc);
-	cc->b = b;
-	cc->ops = ops;
-	cc->st = st;
-	cc->order = order;
-	cc->async = prio == COMPACT_PRIO_ASYNC;
-	cc->ignore_block_suitable = prio == COMPACT_PRIO_SYNC_FULL;
-	ret = compact_zone(cc);
-	free(cc);
-	if (ret == COMPACT_SUCCESS)
-		buddy_compaction_defer_reset(b, order, false);
-	if (prio != COMPACT_PRIO_ASYNC && ret == COMPACT_COMPLETE)
-		defer_compaction(b, order);
-out:
-	st->result = ret;
-	return ret;
 }
 
 /* ---- invariants ---- */

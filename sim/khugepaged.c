@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "khugepaged.h"
-#include "mmu.h"
+#include "mmap.h"
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"

@@ -13,8 +13,10 @@
  *    (PDE, PDPTE, PML4E, PML5E); an entry is created for every non-leaf entry a
  *    walk reads (so never for a PDE that maps a 2M page, nor a PDPTE mapping 1G).
  *  - Every entry the walk reads is a load through cache.c at its physical address.
- *  - A walk that meets a non-present entry calls the fault handler (sim_fault),
- *    then resumes at the level it stopped: one walk, one fault.
+ *  - A walk that meets a non-present entry calls the OS's fault hook
+ *    (m->fault, wp false), then resumes at the level it stopped: one walk, one
+ *    fault. A store that meets a read-only translation (a TLB entry or the leaf
+ *    a walk read) calls it with wp true, then restarts the access.
  *
  * Cycles: an L1 miss costs tlb.latency.l1 (the missed lookup) + tlb.latency.stlb
  * (the STLB probe); a walk costs walk.pwc_latency per PWC probe plus the latency
@@ -24,6 +26,8 @@
  * Leaves out: permission and dirty-bit re-walks, page-walk concurrency (one
  * walker; Skylake has two), speculative walks, TLB prefetch.
  */
+#include <string.h>
+
 #include "mmu.h"
 
 static const unsigned pwc_shift[PWC_NR] = {
@@ -36,78 +40,78 @@ static inline enum pwc_level pwc_for_level(unsigned level)
 	return level == 5 ? PWC_PML5 : level == 4 ? PWC_PML4 : level == 3 ? PWC_PDPT : PWC_PDE;
 }
 
-void mmu_data_access(struct sim *s, vaddr_t va, pfn_t pfn)
+void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn)
 {
 	cycles_t c = 0;
 
-	cache_access(&s->cache, (paddr_t)pfn << PAGE_SHIFT | (va & (PAGE_SIZE - 1)), &c);
-	s->st.cyc_data += c;
+	cache_access(&m->cache, (paddr_t)pfn << PAGE_SHIFT | (va & (PAGE_SIZE - 1)), &c);
+	m->st.cyc_data += c;
 }
 
 /* Time the entries of @p from index @from, fill PWCs for the non-leaf ones. */
-static void walk_account(struct sim *s, vaddr_t va, const struct pt_path *p, unsigned from)
+static void walk_account(struct mmu *m, vaddr_t va, const struct pt_path *p, unsigned from)
 {
 	for (unsigned k = from; k < p->nr; k++) {
-		unsigned served = cache_access(&s->cache, p->pa[k], &s->st.walk_cycles);
+		unsigned served = cache_access(&m->cache, p->pa[k], &m->st.walk_cycles);
 		unsigned level = p->level[k];
 
-		s->st.served[served]++;
-		s->st.pte_reads++;
+		m->st.served[served]++;
+		m->st.pte_reads++;
 		if (level >= 2 && (p->entry[k] & PTE_P) && !(p->entry[k] & PTE_PS)) {
 			enum pwc_level pl = pwc_for_level(level);
-			struct tlb_array *a = &s->pwc[pl];
+			struct tlb_array *a = &m->pwc[pl];
 			uint64_t key = va >> pwc_shift[pl];
 
 			if (a->ways && tlb_array_probe(a, key) < 0)
-				tlb_array_fill(a, key, (uint64_t)(uintptr_t)pt_table_at(&s->pt, va, level - 1));
+				tlb_array_fill(a, key, (uint64_t)(uintptr_t)pt_table_at(m->pt, va, level - 1));
 		}
 	}
 }
 
-/* Walk @va; fault it in if needed. Returns false if the fault failed (s->failed). */
-static bool walk(struct sim *s, vaddr_t va, bool write, enum page_size *ps, pfn_t *pfn)
+/* Walk @va; fault it in if needed. Returns false if the fault hook failed. */
+static bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, pfn_t *pfn)
 {
-	unsigned start_level = s->pt.levels;
+	unsigned start_level = m->pt->levels;
 	const struct pt_node *table = NULL;
 	struct pt_path p;
 
-	s->st.walks++;
-	if (unlikely(va >= s->va_limit)) {
+	m->st.walks++;
+	if (unlikely(va >= m->va_limit)) {
 		/* the walk would alias a lower address: refuse, as a non-canonical access faults */
-		sim_fault(s, va, write);
+		m->fault(m->os, va, write, false);
 		return false;
 	}
 	/* longest match first: PDE, PDPTE, PML4E (and PML5E at 5 levels) */
-	for (int pl = PWC_PDE; pl >= (s->pt.levels == 5 ? PWC_PML5 : PWC_PML4); pl--) {
-		struct tlb_array *a = &s->pwc[pl];
+	for (int pl = PWC_PDE; pl >= (m->pt->levels == 5 ? PWC_PML5 : PWC_PML4); pl--) {
+		struct tlb_array *a = &m->pwc[pl];
 		long e;
 
 		if (!a->ways)
 			continue;
-		s->st.walk_cycles += s->cfg.pwc_latency;
+		m->st.walk_cycles += m->pwc_latency;
 		e = tlb_array_lookup(a, va >> pwc_shift[pl]);
 		if (e >= 0) {
-			s->st.pwc[pl].hits++;
+			m->st.pwc[pl].hits++;
 			table = (const struct pt_node *)(uintptr_t)a->payload[e];
 			start_level = pl == PWC_PDE ? 1 : pl == PWC_PDPT ? 2 : pl == PWC_PML4 ? 3 : 4;
 			break;
 		}
-		s->st.pwc[pl].misses++;
+		m->st.pwc[pl].misses++;
 	}
-	pt_walk(&s->pt, va, write, start_level, table, &p);
-	walk_account(s, va, &p, 0);
+	pt_walk(m->pt, va, write, start_level, table, &p);
+	walk_account(m, va, &p, 0);
 	/* not present, or a write to a read-only leaf (the zero page): fault, resume */
 	for (int tries = 0; !p.present || (write && !(p.entry[p.nr - 1] & PTE_RW)); tries++) {
 		unsigned stop = p.level[p.nr - 1];
 		struct pt_path q;
 
 		BUG_ON(tries > 2);
-		if (p.present ? sim_wp_fault(s, va) : sim_fault(s, va, write))
+		if (m->fault(m->os, va, write, p.present))
 			return false;
 		/* resume: re-read the entry that was not present, now filled in */
-		stop = stop < s->pt.levels && !pt_table_at(&s->pt, va, stop) ? s->pt.levels : stop;
-		pt_walk(&s->pt, va, write, stop, stop == s->pt.levels ? NULL : pt_table_at(&s->pt, va, stop), &q);
-		walk_account(s, va, &q, 0);
+		stop = stop < m->pt->levels && !pt_table_at(m->pt, va, stop) ? m->pt->levels : stop;
+		pt_walk(m->pt, va, write, stop, stop == m->pt->levels ? NULL : pt_table_at(m->pt, va, stop), &q);
+		walk_account(m, va, &q, 0);
 		p = q;
 	}
 	*ps = p.ps;
@@ -115,9 +119,9 @@ static bool walk(struct sim *s, vaddr_t va, bool write, enum page_size *ps, pfn_
 	return true;
 }
 
-void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
+void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)
 {
-	struct tlb *t = &s->tlb;
+	struct tlb *t = &m->tlb;
 	enum page_size ps;
 	pfn_t pfn;
 	long e;
@@ -139,12 +143,12 @@ void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
 					tlb_array_touch(a, set, w);
 					ps = PS_4K;
 					pfn = a->payload[base + w];
-					s->st.l1[side].hits[PS_4K]++;
+					m->st.l1[side].hits[PS_4K]++;
 					if (unlikely(write && (pfn & TLB_RO)))
 						goto wp;
-					mmu_memo_set(s, side, vpn, PS_4K, pfn);
-					if (unlikely(s->data_refs) && side == SIDE_D)
-						mmu_data_access(s, va, pfn & ~TLB_RO);
+					mmu_memo_set(m, side, vpn, PS_4K, pfn);
+					if (unlikely(m->data_refs) && side == SIDE_D)
+						mmu_data_access(m, va, pfn & ~TLB_RO);
 					return;
 				}
 		}
@@ -158,27 +162,27 @@ void mmu_access_slow(struct sim *s, vaddr_t va, enum tlb_side side, bool write)
 		if (e >= 0) {
 			ps = (enum page_size)i;
 			pfn = a->payload[e];
-			s->st.l1[side].hits[ps]++;
+			m->st.l1[side].hits[ps]++;
 			if (unlikely(write && (pfn & TLB_RO)))
 				goto wp;
 			goto done;
 		}
 	}
-	s->st.cyc_translation += s->cfg.lat_l1 + s->cfg.lat_stlb;
+	m->st.cyc_translation += m->lat_miss;
 	if (t->nr_stlb && tlb_stlb_lookup(t, va, &ps, &pfn)) {
-		s->st.stlb.hits++;
+		m->st.stlb.hits++;
 		if (unlikely(write && (pfn & TLB_RO))) {
-			s->st.l1[side].misses[ps]++;
+			m->st.l1[side].misses[ps]++;
 			goto wp;
 		}
 	} else {
 		if (t->nr_stlb)
-			s->st.stlb.misses++;
-		if (!walk(s, va, write, &ps, &pfn))
+			m->st.stlb.misses++;
+		if (!walk(m, va, write, &ps, &pfn))
 			return;
 		tlb_stlb_fill(t, va, ps, pfn);
 	}
-	s->st.l1[side].misses[ps]++;
+	m->st.l1[side].misses[ps]++;
 	tlb_array_fill(&t->l1[side][ps], va >> page_shift_of(ps), pfn);
 done:
 	/* the memo: only a translation the L1 holds can answer repeats */
@@ -186,9 +190,9 @@ done:
 		uint64_t vpn = va >> PAGE_SHIFT;
 		pfn_t pfn4k = pfn + (vpn & ((1UL << (page_shift_of(ps) - PAGE_SHIFT)) - 1));
 
-		mmu_memo_set(s, side, t->l1[side][ps].ways ? vpn : VPN_NONE, ps, pfn4k);
-		if (unlikely(s->data_refs) && side == SIDE_D)
-			mmu_data_access(s, va, pfn4k & ~TLB_RO);
+		mmu_memo_set(m, side, t->l1[side][ps].ways ? vpn : VPN_NONE, ps, pfn4k);
+		if (unlikely(m->data_refs) && side == SIDE_D)
+			mmu_data_access(m, va, pfn4k & ~TLB_RO);
 	}
 	return;
 wp:
@@ -196,28 +200,124 @@ wp:
 	 * A store hit a read-only translation (the huge or 4K zero page): #PF, the
 	 * kernel breaks COW and flushes the page, the store restarts and misses.
 	 */
-	if (sim_wp_fault(s, va))
+	if (m->fault(m->os, va, true, true))
 		return;
-	mmu_access_slow(s, va, side, write);
+	mmu_access_slow(m, va, side, write);
 }
 
-static void pwc_flush(struct sim *s)
+static void pwc_flush(struct mmu *m)
 {
 	for (int i = 0; i < PWC_NR; i++)
-		tlb_array_flush(&s->pwc[i]);
+		tlb_array_flush(&m->pwc[i]);
 }
 
-void mmu_invalidate_range(struct sim *s, vaddr_t start, vaddr_t end)
+void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end)
 {
-	tlb_invalidate_range(&s->tlb, start, end);
+	tlb_invalidate_range(&m->tlb, start, end);
 	/* INVLPG also invalidates all paging-structure-cache entries (SDM §4.10.4.1) */
-	pwc_flush(s);
-	mmu_forget(s);
+	pwc_flush(m);
+	mmu_forget(m);
 }
 
-void mmu_flush_all(struct sim *s)
+void mmu_flush_all(struct mmu *m)
 {
-	tlb_flush_all(&s->tlb);
-	pwc_flush(s);
-	mmu_forget(s);
+	tlb_flush_all(&m->tlb);
+	pwc_flush(m);
+	mmu_forget(m);
+}
+
+int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, mmu_fault_fn fault,
+	     void *os)
+{
+	memset(m, 0, sizeof(*m));
+	m->last_vpn[0] = m->last_vpn[1] = VPN_NONE;
+	m->data_refs = cfg->data_refs;
+	m->pt = pt;
+	m->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
+	m->lat_miss = cfg->lat_l1 + cfg->lat_stlb;
+	m->pwc_latency = cfg->pwc_latency;
+	m->fault = fault;
+	m->os = os;
+	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg))
+		return -1;
+	for (int i = 0; i < PWC_NR; i++)
+		if (tlb_array_init(&m->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,
+				   cfg->seed + 100 + i))
+			return -1;
+	return 0;
+}
+
+void mmu_destroy(struct mmu *m)
+{
+	for (int i = 0; i < PWC_NR; i++)
+		tlb_array_free(&m->pwc[i]);
+	tlb_free(&m->tlb);
+	cache_free(&m->cache);
+}
+
+/* --- invariants --------------------------------------------------------- */
+
+struct tlb_inv_ctx {
+	const struct pagetable *pt;
+	int ps; /* the array's page size, or -1 for the STLB (size in the key) */
+};
+
+static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
+{
+	const struct tlb_inv_ctx *c = ctx;
+	enum page_size ps, got;
+	pfn_t pfn;
+
+	if (c->ps < 0) { /* STLB key: size in the low bits */
+		ps = (enum page_size)(key & 3);
+		key >>= 2;
+	} else {
+		ps = (enum page_size)c->ps;
+	}
+	BUG_ON(!pt_lookup(c->pt, key << page_shift_of(ps), &got, &pfn, NULL));
+	BUG_ON(got != ps || pfn != (payload & ~TLB_RO));
+}
+
+struct pwc_inv_ctx {
+	const struct pagetable *pt;
+	unsigned shift, level;
+};
+
+static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
+{
+	const struct pwc_inv_ctx *c = ctx;
+
+	BUG_ON((uint64_t)(uintptr_t)pt_table_at(c->pt, key << c->shift, c->level) != payload);
+}
+
+void mmu_check_invariants(const struct mmu *m)
+{
+	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 }; /* the table each PWC points at */
+	struct tlb_inv_ctx c = { m->pt, 0 };
+
+	for (int side = 0; side < 2; side++)
+		for (int ps = 0; ps < PS_NR; ps++) {
+			tlb_array_check_invariants(&m->tlb.l1[side][ps]);
+			c.ps = ps;
+			tlb_array_for_each(&m->tlb.l1[side][ps], inv_tlb_entry, &c);
+		}
+	c.ps = -1;
+	for (unsigned i = 0; i < m->tlb.nr_stlb; i++) {
+		tlb_array_check_invariants(&m->tlb.stlb[i]);
+		tlb_array_for_each(&m->tlb.stlb[i], inv_tlb_entry, &c);
+	}
+	for (int i = 0; i < PWC_NR; i++) {
+		struct pwc_inv_ctx pc = { m->pt, pwc_shift[i], level[i] };
+
+		tlb_array_check_invariants(&m->pwc[i]);
+		tlb_array_for_each(&m->pwc[i], inv_pwc_entry, &pc);
+	}
+	/* the memo must agree with the L1 */
+	for (int side = 0; side < 2; side++)
+		if (m->last_vpn[side] != VPN_NONE) {
+			enum page_size ps = m->last_ps[side];
+
+			BUG_ON(tlb_array_probe(&m->tlb.l1[side][ps],
+					       (m->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps)) < 0);
+		}
 }

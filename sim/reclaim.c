@@ -1,5 +1,5 @@
 /*
- * reclaim.c - memory pressure: anonymous LRU lists, reclaim to swap, swap-in.
+ * reclaim.c - memory pressure: reclaim to swap over the LRU lists (lru.c), swap-in.
  * After Linux 6.6 with the classic two-list LRU (CONFIG_LRU_GEN off):
  * mm/vmscan.c balance_pgdat(), shrink_lruvec(), inactive_is_low(),
  * shrink_active_list(), shrink_inactive_list(), shrink_folio_list(),
@@ -47,8 +47,8 @@
  */
 #include <math.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "lru.h"
 #include "mmu.h"
 #include "reclaim.h"
 #include "sim.h"
@@ -56,153 +56,15 @@
 
 #define SWAP_CLUSTER_MAX 32 /* include/linux/swap.h */
 
-#define LRU_F_ON 0x01
-#define LRU_F_ACTIVE 0x02
-#define LRU_F_REFERENCED 0x04 /* PG_referenced */
-
-static void *map_array(uint64_t n, size_t size)
-{
-	void *p = mmap(NULL, n * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-int lru_init(struct lru *l, uint64_t nr_pages)
-{
-	memset(l, 0, sizeof(*l));
-	if (nr_pages + NR_ANON_LRU >= UINT32_MAX)
-		return -1;
-	l->nr_pages = nr_pages;
-	l->next = map_array(nr_pages + NR_ANON_LRU, sizeof(*l->next));
-	l->prev = map_array(nr_pages + NR_ANON_LRU, sizeof(*l->prev));
-	l->flags = map_array(nr_pages, sizeof(*l->flags));
-	if (!l->next || !l->prev || !l->flags) {
-		lru_destroy(l);
-		return -1;
-	}
-	for (unsigned i = 0; i < NR_ANON_LRU; i++) {
-		uint32_t h = (uint32_t)(nr_pages + i);
-
-		l->next[h] = l->prev[h] = h;
-	}
-	return 0;
-}
-
-void lru_destroy(struct lru *l)
-{
-	if (l->next)
-		munmap(l->next, (l->nr_pages + NR_ANON_LRU) * sizeof(*l->next));
-	if (l->prev)
-		munmap(l->prev, (l->nr_pages + NR_ANON_LRU) * sizeof(*l->prev));
-	if (l->flags)
-		munmap(l->flags, l->nr_pages * sizeof(*l->flags));
-	memset(l, 0, sizeof(*l));
-}
-
-static uint32_t lru_head(const struct lru *l, unsigned list)
-{
-	return (uint32_t)(l->nr_pages + list);
-}
-
 static unsigned folio_nr(const struct sim *s, pfn_t pfn)
 {
 	return thp_is_folio(s, pfn) ? HPAGE_PMD_NR : 1;
 }
 
-static void link_after(struct lru *l, uint32_t at, uint32_t p)
-{
-	uint32_t n = l->next[at];
-
-	l->next[p] = n;
-	l->prev[p] = at;
-	l->prev[n] = p;
-	l->next[at] = p;
-}
-
-static void unlink_one(struct lru *l, uint32_t p)
-{
-	l->next[l->prev[p]] = l->next[p];
-	l->prev[l->next[p]] = l->prev[p];
-}
-
-static unsigned list_of(const struct lru *l, pfn_t pfn)
-{
-	return l->flags[pfn] & LRU_F_ACTIVE ? LRU_ACTIVE_ANON : LRU_INACTIVE_ANON;
-}
-
-bool lru_on(const struct sim *s, pfn_t pfn)
-{
-	return s->lru.flags[pfn] & LRU_F_ON;
-}
-
-void lru_add(struct sim *s, pfn_t pfn, unsigned nr)
-{
-	struct lru *l = &s->lru;
-
-	BUG_ON(l->flags[pfn] & LRU_F_ON);
-	l->flags[pfn] = LRU_F_ON;
-	link_after(l, lru_head(l, LRU_INACTIVE_ANON), (uint32_t)pfn);
-	l->nr[LRU_INACTIVE_ANON] += nr;
-}
-
-void lru_del(struct sim *s, pfn_t pfn)
-{
-	struct lru *l = &s->lru;
-
-	BUG_ON(!(l->flags[pfn] & LRU_F_ON));
-	unlink_one(l, (uint32_t)pfn);
-	l->nr[list_of(l, pfn)] -= folio_nr(s, pfn);
-	l->flags[pfn] = 0;
-}
-
-void lru_replace(struct sim *s, pfn_t from, pfn_t to)
-{
-	struct lru *l = &s->lru;
-
-	BUG_ON(!(l->flags[from] & LRU_F_ON) || (l->flags[to] & LRU_F_ON));
-	link_after(l, l->prev[from], (uint32_t)to);
-	unlink_one(l, (uint32_t)from);
-	l->flags[to] = l->flags[from];
-	l->flags[from] = 0;
-}
-
-void lru_split(struct sim *s, pfn_t head, const uint64_t *mapped)
-{
-	struct lru *l = &s->lru;
-	uint32_t at = (uint32_t)head;
-	uint8_t f = l->flags[head];
-	unsigned list = list_of(l, head), n = 0;
-
-	BUG_ON(!(f & LRU_F_ON));
-	for (unsigned i = 1; i < HPAGE_PMD_NR; i++)
-		if (mapped[i / 64] >> (i % 64) & 1) {
-			link_after(l, at, (uint32_t)(head + i));
-			l->flags[head + i] = f;
-			at = (uint32_t)(head + i);
-			n++;
-		}
-	l->nr[list] -= HPAGE_PMD_NR;
-	if (mapped[0] & 1) {
-		n++; /* the head stays, as a 4K folio */
-	} else {
-		unlink_one(l, (uint32_t)head);
-		l->flags[head] = 0;
-	}
-	l->nr[list] += n;
-}
-
 /* Move the folio at @pfn to the head of @list. */
 static void move_to(struct sim *s, pfn_t pfn, unsigned list)
 {
-	struct lru *l = &s->lru;
-	unsigned nr = folio_nr(s, pfn), from = list_of(l, pfn);
-
-	unlink_one(l, (uint32_t)pfn);
-	l->nr[from] -= nr;
-	l->nr[list] += nr;
-	l->flags[pfn] = (uint8_t)((l->flags[pfn] & ~LRU_F_ACTIVE) | (list == LRU_ACTIVE_ANON ? LRU_F_ACTIVE : 0));
-	link_after(l, lru_head(l, list), (uint32_t)pfn);
+	lru_move(&s->lru, pfn, folio_nr(s, pfn), list);
 }
 
 /* folio_referenced(): how many of the folio's mappings were young; clears them. */
@@ -264,7 +126,7 @@ static void swap_out_page(struct sim *s, pfn_t pfn, uint64_t slot)
 
 	pt_set_swap(&s->pt, va, slot);
 	s->rmap[pfn] = 0;
-	lru_del(s, pfn);
+	lru_del(&s->lru, pfn, 1);
 	buddy_free(&s->buddy, pfn, 0);
 	s->st.nr_anon_pages--;
 	s->st.pswpout++;
@@ -288,7 +150,7 @@ static uint64_t reclaim_folio(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
 					pt_set_swap(&s->pt, h + ((vaddr_t)i << PAGE_SHIFT), slot + i);
 					s->rmap[pfn + i] = 0;
 				}
-				lru_del(s, pfn);
+				lru_del(&s->lru, pfn, HPAGE_PMD_NR);
 				memset(f, 0, sizeof(*f));
 				buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
 				s->st.nr_anon_pages -= HPAGE_PMD_NR;
@@ -346,7 +208,7 @@ static void shrink_inactive(struct sim *s, struct scan_ctl *sc)
 	}
 	if (sc->unmapped) {
 		/* try_to_unmap_flush(): one full flush for the batch */
-		mmu_flush_all(s);
+		mmu_flush_all(&s->mmu);
 		s->st.tlb_invalidations++;
 		s->st.cyc_fault += s->cfg.cost.flush;
 		sc->unmapped = false;
@@ -421,7 +283,7 @@ int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slo
 	pt_swap_in(&s->pt, p, pfn, v->flags & VM_WRITE);
 	swap_free(&s->swap, slot);
 	sim_rmap_set(s, pfn, p);
-	lru_add(s, pfn, 1);
+	lru_add(&s->lru, pfn, 1);
 	s->st.nr_anon_pages++;
 	s->st.pgmajfault++;
 	s->st.pswpin++;
@@ -432,24 +294,23 @@ int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slo
 	return 0;
 }
 
-void lru_check_invariants(const struct sim *s)
+static unsigned folio_nr_cb(const void *ctx, pfn_t pfn)
+{
+	return folio_nr(ctx, pfn);
+}
+
+void reclaim_check_invariants(const struct sim *s)
 {
 	const struct lru *l = &s->lru;
 
+	lru_check_invariants(l, folio_nr_cb, s);
 	for (unsigned list = 0; list < NR_ANON_LRU; list++) {
 		uint32_t h = lru_head(l, list);
-		uint64_t nr = 0;
 
-		for (uint32_t p = l->next[h]; p != h; p = l->next[p]) {
-			BUG_ON(l->prev[l->next[p]] != p);
-			BUG_ON(!(l->flags[p] & LRU_F_ON));
-			BUG_ON(list_of(l, p) != list);
+		for (uint32_t p = l->next[h]; p != h; p = l->next[p])
 			if (thp_is_folio(s, p))
 				BUG_ON(p & (HPAGE_PMD_NR - 1)); /* a THP by its head only */
 			else
 				BUG_ON(!s->rmap[p]); /* a mapped 4K anonymous page */
-			nr += folio_nr(s, p);
-		}
-		BUG_ON(nr != l->nr[list]);
 	}
 }

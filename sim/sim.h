@@ -1,6 +1,6 @@
 /*
- * sim.h - struct sim owns every model of one simulated machine and runs the
- * replay loop: records in, counters out. Several sims can share one reader (the
+ * sim.h - struct sim owns every model of one simulated machine; the replay loop
+ * (replay.c) feeds it records, counters come out. Several sims can share one reader (the
  * --modes comparison decodes the input once and drives each mode from it).
  */
 #ifndef MMUSIM_SIM_H
@@ -9,38 +9,28 @@
 #include <stdio.h>
 
 #include "buddy.h"
-#include "cache.h"
 #include "config.h"
 #include "err.h"
 #include "hugetlbfs.h"
 #include "khugepaged.h"
+#include "lru.h"
+#include "mmu.h"
 #include "pagetable.h"
 #include "reclaim.h"
 #include "stats.h"
 #include "swap.h"
-#include "tlb.h"
 #include "trace.h"
 #include "thp.h"
 #include "vma.h"
 
-#define VPN_NONE UINT64_MAX
-
 struct sim {
-	/* hot: the per-side memo of the last L1 hit (see mmu_access) */
-	uint64_t last_vpn[2];
-	uint64_t memo_hits[2]; /* L1 hits answered by the memo, not yet in st */
+	struct mmu mmu; /* the hardware: TLBs, PWCs, caches, memo; faults come back via sim_fault() */
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
-	enum page_size last_ps[2];
-	pfn_t last_pfn[2]; /* 4K frame of last_vpn, for data_refs */
-	bool data_refs;
 	bool failed; /* bad input met inside the loop: err holds it */
 	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
 
-	struct stats st;
+	struct stats st; /* the report (the MMU's counters copied in by sim_finish()) */
 	struct sim_config cfg;
-	struct tlb tlb;
-	struct tlb_array pwc[PWC_NR];
-	struct cache cache;
 	struct buddy buddy;
 	struct pagetable pt;
 	struct vma_set vmas;
@@ -59,7 +49,7 @@ struct sim {
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
 	const char *trace_name; /* for messages */
 	uint64_t rec_no;        /* records consumed, for messages */
-	char fail_msg[256];     /* a failure's message without its record number (see fail()) */
+	char fail_msg[256];     /* a failure's message without its record number (sim_fail()) */
 	struct err err;
 };
 
@@ -99,7 +89,7 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
  * The counts are exactly those of sim_run_batch() (check_sim compares them).
  */
 struct batch_summary {
-	uint64_t *op;                 /* nop ops: see sim.c (BOP_*) */
+	uint64_t *op;                 /* nop ops: see replay.c (BOP_*) */
 	uint32_t *op_rec;             /* the (first) record of each op */
 	size_t nop, cap_op;
 	size_t n;                     /* runs among the ops */
@@ -122,17 +112,12 @@ void sim_finish(struct sim *s);
  * the page table; each mapped frame is allocated exactly once). Aborts. */
 void sim_check_invariants(struct sim *s);
 
-/* The OS side, called by mmu.c on a walk that found no present entry. 0 or -1. */
-int sim_fault(struct sim *s, vaddr_t va, bool write);
-
 /*
- * A store met a read-only translation of @va (a zero page): break COW, flush the
- * page's translations. 0 or -1 with s->err.
+ * A failure met inside a batch (bad input for this machine): formats the message
+ * into s->err (naming record rec_no + 1; the replay loop renames it with the
+ * record's index in the batch) and sets s->failed. Returns -1.
  */
-int sim_wp_fault(struct sim *s, vaddr_t va);
-
-/* Shoot down [start, end) after @pages leaves changed (INVLPGs or a full flush). */
-void sim_shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages);
+int sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Record that frame @pfn is mapped at @va by a 4K PTE (the reverse map). */
 static inline void sim_rmap_set(struct sim *s, pfn_t pfn, vaddr_t va)
@@ -149,13 +134,10 @@ cycles_t sim_now(const struct sim *s);
  */
 void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval);
 
+/* Write the timeline rows that simulated time has passed (after each batch). */
+void sim_timeline_due(struct sim *s);
+
 /* The timeline CSV's header row. */
 void sim_timeline_header(FILE *f);
-
-/* Direct compaction for an order-@order allocation; true if it made one possible. */
-bool sim_compact(struct sim *s, unsigned order);
-
-/* Apply one OS event. 0 or -1 with s->err. */
-int sim_event(struct sim *s, const struct os_event *ev);
 
 #endif

@@ -31,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmu.h"
+#include "compaction.h"
+#include "lru.h"
+#include "mmap.h"
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
@@ -158,7 +160,7 @@ void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va)
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
 	s->st.nr_anon_transparent_hugepages++;
-	lru_add(s, pfn, HPAGE_PMD_NR);
+	lru_add(&s->lru, pfn, HPAGE_PMD_NR);
 }
 
 void thp_register(struct sim *s)
@@ -377,7 +379,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 			struct folio *f = &t->folio[pfn >> HPAGE_PMD_ORDER];
 
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
-			lru_del(s, pfn);
+			lru_del(&s->lru, pfn, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
 			s->st.nr_anon_transparent_hugepages--;
@@ -409,7 +411,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		if (!f->nr_mapped) {
 			if (f->flags & FOLIO_DEFERRED)
 				deferred_del(s, head);
-			lru_del(s, head);
+			lru_del(&s->lru, head, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&s->buddy, head, HPAGE_PMD_ORDER);
 		} else if (!(f->flags & FOLIO_DEFERRED)) {
@@ -417,7 +419,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		}
 		return;
 	}
-	lru_del(s, pfn);
+	lru_del(&s->lru, pfn, 1);
 	buddy_free(&s->buddy, pfn, 0);
 	s->rmap[pfn] = 0;
 	s->st.nr_anon_pages--;
@@ -445,7 +447,7 @@ uint64_t thp_split_folio(struct sim *s, pfn_t head)
 	if (f->flags & FOLIO_DEFERRED)
 		deferred_del(s, head);
 	/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
-	lru_split(s, head, f->mapped);
+	lru_split(&s->lru, head, f->mapped);
 	split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		if (f->mapped[i / 64] & (1ULL << (i % 64)))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "buddy.h"
+#include "compaction.h"
 
 #define MB (1ULL << 20)
 

@@ -51,7 +51,7 @@ static void feed(const struct trace_rec *r, size_t n, const struct os_event *ev,
 	struct err e = { 0 };
 
 	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
-	mmu_fold_memo(S);
+	mmu_fold_memo(&S->mmu);
 	sim_check_invariants(S);
 }
 
@@ -71,7 +71,7 @@ static void event(struct os_event ev)
 
 static uint64_t l1d_misses(void)
 {
-	return S->st.l1[SIDE_D].misses[0] + S->st.l1[SIDE_D].misses[1] + S->st.l1[SIDE_D].misses[2];
+	return S->mmu.st.l1[SIDE_D].misses[0] + S->mmu.st.l1[SIDE_D].misses[1] + S->mmu.st.l1[SIDE_D].misses[2];
 }
 
 START_TEST(first_touch_rule)
@@ -80,21 +80,21 @@ START_TEST(first_touch_rule)
 	start();
 	ref(R_LOAD, 0x10000, 8);
 	ck_assert_uint_eq(l1d_misses(), 1);
-	ck_assert_uint_eq(S->st.stlb.misses, 1);
-	ck_assert_uint_eq(S->st.walks, 1);
+	ck_assert_uint_eq(S->mmu.st.stlb.misses, 1);
+	ck_assert_uint_eq(S->mmu.st.walks, 1);
 	ck_assert_uint_eq(S->st.pgfault, 1);
 	ref(R_STORE, 0x10008, 8);
-	ck_assert_uint_eq(S->st.l1[SIDE_D].hits[PS_4K], 1);
+	ck_assert_uint_eq(S->mmu.st.l1[SIDE_D].hits[PS_4K], 1);
 	/* M: two lookups; crossing a page: one lookup per page */
 	ref(R_MODIFY, 0x10ffc, 8);
-	ck_assert_uint_eq(S->st.l1[SIDE_D].hits[PS_4K] + l1d_misses(), 2 + 4);
+	ck_assert_uint_eq(S->mmu.st.l1[SIDE_D].hits[PS_4K] + l1d_misses(), 2 + 4);
 	ck_assert_uint_eq(S->st.pgfault, 2);
-	ck_assert_uint_eq(S->st.walks, S->st.stlb.misses);
+	ck_assert_uint_eq(S->mmu.st.walks, S->mmu.st.stlb.misses);
 	/* an instruction fetch goes to the iTLB, whose STLB probe hits */
 	ref(R_IFETCH, 0x10000, 4);
-	ck_assert_uint_eq(S->st.l1[SIDE_I].misses[PS_4K], 1);
-	ck_assert_uint_eq(S->st.stlb.hits, 1);
-	ck_assert_uint_eq(S->st.walks, 2);
+	ck_assert_uint_eq(S->mmu.st.l1[SIDE_I].misses[PS_4K], 1);
+	ck_assert_uint_eq(S->mmu.st.stlb.hits, 1);
+	ck_assert_uint_eq(S->mmu.st.walks, 2);
 	sim_finish(S);
 	ck_assert_uint_eq(S->st.instructions, 1);
 	ck_assert_uint_eq(S->st.lookups[SIDE_D], 6);
@@ -107,10 +107,10 @@ static uint64_t reads_of_rewalk(vaddr_t va)
 {
 	uint64_t before;
 
-	mmu_flush_all(S);
-	before = S->st.pte_reads;
+	mmu_flush_all(&S->mmu);
+	before = S->mmu.st.pte_reads;
 	ref(R_LOAD, va, 8);
-	return S->st.pte_reads - before;
+	return S->mmu.st.pte_reads - before;
 }
 
 START_TEST(walk_lengths)
@@ -146,22 +146,22 @@ START_TEST(pwc_skips_levels)
 	start();
 	ref(R_LOAD, 0x40000000, 8);
 	ref(R_LOAD, 0x40001000, 8); /* PDE cache hit: one read */
-	ck_assert_uint_eq(S->st.pwc[PWC_PDE].hits, 1);
+	ck_assert_uint_eq(S->mmu.st.pwc[PWC_PDE].hits, 1);
 	ck_assert_uint_eq(reads_of_rewalk(0x40001000), 4); /* flush emptied the PWCs too */
 	{
-		uint64_t before = S->st.pte_reads;
+		uint64_t before = S->mmu.st.pte_reads;
 
 		ref(R_LOAD, 0x40201000, 8); /* other PT, same PD: PDPTE cache hit: PDE + PTE */
-		ck_assert_uint_eq(S->st.pwc[PWC_PDPT].hits, 1);
-		ck_assert_uint_eq(S->st.pte_reads - before, 2 + 1); /* + the re-read after the fault */
+		ck_assert_uint_eq(S->mmu.st.pwc[PWC_PDPT].hits, 1);
+		ck_assert_uint_eq(S->mmu.st.pte_reads - before, 2 + 1); /* + the re-read after the fault */
 	}
 	/* no PDE-cache entry for a 2M leaf: hugetlbfs */
 	stop();
 	setup_cfg(MODE_HUGETLBFS, 4, true);
 	start();
 	ref(R_LOAD, 0x40000000, 8);
-	ck_assert_uint_eq(S->pwc[PWC_PDE].nr_valid, 0);
-	ck_assert_uint_eq(S->pwc[PWC_PDPT].nr_valid, 1);
+	ck_assert_uint_eq(S->mmu.pwc[PWC_PDE].nr_valid, 0);
+	ck_assert_uint_eq(S->mmu.pwc[PWC_PDPT].nr_valid, 1);
 	stop();
 }
 END_TEST

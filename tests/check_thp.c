@@ -129,8 +129,8 @@ START_TEST(five_level_huge_walk)
 
 	run(MMAP_4M " S 40000010,8\n", "walk.levels=5", "walk.pwc.pml5.entries=0",
 	    "walk.pwc.pml4.entries=0", "walk.pwc.pdpt.entries=0", "walk.pwc.pde.entries=0", NULL);
-	mmu_flush_all(S);
-	before = S->st.pte_reads;
+	mmu_flush_all(&S->mmu);
+	before = S->mmu.st.pte_reads;
 	{
 		struct trace_rec r = { 0x40000020, 8, R_LOAD };
 		struct trace_batch b = { &r, 1, NULL, 0 };
@@ -138,7 +138,7 @@ START_TEST(five_level_huge_walk)
 
 		ck_assert_int_eq(sim_run_batch(S, &b, &e), 0);
 	}
-	ck_assert_uint_eq(S->st.pte_reads - before, 4); /* PML5E, PML4E, PDPTE, PDE(2M) */
+	ck_assert_uint_eq(S->mmu.st.pte_reads - before, 4); /* PML5E, PML4E, PDPTE, PDE(2M) */
 	done();
 }
 END_TEST

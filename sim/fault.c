@@ -1,0 +1,183 @@
+/*
+ * fault.c - the kernel's page-fault handler, after Linux 6.x mm/memory.c
+ * (handle_mm_fault(), do_anonymous_page(), do_wp_page() / wp_page_copy(),
+ * do_swap_page() through reclaim.c) and mm/hugetlb.c hugetlb_fault(). The MMU
+ * (mmu.c) vectors here through its fault hook when a walk finds no present
+ * entry, or a store meets a read-only translation.
+ *
+ *  - A fault finds the VMA (or makes an implicit one, see below); a swap entry
+ *    is read back (a major fault); in thp mode thp_fault() may map a huge or
+ *    huge zero PMD; in hugetlbfs mode (or in a MAP_HUGETLB VMA) a 1G- or
+ *    2M-aligned range wholly inside the VMA whose slot is empty gets a pool
+ *    page; everything else gets a zeroed 4 KiB page from the buddy allocator.
+ *    Cost: os.cost.fault + os.cost.clear_page per 4 KiB zeroed. kswapd is woken
+ *    first when free pages are below the low watermark.
+ *  - Implicit mappings (os.implicit): an address outside every VMA belongs to an
+ *    anonymous read-write VMA spanning the os.implicit.granule-aligned block
+ *    around it, clipped to the gap between its neighbours; with enabled: false
+ *    it is a trace error. This is how traces without mapping events (and the
+ *    program image and stack, which lackey never reports) get memory.
+ *  - A store to a read-only translation (the zero pages) takes sim_wp_fault():
+ *    the huge zero PMD is split, a 4K zero PTE gets a fresh page (COW), a
+ *    read-only PTE of a writable VMA becomes writable; then the page is shot down.
+ *
+ * Leaves out: permission enforcement (PTE R/W follows the VMA, but a traced
+ * program that ran to completion made no illegal access), file-backed faults,
+ * fault-around, userfaultfd, NUMA.
+ */
+#include "fault.h"
+#include "lru.h"
+#include "mmap.h"
+#include "reclaim.h"
+#include "sim.h"
+#include "thp.h"
+
+static struct vma *implicit_vma(struct sim *s, vaddr_t va)
+{
+	uint64_t g = s->cfg.implicit.granule;
+	vaddr_t lo, hi, start = va & ~(g - 1), end = start + g;
+
+	vma_gap(&s->vmas, va, s->va_limit, &lo, &hi);
+	if (start < lo)
+		start = lo;
+	if (end > hi || end < start)
+		end = hi;
+	if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT))
+		return NULL;
+	return vma_find(&s->vmas, va);
+}
+
+static bool hugetlb_backed(const struct sim *s, const struct vma *v)
+{
+	return (v->flags & VM_HUGETLB) ||
+	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & VM_SHARED));
+}
+
+int sim_fault(struct sim *s, vaddr_t va, bool write)
+{
+	struct vma *v;
+	pfn_t pfn;
+
+	if (va >= s->va_limit)
+		return sim_fail(s, "address 0x%llx needs more than %u-level paging (walk.levels)",
+			    (unsigned long long)va, s->cfg.levels);
+	v = vma_find(&s->vmas, va);
+	if (!v) {
+		if (!s->cfg.implicit.enabled)
+			return sim_fail(s, "address 0x%llx is outside every mapping (os.implicit.enabled is false)",
+				    (unsigned long long)va);
+		v = implicit_vma(s, va);
+		if (!v)
+			return sim_fail(s, "out of host memory");
+	}
+	s->st.pgfault++;
+	s->st.cyc_fault += s->cfg.cost.fault;
+	if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+		reclaim_kswapd(s); /* the allocation below wakes kswapd */
+	{
+		uint64_t slot;
+
+		if (unlikely(s->pt.nr_swap) && pt_get_swap(&s->pt, va, &slot)) {
+			if (reclaim_swap_in(s, v, va, slot, false))
+				goto oom;
+			return 0;
+		}
+	}
+	if (s->cfg.mode == MODE_THP && !(v->flags & VM_HUGETLB)) {
+		int r = thp_fault(s, v, va, write);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
+	if (hugetlb_backed(s, v)) {
+		vaddr_t h = va & ~(PMD_SIZE - 1), g = va & ~(PUD_SIZE - 1);
+
+		if (s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start && g + PUD_SIZE <= v->end &&
+		    pt_slot_empty(&s->pt, g, PS_1G)) {
+			pfn = hugetlb_alloc_1g(&s->hugetlb);
+			if (pt_map(&s->pt, g, PS_1G, pfn, v->flags & VM_WRITE)) {
+				hugetlb_free_1g(&s->hugetlb, pfn);
+				goto oom;
+			}
+			s->st.nr_hugetlb_pages_1g++;
+			s->st.cyc_fault += (PUD_SIZE >> PAGE_SHIFT) * s->cfg.cost.clear_page;
+			return 0;
+		}
+
+		if (h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
+			pfn = hugetlb_alloc(&s->hugetlb, &s->buddy);
+			if (pfn != PFN_NONE) {
+				if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE)) {
+					hugetlb_free(&s->hugetlb, &s->buddy, pfn);
+					goto oom;
+				}
+				s->st.nr_hugetlb_pages++;
+				s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
+				return 0;
+			}
+		}
+	}
+	pfn = buddy_alloc(&s->buddy, 0);
+	if (pfn == PFN_NONE)
+		goto oom;
+	if (pt_map(&s->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE)) {
+		buddy_free(&s->buddy, pfn, 0);
+		goto oom;
+	}
+	sim_rmap_set(s, pfn, va & ~(PAGE_SIZE - 1));
+	lru_add(&s->lru, pfn, 1);
+	s->st.nr_anon_pages++;
+	s->st.cyc_fault += s->cfg.cost.clear_page;
+	return 0;
+oom:
+	return sim_fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
+		    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+}
+
+int sim_wp_fault(struct sim *s, vaddr_t va)
+{
+	enum page_size ps;
+	pfn_t pfn, np;
+	struct vma *v = vma_find(&s->vmas, va);
+	vaddr_t p = va & ~(PAGE_SIZE - 1);
+
+	s->st.pgfault++;
+	s->st.cyc_fault += s->cfg.cost.fault;
+	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
+		return sim_fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);
+	if (ps == PS_2M && pfn == s->thp.huge_zero_pfn) {
+		/* do_huge_pmd_wp_page(): split the zero PMD, then the 4K COW below */
+		thp_split_pmd_at(s, va);
+		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
+	}
+	if (ps == PS_4K && pfn == s->thp.zero_pfn) {
+		/* wp_page_copy() from the zero page: a fresh zeroed page (the zero
+		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
+		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+			reclaim_kswapd(s);
+		np = buddy_alloc(&s->buddy, 0);
+		if (np == PFN_NONE)
+			return sim_fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
+				    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
+		sim_rmap_set(s, np, p);
+		lru_add(&s->lru, np, 1);
+		s->thp.nr_zero_ptes--;
+		s->st.nr_anon_pages++;
+		s->st.cyc_fault += s->cfg.cost.clear_page;
+	} else {
+		/* a read-only leaf of a writable page: make it writable (spurious fault) */
+		pt_protect_range(&s->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
+				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,
+				 PFN_NONE, PFN_NONE);
+	}
+	sim_shootdown(s, p, p + PAGE_SIZE, 1);
+	return 0;
+}
+
+int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp)
+{
+	struct sim *s = os;
+
+	return wp ? sim_wp_fault(s, va) : sim_fault(s, va, write);
+}

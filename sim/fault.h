@@ -1,0 +1,34 @@
+/*
+ * fault.h - the page-fault handler (fault.c, Linux mm/memory.c): what the MMU's
+ * fault hook calls.
+ */
+#ifndef MMUSIM_FAULT_H
+#define MMUSIM_FAULT_H
+
+#include "types.h"
+
+struct sim;
+
+/*
+ * handle_mm_fault() for an access to @va that found no present entry (@write:
+ * a store). Maps a page (4K, THP, hugetlb, or the swapped-out one) and charges
+ * its cycles. 0, or -1 with s->err and s->failed set (an address beyond the
+ * paging levels, outside every VMA with implicit mappings off, simulated memory
+ * exhausted).
+ */
+int sim_fault(struct sim *s, vaddr_t va, bool write);
+
+/*
+ * A store met a read-only translation of @va (a zero page, or a read-only PTE
+ * of a writable VMA): break COW, flush the page's translations. 0, or -1 with
+ * s->err.
+ */
+int sim_wp_fault(struct sim *s, vaddr_t va);
+
+/*
+ * The #PF vector the kernel installs in its MMU (struct mmu's fault hook): @os is
+ * the struct sim; @wp selects sim_wp_fault(), else sim_fault(). 0 or -1.
+ */
+int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * lru.h - the anonymous LRU lists (Linux 6.6 mm/swap.c folio_add_lru(),
+ * include/linux/mm_inline.h lruvec_add_folio(), folio_lru_list()): two intrusive
+ * lists over frame numbers, inactive and active, their counts in 4K pages.
+ * Which folio to move where is reclaim.c's (mm/vmscan.c); this file only keeps
+ * the lists. Takes struct lru alone: a folio's size is passed in by the caller,
+ * which knows it (thp.c's folios), so the lists need no other model.
+ */
+#ifndef MMUSIM_LRU_H
+#define MMUSIM_LRU_H
+
+#include "types.h"
+
+enum { LRU_INACTIVE_ANON, LRU_ACTIVE_ANON, NR_ANON_LRU };
+
+#define LRU_F_ON 0x01
+#define LRU_F_ACTIVE 0x02
+#define LRU_F_REFERENCED 0x04 /* PG_referenced */
+
+/*
+ * An intrusive doubly linked list per LRU over frame numbers: entry p describes
+ * the folio whose first frame is p (a 4K page, or a THP's head). Indices
+ * nr_pages and nr_pages + 1 are the two lists' heads. The arrays are mapped
+ * lazily, so memory grows with the frames that were ever on a list.
+ */
+struct lru {
+	uint32_t *next, *prev;
+	uint8_t *flags;           /* LRU_F_* */
+	uint64_t nr_pages;        /* frames of the machine */
+	uint64_t nr[NR_ANON_LRU]; /* 4K pages on each list (a THP counts 512) */
+};
+
+/* 0 or -1 (host OOM). */
+int lru_init(struct lru *l, uint64_t nr_pages);
+void lru_destroy(struct lru *l);
+
+/* The sentinel index of @list (its head and tail are next[] and prev[] of it). */
+static inline uint32_t lru_head(const struct lru *l, unsigned list)
+{
+	return (uint32_t)(l->nr_pages + list);
+}
+
+/* folio_lru_list(): the list the folio at @pfn is on (if it is on one). */
+static inline unsigned lru_list_of(const struct lru *l, pfn_t pfn)
+{
+	return l->flags[pfn] & LRU_F_ACTIVE ? LRU_ACTIVE_ANON : LRU_INACTIVE_ANON;
+}
+
+/* Is the folio at @pfn on a list? */
+static inline bool lru_on(const struct lru *l, pfn_t pfn)
+{
+	return l->flags[pfn] & LRU_F_ON;
+}
+
+/* folio_add_lru(): a new anonymous folio of @nr 4K pages (1 or 512) joins the inactive list. */
+void lru_add(struct lru *l, pfn_t pfn, unsigned nr);
+
+/* The folio at @pfn, of @nr 4K pages, leaves its list (it is being freed). */
+void lru_del(struct lru *l, pfn_t pfn, unsigned nr);
+
+/* Migration: the 4K folio at @from is now at @to, same list and place. */
+void lru_replace(struct lru *l, pfn_t from, pfn_t to);
+
+/* Move the folio at @pfn (@nr 4K pages) to the head of @list (activate, rotate, deactivate). */
+void lru_move(struct lru *l, pfn_t pfn, unsigned nr, unsigned list);
+
+/*
+ * split_huge_page()'s lru_add_split_folio(): the THP at @head becomes 4K folios;
+ * those whose bit is set in @mapped (512 bits) take its place, in order.
+ */
+void lru_split(struct lru *l, pfn_t head, const uint64_t *mapped);
+
+/*
+ * Lists well linked, every member flagged on and on the list its flag names,
+ * each list's count the sum of @folio_nr(@ctx, p) over its members. Aborts.
+ */
+void lru_check_invariants(const struct lru *l, unsigned (*folio_nr)(const void *ctx, pfn_t pfn),
+			  const void *ctx);
+
+#endif

@@ -1,0 +1,359 @@
+/*
+ * mmap.c - the mapping system calls and what they share, after Linux 6.x
+ * mm/mmap.c (mmap_region(), do_vmi_munmap(), do_brk_flags(), exit_mmap()),
+ * mm/mprotect.c, mm/madvise.c, mm/mremap.c (move_page_tables()), mm/memory.c
+ * zap_page_range_single() and arch/x86/mm/tlb.c flush_tlb_mm_range().
+ *
+ *  - Events: mmap (over existing VMAs: they are unmapped first, as MAP_FIXED and
+ *    the replacement of implicit VMAs need), munmap, mprotect, madvise
+ *    (MADV_DONTNEED zaps, MADV_[NO]HUGEPAGE set flags, MADV_COLLAPSE collapses
+ *    at once), brk, mremap (pages move with their frames).
+ *  - An operation covering part of a THP or huge zero PMD splits it (thp.c).
+ *    Simplification: one covering part of a 2 MiB or 1 GiB hugetlb page zaps the
+ *    whole page (the rest refaults, in 4 KiB pages since its range is no longer
+ *    wholly mappable); real hugetlbfs refuses unaligned operations.
+ *  - TLB shootdown as flush_tlb_mm_range() on x86: up to
+ *    tlb_single_page_flush_ceiling (33) pages are invalidated one INVLPG each,
+ *    more take a full flush; each INVLPG or full flush counts one
+ *    vmstat.tlb_invalidations and costs os.cost.flush. Every INVLPG also empties
+ *    the PWCs (mmu.c, SDM §4.10.4.1). One core: no IPIs.
+ *
+ * Leaves out: file mappings (MAP_SHARED is recorded, backed like anonymous
+ * memory), VMA merging beyond vma.c's, mlock, guard pages, stack growth.
+ */
+#include <stdlib.h>
+
+#include "khugepaged.h"
+#include "mmap.h"
+#include "mmu.h"
+#include "sim.h"
+#include "thp.h"
+
+/* arch/x86/mm/tlb.c: tlb_single_page_flush_ceiling */
+#define TLB_SINGLE_PAGE_FLUSH_CEILING 33
+
+static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct sim *s = ctx;
+
+	if (pfn == PFN_NONE) { /* a swap entry: free_swap_and_cache() */
+		swap_free(&s->swap, pte_pfn(entry));
+		return;
+	}
+	if (ps == PS_1G) {
+		hugetlb_free_1g(&s->hugetlb, pfn);
+		s->st.nr_hugetlb_pages_1g--;
+		return;
+	}
+	thp_unmap_leaf(s, va, ps, pfn);
+}
+
+void sim_shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
+{
+	if (!pages)
+		return;
+	s->st.cyc_fault += s->cfg.cost.flush;
+	if (pages > TLB_SINGLE_PAGE_FLUSH_CEILING) {
+		mmu_flush_all(&s->mmu);
+		s->st.tlb_invalidations++;
+	} else {
+		mmu_invalidate_range(&s->mmu, start, end);
+		s->st.tlb_invalidations += pages;
+	}
+}
+
+/*
+ * A 2M leaf straddling an edge of [*start, *end): a THP or huge zero PMD is split
+ * (vma_adjust_trans_huge(), zap_pmd_range()); a hugetlbfs page widens the range
+ * to the whole page (see the header).
+ */
+static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
+{
+	enum page_size ps;
+	pfn_t pfn;
+
+	/* a 1G hugetlb page is zapped whole, like a 2M one */
+	if (*start & (PUD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_1G)
+		*start &= ~(PUD_SIZE - 1);
+	if (*end & (PUD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_1G)
+		*end = (*end + PUD_SIZE - 1) & ~(PUD_SIZE - 1);
+
+	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_2M) {
+		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
+			thp_split_pmd_at(s, *start);
+		else
+			*start &= ~(PMD_SIZE - 1);
+	}
+	if (*end & (PMD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_2M) {
+		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
+			thp_split_pmd_at(s, *end - 1);
+		else
+			*end = (*end + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	}
+}
+
+/* zap_page_range(): unmap the pages of [start, end), free their frames, shoot down. */
+static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+{
+	uint64_t n;
+
+	widen_to_huge(s, &start, &end);
+	n = pt_unmap_range(&s->pt, start, end, free_tables, unmap_leaf, s);
+	sim_shootdown(s, start, end, n);
+}
+
+/* --- events ------------------------------------------------------------- */
+
+static unsigned long prot_flags(uint32_t prot)
+{
+	return (prot & 1 ? VM_READ : 0) | (prot & 2 ? VM_WRITE : 0) | (prot & 4 ? VM_EXEC : 0);
+}
+
+static vaddr_t page_align(uint64_t len)
+{
+	return (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
+
+static int ev_range(struct sim *s, const struct os_event *ev, vaddr_t *start, vaddr_t *end)
+{
+	*start = ev->addr & ~(PAGE_SIZE - 1);
+	*end = ev->addr + page_align(ev->len);
+	if (*end < *start || *end > s->va_limit) {
+		s->failed = true;
+		return err_set(&s->err, s->trace_name, ev->line, 0,
+			       "%s of [0x%llx, +0x%llx) is beyond the %u-level address space",
+			       ev_kind_name[ev->kind], (unsigned long long)ev->addr,
+			       (unsigned long long)ev->len, s->cfg.levels);
+	}
+	return 0;
+}
+
+static int do_unmap(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	zap_range(s, start, end, true);
+	return vma_remove(&s->vmas, start, end);
+}
+
+/* Move the pages of [old, old + len) to new_addr, frames and all (move_page_tables()). */
+struct moved {
+	vaddr_t va;
+	enum page_size ps;
+	pfn_t pfn;
+	uint64_t entry;
+};
+
+struct move_ctx {
+	struct moved *m;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct move_ctx *mc = ctx;
+
+	if (mc->n == mc->cap) {
+		size_t cap = mc->cap ? mc->cap * 2 : 64;
+		struct moved *m = realloc(mc->m, cap * sizeof(*m));
+
+		if (!m) {
+			mc->oom = true;
+			return;
+		}
+		mc->m = m;
+		mc->cap = cap;
+	}
+	mc->m[mc->n++] = (struct moved){ va, ps, pfn, entry };
+}
+
+static int do_mremap(struct sim *s, const struct os_event *ev)
+{
+	vaddr_t old = ev->addr, olen = page_align(ev->len), nlen = page_align(ev->new_len);
+	vaddr_t nw = ev->new_addr;
+	struct vma *v = vma_find(&s->vmas, old);
+	unsigned long flags = v ? v->flags & ~VM_IMPLICIT : VM_READ | VM_WRITE;
+	struct move_ctx mc = { 0 };
+	vaddr_t keep = olen < nlen ? olen : nlen;
+
+	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
+		goto range;
+	if (nw == old) {
+		if (nlen < olen)
+			return do_unmap(s, old + nlen, old + olen);
+		if (nlen > olen) {
+			zap_range(s, old + olen, old + nlen, true);
+			vma_remove(&s->vmas, old + olen, old + nlen);
+			return vma_insert(&s->vmas, old + olen, old + nlen, flags);
+		}
+		return 0;
+	}
+	/* moved: take the leaves of the kept part, drop the rest, map them at nw */
+	if ((nw - old) & (PMD_SIZE - 1))
+		for (vaddr_t a = old & ~(PMD_SIZE - 1); a < old + keep; a += PMD_SIZE)
+			thp_split_pmd_at(s, a); /* a THP cannot move to a misaligned place whole */
+	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
+	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, true, collect_leaf, &mc);
+	if (mc.oom)
+		goto oom;
+	do_unmap(s, old, ev->addr + olen);
+	mmu_flush_all(&s->mmu);
+	s->st.tlb_invalidations++;
+	do_unmap(s, nw, nw + nlen);
+	for (size_t i = 0; i < mc.n; i++) {
+		vaddr_t to = mc.m[i].va - (ev->addr & ~(PAGE_SIZE - 1)) + nw;
+
+		if ((mc.m[i].ps == PS_2M && (to & (PMD_SIZE - 1))) ||
+		    (mc.m[i].ps == PS_1G && (to & (PUD_SIZE - 1)))) {
+			/* the huge page cannot move there whole: drop it (refaults) */
+			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+			continue;
+		}
+		if (mc.m[i].pfn == PFN_NONE) { /* a swap entry moves as it is */
+			if (pt_map_swap(&s->pt, to, pte_pfn(mc.m[i].entry))) {
+				unmap_leaf(s, mc.m[i].va, PS_4K, PFN_NONE, mc.m[i].entry);
+				free(mc.m);
+				goto oom;
+			}
+			continue;
+		}
+		if (pt_map(&s->pt, to, mc.m[i].ps, mc.m[i].pfn, mc.m[i].entry & PTE_RW)) {
+			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+			free(mc.m);
+			goto oom;
+		}
+		if (mc.m[i].ps == PS_4K)
+			sim_rmap_set(s, mc.m[i].pfn, to);
+		else if (mc.m[i].ps == PS_2M && thp_is_folio(s, mc.m[i].pfn))
+			s->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
+		if (mc.m[i].ps == PS_2M &&
+		    (mc.m[i].pfn == s->thp.huge_zero_pfn || thp_is_folio(s, mc.m[i].pfn)) &&
+		    thp_deposit(s, to, thp_withdraw(s, mc.m[i].va))) {
+			free(mc.m);
+			goto oom;
+		}
+	}
+	free(mc.m);
+	return vma_insert(&s->vmas, nw, nw + nlen, flags);
+range:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "mremap beyond the address space");
+oom:
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "out of simulated or host memory in mremap");
+}
+
+static int ev_oom(struct sim *s, const struct os_event *ev)
+{
+	s->failed = true;
+	return err_set(&s->err, s->trace_name, ev->line, 0, "out of host memory");
+}
+
+static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+{
+	unsigned long flags = prot_flags(ev->prot);
+
+	if (ev->flags & MAP_SHARED_)
+		flags |= VM_SHARED;
+	if (ev->flags & MAP_HUGETLB_)
+		flags |= VM_HUGETLB;
+	if (ev->flags & MAP_STACK_)
+		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.7 */
+	if (start == end)
+		return 0;
+	if (do_unmap(s, start, end) || vma_insert(&s->vmas, start, end, flags))
+		return ev_oom(s, ev);
+	return 0;
+}
+
+static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+{
+	unsigned long set = prot_flags(ev->prot);
+	uint64_t n;
+
+	widen_to_huge(s, &start, &end);
+	if (start != (ev->addr & ~(PAGE_SIZE - 1)) || end != ev->addr + page_align(ev->len))
+		zap_range(s, start, end, false); /* partial huge page: see the header */
+	n = pt_protect_range(&s->pt, start, end, set & VM_WRITE, s->thp.zero_pfn,
+			     s->thp.huge_zero_pfn);
+	sim_shootdown(s, start, end, n);
+	return vma_change_flags(&s->vmas, start, end, set, (VM_READ | VM_WRITE | VM_EXEC) & ~set);
+}
+
+static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+{
+	switch (ev->advice) {
+	case MADV_DONTNEED_:
+		zap_range(s, start, end, false);
+		return 0;
+	case MADV_HUGEPAGE_:
+		if (s->cfg.mode == MODE_THP)
+			thp_register(s); /* khugepaged_enter_vma() */
+		return vma_change_flags(&s->vmas, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
+	case MADV_NOHUGEPAGE_:
+		return vma_change_flags(&s->vmas, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+	case MADV_COLLAPSE_:
+		/* madvise_collapse(): synchronous, ignores max_ptes_* and young */
+		if (s->cfg.mode == MODE_THP)
+			for (vaddr_t h = (start + PMD_SIZE - 1) & ~(PMD_SIZE - 1); h + PMD_SIZE <= end;
+			     h += PMD_SIZE)
+				khugepaged_scan_pmd(s, h, true);
+		return s->failed ? -1 : 0;
+	default:
+		return 0; /* advice that changes no mapping in this model */
+	}
+}
+
+static int do_brk(struct sim *s, const struct os_event *ev)
+{
+	vaddr_t nb = ev->addr;
+
+	if (nb >= s->va_limit) {
+		s->failed = true;
+		return err_set(&s->err, s->trace_name, ev->line, 0, "brk beyond the address space");
+	}
+	if (!s->brk_start) {
+		s->brk_start = s->brk = nb;
+		return 0;
+	}
+	if (nb < s->brk_start)
+		return 0; /* brk below the start fails in the kernel; nothing changes */
+	if (page_align(nb) > page_align(s->brk)) {
+		zap_range(s, page_align(s->brk), page_align(nb), true);
+		vma_remove(&s->vmas, page_align(s->brk), page_align(nb));
+		if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb), VM_READ | VM_WRITE | VM_BRK))
+			return ev_oom(s, ev);
+	} else if (page_align(nb) < page_align(s->brk)) {
+		do_unmap(s, page_align(nb), page_align(s->brk));
+	}
+	s->brk = nb;
+	return 0;
+}
+
+int sim_event(struct sim *s, const struct os_event *ev)
+{
+	vaddr_t start = 0, end = 0; /* set by ev_range() for the kinds that use them */
+
+	if (ev->kind != EV_BRK && ev->kind != EV_MREMAP && ev_range(s, ev, &start, &end))
+		return -1;
+	switch (ev->kind) {
+	case EV_MMAP:
+		return do_mmap(s, ev, start, end);
+	case EV_MUNMAP:
+		return do_unmap(s, start, end) ? -1 : 0;
+	case EV_MPROTECT:
+		return do_mprotect(s, ev, start, end);
+	case EV_MADVISE:
+		return do_madvise(s, ev, start, end);
+	case EV_BRK:
+		return do_brk(s, ev);
+	case EV_MREMAP:
+		return do_mremap(s, ev);
+	default:
+		return 0;
+	}
+}
+
+void sim_exit_mmap(struct sim *s)
+{
+	pt_unmap_range(&s->pt, 0, s->va_limit, true, unmap_leaf, s);
+}
