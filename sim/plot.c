@@ -978,6 +978,40 @@ out:
 }
 
 /* Bars: clusters per distinct x (first appearance), one bar per --by value. */
+/*
+ * --base: the index of the baseline's --by value into *@b0; every category must
+ * have a row under it. 0, or -1 with @e.
+ */
+static int find_base(const struct plot_table *t, const struct names *nm, const struct rows *rs,
+		     const struct prow **cell, unsigned nby, const char *base, unsigned *b0,
+		     struct err *e)
+{
+	unsigned b = 0;
+
+	while (b < rs->nby && strcmp(rs->by_val[b], base))
+		b++;
+	if (b == rs->nby) {
+		char list[300];
+		size_t len = 0;
+
+		list[0] = 0;
+		for (unsigned k = 0; k < rs->nby && len < sizeof(list); k++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "",
+						rs->by_val[k]);
+		return err_set(e, nm->path, 0, 0, "no row has %s = %s (its values: %s; "
+			       "choose the baseline with --base)", nm->by, base, list);
+	}
+	if (rs->nby == 1)
+		return err_set(e, nm->path, 0, 0, "%s has no value but %s to compare with it", nm->by,
+			       base);
+	for (size_t k = 0; k < t->ncat; k++)
+		if (!cell[k * nby + b])
+			return err_set(e, nm->path, 0, 0, "no row with %s = %s for %s = %s", nm->by, base,
+				       nm->x, t->cat[k]);
+	*b0 = b;
+	return 0;
+}
+
 static int build_bars(struct plot_table *t, const struct names *nm, struct rows *rs,
 		      const char *base, struct err *e)
 {
@@ -1027,33 +1061,8 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 		}
 		*c = &rs->r[i];
 	}
-	if (t->pct) {
-		while (b0 < rs->nby && strcmp(rs->by_val[b0], base))
-			b0++;
-		if (b0 == rs->nby) {
-			char list[300];
-			size_t len = 0;
-
-			list[0] = 0;
-			for (unsigned k = 0; k < rs->nby && len < sizeof(list); k++)
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-							k ? ", " : "", rs->by_val[k]);
-			err_set(e, nm->path, 0, 0, "no row has %s = %s (its values: %s; "
-				"choose the baseline with --base)", nm->by, base, list);
-			goto out;
-		}
-		if (rs->nby == 1) {
-			err_set(e, nm->path, 0, 0, "%s has no value but %s to compare with it",
-				nm->by, base);
-			goto out;
-		}
-		for (size_t k = 0; k < t->ncat; k++)
-			if (!cell[k * nby + b0]) {
-				err_set(e, nm->path, 0, 0, "no row with %s = %s for %s = %s",
-					nm->by, base, nm->x, t->cat[k]);
-				goto out;
-			}
-	}
+	if (t->pct && find_base(t, nm, rs, cell, nby, base, &b0, e))
+		goto out;
 	for (unsigned b = 0; b < nby; b++) {
 		struct plot_series *ps;
 

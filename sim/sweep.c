@@ -281,21 +281,13 @@ static int check_inputs(const struct sweep *sw, const struct yctx *y, const yaml
 	return 0;
 }
 
-static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_override,
-		    const char *workload_override)
+/* config: first, so that every other value is checked against the base config. */
+static int load_base_config(struct sweep *sw, const struct yctx *y, const yaml_node_t *root,
+			    struct sim_config *base)
 {
-	yaml_node_t *root = yaml_document_get_root_node(y->d);
-	struct sim_config base;
 	struct err e2 = { 0 };
-	const yaml_node_t *sweep_node = NULL, *input = NULL;
 
-	if (!root)
-		return yerr(y, NULL, "empty sweep file");
-	if (root->type != YAML_MAPPING_NODE)
-		return yerr(y, root, "a sweep file is a mapping (config, trace or workload, sweep)");
-	config_defaults(&base);
-	sw->repeat = 1;
-	/* config first: the sweep's values are checked against it */
+	config_defaults(base);
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(y->d, p->key);
 		const yaml_node_t *v = yaml_document_get_node(y->d, p->value);
@@ -306,12 +298,48 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 			if (!scalar(v))
 				return yerr(y, v, "config: expected a file name");
 			sw->config = resolve(sw->path, scalar(v));
-			if (config_load_file(&base, sw->config, &e2)) {
+			if (config_load_file(base, sw->config, &e2)) {
 				*y->e = e2;
 				return -1;
 			}
 		}
 	}
+	return 0;
+}
+
+/* set: { path: value, ... }: applied to @base and kept as "path=value" for every point. */
+static int load_sets(struct sweep *sw, const struct yctx *y, const yaml_node_t *v,
+		     struct sim_config *base)
+{
+	if (v->type != YAML_MAPPING_NODE)
+		return yerr(y, v, "set: expected a mapping of config paths to values");
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+		const yaml_node_t *sk = yaml_document_get_node(y->d, q->key);
+		const yaml_node_t *sv = yaml_document_get_node(y->d, q->value);
+		size_t n;
+		char *kv;
+
+		if (!scalar(sk) || !scalar(sv))
+			return yerr(y, sk, "set: expected path: value");
+		if (apply(y, base, scalar(sk), scalar(sv), sv))
+			return -1;
+		n = strlen(scalar(sk)) + strlen(scalar(sv)) + 2;
+		kv = xrealloc(NULL, n);
+		snprintf(kv, n, "%s=%s", scalar(sk), scalar(sv));
+		push(&sw->sets, &sw->nsets, kv);
+		free(kv);
+	}
+	return 0;
+}
+
+/*
+ * Every top-level key but config: the input (its node into *@input), format,
+ * repeat, set, and the sweep: mapping (into *@sweep_node).
+ */
+static int load_top_keys(struct sweep *sw, const struct yctx *y, const yaml_node_t *root,
+			 struct sim_config *base, const yaml_node_t **input,
+			 const yaml_node_t **sweep_node)
+{
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(y->d, p->key);
 		const yaml_node_t *v = yaml_document_get_node(y->d, p->value);
@@ -329,7 +357,7 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 			if (sw->ninputs)
 				return yerr(y, k, "give trace or workload, once");
 			sw->workload = key[0] == 'w';
-			input = v;
+			*input = v;
 			if (scalar_list(y, v, key, &sw->input_names, &sw->ninputs))
 				return -1;
 		} else if (!strcmp(key, "format")) {
@@ -345,35 +373,24 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 				return yerr(y, v, "repeat: expected an integer from 1 to %d", SWEEP_MAX_REPEAT);
 			sw->repeat = (unsigned)r;
 		} else if (!strcmp(key, "set")) {
-			if (v->type != YAML_MAPPING_NODE)
-				return yerr(y, v, "set: expected a mapping of config paths to values");
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
-				const yaml_node_t *sk = yaml_document_get_node(y->d, q->key);
-				const yaml_node_t *sv = yaml_document_get_node(y->d, q->value);
-				size_t n;
-				char *kv;
-
-				if (!scalar(sk) || !scalar(sv))
-					return yerr(y, sk, "set: expected path: value");
-				if (apply(y, &base, scalar(sk), scalar(sv), sv))
-					return -1;
-				n = strlen(scalar(sk)) + strlen(scalar(sv)) + 2;
-				kv = xrealloc(NULL, n);
-				snprintf(kv, n, "%s=%s", scalar(sk), scalar(sv));
-				push(&sw->sets, &sw->nsets, kv);
-				free(kv);
-			}
+			if (load_sets(sw, y, v, base))
+				return -1;
 		} else if (!strcmp(key, "sweep")) {
 			if (v->type != YAML_MAPPING_NODE)
 				return yerr(y, v, "sweep: expected a mapping of config paths to lists of values");
-			sweep_node = v;
+			*sweep_node = v;
 		} else {
 			return yerr(y, k, "unknown key '%s' (config, trace, workload, format, repeat, set, sweep)",
 				    key);
 		}
 	}
-	if (!sweep_node)
-		return yerr(y, root, "no sweep: mapping");
+	return 0;
+}
+
+/* The sweep: mapping's axes, each value checked alone against @base at its line and column. */
+static int load_axes(struct sweep *sw, const struct yctx *y, const yaml_node_t *sweep_node,
+		     const struct sim_config *base)
+{
 	for (yaml_node_pair_t *q = sweep_node->data.mapping.pairs.start;
 	     q < sweep_node->data.mapping.pairs.top; q++) {
 		const yaml_node_t *sk = yaml_document_get_node(y->d, q->key);
@@ -391,9 +408,8 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 		a->key = xstrdup(scalar(sk));
 		if (scalar_list(y, sv, a->key, &a->vals, &a->nvals))
 			return -1;
-		/* check each value alone against the base config: its line and column */
 		for (size_t j = 0; j < a->nvals; j++) {
-			struct sim_config c = base;
+			struct sim_config c = *base;
 			const yaml_node_t *at = sv;
 
 			if (sv->type == YAML_SEQUENCE_NODE)
@@ -402,9 +418,13 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 				return -1;
 		}
 	}
-	if (!sw->naxes && sweep_node->data.mapping.pairs.start == sweep_node->data.mapping.pairs.top &&
-	    sw->ninputs <= 1 && !trace_override && !workload_override)
-		return yerr(y, sweep_node, "sweep: empty (nothing to sweep)");
+	return 0;
+}
+
+/* The inputs: the command line's override, or the file's (trace paths resolved against it). */
+static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t *root,
+		      const char *trace_override, const char *workload_override)
+{
 	if (trace_override || workload_override) {
 		for (size_t i = 0; i < sw->ninputs; i++)
 			free(sw->input_names[i]);
@@ -420,7 +440,77 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 	for (size_t i = 0; i < sw->ninputs; i++)
 		sw->inputs[i] = sw->workload || trace_override ? xstrdup(sw->input_names[i])
 							       : resolve(sw->path, sw->input_names[i]);
-	if (check_inputs(sw, y, input, trace_override || workload_override))
+	return 0;
+}
+
+/*
+ * Every combination must make a valid machine (ways dividing entries, ...). In
+ * point order the last key changes fastest: keep the config with the first i
+ * keys applied, and re-apply only the keys from the first one that changed (about
+ * one config_set per point).
+ */
+static int check_points(const struct sweep *sw, const struct yctx *y, const yaml_node_t *sweep_node,
+			const struct sim_config *base)
+{
+	struct sim_config *pre = calloc(sw->naxes + 1, sizeof(*pre));
+	size_t *idx = calloc(sw->naxes + 1, sizeof(*idx)), per_input = sw->npoints / sw->ninputs;
+	struct err e2 = { 0 };
+	int r = 0;
+
+	if (!pre || !idx) {
+		free(pre);
+		free(idx);
+		return yerr(y, NULL, "out of memory");
+	}
+	pre[0] = *base;
+	for (size_t p = 0; p < per_input && !r; p++) {
+		size_t rest = p, from = sw->naxes;
+
+		for (size_t i = sw->naxes; i-- > 0;) {
+			size_t j = rest % sw->axes[i].nvals;
+
+			rest /= sw->axes[i].nvals;
+			if (!p || j != idx[i])
+				from = i;
+			idx[i] = j;
+		}
+		for (size_t i = from; i < sw->naxes && !r; i++) {
+			pre[i + 1] = pre[i];
+			r = apply(y, &pre[i + 1], sw->axes[i].key, sw->axes[i].vals[idx[i]], sweep_node);
+		}
+		if (!r && config_validate(&pre[sw->naxes], "sweep", &e2))
+			r = yerr(y, sweep_node, "point %zu: %s%s%s", p, e2.file[0] ? e2.file : "",
+				 e2.file[0] ? ": " : "", e2.msg);
+	}
+	free(pre);
+	free(idx);
+	return r ? -1 : 0;
+}
+
+static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_override,
+		    const char *workload_override)
+{
+	yaml_node_t *root = yaml_document_get_root_node(y->d);
+	struct sim_config base;
+	const yaml_node_t *sweep_node = NULL, *input = NULL;
+
+	if (!root)
+		return yerr(y, NULL, "empty sweep file");
+	if (root->type != YAML_MAPPING_NODE)
+		return yerr(y, root, "a sweep file is a mapping (config, trace or workload, sweep)");
+	sw->repeat = 1;
+	if (load_base_config(sw, y, root, &base) ||
+	    load_top_keys(sw, y, root, &base, &input, &sweep_node))
+		return -1;
+	if (!sweep_node)
+		return yerr(y, root, "no sweep: mapping");
+	if (load_axes(sw, y, sweep_node, &base))
+		return -1;
+	if (!sw->naxes && sweep_node->data.mapping.pairs.start == sweep_node->data.mapping.pairs.top &&
+	    sw->ninputs <= 1 && !trace_override && !workload_override)
+		return yerr(y, sweep_node, "sweep: empty (nothing to sweep)");
+	if (set_inputs(sw, y, root, trace_override, workload_override) ||
+	    check_inputs(sw, y, input, trace_override || workload_override))
 		return -1;
 	sw->seed = base.seed;
 	sw->npoints = sw->ninputs;
@@ -430,48 +520,7 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 			return yerr(y, sweep_node, "sweep: more than %d points", SWEEP_MAX_POINTS);
 		sw->npoints *= sw->axes[i].nvals;
 	}
-	/*
-	 * Every combination must make a valid machine (ways dividing entries, ...).
-	 * In point order the last key changes fastest: keep the config with the
-	 * first i keys applied, and re-apply only the keys from the first one that
-	 * changed (about one config_set per point).
-	 */
-	{
-		struct sim_config *pre = calloc(sw->naxes + 1, sizeof(*pre));
-		size_t *idx = calloc(sw->naxes + 1, sizeof(*idx)), per_input = sw->npoints / sw->ninputs;
-		int r = 0;
-
-		if (!pre || !idx) {
-			free(pre);
-			free(idx);
-			return yerr(y, NULL, "out of memory");
-		}
-		pre[0] = base;
-		for (size_t p = 0; p < per_input && !r; p++) {
-			size_t rest = p, from = sw->naxes;
-
-			for (size_t i = sw->naxes; i-- > 0;) {
-				size_t j = rest % sw->axes[i].nvals;
-
-				rest /= sw->axes[i].nvals;
-				if (!p || j != idx[i])
-					from = i;
-				idx[i] = j;
-			}
-			for (size_t i = from; i < sw->naxes && !r; i++) {
-				pre[i + 1] = pre[i];
-				r = apply(y, &pre[i + 1], sw->axes[i].key, sw->axes[i].vals[idx[i]], sweep_node);
-			}
-			if (!r && config_validate(&pre[sw->naxes], "sweep", &e2))
-				r = yerr(y, sweep_node, "point %zu: %s%s%s", p, e2.file[0] ? e2.file : "",
-					 e2.file[0] ? ": " : "", e2.msg);
-		}
-		free(pre);
-		free(idx);
-		if (r)
-			return -1;
-	}
-	return 0;
+	return check_points(sw, y, sweep_node, &base);
 }
 
 int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
@@ -757,6 +806,138 @@ static void put_num(FILE *out, double v, bool is_int)
 		fprintf(out, ",%.15g", v);
 }
 
+/*
+ * One report into row @r: its point, rep and labels, and every number named in
+ * @c (the first report, @first, names them). 0, or -1 with @e.
+ */
+static int read_row(const char *file, const char *first_file, bool first, struct cols *c,
+		    struct row *r, struct err *e)
+{
+	json_error_t je;
+	json_t *root = json_load_file(file, 0, &je), *labels, *pv, *v;
+	char text[512];
+	const char *k;
+	size_t li = 0;
+	int ret = -1;
+
+	if (!root)
+		return err_set(e, file, (unsigned long)(je.line > 0 ? je.line : 0),
+			       (unsigned long)(je.column > 0 ? je.column : 0), "%s", je.text);
+	labels = labels_of(root);
+	pv = labels ? json_object_get(labels, "point") : NULL;
+	if (!pv || label_text(pv, text, sizeof(text))) {
+		err_set(e, file, 0, 0, "not a sweep point's report (no run.labels.point)");
+		goto out;
+	}
+	r->file = file;
+	r->point = strtoull(text, NULL, 10);
+	if ((v = json_object_get(labels, "rep")) && !label_text(v, text, sizeof(text)))
+		r->rep = (unsigned)strtoul(text, NULL, 10);
+	if (first) {
+		json_object_foreach(labels, k, v) {
+			if (strcmp(k, "point") && strcmp(k, "rep"))
+				push(&c->label_keys, &c->nlabels, k);
+		}
+		flatten_names(root, "", c);
+	}
+	r->labels = calloc(c->nlabels + 1, sizeof(*r->labels));
+	r->v = calloc(c->n + 1, sizeof(*r->v));
+	if (!r->labels || !r->v) {
+		err_set(e, file, 0, 0, "out of memory");
+		goto out;
+	}
+	json_object_foreach(labels, k, v) {
+		if (!strcmp(k, "point") || !strcmp(k, "rep"))
+			continue;
+		if (li >= c->nlabels || strcmp(k, c->label_keys[li]) || label_text(v, text, sizeof(text))) {
+			err_set(e, file, 0, 0, "its labels differ from %s's", first_file);
+			goto out;
+		}
+		r->labels[li++] = xstrdup(text);
+	}
+	if (li != c->nlabels) {
+		err_set(e, file, 0, 0, "its labels differ from %s's", first_file);
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		json_t *x = at_path(root, c->names[i]);
+
+		if (!json_is_number(x)) {
+			err_set(e, file, 0, 0, "no number at %s (a report of another version?)", c->names[i]);
+			goto out;
+		}
+		r->v[i] = json_number_value(x);
+	}
+	ret = 0;
+out:
+	json_decref(root);
+	return ret;
+}
+
+/*
+ * Sorted rows: a point twice under one rep is an error, as are labels that differ
+ * between repetitions. *@repeated tells whether any point has several. 0 or -1.
+ */
+static int check_rows(const struct row *rows, size_t nrows, const struct cols *c, bool *repeated,
+		      struct err *e)
+{
+	for (size_t i = 1; i < nrows; i++) {
+		if (rows[i].point != rows[i - 1].point)
+			continue;
+		if (rows[i].rep == rows[i - 1].rep)
+			return err_set(e, rows[i].file, 0, 0, "point %zu rep %u also comes from %s",
+				       rows[i].point, rows[i].rep, rows[i - 1].file);
+		*repeated = true;
+		for (size_t l = 0; l < c->nlabels; l++)
+			if (strcmp(rows[i].labels[l], rows[i - 1].labels[l]))
+				return err_set(e, rows[i].file, 0, 0,
+					       "point %zu: %s differs between repetitions", rows[i].point,
+					       c->label_keys[l]);
+	}
+	return 0;
+}
+
+/* The CSV: a header, then one line per point (the mean and ci95 over its repetitions). */
+static void write_csv(FILE *out, const struct row *rows, size_t nrows, const struct cols *c,
+		      bool repeated)
+{
+	fputs("point", out);
+	for (size_t l = 0; l < c->nlabels; l++) {
+		fputc(',', out);
+		csv_field(out, c->label_keys[l]);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(out, repeated ? ",%s,%s.ci95" : ",%s", c->names[i], c->names[i]);
+	fputc('\n', out);
+	for (size_t i = 0, j; i < nrows; i = j) {
+		size_t n;
+
+		for (j = i + 1; j < nrows && rows[j].point == rows[i].point; j++)
+			;
+		n = j - i;
+		fprintf(out, "%zu", rows[i].point);
+		for (size_t l = 0; l < c->nlabels; l++) {
+			fputc(',', out);
+			csv_field(out, rows[i].labels[l]);
+		}
+		for (size_t k = 0; k < c->n; k++) {
+			double *x = xrealloc(NULL, n * sizeof(*x)), mean, ci = 0;
+
+			for (size_t r = 0; r < n; r++)
+				x[r] = rows[i + r].v[k];
+			mean = gsl_stats_mean(x, 1, n);
+			if (n > 1)
+				ci = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd(x, 1, n) /
+				     sqrt((double)n);
+			free(x);
+			put_num(out, n == 1 ? rows[i].v[k] : mean, n == 1 && c->is_int[k]);
+			if (repeated)
+				fprintf(out, ",%.15g", ci);
+		}
+		fputc('\n', out);
+	}
+}
+
 int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 {
 	struct cols c = { 0 };
@@ -771,125 +952,17 @@ int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 	if (!rows)
 		return err_set(e, "merge", 0, 0, "out of memory");
 	for (size_t f = 0; f < nfiles; f++) {
-		json_error_t je;
-		json_t *root = json_load_file(files[f], 0, &je), *labels, *pv;
-		struct row *r = &rows[nrows];
-		char text[512];
-		const char *k;
-		json_t *v;
-		size_t li = 0;
+		int r = read_row(files[f], files[0], !nrows, &c, &rows[nrows], e);
 
-		if (!root) {
-			err_set(e, files[f], (unsigned long)(je.line > 0 ? je.line : 0),
-				(unsigned long)(je.column > 0 ? je.column : 0), "%s", je.text);
+		if (rows[nrows].labels || rows[nrows].v)
+			nrows++; /* (freed below, also after an error) */
+		if (r)
 			goto out;
-		}
-		labels = labels_of(root);
-		pv = labels ? json_object_get(labels, "point") : NULL;
-		if (!pv || label_text(pv, text, sizeof(text))) {
-			json_decref(root);
-			err_set(e, files[f], 0, 0, "not a sweep point's report (no run.labels.point)");
-			goto out;
-		}
-		r->file = files[f];
-		r->point = strtoull(text, NULL, 10);
-		if ((v = json_object_get(labels, "rep")) && !label_text(v, text, sizeof(text)))
-			r->rep = (unsigned)strtoul(text, NULL, 10);
-		if (!nrows) {
-			json_object_foreach(labels, k, v) {
-				if (strcmp(k, "point") && strcmp(k, "rep"))
-					push(&c.label_keys, &c.nlabels, k);
-			}
-			flatten_names(root, "", &c);
-		}
-		r->labels = calloc(c.nlabels + 1, sizeof(*r->labels));
-		r->v = calloc(c.n + 1, sizeof(*r->v));
-		nrows++;
-		if (!r->labels || !r->v) {
-			json_decref(root);
-			err_set(e, files[f], 0, 0, "out of memory");
-			goto out;
-		}
-		json_object_foreach(labels, k, v) {
-			if (!strcmp(k, "point") || !strcmp(k, "rep"))
-				continue;
-			if (li >= c.nlabels || strcmp(k, c.label_keys[li]) || label_text(v, text, sizeof(text))) {
-				json_decref(root);
-				err_set(e, files[f], 0, 0, "its labels differ from %s's", files[0]);
-				goto out;
-			}
-			r->labels[li++] = xstrdup(text);
-		}
-		if (li != c.nlabels) {
-			json_decref(root);
-			err_set(e, files[f], 0, 0, "its labels differ from %s's", files[0]);
-			goto out;
-		}
-		for (size_t i = 0; i < c.n; i++) {
-			json_t *x = at_path(root, c.names[i]);
-
-			if (!json_is_number(x)) {
-				json_decref(root);
-				err_set(e, files[f], 0, 0, "no number at %s (a report of another version?)",
-					c.names[i]);
-				goto out;
-			}
-			r->v[i] = json_number_value(x);
-		}
-		json_decref(root);
 	}
 	qsort(rows, nrows, sizeof(*rows), row_cmp);
-	for (size_t i = 1; i < nrows; i++) {
-		if (rows[i].point != rows[i - 1].point)
-			continue;
-		if (rows[i].rep == rows[i - 1].rep) {
-			err_set(e, rows[i].file, 0, 0, "point %zu rep %u also comes from %s", rows[i].point,
-				rows[i].rep, rows[i - 1].file);
-			goto out;
-		}
-		repeated = true;
-		for (size_t l = 0; l < c.nlabels; l++)
-			if (strcmp(rows[i].labels[l], rows[i - 1].labels[l])) {
-				err_set(e, rows[i].file, 0, 0, "point %zu: %s differs between repetitions",
-					rows[i].point, c.label_keys[l]);
-				goto out;
-			}
-	}
-	fputs("point", out);
-	for (size_t l = 0; l < c.nlabels; l++) {
-		fputc(',', out);
-		csv_field(out, c.label_keys[l]);
-	}
-	for (size_t i = 0; i < c.n; i++)
-		fprintf(out, repeated ? ",%s,%s.ci95" : ",%s", c.names[i], c.names[i]);
-	fputc('\n', out);
-	for (size_t i = 0, j; i < nrows; i = j) {
-		size_t n;
-
-		for (j = i + 1; j < nrows && rows[j].point == rows[i].point; j++)
-			;
-		n = j - i;
-		fprintf(out, "%zu", rows[i].point);
-		for (size_t l = 0; l < c.nlabels; l++) {
-			fputc(',', out);
-			csv_field(out, rows[i].labels[l]);
-		}
-		for (size_t k = 0; k < c.n; k++) {
-			double *x = xrealloc(NULL, n * sizeof(*x)), mean, ci = 0;
-
-			for (size_t r = 0; r < n; r++)
-				x[r] = rows[i + r].v[k];
-			mean = gsl_stats_mean(x, 1, n);
-			if (n > 1)
-				ci = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd(x, 1, n) /
-				     sqrt((double)n);
-			free(x);
-			put_num(out, n == 1 ? rows[i].v[k] : mean, n == 1 && c.is_int[k]);
-			if (repeated)
-				fprintf(out, ",%.15g", ci);
-		}
-		fputc('\n', out);
-	}
+	if (check_rows(rows, nrows, &c, &repeated, e))
+		goto out;
+	write_csv(out, rows, nrows, &c, repeated);
 	ret = 0;
 out:
 	for (size_t i = 0; i < nrows; i++) {
