@@ -35,8 +35,9 @@ struct pool_opts {
 	bool check;
 	/* Polled after every batch (plain loop) or round (pool); NULL: never set. */
 	const volatile sig_atomic_t *interrupted;
-	/* Called from the caller's thread about every 64 batches with the records
-	 * simulated so far (every simulator has seen them); NULL: none. */
+	/* Called from the caller's thread every 64 batches (plain loop) or every
+	 * round of 32 (pool) with the records every simulator has seen so far;
+	 * it decides itself whether to show anything. NULL: none. */
 	void (*progress)(void *arg, uint64_t records);
 	void *progress_arg;
 };
