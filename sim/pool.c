@@ -399,7 +399,8 @@ static int pool_threaded(struct sim *sims, unsigned n, struct trace_reader *tr,
 	if (started < nt) {
 		err_set(e, "mmusim", 0, 0, "cannot start threads");
 		rc = POOL_EHOST;
-		p.start.n = p.done.n = started + 1; /* stop the ones that started */
+		/* the helpers that never started arrive at the barrier below in name only */
+		atomic_fetch_add(&p.start.arrived, nt - started);
 	} else {
 		failed = pool_rounds(&p, set, o);
 		if (failed < n) {
