@@ -2,8 +2,10 @@
  * main.c - the command line (DESIGN.md "Command line"): options and dispatch,
  * and the only place that prints errors or calls exit(). Each command parses
  * its options with getopt_long (GNU forms: -j2, --jobs=2, --json=-, --help)
- * and calls the library: run.h (a run), pool.h (simulators from one reader),
- * sweep.h and sweep_run.h (sweeps), trace_info.h, plot.h, capture.h.
+ * and calls the library: run.h (a run: config, input, simulators driven by
+ * pool.h, reports), sweep_run.h (sweeps), trace_info.h, demo.h, plot.h,
+ * capture.h; usage.h holds the help texts. Library calls return a status and a
+ * struct err; status_of() turns them into a message and an exit status.
  *
  * Exit status: 0 success; 2 bad usage, configuration or input, with
  * "file:line[:col]: message" on stderr; 1 any other failure; 130 interrupted.
@@ -578,14 +580,17 @@ int main(int argc, char **argv)
 		{ "merge", cmd_merge }, { "plot", cmd_plot },
 	};
 	const char *cmd = argc > 1 ? argv[1] : "help";
+	bool asks_help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
 
 	atexit(outfile_remove_pending); /* a result not committed by exit() is not left */
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(cmd, cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1); /* argv[0]: the command */
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
-		return help(argc > 2 ? argv[2] : NULL);
+		return help(asks_help ? "help" : argc > 2 ? argv[2] : NULL);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		if (asks_help)
+			return help("version");
 		printf("mmusim %s (build %s)\n", provenance_version(), provenance_build_id());
 		return 0;
 	}

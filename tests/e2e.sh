@@ -370,7 +370,7 @@ ls "$T" | grep -q '^int.json' && bad "an interrupted run left a file" || ok
 # GNU option forms, --help on every command, --version: the same as the spelled-out forms
 $MMUSIM --version | grep -qE '^mmusim [0-9][^ ]* \(build ([0-9a-f]+|none)\)$' && ok || bad "--version: $($MMUSIM --version)"
 check "$($MMUSIM version)" "$($MMUSIM --version)" "mmusim version"
-for c in run config trace capture sweep merge plot demo; do
+for c in run config trace capture sweep merge plot demo help version; do
 	$MMUSIM $c --help >"$T/h" 2>&1 && head -1 "$T/h" | grep -q "^mmusim $c" && ok || bad "$c --help: $(head -1 "$T/h")"
 done
 $MMUSIM run --config=configs/skylake.yaml --json=- --quiet --set=os.mode=thp -wgups:size=1M,updates=2000 |
