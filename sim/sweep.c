@@ -2,7 +2,7 @@
  * sweep.c - sweep files, point expansion and the CSV merge (sweep.h).
  *
  * Each point is one self-contained `mmusim run` command; local sweeps run those
- * same points (main.c), so a sweep run with any -j, sharded, or spread over
+ * same points (sweep_run.c), so a sweep run with any -j, sharded, or spread over
  * machines with GNU parallel or Slurm and merged, gives the same CSV.
  *
  * The YAML is read with libyaml's document loader: the schema is three levels

@@ -1,9 +1,15 @@
 /* util.c - see util.h. */
+#include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -105,4 +111,68 @@ void format_size(uint64_t bytes, char *buf, size_t n)
 		snprintf(buf, n, "%llu", (unsigned long long)bytes);
 	else
 		snprintf(buf, n, "%llu%c", (unsigned long long)bytes, sfx[i]);
+}
+
+int mkdir_p(const char *dir)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* getrusage: KiB on Linux. */
+uint64_t max_rss_bytes(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss * 1024;
+}
+
+/* Long-only options have values of 256 and more; a short one is its letter. */
+const char *getopt_culprit(char *const *argv, char *buf, size_t n)
+{
+	const char *a = optind > 0 ? argv[optind - 1] : "";
+
+	if (optopt > 0 && optopt < 256 && strncmp(a, "--", 2)) {
+		snprintf(buf, n, "-%c", optopt);
+		return buf;
+	}
+	return a;
 }

@@ -1,4 +1,5 @@
-/* util.h - small parsing helpers shared by the config loader, workloads and the CLI. */
+/* util.h - small parsing, file and clock helpers shared by the config loader, workloads,
+ * sweeps and the CLI. */
 #ifndef MMUSIM_UTIL_H
 #define MMUSIM_UTIL_H
 
@@ -26,5 +27,26 @@ int parse_double(const char *s, double *out);
 
 /* Format @bytes with the largest exact binary suffix ("2M", "1536K", "100"). */
 void format_size(uint64_t bytes, char *buf, size_t n);
+
+/*
+ * After getopt_long() returned '?' or ':' (with opterr = 0): the option as it
+ * was written ("--bogus", "-x"), in @buf (or a pointer into @argv).
+ */
+const char *getopt_culprit(char *const *argv, char *buf, size_t n);
+
+/* mkdir -p @dir (mode 0777 before the umask): 0, or -1 with errno. */
+int mkdir_p(const char *dir);
+
+/* Remove the flat directory @dir: its entries, then itself (best effort, no errors). */
+void remove_dir(const char *dir);
+
+/* Whether @path names a regular file (following symlinks). */
+bool file_exists(const char *path);
+
+/* Seconds on the monotonic clock. */
+double now_seconds(void);
+
+/* The process's peak resident set so far, in bytes (0 if unknown). */
+uint64_t max_rss_bytes(void);
 
 #endif

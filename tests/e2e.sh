@@ -367,6 +367,18 @@ kill -INT $rpid
 wait $rpid
 check "$?" 130 "interrupted run's exit status"
 ls "$T" | grep -q '^int.json' && bad "an interrupted run left a file" || ok
+# GNU option forms, --help on every command, --version: the same as the spelled-out forms
+$MMUSIM --version | grep -qE '^mmusim [0-9][^ ]* \(build ([0-9a-f]+|none)\)$' && ok || bad "--version: $($MMUSIM --version)"
+check "$($MMUSIM version)" "$($MMUSIM --version)" "mmusim version"
+for c in run config trace capture sweep merge plot demo help version; do
+	$MMUSIM $c --help >"$T/h" 2>&1 && head -1 "$T/h" | grep -q "^mmusim $c" && ok || bad "$c --help: $(head -1 "$T/h")"
+done
+$MMUSIM run --config=configs/skylake.yaml --json=- --quiet --set=os.mode=thp -wgups:size=1M,updates=2000 |
+	strip >"$T/gnu.json"
+$MMUSIM run -c configs/skylake.yaml --json - --quiet --set os.mode=thp -w gups:size=1M,updates=2000 |
+	strip >"$T/plain.json"
+cmp -s "$T/gnu.json" "$T/plain.json" && ok || bad "--config=F --json=- --set=k=v -wSPEC differ from their spelled-out forms"
+expect_error "mmusim: --json needs a value" $MMUSIM run --json
 # one end-to-end run under valgrind memcheck (not on an ASan build): no errors, no leaks
 if command -v valgrind >/dev/null 2>&1 && ! grep -q __asan_init "$MMUSIM"; then
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \

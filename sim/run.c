@@ -1,0 +1,324 @@
+/*
+ * run.c - one `mmusim run` (run.h): options to config, input, simulators and
+ * reports. The command line's `run` and `config show` and every sweep point go
+ * through the same parser, so a point's report is its command's.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "provenance.h"
+#include "run.h"
+#include "util.h"
+#include "workload.h"
+
+enum { OPT_FORMAT = 256, OPT_MODES, OPT_JSON, OPT_TIMELINE, OPT_TIMELINE_MS, OPT_SET, OPT_LABEL,
+       OPT_SWEEP_SET, OPT_CHECK };
+
+static const struct option run_longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "workload", required_argument, NULL, 'w' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "modes", required_argument, NULL, OPT_MODES },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "timeline-ms", required_argument, NULL, OPT_TIMELINE_MS },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "sweep-set", required_argument, NULL, OPT_SWEEP_SET },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "check-invariants", no_argument, NULL, OPT_CHECK },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage(struct err *e, const char *fmt, const char *arg)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->msg, sizeof(e->msg), fmt, arg);
+	return RUN_EUSAGE;
+}
+
+/* --label k=v and --sweep-set k=v (= --set k=v plus --label k=v). */
+static int add_label(struct run_opts *o, const char *opt, const char *kv, bool set, struct err *e)
+{
+	if (!strchr(kv, '=') || kv[0] == '=')
+		return usage(e, "%s needs key=value", opt);
+	if (o->nlabels == RUN_MAX_SETS || o->nsets == RUN_MAX_SETS)
+		return usage(e, "too many %s options", opt);
+	o->labels[o->nlabels++] = kv;
+	if (set)
+		o->sets[o->nsets++] = kv;
+	return 0;
+}
+
+/* A missing value: the message `run` has always given for that option. */
+static int missing_value(char **argv, struct err *e)
+{
+	char buf[64];
+	const char *a = getopt_culprit(argv, buf, sizeof(buf));
+
+	if (optopt == OPT_SET)
+		return usage(e, "--set needs path=value", "");
+	if (optopt == OPT_LABEL || optopt == OPT_SWEEP_SET)
+		return usage(e, "%s needs key=value", a);
+	return usage(e, "%s needs a value", a);
+}
+
+int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, struct err *e)
+{
+	char buf[64];
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0; /* glibc: start afresh (sweep workers parse one command per point) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:w:qh", run_longopts, NULL)) != -1) {
+		int rc = 0;
+
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'w': o->workload = optarg; break;
+		case OPT_FORMAT: o->format = optarg; break;
+		case OPT_MODES: o->modes = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_TIMELINE: o->timeline = optarg; break;
+		case OPT_TIMELINE_MS: o->timeline_ms = optarg; break;
+		case OPT_SET:
+			if (o->nsets == RUN_MAX_SETS)
+				return usage(e, "too many --set options", "");
+			o->sets[o->nsets++] = optarg;
+			break;
+		case OPT_LABEL:
+		case OPT_SWEEP_SET:
+			rc = add_label(o, c == OPT_LABEL ? "--label" : "--sweep-set", optarg,
+				       c == OPT_SWEEP_SET, e);
+			break;
+		case 'q': o->quiet = true; break;
+		case OPT_CHECK: o->check = true; break;
+		case 'h': return RUN_HELP;
+		case ':': return missing_value(argv, e);
+		default: return usage(e, "unknown option '%s'", getopt_culprit(argv, buf, sizeof(buf)));
+		}
+		if (rc)
+			return rc;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (!want_input || o->trace)
+			return usage(e, "unexpected argument '%s'", argv[i]);
+		o->trace = argv[i];
+	}
+	return 0;
+}
+
+int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e)
+{
+	config_defaults(c);
+	if (o->config && config_load_file(c, o->config, e))
+		return -1;
+	for (unsigned i = 0; i < o->nsets; i++)
+		if (config_set(c, o->sets[i], e))
+			return -1;
+	return config_validate(c, o->nsets ? "--set" : (o->config ? o->config : "built-in"), e);
+}
+
+int run_modes_parse(const char *spec, enum os_mode *modes, struct err *e)
+{
+	char buf[256], *save = NULL, *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum os_mode m = MODE_NR;
+
+		for (int i = 0; i < MODE_NR; i++)
+			if (!strcmp(tok, os_mode_name[i]))
+				m = (enum os_mode)i;
+		if (m == MODE_NR)
+			return usage(e, "--modes: unknown mode '%s' (base, hugetlbfs, thp)", tok);
+		for (int j = 0; j < n; j++)
+			if (modes[j] == m)
+				return usage(e, "--modes: '%s' given twice", tok);
+		modes[n++] = m;
+	}
+	if (!n)
+		return usage(e, "--modes needs at least one mode%s", "");
+	return n;
+}
+
+struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_config *c, int *rc,
+				    struct err *e)
+{
+	struct trace_reader *r;
+	enum trace_format f = TF_AUTO;
+
+	*rc = RUN_EUSAGE;
+	if (o->workload && o->trace) {
+		usage(e, "give a TRACE or -w WORKLOAD, not both%s", "");
+		return NULL;
+	}
+	if (o->format) {
+		f = trace_format_parse(o->format);
+		if (f == TF_NR || f == TF_WORKLOAD) {
+			usage(e, "unknown --format '%s'", o->format);
+			return NULL;
+		}
+	}
+	*rc = -1;
+	if (o->workload || !o->trace)
+		r = workload_open(o->workload ? o->workload : RUN_DEFAULT_WORKLOAD, c->seed, e);
+	else
+		r = trace_open(o->trace, f, e);
+	if (r)
+		*rc = 0;
+	return r;
+}
+
+int run_input_id(const struct run_opts *o, char *buf, struct err *e)
+{
+	const char *wl = o->workload || !o->trace ? (o->workload ? o->workload : RUN_DEFAULT_WORKLOAD)
+						  : NULL;
+
+	return provenance_input_id(o->trace, wl, o->format, buf, PROVENANCE_ID_MAX, e);
+}
+
+int run_setup(struct run *r, const struct sim_config *c, const enum os_mode *modes, unsigned n,
+	      const char *trace_name, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->sims = calloc(n, sizeof(*r->sims));
+	r->mode_names = calloc(n, sizeof(*r->mode_names));
+	if (!r->sims || !r->mode_names) {
+		err_set(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct sim_config ci = *c;
+
+		ci.mode = modes[i];
+		r->mode_names[i] = os_mode_name[modes[i]];
+		if (sim_init(&r->sims[i], &ci, e))
+			return -1;
+		r->n = i + 1; /* run_free() destroys the ones made */
+		r->sims[i].trace_name = trace_name;
+	}
+	return 0;
+}
+
+int run_drive(struct run *r, struct trace_reader *tr, const struct pool_opts *o, struct err *e)
+{
+	struct pool_opts po = *o;
+	double t0 = now_seconds();
+	int rc;
+
+	if (r->threads)
+		po.threads = r->threads;
+	rc = pool_run(r->sims, r->n, tr, &po, &r->records, e);
+	r->wall = now_seconds() - t0;
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < r->n; i++) {
+		r->sims[i].st.wall_seconds = r->wall;
+		r->sims[i].st.max_rss_bytes = max_rss_bytes();
+	}
+	return 0;
+}
+
+int run_timeline_start(struct run *r, const struct run_opts *o, const struct sim_config *c,
+		       struct outfile *tl, struct err *e)
+{
+	double ms = 1.0;
+	FILE *tf;
+
+	if (o->timeline_ms && (parse_double(o->timeline_ms, &ms) || !(ms > 0)))
+		return usage(e, "--timeline-ms: '%s' is not a positive number of milliseconds",
+			     o->timeline_ms);
+	if (outfile_open(tl, o->timeline, 0, e))
+		return -1;
+	tf = outfile_stream(tl);
+	if (!tf) {
+		outfile_abort(tl);
+		err_set(e, o->timeline, 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	sim_timeline_header(tf);
+	for (unsigned i = 0; i < r->n; i++)
+		sim_timeline_start(&r->sims[i], tf, (cycles_t)(ms * c->freq_mhz * 1000.0));
+	return 0;
+}
+
+void run_free(struct run *r)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		sim_destroy(&r->sims[i]);
+	free(r->sims);
+	free(r->mode_names);
+	r->sims = NULL;
+	r->mode_names = NULL;
+	r->n = 0;
+}
+
+/* The JSON report(s) to @path: 0, -1 (bad path) or POOL_EHOST, with @e. */
+static int write_json(struct run *r, struct report_meta *m, const char *path, bool compare,
+		      struct err *e)
+{
+	struct outfile of;
+	json_t *root = r->n > 1 || compare ? json_object() : NULL;
+	char hash[MODE_NR][17];
+	FILE *f;
+
+	if (outfile_open(&of, path, 0, e)) {
+		json_decref(root);
+		return -1;
+	}
+	f = outfile_stream(&of);
+	if (!f) {
+		outfile_abort(&of);
+		json_decref(root);
+		err_set(e, path, 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	for (unsigned i = 0; i < r->n && i < MODE_NR; i++) {
+		m->mode = r->mode_names[i];
+		provenance_config_hash(&r->sims[i].cfg, hash[i]);
+		m->config_hash = hash[i];
+		if (root)
+			json_object_set_new(root, m->mode, stats_to_json(&r->sims[i].st, m));
+		else
+			stats_write_json(&r->sims[i].st, m, f);
+	}
+	if (root) {
+		json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', f);
+		json_decref(root);
+	}
+	return outfile_commit(&of, e) ? POOL_EHOST : 0;
+}
+
+int run_write_reports(struct run *r, const struct report_meta *base, const char *json_path,
+		      bool quiet, bool compare, struct err *e)
+{
+	struct report_meta m = *base;
+	int rc;
+
+	m.version = provenance_version();
+	m.build_id = provenance_build_id();
+	if (json_path && (rc = write_json(r, &m, json_path, compare, e)))
+		return rc;
+	if (quiet || (json_path && !strcmp(json_path, "-")))
+		return 0;
+	if (r->n == 1 && !compare) {
+		m.mode = r->mode_names[0];
+		stats_write_text(&r->sims[0].st, &m, stdout);
+	} else {
+		struct stats st[MODE_NR];
+
+		for (unsigned i = 0; i < r->n && i < MODE_NR; i++)
+			st[i] = r->sims[i].st;
+		printf("mmusim: %s on %s (%s)\n", m.trace, m.config, m.format);
+		stats_write_compare(st, r->mode_names, r->n, stdout);
+	}
+	return 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * run.h - one `mmusim run`: its options, the config they name, the input, the
+ * simulators (one, or one per --modes mode) and the reports. The command line
+ * and the sweep workers share it, so a sweep point's report is exactly the one
+ * its `mmusim run` command writes (sweep_point_argv()).
+ *
+ * Nothing here prints an error or exits: every failure is a status (the POOL_*
+ * values of pool.h, or RUN_EUSAGE) with a struct err that says why.
+ */
+#ifndef MMUSIM_RUN_H
+#define MMUSIM_RUN_H
+
+#include "config.h"
+#include "err.h"
+#include "outfile.h"
+#include "pool.h"
+#include "sim.h"
+#include "stats.h"
+#include "trace.h"
+
+#define RUN_MAX_SETS 256
+
+/* What `run` replays when given no input. */
+#define RUN_DEFAULT_WORKLOAD "stream:size=16M,iterations=2"
+
+enum {
+	RUN_HELP = 1,     /* run_opts_parse(): --help given */
+	RUN_EUSAGE = -4,  /* a command-line error: e->msg (exit 2, with the usage) */
+};
+
+/* The options of `run` (and of `config show`, which takes its config ones). */
+struct run_opts {
+	const char *config;
+	const char *trace;
+	const char *workload;
+	const char *format;
+	const char *modes;
+	const char *json;
+	const char *timeline;
+	const char *timeline_ms;
+	const char *sets[RUN_MAX_SETS];
+	unsigned nsets;
+	const char *labels[RUN_MAX_SETS]; /* --label k=v (and --sweep-set): run.labels */
+	unsigned nlabels;
+	bool quiet;
+	bool check; /* --check-invariants: after every batch (tests) */
+};
+
+/*
+ * Parse `run` options (getopt_long: -c FILE, --config=FILE, --set=k=v, ...;
+ * @argv[0] is the command's name) into @o, which keeps pointers into @argv.
+ * @want_input: a positional TRACE is allowed. 0; RUN_HELP; RUN_EUSAGE with @e.
+ */
+int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, struct err *e);
+
+/* The effective config: defaults, then -c, then each --set; validated. 0 or -1 with @e. */
+int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e);
+
+/* --modes @spec into @modes (MODE_NR at most): the count, or RUN_EUSAGE with @e. */
+int run_modes_parse(const char *spec, enum os_mode *modes, struct err *e);
+
+/* The input: the trace, or the workload (RUN_DEFAULT_WORKLOAD when neither is
+ * given). NULL with *@rc = RUN_EUSAGE (both given, unknown --format) or -1 (bad input). */
+struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_config *c, int *rc,
+				    struct err *e);
+
+/* The input's identity (provenance.h) into @buf (PROVENANCE_ID_MAX). 0 or -1 with @e. */
+int run_input_id(const struct run_opts *o, char *buf, struct err *e);
+
+/* The simulators of a run, driven from one reader. */
+struct run {
+	struct sim *sims;
+	const char **mode_names;
+	unsigned n;
+	unsigned threads; /* pool_opts.threads */
+	double wall;      /* seconds in run_drive() */
+	uint64_t records;
+};
+
+/* @n simulators of @c, simulator i in mode @modes[i]. 0; -1 with @e (bad config);
+ * POOL_EHOST. run_free() either way. */
+int run_setup(struct run *r, const struct sim_config *c, const enum os_mode *modes, unsigned n,
+	      const char *trace_name, struct err *e);
+
+/* Replay @tr through every simulator (pool_run(), @o's callbacks; r->threads wins
+ * over o->threads), then record wall time and peak RSS in each report. */
+int run_drive(struct run *r, struct trace_reader *tr, const struct pool_opts *o, struct err *e);
+
+/*
+ * --timeline: the CSV @o->timeline opened in @tl (outfile.h), its header
+ * written, a row every --timeline-ms (default 1) of simulated time from every
+ * simulator. 0; RUN_EUSAGE (a bad --timeline-ms); -1 (a bad path); POOL_EHOST.
+ * The caller commits @tl after run_drive() (outfile_commit()).
+ */
+int run_timeline_start(struct run *r, const struct run_opts *o, const struct sim_config *c,
+		       struct outfile *tl, struct err *e);
+
+/* Destroy the simulators (not @r itself). */
+void run_free(struct run *r);
+
+/*
+ * The reports: JSON to @json_path if not NULL (one object per mode when
+ * several or @compare), then, unless @quiet or the JSON went to "-", the text
+ * report (one mode) or the comparison table on stdout. 0; -1 with @e (bad path:
+ * exit 2); POOL_EHOST with @e (the write failed: exit 1).
+ */
+int run_write_reports(struct run *r, const struct report_meta *base, const char *json_path,
+		      bool quiet, bool compare, struct err *e);
+
+#endif

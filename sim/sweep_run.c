@@ -1,0 +1,637 @@
+/*
+ * sweep_run.c - planning and running a sweep's points (sweep_run.h).
+ *
+ * A worker is a fork of the process that loaded the sweep, without exec (a new
+ * image would load the libraries and the sweep file again); it runs its points
+ * from one decode of their input, on several threads when there are fewer
+ * workers than jobs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "provenance.h"
+#include "run.h"
+#include "sweep_run.h"
+#include "util.h"
+
+/* The `run` options of point @p, repetition @rep, its report @json: *@av owns the strings. */
+static int point_opts(const struct sweep *sw, size_t p, unsigned rep, const char *self,
+		      const char *json, char ***av, struct run_opts *o, struct err *e)
+{
+	int argc = 0;
+
+	*av = sweep_point_argv(sw, p, rep, self, json);
+	while ((*av)[argc])
+		argc++;
+	/* argv: self run OPTIONS...; the parser's argv[0] is "run" */
+	return run_opts_parse(argc - 1, *av + 1, o, true, e);
+}
+
+int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsigned rep,
+		     const char *outdir, const char *self, unsigned threads,
+		     const volatile sig_atomic_t *interrupted, struct err *e)
+{
+	struct run_opts *o = calloc(n, sizeof(*o));
+	char ***argvs = calloc(n, sizeof(*argvs));
+	struct run r = { 0 };
+	struct trace_reader *tr = NULL;
+	char id[PROVENANCE_ID_MAX];
+	int rc = 0;
+
+	r.sims = calloc(n, sizeof(*r.sims));
+	r.mode_names = calloc(n, sizeof(*r.mode_names));
+	if (!o || !argvs || !r.sims || !r.mode_names) {
+		err_set(e, "mmusim", 0, 0, "out of memory");
+		rc = POOL_EHOST;
+		goto out;
+	}
+	r.threads = threads < n ? threads : (unsigned)n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *json = sweep_point_file(sw, outdir, pts[i], rep);
+		struct sim_config c;
+
+		rc = point_opts(sw, pts[i], rep, self, json, &argvs[i], &o[i], e);
+		free(json);
+		if (!rc)
+			rc = run_config_load(&o[i], &c, e);
+		if (!rc && !i) {
+			tr = run_input_open(&o[0], &c, &rc, e);
+			if (!rc)
+				rc = run_input_id(&o[0], id, e); /* one input for every point here */
+		}
+		if (rc)
+			break;
+		r.mode_names[i] = os_mode_name[c.mode];
+		if (sim_init(&r.sims[i], &c, e)) {
+			rc = -1;
+			break;
+		}
+		r.n = (unsigned)i + 1;
+		r.sims[i].trace_name = tr->name;
+	}
+	if (!rc)
+		rc = run_drive(&r, tr, &(struct pool_opts){ .interrupted = interrupted }, e);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct run one = { .sims = &r.sims[i], .mode_names = &r.mode_names[i], .n = 1,
+				   .wall = r.wall, .records = r.records };
+		struct report_meta m = { .config = o[i].config ? o[i].config : "built-in",
+					 .trace = tr->name, .format = trace_format_name[tr->format],
+					 .labels = o[i].labels, .nlabels = o[i].nlabels, .input_id = id };
+
+		rc = run_write_reports(&one, &m, o[i].json, true, false, e);
+	}
+out:
+	for (size_t i = 0; argvs && i < n; i++)
+		if (argvs[i])
+			sweep_argv_free(argvs[i]);
+	free(argvs);
+	free(o);
+	run_free(&r);
+	if (tr)
+		trace_close(tr);
+	return rc;
+}
+
+/*
+ * Is the report @f of point @p, repetition @rep current: 1 written for the same
+ * effective config, input and build (provenance.h); 0 stale; -1 absent; else
+ * *@rc is set with @e. @ids[@in] caches the input's identity.
+ */
+static int point_current(const struct sweep *sw, size_t p, unsigned rep, const char *f, size_t in,
+			 char **ids, const char *self, int *rc, struct err *e)
+{
+	char **av, hash[17];
+	struct run_opts o;
+	struct sim_config c;
+	int r = -1;
+
+	if (access(f, F_OK))
+		return -1;
+	*rc = point_opts(sw, p, rep, self, f, &av, &o, e);
+	if (!*rc)
+		*rc = run_config_load(&o, &c, e);
+	if (!*rc && !ids[in]) {
+		ids[in] = malloc(PROVENANCE_ID_MAX);
+		if (!ids[in]) {
+			err_set(e, "mmusim", 0, 0, "out of memory");
+			*rc = POOL_EHOST;
+		} else {
+			*rc = run_input_id(&o, ids[in], e);
+		}
+	}
+	if (!*rc) {
+		provenance_config_hash(&c, hash);
+		r = sweep_report_matches(f, hash, ids[in], provenance_build_id());
+	}
+	sweep_argv_free(av);
+	return r;
+}
+
+/* Cut the @nt points @todo (one input, repetition @rep) into tasks of at most
+ * SWEEP_GROUP_MAX points (memory), as even as can be. */
+static int plan_chunks(struct sweep_plan *plan, const size_t *todo, size_t nt, unsigned rep)
+{
+	size_t nch = (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX;
+
+	for (size_t c = 0, at = 0; c < nch && at < nt; c++) {
+		size_t take = (nt - at + (nch - c) - 1) / (nch - c);
+		struct sweep_task *t = &plan->tasks[plan->ntasks++];
+
+		t->pts = malloc(take * sizeof(*t->pts));
+		if (!t->pts)
+			return -1;
+		memcpy(t->pts, todo + at, take * sizeof(*t->pts));
+		t->n = take;
+		t->rep = rep;
+		at += take;
+	}
+	return 0;
+}
+
+/*
+ * Tasks: the points still to run, grouped by input and repetition (one
+ * decode drives them all), each group cut into enough chunks to keep the
+ * workers busy.
+ */
+int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, unsigned shard_i,
+	       unsigned shard_n, struct sweep_plan *plan, struct err *e)
+{
+	size_t per_input = sw->npoints / sw->ninputs, groups = sw->ninputs * sw->repeat;
+	char **ids = calloc(sw->ninputs, sizeof(*ids)); /* point_current() fills them */
+	size_t *todo = calloc(per_input + 1, sizeof(*todo));
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->tasks = calloc(groups * (per_input / SWEEP_GROUP_MAX + 1) + 1, sizeof(*plan->tasks));
+	if (!ids || !todo || !plan->tasks)
+		rc = POOL_EHOST;
+	for (size_t in = 0; in < sw->ninputs && !rc; in++)
+		for (unsigned r = 0; r < sw->repeat && !rc; r++) {
+			size_t nt = 0;
+
+			for (size_t p = in * per_input; p < (in + 1) * per_input && !rc; p++) {
+				char *f;
+
+				if (p % shard_n != shard_i)
+					continue;
+				plan->total++;
+				f = sweep_point_file(sw, outdir, p, r);
+				switch (point_current(sw, p, r, f, in, ids, self, &rc, e)) {
+				case 1:
+					plan->done++; /* done by an earlier run under the same key (resume) */
+					break;
+				case 0:
+					plan->stale++;
+					todo[nt++] = p;
+					break;
+				default:
+					todo[nt++] = p;
+				}
+				free(f);
+			}
+			if (!rc && plan_chunks(plan, todo, nt, r))
+				rc = POOL_EHOST;
+		}
+	if (rc == POOL_EHOST)
+		err_set(e, "mmusim", 0, 0, "out of memory");
+	for (size_t i = 0; ids && i < sw->ninputs; i++)
+		free(ids[i]);
+	free(ids);
+	free(todo);
+	return rc;
+}
+
+void sweep_plan_free(struct sweep_plan *plan)
+{
+	for (size_t i = 0; plan->tasks && i < plan->ntasks; i++)
+		free(plan->tasks[i].pts);
+	free(plan->tasks);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* A worker ended with status @ws: count its points, or note the first failure. */
+static void reap(struct sweep_plan *plan, pid_t pid, int ws, int *status,
+		 const struct sweep_exec_opts *o)
+{
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		struct sweep_task *t = &plan->tasks[i];
+
+		if (t->pid != pid)
+			continue;
+		t->pid = 0;
+		if (WIFEXITED(ws) && !WEXITSTATUS(ws)) {
+			plan->done += t->n;
+		} else if (!*status) {
+			*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
+			if (o->failed)
+				o->failed(o->arg, t);
+		}
+	}
+}
+
+int sweep_exec(struct sweep_plan *plan, const struct sweep_exec_opts *o, struct err *e)
+{
+	size_t next = 0, running = 0;
+	double t0 = now_seconds();
+	int status = 0;
+
+	while ((next < plan->ntasks || running) && !*o->stop) {
+		while (running < o->jobs && next < plan->ntasks && !status) {
+			struct sweep_task *t = &plan->tasks[next++];
+			pid_t pid;
+
+			fflush(NULL); /* nothing buffered twice */
+			pid = fork();
+			if (pid < 0) {
+				err_set(e, "fork", 0, 0, "%s", strerror(errno));
+				status = 1;
+				break;
+			}
+			if (!pid) {
+				/* the worker: this process's copy of the loaded sweep */
+				int ws = o->worker(o->arg, t, o->threads);
+
+				fflush(NULL);
+				_exit(ws);
+			}
+			t->pid = pid;
+			running++;
+		}
+		if (!running)
+			break;
+		int ws;
+		pid_t pid = waitpid(-1, &ws, 0);
+
+		if (pid < 0)
+			continue; /* EINTR: the loop tests *o->stop */
+		running--;
+		reap(plan, pid, ws, &status, o);
+		if (o->progress)
+			o->progress(o->arg, plan->done, plan->total, now_seconds() - t0);
+	}
+	if (*o->stop)
+		for (size_t i = 0; i < plan->ntasks; i++)
+			if (plan->tasks[i].pid > 0)
+				kill(plan->tasks[i].pid, SIGTERM);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return *o->stop ? 130 : status;
+}
+
+char **sweep_point_files(const struct sweep *sw, const char *outdir, size_t *n)
+{
+	char **files = calloc(sw->npoints * sw->repeat + 1, sizeof(*files));
+
+	*n = 0;
+	if (!files)
+		return NULL;
+	for (size_t p = 0; p < sw->npoints; p++)
+		for (unsigned r = 0; r < sw->repeat; r++) {
+			char *f = sweep_point_file(sw, outdir, p, r);
+
+			if (f && file_exists(f))
+				files[(*n)++] = f;
+			else
+				free(f);
+		}
+	return files;
+}
+
+char *sweep_default_csv(const char *sweep_path)
+{
+	const char *b = strrchr(sweep_path, '/');
+	char *out = malloc(strlen(sweep_path) + 8), *dot;
+
+	if (!out)
+		return NULL;
+	strcpy(out, b ? b + 1 : sweep_path);
+	dot = strrchr(out, '.');
+	if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")))
+		*dot = 0;
+	strcat(out, ".csv");
+	return out;
+}
+
+static bool all_numeric(char *const *vals, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double d;
+		uint64_t u;
+
+		if (parse_double(vals[i], &d) && parse_size(vals[i], &u))
+			return false;
+	}
+	return true;
+}
+
+void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o)
+{
+	/* the dimensions: the input when several are swept, then the keys */
+	const char *dim[2] = { NULL, NULL };
+	char *const *vals[2] = { NULL, NULL };
+	size_t nvals[2] = { 0, 0 }, nd = 0, mode = SIZE_MAX;
+
+	memset(o, 0, sizeof(*o));
+	if (sw->ninputs > 1) {
+		dim[nd] = "input";
+		vals[nd] = sw->input_names;
+		nvals[nd++] = sw->ninputs;
+	}
+	for (size_t i = 0; i < sw->naxes; i++)
+		if (!strcmp(sw->axes[i].key, "os.mode"))
+			mode = i;
+	for (size_t i = 0; i < sw->naxes && nd < 2; i++) {
+		if (i == mode && nd == 0 && sw->naxes + (sw->ninputs > 1) > 1)
+			continue; /* the mode is the series whenever there is another dimension */
+		dim[nd] = sw->axes[i].key;
+		vals[nd] = sw->axes[i].vals;
+		nvals[nd++] = sw->axes[i].nvals;
+	}
+	if (mode != SIZE_MAX && nd == 2 && strcmp(dim[0], "os.mode") && strcmp(dim[1], "os.mode")) {
+		dim[1] = "os.mode";
+		vals[1] = sw->axes[mode].vals;
+		nvals[1] = sw->axes[mode].nvals;
+	}
+	o->out = out;
+	o->x = dim[0] ? dim[0] : "input";
+	o->by = dim[1];
+	o->logx = !strncmp(o->x, "tlb.", 4) && strstr(o->x, "entries");
+	for (size_t i = 0; o->logx && vals[0] && i < nvals[0]; i++)
+		o->logx = strtod(vals[0][i], NULL) > 0; /* a log axis needs x > 0 */
+	if (o->by && vals[0] && !all_numeric(vals[0], nvals[0]))
+		o->base = vals[1][0]; /* bars: % change against the series' first value */
+	o->y = !strncmp(o->x, "tlb.", 4) ? "mpki:tlb.l1d.misses" : "cycles.total";
+}
+
+int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct err *e)
+{
+	FILE *f = outfile_stream(of);
+
+	if (!f) {
+		outfile_abort(of);
+		err_set(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	if (sweep_merge(files, n, f, e)) {
+		outfile_abort(of);
+		return -1;
+	}
+	return outfile_commit(of, e) ? POOL_EHOST : 0;
+}
+
+/* A sweep command's state (sweep_command()). */
+struct sweep_state {
+	const struct sweep_cmd *c;
+	struct sweep sw;
+	const char *csv, *outdir;
+	char *csv_alloc;
+	bool temp_outdir;
+	char self[4096], dir_buf[4200];
+};
+
+static int usage_err(struct err *e, const char *fmt, const char *arg)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->msg, sizeof(e->msg), fmt, arg);
+	return RUN_EUSAGE;
+}
+
+/* Where the points' reports go: --outdir, OUT.csv.d, or a temporary directory. */
+static int sweep_outdir(struct sweep_state *s, struct err *e)
+{
+	const char *td = getenv("TMPDIR");
+
+	s->outdir = s->c->outdir;
+	if (s->outdir)
+		return 0;
+	if (strcmp(s->csv, "-") && outfile_is_regular_path(s->csv)) {
+		snprintf(s->dir_buf, sizeof(s->dir_buf), "%s.d", s->csv);
+		s->outdir = s->dir_buf;
+		return 0;
+	}
+	if (s->c->list || s->c->shard_n > 1 || s->c->run_points)
+		return usage_err(e, "sweep: -o '%s' is not a regular file; give --outdir for the points' reports",
+				 s->csv);
+	/* -o /dev/null, -o -: the points' reports live only as long as the sweep */
+	snprintf(s->dir_buf, sizeof(s->dir_buf), "%s/mmusim-sweep-XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(s->dir_buf)) {
+		err_set(e, s->dir_buf, 0, 0, "%s", strerror(errno));
+		return POOL_EHOST;
+	}
+	s->outdir = s->dir_buf;
+	s->temp_outdir = true;
+	return 0;
+}
+
+/* --run-points P,P,...: run them in this process. */
+static int sweep_run_here(struct sweep_state *s, struct err *e)
+{
+	size_t n = 0, *pts = calloc(s->sw.npoints, sizeof(*pts));
+	char *dup = strdup(s->c->run_points), *save = NULL;
+	int rc;
+
+	if (!pts || !dup) {
+		free(pts);
+		free(dup);
+		err_set(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	for (char *t = strtok_r(dup, ",", &save); t && n < s->sw.npoints; t = strtok_r(NULL, ",", &save))
+		pts[n++] = strtoull(t, NULL, 10);
+	rc = s->c->worker(s->c->arg, &s->sw, s->outdir, s->self,
+			  &(struct sweep_task){ .pts = pts, .n = n, .rep = s->c->rep }, s->c->threads);
+	free(pts);
+	free(dup);
+	return rc;
+}
+
+static void sweep_list(const struct sweep_state *s)
+{
+	for (size_t p = s->c->shard_i; p < s->sw.npoints; p += s->c->shard_n)
+		for (unsigned r = 0; r < s->sw.repeat; r++) {
+			char *json = sweep_point_file(&s->sw, s->outdir, p, r);
+			char **av = sweep_point_argv(&s->sw, p, r, "mmusim", json);
+
+			sweep_print_cmd(stdout, av);
+			sweep_argv_free(av);
+			free(json);
+		}
+}
+
+static int exec_worker(void *arg, const struct sweep_task *t, unsigned threads)
+{
+	const struct sweep_state *s = arg;
+
+	return s->c->worker(s->c->arg, &s->sw, s->outdir, s->self, t, threads);
+}
+
+static void exec_failed(void *arg, const struct sweep_task *t)
+{
+	const struct sweep_state *s = arg;
+
+	fprintf(s->c->log, "sweep: the worker for point %zu%s failed; stopping\n", t->pts[0],
+		t->n > 1 ? " and others" : "");
+}
+
+static void exec_progress(void *arg, size_t done, size_t total, double seconds)
+{
+	const struct sweep_state *s = arg;
+
+	if (!s->c->quiet)
+		fprintf(s->c->log, "\rsweep: %zu/%zu points done, %.1f s", done, total, seconds);
+}
+
+/* Plan and run the points still to run, on forked workers. */
+static int sweep_schedule(struct sweep_state *s, struct err *e)
+{
+	const struct sweep_cmd *c = s->c;
+	struct sweep_plan plan;
+	unsigned jobs = c->jobs, threads = c->threads ? c->threads : 1;
+	int status;
+
+	if (!jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = n > 0 ? (unsigned)n : 1;
+	}
+	if ((status = sweep_plan(&s->sw, s->outdir, s->self, c->shard_i, c->shard_n, &plan, e))) {
+		sweep_plan_free(&plan);
+		return status;
+	}
+	/* fewer workers than jobs: each runs its simulators on several threads (one decode) */
+	if (plan.ntasks && plan.ntasks < jobs) {
+		threads = jobs / (unsigned)plan.ntasks;
+		jobs = (unsigned)plan.ntasks;
+	}
+	if (!c->quiet && (plan.done || plan.stale))
+		fprintf(c->log, "sweep: %zu of %zu points reused from %s%s", plan.done, plan.total,
+			s->outdir, plan.stale ? "" : "\n");
+	if (!c->quiet && plan.stale)
+		fprintf(c->log, "; %zu rerun (their config, input or mmusim build changed)\n", plan.stale);
+	status = sweep_exec(&plan, &(struct sweep_exec_opts){ jobs, threads, c->stop, exec_worker,
+							     exec_failed, exec_progress, s }, e);
+	if (status == 1 && e->msg[0]) {
+		char buf[1024];
+
+		err_format(e, buf, sizeof(buf)); /* fork() failed */
+		fprintf(c->log, "%s\n", buf);
+	}
+	if (!c->quiet && plan.ntasks)
+		fputc('\n', c->log);
+	sweep_plan_free(&plan);
+	if (status == 130 && s->temp_outdir)
+		fprintf(c->log, "mmusim: sweep interrupted; no result written\n");
+	else if (status == 130)
+		fprintf(c->log, "mmusim: sweep interrupted; finished points are kept in %s, run it again to resume\n",
+			s->outdir);
+	return status;
+}
+
+/* The CSV from the points' reports, then the figure if --plot. */
+static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struct err *e)
+{
+	size_t nf;
+	char **files = sweep_point_files(&s->sw, s->outdir, &nf);
+	int rc;
+
+	if (!files) {
+		outfile_abort(csv_of);
+		err_set(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	rc = sweep_merge_into(csv_of, files, nf, e);
+	if (!s->c->quiet && !rc)
+		fprintf(s->c->log, "sweep: %zu points -> %s\n", nf / s->sw.repeat, s->csv);
+	for (size_t i = 0; i < nf; i++)
+		free(files[i]);
+	free(files);
+	if (s->c->plot_out && !rc) {
+		struct plot_opts po;
+
+		sweep_plot_opts(&s->sw, s->c->plot_out, &po);
+		rc = plot_csv(s->csv, &po, e);
+		if (rc && rc != -1)
+			rc = POOL_EHOST; /* gnuplot failed: exit 1 */
+		if (!rc && !s->c->quiet)
+			fprintf(s->c->log, "sweep: plot -> %s\n", s->c->plot_out);
+	}
+	return rc;
+}
+
+/* After the sweep is loaded: the directories, then list, or run and merge. */
+static int sweep_command_loaded(struct sweep_state *s, struct err *e)
+{
+	const struct sweep_cmd *c = s->c;
+	struct outfile csv_of;
+	bool will_merge;
+	ssize_t sl;
+	int rc;
+
+	if (c->plot_out && !outfile_is_regular_path(s->csv))
+		return usage_err(e, "sweep: --plot reads the CSV back; -o '%s' is not a regular file", s->csv);
+	if ((rc = sweep_outdir(s, e)))
+		return rc;
+	sl = readlink("/proc/self/exe", s->self, sizeof(s->self) - 1);
+	if (sl <= 0) {
+		err_set(e, "mmusim", 0, 0, "cannot find its own executable");
+		return POOL_EHOST;
+	}
+	s->self[sl] = 0;
+	if (c->run_points)
+		return sweep_run_here(s, e);
+	if (mkdir_p(s->outdir)) {
+		err_set(e, s->outdir, 0, 0, "%s", strerror(errno));
+		return POOL_EHOST;
+	}
+	/* The CSV is opened before any point runs: a directory or an unwritable path is
+	 * said now, not after the sweep. */
+	will_merge = !c->list && (c->shard_n == 1 || s->csv_alloc == NULL);
+	if (will_merge && outfile_open(&csv_of, s->csv, 0, e))
+		return -1;
+	if (c->list) {
+		sweep_list(s);
+		return 0;
+	}
+	rc = sweep_schedule(s, e);
+	if (!rc && will_merge)
+		return sweep_merge_plot(s, &csv_of, e);
+	if (will_merge)
+		outfile_abort(&csv_of);
+	return rc;
+}
+
+int sweep_command(const struct sweep_cmd *c, struct err *e)
+{
+	struct sweep_state *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s) {
+		err_set(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	s->c = c;
+	if (!c->file) {
+		rc = usage_err(e, "sweep: no SWEEP.yaml%s", "");
+	} else if (c->trace && c->workload) {
+		rc = usage_err(e, "sweep: give a TRACE or -w WORKLOAD, not both%s", "");
+	} else if (sweep_load(&s->sw, c->file, c->trace, c->workload, e)) {
+		rc = -1;
+	} else {
+		s->csv = c->csv ? c->csv : (s->csv_alloc = sweep_default_csv(c->file));
+		if (!s->csv) {
+			err_set(e, "mmusim", 0, 0, "out of memory");
+			rc = POOL_EHOST;
+		} else {
+			rc = sweep_command_loaded(s, e);
+		}
+		if (s->temp_outdir)
+			remove_dir(s->outdir);
+		sweep_free(&s->sw);
+	}
+	free(s->csv_alloc);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * trace_info.c - a trace's statistics (trace_info.h). Distinct pages are kept
+ * in an open-addressing hash set of page numbers that doubles at half load, so
+ * host memory follows the pages touched, not the address range.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_info.h"
+
+struct page_set {
+	uint64_t *slot; /* UINT64_MAX: empty */
+	size_t cap, n;
+};
+
+static size_t page_hash(uint64_t vpn, size_t cap)
+{
+	return (size_t)((vpn * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
+
+/* Add @vpn: 0, or -1 when out of memory. */
+static int page_set_add(struct page_set *s, uint64_t vpn)
+{
+	size_t i;
+
+	if (s->n * 2 >= s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *slot = malloc(cap * sizeof(*slot));
+
+		if (!slot)
+			return -1;
+		memset(slot, 0xff, cap * sizeof(*slot));
+		for (size_t j = 0; j < s->cap; j++)
+			if (s->slot[j] != UINT64_MAX) {
+				size_t k = page_hash(s->slot[j], cap);
+
+				while (slot[k] != UINT64_MAX)
+					k = (k + 1) & (cap - 1);
+				slot[k] = s->slot[j];
+			}
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+	}
+	i = page_hash(vpn, s->cap);
+	while (s->slot[i] != UINT64_MAX) {
+		if (s->slot[i] == vpn)
+			return 0;
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->slot[i] = vpn;
+	s->n++;
+	return 0;
+}
+
+/* One batch into @in: 0, or -1 when out of memory. */
+static int info_add_batch(struct trace_info *in, struct page_set *s, const struct trace_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct trace_rec *r = &b->recs[i];
+
+		in->kinds[r->kind]++;
+		if (r->kind == R_EVENT) {
+			in->ev[b->ev[r->size].kind]++;
+		} else if (r->kind == R_INSNS) {
+			in->insns += r->size;
+		} else {
+			uint64_t last = r->addr + r->size - 1;
+
+			if (r->addr < in->lo)
+				in->lo = r->addr;
+			if (last > in->hi)
+				in->hi = last;
+			for (uint64_t p = r->addr >> PAGE_SHIFT; p <= last >> PAGE_SHIFT; p++)
+				if (page_set_add(s, p))
+					return -1;
+		}
+	}
+	return 0;
+}
+
+int trace_info(struct trace_reader *tr, struct trace_info *in, struct err *e)
+{
+	struct page_set s = { 0 };
+	struct trace_batch b;
+	int n, rc = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->lo = UINT64_MAX;
+	while ((n = trace_next(tr, &b, e)) > 0)
+		if (info_add_batch(in, &s, &b)) {
+			rc = err_set(e, "mmusim", 0, 0, "out of memory") - 1;
+			break;
+		}
+	if (!rc && n < 0)
+		rc = -1;
+	in->pages = s.n;
+	free(s.slot);
+	return rc;
+}
+
+void trace_info_write(const struct trace_info *in, const struct trace_reader *tr, FILE *out)
+{
+	fprintf(out, "trace:        %s\nformat:       %s\n", tr->name, trace_format_name[tr->format]);
+	fprintf(out, "records:      %llu ifetch, %llu load, %llu store, %llu modify, %llu events\n",
+		(unsigned long long)in->kinds[R_IFETCH], (unsigned long long)in->kinds[R_LOAD],
+		(unsigned long long)in->kinds[R_STORE], (unsigned long long)in->kinds[R_MODIFY],
+		(unsigned long long)in->kinds[R_EVENT]);
+	fprintf(out, "instructions: %llu\n", (unsigned long long)(in->kinds[R_IFETCH] + in->insns));
+	fprintf(out, "pages:        %llu distinct 4 KiB pages (%llu KiB)\n",
+		(unsigned long long)in->pages, (unsigned long long)in->pages * 4);
+	if (in->lo <= in->hi)
+		fprintf(out, "addresses:    0x%llx - 0x%llx\n", (unsigned long long)in->lo,
+			(unsigned long long)in->hi);
+	fprintf(out, "events:      ");
+	for (int k = 0; k < EV_NR; k++)
+		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
+	fprintf(out, "\n");
+}

@@ -1,0 +1,93 @@
+/*
+ * usage.c - the command line's texts (usage.h): the man page's SYNOPSIS and
+ * COMMANDS in short. tests/man.sh checks that every command named here has its
+ * section in doc/mmusim.1.
+ */
+#include <string.h>
+
+#include "types.h"
+#include "usage.h"
+
+const char usage_text[] =
+	"usage: mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
+	"                  [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
+	"                  [--timeline FILE.csv [--timeline-ms MS]]\n"
+	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
+	"       mmusim trace info TRACE [--format FMT]\n"
+	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
+	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
+	"       mmusim capture [-o OUT] -- PROGRAM [ARGS]   (valgrind lackey + syscalls)\n"
+	"       mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
+	"                    [-o results.csv] [--plot OUT.png|OUT.svg] [--quiet]\n"
+	"       mmusim merge OUT.csv RESULT.json...\n"
+	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx]\n"
+	"                   [--kind lines|bars|timeline] [--base V] [--title T] [--table] -o OUT.png|OUT.svg\n"
+	"                   [--script FILE.gp]\n"
+	"       mmusim demo [--outdir DIR]\n"
+	"       mmusim help [CMD]    (or CMD --help)\n"
+	"       mmusim version       (or --version)\n"
+	"Options take GNU forms: -j2, --jobs=2, -cFILE, --config=FILE, --set=k=v, --json=-.\n"
+	"Workloads: stream:size=S[,iterations=N]  gups:size=S[,updates=N]  chase:size=S[,steps=N]\n"
+	"           stride:size=S,stride=B[,passes=N]  zipf:size=S,alpha=A,refs=N  (+ seed=, madvise=1)\n";
+
+static const struct {
+	const char *cmd, *text;
+} help_texts[] = {
+	{ "run",
+	  "mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
+	  "           [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
+	  "           [--timeline FILE.csv [--timeline-ms MS]] [--label key=value ...]\n"
+	  "Replay TRACE (lackey, pin, champsim, din or mtr; .gz/.xz/.zst; - for stdin) or a built-in\n"
+	  "workload through the configured machine and print the report (text, or JSON with --json).\n"
+	  "  -c FILE          machine and kernel config (YAML); default: the built-in Nehalem-class core\n"
+	  "  --set path=value override one config key (see 'mmusim config show' for every path)\n"
+	  "  --modes a,b,c    run the input once per mode (decoded once) and print the % change table\n"
+	  "  --json FILE|-    the report as JSON (written to a temporary name, then renamed)\n"
+	  "  --timeline FILE  a CSV row every --timeline-ms (default 1) of simulated time\n"
+	  "  --label k=v      record k=v in run.labels (sweeps use it); --sweep-set k=v = --set + --label\n"
+	  "  --quiet          no progress, no text report\n" },
+	{ "sweep",
+	  "mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
+	  "             [-o OUT.csv] [--quiet]\n"
+	  "Run every point of a sweep file (config:, trace: or workload: (a list is swept), format:,\n"
+	  "repeat:, set:, sweep: {path: [values]}) and write one CSV row per point.\n"
+	  "  -j N          worker processes (default: the cores); points of one input share a decode\n"
+	  "  --shard I/N   only every N-th point from I (0-based), e.g. one Slurm array task\n"
+	  "  --list        print one self-contained 'mmusim run' command per point instead of running\n"
+	  "  --outdir DIR  per-point reports (default OUT.csv.d); finished points are skipped on re-runs\n"
+	  "  -o OUT.csv    the CSV (default: the sweep file's name with .csv)\n" },
+	{ "merge",
+	  "mmusim merge OUT.csv RESULT.json...\n"
+	  "Join the per-point reports of a sweep (from --list runs or shards) into the CSV 'sweep -o'\n"
+	  "writes: one row per point in point order; repetitions give mean and .ci95 columns.\n" },
+	{ "plot",
+	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--kind lines|bars|timeline]\n"
+	  "            [--base VALUE] [--title T] -o out.png|out.svg [--script FILE.gp]\n"
+	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot. --script FILE also writes the\n"
+	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp\n"
+	  "plus .png).\n" },
+	{ "config",
+	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
+	  "Print the effective configuration as YAML (every key with its value).\n" },
+	{ "trace",
+	  "mmusim trace info TRACE [--format FMT]       records by kind, pages, address range, events\n"
+	  "mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]   to the native format\n"
+	  "mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]  write a built-in workload as a trace\n" },
+	{ "capture",
+	  "mmusim capture [-o OUT] -- PROGRAM [ARGS]\n"
+	  "Run PROGRAM under valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes and stream the\n"
+	  "trace, compressed by OUT's suffix (.zst default), with its mmap/munmap/... events.\n" },
+	{ "demo",
+	  "mmusim demo [--outdir DIR]\n"
+	  "STREAM and GUPS under base pages, hugetlbfs and THP: the seed mail's table and DIR/demo.png.\n" },
+	{ "help", "mmusim help [CMD]\nThe usage of every command, or of CMD (the same as CMD --help).\n" },
+	{ "version", "mmusim version\nThe version and the build id (also mmusim --version).\n" },
+};
+
+const char *usage_help(const char *cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(help_texts); i++)
+		if (!strcmp(cmd, help_texts[i].cmd))
+			return help_texts[i].text;
+	return NULL;
+}
