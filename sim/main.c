@@ -78,6 +78,8 @@ static _Noreturn void die_usage(const char *fmt, const char *arg)
 /* A library status (run.h, pool.h) as this process's exit status, after saying why. */
 static int status_of(int rc, const struct err *e)
 {
+	if (rc && interrupted) /* whatever it broke (an open() of a FIFO: EINTR), it was ^C */
+		rc = POOL_EINTR;
 	switch (rc) {
 	case 0:
 		return 0;
