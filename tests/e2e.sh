@@ -258,6 +258,22 @@ $MMUSIM run tests/golden/mixed.lackey --json /dev/stdout --quiet | grep -q '"pgf
 expect_error "sweep: -o '/dev/null' is not a regular file; give --outdir" \
 	$MMUSIM sweep "$O/s.yaml" -o /dev/null --list
 
+# a FIFO nobody reads: opening it blocks, and ^C still ends the run (130, nothing replaced)
+mkfifo "$O/unread.json"
+$MMUSIM run tests/golden/mixed.lackey --json "$O/unread.json" --quiet 2>/dev/null &
+fpid=$!
+sleep 1
+kill -INT $fpid
+wait $fpid
+check "$?" 130 "an interrupted run blocked on a FIFO with no reader"
+[ -p "$O/unread.json" ] && ok || bad "the unread FIFO was replaced"
+# a trace from a FIFO: identified as a stream (never opened twice: that would block)
+mkfifo "$O/in.lackey"
+cat tests/golden/mixed.lackey >"$O/in.lackey" &
+timeout 20 $MMUSIM run "$O/in.lackey" --format lackey --json "$O/fifo-in.json" --quiet ||
+	bad "a trace read from a FIFO"
+grep -q '"input_id": "stream,format=lackey"' "$O/fifo-in.json" && ok || bad "a FIFO's input_id"
+
 # --- resumed sweeps: a point is reused only under the same config, input and build ----
 R="$T/resume"
 mkdir -p "$R"
