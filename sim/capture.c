@@ -431,7 +431,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 		argc++;
 	vargv = calloc(argc + 8, sizeof(*vargv));
 	if (!vargv)
-		return err_set(e, "capture", 0, 0, "out of memory");
+		return err_host(e, "capture", 0, 0, "out of memory");
 	if (pipe2(lp, O_CLOEXEC)) {
 		free(vargv);
 		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
@@ -523,12 +523,12 @@ int capture_run_stats(const char *out, char *const argv[], struct capture_stats 
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return err_set(e, "capture", 0, 0, "out of memory");
+		return err_host(e, "capture", 0, 0, "out of memory");
 	c->prog = argv[0];
 	c->ofd = c->rfd = c->sfd = -1;
 	c->rbuf = malloc(CAP_RBUF);
 	if (!c->rbuf) {
-		err_set(e, "capture", 0, 0, "out of memory");
+		err_host(e, "capture", 0, 0, "out of memory");
 		goto out_free;
 	}
 	if (cap_open_out(c, out, e)) {

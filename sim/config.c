@@ -808,7 +808,7 @@ static int ld_next(struct loader *ld)
 
 		switch (p->error) {
 		case YAML_MEMORY_ERROR:
-			return lerr(ld, NULL, "out of memory");
+			return err_host(ld->e, ld->name, 0, 0, "out of memory");
 		case YAML_READER_ERROR:
 			return lerr(ld, NULL, "invalid input at byte %zu: %s",
 				    p->problem_offset, what);
@@ -1110,7 +1110,7 @@ static int walk_mapping(struct loader *ld, const char *prefix)
 			char (*ns)[PATH_MAX_LEN] = realloc(seen, ncap * sizeof(*seen));
 
 			if (!ns) {
-				lerr(ld, &km, "out of memory");
+				err_host(ld->e, ld->name, 0, 0, "out of memory");
 				goto out;
 			}
 			seen = ns;
@@ -1258,12 +1258,12 @@ static struct loader *loader_new(const struct sim_config *c, const char *name,
 	struct loader *ld = calloc(1, sizeof(*ld));
 
 	if (!ld) {
-		err_set(e, name, 0, 0, "out of memory");
+		err_host(e, name, 0, 0, "out of memory");
 		return NULL;
 	}
 	if (!yaml_parser_initialize(&ld->parser)) {
 		free(ld);
-		err_set(e, name, 0, 0, "out of memory");
+		err_host(e, name, 0, 0, "out of memory");
 		return NULL;
 	}
 	memcpy(&ld->c, c, sizeof(*c));

@@ -22,6 +22,23 @@ int err_set(struct err *e, const char *file, unsigned long line, unsigned long c
 	return -1;
 }
 
+int err_host(struct err *e, const char *file, unsigned long line, unsigned long col,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return -1;
+	snprintf(e->file, sizeof(e->file), "%s", file ? file : "");
+	e->line = line;
+	e->col = col;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->host = true;
+	return -1;
+}
+
 void err_format(const struct err *e, char *buf, size_t n)
 {
 	if (e->line && e->col)

@@ -9,17 +9,23 @@
 #define MMUSIM_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 struct err {
 	char file[256];
 	unsigned long line;
 	unsigned long col;
 	char msg[512];
+	bool host; /* a failure of the host (out of memory), not bad input: exit 1, not 2 */
 };
 
 /* Fill @e (if not NULL) and return -1, so callers can "return err_set(...)". */
 int err_set(struct err *e, const char *file, unsigned long line, unsigned long col,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* err_set() for a failure of the host, not of the input (sets @e->host). */
+int err_host(struct err *e, const char *file, unsigned long line, unsigned long col,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Format @e as "file:line:col: msg" (omitting zero parts) into @buf. */
 void err_format(const struct err *e, char *buf, size_t n);

@@ -53,6 +53,16 @@ static bool hugetlb_backed(const struct sim *s, const struct vma *v)
 	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & VM_SHARED));
 }
 
+int sim_oom(struct sim *s, vaddr_t va)
+{
+	if (s->pt.host_oom) {
+		s->err.host = true; /* (sim_fail() keeps it) */
+		return sim_fail(s, "out of host memory mapping 0x%llx", (unsigned long long)va);
+	}
+	return sim_fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
+			(unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+}
+
 int sim_fault(struct sim *s, vaddr_t va, bool write)
 {
 	struct vma *v;
@@ -67,8 +77,10 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 			return sim_fail(s, "address 0x%llx is outside every mapping (os.implicit.enabled is false)",
 				    (unsigned long long)va);
 		v = implicit_vma(s, va);
-		if (!v)
+		if (!v) {
+			s->err.host = true; /* (sim_fail() keeps it) */
 			return sim_fail(s, "out of host memory");
+		}
 	}
 	s->st.pgfault++;
 	s->st.cyc_fault += s->cfg.cost.fault;
@@ -130,8 +142,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	s->st.cyc_fault += s->cfg.cost.clear_page;
 	return 0;
 oom:
-	return sim_fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
-		    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+	return sim_oom(s, va);
 }
 
 int sim_wp_fault(struct sim *s, vaddr_t va)
@@ -157,8 +168,7 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 			reclaim_kswapd(s);
 		np = buddy_alloc(&s->buddy, 0);
 		if (np == PFN_NONE)
-			return sim_fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
-				    (unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+			return sim_oom(s, va);
 		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
 		sim_rmap_set(s, np, p);
 		lru_add(&s->lru, np, 1);

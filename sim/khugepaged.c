@@ -124,7 +124,7 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 	table = pt_collapse_pmd(&s->pt, haddr, pfn, v->flags & VM_WRITE, free_old, s);
 	if (thp_deposit(s, haddr, table)) {
 		s->failed = true;
-		err_set(&s->err, s->trace_name, 0, 0, "out of host memory in a collapse");
+		err_host(&s->err, s->trace_name, 0, 0, "out of host memory in a collapse");
 		return SCAN_FAIL;
 	}
 	thp_folio_new(s, pfn, haddr);

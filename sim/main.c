@@ -64,7 +64,7 @@ static void print_err(const struct err *e)
 static _Noreturn void die_err(const struct err *e)
 {
 	print_err(e);
-	exit(EXIT_BAD);
+	exit(e->host ? 1 : EXIT_BAD);
 }
 
 static _Noreturn void die_usage(const char *fmt, const char *arg)
@@ -89,12 +89,9 @@ static int status_of(int rc, const struct err *e)
 	case POOL_EINTR:
 		fprintf(stderr, "\nmmusim: interrupted; no result written\n");
 		return 130;
-	case POOL_EHOST:
-		print_err(e);
-		return 1;
 	default:
-		print_err(e);
-		return EXIT_BAD;
+		print_err(e); /* a host failure (out of memory, a write error): 1; bad input: 2 */
+		return rc == POOL_EHOST || e->host ? 1 : EXIT_BAD;
 	}
 }
 

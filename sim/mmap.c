@@ -239,13 +239,15 @@ range:
 	return err_set(&s->err, s->trace_name, ev->line, 0, "mremap beyond the address space");
 oom:
 	s->failed = true;
-	return err_set(&s->err, s->trace_name, ev->line, 0, "out of simulated or host memory in mremap");
+	if (s->pt.host_oom)
+		return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory in mremap");
+	return err_set(&s->err, s->trace_name, ev->line, 0, "out of simulated memory in mremap");
 }
 
 static int ev_oom(struct sim *s, const struct os_event *ev)
 {
 	s->failed = true;
-	return err_set(&s->err, s->trace_name, ev->line, 0, "out of host memory");
+	return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory");
 }
 
 static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)

@@ -192,7 +192,7 @@ static int open_replace(struct outfile *o, const char *target, int mode, struct 
 	o->target = strdup(target);
 	o->tmp = malloc(n);
 	if (!o->target || !o->tmp)
-		return err_set(e, o->name, 0, 0, "out of memory");
+		return err_host(e, o->name, 0, 0, "out of memory");
 	for (unsigned k = 0; k < 100; k++) {
 		if (k)
 			snprintf(o->tmp, n, "%s.tmp.%ld.%u", target, (long)getpid(), k);
@@ -227,7 +227,7 @@ static int open_tool_tmp(struct outfile *o, struct err *e)
 	n = strlen(dir) + 32;
 	o->tool_tmp = malloc(n);
 	if (!o->tool_tmp)
-		return err_set(e, o->name, 0, 0, "out of memory");
+		return err_host(e, o->name, 0, 0, "out of memory");
 	snprintf(o->tool_tmp, n, "%s/mmusim-out-XXXXXX", dir);
 	fd = mkostemp(o->tool_tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -257,14 +257,14 @@ int outfile_open(struct outfile *o, const char *path, unsigned flags, struct err
 		o->f = stdout;
 		o->in_place = true;
 		if (!o->name)
-			return err_set(e, path, 0, 0, "out of memory");
+			return err_host(e, path, 0, 0, "out of memory");
 		if ((flags & OUTFILE_BY_PATH) && open_tool_tmp(o, e))
 			goto fail;
 		return 0;
 	}
 	o->name = strdup(path);
 	if (!o->name)
-		return err_set(e, path, 0, 0, "out of memory");
+		return err_host(e, path, 0, 0, "out of memory");
 	kind = resolve(path, &where, &fd, &mode);
 	switch (kind) {
 	case -1:

@@ -195,6 +195,7 @@ static struct pt_node *node_new_at(struct pagetable *pt, unsigned level, pfn_t p
 		}
 		free(n);
 		pt->ops.free(pt->ops.ctx, pfn);
+		pt->host_oom = true;
 		return NULL;
 	}
 	n->pfn = pfn;
@@ -318,8 +319,10 @@ int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool 
 	BUG_ON(ent(n, i)); /* neither present nor a swap entry */
 	BUG_ON(n->child && n->child[i]);
 	if (ent_set(n, i, (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0) |
-			  (target > 1 ? PTE_PS : 0)))
-		return -1; /* host OOM giving a PT table its full array */
+			  (target > 1 ? PTE_PS : 0))) {
+		pt->host_oom = true; /* giving a PT table its full array */
+		return -1;
+	}
 	pt->nr_leaves[ps]++;
 	return 0;
 }

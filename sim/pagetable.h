@@ -52,6 +52,7 @@ struct pagetable {
 	uint64_t nr_tables; /* page-table frames in use, root included */
 	uint64_t nr_leaves[PS_NR];
 	uint64_t nr_swap; /* swap entries */
+	bool host_oom;    /* a failure was the host's memory, not a table frame (sticky) */
 };
 
 /* One walk from the root down to a leaf or a non-present entry. */
@@ -91,7 +92,7 @@ pfn_t pt_node_pfn(const struct pt_node *n);
  * Map the page of size @ps containing @va to @pfn (the first frame), writable if
  * @writable. Intermediate tables are allocated as needed; the slot must be empty
  * (no leaf, and for a 2M/1G leaf no lower table). Returns 0, or -1 if a table
- * frame could not be allocated (nothing is left half-built that matters: empty
+ * frame could not be allocated (or host memory ran out: then pt->host_oom is set) (nothing is left half-built that matters: empty
  * tables created on the way stay, as in the kernel).
  */
 int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool writable);

@@ -215,14 +215,14 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 	f = open_memstream(&script, &len);
 	if (!f) {
 		outfile_abort(&of);
-		err_set(e, out, 0, 0, "out of memory");
+		err_host(e, out, 0, 0, "out of memory");
 		return -2;
 	}
 	write(ctx, outfile_tool_path(&of), ends_with(out, ".svg"), f);
 	if (fclose(f)) {
 		free(script);
 		outfile_abort(&of);
-		err_set(e, out, 0, 0, "out of memory");
+		err_host(e, out, 0, 0, "out of memory");
 		return -2;
 	}
 	if (run_gnuplot(script, len, out, e)) {
@@ -318,7 +318,7 @@ struct csv {
 
 static int oom(struct err *e, const char *path)
 {
-	return err_set(e, path, 0, 0, "out of memory");
+	return err_host(e, path, 0, 0, "out of memory");
 }
 
 /*
@@ -1678,7 +1678,7 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 	FILE *f;
 
 	if (!image) {
-		err_set(e, o->script, 0, 0, "out of memory");
+		err_host(e, o->script, 0, 0, "out of memory");
 		return -2;
 	}
 	if (outfile_open(&of, o->script, 0, e)) {
@@ -1689,7 +1689,7 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 	if (!f) {
 		outfile_abort(&of);
 		free(image);
-		err_set(e, o->script, 0, 0, "out of memory");
+		err_host(e, o->script, 0, 0, "out of memory");
 		return -2;
 	}
 	fprintf(f, "# Written by mmusim plot --script, the data inline. Made by:\n");

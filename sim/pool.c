@@ -387,7 +387,7 @@ static int pool_threaded(struct sim *sims, unsigned n, struct trace_reader *tr,
 	int rc = POOL_OK;
 
 	if (pool_alloc(&p, &tid, &pa) || !set || !(arena = pool_arena(set, tr, &spare, &alen))) {
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		rc = POOL_EHOST;
 		goto out;
 	}
@@ -409,7 +409,7 @@ static int pool_threaded(struct sim *sims, unsigned n, struct trace_reader *tr,
 		} else if (stop_requested(o)) {
 			rc = POOL_EINTR;
 		} else if (p.rc == -2) {
-			err_set(e, "mmusim", 0, 0, "out of memory");
+			err_host(e, "mmusim", 0, 0, "out of memory");
 			rc = POOL_EHOST;
 		} else if (p.rc < 0) {
 			*e = p.rerr;

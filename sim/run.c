@@ -191,7 +191,7 @@ int run_setup(struct run *r, const struct sim_config *c, const enum os_mode *mod
 	r->sims = calloc(n, sizeof(*r->sims));
 	r->mode_names = calloc(n, sizeof(*r->mode_names));
 	if (!r->sims || !r->mode_names) {
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -240,7 +240,7 @@ int run_timeline_start(struct run *r, const struct run_opts *o, const struct sim
 	tf = outfile_stream(tl);
 	if (!tf) {
 		outfile_abort(tl);
-		err_set(e, o->timeline, 0, 0, "out of memory");
+		err_host(e, o->timeline, 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	sim_timeline_header(tf);
@@ -277,7 +277,7 @@ static int write_json(struct run *r, struct report_meta *m, const char *path, bo
 	if (!f) {
 		outfile_abort(&of);
 		json_decref(root);
-		err_set(e, path, 0, 0, "out of memory");
+		err_host(e, path, 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	for (unsigned i = 0; i < r->n && i < MODE_NR; i++) {

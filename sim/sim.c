@@ -89,7 +89,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	khugepaged_init(s);
 	return 0;
 oom:
-	return err_set(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
+	return err_host(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
 }
 
 void sim_destroy(struct sim *s)

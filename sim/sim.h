@@ -119,6 +119,13 @@ void sim_check_invariants(struct sim *s);
  */
 int sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A fault at @va found no memory: the simulated machine's (bad input to this run:
+ * exit 2, raise os.memory), or the host's, when building a page table ran out of
+ * it (pt.host_oom; exit 1). sim_fail()'s result.
+ */
+int sim_oom(struct sim *s, vaddr_t va);
+
 /* Record that frame @pfn is mapped at @va by a 4K PTE (the reverse map). */
 static inline void sim_rmap_set(struct sim *s, pfn_t pfn, vaddr_t va)
 {

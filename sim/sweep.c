@@ -460,7 +460,7 @@ static int check_points(const struct sweep *sw, const struct yctx *y, const yaml
 	if (!pre || !idx) {
 		free(pre);
 		free(idx);
-		return yerr(y, NULL, "out of memory");
+		return err_host(y->e, y->path, 0, 0, "out of memory");
 	}
 	pre[0] = *base;
 	for (size_t p = 0; p < per_input && !r; p++) {
@@ -540,7 +540,7 @@ int sweep_load(struct sweep *sw, const char *path, const char *trace_override,
 	if (!yaml_parser_initialize(&parser)) {
 		fclose(f);
 		sweep_free(sw);
-		return err_set(e, path, 0, 0, "out of memory");
+		return err_host(e, path, 0, 0, "out of memory");
 	}
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, &doc)) {
@@ -843,7 +843,7 @@ static int read_row(const char *file, const char *first_file, bool first, struct
 	r->labels = calloc(c->nlabels + 1, sizeof(*r->labels));
 	r->v = calloc(c->n + 1, sizeof(*r->v));
 	if (!r->labels || !r->v) {
-		err_set(e, file, 0, 0, "out of memory");
+		err_host(e, file, 0, 0, "out of memory");
 		goto out;
 	}
 	json_object_foreach(labels, k, v) {
@@ -950,7 +950,7 @@ int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 		return err_set(e, "merge", 0, 0, "no result files");
 	rows = calloc(nfiles, sizeof(*rows));
 	if (!rows)
-		return err_set(e, "merge", 0, 0, "out of memory");
+		return err_host(e, "merge", 0, 0, "out of memory");
 	for (size_t f = 0; f < nfiles; f++) {
 		int r = read_row(files[f], files[0], !nrows, &c, &rows[nrows], e);
 

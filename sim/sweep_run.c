@@ -44,7 +44,7 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	r.sims = calloc(n, sizeof(*r.sims));
 	r.mode_names = calloc(n, sizeof(*r.mode_names));
 	if (!o || !argvs || !r.sims || !r.mode_names) {
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		rc = POOL_EHOST;
 		goto out;
 	}
@@ -116,7 +116,7 @@ static int point_current(const struct sweep *sw, size_t p, unsigned rep, const c
 	if (!*rc && !ids[in]) {
 		ids[in] = malloc(PROVENANCE_ID_MAX);
 		if (!ids[in]) {
-			err_set(e, "mmusim", 0, 0, "out of memory");
+			err_host(e, "mmusim", 0, 0, "out of memory");
 			*rc = POOL_EHOST;
 		} else {
 			*rc = run_input_id(&o, ids[in], e);
@@ -196,7 +196,7 @@ int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, uns
 				rc = POOL_EHOST;
 		}
 	if (rc == POOL_EHOST)
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 	for (size_t i = 0; ids && i < sw->ninputs; i++)
 		free(ids[i]);
 	free(ids);
@@ -372,7 +372,7 @@ int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct er
 
 	if (!f) {
 		outfile_abort(of);
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	if (sweep_merge(files, n, f, e)) {
@@ -436,7 +436,7 @@ static int sweep_run_here(struct sweep_state *s, struct err *e)
 	if (!pts || !dup) {
 		free(pts);
 		free(dup);
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	for (char *t = strtok_r(dup, ",", &save); t && n < s->sw.npoints; t = strtok_r(NULL, ",", &save))
@@ -539,7 +539,7 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 
 	if (!files) {
 		outfile_abort(csv_of);
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	rc = sweep_merge_into(csv_of, files, nf, e);
@@ -609,7 +609,7 @@ int sweep_command(const struct sweep_cmd *c, struct err *e)
 	int rc;
 
 	if (!s) {
-		err_set(e, "mmusim", 0, 0, "out of memory");
+		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
 	s->c = c;
@@ -622,7 +622,7 @@ int sweep_command(const struct sweep_cmd *c, struct err *e)
 	} else {
 		s->csv = c->csv ? c->csv : (s->csv_alloc = sweep_default_csv(c->file));
 		if (!s->csv) {
-			err_set(e, "mmusim", 0, 0, "out of memory");
+			err_host(e, "mmusim", 0, 0, "out of memory");
 			rc = POOL_EHOST;
 		} else {
 			rc = sweep_command_loaded(s, e);

@@ -65,6 +65,7 @@ int thp_deposit(struct sim *s, vaddr_t va, pfn_t table)
 		if (!n.dep_key || !n.dep_val) {
 			free(n.dep_key);
 			free(n.dep_val);
+			s->pt.host_oom = true; /* (the caller's failure is the host's) */
 			return -1;
 		}
 		for (size_t j = 0; j < t->dep_cap; j++)
@@ -301,8 +302,7 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
 	return 1;
 oom:
-	s->failed = true;
-	return err_set(&s->err, s->trace_name, 0, 0, "out of host memory in a THP fault");
+	return sim_oom(s, va);
 }
 
 /* --- splitting ------------------------------------------------------------ */

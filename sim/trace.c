@@ -144,7 +144,7 @@ void *trace_reader_alloc(size_t size, const struct trace_ops *ops, enum trace_fo
 		r->rec = malloc(TRACE_BATCH * sizeof(*r->rec));
 	if (!r || !r->rec) {
 		free(r);
-		err_set(e, name, 0, 0, "out of memory");
+		err_host(e, name, 0, 0, "out of memory");
 		return NULL;
 	}
 	r->ops = ops;

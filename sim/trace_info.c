@@ -89,7 +89,7 @@ int trace_info(struct trace_reader *tr, struct trace_info *in, struct err *e)
 	in->lo = UINT64_MAX;
 	while ((n = trace_next(tr, &b, e)) > 0)
 		if (info_add_batch(in, &s, &b)) {
-			rc = err_set(e, "mmusim", 0, 0, "out of memory") - 1;
+			rc = err_host(e, "mmusim", 0, 0, "out of memory") - 1;
 			break;
 		}
 	if (!rc && n < 0)

@@ -480,7 +480,7 @@ struct tio *tio_open(const char *path, struct err *e)
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		err_set(e, path, 0, 0, "out of memory");
+		err_host(e, path, 0, 0, "out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&t->lock, NULL);
@@ -511,7 +511,7 @@ struct tio *tio_open(const char *path, struct err *e)
 		t->buf[i] = calloc(1, TIO_HEADROOM + TIO_CHUNK + TIO_TAILROOM);
 	for (int i = 0; i < TIO_NBUF; i++)
 		if (!t->buf[i] || !t->in) {
-			err_set(e, t->name, 0, 0, "out of memory");
+			err_host(e, t->name, 0, 0, "out of memory");
 			goto fail;
 		}
 

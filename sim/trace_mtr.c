@@ -580,14 +580,14 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	unsigned char *p;
 
 	if (!w) {
-		err_set(e, path, 0, 0, "out of memory");
+		err_host(e, path, 0, 0, "out of memory");
 		return NULL;
 	}
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->fd = -1;
 	w->buf = malloc(MTR_WBUF);
 	if (!w->buf) {
-		err_set(e, path, 0, 0, "out of memory");
+		err_host(e, path, 0, 0, "out of memory");
 		goto fail;
 	}
 	if (outfile_open(&w->of, path, 0, e))

@@ -45,7 +45,7 @@ int zout_init(struct zout *z, int fd, enum tio_comp comp, int level, unsigned fl
 		return 0;
 	z->buf = malloc(ZOUT_BUF);
 	if (!z->buf)
-		return err_set(e, name, 0, 0, "out of memory");
+		return err_host(e, name, 0, 0, "out of memory");
 	switch (comp) {
 	case TIO_ZSTD:
 		z->c.zs = ZSTD_createCCtx();

@@ -363,6 +363,16 @@ expect_error "stream:size=64M,iterations=1: record " $MMUSIM run -w stream:size=
 	--set os.memory=64M --set os.swap.size=0 --json "$T/oom.json" --quiet
 grep -q 'simulated memory (os.memory = 64 MiB) is exhausted' "$T/err" && [ ! -e "$T/oom.json" ] && ok ||
 	bad "out of memory: $(cat "$T/err")"
+# out of HOST memory (100 MB of address space for 4 GiB touched over 1 TiB): a failure of the
+# host, not bad input: exit 1, a message saying so, no report (not under ASan, whose shadow
+# memory needs terabytes of address space)
+if ! grep -q __asan_init "$MMUSIM"; then
+	(ulimit -v 100000; exec $MMUSIM run -w stride:size=1T,stride=1M --set os.memory=8G \
+		--json "$T/hoom.json" --quiet) >/dev/null 2>"$T/err"
+	check "$?" 1 "host out of memory: exit status"
+	grep -q 'out of \(host \)\?memory' "$T/err" && [ ! -e "$T/hoom.json" ] && ok ||
+		bad "host out of memory: $(cat "$T/err")"
+fi
 # a failure inside a batch names its own record: 5000 loads, then one beyond 4-level paging;
 # the same message from a run, from a run driving three simulators (--modes) and from a
 # threaded sweep worker
