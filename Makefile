@@ -116,8 +116,9 @@ figure-%: mmusim
 debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" build/debug/mmusim
 
+# (ASan + UBSan run a suite 2-4x slower: Check's per-test timeouts are scaled to match)
 check-debug: ensure-deps
-	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" check-run
+	@CK_TIMEOUT_MULTIPLIER=4 $(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" check-run
 
 golden-update: mmusim
 	sh tests/golden.sh update
