@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every Check suite given as an argument, then the end-to-end tests
-# (tests/e2e.sh), and close with the one summary line "N passed, N failed".
+# (tests/e2e.sh, tests/e2e_embed.sh), and close with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
 fail=0
@@ -24,6 +24,14 @@ else
 	fail=$((fail + 1))
 	failed="$failed e2e"
 	echo "  FAIL  e2e"
+fi
+if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/e2e_embed.sh; then
+	pass=$((pass + 1))
+	echo "  ok    e2e_embed (examples/embed.c and the installed library print the CLI's counts)"
+else
+	fail=$((fail + 1))
+	failed="$failed e2e_embed"
+	echo "  FAIL  e2e_embed"
 fi
 if MMUSIM="${BUILD:-build/release}/mmusim" sh tests/man.sh >"${BUILD:-build/release}/man.log" 2>&1; then
 	pass=$((pass + 1))
