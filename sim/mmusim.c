@@ -214,13 +214,18 @@ static inline int put(struct mmusim *m, uint32_t kind, uint64_t addr, uint32_t s
 	return m->nrec == TRACE_BATCH ? flush(m) : 0;
 }
 
+/* Why mmusim_ref() refuses a reference (out of its hot path: no frame there). */
+static __attribute__((noinline, cold)) int ref_refused(struct mmusim *m)
+{
+	int rc = feedable(m);
+
+	return rc ? rc : usage_err(m, "mmusim_ref: bad kind or size 0");
+}
+
 int mmusim_ref(mmusim *m, enum mmusim_ref_kind kind, uint64_t addr, uint32_t size)
 {
-	if (__builtin_expect(m->failed || m->finished || (unsigned)kind > MMUSIM_MODIFY || !size, 0)) {
-		int rc = feedable(m);
-
-		return rc ? rc : usage_err(m, "mmusim_ref: bad kind or size 0");
-	}
+	if (__builtin_expect(m->failed || m->finished || (unsigned)kind > MMUSIM_MODIFY || !size, 0))
+		return ref_refused(m);
 	return put(m, (uint32_t)kind, addr, size);
 }
 
