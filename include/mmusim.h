@@ -216,8 +216,9 @@ int mmusim_report(mmusim *m, unsigned i, struct mmusim_report *r);
 /*
  * The JSON report of everything fed so far, exactly what `mmusim run --json`
  * writes (the one object of one mode, or an object by mode with options.modes;
- * with the provenance: version, build, config hash, input hash), newline
- * ended. A malloc'd string the caller frees with free(); NULL on failure
+ * with the provenance: version, build, config hash, and the input's identity
+ * after a replay; fed records are named trace "<fed>", format "api" and have
+ * no input identity), newline ended. A malloc'd string the caller frees with free(); NULL on failure
  * (mmusim_error() says why).
  */
 char *mmusim_report_json(mmusim *m);
