@@ -63,7 +63,8 @@ struct mmusim_options {
 	/* "base,hugetlbfs,thp" (as `run --modes`): one simulator per mode, all fed
 	 * the same input, decoded once. NULL: the config's mode alone. */
 	const char *modes;
-	/* "key=value" strings recorded in the JSON report's run.labels. */
+	/* "key=value" strings recorded in the JSON report's run.labels (copied).
+	 * Nothing else here is used after mmusim_create() but the callbacks. */
 	const char *const *labels;
 	unsigned nlabels;
 	/* Threads for replays with several modes (0: 1). */

@@ -35,7 +35,8 @@ _Static_assert((int)MMUSIM_MMAP == EV_MMAP && (int)MMUSIM_MREMAP == EV_MREMAP, "
 struct mmusim {
 	struct run run;
 	struct sim_config cfg;
-	struct mmusim_options opt;
+	struct mmusim_options opt; /* its labels: copies (labels); no config pointers */
+	char **labels;
 	bool compare;  /* options.modes given: the comparison table, JSON by mode */
 	bool finished; /* a replay ran: sim_finish() done */
 	int failed;    /* the status of a bad input met (sticky) */
@@ -97,6 +98,7 @@ int mmusim_create(mmusim **out, const struct mmusim_options *o)
 	static const struct mmusim_options none;
 	struct mmusim *m = calloc(1, sizeof(*m));
 	enum os_mode modes[MODE_NR];
+	unsigned nlabels = o ? o->nlabels : 0;
 	int n = 1, rc;
 
 	*out = m;
@@ -104,9 +106,15 @@ int mmusim_create(mmusim **out, const struct mmusim_options *o)
 		return MMUSIM_EHOST;
 	m->opt = o ? *o : none;
 	o = &m->opt;
+	m->labels = calloc(nlabels ? nlabels : 1, sizeof(*m->labels));
+	for (unsigned i = 0; m->labels && i < nlabels; i++)
+		if (!(m->labels[i] = strdup(o->labels[i]))) {
+			m->opt.nlabels = i; /* the ones made are freed */
+			break;
+		}
 	m->recs = malloc(TRACE_BATCH * sizeof(*m->recs));
 	m->evs = malloc(TRACE_BATCH * sizeof(*m->evs));
-	if (!m->recs || !m->evs) {
+	if (!m->recs || !m->evs || !m->labels || m->opt.nlabels != nlabels) {
 		err_set(&m->err, "mmusim", 0, 0, "out of memory");
 		return m->failed = fail(m, MMUSIM_EHOST);
 	}
@@ -120,6 +128,9 @@ int mmusim_create(mmusim **out, const struct mmusim_options *o)
 	if (o->modes && (n = run_modes_parse(o->modes, modes, &m->err)) < 0)
 		return m->failed = fail(m, n);
 	m->compare = o->modes != NULL;
+	m->opt.labels = (const char *const *)m->labels;
+	m->opt.config_path = m->opt.config_yaml = m->opt.modes = NULL; /* the caller's */
+	m->opt.sets = NULL;
 	rc = run_setup(&m->run, &m->cfg, modes, (unsigned)n, m->trace, &m->err);
 	if (rc)
 		return m->failed = fail(m, rc);
@@ -133,6 +144,9 @@ void mmusim_destroy(mmusim *m)
 		return;
 	run_free(&m->run);
 	sim_batch_summary_free(&m->sum);
+	for (unsigned i = 0; m->labels && i < m->opt.nlabels; i++)
+		free(m->labels[i]);
+	free(m->labels);
 	free(m->recs);
 	free(m->evs);
 	free(m);

@@ -234,7 +234,12 @@ START_TEST(api_modes_and_json)
 	char *js;
 	struct mmusim_report r0, r1;
 
-	ck_assert_int_eq(mmusim_create(&m, &(struct mmusim_options){ .modes = "base,thp" }), 0);
+	char label[] = "run=api";
+	const char *labels[] = { label };
+
+	ck_assert_int_eq(mmusim_create(&m, &(struct mmusim_options){ .modes = "base,thp",
+								     .labels = labels, .nlabels = 1 }), 0);
+	label[0] = 'X'; /* copied by mmusim_create() */
 	ck_assert_uint_eq(mmusim_modes(m), 2);
 	map(m, BASE, LEN);
 	for (uint64_t va = BASE; va < BASE + LEN; va += 4096)
@@ -250,6 +255,7 @@ START_TEST(api_modes_and_json)
 	ck_assert_ptr_nonnull(strstr(js, "\"base\": {"));
 	ck_assert_ptr_nonnull(strstr(js, "\"thp\": {"));
 	ck_assert_ptr_nonnull(strstr(js, "\"trace\": \"<fed>\""));
+	ck_assert_ptr_nonnull(strstr(js, "\"run\": \"api\""));
 	ck_assert_int_eq(js[strlen(js) - 1], '\n');
 	free(js);
 	mmusim_destroy(m);
