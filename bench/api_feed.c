@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 		}
 	}
 	trace_close(r);
-	mmusim *m; mmusim_create(&m, NULL);
+	struct mmusim *m; mmusim_create(&m, NULL);
 	double t0 = now_seconds();
 	if (mode == 2) {
 	} else if (mode == 0) { /* the replay's loop: batches of TRACE_BATCH records into sim_run_batch_summarized */

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 	struct mmusim_options o = { .sets = (const char *const *)argv + 2,
 				    .nsets = argc > 2 ? (unsigned)argc - 2 : 0 };
 	struct mmusim_report r;
-	mmusim *m;
+	struct mmusim *m;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: embed TRACE [path=value ...]\n");

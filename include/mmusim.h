@@ -3,7 +3,7 @@
  * memory manager (TLBs, page walks, faults, THP, khugepaged, reclaim) that
  * another program drives reference by reference, or with whole traces.
  *
- *   mmusim *m;
+ *   struct mmusim *m;
  *   if (mmusim_create(&m, &(struct mmusim_options){ .config_path = "skylake.yaml" })) {
  *           fprintf(stderr, "%s\n", m ? mmusim_error(m) : "out of memory");
  *           mmusim_destroy(m);
@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* One simulated machine (one or several modes fed the same input). Opaque. */
-typedef struct mmusim mmusim;
+struct mmusim;
 
 enum mmusim_status {
 	MMUSIM_OK = 0,
@@ -86,16 +86,16 @@ struct mmusim_options {
  * Errors: MMUSIM_EINPUT (a config key or value, with file:line:col and the
  * key), MMUSIM_EUSAGE (a bad @modes), MMUSIM_EHOST.
  */
-int mmusim_create(mmusim **out, const struct mmusim_options *o);
+int mmusim_create(struct mmusim **out, const struct mmusim_options *o);
 
 /* Free @m and everything it owns (NULL: nothing). */
-void mmusim_destroy(mmusim *m);
+void mmusim_destroy(struct mmusim *m);
 
 /* The message of the last failure ("file:line:col: what"), or "" if none. */
-const char *mmusim_error(const mmusim *m);
+const char *mmusim_error(const struct mmusim *m);
 
 /* The last failure's status (0 if none). */
-int mmusim_status(const mmusim *m);
+int mmusim_status(const struct mmusim *m);
 
 /* --- feeding ------------------------------------------------------------- */
 
@@ -146,25 +146,25 @@ struct mmusim_event {
  * outside every mapping with implicit mappings off, memory exhausted);
  * MMUSIM_EUSAGE (a bad kind or size 0, a finished machine).
  */
-int mmusim_ref(mmusim *m, enum mmusim_ref_kind kind, uint64_t addr, uint32_t size);
+int mmusim_ref(struct mmusim *m, enum mmusim_ref_kind kind, uint64_t addr, uint32_t size);
 
 /* mmusim_ref() on each of @refs[0..@n), in order. 0 or the first failure. */
-int mmusim_refs(mmusim *m, const struct mmusim_ref *refs, size_t n);
+int mmusim_refs(struct mmusim *m, const struct mmusim_ref *refs, size_t n);
 
 /* Feed @n instructions executed without a traced fetch (they count in cycles). */
-int mmusim_insns(mmusim *m, uint32_t n);
+int mmusim_insns(struct mmusim *m, uint32_t n);
 
 /* Feed one mapping event, in order with the references. As mmusim_ref(). */
-int mmusim_event(mmusim *m, const struct mmusim_event *ev);
+int mmusim_event(struct mmusim *m, const struct mmusim_event *ev);
 
 /* mmusim_event() on each of @evs[0..@n), in order. 0 or the first failure. */
-int mmusim_events(mmusim *m, const struct mmusim_event *evs, size_t n);
+int mmusim_events(struct mmusim *m, const struct mmusim_event *evs, size_t n);
 
 /* Records fed and replayed so far (each reference, event, mmusim_insns() is one). */
-uint64_t mmusim_records(const mmusim *m);
+uint64_t mmusim_records(const struct mmusim *m);
 
 /* Simulate what is buffered now. 0 or a feeding error. */
-int mmusim_flush(mmusim *m);
+int mmusim_flush(struct mmusim *m);
 
 /*
  * Replay the trace @path ("-": standard input; .gz/.xz/.zst read on the fly)
@@ -175,17 +175,17 @@ int mmusim_flush(mmusim *m);
  * 0; MMUSIM_EINPUT (missing or bad trace); MMUSIM_EUSAGE (bad @format);
  * MMUSIM_EINTR; MMUSIM_EHOST.
  */
-int mmusim_replay(mmusim *m, const char *path, const char *format);
+int mmusim_replay(struct mmusim *m, const char *path, const char *format);
 
 /* The same with a built-in workload ("stream:size=16M,iterations=2", see mmusim(1)). */
-int mmusim_replay_workload(mmusim *m, const char *spec);
+int mmusim_replay_workload(struct mmusim *m, const char *spec);
 
 /*
  * Write a CSV row every @interval_ms of simulated time (> 0) to @f, from every
  * mode, header first (`run --timeline`). Call before feeding; the caller owns
  * @f and keeps it open until mmusim_destroy(). 0 or MMUSIM_EUSAGE.
  */
-int mmusim_timeline(mmusim *m, FILE *f, double interval_ms);
+int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms);
 
 /* --- reports ------------------------------------------------------------- */
 
@@ -205,14 +205,14 @@ struct mmusim_report {
 };
 
 /* The number of modes (simulators) of @m: 1, or those of options.modes. */
-unsigned mmusim_modes(const mmusim *m);
+unsigned mmusim_modes(const struct mmusim *m);
 
 /*
  * The counters of mode @i (in options.modes order) into @r, of everything fed
  * so far (flushed first). Feeding may go on afterwards. 0, a feeding error, or
  * MMUSIM_EUSAGE (@i out of range).
  */
-int mmusim_report(mmusim *m, unsigned i, struct mmusim_report *r);
+int mmusim_report(struct mmusim *m, unsigned i, struct mmusim_report *r);
 
 /*
  * The JSON report of everything fed so far, exactly what `mmusim run --json`
@@ -222,11 +222,11 @@ int mmusim_report(mmusim *m, unsigned i, struct mmusim_report *r);
  * no input identity), newline ended. A malloc'd string the caller frees with free(); NULL on failure
  * (mmusim_error() says why).
  */
-char *mmusim_report_json(mmusim *m);
+char *mmusim_report_json(struct mmusim *m);
 
 /* The text report of `mmusim run` (or with options.modes, the comparison
  * table) to @out. 0, a feeding error, or MMUSIM_EHOST (the write failed). */
-int mmusim_report_text(mmusim *m, FILE *out);
+int mmusim_report_text(struct mmusim *m, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -164,7 +164,7 @@ static void show_progress(void *arg, uint64_t records)
  * A status of the public API (mmusim.h) as this process's exit status, as
  * status_of() does for the internal ones (whose values they are); @m is freed.
  */
-static void api_check(mmusim *m, int rc)
+static void api_check(struct mmusim *m, int rc)
 {
 	struct err e = { 0 };
 
@@ -181,7 +181,7 @@ static void api_check(mmusim *m, int rc)
 }
 
 /* --timeline: the CSV opened in @tl, a row every --timeline-ms (default 1). */
-static void start_timeline(mmusim *m, const struct run_opts *o, struct outfile *tl)
+static void start_timeline(struct mmusim *m, const struct run_opts *o, struct outfile *tl)
 {
 	struct err e = { 0 };
 	double ms = 1.0;
@@ -203,7 +203,7 @@ static void start_timeline(mmusim *m, const struct run_opts *o, struct outfile *
 }
 
 /* --json: the report to @path ("-": standard output). */
-static void write_json(mmusim *m, const char *path)
+static void write_json(struct mmusim *m, const char *path)
 {
 	struct outfile of;
 	struct err e = { 0 };
@@ -241,7 +241,7 @@ static int cmd_run(int argc, char **argv)
 	struct err e = { 0 };
 	struct progress p = { 0, 0, false };
 	bool tty;
-	mmusim *m;
+	struct mmusim *m;
 	int rc;
 
 	rc = run_opts_parse(argc, argv, &o, true, &e);

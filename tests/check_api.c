@@ -18,9 +18,9 @@
 /* A small machine, thp off so that every touch is a 4K fault. */
 static const char *yaml = "os:\n  mode: base\n  thp: { enabled: never }\n";
 
-static mmusim *make(const char *const *sets, unsigned nsets)
+static struct mmusim *make(const char *const *sets, unsigned nsets)
 {
-	mmusim *m;
+	struct mmusim *m;
 	int rc = mmusim_create(&m, &(struct mmusim_options){ .config_yaml = yaml, .sets = sets,
 							     .nsets = nsets,
 							     .check_invariants = true });
@@ -30,7 +30,7 @@ static mmusim *make(const char *const *sets, unsigned nsets)
 	return m;
 }
 
-static void map(mmusim *m, uint64_t addr, uint64_t len)
+static void map(struct mmusim *m, uint64_t addr, uint64_t len)
 {
 	struct mmusim_event ev = { .kind = MMUSIM_MMAP, .addr = addr, .len = len, .prot = 3,
 				   .flags = 0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, .fd = -1 };
@@ -38,7 +38,7 @@ static void map(mmusim *m, uint64_t addr, uint64_t len)
 	ck_assert_int_eq(mmusim_event(m, &ev), 0);
 }
 
-static struct mmusim_report report(mmusim *m)
+static struct mmusim_report report(struct mmusim *m)
 {
 	struct mmusim_report r;
 
@@ -48,7 +48,7 @@ static struct mmusim_report report(mmusim *m)
 
 START_TEST(api_first_touch_faults_then_hits)
 {
-	mmusim *m = make(NULL, 0);
+	struct mmusim *m = make(NULL, 0);
 	struct mmusim_report r;
 
 	map(m, BASE, LEN);
@@ -84,7 +84,7 @@ END_TEST
 START_TEST(api_store_after_load)
 {
 	const char *thp[] = { "os.mode=thp", "os.thp.enabled=always" };
-	mmusim *m = make(NULL, 0);
+	struct mmusim *m = make(NULL, 0);
 	struct mmusim_report r;
 
 	/* base: the read fault maps a writable 4K page; the store hits it */
@@ -123,7 +123,7 @@ END_TEST
 START_TEST(api_unmapped_access)
 {
 	const char *off[] = { "os.implicit.enabled=false" };
-	mmusim *m = make(NULL, 0);
+	struct mmusim *m = make(NULL, 0);
 	struct mmusim_report r;
 
 	/* implicit mappings on (the default): an access outside every mapping maps and faults */
@@ -147,7 +147,7 @@ START_TEST(api_errors_are_values)
 {
 	const char *bad_set[] = { "tlb.stlb.entries=banana" };
 	const char *bad_key[] = { "tlb.nosuch=1" };
-	mmusim *m;
+	struct mmusim *m;
 
 	ck_assert_int_eq(mmusim_create(&m, &(struct mmusim_options){
 					 .config_yaml = "os:\n  bogus_key: 1\n" }), MMUSIM_EINPUT);
@@ -193,7 +193,7 @@ END_TEST
 START_TEST(api_machines_are_independent)
 {
 	const char *small[] = { "tlb.stlb.entries=16", "tlb.stlb.ways=4" };
-	mmusim *a = make(NULL, 0), *b = make(small, 2), *c = make(NULL, 0);
+	struct mmusim *a = make(NULL, 0), *b = make(small, 2), *c = make(NULL, 0);
 	struct mmusim_report ra, rb, rc;
 
 	map(a, BASE, LEN);
@@ -230,7 +230,7 @@ END_TEST
 /* Two modes fed by hand, the JSON by mode, the text comparison. */
 START_TEST(api_modes_and_json)
 {
-	mmusim *m;
+	struct mmusim *m;
 	char *js;
 	struct mmusim_report r0, r1;
 
@@ -266,7 +266,7 @@ END_TEST
 START_TEST(api_fed_equals_replay)
 {
 	static const char kc[] = "ILSM";
-	mmusim *fed = make(NULL, 0), *rep = make(NULL, 0);
+	struct mmusim *fed = make(NULL, 0), *rep = make(NULL, 0);
 	struct mmusim_report a, b;
 	char path[] = "/tmp/check_api_XXXXXX";
 	int fd = mkstemp(path);
