@@ -5,6 +5,7 @@
  * of the same records; destroy frees everything (ASan: make check-debug).
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -306,6 +307,69 @@ START_TEST(api_fed_equals_replay)
 }
 END_TEST
 
+/* Arrays of references and events: munmap drops the pages, a new mmap faults again. */
+START_TEST(api_arrays_and_munmap)
+{
+	struct mmusim *m = make(NULL, 0);
+	struct mmusim_ref refs[4] = {
+		{ BASE, 8, MMUSIM_STORE }, { BASE + 0x1000, 8, MMUSIM_STORE },
+		{ BASE + 0x2000, 8, MMUSIM_LOAD }, { BASE + 8, 8, MMUSIM_LOAD },
+	};
+	struct mmusim_event evs[2] = {
+		{ .kind = MMUSIM_MUNMAP, .addr = BASE, .len = LEN },
+		{ .kind = MMUSIM_MMAP, .addr = BASE, .len = LEN, .prot = 3, .flags = 0x22, .fd = -1 },
+	};
+	struct mmusim_report r;
+
+	map(m, BASE, LEN);
+	ck_assert_int_eq(mmusim_refs(m, refs, 4), 0);
+	r = report(m);
+	ck_assert_uint_eq(r.refs, 4);
+	ck_assert_uint_eq(r.pgfault, 3);
+	ck_assert_int_eq(mmusim_events(m, evs, 2), 0);
+	ck_assert_int_eq(mmusim_refs(m, refs, 4), 0);
+	r = report(m);
+	ck_assert_uint_eq(r.refs, 8);
+	ck_assert_uint_eq(r.pgfault, 6); /* the same three pages, fresh */
+	ck_assert_uint_eq(mmusim_records(m), 11); /* 8 references, 3 events */
+	mmusim_destroy(m);
+}
+END_TEST
+
+/* One machine per thread, at the same time: each counts as if alone. */
+static void *feed_thread(void *arg)
+{
+	struct mmusim_report *out = arg;
+	struct mmusim *m = make(NULL, 0);
+
+	map(m, BASE, LEN);
+	for (uint64_t i = 0; i < 100000; i++)
+		ck_assert_int_eq(mmusim_ref(m, MMUSIM_STORE, BASE + (i * 0x1000 * 7 + i * 64) % LEN, 8), 0);
+	*out = report(m);
+	mmusim_destroy(m);
+	return NULL;
+}
+
+START_TEST(api_machines_in_threads)
+{
+	struct mmusim_report r[3];
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, feed_thread, &r[i]), 0);
+	feed_thread(&r[2]);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+		ck_assert_uint_eq(r[i].refs, 100000);
+		ck_assert_uint_eq(r[i].pgfault, r[2].pgfault);
+		ck_assert_uint_eq(r[i].walks, r[2].walks);
+		ck_assert_uint_eq(r[i].l1d_misses, r[2].l1d_misses);
+		ck_assert_uint_eq(r[i].cycles_total, r[2].cycles_total);
+	}
+	ck_assert_uint_eq(r[2].pgfault, LEN / 4096);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -319,6 +383,8 @@ int main(void)
 	tcase_add_test(tc, api_machines_are_independent);
 	tcase_add_test(tc, api_modes_and_json);
 	tcase_add_test(tc, api_fed_equals_replay);
+	tcase_add_test(tc, api_arrays_and_munmap);
+	tcase_add_test(tc, api_machines_in_threads);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
