@@ -54,6 +54,15 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim.a | $(BUILD)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
 
+# The installed archive: one relocatable object whose only global symbols are the public
+# API's (mmusim_*), so an embedding program's own tlb_*, config_* or err_* names cannot clash.
+$(BUILD)/install/libmmusim.a: $(LIB_OBJS)
+	@mkdir -p $(BUILD)/install
+	$(CC) -r -nostdlib -o $(BUILD)/install/mmusim.o $^
+	objcopy --wildcard --keep-global-symbol='mmusim_*' $(BUILD)/install/mmusim.o
+	rm -f $@
+	ar rcs $@ $(BUILD)/install/mmusim.o
+
 # examples/embed.c as an embedding program builds it: the public header alone
 $(EMBED): examples/embed.c include/mmusim.h $(BUILD)/libmmusim.a
 	@mkdir -p $(BUILD)/examples
@@ -109,14 +118,14 @@ golden-update: mmusim
 	sh tests/golden.sh update
 
 # make install PREFIX=/opt/mmusim: the binary, the machine and experiment configs, the man page,
-# the public header, libmmusim.a and mmusim.pc. Only the static archive is installed, so the
+# the public header, libmmusim.a (public symbols only, see above) and mmusim.pc. Only the static archive is installed, so the
 # libraries it needs are in Requires and Libs, not their .private forms: plain
 # `pkg-config --libs mmusim` links, and so does --static.
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share/mmusim
 LIB_PKGS := gsl yaml-0.1 zlib liblzma libzstd jansson libxxhash
 VERSION := $(shell sed -n 's/^\#define MMUSIM_VERSION "\(.*\)"/\1/p' sim/provenance.h)
-install: mmusim $(BUILD)/libmmusim.a
+install: mmusim $(BUILD)/install/libmmusim.a
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs/experiments $(SHARE)/configs/sweeps \
 		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 mmusim $(DESTDIR)$(PREFIX)/bin/mmusim
@@ -126,7 +135,7 @@ install: mmusim $(BUILD)/libmmusim.a
 	install -m 644 doc/mmusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/mmusim.1
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/mmusim.h $(DESTDIR)$(PREFIX)/include/mmusim.h
-	install -m 644 $(BUILD)/libmmusim.a $(DESTDIR)$(PREFIX)/lib/libmmusim.a
+	install -m 644 $(BUILD)/install/libmmusim.a $(DESTDIR)$(PREFIX)/lib/libmmusim.a
 	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
 		'Name: mmusim' 'Description: x86-64 MMU and Linux memory manager simulator (include/mmusim.h)' \
 		'Version: $(VERSION)' 'Requires: $(LIB_PKGS)' 'Cflags: -I$${includedir}' \

@@ -44,6 +44,12 @@ if ! grep -q __asan_init "$MMUSIM"; then
 			bad "embed from the installed layout: $(cat "$T/cc.log" "$T/got2" | head -5)"
 		cc examples/embed.c $(pkg-config --static --cflags --libs mmusim) -o "$T/embed-static" \
 			2>"$T/cc.log" && ok || bad "pkg-config --static: $(head -5 "$T/cc.log")"
+		# the archive's only global symbols are the API's: a program's own names do not clash
+		other=$(nm -g --defined-only "$T/pfx/lib/libmmusim.a" | awk 'NF == 3 && $3 !~ /^mmusim_/ { print $3 }')
+		[ -z "$other" ] && ok || bad "libmmusim.a exports $(echo $other | head -c 200)"
+		printf '#include <mmusim.h>\nint sim_init(void);\nint sim_init(void) { return 0; }\nint err_set(void);\nint err_set(void) { return 0; }\nint main(void) { struct mmusim *m; int rc = mmusim_create(&m, 0); mmusim_destroy(m); return rc + sim_init() + err_set(); }\n' >"$T/clash.c"
+		cc "$T/clash.c" $(pkg-config --cflags --libs mmusim) -o "$T/clash" 2>"$T/cc.log" && "$T/clash" && ok ||
+			bad "a program with its own sim_init and err_set: $(head -5 "$T/cc.log")"
 		# C++ sees the header through its extern "C" guards
 		if command -v c++ >/dev/null 2>&1; then
 			printf '#include <mmusim.h>\nint main() { mmusim *m; int rc = mmusim_create(&m, nullptr); mmusim_destroy(m); return rc; }\n' >"$T/x.cc"
