@@ -187,6 +187,14 @@ int mmusim_replay_workload(struct mmusim *m, const char *spec);
  */
 int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms);
 
+/*
+ * Check @m's invariants and every model's of every mode (the fed batch is
+ * well formed; TLB entries agree with the page table; each mapped frame is
+ * allocated once; ...). Aborts with a message on a broken one: for tests and
+ * debugging (slow). Nothing on a machine that failed.
+ */
+void mmusim_check_invariants(struct mmusim *m);
+
 /* --- reports ------------------------------------------------------------- */
 
 /* The main counters of one mode (see mmusim(1) for each). */

@@ -370,6 +370,26 @@ int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 	return 0;
 }
 
+void mmusim_check_invariants(struct mmusim *m)
+{
+	size_t ev = 0;
+
+	if (m->failed)
+		return;
+	BUG_ON(!m->run.n || m->run.n > MODE_NR);
+	BUG_ON(m->nrec >= TRACE_BATCH || m->nev > m->nrec);
+	for (size_t i = 0; i < m->nrec; i++) {
+		const struct trace_rec *t = &m->recs[i];
+
+		BUG_ON(t->kind >= R_KIND_NR || (t->kind <= R_MODIFY && !t->size));
+		if (t->kind == R_EVENT)
+			BUG_ON(t->size != ev++); /* the events in order, each once */
+	}
+	BUG_ON(ev != m->nev);
+	for (unsigned i = 0; i < m->run.n; i++)
+		sim_check_invariants(&m->run.sims[i]);
+}
+
 /* --- reports ------------------------------------------------------------- */
 
 /* The finished counters of every simulator into @st (MODE_NR): flushed first. */

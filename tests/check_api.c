@@ -3,6 +3,8 @@
  * and overrides fed by hand counts exactly; errors come back as values with
  * their message; machines are independent; fed references count as a replay
  * of the same records; destroy frees everything (ASan: make check-debug).
+ * mmusim_check_invariants() runs after every event and around every report,
+ * and each machine checks its models after every batch (check_invariants).
  */
 #include <check.h>
 #include <pthread.h>
@@ -37,13 +39,16 @@ static void map(struct mmusim *m, uint64_t addr, uint64_t len)
 				   .flags = 0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, .fd = -1 };
 
 	ck_assert_int_eq(mmusim_event(m, &ev), 0);
+	mmusim_check_invariants(m);
 }
 
 static struct mmusim_report report(struct mmusim *m)
 {
 	struct mmusim_report r;
 
+	mmusim_check_invariants(m);
 	ck_assert_msg(mmusim_report(m, 0, &r) == 0, "report: %s", mmusim_error(m));
+	mmusim_check_invariants(m);
 	return r;
 }
 
@@ -327,7 +332,9 @@ START_TEST(api_arrays_and_munmap)
 	ck_assert_uint_eq(r.refs, 4);
 	ck_assert_uint_eq(r.pgfault, 3);
 	ck_assert_int_eq(mmusim_events(m, evs, 2), 0);
+	mmusim_check_invariants(m); /* two events buffered */
 	ck_assert_int_eq(mmusim_refs(m, refs, 4), 0);
+	mmusim_check_invariants(m);
 	r = report(m);
 	ck_assert_uint_eq(r.refs, 8);
 	ck_assert_uint_eq(r.pgfault, 6); /* the same three pages, fresh */
