@@ -6,7 +6,8 @@
 #   make figures  every experiment (configs/experiments/) swept and drawn into plots/out/ (minutes)
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
-#   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page
+#   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page,
+#                 and the library: include/mmusim.h, lib/libmmusim.a, lib/pkgconfig/mmusim.pc
 #   make fuzz     libFuzzer harnesses (clang, ASan + UBSan), FUZZ_SECONDS each (tests/fuzz/run.sh)
 #   make golden-update   re-bless tests/golden/ on purpose
 
@@ -22,7 +23,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lpthread -lm
 
 BUILD ?= build/release
@@ -31,6 +32,7 @@ LIB_SRCS := $(filter-out sim/main.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+EMBED := $(BUILD)/examples/embed
 
 .PHONY: all check check-run demo bench figures debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
@@ -52,6 +54,20 @@ $(BUILD)/%.o: sim/%.c | $(BUILD)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim.a | $(BUILD)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
+
+# The installed archive: one relocatable object whose only global symbols are the public
+# API's (mmusim_*), so an embedding program's own tlb_*, config_* or err_* names cannot clash.
+$(BUILD)/install/libmmusim.a: $(LIB_OBJS)
+	@mkdir -p $(BUILD)/install
+	$(CC) -r -nostdlib -o $(BUILD)/install/mmusim.o $^
+	objcopy --wildcard --keep-global-symbol='mmusim_*' $(BUILD)/install/mmusim.o
+	rm -f $@
+	ar rcs $@ $(BUILD)/install/mmusim.o
+
+# examples/embed.c as an embedding program builds it: the public header alone
+$(EMBED): examples/embed.c include/mmusim.h $(BUILD)/libmmusim.a
+	@mkdir -p $(BUILD)/examples
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -Iinclude -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
 
 $(BUILD):
 	mkdir -p $(BUILD)
@@ -82,7 +98,7 @@ deps:
 check: ensure-deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: $(BUILD)/mmusim tests
+check-run: $(BUILD)/mmusim tests $(EMBED)
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
 
 demo: ensure-deps
@@ -124,10 +140,15 @@ golden-update: mmusim
 	sh tests/golden.sh update
 
 # make install PREFIX=/opt/mmusim: the binary, the machine, experiment and sweep configs, the
-# committed traces and figure scripts (share/mmusim/traces, share/mmusim/plots), the man page
+# committed traces and figure scripts (share/mmusim/traces, share/mmusim/plots), the man page,
+# the public header, libmmusim.a (public symbols only, see above) and mmusim.pc. Only the static
+# archive is installed, so the libraries it needs are in Requires and Libs, not their .private
+# forms: plain `pkg-config --libs mmusim` links, and so does --static.
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share/mmusim
-install: mmusim
+LIB_PKGS := gsl yaml-0.1 zlib liblzma libzstd jansson libxxhash
+VERSION := $(shell sed -n 's/^\#define MMUSIM_VERSION "\(.*\)"/\1/p' sim/provenance.h)
+install: mmusim $(BUILD)/install/libmmusim.a
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs/experiments $(SHARE)/configs/sweeps \
 		$(SHARE)/traces $(SHARE)/plots $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 mmusim $(DESTDIR)$(PREFIX)/bin/mmusim
@@ -137,6 +158,13 @@ install: mmusim
 	install -m 644 traces/README.md traces/*.zst $(SHARE)/traces/
 	install -m 644 plots/README.md plots/*.gp $(SHARE)/plots/
 	install -m 644 doc/mmusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/mmusim.1
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/mmusim.h $(DESTDIR)$(PREFIX)/include/mmusim.h
+	install -m 644 $(BUILD)/install/libmmusim.a $(DESTDIR)$(PREFIX)/lib/libmmusim.a
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
+		'Name: mmusim' 'Description: x86-64 MMU and Linux memory manager simulator (include/mmusim.h)' \
+		'Version: $(VERSION)' 'Requires: $(LIB_PKGS)' 'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -lmmusim -lpthread -lm' >$(DESTDIR)$(PREFIX)/lib/pkgconfig/mmusim.pc
 
 FUZZ_SECONDS ?= 60
 fuzz:

@@ -2,10 +2,11 @@
  * main.c - the command line (DESIGN.md "Command line"): options and dispatch,
  * and the only place that prints errors or calls exit(). Each command parses
  * its options with getopt_long (GNU forms: -j2, --jobs=2, --json=-, --help)
- * and calls the library: run.h (a run: config, input, simulators driven by
- * pool.h, reports), sweep_run.h (sweeps), trace_info.h, demo.h, plot.h,
- * capture.h; usage.h holds the help texts. Library calls return a status and a
- * struct err; status_of() turns them into a message and an exit status.
+ * and calls the library: mmusim.h (a run, through the public API), run.h (its
+ * options), pool.h (simulators from one reader), sweep_run.h (sweeps),
+ * trace_info.h, demo.h, plot.h, capture.h; usage.h holds the help texts. Library
+ * calls return a status and a struct err; status_of() turns them into a message
+ * and an exit status.
  *
  * Exit status: 0 success; 2 bad usage, configuration or input, with
  * "file:line[:col]: message" on stderr; 1 any other failure; 130 interrupted.
@@ -22,6 +23,7 @@
 #include "capture.h"
 #include "config.h"
 #include "demo.h"
+#include "mmusim.h"
 #include "outfile.h"
 #include "plot.h"
 #include "provenance.h"
@@ -160,58 +162,125 @@ static void show_progress(void *arg, uint64_t records)
 		now > p->t0 ? (double)records / (now - p->t0) / 1e6 : 0.0, p->last ? "\n" : "");
 }
 
-/* Replay through @r as `run` does: signals caught, progress on a terminal. */
-static void drive(struct run *r, struct trace_reader *tr, bool quiet, bool check_inv)
+/*
+ * A status of the public API (mmusim.h) as this process's exit status, as
+ * status_of() does for the internal ones (whose values they are); @m is freed.
+ */
+static void api_check(struct mmusim *m, int rc)
 {
 	struct err e = { 0 };
-	struct progress p = { now_seconds(), now_seconds() + 1.0, false };
-	bool tty = !quiet && isatty(2);
 
-	catch_signals();
-	check(run_drive(r, tr, &(struct pool_opts){ .check = check_inv, .interrupted = &interrupted,
-						     .progress = tty ? show_progress : NULL,
-						     .progress_arg = &p }, &e), &e);
-	if (tty && r->records > 64 * TRACE_BATCH)
-		show_progress(&(struct progress){ p.t0, 0, true }, r->records);
+	if (!rc)
+		return;
+	if (!m || rc == MMUSIM_EHOST || rc == MMUSIM_EINPUT) {
+		fprintf(stderr, "%s\n", m ? mmusim_error(m) : "mmusim: out of memory");
+		mmusim_destroy(m);
+		exit(rc == MMUSIM_EINPUT ? EXIT_BAD : 1);
+	}
+	snprintf(e.msg, sizeof(e.msg), "%s", mmusim_error(m));
+	mmusim_destroy(m);
+	exit(status_of(rc, &e));
 }
 
+/* --timeline: the CSV opened in @tl, a row every --timeline-ms (default 1). */
+static void start_timeline(struct mmusim *m, const struct run_opts *o, struct outfile *tl)
+{
+	struct err e = { 0 };
+	double ms = 1.0;
+	FILE *tf;
+
+	if (o->timeline_ms && (parse_double(o->timeline_ms, &ms) || !(ms > 0))) {
+		snprintf(e.msg, sizeof(e.msg),
+			 "--timeline-ms: '%s' is not a positive number of milliseconds", o->timeline_ms);
+		check(RUN_EUSAGE, &e);
+	}
+	check(outfile_open(tl, o->timeline, 0, &e), &e);
+	tf = outfile_stream(tl);
+	if (!tf) {
+		outfile_abort(tl);
+		err_set(&e, o->timeline, 0, 0, "out of memory");
+		check(POOL_EHOST, &e);
+	}
+	api_check(m, mmusim_timeline(m, tf, ms));
+}
+
+/* --json: the report to @path ("-": standard output). */
+static void write_json(struct mmusim *m, const char *path)
+{
+	struct outfile of;
+	struct err e = { 0 };
+	char *text = mmusim_report_json(m);
+	FILE *f;
+
+	if (!text)
+		api_check(m, mmusim_status(m));
+	if (outfile_open(&of, path, 0, &e)) {
+		free(text);
+		check(-1, &e);
+	}
+	f = outfile_stream(&of);
+	if (!f) {
+		outfile_abort(&of);
+		err_set(&e, path, 0, 0, "out of memory");
+		free(text);
+		check(POOL_EHOST, &e);
+	}
+	fputs(text, f);
+	free(text);
+	if (outfile_commit(&of, &e))
+		check(POOL_EHOST, &e);
+}
+
+/*
+ * `run` through the public API (mmusim.h), as an embedding program would:
+ * options and the config to a machine, the input replayed (signals caught,
+ * progress on a terminal), the reports written.
+ */
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
-	struct sim_config c;
-	struct trace_reader *tr;
-	enum os_mode modes[MODE_NR];
-	int n = 1, rc;
-	struct run r;
-	struct report_meta m;
 	struct outfile tl;
 	struct err e = { 0 };
-	char id[PROVENANCE_ID_MAX];
+	struct progress p = { 0, 0, false };
+	bool tty;
+	struct mmusim *m;
+	int rc;
 
 	rc = run_opts_parse(argc, argv, &o, true, &e);
 	if (rc == RUN_HELP)
 		return help("run");
 	check(rc, &e);
-	check(run_config_load(&o, &c, &e), &e);
-	modes[0] = c.mode;
-	if (o.modes && (n = run_modes_parse(o.modes, modes, &e)) < 0)
-		check(n, &e);
-	tr = run_input_open(&o, &c, &rc, &e);
-	check(rc, &e);
-	check(run_setup(&r, &c, modes, (unsigned)n, tr->name, &e), &e);
+	tty = !o.quiet && isatty(2);
+	rc = mmusim_create(&m, &(struct mmusim_options){
+		.config_path = o.config, .sets = o.sets, .nsets = o.nsets, .modes = o.modes,
+		.labels = o.labels, .nlabels = o.nlabels, .check_invariants = o.check,
+		.interrupted = &interrupted, .progress = tty ? show_progress : NULL,
+		.progress_arg = &p });
+	api_check(m, rc);
+	if (o.workload && o.trace)
+		die_usage("give a TRACE or -w WORKLOAD, not both%s", "");
+	if (o.format && (trace_format_parse(o.format) == TF_NR ||
+			 trace_format_parse(o.format) == TF_WORKLOAD))
+		die_usage("unknown --format '%s'", o.format);
 	if (o.timeline)
-		check(run_timeline_start(&r, &o, &c, &tl, &e), &e);
-	drive(&r, tr, o.quiet, o.check);
+		start_timeline(m, &o, &tl);
+	catch_signals();
+	p = (struct progress){ now_seconds(), now_seconds() + 1.0, false };
+	if (o.trace)
+		rc = mmusim_replay(m, o.trace, o.format);
+	else
+		rc = mmusim_replay_workload(m, o.workload ? o.workload : RUN_DEFAULT_WORKLOAD);
+	api_check(m, rc);
+	if (tty && mmusim_records(m) > 64 * TRACE_BATCH)
+		show_progress(&(struct progress){ p.t0, 0, true }, mmusim_records(m));
 	if (o.timeline && outfile_commit(&tl, &e))
 		check(POOL_EHOST, &e);
-	m = (struct report_meta){ .config = o.config ? o.config : "built-in", .trace = tr->name,
-				  .format = trace_format_name[tr->format], .labels = o.labels,
-				  .nlabels = o.nlabels };
-	check(run_input_id(&o, id, &e), &e);
-	m.input_id = id;
-	check(run_write_reports(&r, &m, o.json, o.quiet, o.modes != NULL, &e), &e);
-	run_free(&r);
-	trace_close(tr);
+	if (o.json)
+		write_json(m, o.json);
+	/* stdout's write errors are not checked, as `run` never did */
+	if (!o.quiet && !(o.json && !strcmp(o.json, "-")))
+		(void)mmusim_report_text(m, stdout);
+	mmusim_destroy(m);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 /*
  * run.c - one `mmusim run` (run.h): options to config, input, simulators and
  * reports. The command line's `run` and `config show` and every sweep point go
- * through the same parser, so a point's report is its command's.
+ * through the same parser, so a point's report is its command's; `run` then
+ * drives the public API (mmusim.c), whose machines are run_setup()'s and whose
+ * replays are run_drive()'s, as a sweep point's are.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -223,29 +225,6 @@ int run_drive(struct run *r, struct trace_reader *tr, const struct pool_opts *o,
 		r->sims[i].st.wall_seconds = r->wall;
 		r->sims[i].st.max_rss_bytes = max_rss_bytes();
 	}
-	return 0;
-}
-
-int run_timeline_start(struct run *r, const struct run_opts *o, const struct sim_config *c,
-		       struct outfile *tl, struct err *e)
-{
-	double ms = 1.0;
-	FILE *tf;
-
-	if (o->timeline_ms && (parse_double(o->timeline_ms, &ms) || !(ms > 0)))
-		return usage(e, "--timeline-ms: '%s' is not a positive number of milliseconds",
-			     o->timeline_ms);
-	if (outfile_open(tl, o->timeline, 0, e))
-		return -1;
-	tf = outfile_stream(tl);
-	if (!tf) {
-		outfile_abort(tl);
-		err_host(e, o->timeline, 0, 0, "out of memory");
-		return POOL_EHOST;
-	}
-	sim_timeline_header(tf);
-	for (unsigned i = 0; i < r->n; i++)
-		sim_timeline_start(&r->sims[i], tf, (cycles_t)(ms * c->freq_mhz * 1000.0));
 	return 0;
 }
 

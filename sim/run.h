@@ -1,8 +1,10 @@
 /*
  * run.h - one `mmusim run`: its options, the config they name, the input, the
  * simulators (one, or one per --modes mode) and the reports. The command line
- * and the sweep workers share it, so a sweep point's report is exactly the one
- * its `mmusim run` command writes (sweep_point_argv()).
+ * (through the public API, include/mmusim.h: sim/mmusim.c builds its machines
+ * with run_setup() and replays with run_drive()) and the sweep workers share
+ * it, so a sweep point's report is exactly the one its `mmusim run` command
+ * writes (sweep_point_argv()).
  *
  * Nothing here prints an error or exits: every failure is a status (the POOL_*
  * values of pool.h, or RUN_EUSAGE) with a struct err that says why.
@@ -85,15 +87,6 @@ int run_setup(struct run *r, const struct sim_config *c, const enum os_mode *mod
 /* Replay @tr through every simulator (pool_run(), @o's callbacks; r->threads wins
  * over o->threads), then record wall time and peak RSS in each report. */
 int run_drive(struct run *r, struct trace_reader *tr, const struct pool_opts *o, struct err *e);
-
-/*
- * --timeline: the CSV @o->timeline opened in @tl (outfile.h), its header
- * written, a row every --timeline-ms (default 1) of simulated time from every
- * simulator. 0; RUN_EUSAGE (a bad --timeline-ms); -1 (a bad path); POOL_EHOST.
- * The caller commits @tl after run_drive() (outfile_commit()).
- */
-int run_timeline_start(struct run *r, const struct run_opts *o, const struct sim_config *c,
-		       struct outfile *tl, struct err *e);
 
 /* Destroy the simulators (not @r itself). */
 void run_free(struct run *r);

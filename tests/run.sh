@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every Check suite given as an argument, then the scripted tests -- the
 # command line end to end (tests/e2e.sh), a sweep's inputs checked up front
-# (tests/e2e_sweep_inputs.sh), the committed traces/ (tests/e2e_traces.sh), the
+# (tests/e2e_sweep_inputs.sh), the library as another program embeds it
+# (tests/e2e_embed.sh), the committed traces/ (tests/e2e_traces.sh), the
 # manual's coverage (tests/man.sh) and the documentation's examples
 # (tests/doc_examples.sh) -- and close with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
@@ -37,6 +38,7 @@ run_script() {
 }
 run_script e2e "the command line end to end" bash
 run_script e2e_sweep_inputs "a sweep's workload specs and traces checked before any point runs" bash
+run_script e2e_embed "examples/embed.c and the installed library print the CLI's counts" sh
 run_script e2e_traces "the committed traces" bash
 run_script man "every config key and command documented in doc/mmusim.1" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
