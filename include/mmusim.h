@@ -232,6 +232,16 @@ int mmusim_report(struct mmusim *m, unsigned i, struct mmusim_report *r);
  */
 char *mmusim_report_json(struct mmusim *m);
 
+/*
+ * mmusim_report_json() written to @path as `mmusim run --json` writes it: a
+ * regular file (or a new name) whole or not at all (a temporary renamed over it),
+ * a device, FIFO or "-" (standard output) in place, never replaced. 0;
+ * MMUSIM_EINPUT (@path is a directory, or cannot be created); MMUSIM_EHOST (the
+ * write failed); a feeding error. mmusim_error() says why; the machine is not
+ * failed by a bad path.
+ */
+int mmusim_write_json(struct mmusim *m, const char *path);
+
 /* The text report of `mmusim run` (or with options.modes, the comparison
  * table) to @out. 0, a feeding error, or MMUSIM_EHOST (the write failed). */
 int mmusim_report_text(struct mmusim *m, FILE *out);

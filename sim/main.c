@@ -106,13 +106,11 @@ static void check(int rc, const struct err *e)
 
 static int help(const char *cmd)
 {
-	if (!cmd) {
-		fputs(usage_text, stdout);
-		return 0;
-	}
-	if (!usage_help(cmd))
+	const char *text = cmd ? usage_help(cmd) : usage_text;
+
+	if (!text)
 		die_usage("help: unknown command '%s'", cmd);
-	fputs(usage_help(cmd), stdout);
+	fputs(text, stdout);
 	return 0;
 }
 
@@ -186,14 +184,8 @@ static void api_check(struct mmusim *m, int rc)
 static void start_timeline(struct mmusim *m, const struct run_opts *o, struct outfile *tl)
 {
 	struct err e = { 0 };
-	double ms = 1.0;
 	FILE *tf;
 
-	if (o->timeline_ms && (parse_double(o->timeline_ms, &ms) || !(ms > 0))) {
-		snprintf(e.msg, sizeof(e.msg),
-			 "--timeline-ms: '%s' is not a positive number of milliseconds", o->timeline_ms);
-		check(RUN_EUSAGE, &e);
-	}
 	check(outfile_open(tl, o->timeline, 0, &e), &e);
 	tf = outfile_stream(tl);
 	if (!tf) {
@@ -201,34 +193,7 @@ static void start_timeline(struct mmusim *m, const struct run_opts *o, struct ou
 		err_set(&e, o->timeline, 0, 0, "out of memory");
 		check(POOL_EHOST, &e);
 	}
-	api_check(m, mmusim_timeline(m, tf, ms));
-}
-
-/* --json: the report to @path ("-": standard output). */
-static void write_json(struct mmusim *m, const char *path)
-{
-	struct outfile of;
-	struct err e = { 0 };
-	char *text = mmusim_report_json(m);
-	FILE *f;
-
-	if (!text)
-		api_check(m, mmusim_status(m));
-	if (outfile_open(&of, path, 0, &e)) {
-		free(text);
-		check(-1, &e);
-	}
-	f = outfile_stream(&of);
-	if (!f) {
-		outfile_abort(&of);
-		err_set(&e, path, 0, 0, "out of memory");
-		free(text);
-		check(POOL_EHOST, &e);
-	}
-	fputs(text, f);
-	free(text);
-	if (outfile_commit(&of, &e))
-		check(POOL_EHOST, &e);
+	api_check(m, mmusim_timeline(m, tf, o->timeline_interval));
 }
 
 /*
@@ -257,11 +222,6 @@ static int cmd_run(int argc, char **argv)
 		.interrupted = &interrupted, .progress = tty ? show_progress : NULL,
 		.progress_arg = &p });
 	api_check(m, rc);
-	if (o.workload && o.trace)
-		die_usage("give a TRACE or -w WORKLOAD, not both%s", "");
-	if (o.format && (trace_format_parse(o.format) == TF_NR ||
-			 trace_format_parse(o.format) == TF_WORKLOAD))
-		die_usage("unknown --format '%s'", o.format);
 	if (o.timeline)
 		start_timeline(m, &o, &tl);
 	catch_signals();
@@ -276,7 +236,7 @@ static int cmd_run(int argc, char **argv)
 	if (o.timeline && outfile_commit(&tl, &e))
 		check(POOL_EHOST, &e);
 	if (o.json)
-		write_json(m, o.json);
+		api_check(m, mmusim_write_json(m, o.json));
 	/* stdout's write errors are not checked, as `run` never did */
 	if (!o.quiet && !(o.json && !strcmp(o.json, "-")))
 		(void)mmusim_report_text(m, stdout);
@@ -308,29 +268,6 @@ static int cmd_config(int argc, char **argv)
 }
 
 /* --- trace info / convert / gen ----------------------------------------- */
-
-/* trace convert and trace gen: @tr into the mtr file @out. */
-static int trace_write(struct trace_reader *tr, const char *out)
-{
-	struct err e = { 0 };
-	struct mtr_writer *w = mtr_writer_open(out, &e);
-	struct trace_batch b;
-	int n;
-
-	if (!w)
-		die_err(&e);
-	while ((n = trace_next(tr, &b, &e)) > 0)
-		if (mtr_writer_put(w, &b, &e))
-			break;
-	if (n != 0) {
-		mtr_writer_close(w, false, NULL);
-		die_err(&e);
-	}
-	if (mtr_writer_close(w, true, &e))
-		die_err(&e);
-	trace_close(tr);
-	return 0;
-}
 
 static int cmd_trace(int argc, char **argv)
 {
@@ -399,7 +336,7 @@ static int cmd_trace(int argc, char **argv)
 	}
 	if (!tr)
 		die_err(&e);
-	return trace_write(tr, out);
+	return status_of(mtr_write_all(tr, out, &e), &e);
 }
 
 /* --- demo --------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mmu.h"
+#include "outfile.h"
 #include "mmusim.h"
 #include "provenance.h"
 #include "run.h"
@@ -409,7 +410,7 @@ static int snapshot(struct mmusim *m, struct stats *st)
 			st[i] = s->st;
 			continue;
 		}
-		mmu_forget(s); /* count-neutral: its hits into the counters */
+		mmu_forget(&s->mmu); /* count-neutral: its hits into the counters */
 		struct stats saved = s->st;
 
 		sim_finish(s);
@@ -506,6 +507,32 @@ char *mmusim_report_json(struct mmusim *m)
 		fail(m, MMUSIM_EHOST);
 	}
 	return nl;
+}
+
+int mmusim_write_json(struct mmusim *m, const char *path)
+{
+	char *text = mmusim_report_json(m);
+	struct outfile of;
+	FILE *f;
+	int rc = 0;
+
+	if (!text)
+		return m->status ? m->status : MMUSIM_EHOST;
+	if (outfile_open(&of, path, 0, &m->err)) {
+		rc = m->err.host ? MMUSIM_EHOST : MMUSIM_EINPUT;
+	} else if (!(f = outfile_stream(&of))) {
+		outfile_abort(&of);
+		err_host(&m->err, path, 0, 0, "out of memory");
+		rc = MMUSIM_EHOST;
+	} else {
+		fputs(text, f);
+		if (outfile_commit(&of, &m->err))
+			rc = MMUSIM_EHOST;
+	}
+	free(text);
+	if (rc) /* (the message only: a bad path does not fail the machine) */
+		err_format(&m->err, m->msg, sizeof(m->msg));
+	return rc;
 }
 
 int mmusim_report_text(struct mmusim *m, FILE *out)

@@ -112,6 +112,16 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 			return usage(e, "unexpected argument '%s'", argv[i]);
 		o->trace = argv[i];
 	}
+	o->timeline_interval = 1.0;
+	if (o->timeline_ms && (parse_double(o->timeline_ms, &o->timeline_interval) ||
+			       !(o->timeline_interval > 0)))
+		return usage(e, "--timeline-ms: '%s' is not a positive number of milliseconds",
+			     o->timeline_ms);
+	if (o->workload && o->trace)
+		return usage(e, "give a TRACE or -w WORKLOAD, not both%s", "");
+	if (o->format && (trace_format_parse(o->format) == TF_NR ||
+			  trace_format_parse(o->format) == TF_WORKLOAD))
+		return usage(e, "unknown --format '%s'", o->format);
 	return 0;
 }
 

@@ -40,6 +40,7 @@ struct run_opts {
 	const char *json;
 	const char *timeline;
 	const char *timeline_ms;
+	double timeline_interval; /* --timeline-ms as a number (checked; default 1) */
 	const char *sets[RUN_MAX_SETS];
 	unsigned nsets;
 	const char *labels[RUN_MAX_SETS]; /* --label k=v (and --sweep-set): run.labels */

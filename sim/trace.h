@@ -165,4 +165,11 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e);
 int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err *e);
 int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
 
+/*
+ * Every record of @tr into the mtr file @out (trace convert, trace gen), then
+ * close @tr. 0; -1 with @e (a bad input or output path, a trace error: exit 2);
+ * -2 with @e->host (a write failed: exit 1).
+ */
+int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e);
+
 #endif

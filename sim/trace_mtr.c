@@ -736,3 +736,24 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e)
 	mtr_w_free(w);
 	return ret;
 }
+
+int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e)
+{
+	struct mtr_writer *w = mtr_writer_open(out, e);
+	struct trace_batch b;
+	int n = 0;
+
+	if (w) {
+		while ((n = trace_next(tr, &b, e)) > 0)
+			if (mtr_writer_put(w, &b, e))
+				break;
+		if (n != 0)
+			mtr_writer_close(w, false, NULL);
+		else if (mtr_writer_close(w, true, e))
+			n = -1;
+	}
+	trace_close(tr);
+	if (!w || n)
+		return e->host ? -2 : -1;
+	return 0;
+}
