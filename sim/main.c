@@ -170,12 +170,8 @@ static void api_check(struct mmusim *m, int rc)
 
 	if (!rc)
 		return;
-	if (!m || rc == MMUSIM_EHOST || rc == MMUSIM_EINPUT) {
-		fprintf(stderr, "%s\n", m ? mmusim_error(m) : "mmusim: out of memory");
-		mmusim_destroy(m);
-		exit(rc == MMUSIM_EINPUT ? EXIT_BAD : 1);
-	}
-	snprintf(e.msg, sizeof(e.msg), "%s", mmusim_error(m));
+	snprintf(e.msg, sizeof(e.msg), "%s", m ? mmusim_error(m) : "mmusim: out of memory");
+	e.host = !m || rc == MMUSIM_EHOST;
 	mmusim_destroy(m);
 	exit(status_of(rc, &e));
 }

@@ -62,6 +62,8 @@ struct mmusim {
 /* Record failure @rc (with m->err) and return it. */
 static int fail(struct mmusim *m, int rc)
 {
+	if (rc == MMUSIM_EINPUT && m->err.host)
+		rc = MMUSIM_EHOST; /* not the input: the host ran out of memory */
 	m->status = rc;
 	err_format(&m->err, m->msg, sizeof(m->msg));
 	return rc;
@@ -155,7 +157,7 @@ void mmusim_destroy(struct mmusim *m)
 
 const char *mmusim_error(const struct mmusim *m)
 {
-	return m && m->status ? m->msg : "";
+	return m && (m->status || m->msg[0]) ? m->msg : "";
 }
 
 int mmusim_status(const struct mmusim *m)

@@ -16,6 +16,8 @@
 #     text: a usage synopsis, not commands. Each line must show a placeholder (a
 #       `[` or a word of two or more capitals, such as TRACE or OUT.csv), or the
 #       test fails: a command cannot hide in a text block.
+#     c: a whole program using the library (include/mmusim.h): compiled against the
+#       build's libmmusim.a next to $MMUSIM and run; it passes when it exits 0.
 #     Any other tag fails.
 #   doc/mmusim.1: every .EX/.EE block (the EXAMPLES section's and the sweep file
 #     example), with the roff escapes \- -> -, \e -> \ and \& -> nothing (any
@@ -99,7 +101,7 @@ FILENAME ~ /README.md$/ {
 	if (!inb && /^ *```/) {
 		tag = $0
 		sub(/^ *```/, "", tag)
-		kind = tag == "" || tag == "sh" || tag == "bash" ? "sh" : tag == "yaml" || tag == "text" ? tag : "bad"
+		kind = tag == "" || tag == "sh" || tag == "bash" ? "sh" : tag == "yaml" || tag == "text" || tag == "c" ? tag : "bad"
 		open_block(kind, FILENAME ":" FNR + 1)
 		if (kind == "bad") print "unknown fence tag \"" tag "\"" > f
 		inb = 1
@@ -250,6 +252,19 @@ run_block() {
 		;;
 	yaml)
 		run_yaml "$where" "$dir" "$R.body"
+		;;
+	c)
+		cp "$R.body" "$dir/example.c"
+		if (cd "$dir" && cc -std=c11 -D_GNU_SOURCE -I"$REPO/include" -o example example.c \
+			"$(dirname "$MMUSIM")/libmmusim.a" \
+			$(pkg-config --libs gsl yaml-0.1 zlib liblzma libzstd jansson libxxhash) \
+			-lpthread -lm && ./example) >"$R.out" 2>"$R.err"; then
+			echo "ok    $where: a C program, built against the library and run"
+			nrun=$((nrun + 1))
+		else
+			fail "$where: the C example does not build or run"
+			sed 's/^/      | /' "$R.err"
+		fi
 		;;
 	text)
 		f0=$fails
