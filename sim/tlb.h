@@ -19,19 +19,32 @@
 /* In a translation's payload (its frame number): the page is mapped read-only. */
 #define TLB_RO (1ULL << 63)
 
+/* A way number that names no way: the end of a set's recency list. */
+#define TLB_WAY_NONE 0xFFFFu
+
 struct tlb_array {
 	/* hot */
 	uint64_t *tag;    /* sets * ways keys; TLB_KEY_NONE = invalid */
-	uint64_t *stamp;  /* LRU: last use; FIFO: fill time (sets * ways) */
 	uint16_t *mru;    /* per set: the way used last */
 	struct tlb_mru {  /* per set: a copy of the MRU way's entry (tag TLB_KEY_NONE if */
 		uint64_t tag, payload; /* that way is invalid), one load for the hot path */
 	} *mru_e;
+	/*
+	 * lru and fifo: per set a doubly linked recency list of its ways, newest (last
+	 * use under lru, last fill under fifo) to oldest, so the victim is the oldest
+	 * way without a scan; invalid ways form the oldest end, the lowest index
+	 * oldest, so a fill takes the lowest free way first, as a scan did. (A fill
+	 * scanned all ways twice, free then oldest stamp: 23 % of the miss-heavy
+	 * bench trace's instructions were tlb_array_fill's, callgrind.)
+	 */
+	uint16_t *newer, *older; /* sets * ways: the neighbouring way, TLB_WAY_NONE at the ends */
+	struct tlb_ends {
+		uint16_t newest, oldest;
+	} *ends;                 /* per set */
 	uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
 	enum repl_policy policy;
-	uint64_t clock;   /* stamp source */
 	/* cold */
 	uint64_t *payload; /* sets * ways: what the entry maps (a pfn, a table pfn) */
 	uint8_t *plru;     /* per set: tree bits, (ways rounded up to 2^k) - 1 of them */
@@ -59,13 +72,34 @@ static inline unsigned tlb_set_of(const struct tlb_array *a, uint64_t key)
 
 void tlb_array_plru_touch(struct tlb_array *a, unsigned set, unsigned way);
 
+/* Make @way the newest of its set's recency list (lru and fifo). */
+static inline void tlb_array_to_front(struct tlb_array *a, unsigned set, unsigned way)
+{
+	struct tlb_ends *e = &a->ends[set];
+	unsigned base = set * a->ways, n, o;
+
+	if (e->newest == way)
+		return;
+	n = a->newer[base + way]; /* not the newest: n is a way */
+	o = a->older[base + way];
+	a->older[base + n] = (uint16_t)o;
+	if (o == TLB_WAY_NONE)
+		e->oldest = (uint16_t)n;
+	else
+		a->newer[base + o] = (uint16_t)n;
+	a->older[base + way] = e->newest;
+	a->newer[base + way] = TLB_WAY_NONE;
+	a->newer[base + e->newest] = (uint16_t)way;
+	e->newest = (uint16_t)way;
+}
+
 /* Record a use of (set, way): LRU inline (the default policy), tree-PLRU out of line. */
 static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned way)
 {
 	a->mru[set] = (uint16_t)way;
 	a->mru_e[set] = (struct tlb_mru){ a->tag[set * a->ways + way], a->payload[set * a->ways + way] };
 	if (likely(a->policy == REPL_LRU))
-		a->stamp[set * a->ways + way] = ++a->clock;
+		tlb_array_to_front(a, set, way);
 	else if (a->policy == REPL_PLRU)
 		tlb_array_plru_touch(a, set, way);
 	/* FIFO and random: a hit changes nothing */
@@ -139,6 +173,17 @@ struct tlb {
 	unsigned stlb_pages[STLB_MAX_ARRAYS]; /* mask of 1 << PS_* */
 	unsigned nr_stlb;
 	unsigned stlb_sizes; /* union of stlb_pages */
+	/*
+	 * Precomputed from stlb_pages (the loops over arrays and sizes cost a lookup
+	 * more than its one array's 4-way scan, callgrind): the (array, size) pairs a
+	 * lookup probes, in order, and per size the arrays a fill may use.
+	 */
+	struct tlb_probe {
+		uint8_t arr, ps;
+	} probe[STLB_MAX_ARRAYS * PS_NR];
+	unsigned nr_probe;
+	uint8_t cand[PS_NR][STLB_MAX_ARRAYS];
+	unsigned nr_cand[PS_NR];
 };
 
 int tlb_init(struct tlb *t, const struct sim_config *c);
