@@ -35,22 +35,17 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		n = (size_t)lv->sets * lv->ways;
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
 		lv->tag = calloc(n, sizeof(*lv->tag));
-		lv->newer = malloc(n * sizeof(*lv->newer));
-		lv->older = malloc(n * sizeof(*lv->older));
-		lv->ends = malloc(lv->sets * sizeof(*lv->ends));
-		if (!lv->tag || !lv->newer || !lv->older || !lv->ends) {
+		if (lv->ways <= CACHE_ORDER_WAYS) {
+			lv->order = calloc(lv->sets, sizeof(*lv->order));
+			for (unsigned p = 0; p < lv->ways; p++)
+				lv->order0 |= (uint64_t)(lv->ways - 1 - p) << (4 * p);
+		} else {
+			lv->stamp = calloc(n, sizeof(*lv->stamp));
+		}
+		if (!lv->tag || (!lv->order && !lv->stamp)) {
 			cache_free(c);
 			return -1;
 		}
-		/* every set: ways - 1 newest ... 0 oldest, the first fill takes way 0 */
-		for (size_t i = 0; i < n; i++) {
-			unsigned w = (unsigned)(i % lv->ways);
-
-			lv->older[i] = w ? w - 1 : CACHE_WAY_NONE;
-			lv->newer[i] = w + 1 < lv->ways ? w + 1 : CACHE_WAY_NONE;
-		}
-		for (unsigned set = 0; set < lv->sets; set++)
-			lv->ends[set] = (struct cache_ends){ lv->ways - 1, 0 };
 	}
 	return 0;
 }
@@ -59,27 +54,40 @@ void cache_free(struct cache *c)
 {
 	for (int l = 0; l < CL_NR; l++) {
 		free(c->lv[l].tag);
-		free(c->lv[l].newer);
-		free(c->lv[l].older);
-		free(c->lv[l].ends);
+		free(c->lv[l].order);
+		free(c->lv[l].stamp);
 	}
 	memset(c, 0, sizeof(*c));
 }
 
-/* Make @way (not the newest) the newest of the set at @base. */
-static inline void to_front(struct cache_array *lv, struct cache_ends *e, size_t base, uint32_t way)
+/* The position (0 = most recent) of way @w in the recency order @o (SWAR: its lowest equal nibble). */
+static inline unsigned order_pos(uint64_t o, unsigned w)
 {
-	uint32_t n = lv->newer[base + way], o = lv->older[base + way];
+	const uint64_t ones = 0x1111111111111111ULL;
+	uint64_t x = o ^ (w * ones);
 
-	lv->older[base + n] = o;
-	if (o == CACHE_WAY_NONE)
-		e->oldest = n;
-	else
-		lv->newer[base + o] = n;
-	lv->older[base + way] = e->newest;
-	lv->newer[base + way] = CACHE_WAY_NONE;
-	lv->newer[base + e->newest] = way;
-	e->newest = way;
+	return (unsigned)__builtin_ctzll((x - ones) & ~x & (ones << 3)) >> 2;
+}
+
+/* More than CACHE_ORDER_WAYS ways: use stamps, the victim the first oldest (free ways are 0). */
+static bool level_access_stamps(struct cache_array *lv, size_t base, uint64_t line)
+{
+	size_t victim = base;
+	uint64_t oldest = UINT64_MAX;
+
+	for (size_t i = base; i < base + lv->ways; i++) {
+		if (lv->tag[i] == line) {
+			lv->stamp[i] = ++lv->clock;
+			return true;
+		}
+		if (lv->stamp[i] < oldest) {
+			oldest = lv->stamp[i];
+			victim = i;
+		}
+	}
+	lv->tag[victim] = line;
+	lv->stamp[victim] = ++lv->clock;
+	return false;
 }
 
 /* Look @line (line number + 1; 0 is an empty way) up in @lv; on a miss fill it (LRU). */
@@ -88,22 +96,29 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	unsigned set = lv->set_mask || lv->sets == 1 ? (unsigned)(line & lv->set_mask)
 						      : (unsigned)(line % lv->sets);
 	size_t base = (size_t)set * lv->ways;
-	struct cache_ends *e = &lv->ends[set];
-	uint32_t w;
+	uint64_t o;
+	unsigned w, p;
 	bool hit;
 
-	if (lv->tag[base + e->newest] == line) /* the MRU way: nothing to reorder */
+	if (unlikely(!lv->order))
+		return level_access_stamps(lv, base, line);
+	o = lv->order[set] ^ lv->order0;
+	if (lv->tag[base + (o & 15)] == line) /* the MRU way: nothing to reorder */
 		return true;
 	for (w = 0; w < lv->ways; w++)
 		if (lv->tag[base + w] == line)
 			break;
 	hit = w < lv->ways;
-	if (!hit) { /* the oldest way (the lowest free one while any is free) */
-		w = e->oldest;
+	if (hit) {
+		p = order_pos(o, w);
+	} else { /* the least recent way (the lowest free one while any is free) */
+		p = lv->ways - 1;
+		w = (unsigned)(o >> (4 * p)) & 15;
 		lv->tag[base + w] = line;
 	}
-	if (w != e->newest) /* (one way: it is the newest already) */
-		to_front(lv, e, base, w);
+	/* move w from position p to the front */
+	o = (o & ((~0ULL << (4 * p)) << 4)) | (o & ((1ULL << (4 * p)) - 1)) << 4 | w;
+	lv->order[set] = o ^ lv->order0;
 	return hit;
 }
 

@@ -75,6 +75,39 @@ static void list_to_free(struct tlb_array *a, unsigned set, unsigned way)
 		a->older[base + n] = (uint16_t)way;
 }
 
+/* Index @way (whose tag is set) in the hash. */
+static void hash_add(struct tlb_array *a, unsigned way)
+{
+	unsigned h = tlb_hash_of(a, a->tag[way]);
+
+	while (a->hash[h] != TLB_WAY_NONE)
+		h = (h + 1) & a->hash_mask;
+	a->hash[h] = (uint16_t)way;
+}
+
+/* Remove @way (its tag still set) from the hash: backward-shift deletion (Knuth 6.4 R). */
+static void hash_del(struct tlb_array *a, unsigned way)
+{
+	unsigned i = tlb_hash_of(a, a->tag[way]), j;
+
+	while (a->hash[i] != way)
+		i = (i + 1) & a->hash_mask;
+	for (j = i;;) {
+		unsigned k;
+
+		j = (j + 1) & a->hash_mask;
+		if (a->hash[j] == TLB_WAY_NONE)
+			break;
+		k = tlb_hash_of(a, a->tag[a->hash[j]]);
+		/* the entry at j stays if its home k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		a->hash[i] = a->hash[j];
+		i = j;
+	}
+	a->hash[i] = TLB_WAY_NONE;
+}
+
 static inline bool has_list(const struct tlb_array *a)
 {
 	return a->policy == REPL_LRU || a->policy == REPL_FIFO;
@@ -105,7 +138,24 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	a->ways = ways;
 	a->sets = entries / ways;
 	a->set_mask = (a->sets & (a->sets - 1)) == 0 ? a->sets - 1 : 0;
+	a->set_magic = (~(__uint128_t)0) / a->sets + 1;
 	n = (size_t)entries;
+	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
+		unsigned slots = 1, bits = 0;
+
+		while (slots < 2 * ways) {
+			slots <<= 1;
+			bits++;
+		}
+		a->hash_mask = slots - 1;
+		a->hash_shift = 64 - bits;
+		a->hash = malloc(slots * sizeof(*a->hash));
+		if (!a->hash) {
+			tlb_array_free(a);
+			return -1;
+		}
+		memset(a->hash, 0xff, slots * sizeof(*a->hash));
+	}
 	a->tag = malloc(n * sizeof(*a->tag));
 	a->newer = malloc(n * sizeof(*a->newer));
 	a->older = malloc(n * sizeof(*a->older));
@@ -136,6 +186,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 void tlb_array_free(struct tlb_array *a)
 {
 	free(a->tag);
+	free(a->hash);
 	free(a->newer);
 	free(a->older);
 	free(a->ends);
@@ -198,16 +249,14 @@ static uint64_t xorshift64s(uint64_t *s)
 
 long tlb_array_probe(const struct tlb_array *a, uint64_t key)
 {
-	unsigned set, base;
+	unsigned set;
+	long w;
 
 	if (!a->nr_valid)
 		return -1;
 	set = tlb_set_of(a, key);
-	base = set * a->ways;
-	for (unsigned w = 0; w < a->ways; w++)
-		if (a->tag[base + w] == key)
-			return (long)(base + w);
-	return -1;
+	w = tlb_array_find(a, set, key);
+	return w < 0 ? -1 : (long)(set * a->ways) + w;
 }
 
 bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key)
@@ -263,6 +312,12 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 	old = a->tag[base + victim];
 	if (old == TLB_KEY_NONE)
 		a->nr_valid++;
+	if (unlikely(a->hash)) {
+		if (old != TLB_KEY_NONE)
+			hash_del(a, victim);
+		a->tag[victim] = key;
+		hash_add(a, victim);
+	}
 	a->tag[base + victim] = key;
 	a->payload[base + victim] = payload;
 	a->mru[set] = (uint16_t)victim;
@@ -276,6 +331,8 @@ static void drop(struct tlb_array *a, size_t i)
 
 	if (a->mru[set] == way)
 		a->mru_e[set].tag = TLB_KEY_NONE;
+	if (a->hash)
+		hash_del(a, way);
 	a->tag[i] = TLB_KEY_NONE;
 	if (has_list(a))
 		list_to_free(a, set, way);
@@ -326,6 +383,8 @@ unsigned tlb_array_flush(struct tlb_array *a)
 		return 0;
 	for (size_t i = 0; i < total; i++)
 		a->tag[i] = TLB_KEY_NONE;
+	if (a->hash)
+		memset(a->hash, 0xff, (a->hash_mask + 1) * sizeof(*a->hash));
 	for (unsigned s = 0; s < a->sets; s++) {
 		a->mru_e[s].tag = TLB_KEY_NONE;
 		if (has_list(a))
@@ -397,6 +456,18 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			check_list(a, s);
 	}
 	BUG_ON(valid != a->nr_valid);
+	if (a->hash) { /* every valid way indexed once and findable, nothing else */
+		unsigned indexed = 0;
+
+		for (unsigned h = 0; h <= a->hash_mask; h++)
+			if (a->hash[h] != TLB_WAY_NONE) {
+				BUG_ON(a->hash[h] >= a->ways || a->tag[a->hash[h]] == TLB_KEY_NONE);
+				indexed++;
+			}
+		BUG_ON(indexed != valid);
+		for (unsigned w = 0; w < a->ways; w++)
+			BUG_ON(a->tag[w] != TLB_KEY_NONE && tlb_array_find(a, 0, a->tag[w]) != (long)w);
+	}
 }
 
 int tlb_init(struct tlb *t, const struct sim_config *c)

@@ -42,6 +42,22 @@ struct tlb_array {
 		uint16_t newest, oldest;
 	} *ends;                 /* per set */
 	uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
+	/*
+	 * Other set counts: ceil(2^128 / sets), so key mod sets is three multiplies
+	 * (Lemire, Kaser, Kurz, "Faster remainder by direct computation", 2019: exact
+	 * for every 64-bit key) instead of a 64-bit divide, which cost Zen 4's 384-set
+	 * STLB two divides per miss.
+	 */
+	__uint128_t set_magic;
+	/*
+	 * Fully associative arrays of TLB_HASH_MIN_WAYS ways or more: an open-
+	 * addressing index from key to way (linear probing, hash_mask + 1 slots, at
+	 * most half full, TLB_WAY_NONE = empty), kept in step with tag[], so a
+	 * lookup probes about one slot instead of scanning up to `ways` tags (72 on
+	 * Zen 4: the scans were the fully associative geometry's whole extra cost).
+	 */
+	uint16_t *hash;
+	unsigned hash_mask, hash_shift;
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
 	enum repl_policy policy;
@@ -63,11 +79,47 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		   enum repl_policy policy, uint64_t seed);
 void tlb_array_free(struct tlb_array *a);
 
+#define TLB_HASH_MIN_WAYS 16
+
 static inline unsigned tlb_set_of(const struct tlb_array *a, uint64_t key)
 {
-	/* Power-of-two sets take the mask (all shipped machines); others pay a modulo. */
 	key >>= a->idx_shift;
-	return a->set_mask || a->sets == 1 ? (unsigned)(key & a->set_mask) : (unsigned)(key % a->sets);
+	/* power-of-two sets take the mask (most shipped machines) */
+	if (likely(a->set_mask || a->sets == 1))
+		return (unsigned)(key & a->set_mask);
+	{
+		__uint128_t low = a->set_magic * key;
+		__uint128_t bot = ((low & UINT64_MAX) * a->sets) >> 64;
+
+		return (unsigned)((bot + (low >> 64) * a->sets) >> 64);
+	}
+}
+
+/* The first index slot of @key (fully associative arrays with a hash index). */
+static inline unsigned tlb_hash_of(const struct tlb_array *a, uint64_t key)
+{
+	return (unsigned)((key * 0x9E3779B97F4A7C15ULL) >> a->hash_shift);
+}
+
+/* The way of @set holding @key, or -1. No replacement state changes. */
+static inline long tlb_array_find(const struct tlb_array *a, unsigned set, uint64_t key)
+{
+	unsigned base = set * a->ways;
+
+	if (a->hash) { /* one set */
+		for (unsigned h = tlb_hash_of(a, key);; h = (h + 1) & a->hash_mask) {
+			unsigned w = a->hash[h];
+
+			if (w == TLB_WAY_NONE)
+				return -1;
+			if (a->tag[w] == key)
+				return w;
+		}
+	}
+	for (unsigned w = 0; w < a->ways; w++)
+		if (a->tag[base + w] == key)
+			return w;
+	return -1;
 }
 
 void tlb_array_plru_touch(struct tlb_array *a, unsigned set, unsigned way);
@@ -112,7 +164,8 @@ static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned w
  */
 static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 {
-	unsigned set, w, base;
+	unsigned set, base;
+	long w;
 
 	if (unlikely(!a->nr_valid))
 		return -1;
@@ -121,13 +174,12 @@ static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 	w = a->mru[set];
 	if (likely(a->tag[base + w] == key))
 		goto hit;
-	for (w = 0; w < a->ways; w++)
-		if (a->tag[base + w] == key)
-			goto hit;
-	return -1;
+	w = tlb_array_find(a, set, key);
+	if (w < 0)
+		return -1;
 hit:
-	tlb_array_touch(a, set, w);
-	return (long)(base + w);
+	tlb_array_touch(a, set, (unsigned)w);
+	return (long)base + w;
 }
 
 /* Look up without touching counters or replacement state: entry index or -1. */
