@@ -138,7 +138,6 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	a->ways = ways;
 	a->sets = entries / ways;
 	a->set_mask = (a->sets & (a->sets - 1)) == 0 ? a->sets - 1 : 0;
-	a->set_magic = (~(__uint128_t)0) / a->sets + 1;
 	n = (size_t)entries;
 	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
 		unsigned slots = 1, bits = 0;
