@@ -311,6 +311,9 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 	old = a->tag[base + victim];
 	if (old == TLB_KEY_NONE)
 		a->nr_valid++;
+	else
+		a->nr_low2[old & 3]--;
+	a->nr_low2[key & 3]++;
 	if (unlikely(a->hash)) {
 		if (old != TLB_KEY_NONE)
 			hash_del(a, victim);
@@ -332,6 +335,7 @@ static void drop(struct tlb_array *a, size_t i)
 		a->mru_e[set].tag = TLB_KEY_NONE;
 	if (a->hash)
 		hash_del(a, way);
+	a->nr_low2[a->tag[i] & 3]--;
 	a->tag[i] = TLB_KEY_NONE;
 	if (has_list(a))
 		list_to_free(a, set, way);
@@ -390,6 +394,7 @@ unsigned tlb_array_flush(struct tlb_array *a)
 			list_reset(a, s);
 	}
 	a->nr_valid = 0;
+	memset(a->nr_low2, 0, sizeof(a->nr_low2));
 	a->invalidations += n;
 	return n;
 }
@@ -455,6 +460,15 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			check_list(a, s);
 	}
 	BUG_ON(valid != a->nr_valid);
+	{
+		unsigned low2[4] = { 0 };
+
+		for (size_t i = 0; i < (size_t)a->sets * a->ways; i++)
+			if (a->tag[i] != TLB_KEY_NONE)
+				low2[a->tag[i] & 3]++;
+		for (int k = 0; k < 4; k++)
+			BUG_ON(low2[k] != a->nr_low2[k]);
+	}
 	if (a->hash) { /* every valid way indexed once and findable, nothing else */
 		unsigned indexed = 0;
 
@@ -516,8 +530,11 @@ bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
 	for (unsigned j = 0; j < t->nr_probe; j++) {
 		struct tlb_array *a = &t->stlb[t->probe[j].arr];
 		enum page_size s = (enum page_size)t->probe[j].ps;
-		long e = tlb_array_lookup(a, tlb_stlb_key(va, s));
+		long e;
 
+		if (!a->nr_low2[s]) /* none of that size: a miss, which changes nothing */
+			continue;
+		e = tlb_array_lookup(a, tlb_stlb_key(va, s));
 		if (e >= 0) {
 			*ps = s;
 			*pfn = a->payload[e];
