@@ -311,9 +311,6 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 	old = a->tag[base + victim];
 	if (old == TLB_KEY_NONE)
 		a->nr_valid++;
-	else
-		a->nr_low2[old & 3]--;
-	a->nr_low2[key & 3]++;
 	if (unlikely(a->hash)) {
 		if (old != TLB_KEY_NONE)
 			hash_del(a, victim);
@@ -335,7 +332,8 @@ static void drop(struct tlb_array *a, size_t i)
 		a->mru_e[set].tag = TLB_KEY_NONE;
 	if (a->hash)
 		hash_del(a, way);
-	a->nr_low2[a->tag[i] & 3]--;
+	if (a->count_low2)
+		a->nr_low2[a->tag[i] & 3]--;
 	a->tag[i] = TLB_KEY_NONE;
 	if (has_list(a))
 		list_to_free(a, set, way);
@@ -460,7 +458,7 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			check_list(a, s);
 	}
 	BUG_ON(valid != a->nr_valid);
-	{
+	if (a->count_low2) {
 		unsigned low2[4] = { 0 };
 
 		for (size_t i = 0; i < (size_t)a->sets * a->ways; i++)
@@ -500,6 +498,7 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 		if (tlb_array_init(&t->stlb[i], c->stlb[i].entries, c->stlb[i].ways, c->policy, seed++))
 			goto fail;
 		t->stlb[i].idx_shift = 2; /* keys carry the page size in their low bits */
+		t->stlb[i].count_low2 = true;
 		t->stlb_pages[i] = c->stlb[i].entries ? c->stlb[i].pages : 0;
 		t->stlb_sizes |= t->stlb_pages[i];
 		for (int ps = 0; ps < PS_NR; ps++)
@@ -544,6 +543,16 @@ bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
 	return false;
 }
 
+/* tlb_array_fill() for an STLB array, keeping its counts by page size. */
+static void stlb_array_fill(struct tlb_array *a, uint64_t key, pfn_t pfn)
+{
+	uint64_t old = tlb_array_fill(a, key, pfn);
+
+	a->nr_low2[key & 3]++;
+	if (old != TLB_KEY_NONE)
+		a->nr_low2[old & 3]--;
+}
+
 void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	uint64_t key = tlb_stlb_key(va, ps);
@@ -552,15 +561,15 @@ void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 
 	if (n <= 1) { /* one candidate: it takes the fill, room or not */
 		if (n)
-			tlb_array_fill(&t->stlb[cand[0]], key, pfn);
+			stlb_array_fill(&t->stlb[cand[0]], key, pfn);
 		return;
 	}
 	for (unsigned j = 0; j < n; j++)
 		if (tlb_array_set_has_room(&t->stlb[cand[j]], key)) {
-			tlb_array_fill(&t->stlb[cand[j]], key, pfn);
+			stlb_array_fill(&t->stlb[cand[j]], key, pfn);
 			return;
 		}
-	tlb_array_fill(&t->stlb[cand[(va >> page_shift_of(ps)) % n]], key, pfn);
+	stlb_array_fill(&t->stlb[cand[(va >> page_shift_of(ps)) % n]], key, pfn);
 }
 
 unsigned tlb_invalidate_range(struct tlb *t, vaddr_t start, vaddr_t end)
