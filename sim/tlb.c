@@ -498,7 +498,8 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 		if (tlb_array_init(&t->stlb[i], c->stlb[i].entries, c->stlb[i].ways, c->policy, seed++))
 			goto fail;
 		t->stlb[i].idx_shift = 2; /* keys carry the page size in their low bits */
-		t->stlb[i].count_low2 = true;
+		/* counts by size only where there is a choice of sizes */
+		t->stlb[i].count_low2 = __builtin_popcount(t->stlb_pages[i]) > 1;
 		t->stlb_pages[i] = c->stlb[i].entries ? c->stlb[i].pages : 0;
 		t->stlb_sizes |= t->stlb_pages[i];
 		for (int ps = 0; ps < PS_NR; ps++)
@@ -531,7 +532,7 @@ bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
 		enum page_size s = (enum page_size)t->probe[j].ps;
 		long e;
 
-		if (!a->nr_low2[s]) /* none of that size: a miss, which changes nothing */
+		if (a->count_low2 && !a->nr_low2[s]) /* none of that size: a miss, no change */
 			continue;
 		e = tlb_array_lookup(a, tlb_stlb_key(va, s));
 		if (e >= 0) {
@@ -548,6 +549,8 @@ static void stlb_array_fill(struct tlb_array *a, uint64_t key, pfn_t pfn)
 {
 	uint64_t old = tlb_array_fill(a, key, pfn);
 
+	if (!a->count_low2)
+		return;
 	a->nr_low2[key & 3]++;
 	if (old != TLB_KEY_NONE)
 		a->nr_low2[old & 3]--;
