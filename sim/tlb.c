@@ -498,9 +498,9 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 		if (tlb_array_init(&t->stlb[i], c->stlb[i].entries, c->stlb[i].ways, c->policy, seed++))
 			goto fail;
 		t->stlb[i].idx_shift = 2; /* keys carry the page size in their low bits */
+		t->stlb_pages[i] = c->stlb[i].entries ? c->stlb[i].pages : 0;
 		/* counts by size only where there is a choice of sizes */
 		t->stlb[i].count_low2 = __builtin_popcount(t->stlb_pages[i]) > 1;
-		t->stlb_pages[i] = c->stlb[i].entries ? c->stlb[i].pages : 0;
 		t->stlb_sizes |= t->stlb_pages[i];
 		for (int ps = 0; ps < PS_NR; ps++)
 			if (t->stlb_pages[i] & (1u << ps)) {
