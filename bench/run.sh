@@ -8,7 +8,14 @@
 #       target: at least 100 million references per second
 #   (c) thp mode against base mode on that mtr trace; target: at most 1.3x
 #   (d) an 8-size TLB sweep against one run of that trace; target: at most 2x
-# All run the default machine (the article's Nehalem-class core), (a) and (b) in base mode.
+#   (e) a miss-heavy GUPS-style lackey .zst trace (bench/gups_lackey.c, generated into
+#       the temp dir: 4 M 8-byte read-modify-writes uniformly over a 64 MiB table,
+#       an instruction fetch before each; 12.6 M references, half the dTLB lookups
+#       miss); floor: zstd -dc FILE | wc -l; target: at most 1.5x
+#   (f) that trace under configs/zen4.yaml (fully associative L1 TLBs) against the
+#       default machine (set-associative); target: at most 1.10x
+# All but (f)'s subject run the default machine (the article's Nehalem-class core),
+# (a), (b), (e) and (f) in base mode.
 set -e
 REPS=${REPS:-9}
 MMUSIM=${MMUSIM:-./mmusim}
@@ -44,7 +51,7 @@ pair() {
 
 ms() { awk -v n="$1" 'BEGIN { printf "%.1f ms", n / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-mrps() { awk -v n="$1" -v r="$REFS" 'BEGIN { printf "%.1f", r / (n / 1e9) / 1e6 }'; }
+mrps() { awk -v n="$1" -v r="${2:-$REFS}" 'BEGIN { printf "%.1f", r / (n / 1e9) / 1e6 }'; }
 verdict() { awk -v v="$1" -v lim="$2" -v dir="$3" 'BEGIN { ok = dir == "le" ? v <= lim : v >= lim; print ok ? "ok" : "MISSED" }'; }
 
 "$MMUSIM" trace convert "$TRACE" "$TMP/small.mtr"
@@ -94,3 +101,22 @@ md=$S
 rd=$(ratio "$md" "$fd")
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(d) 8-size TLB sweep vs one run" "$(ms "$fd")" "$(ms "$md")" "$rd" \
 	"-" "<=2x $(verdict "$rd" 2 le)"
+
+# (e) the miss path: a GUPS-style trace, generated here (seeded, deterministic)
+GREFS=12582912 # 4194304 ifetches + 4194304 modifies (load + store)
+${CC:-cc} -O2 -o "$TMP/gups_lackey" bench/gups_lackey.c
+"$TMP/gups_lackey" | zstd -q -c >"$TMP/gups.lackey.zst"
+pair "zstd -dc $TMP/gups.lackey.zst | wc -l" "$MMUSIM run $TMP/gups.lackey.zst --quiet"
+fe=$F
+me=$S
+re=$(ratio "$me" "$fe")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(e) miss-heavy .zst vs zstd|wc -l" "$(ms "$fe")" "$(ms "$me")" "$re" \
+	"$(mrps "$me" "$GREFS")" "<=1.5x $(verdict "$re" 1.5 le)"
+
+# (f) fully associative L1 TLBs (zen4.yaml) against the default set-associative ones
+pair "$MMUSIM run $TMP/gups.lackey.zst --quiet" "$MMUSIM run $TMP/gups.lackey.zst -c configs/zen4.yaml --quiet"
+ff=$F
+mf=$S
+rf=$(ratio "$mf" "$ff")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(f) zen4 (fully assoc.) vs default" "$(ms "$ff")" "$(ms "$mf")" "$rf" \
+	"$(mrps "$mf" "$GREFS")" "<=1.1x $(verdict "$rf" 1.10 le)"

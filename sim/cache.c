@@ -4,8 +4,8 @@
  * A page walk's PTE reads are ordinary cacheable loads on Intel and AMD cores (the
  * page-miss handler reads through the L1D/L2; Intel SDM Vol. 3A §4.10.3 only says
  * paging structures may also be cached in the PSCs), so they compete with data.
- * Each level: sets x ways lines of cache.line bytes, true LRU, latency from the
- * config. A miss at every level costs cache.dram_latency.
+ * Each level: sets x ways lines of cache.line bytes, true LRU (a recency list
+ * per set, cache.h), latency from the config. A miss at every level costs cache.dram_latency.
  *
  * Leaves out: write-back traffic, prefetchers, MSHRs and overlap between walks
  * (one walker, serial reads), coherence, non-inclusive LLC victim behaviour.
@@ -35,8 +35,14 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		n = (size_t)lv->sets * lv->ways;
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
 		lv->tag = calloc(n, sizeof(*lv->tag));
-		lv->stamp = calloc(n, sizeof(*lv->stamp));
-		if (!lv->tag || !lv->stamp) {
+		if (lv->ways <= CACHE_ORDER_WAYS) {
+			lv->order = calloc(lv->sets, sizeof(*lv->order));
+			for (unsigned p = 0; p < lv->ways; p++)
+				lv->order0 |= (uint64_t)(lv->ways - 1 - p) << (4 * p);
+		} else {
+			lv->stamp = calloc(n, sizeof(*lv->stamp));
+		}
+		if (!lv->tag || (!lv->order && !lv->stamp)) {
 			cache_free(c);
 			return -1;
 		}
@@ -48,17 +54,25 @@ void cache_free(struct cache *c)
 {
 	for (int l = 0; l < CL_NR; l++) {
 		free(c->lv[l].tag);
+		free(c->lv[l].order);
 		free(c->lv[l].stamp);
 	}
 	memset(c, 0, sizeof(*c));
 }
 
-/* Look @line (line number + 1; 0 is an empty way) up in @lv; on a miss fill it (LRU). */
-static bool level_access(struct cache_array *lv, uint64_t line)
+/* The position (0 = most recent) of way @w in the recency order @o (SWAR: its lowest equal nibble). */
+static inline unsigned order_pos(uint64_t o, unsigned w)
 {
-	unsigned set = lv->set_mask || lv->sets == 1 ? (unsigned)(line & lv->set_mask)
-						      : (unsigned)(line % lv->sets);
-	size_t base = (size_t)set * lv->ways, victim = base;
+	const uint64_t ones = 0x1111111111111111ULL;
+	uint64_t x = o ^ (w * ones);
+
+	return (unsigned)__builtin_ctzll((x - ones) & ~x & (ones << 3)) >> 2;
+}
+
+/* More than CACHE_ORDER_WAYS ways: use stamps, the victim the first oldest (free ways are 0). */
+static bool level_access_stamps(struct cache_array *lv, size_t base, uint64_t line)
+{
+	size_t victim = base;
 	uint64_t oldest = UINT64_MAX;
 
 	for (size_t i = base; i < base + lv->ways; i++) {
@@ -74,6 +88,38 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	lv->tag[victim] = line;
 	lv->stamp[victim] = ++lv->clock;
 	return false;
+}
+
+/* Look @line (line number + 1; 0 is an empty way) up in @lv; on a miss fill it (LRU). */
+static bool level_access(struct cache_array *lv, uint64_t line)
+{
+	unsigned set = lv->set_mask || lv->sets == 1 ? (unsigned)(line & lv->set_mask)
+						      : (unsigned)(line % lv->sets);
+	size_t base = (size_t)set * lv->ways;
+	uint64_t o;
+	unsigned w, p;
+	bool hit;
+
+	if (unlikely(!lv->order))
+		return level_access_stamps(lv, base, line);
+	o = lv->order[set] ^ lv->order0;
+	if (lv->tag[base + (o & 15)] == line) /* the MRU way: nothing to reorder */
+		return true;
+	for (w = 0; w < lv->ways; w++)
+		if (lv->tag[base + w] == line)
+			break;
+	hit = w < lv->ways;
+	if (hit) {
+		p = order_pos(o, w);
+	} else { /* the least recent way (the lowest free one while any is free) */
+		p = lv->ways - 1;
+		w = (unsigned)(o >> (4 * p)) & 15;
+		lv->tag[base + w] = line;
+	}
+	/* move w from position p to the front */
+	o = (o & ((~0ULL << (4 * p)) << 4)) | (o & ((1ULL << (4 * p)) - 1)) << 4 | w;
+	lv->order[set] = o ^ lv->order0;
+	return hit;
 }
 
 unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles)

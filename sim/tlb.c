@@ -3,7 +3,8 @@
  * L1/STLB hierarchy of DESIGN.md ("Counting rules").
  *
  * Models: per array `sets` x `ways` entries, set = key mod sets (sets need not be
- * a power of two), replacement lru (true LRU by use stamps), fifo (by fill stamps),
+ * a power of two), replacement lru (true LRU: a per-set list in use order), fifo
+ * (the same list in fill order),
  * plru (tree pseudo-LRU over the ways rounded up to a power of two; leaves past
  * `ways` are never chosen) and random (seeded xorshift64*). A fill always takes a
  * free way first (lowest index), as DynamoRIO's caching_device and hardware do.
@@ -21,6 +22,96 @@
 #include <string.h>
 
 #include "tlb.h"
+
+/* Set @set's recency list to "every way invalid": ways - 1 newest ... 0 oldest. */
+static void list_reset(struct tlb_array *a, unsigned set)
+{
+	unsigned base = set * a->ways;
+
+	for (unsigned w = 0; w < a->ways; w++) {
+		a->older[base + w] = w ? (uint16_t)(w - 1) : TLB_WAY_NONE;
+		a->newer[base + w] = w + 1 < a->ways ? (uint16_t)(w + 1) : TLB_WAY_NONE;
+	}
+	a->ends[set] = (struct tlb_ends){ (uint16_t)(a->ways - 1), 0 };
+}
+
+/* Take @way out of its set's list. */
+static void list_unlink(struct tlb_array *a, unsigned set, unsigned way)
+{
+	unsigned base = set * a->ways, n = a->newer[base + way], o = a->older[base + way];
+
+	if (n == TLB_WAY_NONE)
+		a->ends[set].newest = (uint16_t)o;
+	else
+		a->older[base + n] = (uint16_t)o;
+	if (o == TLB_WAY_NONE)
+		a->ends[set].oldest = (uint16_t)n;
+	else
+		a->newer[base + o] = (uint16_t)n;
+}
+
+/*
+ * @way (just made invalid) joins the invalid ways at the oldest end of its set's
+ * list, in index order (lowest oldest): the next fill takes the lowest free way.
+ */
+static void list_to_free(struct tlb_array *a, unsigned set, unsigned way)
+{
+	unsigned base = set * a->ways, o = TLB_WAY_NONE, n;
+
+	list_unlink(a, set, way);
+	for (n = a->ends[set].oldest; n != TLB_WAY_NONE && a->tag[base + n] == TLB_KEY_NONE && n < way;
+	     n = a->newer[base + n])
+		o = n;
+	/* between o (older) and n (newer) */
+	a->older[base + way] = (uint16_t)o;
+	a->newer[base + way] = (uint16_t)n;
+	if (o == TLB_WAY_NONE)
+		a->ends[set].oldest = (uint16_t)way;
+	else
+		a->newer[base + o] = (uint16_t)way;
+	if (n == TLB_WAY_NONE)
+		a->ends[set].newest = (uint16_t)way;
+	else
+		a->older[base + n] = (uint16_t)way;
+}
+
+/* Index @way (whose tag is set) in the hash. */
+static void hash_add(struct tlb_array *a, unsigned way)
+{
+	unsigned h = tlb_hash_of(a, a->tag[way]);
+
+	while (a->hash[h] != TLB_WAY_NONE)
+		h = (h + 1) & a->hash_mask;
+	a->hash[h] = (uint16_t)way;
+}
+
+/* Remove @way (its tag still set) from the hash: backward-shift deletion (Knuth 6.4 R). */
+static void hash_del(struct tlb_array *a, unsigned way)
+{
+	unsigned i = tlb_hash_of(a, a->tag[way]), j;
+
+	while (a->hash[i] != way)
+		i = (i + 1) & a->hash_mask;
+	for (j = i;;) {
+		unsigned k;
+
+		j = (j + 1) & a->hash_mask;
+		if (a->hash[j] == TLB_WAY_NONE)
+			break;
+		k = tlb_hash_of(a, a->tag[a->hash[j]]);
+		/* the entry at j stays if its home k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		a->hash[i] = a->hash[j];
+		i = j;
+	}
+	a->hash[i] = TLB_WAY_NONE;
+}
+
+static inline bool has_list(const struct tlb_array *a)
+{
+	return a->policy == REPL_LRU || a->policy == REPL_FIFO;
+}
 
 int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		   enum repl_policy policy, uint64_t seed)
@@ -48,8 +139,26 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	a->sets = entries / ways;
 	a->set_mask = (a->sets & (a->sets - 1)) == 0 ? a->sets - 1 : 0;
 	n = (size_t)entries;
+	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
+		unsigned slots = 1, bits = 0;
+
+		while (slots < 2 * ways) {
+			slots <<= 1;
+			bits++;
+		}
+		a->hash_mask = slots - 1;
+		a->hash_shift = 64 - bits;
+		a->hash = malloc(slots * sizeof(*a->hash));
+		if (!a->hash) {
+			tlb_array_free(a);
+			return -1;
+		}
+		memset(a->hash, 0xff, slots * sizeof(*a->hash));
+	}
 	a->tag = malloc(n * sizeof(*a->tag));
-	a->stamp = calloc(n, sizeof(*a->stamp));
+	a->newer = malloc(n * sizeof(*a->newer));
+	a->older = malloc(n * sizeof(*a->older));
+	a->ends = malloc(a->sets * sizeof(*a->ends));
 	a->payload = calloc(n, sizeof(*a->payload));
 	a->mru = calloc(a->sets, sizeof(*a->mru));
 	a->mru_e = calloc(a->sets, sizeof(*a->mru_e));
@@ -59,22 +168,27 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 			a->plru_leaves <<= 1;
 		a->plru = calloc((size_t)a->sets * a->plru_leaves, 1);
 	}
-	if (!a->tag || !a->stamp || !a->payload || !a->mru || !a->mru_e ||
+	if (!a->tag || !a->newer || !a->older || !a->ends || !a->payload || !a->mru || !a->mru_e ||
 	    (policy == REPL_PLRU && !a->plru)) {
 		tlb_array_free(a);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		a->tag[i] = TLB_KEY_NONE;
-	for (unsigned s = 0; s < a->sets; s++)
+	for (unsigned s = 0; s < a->sets; s++) {
 		a->mru_e[s].tag = TLB_KEY_NONE;
+		list_reset(a, s);
+	}
 	return 0;
 }
 
 void tlb_array_free(struct tlb_array *a)
 {
 	free(a->tag);
-	free(a->stamp);
+	free(a->hash);
+	free(a->newer);
+	free(a->older);
+	free(a->ends);
 	free(a->payload);
 	free(a->mru_e);
 	free(a->mru);
@@ -134,25 +248,26 @@ static uint64_t xorshift64s(uint64_t *s)
 
 long tlb_array_probe(const struct tlb_array *a, uint64_t key)
 {
-	unsigned set, base;
+	unsigned set;
+	long w;
 
 	if (!a->nr_valid)
 		return -1;
 	set = tlb_set_of(a, key);
-	base = set * a->ways;
-	for (unsigned w = 0; w < a->ways; w++)
-		if (a->tag[base + w] == key)
-			return (long)(base + w);
-	return -1;
+	w = tlb_array_find(a, set, key);
+	return w < 0 ? -1 : (long)(set * a->ways) + w;
 }
 
 bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key)
 {
-	unsigned base;
+	unsigned set, base;
 
 	if (!a->ways)
 		return false;
-	base = tlb_set_of(a, key) * a->ways;
+	set = tlb_set_of(a, key);
+	base = set * a->ways;
+	if (has_list(a)) /* invalid ways are the oldest */
+		return a->tag[base + a->ends[set].oldest] == TLB_KEY_NONE;
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == TLB_KEY_NONE)
 			return true;
@@ -168,50 +283,60 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 		return TLB_KEY_NONE;
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
-	for (victim = 0; victim < a->ways; victim++)
-		if (a->tag[base + victim] == TLB_KEY_NONE)
-			break;
-	if (victim == a->ways) {
-		switch (a->policy) {
-		case REPL_LRU:
-		case REPL_FIFO: {
-			uint64_t best = UINT64_MAX;
+	if (likely(has_list(a))) {
+		/* the lowest free way if any (the oldest end), else the oldest */
+		struct tlb_ends *e = &a->ends[set];
+		unsigned n;
 
-			for (unsigned w = 0; w < a->ways; w++)
-				if (a->stamp[base + w] < best) {
-					best = a->stamp[base + w];
-					victim = w;
-				}
-			break;
+		victim = e->oldest;
+		n = a->newer[base + victim];
+		if (n != TLB_WAY_NONE) { /* more than one way: the oldest becomes the newest */
+			a->older[base + n] = TLB_WAY_NONE;
+			e->oldest = (uint16_t)n;
+			a->older[base + victim] = e->newest;
+			a->newer[base + victim] = TLB_WAY_NONE;
+			a->newer[base + e->newest] = (uint16_t)victim;
+			e->newest = (uint16_t)victim;
 		}
-		case REPL_PLRU:
-			victim = plru_victim(a, set);
-			break;
-		case REPL_RANDOM:
-		default:
-			victim = (unsigned)(xorshift64s(&a->rng) % a->ways);
-			break;
-		}
+	} else {
+		for (victim = 0; victim < a->ways; victim++)
+			if (a->tag[base + victim] == TLB_KEY_NONE)
+				break;
+		if (victim == a->ways)
+			victim = a->policy == REPL_PLRU ? plru_victim(a, set)
+							: (unsigned)(xorshift64s(&a->rng) % a->ways);
+		if (a->policy == REPL_PLRU)
+			tlb_array_plru_touch(a, set, victim);
 	}
 	old = a->tag[base + victim];
 	if (old == TLB_KEY_NONE)
 		a->nr_valid++;
+	if (unlikely(a->hash)) {
+		if (old != TLB_KEY_NONE)
+			hash_del(a, victim);
+		a->tag[victim] = key;
+		hash_add(a, victim);
+	}
 	a->tag[base + victim] = key;
 	a->payload[base + victim] = payload;
-	a->stamp[base + victim] = ++a->clock;
 	a->mru[set] = (uint16_t)victim;
 	a->mru_e[set] = (struct tlb_mru){ key, payload };
-	if (a->policy == REPL_PLRU)
-		tlb_array_plru_touch(a, set, victim);
 	return old;
 }
 
 static void drop(struct tlb_array *a, size_t i)
 {
-	if (a->mru[i / a->ways] == i % a->ways)
-		a->mru_e[i / a->ways].tag = TLB_KEY_NONE;
+	unsigned set = (unsigned)(i / a->ways), way = (unsigned)(i % a->ways);
+
+	if (a->mru[set] == way)
+		a->mru_e[set].tag = TLB_KEY_NONE;
+	if (a->hash)
+		hash_del(a, way);
+	if (a->count_low2)
+		a->nr_low2[a->tag[i] & 3]--;
 	a->tag[i] = TLB_KEY_NONE;
-	a->stamp[i] = 0;
+	if (has_list(a))
+		list_to_free(a, set, way);
 	a->nr_valid--;
 	a->invalidations++;
 }
@@ -252,14 +377,23 @@ unsigned tlb_array_invalidate_range(struct tlb_array *a, uint64_t lo, uint64_t h
 
 unsigned tlb_array_flush(struct tlb_array *a)
 {
-	unsigned n = 0;
+	unsigned n = a->nr_valid;
 	size_t total = (size_t)a->sets * a->ways;
 
-	for (size_t i = 0; i < total && a->nr_valid; i++)
-		if (a->tag[i] != TLB_KEY_NONE) {
-			drop(a, i);
-			n++;
-		}
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < total; i++)
+		a->tag[i] = TLB_KEY_NONE;
+	if (a->hash)
+		memset(a->hash, 0xff, (a->hash_mask + 1) * sizeof(*a->hash));
+	for (unsigned s = 0; s < a->sets; s++) {
+		a->mru_e[s].tag = TLB_KEY_NONE;
+		if (has_list(a))
+			list_reset(a, s);
+	}
+	a->nr_valid = 0;
+	memset(a->nr_low2, 0, sizeof(a->nr_low2));
+	a->invalidations += n;
 	return n;
 }
 
@@ -271,6 +405,32 @@ void tlb_array_for_each(const struct tlb_array *a,
 	for (size_t i = 0; i < total; i++)
 		if (a->tag[i] != TLB_KEY_NONE)
 			fn(ctx, a->tag[i], a->payload[i]);
+}
+
+/*
+ * @set's list holds every way once, its links agree both ways, the valid ways come
+ * first and the invalid ones follow in falling index order (the lowest oldest);
+ * under lru a valid MRU is the newest (mmu.h skips touching it again).
+ */
+static void check_list(const struct tlb_array *a, unsigned set)
+{
+	unsigned base = set * a->ways, seen = 0, prev = TLB_WAY_NONE;
+	bool invalid = false;
+
+	BUG_ON(a->policy == REPL_LRU && a->tag[base + a->mru[set]] != TLB_KEY_NONE &&
+	       a->ends[set].newest != a->mru[set]);
+	for (unsigned w = a->ends[set].newest; w != TLB_WAY_NONE; w = a->older[base + w]) {
+		BUG_ON(w >= a->ways || ++seen > a->ways);
+		BUG_ON(a->newer[base + w] != prev);
+		if (a->tag[base + w] == TLB_KEY_NONE) {
+			BUG_ON(invalid && w > prev);
+			invalid = true;
+		} else {
+			BUG_ON(invalid); /* a valid way older than an invalid one */
+		}
+		prev = w;
+	}
+	BUG_ON(seen != a->ways || a->ends[set].oldest != prev);
 }
 
 void tlb_array_check_invariants(const struct tlb_array *a)
@@ -290,15 +450,35 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			if (k == TLB_KEY_NONE)
 				continue;
 			valid++;
-			/* lru: a valid MRU holds the set's newest stamp (mmu.h skips re-stamping it) */
-			BUG_ON(a->policy == REPL_LRU && a->tag[base + a->mru[s]] != TLB_KEY_NONE &&
-			       a->stamp[base + w] > a->stamp[base + a->mru[s]]);
 			BUG_ON(tlb_set_of(a, k) != s);
 			for (unsigned v = w + 1; v < a->ways; v++)
 				BUG_ON(a->tag[base + v] == k);
 		}
+		if (has_list(a) && a->ways)
+			check_list(a, s);
 	}
 	BUG_ON(valid != a->nr_valid);
+	if (a->count_low2) {
+		unsigned low2[4] = { 0 };
+
+		for (size_t i = 0; i < (size_t)a->sets * a->ways; i++)
+			if (a->tag[i] != TLB_KEY_NONE)
+				low2[a->tag[i] & 3]++;
+		for (int k = 0; k < 4; k++)
+			BUG_ON(low2[k] != a->nr_low2[k]);
+	}
+	if (a->hash) { /* every valid way indexed once and findable, nothing else */
+		unsigned indexed = 0;
+
+		for (unsigned h = 0; h <= a->hash_mask; h++)
+			if (a->hash[h] != TLB_WAY_NONE) {
+				BUG_ON(a->hash[h] >= a->ways || a->tag[a->hash[h]] == TLB_KEY_NONE);
+				indexed++;
+			}
+		BUG_ON(indexed != valid);
+		for (unsigned w = 0; w < a->ways; w++)
+			BUG_ON(a->tag[w] != TLB_KEY_NONE && tlb_array_find(a, 0, a->tag[w]) != (long)w);
+	}
 }
 
 int tlb_init(struct tlb *t, const struct sim_config *c)
@@ -319,7 +499,14 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 			goto fail;
 		t->stlb[i].idx_shift = 2; /* keys carry the page size in their low bits */
 		t->stlb_pages[i] = c->stlb[i].entries ? c->stlb[i].pages : 0;
+		/* counts by size only where there is a choice of sizes */
+		t->stlb[i].count_low2 = __builtin_popcount(t->stlb_pages[i]) > 1;
 		t->stlb_sizes |= t->stlb_pages[i];
+		for (int ps = 0; ps < PS_NR; ps++)
+			if (t->stlb_pages[i] & (1u << ps)) {
+				t->probe[t->nr_probe++] = (struct tlb_probe){ (uint8_t)i, (uint8_t)ps };
+				t->cand[ps][t->nr_cand[ps]++] = (uint8_t)i;
+			}
 	}
 	return 0;
 fail:
@@ -339,43 +526,53 @@ void tlb_free(struct tlb *t)
 
 bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
 {
-	for (unsigned i = 0; i < t->nr_stlb; i++) {
-		struct tlb_array *a = &t->stlb[i];
+	/* each array in order, each size it holds in order (an empty array misses at once) */
+	for (unsigned j = 0; j < t->nr_probe; j++) {
+		struct tlb_array *a = &t->stlb[t->probe[j].arr];
+		enum page_size s = (enum page_size)t->probe[j].ps;
+		long e;
 
-		if (!a->nr_valid)
+		if (a->count_low2 && !a->nr_low2[s]) /* none of that size: a miss, no change */
 			continue;
-		for (int s = 0; s < PS_NR; s++) {
-			long e;
-
-			if (!(t->stlb_pages[i] & (1u << s)))
-				continue;
-			e = tlb_array_lookup(a, tlb_stlb_key(va, (enum page_size)s));
-			if (e >= 0) {
-				*ps = (enum page_size)s;
-				*pfn = a->payload[e];
-				return true;
-			}
+		e = tlb_array_lookup(a, tlb_stlb_key(va, s));
+		if (e >= 0) {
+			*ps = s;
+			*pfn = a->payload[e];
+			return true;
 		}
 	}
 	return false;
 }
 
+/* tlb_array_fill() for an STLB array, keeping its counts by page size. */
+static void stlb_array_fill(struct tlb_array *a, uint64_t key, pfn_t pfn)
+{
+	uint64_t old = tlb_array_fill(a, key, pfn);
+
+	if (!a->count_low2)
+		return;
+	a->nr_low2[key & 3]++;
+	if (old != TLB_KEY_NONE)
+		a->nr_low2[old & 3]--;
+}
+
 void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	uint64_t key = tlb_stlb_key(va, ps);
-	unsigned cand[STLB_MAX_ARRAYS], n = 0;
+	const uint8_t *cand = t->cand[ps];
+	unsigned n = t->nr_cand[ps];
 
-	for (unsigned i = 0; i < t->nr_stlb; i++)
-		if (t->stlb_pages[i] & (1u << ps))
-			cand[n++] = i;
-	if (!n)
+	if (n <= 1) { /* one candidate: it takes the fill, room or not */
+		if (n)
+			stlb_array_fill(&t->stlb[cand[0]], key, pfn);
 		return;
+	}
 	for (unsigned j = 0; j < n; j++)
 		if (tlb_array_set_has_room(&t->stlb[cand[j]], key)) {
-			tlb_array_fill(&t->stlb[cand[j]], key, pfn);
+			stlb_array_fill(&t->stlb[cand[j]], key, pfn);
 			return;
 		}
-	tlb_array_fill(&t->stlb[cand[(va >> page_shift_of(ps)) % n]], key, pfn);
+	stlb_array_fill(&t->stlb[cand[(va >> page_shift_of(ps)) % n]], key, pfn);
 }
 
 unsigned tlb_invalidate_range(struct tlb *t, vaddr_t start, vaddr_t end)

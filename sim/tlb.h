@@ -19,25 +19,59 @@
 /* In a translation's payload (its frame number): the page is mapped read-only. */
 #define TLB_RO (1ULL << 63)
 
+/* A way number that names no way: the end of a set's recency list. */
+#define TLB_WAY_NONE 0xFFFFu
+
 struct tlb_array {
 	/* hot */
 	uint64_t *tag;    /* sets * ways keys; TLB_KEY_NONE = invalid */
-	uint64_t *stamp;  /* LRU: last use; FIFO: fill time (sets * ways) */
 	uint16_t *mru;    /* per set: the way used last */
 	struct tlb_mru {  /* per set: a copy of the MRU way's entry (tag TLB_KEY_NONE if */
 		uint64_t tag, payload; /* that way is invalid), one load for the hot path */
 	} *mru_e;
+	/*
+	 * lru and fifo: per set a doubly linked recency list of its ways, newest (last
+	 * use under lru, last fill under fifo) to oldest, so the victim is the oldest
+	 * way without a scan; invalid ways form the oldest end, the lowest index
+	 * oldest, so a fill takes the lowest free way first, as a scan did. (A fill
+	 * scanned all ways twice, free then oldest stamp: 23 % of the miss-heavy
+	 * bench trace's instructions were tlb_array_fill's, callgrind.)
+	 */
+	uint16_t *newer, *older; /* sets * ways: the neighbouring way, TLB_WAY_NONE at the ends */
+	struct tlb_ends {
+		uint16_t newest, oldest;
+	} *ends;                 /* per set */
 	uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
+	/*
+	 * Fully associative arrays of TLB_HASH_MIN_WAYS ways or more: an open-
+	 * addressing index from key to way (linear probing, hash_mask + 1 slots, at
+	 * most half full, TLB_WAY_NONE = empty), kept in step with tag[], so a
+	 * lookup probes about one slot instead of scanning up to `ways` tags: the
+	 * 72-way scans were zen4.yaml's whole extra cost on the miss-heavy bench
+	 * trace (callgrind: 8.6 G instructions against 6.5 G for the default machine,
+	 * 6.6 G once mmu.c's own 4K scan calls tlb_array_find()).
+	 */
+	uint16_t *hash;
+	unsigned hash_mask, hash_shift;
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
 	enum repl_policy policy;
-	uint64_t clock;   /* stamp source */
 	/* cold */
 	uint64_t *payload; /* sets * ways: what the entry maps (a pfn, a table pfn) */
 	uint8_t *plru;     /* per set: tree bits, (ways rounded up to 2^k) - 1 of them */
 	unsigned plru_leaves;
 	uint64_t rng;      /* xorshift64* state for REPL_RANDOM */
 	unsigned nr_valid;
+	/*
+	 * STLB arrays of several page sizes (count_low2): valid entries by the low
+	 * two bits of their key, the page size, so tlb_stlb_lookup() skips a size the
+	 * array holds none of (Zen 4's STLB holds 4K and 2M: in base mode its 2M
+	 * probe scanned 8 ways for nothing, 0.36 G of the miss-heavy bench trace's
+	 * 9.0 G instructions, callgrind). Kept by tlb_stlb_fill(), not
+	 * tlb_array_fill(), and only where sizes mix: other arrays need not pay.
+	 */
+	bool count_low2;
+	unsigned nr_low2[4];
 	uint64_t invalidations; /* entries removed by invalidation */
 };
 
@@ -50,14 +84,72 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		   enum repl_policy policy, uint64_t seed);
 void tlb_array_free(struct tlb_array *a);
 
+#define TLB_HASH_MIN_WAYS 16
+
 static inline unsigned tlb_set_of(const struct tlb_array *a, uint64_t key)
 {
-	/* Power-of-two sets take the mask (all shipped machines); others pay a modulo. */
+	/*
+	 * Power-of-two sets take the mask (all shipped machines but Zen 4's STLB);
+	 * others pay a modulo. (A multiply-based remainder, Lemire 2019, showed no
+	 * gain in CPU time on Zen 4's 384-set STLB and cost the inline hit path
+	 * 3.6 M instructions on the validation trace, callgrind.)
+	 */
 	key >>= a->idx_shift;
 	return a->set_mask || a->sets == 1 ? (unsigned)(key & a->set_mask) : (unsigned)(key % a->sets);
 }
 
+/* The first index slot of @key (fully associative arrays with a hash index). */
+static inline unsigned tlb_hash_of(const struct tlb_array *a, uint64_t key)
+{
+	return (unsigned)((key * 0x9E3779B97F4A7C15ULL) >> a->hash_shift);
+}
+
+/*
+ * The way of @set holding @key, or -1 (a fully associative array's hash index, else
+ * a scan of the set). No replacement state changes: tlb_array_touch() records a use.
+ */
+static inline long tlb_array_find(const struct tlb_array *a, unsigned set, uint64_t key)
+{
+	unsigned base = set * a->ways;
+
+	if (a->hash) { /* one set */
+		for (unsigned h = tlb_hash_of(a, key);; h = (h + 1) & a->hash_mask) {
+			unsigned w = a->hash[h];
+
+			if (w == TLB_WAY_NONE)
+				return -1;
+			if (a->tag[w] == key)
+				return w;
+		}
+	}
+	for (unsigned w = 0; w < a->ways; w++)
+		if (a->tag[base + w] == key)
+			return w;
+	return -1;
+}
+
 void tlb_array_plru_touch(struct tlb_array *a, unsigned set, unsigned way);
+
+/* Make @way the newest of its set's recency list (lru and fifo). */
+static inline void tlb_array_to_front(struct tlb_array *a, unsigned set, unsigned way)
+{
+	struct tlb_ends *e = &a->ends[set];
+	unsigned base = set * a->ways, n, o;
+
+	if (e->newest == way)
+		return;
+	n = a->newer[base + way]; /* not the newest: n is a way */
+	o = a->older[base + way];
+	a->older[base + n] = (uint16_t)o;
+	if (o == TLB_WAY_NONE)
+		e->oldest = (uint16_t)n;
+	else
+		a->newer[base + o] = (uint16_t)n;
+	a->older[base + way] = e->newest;
+	a->newer[base + way] = TLB_WAY_NONE;
+	a->newer[base + e->newest] = (uint16_t)way;
+	e->newest = (uint16_t)way;
+}
 
 /* Record a use of (set, way): LRU inline (the default policy), tree-PLRU out of line. */
 static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned way)
@@ -65,7 +157,7 @@ static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned w
 	a->mru[set] = (uint16_t)way;
 	a->mru_e[set] = (struct tlb_mru){ a->tag[set * a->ways + way], a->payload[set * a->ways + way] };
 	if (likely(a->policy == REPL_LRU))
-		a->stamp[set * a->ways + way] = ++a->clock;
+		tlb_array_to_front(a, set, way);
 	else if (a->policy == REPL_PLRU)
 		tlb_array_plru_touch(a, set, way);
 	/* FIFO and random: a hit changes nothing */
@@ -78,7 +170,8 @@ static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned w
  */
 static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 {
-	unsigned set, w, base;
+	unsigned set, base;
+	long w;
 
 	if (unlikely(!a->nr_valid))
 		return -1;
@@ -87,13 +180,12 @@ static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 	w = a->mru[set];
 	if (likely(a->tag[base + w] == key))
 		goto hit;
-	for (w = 0; w < a->ways; w++)
-		if (a->tag[base + w] == key)
-			goto hit;
-	return -1;
+	w = tlb_array_find(a, set, key);
+	if (w < 0)
+		return -1;
 hit:
-	tlb_array_touch(a, set, w);
-	return (long)(base + w);
+	tlb_array_touch(a, set, (unsigned)w);
+	return (long)base + w;
 }
 
 /* Look up without touching counters or replacement state: entry index or -1. */
@@ -139,6 +231,17 @@ struct tlb {
 	unsigned stlb_pages[STLB_MAX_ARRAYS]; /* mask of 1 << PS_* */
 	unsigned nr_stlb;
 	unsigned stlb_sizes; /* union of stlb_pages */
+	/*
+	 * Precomputed from stlb_pages (the loops over arrays and sizes cost a lookup
+	 * more than its one array's 4-way scan, callgrind): the (array, size) pairs a
+	 * lookup probes, in order, and per size the arrays a fill may use.
+	 */
+	struct tlb_probe {
+		uint8_t arr, ps;
+	} probe[STLB_MAX_ARRAYS * PS_NR];
+	unsigned nr_probe;
+	uint8_t cand[PS_NR][STLB_MAX_ARRAYS];
+	unsigned nr_cand[PS_NR];
 };
 
 int tlb_init(struct tlb *t, const struct sim_config *c);
