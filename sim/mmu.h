@@ -145,8 +145,8 @@ static inline __attribute__((always_inline)) bool mmu_access_inline(struct mmu *
 		if (likely(e->tag == vpn) && !(write && (e->payload & TLB_RO))) {
 			/*
 			 * The set's MRU hit again changes no replacement state: under lru it
-			 * already has the set's newest stamp (tlb_array_check_invariants()),
-			 * and victims are chosen by stamp order within a set.
+			 * already heads the set's recency list (tlb_array_check_invariants()),
+			 * and victims are taken from that list's tail.
 			 */
 			mmu_memo_set(m, side, vpn, PS_4K, e->payload);
 			m->memo_hits[side]++; /* a 4K hit: the memo's size is now 4K */
