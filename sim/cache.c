@@ -140,31 +140,55 @@ unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles)
 	return CL_NR;
 }
 
+/* A set's packed recency order (ways <= CACHE_ORDER_WAYS): a permutation of its
+ * ways, every valid line more recent than every empty way (fills take the oldest). */
+static void check_order(const struct cache_array *lv, unsigned set)
+{
+	uint64_t ord = lv->order[set] ^ lv->order0;
+	unsigned seen = 0;
+	bool empty_seen = false;
+
+	for (unsigned k = 0; k < lv->ways; k++) {
+		unsigned w = (unsigned)(ord >> (4 * k)) & 15;
+
+		BUG_ON(w >= lv->ways || (seen & (1u << w)));
+		seen |= 1u << w;
+		if (!lv->tag[(size_t)set * lv->ways + w])
+			empty_seen = true;
+		else
+			BUG_ON(empty_seen);
+	}
+}
+
 void cache_check_invariants(const struct cache *c)
 {
 	for (unsigned l = 0; l < CL_NR; l++) {
 		const struct cache_array *lv = &c->lv[l];
+		bool packed;
 
 		if (!lv->present)
 			continue;
 		BUG_ON(!lv->sets || !lv->ways);
 		BUG_ON(lv->set_mask && lv->set_mask != lv->sets - 1);
+		packed = lv->ways <= CACHE_ORDER_WAYS;
 		for (unsigned set = 0; set < lv->sets; set++) {
 			size_t base = (size_t)set * lv->ways;
 
+			if (packed)
+				check_order(lv, set);
 			for (size_t i = base; i < base + lv->ways; i++) {
 				uint64_t line = lv->tag[i];
 
 				/* an empty way was never used; a line sits in its own set */
-				BUG_ON(!line && lv->stamp[i]);
+				BUG_ON(!packed && !line && lv->stamp[i]);
 				if (!line)
 					continue;
-				BUG_ON(!lv->stamp[i] || lv->stamp[i] > lv->clock);
+				BUG_ON(!packed && (!lv->stamp[i] || lv->stamp[i] > lv->clock));
 				BUG_ON((lv->set_mask || lv->sets == 1 ? line & lv->set_mask
 								      : line % lv->sets) != set);
 				for (size_t j = base; j < i; j++) /* no line twice, LRU order total */
 					BUG_ON(lv->tag[j] == line ||
-					       (lv->tag[j] && lv->stamp[j] == lv->stamp[i]));
+					       (!packed && lv->tag[j] && lv->stamp[j] == lv->stamp[i]));
 			}
 		}
 	}

@@ -49,9 +49,11 @@ void cache_free(struct cache *c);
 unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles);
 
 /*
- * Every valid line in the set its number maps to, at most once per level, with a
- * use stamp no two ways of a set share and no later than the level's clock; empty
- * ways never stamped. Aborts. (O(sets * ways^2): for tests, not the hot path.)
+ * Every valid line in the set its number maps to, at most once per level; up to
+ * 16 ways, each set's recency order a permutation of its ways with every valid
+ * line more recent than every empty way; beyond, a use stamp no two ways of a
+ * set share and no later than the level's clock, empty ways never stamped.
+ * Aborts. (O(sets * ways^2): for tests, not the hot path.)
  */
 void cache_check_invariants(const struct cache *c);
 
