@@ -1,4 +1,4 @@
-/* err.c - the bad-input error record (see err.h) and the BUG_ON() sink. */
+/* err.c - the error record (see err.h) and the BUG_ON() sink. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,37 +6,42 @@
 #include "err.h"
 #include "types.h"
 
-int err_set(struct err *e, const char *file, unsigned long line, unsigned long col,
-	    const char *fmt, ...)
+static int verr(struct err *e, bool host, const char *file, unsigned long line,
+		unsigned long col, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	if (!e)
 		return -1;
 	snprintf(e->file, sizeof(e->file), "%s", file ? file : "");
 	e->line = line;
 	e->col = col;
-	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
+	if (host)
+		e->host = true;
 	return -1;
+}
+
+int err_set(struct err *e, const char *file, unsigned long line, unsigned long col,
+	    const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = verr(e, false, file, line, col, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int err_host(struct err *e, const char *file, unsigned long line, unsigned long col,
 	     const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	if (!e)
-		return -1;
-	snprintf(e->file, sizeof(e->file), "%s", file ? file : "");
-	e->line = line;
-	e->col = col;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	r = verr(e, true, file, line, col, fmt, ap);
 	va_end(ap);
-	e->host = true;
-	return -1;
+	return r;
 }
 
 void err_format(const struct err *e, char *buf, size_t n)

@@ -1,9 +1,10 @@
 /*
- * err.h - bad-input errors carried up to main().
+ * err.h - errors carried up to main().
  *
  * A module that meets bad input (config, trace, command line) fills a struct err
- * and returns -1; main() prints "file:line[:col]: message" and exits 2. Modules
- * never print or exit themselves. line/col 0 means "not applicable".
+ * (err_set()) and returns -1; main() prints "file:line[:col]: message" and exits 2.
+ * A failure of the host instead (out of memory: err_host(), which sets @host) is
+ * exit 1. Modules never print or exit themselves. line/col 0 means "not applicable".
  */
 #ifndef MMUSIM_ERR_H
 #define MMUSIM_ERR_H
