@@ -17,7 +17,8 @@
 #       `[` or a word of two or more capitals, such as TRACE or OUT.csv), or the
 #       test fails: a command cannot hide in a text block.
 #     c: a whole program using the library (include/mmusim.h): compiled against the
-#       build's libmmusim.a next to $MMUSIM and run; it passes when it exits 0.
+#       build's libmmusim.a next to $MMUSIM (with the sanitizers when $MMUSIM has
+#       them) and run; it passes when it exits 0.
 #     Any other tag fails.
 #   doc/mmusim.1: every .EX/.EE block (the EXAMPLES section's and the sweep file
 #     example), with the roff escapes \- -> -, \e -> \ and \& -> nothing (any
@@ -255,7 +256,9 @@ run_block() {
 		;;
 	c)
 		cp "$R.body" "$dir/example.c"
-		if (cd "$dir" && cc -std=c11 -D_GNU_SOURCE -I"$REPO/include" -o example example.c \
+		san="" # a sanitized build's library needs the sanitizers' runtime (make check-debug)
+		grep -q __asan_init "$MMUSIM" && san="-fsanitize=address,undefined"
+		if (cd "$dir" && cc -std=c11 -D_GNU_SOURCE $san -I"$REPO/include" -o example example.c \
 			"$(dirname "$MMUSIM")/libmmusim.a" \
 			$(pkg-config --libs gsl yaml-0.1 zlib liblzma libzstd jansson libxxhash) \
 			-lpthread -lm && ./example) >"$R.out" 2>"$R.err"; then
