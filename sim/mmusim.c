@@ -321,6 +321,15 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 	for (unsigned i = 0; i < r->n; i++)
 		r->sims[i].trace_name = m->trace;
 	rc = run_drive(r, tr, &po, &m->err);
+	{
+		uint64_t size, hi, lo;
+
+		/* hashed as it was read: no second pass over the file for its identity */
+		if (!rc && path && strcmp(path, "-") && trace_content_hash(tr, &size, &hi, &lo)) {
+			provenance_content_id(size, hi, lo, format, m->input_id, sizeof(m->input_id));
+			m->have_input_id = true;
+		}
+	}
 	trace_close(tr);
 	m->records += r->records;
 	m->wall += r->wall;
@@ -336,7 +345,7 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 		err_host(&m->err, "mmusim", 0, 0, "out of memory");
 		return m->failed = fail(m, MMUSIM_EHOST);
 	}
-	m->id_pending = true;
+	m->id_pending = !m->have_input_id;
 	return 0;
 }
 

@@ -19,6 +19,9 @@
 #include <xxhash.h>
 
 #include "provenance.h"
+#include "trace_io.h"
+
+_Static_assert(PROVENANCE_HASH_BYTES == TIO_HASH_MAX, "one limit for hashing a trace");
 
 const char *provenance_version(void)
 {
@@ -121,15 +124,32 @@ static int content_hash(int fd, XXH128_hash_t *out)
 	return err;
 }
 
+/* ",format=F" for an explicit format, "" for none or auto. */
+static void format_suffix(const char *format, char *fmt, size_t n)
+{
+	fmt[0] = 0;
+	if (format && *format && strcmp(format, "auto"))
+		snprintf(fmt, n, ",format=%.32s", format);
+}
+
+void provenance_content_id(uint64_t size, uint64_t hi, uint64_t lo, const char *format, char *buf,
+			   size_t n)
+{
+	char fmt[48];
+
+	format_suffix(format, fmt, sizeof(fmt));
+	snprintf(buf, n, "content:%llu:%016llx%016llx%s", (unsigned long long)size,
+		 (unsigned long long)hi, (unsigned long long)lo, fmt);
+}
+
 int provenance_input_id(const char *path, const char *workload, const char *format, char *buf,
 			size_t n, struct err *e)
 {
-	char fmt[48] = "";
+	char fmt[48];
 	struct stat st;
 	int fd, err;
 
-	if (format && *format && strcmp(format, "auto"))
-		snprintf(fmt, sizeof(fmt), ",format=%.32s", format);
+	format_suffix(format, fmt, sizeof(fmt));
 	if (workload) {
 		snprintf(buf, n, "workload:%s", workload);
 		return 0;
@@ -155,8 +175,7 @@ int provenance_input_id(const char *path, const char *workload, const char *form
 		close(fd);
 		if (err)
 			return err_set(e, path, 0, 0, "%s", strerror(err));
-		snprintf(buf, n, "content:%llu:%016llx%016llx%s", (unsigned long long)st.st_size,
-			 (unsigned long long)h.high64, (unsigned long long)h.low64, fmt);
+		provenance_content_id((uint64_t)st.st_size, h.high64, h.low64, format, buf, n);
 		return 0;
 	}
 	snprintf(buf, n, "file:%llx:%llu:%llu:%lld.%09ld%s", (unsigned long long)st.st_dev,

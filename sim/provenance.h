@@ -21,7 +21,7 @@
 #include "err.h"
 
 #define MMUSIM_VERSION "0.9.0"
-#define PROVENANCE_HASH_BYTES (64u << 20)
+#define PROVENANCE_HASH_BYTES (64u << 20) /* = TIO_HASH_MAX (trace_io.h) */
 #define PROVENANCE_ID_MAX 160
 
 /* "0.9.0". */
@@ -35,6 +35,10 @@ const char *provenance_build_id(void);
 
 /* 16 hex digits: FNV-1a 64 of @c's `config show` text (config_write_yaml). */
 void provenance_config_hash(const struct sim_config *c, char out[17]);
+
+/* "content:SIZE:HASH[,format=F]" from a content hash taken elsewhere (trace_content_hash()). */
+void provenance_content_id(uint64_t size, uint64_t hi, uint64_t lo, const char *format, char *buf,
+			   size_t n);
 
 /*
  * The identity of the input: @workload (a spec) if not NULL, else the trace

@@ -188,10 +188,17 @@ struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_c
 	return r;
 }
 
-int run_input_id(const struct run_opts *o, char *buf, struct err *e)
+int run_input_id(const struct run_opts *o, const struct trace_reader *tr, char *buf,
+		 struct err *e)
 {
 	const char *wl = o->workload || !o->trace ? (o->workload ? o->workload : RUN_DEFAULT_WORKLOAD)
 						  : NULL;
+	uint64_t size, hi, lo;
+
+	if (!wl && strcmp(o->trace, "-") && trace_content_hash(tr, &size, &hi, &lo)) {
+		provenance_content_id(size, hi, lo, o->format, buf, PROVENANCE_ID_MAX);
+		return 0;
+	}
 
 	return provenance_input_id(o->trace, wl, o->format, buf, PROVENANCE_ID_MAX, e);
 }

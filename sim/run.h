@@ -68,7 +68,8 @@ struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_c
 				    struct err *e);
 
 /* The input's identity (provenance.h) into @buf (PROVENANCE_ID_MAX). 0 or -1 with @e. */
-int run_input_id(const struct run_opts *o, char *buf, struct err *e);
+int run_input_id(const struct run_opts *o, const struct trace_reader *tr, char *buf,
+		 struct err *e);
 
 /* The simulators of a run, driven from one reader. */
 struct run {

@@ -59,8 +59,6 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 			rc = run_config_load(&o[i], &c, e);
 		if (!rc && !i) {
 			tr = run_input_open(&o[0], &c, &rc, e);
-			if (!rc)
-				rc = run_input_id(&o[0], id, e); /* one input for every point here */
 		}
 		if (rc)
 			break;
@@ -74,6 +72,8 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	}
 	if (!rc)
 		rc = run_drive(&r, tr, &(struct pool_opts){ .interrupted = interrupted }, e);
+	if (!rc) /* one input for every point here, hashed as it was read */
+		rc = run_input_id(&o[0], tr, id, e);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct run one = { .sims = &r.sims[i], .mode_names = &r.mode_names[i], .n = 1,
 				   .wall = r.wall, .records = r.records };
@@ -119,7 +119,7 @@ static int point_current(const struct sweep *sw, size_t p, unsigned rep, const c
 			err_host(e, "mmusim", 0, 0, "out of memory");
 			*rc = POOL_EHOST;
 		} else {
-			*rc = run_input_id(&o, ids[in], e);
+			*rc = run_input_id(&o, NULL, ids[in], e);
 		}
 	}
 	if (!*rc) {

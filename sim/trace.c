@@ -164,6 +164,7 @@ struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct 
 {
 	const char *shown = strcmp(path, "-") ? path : "<stdin>";
 	const unsigned char *p;
+	struct trace_reader *r;
 	struct tio *io;
 	ssize_t n;
 
@@ -193,5 +194,13 @@ struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct 
 			return NULL;
 		}
 	}
-	return trace_format_info(fmt)->open(io, tio_name(io), e);
+	r = trace_format_info(fmt)->open(io, tio_name(io), e);
+	if (r)
+		r->io = io; /* (the reader owns it and closes it) */
+	return r;
+}
+
+bool trace_content_hash(const struct trace_reader *r, uint64_t *size, uint64_t *hi, uint64_t *lo)
+{
+	return r && r->io && tio_content_hash(r->io, size, hi, lo);
 }

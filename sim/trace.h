@@ -105,12 +105,21 @@ struct trace_ops {
 };
 
 /* The common head of every reader; formats embed it first. */
+struct tio;
+
 struct trace_reader {
 	const struct trace_ops *ops;
 	enum trace_format format;
 	char name[256]; /* the path ("-" is shown as "<stdin>") or workload spec */
 	struct trace_rec *rec; /* TRACE_BATCH records: next() fills them (trace_take_recs()) */
+	struct tio *io; /* the byte stream of a trace file (set by trace_open()), or NULL */
 };
+
+/*
+ * The trace file's content hash, taken as it was read (trace_io.h
+ * tio_content_hash()): true once a regular file of up to 64 MiB was read whole.
+ */
+bool trace_content_hash(const struct trace_reader *r, uint64_t *size, uint64_t *hi, uint64_t *lo);
 
 /*
  * For readers' open: a zeroed reader of @size bytes (its struct trace_reader

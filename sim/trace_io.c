@@ -36,6 +36,7 @@
 
 #include <lzma.h>
 #include <zlib.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "trace_io.h"
@@ -87,6 +88,8 @@ struct tio {
 	int wake[2]; /* tio_close() writes to [1]; the producer polls [0] */
 
 	/* The producer's side (before the thread starts: tio_open's). */
+	XXH3_state_t *hash; /* the file's bytes as read (a regular file up to TIO_HASH_MAX) */
+	uint64_t hashed, size; /* bytes hashed; the file's size at open */
 	unsigned char *in; /* raw input */
 	size_t in_len, in_pos;
 	bool in_eof;
@@ -164,6 +167,10 @@ static ssize_t tio_sysread(struct tio *t, void *buf, size_t n, bool in_thread)
 			}
 		}
 		r = read(t->fd, buf, n);
+		if (r > 0 && t->hash) {
+			XXH3_128bits_update(t->hash, buf, (size_t)r);
+			t->hashed += (uint64_t)r;
+		}
 		if (r >= 0 || errno != EINTR)
 			return r;
 	}
@@ -417,6 +424,7 @@ static void tio_free(struct tio *t)
 	for (int i = 0; i < TIO_NBUF; i++)
 		free(t->buf[i]);
 	free(t->in);
+	XXH3_freeState(t->hash);
 	if (t->fd >= 0 && !t->is_stdin)
 		close(t->fd);
 	for (int i = 0; i < 2; i++)
@@ -504,6 +512,15 @@ struct tio *tio_open(const char *path, struct err *e)
 	if (fstat(t->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		err_set(e, t->name, 0, 0, "%s", strerror(EISDIR));
 		goto fail;
+	}
+	/* the content identity (provenance.h) for free: hashed as it is read */
+	if (!is_stdin && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= TIO_HASH_MAX) {
+		t->hash = XXH3_createState();
+		if (t->hash && XXH3_128bits_reset(t->hash) == XXH_ERROR) {
+			XXH3_freeState(t->hash);
+			t->hash = NULL;
+		}
+		t->size = (uint64_t)st.st_size;
 	}
 	t->in = malloc(TIO_INBUF);
 	/* zeroed: parsers read a little past the data, which must be defined */
@@ -642,6 +659,25 @@ static void tio_stop(struct tio *t)
 	if (write(t->wake[1], "", 1) < 0) {
 		/* full already: a wake-up is pending anyway */
 	}
+}
+
+bool tio_content_hash(struct tio *t, uint64_t *size, uint64_t *hi, uint64_t *lo)
+{
+	bool done;
+	XXH128_hash_t h;
+
+	if (!t || !t->hash)
+		return false;
+	pthread_mutex_lock(&t->lock);
+	done = t->done && !t->failed; /* the producer has stopped touching the hash */
+	pthread_mutex_unlock(&t->lock);
+	if (!done || t->hashed != t->size)
+		return false;
+	h = XXH3_128bits_digest(t->hash);
+	*size = t->size;
+	*hi = h.high64;
+	*lo = h.low64;
+	return true;
 }
 
 void tio_close(struct tio *t)

@@ -57,6 +57,17 @@ struct tio;
  */
 struct tio *tio_open(const char *path, struct err *e);
 
+/* A regular file up to this size is hashed as it is read (tio_content_hash()). */
+#define TIO_HASH_MAX (64ull << 20)
+
+/*
+ * The XXH3-128 hash of a regular file's bytes (as stored: compressed if it is),
+ * taken as the producer read them: true once the whole file has been read
+ * without error, the size it had at open; false for standard input, a pipe, a
+ * device, a file over TIO_HASH_MAX or one not read to its end.
+ */
+bool tio_content_hash(struct tio *t, uint64_t *size, uint64_t *hi, uint64_t *lo);
+
 /* The name used in messages: the path, or "<stdin>" for "-". */
 const char *tio_name(const struct tio *t);
 
