@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,16 @@
 
 int parse_u64(const char *s, uint64_t *out)
 {
+	/* decimal, or 0x hex: never octal ("010" is ten, as a reader expects) */
+	bool hex = s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *d = hex ? s + 2 : s;
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	if (!d || !*d || *d == '-' || *d == '+' || *d == ' ')
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(d, &end, hex ? 16 : 10);
 	if (errno || *end)
 		return -1;
 	*out = v;

@@ -12,7 +12,7 @@
  */
 int parse_size(const char *s, uint64_t *out);
 
-/* Parse an unsigned decimal (or 0x hex) integer, whole string. 0 or -1. */
+/* Parse an unsigned decimal (or 0x hex, never octal) integer, whole string. 0 or -1. */
 int parse_u64(const char *s, uint64_t *out);
 
 /*

@@ -87,6 +87,9 @@ for c in configs/*.yaml; do
 	$MMUSIM config show -c "$T/show1.yaml" >"$T/show2.yaml" || bad "config show of its own output ($c)"
 	cmp -s "$T/show1.yaml" "$T/show2.yaml" && ok || bad "config show round trip $c"
 done
+# integers are decimal or 0x hex, never octal: 032 is thirty-two
+check "$($MMUSIM config show --set tlb.l1d.4K.entries=032 | grep -c '4K: { entries: 32,')" 1 "032 is decimal"
+check "$($MMUSIM run -w gups:size=1M,updates=0x10 --json - --quiet | grep -c '"modify": 16,')" 1 "0x10 is hex"
 
 # --- timeline ------------------------------------------------------------------------
 $MMUSIM run -w stream:size=8M,iterations=1 --set os.mode=thp --timeline "$T/tl.csv" --timeline-ms 2 --quiet ||
