@@ -9,11 +9,7 @@ EMBED=${EMBED:-$BUILD/examples/embed}
 TRACE=tests/validation/small.lackey.zst
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "    FAIL: $*"; }
-field() { awk -v sec="\"$2\":" -v key="\"$3\":" '$1 == sec { s = 1 } s && $1 == key { gsub(/,/, "", $2); print $2; exit }' "$1"; }
+. tests/e2e_lib.sh
 
 $MMUSIM run "$TRACE" --json "$T/cli.json" --quiet || bad "mmusim run $TRACE failed"
 j="$T/cli.json"

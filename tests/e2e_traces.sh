@@ -19,11 +19,7 @@ MMUSIM=${MMUSIM:-./mmusim}
 README=traces/README.md
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
-n=0
-
-ok() { n=$((n + 1)); }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "    FAIL: $*"; }
+. tests/e2e_lib.sh
 
 # TRACE  walks under base  walks under thp  thp_fault_alloc under thp
 GOLDEN="

@@ -4,7 +4,8 @@
 # (tests/e2e_sweep_inputs.sh), the library as another program embeds it
 # (tests/e2e_embed.sh), the committed traces/ (tests/e2e_traces.sh), the
 # manual's coverage (tests/man.sh) and the documentation's examples
-# (tests/doc_examples.sh) -- and close with the one summary line "N passed, N failed".
+# (tests/doc_examples.sh; the e2e scripts share tests/e2e_lib.sh) -- and close
+# with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
 fail=0
