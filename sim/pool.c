@@ -434,6 +434,142 @@ out:
 	return rc;
 }
 
+/*
+ * One simulator on a machine with a second core: the reader runs ahead on a
+ * thread of its own (decoding into a ring of ST_NR sets of POOL_BATCHES
+ * batches) while the caller's thread simulates. Parsing a text trace is a fifth
+ * of a single run's instructions (the miss-heavy GUPS bench trace, callgrind:
+ * 259 of 1,310 a record pair in lk_parse); here it overlaps the simulation. The
+ * simulator sees the batches in order, as in pool_plain().
+ */
+struct ahead {
+	struct trace_reader *tr;
+	struct batch_set *set;   /* ST_NR sets, a ring */
+	pthread_mutex_t lock;
+	pthread_cond_t cv_filled, cv_free;
+	uint64_t filled, consumed; /* sets */
+	bool done, stop;
+	int rc;                  /* the reader's last trace_next(); -2: host out of memory */
+	struct err rerr;
+};
+
+static void *ahead_thread(void *arg)
+{
+	struct ahead *a = arg;
+
+	for (uint64_t k = 0;; k++) {
+		struct batch_set *s = &a->set[k % ST_NR];
+		struct trace_batch b;
+		int rc = 1;
+
+		pthread_mutex_lock(&a->lock);
+		while (!a->stop && k - a->consumed >= ST_NR)
+			pthread_cond_wait(&a->cv_free, &a->lock);
+		pthread_mutex_unlock(&a->lock);
+		if (a->stop)
+			break;
+		for (s->n = 0; s->n < POOL_BATCHES && (rc = trace_next(a->tr, &b, &a->rerr)) > 0;)
+			if (own_batch(&s->ob[s->n++], a->tr, &b)) {
+				s->n--;
+				rc = -2;
+				break;
+			}
+		pthread_mutex_lock(&a->lock);
+		if (s->n)
+			a->filled++;
+		if (rc <= 0) {
+			a->rc = rc;
+			a->done = true;
+		}
+		pthread_cond_signal(&a->cv_filled);
+		pthread_mutex_unlock(&a->lock);
+		if (rc <= 0)
+			break;
+	}
+	return NULL;
+}
+
+/* Simulate the sets as they come; POOL_* (a->rc and a->done read once the thread is gone). */
+static int ahead_consume(struct ahead *a, struct sim *sim, const struct pool_opts *o,
+			 uint64_t *records, struct err *e)
+{
+	for (uint64_t k = 0;; k++) {
+		const struct batch_set *s = &a->set[k % ST_NR];
+
+		pthread_mutex_lock(&a->lock);
+		while (a->filled == k && !a->done)
+			pthread_cond_wait(&a->cv_filled, &a->lock);
+		if (a->filled == k) {
+			pthread_mutex_unlock(&a->lock);
+			return POOL_OK;
+		}
+		pthread_mutex_unlock(&a->lock);
+		for (unsigned i = 0; i < s->n; i++) {
+			if (sim_run_batch_summarized(sim, &s->ob[i].b, NULL, e))
+				return POOL_EINPUT;
+			*records += s->ob[i].b.n;
+		}
+		pthread_mutex_lock(&a->lock);
+		a->consumed++;
+		pthread_cond_signal(&a->cv_free);
+		pthread_mutex_unlock(&a->lock);
+		if (stop_requested(o))
+			return POOL_EINTR;
+		if (o->progress)
+			o->progress(o->progress_arg, *records);
+	}
+}
+
+static int pool_ahead(struct sim *sim, struct trace_reader *tr, const struct pool_opts *o,
+		      uint64_t *records, struct err *e)
+{
+	struct batch_set *set = calloc(ST_NR, sizeof(*set));
+	struct ahead a = { .tr = tr, .set = set, .rc = 1 };
+	struct trace_rec *arena = NULL, *spare = NULL;
+	size_t alen = 0;
+	pthread_t tid;
+	int rc;
+
+	if (!set || !(arena = pool_arena(set, tr, &spare, &alen))) {
+		free(set);
+		err_host(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	/* the read-ahead thread decompresses too: two threads, not three (bench row (e)) */
+	trace_set_inline(tr);
+	pthread_mutex_init(&a.lock, NULL);
+	pthread_cond_init(&a.cv_filled, NULL);
+	pthread_cond_init(&a.cv_free, NULL);
+	if (pthread_create(&tid, NULL, ahead_thread, &a)) {
+		err_set(e, "mmusim", 0, 0, "cannot start threads");
+		rc = POOL_EHOST;
+	} else {
+		rc = ahead_consume(&a, sim, o, records, e);
+		pthread_mutex_lock(&a.lock);
+		a.stop = true;
+		pthread_cond_signal(&a.cv_free);
+		pthread_mutex_unlock(&a.lock);
+		pthread_join(tid, NULL);
+		if (rc == POOL_OK && a.rc == -2) {
+			err_host(e, "mmusim", 0, 0, "out of memory");
+			rc = POOL_EHOST;
+		} else if (rc == POOL_OK && a.rc < 0) {
+			*e = a.rerr;
+			rc = POOL_EINPUT;
+		}
+	}
+	pthread_cond_destroy(&a.cv_free);
+	pthread_cond_destroy(&a.cv_filled);
+	pthread_mutex_destroy(&a.lock);
+	trace_take_recs(tr, &spare);
+	munmap(arena, alen);
+	for (int j = 0; j < ST_NR; j++)
+		for (int i = 0; i < POOL_BATCHES; i++)
+			free(set[j].ob[i].ev);
+	free(set);
+	return rc;
+}
+
 /* One simulator, or invariants checked, or a shared timeline: batch by batch. */
 static int pool_plain(struct sim *sims, unsigned n, struct trace_reader *tr,
 		      const struct pool_opts *o, uint64_t *records, struct err *e)
@@ -481,6 +617,8 @@ int pool_run(struct sim *sims, unsigned n, struct trace_reader *tr, const struct
 	 */
 	if (n > 1 && !o->check && !sims[0].timeline)
 		rc = pool_threaded(sims, n, tr, o, &nrec, e);
+	else if (n == 1 && !o->check && !sims[0].timeline && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		rc = pool_ahead(sims, tr, o, &nrec, e);
 	else
 		rc = pool_plain(sims, n, tr, o, &nrec, e);
 	if (records)

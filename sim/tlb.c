@@ -23,11 +23,33 @@
 
 #include "tlb.h"
 
+/* @set's packed order with @n ways listed newest first in @w[], the rest (invalid) after. */
+static void order_set(struct tlb_array *a, unsigned set, const unsigned *w, unsigned n)
+{
+	uint64_t o = 0;
+	unsigned p = 0;
+	bool listed[TLB_ORDER_WAYS] = { false };
+
+	for (; p < n; p++) {
+		o |= (uint64_t)w[p] << (4 * p);
+		listed[w[p]] = true;
+	}
+	/* the invalid ways oldest, the lowest index the oldest of all */
+	for (unsigned v = a->ways; v-- > 0;)
+		if (!listed[v])
+			o |= (uint64_t)v << (4 * p++);
+	a->order[set] = o;
+}
+
 /* Set @set's recency list to "every way invalid": ways - 1 newest ... 0 oldest. */
 static void list_reset(struct tlb_array *a, unsigned set)
 {
 	unsigned base = set * a->ways;
 
+	if (a->order) {
+		order_set(a, set, NULL, 0);
+		return;
+	}
 	for (unsigned w = 0; w < a->ways; w++) {
 		a->older[base + w] = w ? (uint16_t)(w - 1) : TLB_WAY_NONE;
 		a->newer[base + w] = w + 1 < a->ways ? (uint16_t)(w + 1) : TLB_WAY_NONE;
@@ -58,6 +80,18 @@ static void list_to_free(struct tlb_array *a, unsigned set, unsigned way)
 {
 	unsigned base = set * a->ways, o = TLB_WAY_NONE, n;
 
+	if (a->order) { /* the valid ways keep their order; the invalid ones follow */
+		unsigned keep[TLB_ORDER_WAYS], nk = 0;
+
+		for (unsigned p = 0; p < a->ways; p++) {
+			unsigned w = (unsigned)(a->order[set] >> (4 * p)) & 15;
+
+			if (w != way && a->tag[base + w] != TLB_KEY_NONE)
+				keep[nk++] = w;
+		}
+		order_set(a, set, keep, nk);
+		return;
+	}
 	list_unlink(a, set, way);
 	for (n = a->ends[set].oldest; n != TLB_WAY_NONE && a->tag[base + n] == TLB_KEY_NONE && n < way;
 	     n = a->newer[base + n])
@@ -138,6 +172,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	a->ways = ways;
 	a->sets = entries / ways;
 	a->set_mask = (a->sets & (a->sets - 1)) == 0 ? a->sets - 1 : 0;
+	a->set_mod = (a->sets & (a->sets - 1)) != 0;
 	n = (size_t)entries;
 	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
 		unsigned slots = 1, bits = 0;
@@ -156,9 +191,15 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		memset(a->hash, 0xff, slots * sizeof(*a->hash));
 	}
 	a->tag = malloc(n * sizeof(*a->tag));
-	a->newer = malloc(n * sizeof(*a->newer));
-	a->older = malloc(n * sizeof(*a->older));
-	a->ends = malloc(a->sets * sizeof(*a->ends));
+	if (has_list(a) && ways <= TLB_ORDER_WAYS) {
+		a->order = malloc(a->sets * sizeof(*a->order));
+		a->order_mask = ways == 16 ? ~0ULL : (1ULL << (4 * ways)) - 1;
+		a->last_shift = 4 * (ways - 1);
+	} else if (has_list(a)) {
+		a->newer = malloc(n * sizeof(*a->newer));
+		a->older = malloc(n * sizeof(*a->older));
+		a->ends = malloc(a->sets * sizeof(*a->ends));
+	}
 	a->payload = calloc(n, sizeof(*a->payload));
 	a->mru = calloc(a->sets, sizeof(*a->mru));
 	a->mru_e = calloc(a->sets, sizeof(*a->mru_e));
@@ -168,7 +209,8 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 			a->plru_leaves <<= 1;
 		a->plru = calloc((size_t)a->sets * a->plru_leaves, 1);
 	}
-	if (!a->tag || !a->newer || !a->older || !a->ends || !a->payload || !a->mru || !a->mru_e ||
+	if (!a->tag || (has_list(a) && !a->order && (!a->newer || !a->older || !a->ends)) ||
+	    (has_list(a) && ways <= TLB_ORDER_WAYS && !a->order) || !a->payload || !a->mru || !a->mru_e ||
 	    (policy == REPL_PLRU && !a->plru)) {
 		tlb_array_free(a);
 		return -1;
@@ -177,7 +219,8 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		a->tag[i] = TLB_KEY_NONE;
 	for (unsigned s = 0; s < a->sets; s++) {
 		a->mru_e[s].tag = TLB_KEY_NONE;
-		list_reset(a, s);
+		if (has_list(a))
+			list_reset(a, s);
 	}
 	return 0;
 }
@@ -189,6 +232,7 @@ void tlb_array_free(struct tlb_array *a)
 	free(a->newer);
 	free(a->older);
 	free(a->ends);
+	free(a->order);
 	free(a->payload);
 	free(a->mru_e);
 	free(a->mru);
@@ -266,7 +310,9 @@ bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key)
 		return false;
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
-	if (has_list(a)) /* invalid ways are the oldest */
+	if (a->order) /* invalid ways are the oldest */
+		return a->tag[base + ((a->order[set] >> a->last_shift) & 15)] == TLB_KEY_NONE;
+	if (has_list(a))
 		return a->tag[base + a->ends[set].oldest] == TLB_KEY_NONE;
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == TLB_KEY_NONE)
@@ -274,7 +320,7 @@ bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key)
 	return false;
 }
 
-uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
+uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload)
 {
 	unsigned set, base, victim = 0;
 	uint64_t old;
@@ -283,7 +329,12 @@ uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
 		return TLB_KEY_NONE;
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
-	if (likely(has_list(a))) {
+	if (a->order) { /* with a hash index (the inline part takes the others) */
+		uint64_t o = a->order[set];
+
+		victim = (unsigned)(o >> a->last_shift) & 15;
+		a->order[set] = ((o << 4) & a->order_mask) | victim;
+	} else if (has_list(a)) {
 		/* the lowest free way if any (the oldest end), else the oldest */
 		struct tlb_ends *e = &a->ends[set];
 		unsigned n;
@@ -416,6 +467,28 @@ static void check_list(const struct tlb_array *a, unsigned set)
 {
 	unsigned base = set * a->ways, seen = 0, prev = TLB_WAY_NONE;
 	bool invalid = false;
+
+	if (a->order) { /* the same rules for the packed order */
+		uint64_t o = a->order[set];
+
+		BUG_ON(o & ~a->order_mask);
+		BUG_ON(a->policy == REPL_LRU && a->tag[base + a->mru[set]] != TLB_KEY_NONE &&
+		       (o & 15) != a->mru[set]);
+		for (unsigned p = 0; p < a->ways; p++) {
+			unsigned w = (unsigned)(o >> (4 * p)) & 15;
+
+			BUG_ON(w >= a->ways || (seen & (1u << w)));
+			seen |= 1u << w;
+			if (a->tag[base + w] == TLB_KEY_NONE) {
+				BUG_ON(invalid && w > prev);
+				invalid = true;
+			} else {
+				BUG_ON(invalid);
+			}
+			prev = w;
+		}
+		return;
+	}
 
 	BUG_ON(a->policy == REPL_LRU && a->tag[base + a->mru[set]] != TLB_KEY_NONE &&
 	       a->ends[set].newest != a->mru[set]);

@@ -200,6 +200,11 @@ struct trace_reader *trace_open(const char *path, enum trace_format fmt, struct 
 	return r;
 }
 
+bool trace_set_inline(struct trace_reader *r)
+{
+	return r->io && tio_set_inline(r->io);
+}
+
 bool trace_content_hash(const struct trace_reader *r, uint64_t *size, uint64_t *hi, uint64_t *lo)
 {
 	return r && r->io && tio_content_hash(r->io, size, hi, lo);

@@ -116,6 +116,12 @@ struct trace_reader {
 };
 
 /*
+ * The caller reads @r on a thread of its own: decompress on that thread too, with
+ * no producer thread (tio_set_inline()). True if so.
+ */
+bool trace_set_inline(struct trace_reader *r);
+
+/*
  * The trace file's content hash, taken as it was read (trace_io.h
  * tio_content_hash()): true once a regular file of up to 64 MiB was read whole.
  */

@@ -84,6 +84,7 @@ struct tio {
 	bool holding;       /* chunk taken - 1 is the caller's */
 	bool peeked;        /* ... and was only peeked */
 	bool thread_started;
+	bool inline_fill;   /* no producer thread: the consumer fills (tio_set_inline()) */
 	pthread_t thread;
 	int wake[2]; /* tio_close() writes to [1]; the producer polls [0] */
 
@@ -558,12 +559,7 @@ struct tio *tio_open(const char *path, struct err *e)
 		err_set(e, t->name, 0, 0, "cannot start the %s decoder", comp_info[t->comp].name);
 		goto fail;
 	}
-	if (pthread_create(&t->thread, NULL, tio_producer, t)) {
-		err_set(e, t->name, 0, 0, "cannot start the reader thread");
-		goto fail;
-	}
-	t->thread_started = true;
-	return t;
+	return t; /* the producer starts at the second chunk (tio_read_chunk()) */
 fail:
 	tio_free(t);
 	return NULL;
@@ -588,8 +584,32 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 		t->released++;
 		pthread_cond_signal(&t->cv_free);
 	}
-	while (t->taken == t->produced && !t->done)
+	while (t->taken == t->produced && !t->done) {
+		/*
+		 * The first chunk (the format probe's) is filled here; the producer
+		 * starts for the second, unless the caller decodes on a thread of its
+		 * own already (tio_set_inline()) or no thread can start: then every
+		 * chunk is filled here, into the buffer just released.
+		 */
+		if (!t->thread_started && (t->inline_fill || !t->taken ||
+					   pthread_create(&t->thread, NULL, tio_producer, t))) {
+			unsigned i = (unsigned)(t->produced % TIO_NBUF);
+			size_t got = 0;
+			int r = tio_fill(t, t->buf[i] + TIO_HEADROOM, &got);
+
+			if (got) {
+				t->len[i] = got;
+				t->produced++;
+			}
+			if (r) {
+				t->done = true;
+				t->failed = r < 0;
+			}
+			continue;
+		}
+		t->thread_started = true;
 		pthread_cond_wait(&t->cv_full, &t->lock);
+	}
 	if (t->taken < t->produced) {
 		idx = (unsigned)(t->taken++ % TIO_NBUF);
 		t->holding = true;
@@ -605,6 +625,13 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 	}
 	pthread_mutex_unlock(&t->lock);
 	return 0;
+}
+
+bool tio_set_inline(struct tio *t)
+{
+	if (!t->thread_started)
+		t->inline_fill = true;
+	return t->inline_fill;
 }
 
 ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e)

@@ -79,6 +79,13 @@ enum tio_comp tio_compression(const struct tio *t);
  * again. Only valid before the first tio_read_chunk(). Returns its length
  * (0: the stream is empty) and sets *@p, or -1 with @e set.
  */
+/*
+ * From now on fill chunks on the caller's thread, in tio_read_chunk(), instead of
+ * a producer thread: for a caller that reads on a thread of its own already
+ * (pool.c's read-ahead). True if so; false if the producer runs already.
+ */
+bool tio_set_inline(struct tio *t);
+
 ssize_t tio_peek(struct tio *t, const unsigned char **p, struct err *e);
 
 /*
