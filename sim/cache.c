@@ -105,6 +105,7 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	o = lv->order[set] ^ lv->order0;
 	if (lv->tag[base + (o & 15)] == line) /* the MRU way: nothing to reorder */
 		return true;
+#pragma GCC unroll 8
 	for (w = 0; w < lv->ways; w++)
 		if (lv->tag[base + w] == line)
 			break;

@@ -597,7 +597,7 @@ void tlb_free(struct tlb *t)
 		tlb_array_free(&t->stlb[i]);
 }
 
-bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
+bool tlb_stlb_lookup_slow(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
 {
 	/* each array in order, each size it holds in order (an empty array misses at once) */
 	for (unsigned j = 0; j < t->nr_probe; j++) {
@@ -629,7 +629,7 @@ static void stlb_array_fill(struct tlb_array *a, uint64_t key, pfn_t pfn)
 		a->nr_low2[old & 3]--;
 }
 
-void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
+void tlb_stlb_fill_slow(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	uint64_t key = tlb_stlb_key(va, ps);
 	const uint8_t *cand = t->cand[ps];

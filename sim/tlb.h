@@ -152,6 +152,7 @@ static inline long tlb_array_find(const struct tlb_array *a, unsigned set, uint6
 				return w;
 		}
 	}
+#pragma GCC unroll 4
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == key)
 			return w;
@@ -313,14 +314,40 @@ static inline uint64_t tlb_stlb_key(vaddr_t va, enum page_size ps)
 	return (va >> page_shift_of(ps)) << 2 | (uint64_t)ps;
 }
 
+bool tlb_stlb_lookup_slow(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn);
+void tlb_stlb_fill_slow(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn);
+
 /*
  * Look @va up in the STLB arrays (each size each array holds). On a hit return
- * true and set *@ps and *@pfn (the translation's first frame).
+ * true and set *@ps and *@pfn (the translation's first frame). Inline for an
+ * STLB of one array holding one size (most machines' 4K STLB).
  */
-bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn);
+static inline bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
+{
+	if (likely(t->nr_probe == 1 && !t->stlb[t->probe[0].arr].count_low2)) {
+		struct tlb_array *a = &t->stlb[t->probe[0].arr];
+		enum page_size s = (enum page_size)t->probe[0].ps;
+		long e = tlb_array_lookup(a, tlb_stlb_key(va, s));
+
+		if (e < 0)
+			return false;
+		*ps = s;
+		*pfn = a->payload[e];
+		return true;
+	}
+	return tlb_stlb_lookup_slow(t, va, ps, pfn);
+}
 
 /* Fill the STLB with a translation (no-op if no array holds @ps). */
-void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn);
+static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
+{
+	if (likely(t->nr_cand[ps] == 1 && !t->stlb[t->cand[ps][0]].count_low2)) {
+		tlb_array_fill(&t->stlb[t->cand[ps][0]], tlb_stlb_key(va, ps), pfn);
+		return;
+	}
+	if (t->nr_cand[ps])
+		tlb_stlb_fill_slow(t, va, ps, pfn);
+}
 
 /*
  * INVLPG-equivalent: remove every translation of a page of any size that overlaps
