@@ -324,7 +324,7 @@ void tlb_stlb_fill_slow(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
  */
 static inline bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps, pfn_t *pfn)
 {
-	if (likely(t->nr_probe == 1 && !t->stlb[t->probe[0].arr].count_low2)) {
+	if (likely(t->nr_probe == 1)) { /* one array of one size */
 		struct tlb_array *a = &t->stlb[t->probe[0].arr];
 		enum page_size s = (enum page_size)t->probe[0].ps;
 		long e = tlb_array_lookup(a, tlb_stlb_key(va, s));
@@ -335,14 +335,39 @@ static inline bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps
 		*pfn = a->payload[e];
 		return true;
 	}
+	if (t->nr_stlb == 1) { /* one array: each size it holds, skipping absent ones */
+		struct tlb_array *a = &t->stlb[0];
+
+		for (unsigned j = 0; j < t->nr_probe; j++) {
+			enum page_size s = (enum page_size)t->probe[j].ps;
+			long e;
+
+			if (a->count_low2 && !a->nr_low2[s])
+				continue;
+			e = tlb_array_lookup(a, tlb_stlb_key(va, s));
+			if (e >= 0) {
+				*ps = s;
+				*pfn = a->payload[e];
+				return true;
+			}
+		}
+		return false;
+	}
 	return tlb_stlb_lookup_slow(t, va, ps, pfn);
 }
 
 /* Fill the STLB with a translation (no-op if no array holds @ps). */
 static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
-	if (likely(t->nr_cand[ps] == 1 && !t->stlb[t->cand[ps][0]].count_low2)) {
-		tlb_array_fill(&t->stlb[t->cand[ps][0]], tlb_stlb_key(va, ps), pfn);
+	if (likely(t->nr_cand[ps] == 1)) { /* one candidate: it takes the fill, room or not */
+		struct tlb_array *a = &t->stlb[t->cand[ps][0]];
+		uint64_t key = tlb_stlb_key(va, ps), old = tlb_array_fill(a, key, pfn);
+
+		if (a->count_low2) {
+			a->nr_low2[key & 3]++;
+			if (old != TLB_KEY_NONE)
+				a->nr_low2[old & 3]--;
+		}
 		return;
 	}
 	if (t->nr_cand[ps])
