@@ -565,6 +565,23 @@ fail:
 	return NULL;
 }
 
+/* No producer thread: fill the next free buffer here (t->lock held, a buffer free). */
+static void tio_fill_inline(struct tio *t)
+{
+	unsigned i = (unsigned)(t->produced % TIO_NBUF);
+	size_t got = 0;
+	int r = tio_fill(t, t->buf[i] + TIO_HEADROOM, &got);
+
+	if (got) {
+		t->len[i] = got;
+		t->produced++;
+	}
+	if (r) {
+		t->done = true;
+		t->failed = r < 0;
+	}
+}
+
 ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 {
 	unsigned idx;
@@ -593,18 +610,7 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 		 */
 		if (!t->thread_started && (t->inline_fill || !t->taken ||
 					   pthread_create(&t->thread, NULL, tio_producer, t))) {
-			unsigned i = (unsigned)(t->produced % TIO_NBUF);
-			size_t got = 0;
-			int r = tio_fill(t, t->buf[i] + TIO_HEADROOM, &got);
-
-			if (got) {
-				t->len[i] = got;
-				t->produced++;
-			}
-			if (r) {
-				t->done = true;
-				t->failed = r < 0;
-			}
+			tio_fill_inline(t);
 			continue;
 		}
 		t->thread_started = true;
@@ -665,8 +671,13 @@ int tio_stream_error(struct tio *t, struct err *e)
 	bool failed;
 
 	pthread_mutex_lock(&t->lock);
-	while (!t->done && t->produced - t->released < TIO_NBUF)
+	while (!t->done && t->produced - t->released < TIO_NBUF) {
+		if (!t->thread_started) { /* no producer: run ahead as far as it would */
+			tio_fill_inline(t);
+			continue;
+		}
 		pthread_cond_wait(&t->cv_full, &t->lock);
+	}
 	failed = t->done && t->failed;
 	pthread_mutex_unlock(&t->lock);
 	if (failed)
