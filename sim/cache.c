@@ -32,6 +32,7 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		lv->sets = (unsigned)(cc->size / ((uint64_t)cc->ways * cfg->line_size));
 		lv->latency = cc->latency;
 		lv->set_mask = (lv->sets & (lv->sets - 1)) == 0 ? lv->sets - 1 : 0;
+		lv->set_mod = (lv->sets & (lv->sets - 1)) != 0;
 		n = (size_t)lv->sets * lv->ways;
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
 		lv->tag = calloc(n, sizeof(*lv->tag));
@@ -93,8 +94,7 @@ static bool level_access_stamps(struct cache_array *lv, size_t base, uint64_t li
 /* Look @line (line number + 1; 0 is an empty way) up in @lv; on a miss fill it (LRU). */
 static bool level_access(struct cache_array *lv, uint64_t line)
 {
-	unsigned set = lv->set_mask || lv->sets == 1 ? (unsigned)(line & lv->set_mask)
-						      : (unsigned)(line % lv->sets);
+	unsigned set = likely(!lv->set_mod) ? (unsigned)(line & lv->set_mask) : (unsigned)(line % lv->sets);
 	size_t base = (size_t)set * lv->ways;
 	uint64_t o;
 	unsigned w, p;

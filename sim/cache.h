@@ -28,6 +28,7 @@ struct cache_array {
 	uint64_t clock;
 	unsigned sets, ways, latency;
 	uint64_t set_mask; /* sets - 1 if a power of two, else 0 */
+	bool set_mod;      /* sets is not a power of two: the set is a remainder */
 	bool present;
 };
 

@@ -68,12 +68,43 @@ static void walk_account(struct mmu *m, vaddr_t va, const struct pt_path *p, uns
 	}
 }
 
+/*
+ * The general walk of @va from @start_level (@table: where a PWC hit left it, or
+ * NULL from the root), through the fault hook when an entry is missing or a store
+ * meets a read-only leaf. Out of line: most walks end in walk()'s fast case.
+ */
+static __attribute__((noinline)) bool walk_general(struct mmu *m, vaddr_t va, bool write,
+						   unsigned start_level, const struct pt_node *table,
+						   enum page_size *ps, pfn_t *pfn)
+{
+	struct pt_path p;
+
+	pt_walk(m->pt, va, write, start_level, table, &p);
+	walk_account(m, va, &p, 0);
+	/* not present, or a write to a read-only leaf (the zero page): fault, resume */
+	for (int tries = 0; !p.present || (write && !(p.entry[p.nr - 1] & PTE_RW)); tries++) {
+		unsigned stop = p.level[p.nr - 1];
+		struct pt_path q;
+
+		BUG_ON(tries > 2);
+		if (m->fault(m->os, va, write, p.present))
+			return false;
+		/* resume: re-read the entry that was not present, now filled in */
+		stop = stop < m->pt->levels && !pt_table_at(m->pt, va, stop) ? m->pt->levels : stop;
+		pt_walk(m->pt, va, write, stop, stop == m->pt->levels ? NULL : pt_table_at(m->pt, va, stop), &q);
+		walk_account(m, va, &q, 0);
+		p = q;
+	}
+	*ps = p.ps;
+	*pfn = p.pfn | (p.entry[p.nr - 1] & PTE_RW ? 0 : TLB_RO);
+	return true;
+}
+
 /* Walk @va; fault it in if needed. Returns false if the fault hook failed. */
-static bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, pfn_t *pfn)
+static inline bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, pfn_t *pfn)
 {
 	unsigned start_level = m->pt->levels;
 	const struct pt_node *table = NULL;
-	struct pt_path p;
 
 	m->st.walks++;
 	if (unlikely(va >= m->va_limit)) {
@@ -98,25 +129,19 @@ static bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, pfn_
 		}
 		m->st.pwc[pl].misses++;
 	}
-	pt_walk(m->pt, va, write, start_level, table, &p);
-	walk_account(m, va, &p, 0);
-	/* not present, or a write to a read-only leaf (the zero page): fault, resume */
-	for (int tries = 0; !p.present || (write && !(p.entry[p.nr - 1] & PTE_RW)); tries++) {
-		unsigned stop = p.level[p.nr - 1];
-		struct pt_path q;
+	if (start_level == 1) { /* the PTE of a PDE-cache hit, most walks: no path built */
+		paddr_t pa;
+		bool rw;
 
-		BUG_ON(tries > 2);
-		if (m->fault(m->os, va, write, p.present))
-			return false;
-		/* resume: re-read the entry that was not present, now filled in */
-		stop = stop < m->pt->levels && !pt_table_at(m->pt, va, stop) ? m->pt->levels : stop;
-		pt_walk(m->pt, va, write, stop, stop == m->pt->levels ? NULL : pt_table_at(m->pt, va, stop), &q);
-		walk_account(m, va, &q, 0);
-		p = q;
+		if (pt_walk_pte(table, va, write, &pa, pfn, &rw)) {
+			m->st.served[cache_access(&m->cache, pa, &m->st.walk_cycles)]++;
+			m->st.pte_reads++;
+			*ps = PS_4K;
+			*pfn |= rw ? 0 : TLB_RO;
+			return true;
+		}
 	}
-	*ps = p.ps;
-	*pfn = p.pfn | (p.entry[p.nr - 1] & PTE_RW ? 0 : TLB_RO);
-	return true;
+	return walk_general(m, va, write, start_level, table, ps, pfn);
 }
 
 void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)

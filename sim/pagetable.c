@@ -281,6 +281,22 @@ void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
 	BUG_ON(1); /* level 1 entries are always leaves */
 }
 
+bool pt_walk_pte(const struct pt_node *table, vaddr_t va, bool write, paddr_t *pa, pfn_t *pfn,
+		 bool *rw)
+{
+	unsigned i = pt_index(va, 1);
+	uint64_t *sl = slot(table, i), e = sl ? *sl : 0;
+
+	BUG_ON(table->level != 1);
+	if (!(e & PTE_P) || (write && !(e & PTE_RW)))
+		return false;
+	*sl = e | PTE_A | (write ? PTE_D : 0);
+	*pa = (paddr_t)table->pfn << PAGE_SHIFT | (paddr_t)i << 3;
+	*pfn = pte_pfn(e);
+	*rw = e & PTE_RW;
+	return true;
+}
+
 const struct pt_node *pt_table_at(const struct pagetable *pt, vaddr_t va, unsigned level)
 {
 	const struct pt_node *n = pt->root;

@@ -82,6 +82,16 @@ void pt_destroy(struct pagetable *pt);
 void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
 	     const struct pt_node *start_table, struct pt_path *path);
 
+/*
+ * The common walk, from a PDE-cache hit: read the PTE of @va in the page table
+ * @table (level 1). If it is present (and writable for a @write) update its
+ * A/D bits as pt_walk() would, store the entry's address in *@pa and its frame
+ * in *@pfn, whether it is writable in *@rw, and return true; else change nothing and
+ * return false (the caller walks with pt_walk()).
+ */
+bool pt_walk_pte(const struct pt_node *table, vaddr_t va, bool write, paddr_t *pa, pfn_t *pfn,
+		 bool *rw);
+
 /* The table a walk of @va reaches at @level (NULL if absent), for PWC payloads. */
 const struct pt_node *pt_table_at(const struct pagetable *pt, vaddr_t va, unsigned level);
 
