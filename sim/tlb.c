@@ -110,33 +110,39 @@ static void list_to_free(struct tlb_array *a, unsigned set, unsigned way)
 }
 
 /* Index @way (whose tag is set) in the hash. */
-static void hash_add(struct tlb_array *a, unsigned way)
+static inline void hash_add(struct tlb_array *a, unsigned way)
 {
 	unsigned h = tlb_hash_of(a, a->tag[way]);
 
+	a->home[way] = (uint16_t)h;
 	while (a->hash[h] != TLB_WAY_NONE)
 		h = (h + 1) & a->hash_mask;
 	a->hash[h] = (uint16_t)way;
+	a->at[way] = (uint16_t)h;
 }
 
-/* Remove @way (its tag still set) from the hash: backward-shift deletion (Knuth 6.4 R). */
-static void hash_del(struct tlb_array *a, unsigned way)
+/*
+ * Remove @way from the hash: backward-shift deletion (Knuth 6.4 R), with every
+ * way's slot and home slot remembered (at[], home[]), so neither is searched
+ * for nor rehashed.
+ */
+static inline void hash_del(struct tlb_array *a, unsigned way)
 {
-	unsigned i = tlb_hash_of(a, a->tag[way]), j;
+	unsigned i = a->at[way], j;
 
-	while (a->hash[i] != way)
-		i = (i + 1) & a->hash_mask;
 	for (j = i;;) {
-		unsigned k;
+		unsigned k, w;
 
 		j = (j + 1) & a->hash_mask;
-		if (a->hash[j] == TLB_WAY_NONE)
+		w = a->hash[j];
+		if (w == TLB_WAY_NONE)
 			break;
-		k = tlb_hash_of(a, a->tag[a->hash[j]]);
+		k = a->home[w];
 		/* the entry at j stays if its home k lies cyclically in (i, j] */
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
-		a->hash[i] = a->hash[j];
+		a->hash[i] = (uint16_t)w;
+		a->at[w] = (uint16_t)i;
 		i = j;
 	}
 	a->hash[i] = TLB_WAY_NONE;
@@ -177,14 +183,16 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
 		unsigned slots = 1, bits = 0;
 
-		while (slots < 2 * ways) {
+		while (slots < 4 * ways) { /* at most a quarter full: short clusters */
 			slots <<= 1;
 			bits++;
 		}
 		a->hash_mask = slots - 1;
 		a->hash_shift = 64 - bits;
 		a->hash = malloc(slots * sizeof(*a->hash));
-		if (!a->hash) {
+		a->home = malloc(ways * sizeof(*a->home));
+		a->at = malloc(ways * sizeof(*a->at));
+		if (!a->hash || !a->home || !a->at) {
 			tlb_array_free(a);
 			return -1;
 		}
@@ -229,6 +237,8 @@ void tlb_array_free(struct tlb_array *a)
 {
 	free(a->tag);
 	free(a->hash);
+	free(a->home);
+	free(a->at);
 	free(a->newer);
 	free(a->older);
 	free(a->ends);
@@ -320,6 +330,38 @@ bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key)
 	return false;
 }
 
+/*
+ * tlb_array_fill_slow() of a fully associative lru or fifo array of more than
+ * TLB_ORDER_WAYS ways (Zen 4's L1 TLBs): the oldest way of the list becomes the
+ * newest and changes its key in the hash index. (The general path cost 160
+ * instructions a fill on the miss-heavy bench trace, callgrind.)
+ */
+static uint64_t fill_fa_list(struct tlb_array *a, uint64_t key, uint64_t payload)
+{
+	struct tlb_ends *e = &a->ends[0];
+	unsigned victim = e->oldest, n = a->newer[victim];
+	uint64_t old = a->tag[victim];
+
+	if (n != TLB_WAY_NONE) {
+		a->older[n] = TLB_WAY_NONE;
+		e->oldest = (uint16_t)n;
+		a->older[victim] = e->newest;
+		a->newer[victim] = TLB_WAY_NONE;
+		a->newer[e->newest] = (uint16_t)victim;
+		e->newest = (uint16_t)victim;
+	}
+	if (old != TLB_KEY_NONE)
+		hash_del(a, victim);
+	else
+		a->nr_valid++;
+	a->tag[victim] = key;
+	hash_add(a, victim);
+	a->payload[victim] = payload;
+	a->mru[0] = (uint16_t)victim;
+	a->mru_e[0] = (struct tlb_mru){ key, payload };
+	return old;
+}
+
 uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload)
 {
 	unsigned set, base, victim = 0;
@@ -327,6 +369,8 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
 
 	if (!a->ways)
 		return TLB_KEY_NONE;
+	if (a->hash && a->ends) /* fully associative, lru or fifo: the list's oldest */
+		return fill_fa_list(a, key, payload);
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
 	if (a->order) { /* with a hash index (the inline part takes the others) */

@@ -57,13 +57,14 @@ struct tlb_array {
 	/*
 	 * Fully associative arrays of TLB_HASH_MIN_WAYS ways or more: an open-
 	 * addressing index from key to way (linear probing, hash_mask + 1 slots, at
-	 * most half full, TLB_WAY_NONE = empty), kept in step with tag[], so a
+	 * most a quarter full, TLB_WAY_NONE = empty), kept in step with tag[], so a
 	 * lookup probes about one slot instead of scanning up to `ways` tags: the
 	 * 72-way scans were zen4.yaml's whole extra cost on the miss-heavy bench
 	 * trace (callgrind: 8.6 G instructions against 6.5 G for the default machine,
 	 * 6.6 G once mmu.c's own 4K scan calls tlb_array_find()).
 	 */
 	uint16_t *hash;
+	uint16_t *home, *at; /* per way: its key's first slot, and the slot it is in */
 	unsigned hash_mask, hash_shift;
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
