@@ -594,7 +594,9 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			}
 		BUG_ON(indexed != valid);
 		for (unsigned w = 0; w < a->ways; w++)
-			BUG_ON(a->tag[w] != TLB_KEY_NONE && tlb_array_find(a, 0, a->tag[w]) != (long)w);
+			BUG_ON(a->tag[w] != TLB_KEY_NONE &&
+			       (tlb_array_find(a, 0, a->tag[w]) != (long)w || a->hash[a->at[w]] != w ||
+				a->home[w] != tlb_hash_of(a, a->tag[w])));
 	}
 }
 
