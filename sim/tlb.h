@@ -64,7 +64,6 @@ struct tlb_array {
 	 * 6.6 G once mmu.c's own 4K scan calls tlb_array_find()).
 	 */
 	uint16_t *hash;
-	uint16_t *home, *at; /* per way: its key's first slot, and the slot it is in */
 	unsigned hash_mask, hash_shift;
 	unsigned sets, ways;
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
@@ -86,6 +85,7 @@ struct tlb_array {
 	bool count_low2;
 	unsigned nr_low2[4];
 	uint64_t invalidations; /* entries removed by invalidation */
+	uint16_t *home, *at; /* with a hash index, per way: its key's first slot, the slot it is in */
 };
 
 /*
