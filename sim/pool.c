@@ -535,8 +535,13 @@ static int pool_ahead(struct sim *sim, struct trace_reader *tr, const struct poo
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	/* the read-ahead thread decompresses too: two threads, not three (bench row (e)) */
-	trace_set_inline(tr);
+	/*
+	 * On two cores the read-ahead thread decompresses too: two busy threads, not
+	 * three (bench row (e): zstd, parsing and simulating on two cores). With a
+	 * third core the decompressor keeps its own thread.
+	 */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 3)
+		trace_set_inline(tr);
 	pthread_mutex_init(&a.lock, NULL);
 	pthread_cond_init(&a.cv_filled, NULL);
 	pthread_cond_init(&a.cv_free, NULL);
