@@ -114,11 +114,11 @@ static inline void hash_add(struct tlb_array *a, unsigned way)
 {
 	unsigned h = tlb_hash_of(a, a->tag[way]);
 
-	a->home[way] = (uint16_t)h;
+	a->home[way] = h;
 	while (a->hash[h] != TLB_WAY_NONE)
 		h = (h + 1) & a->hash_mask;
 	a->hash[h] = (uint16_t)way;
-	a->at[way] = (uint16_t)h;
+	a->at[way] = h;
 }
 
 /*
@@ -142,7 +142,7 @@ static inline void hash_del(struct tlb_array *a, unsigned way)
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
 		a->hash[i] = (uint16_t)w;
-		a->at[w] = (uint16_t)i;
+		a->at[w] = i;
 		i = j;
 	}
 	a->hash[i] = TLB_WAY_NONE;
@@ -183,7 +183,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
 		unsigned slots = 1, bits = 0;
 
-		while (slots < 4 * ways) { /* at most a quarter full: short clusters */
+		while (slots < 16 * ways) { /* at most a sixteenth full: clusters of one */
 			slots <<= 1;
 			bits++;
 		}

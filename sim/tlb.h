@@ -57,11 +57,15 @@ struct tlb_array {
 	/*
 	 * Fully associative arrays of TLB_HASH_MIN_WAYS ways or more: an open-
 	 * addressing index from key to way (linear probing, hash_mask + 1 slots, at
-	 * most a quarter full, TLB_WAY_NONE = empty), kept in step with tag[], so a
+	 * most a sixteenth full, TLB_WAY_NONE = empty), kept in step with tag[], so a
 	 * lookup probes about one slot instead of scanning up to `ways` tags: the
 	 * 72-way scans were zen4.yaml's whole extra cost on the miss-heavy bench
 	 * trace (callgrind: 8.6 G instructions against 6.5 G for the default machine,
-	 * 6.6 G once mmu.c's own 4K scan calls tlb_array_find()).
+	 * 6.6 G once mmu.c's own 4K scan calls tlb_array_find()). So sparse that
+	 * clusters are mostly one slot: probe and deletion loops of unpredictable
+	 * length cost branch misses, not instructions (a 64-way L1 on the miss-heavy
+	 * bench trace: 0.337 s half full, 0.295 s an eighth, 0.272 s a sixteenth,
+	 * against 0.255 s for the 4-way array; farm-bench medians).
 	 */
 	uint16_t *hash;
 	unsigned hash_mask, hash_shift;
@@ -85,7 +89,7 @@ struct tlb_array {
 	bool count_low2;
 	unsigned nr_low2[4];
 	uint64_t invalidations; /* entries removed by invalidation */
-	uint16_t *home, *at; /* with a hash index, per way: its key's first slot, the slot it is in */
+	uint32_t *home, *at; /* with a hash index, per way: its key's first slot, the slot it is in */
 };
 
 /*
