@@ -105,10 +105,20 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	o = lv->order[set] ^ lv->order0;
 	if (lv->tag[base + (o & 15)] == line) /* the MRU way: nothing to reorder */
 		return true;
-#pragma GCC unroll 8
-	for (w = 0; w < lv->ways; w++)
-		if (lv->tag[base + w] == line)
-			break;
+	{
+		/*
+		 * Every way compared, no early exit: where the line sits is data
+		 * dependent, and an exit at a random way is a branch miss per read
+		 * (the miss-heavy bench trace's walks hit L2 at any way).
+		 */
+		const uint64_t *t = lv->tag + base;
+		unsigned m = 0;
+
+#pragma GCC unroll 16
+		for (unsigned k = 0; k < lv->ways; k++)
+			m |= (unsigned)(t[k] == line) << k;
+		w = m ? (unsigned)__builtin_ctz(m) : lv->ways;
+	}
 	hit = w < lv->ways;
 	if (hit) {
 		p = order_pos(o, w);

@@ -157,7 +157,15 @@ static inline long tlb_array_find(const struct tlb_array *a, unsigned set, uint6
 				return w;
 		}
 	}
-#pragma GCC unroll 4
+	if (a->ways <= 16) { /* every way compared, no early exit at a data-dependent way */
+		const uint64_t *t = a->tag + base;
+		unsigned m = 0;
+
+#pragma GCC unroll 16
+		for (unsigned w = 0; w < a->ways; w++)
+			m |= (unsigned)(t[w] == key) << w;
+		return m ? (long)__builtin_ctz(m) : -1;
+	}
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == key)
 			return w;
