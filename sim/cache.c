@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "scan.h"
 
 int cache_init(struct cache *c, const struct sim_config *cfg)
 {
@@ -35,7 +36,7 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		lv->set_mod = (lv->sets & (lv->sets - 1)) != 0;
 		n = (size_t)lv->sets * lv->ways;
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
-		lv->tag = calloc(n, sizeof(*lv->tag));
+		lv->tag = calloc(n + SCAN_PAD, sizeof(*lv->tag)); /* SCAN_PAD: scan_ways() reads 8 or 16 */
 		if (lv->ways <= CACHE_ORDER_WAYS) {
 			lv->order = calloc(lv->sets, sizeof(*lv->order));
 			for (unsigned p = 0; p < lv->ways; p++)
@@ -105,20 +106,12 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	o = lv->order[set] ^ lv->order0;
 	if (lv->tag[base + (o & 15)] == line) /* the MRU way: nothing to reorder */
 		return true;
-	{
-		/*
-		 * Every way compared, no early exit: where the line sits is data
-		 * dependent, and an exit at a random way is a branch miss per read
-		 * (the miss-heavy bench trace's walks hit L2 at any way).
-		 */
-		const uint64_t *t = lv->tag + base;
-		unsigned m = 0;
-
-#pragma GCC unroll 16
-		for (unsigned k = 0; k < lv->ways; k++)
-			m |= (unsigned)(t[k] == line) << k;
-		w = m ? (unsigned)__builtin_ctz(m) : lv->ways;
-	}
+	/*
+	 * Every way compared, no early exit: where the line sits is data dependent, and
+	 * an exit at a random way is a branch miss per read (the miss-heavy bench trace's
+	 * walks hit L2 at any way). scan.h compares two ways per SSE2 instruction.
+	 */
+	w = scan_ways(lv->tag + base, lv->ways, line);
 	hit = w < lv->ways;
 	if (hit) {
 		p = order_pos(o, w);

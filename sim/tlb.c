@@ -198,7 +198,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		}
 		memset(a->hash, 0xff, slots * sizeof(*a->hash));
 	}
-	a->tag = malloc(n * sizeof(*a->tag));
+	a->tag = malloc((n + SCAN_PAD) * sizeof(*a->tag)); /* SCAN_PAD: scan_ways() reads up to 16 ways */
 	if (has_list(a) && ways <= TLB_ORDER_WAYS) {
 		a->order = malloc(a->sets * sizeof(*a->order));
 		a->order_mask = ways == 16 ? ~0ULL : (1ULL << (4 * ways)) - 1;
@@ -223,7 +223,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		tlb_array_free(a);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n + SCAN_PAD; i++)
 		a->tag[i] = TLB_KEY_NONE;
 	for (unsigned s = 0; s < a->sets; s++) {
 		a->mru_e[s].tag = TLB_KEY_NONE;

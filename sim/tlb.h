@@ -13,6 +13,7 @@
 #define MMUSIM_TLB_H
 
 #include "config.h"
+#include "scan.h"
 #include "types.h"
 
 #define TLB_KEY_NONE UINT64_MAX
@@ -143,7 +144,7 @@ static inline unsigned tlb_hash_of(const struct tlb_array *a, uint64_t key)
  * The way of @set holding @key, or -1 (a fully associative array's hash index, else
  * a scan of the set). No replacement state changes: tlb_array_touch() records a use.
  */
-static inline long tlb_array_find(const struct tlb_array *a, unsigned set, uint64_t key)
+static inline __attribute__((always_inline)) long tlb_array_find(const struct tlb_array *a, unsigned set, uint64_t key)
 {
 	unsigned base = set * a->ways;
 
@@ -158,13 +159,9 @@ static inline long tlb_array_find(const struct tlb_array *a, unsigned set, uint6
 		}
 	}
 	if (a->ways <= 16) { /* every way compared, no early exit at a data-dependent way */
-		const uint64_t *t = a->tag + base;
-		unsigned m = 0;
+		unsigned w = scan_ways(a->tag + base, a->ways, key);
 
-#pragma GCC unroll 16
-		for (unsigned w = 0; w < a->ways; w++)
-			m |= (unsigned)(t[w] == key) << w;
-		return m ? (long)__builtin_ctz(m) : -1;
+		return w < a->ways ? (long)w : -1;
 	}
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == key)
