@@ -414,7 +414,8 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
 		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
 				      s->thp.huge_zero_pfn, &g);
-		if (vma_change_flags(&s->vmas, lo, hi, set, rwx & ~set))
+		/* (over the widened range, as before: a hugetlb page keeps one protection) */
+		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
 			return ev_oom(s, ev);
 	}
 	tlb_finish(s, &g);
