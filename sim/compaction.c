@@ -449,7 +449,7 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	s->rmap[to] = s->rmap[from];
 	s->rmap[from] = 0;
 	s->st.compact_migrated++;
-	sim_shootdown(s, va, va + PAGE_SIZE, 1);
+	sim_flush_tlb_page(s, va);
 	return 0;
 }
 

@@ -181,7 +181,7 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,
 				 PFN_NONE, PFN_NONE);
 	}
-	sim_shootdown(s, p, p + PAGE_SIZE, 1);
+	sim_flush_tlb_page(s, p);
 	return 0;
 }
 

@@ -129,7 +129,7 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 	}
 	thp_folio_new(s, pfn, haddr);
 	/* pmdp_collapse_flush(): the application's TLB entries for the range go */
-	sim_shootdown(s, haddr, haddr + PMD_SIZE, 1);
+	sim_flush_tlb_range(s, haddr, haddr + PMD_SIZE); /* 512 > 33: a full flush */
 	s->st.cyc_khugepaged += present * s->cfg.cost.copy_page +
 				(HPAGE_PMD_NR - present) * s->cfg.cost.clear_page;
 	s->st.khugepaged_pages_collapsed++;

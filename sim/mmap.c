@@ -12,11 +12,28 @@
  *    Simplification: one covering part of a 2 MiB or 1 GiB hugetlb page zaps the
  *    whole page (the rest refaults, in 4 KiB pages since its range is no longer
  *    wholly mappable); real hugetlbfs refuses unaligned operations.
- *  - TLB shootdown as flush_tlb_mm_range() on x86: up to
- *    tlb_single_page_flush_ceiling (33) pages are invalidated one INVLPG each,
- *    more take a full flush; each INVLPG or full flush counts one
- *    vmstat.tlb_invalidations and costs os.cost.flush. Every INVLPG also empties
- *    the PWCs (mmu.c, SDM §4.10.4.1). One core: no IPIs.
+ *  - mprotect_fixup() and madvise_update_vma(): a VMA whose flags would not
+ *    change is left alone (no VMA split, no PMD split, no flush). One whose flags
+ *    change is split at the range's edges, and vma_adjust_trans_huge() splits a
+ *    THP or huge zero PMD across such an edge (MADV_[NO]HUGEPAGE too).
+ *  - TLB shootdown as flush_tlb_mm_range() on x86 (arch/x86/mm/tlb.c, Linux
+ *    6.18): the span from the first to the last leaf changed, in strides of
+ *    PAGE_SHIFT unless only PMDs (PUDs) were cleared (tlb_get_unmap_shift()),
+ *    is one INVLPG per stride up to tlb_single_page_flush_ceiling (33) strides,
+ *    a full flush beyond. A zap or an mprotect gathers its leaves and flushes
+ *    once at the end (struct mmu_gather, tlb_finish_mmu(); one gather for a
+ *    whole mprotect call, do_mprotect_pkey()). A PMD split, zero-PMD split or
+ *    collapse flushes its 2 MiB with flush_pmd_tlb_range(), which on x86 is
+ *    flush_tlb_range() with a 4 KiB stride: 512 > 33, a full flush. mremap
+ *    flushes each moved extent (move_ptes(), move_normal_pmd(),
+ *    move_huge_pmd()). Each INVLPG or full flush counts one
+ *    vmstat.tlb_invalidations; each flush call costs os.cost.flush. Every
+ *    INVLPG also empties the PWCs (mmu.c, SDM §4.10.4.1). One core: no IPIs,
+ *    no lazy-TLB or generation shortcuts.
+ *    Simplification: page tables freed by a zap do not widen the span
+ *    (pt_unmap_range() frees the empty tables it meets, not free_pgtables()'s
+ *    floor/ceiling choice); a zap that frees tables but clears no leaf still
+ *    flushes, as freed_tables makes tlb_finish_mmu() do: one INVLPG.
  *
  * Leaves out: file mappings (MAP_SHARED is recorded, backed like anonymous
  * memory), VMA merging beyond vma.c's, mlock, guard pages, stack growth.
@@ -48,18 +65,37 @@ static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 	thp_unmap_leaf(s, va, ps, pfn);
 }
 
-void sim_shootdown(struct sim *s, vaddr_t start, vaddr_t end, uint64_t pages)
+void sim_flush_tlb_mm_range(struct sim *s, vaddr_t start, vaddr_t end, unsigned stride_shift)
 {
-	if (!pages)
+	if (end <= start)
 		return;
 	s->st.cyc_fault += s->cfg.cost.flush;
-	if (pages > TLB_SINGLE_PAGE_FLUSH_CEILING) {
+	if ((end - start) >> stride_shift > TLB_SINGLE_PAGE_FLUSH_CEILING) {
 		mmu_flush_all(&s->mmu);
 		s->st.tlb_invalidations++;
 	} else {
+		/* flush_tlb_func(): an INVLPG every stride from start while below end */
 		mmu_invalidate_range(&s->mmu, start, end);
-		s->st.tlb_invalidations += pages;
+		s->st.tlb_invalidations += (end - start + (1ULL << stride_shift) - 1) >> stride_shift;
 	}
+}
+
+void sim_flush_tlb_range(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	sim_flush_tlb_mm_range(s, start, end, PAGE_SHIFT);
+}
+
+void sim_flush_tlb_page(struct sim *s, vaddr_t va)
+{
+	sim_flush_tlb_mm_range(s, va & ~(PAGE_SIZE - 1), (va & ~(PAGE_SIZE - 1)) + PAGE_SIZE,
+			       PAGE_SHIFT);
+}
+
+/* tlb_finish_mmu(): flush what a gather collected */
+static void tlb_finish(struct sim *s, const struct pt_span *g)
+{
+	if (g->end)
+		sim_flush_tlb_mm_range(s, g->start, g->end, g->shift);
 }
 
 /*
@@ -92,14 +128,36 @@ static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
 	}
 }
 
+struct zap_ctx {
+	struct sim *s;
+	struct pt_span g; /* the mmu_gather */
+};
+
+static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct zap_ctx *z = ctx;
+
+	if (pfn != PFN_NONE) /* a swap entry is in no TLB: zap_nonpresent_ptes() adds nothing */
+		pt_span_add(&z->g, va, ps);
+	unmap_leaf(z->s, va, ps, pfn, entry);
+}
+
 /* zap_page_range(): unmap the pages of [start, end), free their frames, shoot down. */
 static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
 {
-	uint64_t n;
+	struct zap_ctx z = { s, { 0, 0, 0 } };
+	uint64_t tables;
 
 	widen_to_huge(s, &start, &end);
-	n = pt_unmap_range(&s->pt, start, end, free_tables, unmap_leaf, s);
-	sim_shootdown(s, start, end, n);
+	tables = s->pt.nr_tables;
+	pt_unmap_range(&s->pt, start, end, free_tables, zap_leaf, &z);
+	if (!z.g.end && s->pt.nr_tables < tables) {
+		/* pte_free_tlb(): [table's address, + PAGE_SIZE), cleared_pmds (see the header) */
+		vaddr_t a = start & ~(PMD_SIZE - 1);
+
+		z.g = (struct pt_span){ a, a + PAGE_SIZE, PMD_SHIFT };
+	}
+	tlb_finish(s, &z.g);
 }
 
 /* --- events ------------------------------------------------------------- */
@@ -166,6 +224,47 @@ static void collect_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, ui
 	mc->m[mc->n++] = (struct moved){ va, ps, pfn, entry };
 }
 
+/*
+ * move_page_tables()' flushes of [old, old + len) moving to @nw, done before the
+ * move (nothing reads the TLB in between). Per extent (up to the next PMD boundary
+ * of either side): a whole aligned PMD holding a PTE table or a huge leaf moves as
+ * one and flushes its 2 MiB (move_normal_pmd(), move_huge_pmd():
+ * flush_tlb_range(), flush_pmd_tlb_range(): a full flush); a smaller extent with
+ * a present PTE is flushed whole by move_ptes() (force_flush). A hugetlb VMA moves
+ * in one piece, flushed once with its page size's stride
+ * (move_hugetlb_page_tables(), flush_hugetlb_tlb_range()).
+ */
+static void flush_moved(struct sim *s, vaddr_t old, vaddr_t len, vaddr_t nw, bool hugetlb)
+{
+	enum page_size ps;
+	pfn_t pfn;
+
+	if (hugetlb) {
+		if (pt_lookup(&s->pt, old, &ps, &pfn, NULL))
+			sim_flush_tlb_mm_range(s, old, old + len, page_shift_of(ps));
+		return;
+	}
+	for (vaddr_t a = old, e; a < old + len; a = e) {
+		vaddr_t to = a - old + nw;
+
+		e = (a | (PMD_SIZE - 1)) + 1;
+		if (e - a > ((to | (PMD_SIZE - 1)) + 1) - to)
+			e = a + ((to | (PMD_SIZE - 1)) + 1) - to;
+		if (e > old + len)
+			e = old + len;
+		if (e - a == PMD_SIZE) {
+			if (pt_table_at(&s->pt, a, 1) || (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps == PS_2M))
+				sim_flush_tlb_range(s, a, e);
+			continue;
+		}
+		for (vaddr_t p = a; p < e; p += PAGE_SIZE)
+			if (pt_lookup(&s->pt, p, &ps, &pfn, NULL)) {
+				sim_flush_tlb_range(s, a, e);
+				break;
+			}
+	}
+}
+
 static int do_mremap(struct sim *s, const struct os_event *ev)
 {
 	vaddr_t old = ev->addr, olen = page_align(ev->len), nlen = page_align(ev->new_len);
@@ -174,6 +273,7 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	unsigned long flags = v ? v->flags & ~VM_IMPLICIT : VM_READ | VM_WRITE;
 	struct move_ctx mc = { 0 };
 	vaddr_t keep = olen < nlen ? olen : nlen;
+	uint64_t tables;
 
 	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
 		goto range;
@@ -192,12 +292,18 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		for (vaddr_t a = old & ~(PMD_SIZE - 1); a < old + keep; a += PMD_SIZE)
 			thp_split_pmd_at(s, a); /* a THP cannot move to a misaligned place whole */
 	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
+	flush_moved(s, ev->addr & ~(PAGE_SIZE - 1), keep, nw, flags & VM_HUGETLB);
+	tables = s->pt.nr_tables;
 	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, true, collect_leaf, &mc);
 	if (mc.oom)
 		goto oom;
+	if (s->pt.nr_tables < tables) {
+		/* the old range's tables go in the munmap that follows: freed_tables flushes */
+		vaddr_t a = ev->addr & ~(PMD_SIZE - 1);
+
+		sim_flush_tlb_mm_range(s, a, a + PAGE_SIZE, PMD_SHIFT);
+	}
 	do_unmap(s, old, ev->addr + olen);
-	mmu_flush_all(&s->mmu);
-	s->st.tlb_invalidations++;
 	do_unmap(s, nw, nw + nlen);
 	for (size_t i = 0; i < mc.n; i++) {
 		vaddr_t to = mc.m[i].va - (ev->addr & ~(PAGE_SIZE - 1)) + nw;
@@ -267,18 +373,77 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 	return 0;
 }
 
+/*
+ * The next VMA segment of [*a, end): [*lo, *hi), and the VMA's flags; false when
+ * no VMA is left in the range (gaps are skipped, as -ENOMEM's partial effect).
+ */
+static bool next_segment(struct sim *s, vaddr_t *a, vaddr_t end, vaddr_t *lo, vaddr_t *hi,
+			 unsigned long *flags)
+{
+	struct vma *v = vma_find_next(&s->vmas, *a);
+
+	if (*a >= end || !v || v->start >= end)
+		return false;
+	*lo = v->start > *a ? v->start : *a;
+	*hi = v->end < end ? v->end : end;
+	*flags = v->flags;
+	*a = *hi;
+	return true;
+}
+
+/*
+ * do_mprotect_pkey(): mprotect_fixup() per VMA under one mmu_gather. A VMA whose
+ * flags stay the same is skipped (newflags == oldflags); else its edges split
+ * (vma_adjust_trans_huge()), change_protection() changes the leaves, and the
+ * gather's span is flushed once at the end.
+ */
 static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
-	unsigned long set = prot_flags(ev->prot);
-	uint64_t n;
+	const unsigned long rwx = VM_READ | VM_WRITE | VM_EXEC;
+	unsigned long set = prot_flags(ev->prot), flags;
+	struct pt_span g = { 0, 0, 0 };
+	vaddr_t a = start, lo, hi;
 
-	widen_to_huge(s, &start, &end);
-	if (start != (ev->addr & ~(PAGE_SIZE - 1)) || end != ev->addr + page_align(ev->len))
-		zap_range(s, start, end, false); /* partial huge page: see the header */
-	n = pt_protect_range(&s->pt, start, end, set & VM_WRITE, s->thp.zero_pfn,
-			     s->thp.huge_zero_pfn);
-	sim_shootdown(s, start, end, n);
-	return vma_change_flags(&s->vmas, start, end, set, (VM_READ | VM_WRITE | VM_EXEC) & ~set);
+	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+		vaddr_t wlo = lo, whi = hi;
+
+		if (((flags & ~rwx) | set) == flags)
+			continue;
+		widen_to_huge(s, &wlo, &whi);
+		if (wlo != lo || whi != hi)
+			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
+		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
+				      s->thp.huge_zero_pfn, &g);
+		/* (over the widened range, as before: a hugetlb page keeps one protection) */
+		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
+			return ev_oom(s, ev);
+	}
+	tlb_finish(s, &g);
+	return 0;
+}
+
+/*
+ * madvise_update_vma() for MADV_[NO]HUGEPAGE (hugepage_madvise()): per VMA whose
+ * flags change, split at the range's edges; vma_adjust_trans_huge() splits a THP
+ * or huge zero PMD that straddles a new boundary (split_huge_pmd_if_needed()).
+ */
+static int madvise_hugepage(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end,
+			    unsigned long set, unsigned long clear)
+{
+	unsigned long flags;
+	vaddr_t a = start, lo, hi;
+
+	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+		if (((flags & ~clear) | set) == flags)
+			continue;
+		if (lo & (PMD_SIZE - 1))
+			thp_split_pmd_at(s, lo);
+		if (hi & (PMD_SIZE - 1))
+			thp_split_pmd_at(s, hi - 1);
+		if (vma_change_flags(&s->vmas, lo, hi, set, clear))
+			return ev_oom(s, ev);
+	}
+	return 0;
 }
 
 static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
@@ -290,9 +455,9 @@ static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, v
 	case MADV_HUGEPAGE_:
 		if (s->cfg.mode == MODE_THP)
 			thp_register(s); /* khugepaged_enter_vma() */
-		return vma_change_flags(&s->vmas, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
+		return madvise_hugepage(s, ev, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
 	case MADV_NOHUGEPAGE_:
-		return vma_change_flags(&s->vmas, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+		return madvise_hugepage(s, ev, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
 	case MADV_COLLAPSE_:
 		/* madvise_collapse(): synchronous, ignores max_ptes_* and young */
 		if (s->cfg.mode == MODE_THP)

@@ -631,7 +631,7 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 }
 
 static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vaddr_t end,
-			    bool writable, pfn_t ro_a, pfn_t ro_b)
+			    bool writable, pfn_t ro_a, pfn_t ro_b, struct pt_span *sp)
 {
 	uint64_t step = 1ULL << level_shift(n->level), changed = 0;
 
@@ -645,21 +645,29 @@ static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vadd
 			bool w = writable && pte_pfn(e) != ro_a && pte_pfn(e) != ro_b;
 			uint64_t ne = w ? (e | PTE_RW) : (e & ~PTE_RW);
 
-			if (lo < start || hi > end)
+			if (lo < start || hi > end || ne == e)
 				continue;
-			changed += ne != e;
+			changed++;
 			*sl = ne;
+			if (sp)
+				pt_span_add(sp, lo, leaf_size(n->level));
 		} else {
-			changed += protect_rec(n->child[i], lo, start, end, writable, ro_a, ro_b);
+			changed += protect_rec(n->child[i], lo, start, end, writable, ro_a, ro_b, sp);
 		}
 	}
 	return changed;
 }
 
+uint64_t pt_protect_range_span(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
+			       pfn_t ro_a, pfn_t ro_b, struct pt_span *sp)
+{
+	return end > start ? protect_rec(pt->root, 0, start, end, writable, ro_a, ro_b, sp) : 0;
+}
+
 uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
 			  pfn_t ro_a, pfn_t ro_b)
 {
-	return end > start ? protect_rec(pt->root, 0, start, end, writable, ro_a, ro_b) : 0;
+	return pt_protect_range_span(pt, start, end, writable, ro_a, ro_b, NULL);
 }
 
 static void leaves_rec(const struct pt_node *n, vaddr_t base,

@@ -147,12 +147,45 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 			void *ctx);
 
 /*
+ * Where a range operation changed leaves (the part of Linux's struct mmu_gather
+ * that a flush reads, include/asm-generic/tlb.h): [start, end) from the first
+ * to the last leaf changed, and the smallest page shift among them
+ * (tlb_get_unmap_shift()). end == 0: nothing changed.
+ */
+struct pt_span {
+	vaddr_t start, end;
+	unsigned shift;
+};
+
+/* Add the @ps leaf at @va to @sp (__tlb_adjust_range()). */
+static inline void pt_span_add(struct pt_span *sp, vaddr_t va, enum page_size ps)
+{
+	unsigned sh = page_shift_of(ps);
+	vaddr_t e = va + (1ULL << sh);
+
+	if (!sp->end) {
+		*sp = (struct pt_span){ va, e, sh };
+		return;
+	}
+	if (va < sp->start)
+		sp->start = va;
+	if (e > sp->end)
+		sp->end = e;
+	if (sh < sp->shift)
+		sp->shift = sh;
+}
+
+/*
  * Set or clear R/W on every leaf in [@start, @end), except that leaves mapping
  * @ro_a or @ro_b (the zero pages; PFN_NONE for none) never become writable.
  * Returns the leaves changed.
  */
 uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
 			  pfn_t ro_a, pfn_t ro_b);
+
+/* pt_protect_range() that also adds each leaf it changes to @sp. */
+uint64_t pt_protect_range_span(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
+			       pfn_t ro_a, pfn_t ro_b, struct pt_span *sp);
 
 /*
  * Swap entries (mm/rmap.c try_to_unmap_one(), mm/memory.c do_swap_page()):

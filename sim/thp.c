@@ -333,7 +333,7 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va)
 	}
 	/* the deposited table became the live PT table: still one page-table page */
 	s->st.thp_split_pmd++;
-	sim_shootdown(s, h, h + PMD_SIZE, 1);
+	sim_flush_tlb_range(s, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
 }
 
 static void deferred_add(struct sim *s, pfn_t head)
