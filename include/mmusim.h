@@ -103,7 +103,8 @@ enum mmusim_ref_kind {
 	MMUSIM_IFETCH = 0, /* an instruction fetched */
 	MMUSIM_LOAD = 1,
 	MMUSIM_STORE = 2,
-	MMUSIM_MODIFY = 3, /* a load then a store of the same bytes */
+	MMUSIM_MODIFY = 3, /* a load then a store of the same bytes (a read-modify-write: looked
+			    * up store first, so a page not yet present takes one write fault) */
 };
 
 struct mmusim_ref {

@@ -161,6 +161,7 @@ static const struct key keys[] = {
 	K("os.swap.size", KT_SIZE64, swap_size, CK_NONE),
 	K("os.implicit.enabled", KT_BOOL, implicit.enabled, CK_NONE),
 	K("os.implicit.granule", KT_SIZE64, implicit.granule, CK_GRANULE),
+	K("os.zero_page", KT_BOOL, zero_page, CK_NONE),
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
 	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),
@@ -170,7 +171,7 @@ static const struct key keys[] = {
 	KENUM("os.thp.enabled", thp.enabled, thp_enabled_name, THP_ENABLED_NR),
 	KENUM("os.thp.defrag", thp.defrag, thp_defrag_name, THP_DEFRAG_NR),
 	K("os.thp.use_zero_page", KT_BOOL, thp.use_zero_page, CK_NONE),
-	KU("os.khugepaged.pages_to_scan", khugepaged.pages_to_scan),
+	K("os.khugepaged.pages_to_scan", KT_U32, khugepaged.pages_to_scan, CK_NONZERO),
 	KU("os.khugepaged.scan_sleep_millisecs", khugepaged.scan_sleep_millisecs),
 	KU("os.khugepaged.alloc_sleep_millisecs", khugepaged.alloc_sleep_millisecs),
 	KU("os.khugepaged.max_ptes_none", khugepaged.max_ptes_none),
@@ -265,6 +266,9 @@ void config_defaults(struct sim_config *c)
 	c->hugetlb_pages = 0;
 	c->implicit.enabled = true;
 	c->implicit.granule = 2ULL << 20;
+	/* Linux: a read fault in private anonymous memory maps the shared zero page
+	 * (mm/memory.c do_anonymous_page(); mm_forbids_zeropage() is s390 KVM only) */
+	c->zero_page = true;
 	/* 200 cycles per fault: ChampSim's minor-fault penalty (reference §6). */
 	c->cost.fault = 200;
 	/* Documented default: 4096 bytes at one 16-byte store per cycle (Nehalem's

@@ -126,6 +126,7 @@ struct sim_config {
 	unsigned hugetlb_1g_pages; /* os.hugetlbfs.pages_1g: 1G pool, reserved at boot */
 	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */
 	struct implicit_cfg implicit;
+	bool zero_page; /* os.zero_page: false = mm_forbids_zeropage(), no 4K or huge zero page */
 	struct cost_cfg cost;
 	struct thp_cfg thp;
 	struct khugepaged_cfg khugepaged;

@@ -9,17 +9,26 @@
  *    is read back (a major fault); in thp mode thp_fault() may map a huge or
  *    huge zero PMD; in hugetlbfs mode (or in a MAP_HUGETLB VMA) a 1G- or
  *    2M-aligned range wholly inside the VMA whose slot is empty gets a pool
- *    page; everything else gets a zeroed 4 KiB page from the buddy allocator.
- *    Cost: os.cost.fault + os.cost.clear_page per 4 KiB zeroed. kswapd is woken
- *    first when free pages are below the low watermark.
+ *    page; a read fault in private anonymous memory maps the shared 4 KiB zero
+ *    page read-only (do_anonymous_page(); not with os.zero_page false, which is
+ *    mm_forbids_zeropage(), nor in implicit VMAs, see zero_page_ok()); everything
+ *    else gets a zeroed 4 KiB page from the buddy allocator and gives the VMA its
+ *    anon_vma (VM_ANON_VMA, which khugepaged and MADV_COLLAPSE require).
+ *    Cost: os.cost.fault + os.cost.clear_page per 4 KiB zeroed (none for a zero
+ *    page). kswapd is woken first when free pages are below the low watermark.
+ *    A zero PTE is no resident page of the process (nr_anon_pages, RSS); the
+ *    first store to it is a second minor fault that allocates (below).
  *  - Implicit mappings (os.implicit): an address outside every VMA belongs to an
  *    anonymous read-write VMA spanning the os.implicit.granule-aligned block
  *    around it, clipped to the gap between its neighbours; with enabled: false
  *    it is a trace error. This is how traces without mapping events (and the
  *    program image and stack, which lackey never reports) get memory.
  *  - A store to a read-only translation (the zero pages) takes sim_wp_fault():
- *    the huge zero PMD is split, a 4K zero PTE gets a fresh page (COW), a
- *    read-only PTE of a writable VMA becomes writable; then the page is shot down.
+ *    the huge zero PMD is split, a 4K zero PTE gets a fresh page (COW:
+ *    do_wp_page() -> wp_page_copy(), which clears it), a read-only PTE of a
+ *    writable VMA becomes writable; then the page is shot down (ptep_clear_flush()).
+ *    A lackey M (a read-modify-write instruction) takes one write fault, not a
+ *    read fault then a write-protect fault: replay.c looks its store up first.
  *
  * Leaves out: permission enforcement (PTE R/W follows the VMA, but a traced
  * program that ran to completion made no illegal access), file-backed faults,
@@ -51,6 +60,19 @@ static bool hugetlb_backed(const struct sim *s, const struct vma *v)
 {
 	return (v->flags & VM_HUGETLB) ||
 	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & VM_SHARED));
+}
+
+/*
+ * May a read fault in @v map the 4K zero page? do_anonymous_page() runs for
+ * private anonymous VMAs (a shared one is shmem, a file mapping reads its page
+ * cache, hugetlb has its own fault), and uses the zero page unless
+ * mm_forbids_zeropage() (os.zero_page false). Implicit VMAs stand for what the
+ * trace did not report, mostly the program's file-backed image: their pages are
+ * their own, as page-cache pages would be.
+ */
+static bool zero_page_ok(const struct sim *s, const struct vma *v)
+{
+	return s->cfg.zero_page && !(v->flags & (VM_SHARED | VM_FILE | VM_HUGETLB | VM_IMPLICIT));
 }
 
 int sim_oom(struct sim *s, vaddr_t va)
@@ -129,6 +151,15 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 			}
 		}
 	}
+	if (!write && zero_page_ok(s, v)) {
+		/* do_anonymous_page(): a read maps the shared zero page read-only; no
+		 * page of the process's own, no anon_vma, nothing to clear */
+		if (pt_map(&s->pt, va & ~(PAGE_SIZE - 1), PS_4K, s->thp.zero_pfn, false))
+			goto oom;
+		s->thp.nr_zero_ptes++;
+		return 0;
+	}
+	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
 	pfn = buddy_alloc(&s->buddy, 0);
 	if (pfn == PFN_NONE)
 		goto oom;
@@ -166,6 +197,7 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
 		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
 			reclaim_kswapd(s);
+		v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
 		np = buddy_alloc(&s->buddy, 0);
 		if (np == PFN_NONE)
 			return sim_oom(s, va);

@@ -327,7 +327,7 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 			free(mc.m);
 			goto oom;
 		}
-		if (mc.m[i].ps == PS_4K)
+		if (mc.m[i].ps == PS_4K && mc.m[i].pfn != s->thp.zero_pfn)
 			sim_rmap_set(s, mc.m[i].pfn, to);
 		else if (mc.m[i].ps == PS_2M && thp_is_folio(s, mc.m[i].pfn))
 			s->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
@@ -362,6 +362,8 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 
 	if (ev->flags & MAP_SHARED_)
 		flags |= VM_SHARED;
+	else if (!(ev->flags & MAP_ANONYMOUS_) && ev->fd >= 0)
+		flags |= VM_FILE; /* its pages are anonymous here too; only the zero page differs */
 	if (ev->flags & MAP_HUGETLB_)
 		flags |= VM_HUGETLB;
 	if (ev->flags & MAP_STACK_)
@@ -453,17 +455,16 @@ static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, v
 		zap_range(s, start, end, false);
 		return 0;
 	case MADV_HUGEPAGE_:
-		if (s->cfg.mode == MODE_THP)
-			thp_register(s); /* khugepaged_enter_vma() */
+		/* hugepage_madvise(): khugepaged_enter_vma() with each VMA's new flags */
+		for (struct vma *v = vma_find_next(&s->vmas, start); v && v->start < end;
+		     v = vma_find_next(&s->vmas, v->end))
+			khugepaged_enter_vma(s, v, (v->flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE);
 		return madvise_hugepage(s, ev, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
 	case MADV_NOHUGEPAGE_:
 		return madvise_hugepage(s, ev, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
 	case MADV_COLLAPSE_:
 		/* madvise_collapse(): synchronous, ignores max_ptes_* and young */
-		if (s->cfg.mode == MODE_THP)
-			for (vaddr_t h = (start + PMD_SIZE - 1) & ~(PMD_SIZE - 1); h + PMD_SIZE <= end;
-			     h += PMD_SIZE)
-				khugepaged_scan_pmd(s, h, true);
+		khugepaged_madvise_collapse(s, start, end);
 		return s->failed ? -1 : 0;
 	default:
 		return 0; /* advice that changes no mapping in this model */

@@ -102,8 +102,9 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 	if (likely(k <= R_STORE)) {
 		access_bytes(&s->mmu, r->addr, r->size, k != R_IFETCH, k == R_STORE);
 	} else if (k == R_MODIFY) {
-		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, false);
+		/* the store first: a read-modify-write faults as one write (see DESIGN.md) */
 		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, true);
+		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, false);
 	} else if (k == R_EVENT) {
 		s->rec_no += (uint64_t)(r - b->recs);
 		sim_event(s, &b->ev[r->size]);
@@ -249,8 +250,8 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				*op_rec++ = i;
 				vpn = VPN_NONE;
 			} else if (k == R_MODIFY) {
-				op[0] = BOP_LOAD << BOP_SHIFT | r->addr;
-				op[1] = BOP_STORE << BOP_SHIFT | r->addr;
+				op[0] = BOP_STORE << BOP_SHIFT | r->addr; /* as run_one() */
+				op[1] = BOP_LOAD << BOP_SHIFT | r->addr;
 				op += 2;
 				op_rec[0] = op_rec[1] = i;
 				op_rec += 2;
@@ -397,8 +398,13 @@ static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 	if (unlikely(s->thp.mm_registered) && sim_now(s) >= s->khugepaged.next_wake) {
 		cycles_t now = sim_now(s);
 
-		while (now >= s->khugepaged.next_wake && !s->failed)
+		while (now >= s->khugepaged.next_wake && !s->failed) {
+			cycles_t w = s->khugepaged.next_wake;
+
 			khugepaged_do_scan(s);
+			if (s->khugepaged.next_wake == w)
+				break; /* a sleep of 0 ms: one pass per batch */
+		}
 		if (s->failed) {
 			*e = s->err;
 			return -1;

@@ -7,12 +7,12 @@
  *
  * Fault: a huge fault needs THP allowed for the VMA (enabled=always, or madvise
  * with VM_HUGEPAGE; never VM_NOHUGEPAGE), the aligned 2M range inside the VMA and
- * an empty PMD (no PTE table yet); otherwise it falls back silently. A read fault
- * with use_zero_page maps the huge zero page read-only (allocated once:
- * thp_zero_page_alloc). A write fault allocates order 9: with direct compaction
- * when vma_thp_gfp_mask() allows direct reclaim (defrag always; defer+madvise and
- * madvise for VM_HUGEPAGE VMAs); failure counts thp_fault_fallback and falls back
- * to 4K. Success deposits a page table, zeroes 512 pages, maps the PMD:
+ * an empty PMD (no PTE table yet); otherwise it falls back silently. It gives the
+ * VMA its anon_vma first, then a read fault with use_zero_page maps the huge zero
+ * page read-only (allocated once: thp_zero_page_alloc). A write fault allocates
+ * order 9: with direct compaction when vma_thp_gfp_mask() allows direct reclaim
+ * (defrag always; defer+madvise and madvise for VM_HUGEPAGE VMAs); failure counts
+ * thp_fault_fallback and falls back to 4K. Success deposits a page table, zeroes 512 pages, maps the PMD:
  * thp_fault_alloc.
  *
  * Splits: a store to the huge zero PMD splits it into 512 read-only PTEs of the
@@ -24,9 +24,8 @@
  * Simplifications: one process (no fork, so no shared or COW THPs); no mTHP
  * orders; no memcg (no charge failures); reclaim-side effects of
  * __GFP_KSWAPD_RECLAIM (kswapd/kcompactd wake-ups) are not modelled, only their
- * absence of stall; the 4K zero page is used only for split zero PMDs (a plain
- * read fault on a 4K page allocates, keeping base mode comparable with
- * DynamoRIO's counts).
+ * absence of stall. A read fault that falls back maps the 4K zero page
+ * (fault.c); os.zero_page false (mm_forbids_zeropage()) forbids both zero pages.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -271,11 +270,12 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 	if (!thp_vma_allowable(s, v) || h < v->start || h + PMD_SIZE > v->end ||
 	    !pt_slot_empty(&s->pt, h, PS_2M))
 		return 0; /* ineligible: silent fallback */
+	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare(), before the zero page too */
 	thp_register(s);
 	table = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE); /* pte_alloc_one() */
 	if (table == PFN_NONE)
 		return 0;
-	if (!write && s->cfg.thp.use_zero_page) {
+	if (!write && s->cfg.thp.use_zero_page && s->cfg.zero_page) { /* !mm_forbids_zeropage() */
 		pfn = huge_zero_page(s);
 		if (pfn == PFN_NONE) {
 			buddy_free(&s->buddy, table, 0);

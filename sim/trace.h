@@ -19,7 +19,8 @@ enum rec_kind {
 	R_IFETCH = 0, /* lackey "I": one instruction fetched */
 	R_LOAD = 1,   /* " L" */
 	R_STORE = 2,  /* " S" */
-	R_MODIFY = 3, /* " M": a load then a store to the same address */
+	R_MODIFY = 3, /* " M": a load then a store to the same address (a read-modify-write;
+		       * replayed store first: it faults as one write) */
 	R_EVENT = 4,  /* an OS event; size = index into trace_batch.ev */
 	R_INSNS = 5,  /* `size` instructions executed without a traced fetch */
 	R_KIND_NR

@@ -6,8 +6,10 @@
  * so the kernel's maple tree would buy nothing here.
  *
  * Merging follows vma_merge()'s rule for anonymous memory in the part that matters
- * to this model: adjacent VMAs with identical flags become one (file/anon_vma
- * identity is not modelled: every VMA is anonymous).
+ * to this model: adjacent VMAs with identical flags become one, whether or not
+ * each has an anon_vma (VM_ANON_VMA; its identity is not modelled, so two VMAs
+ * that each got their own anon_vma merge here where the kernel keeps them apart;
+ * file identity neither: adjacent VM_FILE VMAs merge as if they mapped one file).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,17 +84,29 @@ static int reserve(struct vma_set *s, size_t extra)
 	return 0;
 }
 
+/*
+ * vma_merge()'s test for two neighbours: equal flags, anon_vma aside: one VMA
+ * with an anon_vma and one without merge (is_mergeable_anon_vma(); one mm, no
+ * fork), and the result has it.
+ */
+static bool mergeable(const struct vma *a, const struct vma *b)
+{
+	return a->end == b->start && !((a->flags ^ b->flags) & ~VM_ANON_VMA);
+}
+
 static void merge_around(struct vma_set *s, size_t i)
 {
 	/* with the next */
-	if (i + 1 < s->n && s->v[i].end == s->v[i + 1].start && s->v[i].flags == s->v[i + 1].flags) {
+	if (i + 1 < s->n && mergeable(&s->v[i], &s->v[i + 1])) {
 		s->v[i].end = s->v[i + 1].end;
+		s->v[i].flags |= s->v[i + 1].flags;
 		memmove(&s->v[i + 1], &s->v[i + 2], (s->n - i - 2) * sizeof(*s->v));
 		s->n--;
 	}
 	/* with the previous */
-	if (i > 0 && s->v[i - 1].end == s->v[i].start && s->v[i - 1].flags == s->v[i].flags) {
+	if (i > 0 && mergeable(&s->v[i - 1], &s->v[i])) {
 		s->v[i - 1].end = s->v[i].end;
+		s->v[i - 1].flags |= s->v[i].flags;
 		memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(*s->v));
 		s->n--;
 	}
@@ -184,7 +198,7 @@ void vma_check_invariants(const struct vma_set *s)
 		BUG_ON((v->start | v->end) & (PAGE_SIZE - 1));
 		if (i) {
 			BUG_ON(s->v[i - 1].end > v->start);
-			BUG_ON(s->v[i - 1].end == v->start && s->v[i - 1].flags == v->flags);
+			BUG_ON(mergeable(&s->v[i - 1], v));
 		}
 	}
 }

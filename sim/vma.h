@@ -2,7 +2,7 @@
  * vma.h - the address space as a sorted set of VMAs with the kernel's flags.
  *
  * Pure bookkeeping of [start, end) ranges: split at boundaries, merge with
- * neighbours of identical flags (vma_merge), look-up. What happens to the pages
+ * neighbours of identical flags but VM_ANON_VMA (vma_merge), look-up. What happens to the pages
  * (zapping, TLB invalidation) is orchestrated by sim.c, which calls these after
  * acting on the page table.
  */
@@ -22,6 +22,9 @@
 #define VM_NOHUGEPAGE 0x40000000UL
 #define VM_IMPLICIT 0x100000000UL /* mmusim: made by the implicit-mapping rule */
 #define VM_BRK 0x200000000UL      /* mmusim: the heap grown by brk() */
+#define VM_FILE 0x400000000UL     /* mmusim: a private file mapping (vma->vm_file) */
+#define VM_ANON_VMA 0x800000000UL /* mmusim: vma->anon_vma is set (an anonymous page was
+				     faulted in: vmf_anon_prepare()); merges ignore it */
 
 struct vma {
 	vaddr_t start, end;

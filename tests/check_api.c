@@ -90,24 +90,48 @@ END_TEST
 START_TEST(api_store_after_load)
 {
 	const char *thp[] = { "os.mode=thp", "os.thp.enabled=always" };
+	const char *nozero[] = { "os.zero_page=false" };
 	struct mmusim *m = make(NULL, 0);
 	struct mmusim_report r;
 
-	/* base: the read fault maps a writable 4K page; the store hits it */
+	/* base: the read fault maps the 4K zero page; the store breaks COW (a second
+	 * fault, the zero page's translation flushed: a second miss and walk) */
+	map(m, BASE, LEN);
+	ck_assert_int_eq(mmusim_ref(m, MMUSIM_LOAD, BASE, 8), 0);
+	r = report(m);
+	ck_assert_uint_eq(r.pgfault, 1);
+	ck_assert_int_eq(mmusim_ref(m, MMUSIM_STORE, BASE + 16, 8), 0);
+	r = report(m);
+	ck_assert_uint_eq(r.refs, 2);
+	ck_assert_uint_eq(r.pgfault, 2);
+	ck_assert_uint_eq(r.walks, 2);
+	ck_assert_uint_eq(r.l1d_misses, 2);
+	ck_assert_uint_eq(r.l1d_hits, 1); /* the store's first lookup met the read-only entry */
+	/* a modify on it: two more hits */
+	ck_assert_int_eq(mmusim_ref(m, MMUSIM_MODIFY, BASE + 32, 8), 0);
+	r = report(m);
+	ck_assert_uint_eq(r.refs, 3);
+	ck_assert_uint_eq(r.pgfault, 2);
+	ck_assert_uint_eq(r.l1d_hits, 3);
+	/* a modify first on a page: one write fault (the store is looked up first) */
+	ck_assert_int_eq(mmusim_ref(m, MMUSIM_MODIFY, BASE + 0x1000, 8), 0);
+	r = report(m);
+	ck_assert_uint_eq(r.pgfault, 3);
+	ck_assert_uint_eq(r.walks, 3);
+	ck_assert_uint_eq(r.l1d_misses, 3);
+	ck_assert_uint_eq(r.l1d_hits, 4);
+	mmusim_destroy(m);
+	/* without the zero page (os.zero_page false): the read fault maps a writable
+	 * page of its own; the store hits it */
+	m = make(nozero, 1);
 	map(m, BASE, LEN);
 	ck_assert_int_eq(mmusim_ref(m, MMUSIM_LOAD, BASE, 8), 0);
 	ck_assert_int_eq(mmusim_ref(m, MMUSIM_STORE, BASE + 16, 8), 0);
 	r = report(m);
-	ck_assert_uint_eq(r.refs, 2);
 	ck_assert_uint_eq(r.pgfault, 1);
 	ck_assert_uint_eq(r.walks, 1);
 	ck_assert_uint_eq(r.l1d_misses, 1);
 	ck_assert_uint_eq(r.l1d_hits, 1);
-	/* a modify on it: one more hit */
-	ck_assert_int_eq(mmusim_ref(m, MMUSIM_MODIFY, BASE + 32, 8), 0);
-	r = report(m);
-	ck_assert_uint_eq(r.refs, 3);
-	ck_assert_uint_eq(r.pgfault, 1);
 	mmusim_destroy(m);
 	/* thp: the read fault maps the huge zero page; the store breaks it (a write fault) */
 	m = make(thp, 2);

@@ -5,7 +5,7 @@
  * moved out of check_thp.c unchanged); then each SCAN_* outcome of one range,
  * and khugepaged_do_scan()'s cadence: scan_sleep_millisecs between passes,
  * the pages_to_scan budget, full scans and the cursor's wrap, alloc_sleep_millisecs
- * after an allocation failure. Scenarios on lackey traces with every invariant
+ * after an allocation failure (check_khugepaged2.c has more of both). Scenarios on lackey traces with every invariant
  * checked after each record (check_common.h) and after each direct call.
  */
 #include <check.h>
@@ -90,10 +90,19 @@ static cycles_t ms(unsigned msec)
 /* The same without MADV_HUGEPAGE: the mm is not registered, khugepaged never runs. */
 #define TWO_RANGES_UNREGISTERED MMAP_4M " S 40000010,8\n S 40200010,8\n"
 
+/* MADV_HUGEPAGE's VM_HUGEPAGE without the registration (no pass runs by itself). */
+static void hugepage_flag(void)
+{
+	ck_assert_int_eq(vma_change_flags(&S->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
+}
+
 /* hpage_collapse_scan_pmd()'s outcomes, one range at a time. */
 START_TEST(scan_pmd_results)
 {
 	run(TWO_RANGES_UNREGISTERED, "os.thp.enabled=madvise", NULL);
+	/* enabled=madvise: khugepaged may not collapse here before VM_HUGEPAGE */
+	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_VMA_CHECK);
+	hugepage_flag();
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 0); /* no pass ran during the trace */
 	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
 	/* outside the VMA, or not wholly inside */
@@ -112,12 +121,14 @@ START_TEST(scan_pmd_results)
 	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, false), SCAN_LACK_REFERENCED_PAGE);
 	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, true), SCAN_SUCCEED); /* MADV_COLLAPSE */
 	sim_check_invariants(S);
-	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 2);
+	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 1); /* not khugepaged's */
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	done();
 
 	/* max_ptes_none 0: 511 none PTEs exceed it (once counted); MADV_COLLAPSE ignores it */
 	run(TWO_RANGES_UNREGISTERED, "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0", NULL);
+	hugepage_flag();
 	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_EXCEED_NONE_PTE);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 1);
 	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, true), SCAN_SUCCEED);
@@ -128,6 +139,7 @@ START_TEST(scan_pmd_results)
 	run(MMAP_4M " S 40000010,8\n"
 	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n",
 	    "os.thp.enabled=madvise", NULL);
+	hugepage_flag();
 	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_PAGE_RO);
 	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, false), SCAN_PMD_NONE);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
@@ -169,36 +181,42 @@ START_TEST(scan_cadence_and_budget)
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 0);
 	done();
 
-	/* the default budget (4096): both ranges, a full scan, both again, a second full
-	 * scan, then the pass stops (the list head passed twice) */
+	/* the default budget (4096): a pass from the list head scans both ranges, ends the
+	 * mm (a full scan), then stops rather than pass the head a second time */
 	run(TWO_RANGES, "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0", NULL);
-	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 4);
-	ck_assert_uint_eq(S->st.khugepaged_full_scans, 2);
-	ck_assert_uint_eq(S->khugepaged.address, 0);
+	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 2);
+	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
+	ck_assert(!S->khugepaged.mm_slot);
 	khugepaged_do_scan(S);
 	sim_check_invariants(S);
-	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 8);
-	ck_assert_uint_eq(S->st.khugepaged_full_scans, 4);
+	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 4);
+	ck_assert_uint_eq(S->st.khugepaged_full_scans, 2);
 	done();
 }
 END_TEST
 
-/* An allocation failure ends the pass; the next waits alloc_sleep_millisecs, not scan_sleep. */
+/*
+ * An allocation failure puts the pass to sleep for alloc_sleep_millisecs; the same
+ * pass goes on after it, and a second failure ends it (scan_sleep_millisecs then).
+ */
 START_TEST(alloc_sleep_after_failure)
 {
 	cycles_t w;
 
 	run(TWO_RANGES, "os.thp.enabled=madvise", "os.fragmentation.unmovable=1",
 	    "os.khugepaged.defrag=false", NULL);
-	/* the registration pass failed at the first range and stopped there */
+	/* the registration pass failed at the first range and sleeps */
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 1);
 	ck_assert_uint_eq(S->khugepaged.address, 0x40200000);
+	ck_assert(S->khugepaged.alloc_sleeping);
 	w = S->khugepaged.next_wake;
+	/* it wakes, fails at the second range: the pass is over */
 	khugepaged_do_scan(S);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 2);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40400000); /* one range per failed pass */
-	ck_assert_uint_eq(S->khugepaged.next_wake, w + ms(S->cfg.khugepaged.alloc_sleep_millisecs));
+	ck_assert_uint_eq(S->khugepaged.address, 0x40400000);
+	ck_assert(!S->khugepaged.alloc_sleeping);
+	ck_assert_uint_eq(S->khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 0);
 	done();

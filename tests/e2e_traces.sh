@@ -23,9 +23,9 @@ trap 'rm -rf "$T"' EXIT
 
 # TRACE  walks under base  walks under thp  thp_fault_alloc under thp
 GOLDEN="
-xz-6.lackey.zst       1752 2582 3
-dd-sparse.lackey.zst  4376  851 2
-sqlite3.mtr.zst        641  920 2
+xz-6.lackey.zst       2751 2420 3
+dd-sparse.lackey.zst  4377  794 2
+sqlite3.mtr.zst        643  873 2
 "
 
 # the README's block for trace $1: the lines after "$ mmusim trace info traces/$1" up to the fence
@@ -94,7 +94,7 @@ done
 if $MMUSIM sweep configs/sweeps/stlb-xz.yaml -o "$T/stlb.csv" --quiet 2>"$T/err"; then
 	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walk.walks") c = i; next }
 		{ printf "%s%s", sep, $c; sep = " " }' "$T/stlb.csv")
-	want="3790 4117 3269 3882 2649 3355 2193 2949 1752 2582 1405 2325 1305 2273 1304 2273"
+	want="4789 3976 4268 3732 3648 3198 3192 2792 2751 2420 2404 2155 2304 2084 2303 2084"
 	[ "$got" = "$want" ] && ok || bad "sweep stlb-xz.yaml walks: got '$got', expected '$want'"
 else
 	bad "sweep configs/sweeps/stlb-xz.yaml: $(head -1 "$T/err")"
