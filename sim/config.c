@@ -55,6 +55,7 @@
 
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
+const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
 const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
 const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
 						     "never" };
@@ -67,6 +68,7 @@ static const char *const ps_name[PS_NR] = { "4K", "2M", "1G" };
 /* Enum-typed fields are stored and read as unsigned (GCC's compatible type). */
 _Static_assert(sizeof(enum repl_policy) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_mode) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum os_kernel) == sizeof(unsigned), "enum size");
 _Static_assert(STLB_MAX_ARRAYS == 4, "keys[] spells out tlb.stlb.0 .. tlb.stlb.3");
 
 /* ---------------------------------------------------------------- key table */
@@ -156,6 +158,7 @@ static const struct key keys[] = {
 
 	K("os.memory", KT_SIZE64, memory, CK_MEMORY),
 	KENUM("os.mode", mode, os_mode_name, MODE_NR),
+	KENUM("os.kernel", kernel, os_kernel_name, KERNEL_NR),
 	KU("os.hugetlbfs.pages", hugetlb_pages),
 	KU("os.hugetlbfs.pages_1g", hugetlb_1g_pages),
 	K("os.swap.size", KT_SIZE64, swap_size, CK_NONE),
@@ -263,6 +266,8 @@ void config_defaults(struct sim_config *c)
 	 * mappings"). */
 	c->memory = 4ULL << 30;
 	c->mode = MODE_BASE;
+	/* the newest release modelled (mmusim.1, KERNEL VERSIONS) */
+	c->kernel = KERNEL_DEFAULT;
 	c->hugetlb_pages = 0;
 	c->implicit.enabled = true;
 	c->implicit.granule = 2ULL << 20;

@@ -23,6 +23,56 @@ extern const char *const repl_policy_name[REPL_NR]; /* "lru", "fifo", "plru", "r
 enum os_mode { MODE_BASE, MODE_HUGETLBFS, MODE_THP, MODE_NR };
 extern const char *const os_mode_name[MODE_NR]; /* "base", "hugetlbfs", "thp" */
 
+/*
+ * os.kernel: the Linux release whose behaviour the kernel model follows where
+ * releases differ (mmusim.1, KERNEL VERSIONS). Only releases whose differences
+ * were researched, each as tagged by Linus (vX.Y, without stable updates): the
+ * longterm 6.6, 6.12 and 6.18, and 6.8 (Ubuntu 24.04's kernel, and the releases
+ * that aligned every anonymous mapping of 2 MiB or more). Any other value is a
+ * config error rather than the nearest profile, which would claim fidelity
+ * nobody checked. In release order, so a feature test is a comparison.
+ */
+enum os_kernel { KERNEL_6_6, KERNEL_6_8, KERNEL_6_12, KERNEL_6_18, KERNEL_NR };
+extern const char *const os_kernel_name[KERNEL_NR]; /* "6.6", "6.8", "6.12", "6.18" */
+#define KERNEL_DEFAULT KERNEL_6_18
+
+/*
+ * What the model does differently by release; each test names the commit that
+ * made the change and the first release with it.
+ */
+/* efa7df3e3bb5 (6.7): anonymous mmaps of >= 2 MiB without a hint get a 2 MiB
+ * aligned start; d4148aeab412 (6.12) only when the length is a multiple of 2 MiB */
+static inline bool kernel_thp_aligns_mmap(enum os_kernel k, uint64_t len)
+{
+	if (k < KERNEL_6_12)
+		return k >= KERNEL_6_8 && len >= (2ULL << 20);
+	return len && !(len & ((2ULL << 20) - 1));
+}
+/* c4608d1bf7c6 (6.8; 6.7.y stable): MAP_STACK sets VM_NOHUGEPAGE */
+static inline bool kernel_map_stack_nohugepage(enum os_kernel k)
+{
+	return k >= KERNEL_6_8;
+}
+/* 10ebac4f95e7 (6.9): a zap removes the rmap of a run of PTEs of one folio at once
+ * (folio_remove_rmap_ptes()) and queues it for deferred split only if the folio is
+ * still partly mapped after the run */
+static inline bool kernel_batched_zap(enum os_kernel k)
+{
+	return k >= KERNEL_6_12;
+}
+/* 4ea3594a4741 (6.17): a collapse removes the old PTEs' rmaps per run of one
+ * folio too (__collapse_huge_page_copy_succeeded()); before, one at a time */
+static inline bool kernel_batched_collapse(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+/* 1ced09e0331f (6.13): a store to the huge zero PMD maps a fresh THP
+ * (do_huge_zero_wp_pmd()); before, it split the PMD and COWed 4 KiB */
+static inline bool kernel_huge_zero_wp_thp(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
 /* Paging-structure caches, longest match first is searched by mmu.c. */
 enum pwc_level { PWC_PML5, PWC_PML4, PWC_PDPT, PWC_PDE, PWC_NR };
 extern const char *const pwc_level_name[PWC_NR]; /* "pml5", "pml4", "pdpt", "pde" */
@@ -122,6 +172,7 @@ struct sim_config {
 	/* os */
 	uint64_t memory; /* bytes of simulated physical memory */
 	enum os_mode mode;
+	enum os_kernel kernel; /* os.kernel */
 	unsigned hugetlb_pages; /* os.hugetlbfs.pages: 2M pool; 0 = surplus on demand */
 	unsigned hugetlb_1g_pages; /* os.hugetlbfs.pages_1g: 1G pool, reserved at boot */
 	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */

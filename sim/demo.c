@@ -24,7 +24,7 @@ static const enum os_mode demo_modes[] = { MODE_BASE, MODE_HUGETLBFS, MODE_THP }
 static int demo_one(size_t w, const struct sim_config *c, FILE *out, char *data, size_t cap,
 		    const volatile sig_atomic_t *interrupted, struct err *e)
 {
-	struct trace_reader *tr = workload_open(demo_workloads[w], c->seed, e);
+	struct trace_reader *tr = workload_open_kernel(demo_workloads[w], c->seed, c->kernel, e);
 	struct stats st[DEMO_NM];
 	struct run r;
 	size_t len = strlen(data);

@@ -24,9 +24,11 @@
  *    it is a trace error. This is how traces without mapping events (and the
  *    program image and stack, which lackey never reports) get memory.
  *  - A store to a read-only translation (the zero pages) takes sim_wp_fault():
- *    the huge zero PMD is split, a 4K zero PTE gets a fresh page (COW:
- *    do_wp_page() -> wp_page_copy(), which clears it), a read-only PTE of a
- *    writable VMA becomes writable; then the page is shot down (ptep_clear_flush()).
+ *    the huge zero PMD becomes a fresh THP (Linux 6.13+, do_huge_zero_wp_pmd();
+ *    os.kernel) or, before 6.13 or when that allocation fails, is split; a 4K
+ *    zero PTE gets a fresh page (COW: do_wp_page() -> wp_page_copy(), which
+ *    clears it), a read-only PTE of a writable VMA becomes writable; then the
+ *    page is flushed (ptep_clear_flush()).
  *    A lackey M (a read-modify-write instruction) takes one write fault, not a
  *    read fault then a write-protect fault: replay.c looks its store up first.
  *
@@ -188,7 +190,15 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
 		return sim_fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);
 	if (ps == PS_2M && pfn == s->thp.huge_zero_pfn) {
-		/* do_huge_pmd_wp_page(): split the zero PMD, then the 4K COW below */
+		/* do_huge_pmd_wp_page(): from 6.13 a fresh THP (do_huge_zero_wp_pmd());
+		 * before, or when that allocation fails, split the zero PMD and take
+		 * the 4K COW below */
+		if (kernel_huge_zero_wp_thp(s->cfg.kernel)) {
+			int r = thp_huge_zero_wp(s, v, va);
+
+			if (r)
+				return r < 0 ? -1 : 0;
+		}
 		thp_split_pmd_at(s, va);
 		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
 	}

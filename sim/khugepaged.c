@@ -185,7 +185,9 @@ static enum scan_result scan_pmd(struct sim *s, struct vma *v, vaddr_t haddr, bo
 		}
 	}
 	present += unmapped;
+	thp_rmap_batching(s, kernel_batched_collapse(s->cfg.kernel));
 	table = pt_collapse_pmd(&s->pt, haddr, pfn, v->flags & VM_WRITE, free_old, s);
+	thp_rmap_batching(s, false);
 	if (thp_deposit(s, haddr, table)) {
 		s->failed = true;
 		err_host(&s->err, s->trace_name, 0, 0, "out of host memory in a collapse");

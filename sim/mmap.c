@@ -54,10 +54,12 @@ static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 	struct sim *s = ctx;
 
 	if (pfn == PFN_NONE) { /* a swap entry: free_swap_and_cache() */
+		thp_rmap_run_end(s);
 		swap_free(&s->swap, pte_pfn(entry));
 		return;
 	}
 	if (ps == PS_1G) {
+		thp_rmap_run_end(s);
 		hugetlb_free_1g(&s->hugetlb, pfn);
 		s->st.nr_hugetlb_pages_1g--;
 		return;
@@ -150,7 +152,9 @@ static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_table
 
 	widen_to_huge(s, &start, &end);
 	tables = s->pt.nr_tables;
+	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* zap_present_ptes() */
 	pt_unmap_range(&s->pt, start, end, free_tables, zap_leaf, &z);
+	thp_rmap_batching(s, false);
 	if (!z.g.end && s->pt.nr_tables < tables) {
 		/* pte_free_tlb(): [table's address, + PAGE_SIZE), cleared_pmds (see the header) */
 		vaddr_t a = start & ~(PMD_SIZE - 1);
@@ -366,8 +370,8 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		flags |= VM_FILE; /* its pages are anonymous here too; only the zero page differs */
 	if (ev->flags & MAP_HUGETLB_)
 		flags |= VM_HUGETLB;
-	if (ev->flags & MAP_STACK_)
-		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.7 */
+	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(s->cfg.kernel))
+		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (start == end)
 		return 0;
 	if (do_unmap(s, start, end) || vma_insert(&s->vmas, start, end, flags))
@@ -523,5 +527,7 @@ int sim_event(struct sim *s, const struct os_event *ev)
 
 void sim_exit_mmap(struct sim *s)
 {
+	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* unmap_vmas() */
 	pt_unmap_range(&s->pt, 0, s->va_limit, true, unmap_leaf, s);
+	thp_rmap_batching(s, false);
 }

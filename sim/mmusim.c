@@ -390,7 +390,7 @@ int mmusim_replay_workload(struct mmusim *m, const char *spec)
 
 	if (rc || (rc = flush(m)))
 		return rc;
-	tr = workload_open(spec, m->cfg.seed, &m->err);
+	tr = workload_open_kernel(spec, m->cfg.seed, m->cfg.kernel, &m->err);
 	if (!tr)
 		return fail(m, MMUSIM_EINPUT);
 	return replay(m, tr, NULL, spec, NULL);

@@ -180,7 +180,8 @@ struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_c
 	}
 	*rc = -1;
 	if (o->workload || !o->trace)
-		r = workload_open(o->workload ? o->workload : RUN_DEFAULT_WORKLOAD, c->seed, e);
+		r = workload_open_kernel(o->workload ? o->workload : RUN_DEFAULT_WORKLOAD, c->seed,
+					 c->kernel, e);
 	else
 		r = trace_open(o->trace, f, e);
 	if (r)

@@ -39,6 +39,7 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	struct run r = { 0 };
 	struct trace_reader *tr = NULL;
 	char id[PROVENANCE_ID_MAX];
+	enum os_kernel kernel0 = KERNEL_DEFAULT;
 	int rc = 0;
 
 	r.sims = calloc(n, sizeof(*r.sims));
@@ -59,6 +60,12 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 			rc = run_config_load(&o[i], &c, e);
 		if (!rc && !i) {
 			tr = run_input_open(&o[0], &c, &rc, e);
+			kernel0 = c.kernel;
+		} else if (!rc && sw->workload && c.kernel != kernel0) {
+			/* sweep_plan() never groups them: the workload's layout differs */
+			rc = err_set(e, "mmusim", 0, 0,
+				     "points %zu and %zu have different os.kernel: run them apart",
+				     pts[0], pts[i]);
 		}
 		if (rc)
 			break;
@@ -152,9 +159,64 @@ static int plan_chunks(struct sweep_plan *plan, const size_t *todo, size_t nt, u
 }
 
 /*
+ * The kernel release (os.kernel) of point @p, repetition @rep: a workload's
+ * mappings are placed as that kernel places them (workload.c), so points of
+ * one workload under two kernels read two different streams. 0, or a run.h
+ * status with @e.
+ */
+static int point_kernel(const struct sweep *sw, size_t p, unsigned rep, const char *self,
+			enum os_kernel *k, struct err *e)
+{
+	char **av;
+	struct run_opts o;
+	struct sim_config c;
+	int rc = point_opts(sw, p, rep, self, "/dev/null", &av, &o, e);
+
+	if (!rc)
+		rc = run_config_load(&o, &c, e);
+	if (!rc)
+		*k = c.kernel;
+	sweep_argv_free(av);
+	return rc;
+}
+
+/*
+ * Cut the points @todo of one input and repetition into tasks, one kernel
+ * release at a time when the input is a workload (point_kernel()).
+ */
+static int plan_input(const struct sweep *sw, struct sweep_plan *plan, size_t *todo, size_t nt,
+		      unsigned rep, const char *self, struct err *e)
+{
+	enum os_kernel *kern;
+	size_t *sub;
+	int rc = 0;
+
+	if (!sw->workload || !nt)
+		return plan_chunks(plan, todo, nt, rep) ? POOL_EHOST : 0;
+	kern = calloc(nt, sizeof(*kern));
+	sub = calloc(nt, sizeof(*sub));
+	if (!kern || !sub)
+		rc = POOL_EHOST;
+	for (size_t i = 0; i < nt && !rc; i++)
+		rc = point_kernel(sw, todo[i], rep, self, &kern[i], e);
+	for (unsigned k = 0; k < KERNEL_NR && !rc; k++) {
+		size_t ns = 0;
+
+		for (size_t i = 0; i < nt; i++)
+			if (kern[i] == (enum os_kernel)k)
+				sub[ns++] = todo[i];
+		if (ns && plan_chunks(plan, sub, ns, rep))
+			rc = POOL_EHOST;
+	}
+	free(kern);
+	free(sub);
+	return rc;
+}
+
+/*
  * Tasks: the points still to run, grouped by input and repetition (one
- * decode drives them all), each group cut into enough chunks to keep the
- * workers busy.
+ * decode drives them all) and, for a workload, by kernel release, each group
+ * cut into enough chunks to keep the workers busy.
  */
 int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, unsigned shard_i,
 	       unsigned shard_n, struct sweep_plan *plan, struct err *e)
@@ -165,7 +227,8 @@ int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, uns
 	int rc = 0;
 
 	memset(plan, 0, sizeof(*plan));
-	plan->tasks = calloc(groups * (per_input / SWEEP_GROUP_MAX + 1) + 1, sizeof(*plan->tasks));
+	plan->tasks = calloc(groups * KERNEL_NR * (per_input / SWEEP_GROUP_MAX + 1) + 1,
+			     sizeof(*plan->tasks));
 	if (!ids || !todo || !plan->tasks)
 		rc = POOL_EHOST;
 	for (size_t in = 0; in < sw->ninputs && !rc; in++)
@@ -192,8 +255,8 @@ int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, uns
 				}
 				free(f);
 			}
-			if (!rc && plan_chunks(plan, todo, nt, r))
-				rc = POOL_EHOST;
+			if (!rc)
+				rc = plan_input(sw, plan, todo, nt, r, self, e);
 		}
 	if (rc == POOL_EHOST)
 		err_host(e, "mmusim", 0, 0, "out of memory");

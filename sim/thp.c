@@ -122,6 +122,7 @@ int thp_init(struct sim *s)
 	memset(t, 0, sizeof(*t));
 	t->huge_zero_pfn = PFN_NONE;
 	t->zero_pfn = PFN_NONE;
+	t->run_head = PFN_NONE;
 	t->folio = calloc((s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
 	if (!t->folio)
 		return -1;
@@ -305,6 +306,30 @@ oom:
 	return sim_oom(s, va);
 }
 
+int thp_huge_zero_wp(struct sim *s, struct vma *v, vaddr_t va)
+{
+	vaddr_t h = va & ~(PMD_SIZE - 1);
+	pfn_t pfn;
+
+	/* vma_alloc_anon_folio_pmd(): the fault's gfp; a failure is counted there */
+	pfn = thp_alloc_huge(s, fault_gfp(s, v));
+	if (pfn == PFN_NONE) {
+		s->st.thp_fault_fallback++;
+		return 0;
+	}
+	/* pmdp_huge_clear_flush() of the zero PMD; the table deposited with it stays */
+	pt_unmap_range(&s->pt, h, h + PMD_SIZE, false, NULL, NULL);
+	s->thp.nr_zero_pmds--;
+	sim_flush_tlb_range(s, h, h + PMD_SIZE); /* flush_pmd_tlb_range(): 512 > 33, a full flush */
+	/* map_anon_folio_pmd(): writable, zeroed, counted as a fault allocation */
+	if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE))
+		return sim_oom(s, va);
+	thp_folio_new(s, pfn, h);
+	s->st.thp_fault_alloc++;
+	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
+	return 1;
+}
+
 /* --- splitting ------------------------------------------------------------ */
 
 void thp_split_pmd_at(struct sim *s, vaddr_t va)
@@ -368,10 +393,47 @@ static void deferred_del(struct sim *s, pfn_t head)
 	t->folio[head >> HPAGE_PMD_ORDER].flags &= ~FOLIO_DEFERRED;
 }
 
+void thp_rmap_run_end(struct sim *s)
+{
+	struct thp_state *t = &s->thp;
+	pfn_t head = t->run_head;
+
+	if (head == PFN_NONE)
+		return;
+	t->run_head = PFN_NONE;
+	/* __folio_remove_rmap(): partially mapped after the run, and not queued yet */
+	if (t->folio[head >> HPAGE_PMD_ORDER].nr_mapped &&
+	    !(t->folio[head >> HPAGE_PMD_ORDER].flags & FOLIO_DEFERRED))
+		deferred_add(s, head);
+}
+
+void thp_rmap_batching(struct sim *s, bool batched)
+{
+	thp_rmap_run_end(s);
+	s->thp.rmap_batched = batched;
+}
+
+/* A PTE of the folio at @head, page @pfn at @va, is going: does it extend the open run? */
+static void rmap_run_step(struct sim *s, pfn_t head, vaddr_t va, pfn_t pfn)
+{
+	struct thp_state *t = &s->thp;
+
+	/* folio_pte_batch(): consecutive pages of one folio, within one page table */
+	if (t->run_head != head || t->run_next_pfn != pfn || t->run_next_va != va ||
+	    !(va & (PMD_SIZE - 1))) {
+		thp_rmap_run_end(s);
+		t->run_head = head;
+	}
+	t->run_next_pfn = pfn + 1;
+	t->run_next_va = va + PAGE_SIZE;
+}
+
 void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	struct thp_state *t = &s->thp;
 
+	if (ps != PS_4K || !thp_is_folio(s, pfn))
+		thp_rmap_run_end(s);
 	if (ps == PS_2M) {
 		if (pfn == t->huge_zero_pfn) {
 			t->nr_zero_pmds--;
@@ -404,6 +466,8 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		unsigned i = (unsigned)(pfn - head);
 
 		BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
+		if (t->rmap_batched)
+			rmap_run_step(s, head, va, pfn);
 		f->mapped[i / 64] &= ~(1ULL << (i % 64));
 		s->rmap[pfn] = 0;
 		f->nr_mapped--;
@@ -414,7 +478,9 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 			lru_del(&s->lru, head, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&s->buddy, head, HPAGE_PMD_ORDER);
-		} else if (!(f->flags & FOLIO_DEFERRED)) {
+			if (t->run_head == head)
+				t->run_head = PFN_NONE; /* nothing left to queue */
+		} else if (!t->rmap_batched && !(f->flags & FOLIO_DEFERRED)) {
 			deferred_add(s, head); /* deferred_split_folio() on a partial unmap */
 		}
 		return;

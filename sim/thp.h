@@ -35,6 +35,11 @@ struct thp_state {
 	size_t nr_deferred, cap_deferred;
 	uint64_t nr_zero_ptes;  /* PTEs mapping the 4K zero page */
 	uint64_t nr_zero_pmds;  /* PMDs mapping the huge zero page */
+	/* the run of PTEs of one folio a batched zap is removing (thp_rmap_batching()) */
+	bool rmap_batched;      /* runs on: rmap removal per run, not per PTE */
+	pfn_t run_head;         /* the folio of the open run; PFN_NONE: none */
+	pfn_t run_next_pfn;     /* the frame and address that continue it */
+	vaddr_t run_next_va;
 	bool mm_registered;  /* khugepaged_enter() has seen this mm */
 };
 
@@ -46,6 +51,14 @@ void thp_destroy(struct sim *s);
  * if it mapped a huge (or huge zero) PMD, 0 to fall back to a 4K PTE, -1 on error.
  */
 int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write);
+
+/*
+ * do_huge_zero_wp_pmd() (Linux 6.13+, os.kernel): a store to the huge zero PMD
+ * at @va in @v replaces it with a fresh PMD-mapped THP (thp_fault_alloc).
+ * Returns 1 if it did, 0 when the allocation failed (thp_fault_fallback; the
+ * caller splits the zero PMD instead), -1 on error.
+ */
+int thp_huge_zero_wp(struct sim *s, struct vma *v, vaddr_t va);
 
 /* khugepaged_enter_vma(): register the mm with khugepaged (once). */
 void thp_register(struct sim *s);
@@ -63,6 +76,21 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va);
  * a zero page nowhere. @ps is the leaf's size, @va its address.
  */
 void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn);
+
+/*
+ * How the zap that follows removes the reverse mappings of PTE-mapped THPs.
+ * @batched false: one PTE at a time (page_remove_rmap(), Linux up to 6.8): the
+ * first PTE of a folio that leaves others mapped queues it for deferred split,
+ * even when the same zap unmaps the rest. @batched true: per run of PTEs that
+ * map consecutive pages of one folio within one page table (zap_present_ptes()
+ * with folio_pte_batch(), folio_remove_rmap_ptes(), 6.9+): the folio is queued
+ * only if it is still partly mapped after the run. Ends any open run. The
+ * caller turns batching off after the zap (thp_rmap_batching(s, false)).
+ */
+void thp_rmap_batching(struct sim *s, bool batched);
+
+/* A leaf that is no THP subpage (a swap entry, a 1G page) ends the open run. */
+void thp_rmap_run_end(struct sim *s);
 
 /*
  * split_huge_page() of the PTE-mapped THP at @head: its mapped subpages become

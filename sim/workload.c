@@ -65,14 +65,17 @@
  * MAP_PRIVATE|MAP_ANONYMOUS, fd -1) of S bytes rounded up to 4 KiB, placed
  * top-down from a fixed mmap_base of 0x7f0000000000 as Linux's top-down
  * allocator does (arch_get_unmapped_area_topdown: the highest gap below
- * mmap_base), with no randomisation. A mapping of 2 MiB or more is aligned
- * to 2 MiB: Linux 6.7+ (efa7df3e3bb5 "mm: align larger anonymous mappings
- * on THP boundaries", reference §1d) pads the request by 2 MiB and, since
- * 96204e15310c ("mm: thp_get_unmapped_area must honour topdown
- * preference", 6.8, also in 6.7 stable), keeps the aligned start closest to
- * the top, which makes the result align_down(top - len, 2 MiB). Not
- * modelled: d4148aeab412 (6.12) later limited that alignment to lengths
- * that are multiples of 2 MiB. All mmap (and madvise) events come first.
+ * mmap_base), with no randomisation. Whether the start is 2 MiB aligned
+ * depends on the kernel (os.kernel; the mappings have no address hint, so
+ * __get_unmapped_area() may pick): 6.6 aligns nothing; 6.7 (efa7df3e3bb5 "mm:
+ * align larger anonymous mappings on THP boundaries", reference §1d) aligns
+ * every length of 2 MiB or more; since d4148aeab412 ("mm, mmap: limit THP
+ * alignment of anonymous mappings to PMD-aligned sizes", 6.12) only lengths
+ * that are a multiple of 2 MiB go through thp_get_unmapped_area_vmflags().
+ * That pads the request by 2 MiB and, since 96204e15310c ("mm:
+ * thp_get_unmapped_area must honour topdown preference", 6.8, also in 6.7
+ * stable), keeps the aligned start closest to the top, which makes the result
+ * align_down(top - len, 2 MiB). All mmap (and madvise) events come first.
  *
  * Instruction counts: the R_INSNS sizes are the loop bodies gcc 12.2 -O2
  * -fno-tree-vectorize emits on x86-64 for the loops above written in C
@@ -211,6 +214,7 @@ struct wl_reader {
 	uint64_t map_len[WL_MAPS_MAX];
 	unsigned nmaps;
 	bool madvise;
+	enum os_kernel kernel; /* whose mmap placement (wl_map()) */
 
 	uint32_t *order;             /* chase: the line visited at each step of a lap */
 	uint32_t *page_of_rank;      /* zipf: rank - 1 -> page */
@@ -305,7 +309,7 @@ static int wl_parse_params(enum wl_kind k, const char *s, struct wl_params *p, s
 
 /*
  * Place a mapping of @len bytes below the lowest one so far (top-down from
- * WL_MMAP_BASE; 2 MiB aligned when @len >= 2 MiB) and record it.
+ * WL_MMAP_BASE; 2 MiB aligned when the kernel aligns that length) and record it.
  */
 static int wl_map(struct wl_reader *w, uint64_t len, struct err *e)
 {
@@ -318,7 +322,7 @@ static int wl_map(struct wl_reader *w, uint64_t len, struct err *e)
 	if (len > WL_MMAP_BASE || ((len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) > top - WL_MMAP_MIN)
 		goto nospace;
 	len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	align = len >= PMD_SIZE ? PMD_SIZE : PAGE_SIZE;
+	align = kernel_thp_aligns_mmap(w->kernel, len) ? PMD_SIZE : PAGE_SIZE;
 	addr = (top - len) & ~(align - 1);
 	if (addr < WL_MMAP_MIN)
 		goto nospace;
@@ -753,12 +757,19 @@ int workload_check(const char *spec, struct err *e)
 	struct wl_reader w;
 
 	memset(&w, 0, sizeof(w));
+	w.kernel = KERNEL_DEFAULT;
 	if (wl_parse(spec, &w.kind, &p, e))
 		return -1;
 	return wl_setup(&w, &p, 0, false, e);
 }
 
 struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *e)
+{
+	return workload_open_kernel(spec, seed, KERNEL_DEFAULT, e);
+}
+
+struct trace_reader *workload_open_kernel(const char *spec, uint64_t seed, enum os_kernel kernel,
+					  struct err *e)
 {
 	struct wl_params p;
 	struct wl_reader *w;
@@ -772,6 +783,7 @@ struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *
 		return NULL;
 	}
 	w->kind = k;
+	w->kernel = kernel;
 	w->phase = PH_EVENTS;
 	if (wl_setup(w, &p, seed, true, e)) {
 		wl_close(&w->head);

@@ -7,6 +7,7 @@
 #ifndef MMUSIM_WORKLOAD_H
 #define MMUSIM_WORKLOAD_H
 
+#include "config.h"
 #include "trace.h"
 
 /*
@@ -15,6 +16,14 @@
  * ("-w: unknown workload 'x'", "-w: stream: unknown parameter 'foo'", ...).
  */
 struct trace_reader *workload_open(const char *spec, uint64_t seed, struct err *e);
+
+/*
+ * The same for the kernel release @kernel (os.kernel), whose mmap placement the
+ * workload's mappings get (workload.c, "Address layout"); workload_open() is
+ * this with KERNEL_DEFAULT.
+ */
+struct trace_reader *workload_open_kernel(const char *spec, uint64_t seed, enum os_kernel kernel,
+					  struct err *e);
 
 /*
  * Check @spec as workload_open() does -- the same errors, in the same order --

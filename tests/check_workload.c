@@ -239,11 +239,15 @@ START_TEST(test_layout)
 	struct os_event ev[6];
 	struct run r;
 
-	/* >= 2 MiB: each mapping 2 MiB aligned, as high as fits below the last. */
+	/*
+	 * The default kernel (6.18) aligns only lengths that are a multiple of 2 MiB
+	 * (d4148aeab412): 3 MiB mappings pack page-aligned. (6.8 aligned them: see
+	 * tests/check_versions.c, which this case used to show before os.kernel.)
+	 */
 	ck_assert_uint_eq(first_events("stream:size=3M", ev, 6), 3);
-	check_mmap(&ev[0], 0x7effffc00000ULL, 3 << 20);
-	check_mmap(&ev[1], 0x7effff800000ULL, 3 << 20);
-	check_mmap(&ev[2], 0x7effff400000ULL, 3 << 20);
+	check_mmap(&ev[0], 0x7effffd00000ULL, 3 << 20);
+	check_mmap(&ev[1], 0x7effffa00000ULL, 3 << 20);
+	check_mmap(&ev[2], 0x7effff700000ULL, 3 << 20);
 	/* Multiples of 2 MiB pack without holes. */
 	ck_assert_uint_eq(first_events("stream:size=64M", ev, 6), 3);
 	check_mmap(&ev[0], MMAP_BASE - (64ULL << 20), 64 << 20);
@@ -256,9 +260,9 @@ START_TEST(test_layout)
 	ck_assert_uint_eq(first_events("stream:size=2097144", ev, 6), 3);
 	check_mmap(&ev[0], MMAP_BASE - (2 << 20), 2 << 20);
 	check_mmap(&ev[1], MMAP_BASE - (4 << 20), 2 << 20);
-	/* 5 MiB + 4 KiB: aligned down to the 2 MiB boundary below top - len. */
+	/* 5 MiB + 4 KiB: not a multiple of 2 MiB, so not aligned (6.18; see above). */
 	ck_assert_uint_eq(first_events("stride:size=5246976,stride=4096", ev, 6), 1);
-	check_mmap(&ev[0], MMAP_BASE - (6 << 20), 5246976);
+	check_mmap(&ev[0], MMAP_BASE - 5246976, 5246976);
 	/* Below 2 MiB: 4 KiB alignment, so a 1 MiB + 4 KiB array is not 2 MiB aligned. */
 	ck_assert_uint_eq(first_events("stream:size=1052672", ev, 6), 3);
 	check_mmap(&ev[0], MMAP_BASE - 1052672, 1052672);
