@@ -1,0 +1,31 @@
+/*
+ * mmusim_roi.h - a region of interest for `mmusim capture`: a program marks
+ * what it wants traced.
+ *
+ *   #include <mmusim_roi.h>
+ *   ...setup...
+ *   MMUSIM_ROI_BEGIN();
+ *   ...the part to simulate...
+ *   MMUSIM_ROI_END();
+ *
+ * Under mmusim's Valgrind tool (`mmusim capture`, the default), memory
+ * references are recorded only between BEGIN and END once the program has
+ * used either (mapping system calls are recorded throughout, the replay needs
+ * them); the first BEGIN also sets aside --skip-insns/--max-insns. Natively,
+ * and under any other Valgrind tool (lackey), the macros do nothing and cost a
+ * few instructions (Valgrind's client-request sequence, valgrind.h).
+ */
+#ifndef MMUSIM_ROI_H
+#define MMUSIM_ROI_H
+
+#include <valgrind/valgrind.h>
+
+enum {
+	MMUSIM_USERREQ_ROI_BEGIN = VG_USERREQ_TOOL_BASE('M', 'M'),
+	MMUSIM_USERREQ_ROI_END,
+};
+
+#define MMUSIM_ROI_BEGIN() VALGRIND_DO_CLIENT_REQUEST_STMT(MMUSIM_USERREQ_ROI_BEGIN, 0, 0, 0, 0, 0)
+#define MMUSIM_ROI_END() VALGRIND_DO_CLIENT_REQUEST_STMT(MMUSIM_USERREQ_ROI_END, 0, 0, 0, 0, 0)
+
+#endif
