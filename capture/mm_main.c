@@ -35,8 +35,11 @@
  * totals, for the capture's progress line.
  *
  * Options: --out-fd=N (required: where the frames go), --skip-insns=N,
- * --max-insns=N (a region of interest by instruction count), and the client
- * requests of include/mmusim_roi.h. A forked child stops writing (its
+ * --max-insns=N (a region of interest by instruction count, exact to the
+ * instruction), --roi=yes (nothing is recorded until the program's
+ * MMUSIM_ROI_BEGIN(), include/mmusim_roi.h; without it, the requests still
+ * stop and restart the recording). A ROI record (the instructions skipped so
+ * far) marks each start of recording after a pause. A forked child stops writing (its
  * buffer is dropped: the parent writes what it held); the parent's stream
  * notes the fork (FORK record with the child's pid).
  *
@@ -70,6 +73,7 @@
  */
 extern Int VG_(safe_fd)(Int oldfd);
 extern Bool VG_(resolve_filename)(Int fd, const HChar **buf);
+extern Addr VG_(brk_base); /* pub_core_clientstate.h: where the client's break starts */
 
 #define MM_ARGS 5      /* data addresses per helper call (amd64 dirty calls take 6 arguments) */
 #define MM_GROUP 128   /* references per group at most */
@@ -99,13 +103,15 @@ struct mm_group {
 
 static Long clo_fd = -1;
 static Long clo_skip, clo_max;
+static Bool clo_roi;     /* --roi=yes: record only between the program's ROI client requests */
 static Int out_fd = -1;
 static UChar *buf;       /* frame header room, then the stream */
 static UInt blen;        /* bytes in buf, header included */
 static Addr expect[2];
 static ULong n_insns, n_refs, n_recs, n_seen;
 static Bool recording;   /* inside the region of interest */
-static Bool roi_client;  /* the program used MMUSIM_ROI_BEGIN: it decides */
+static Bool roi_client;  /* the program used MMUSIM_ROI_BEGIN/END: it decides */
+static Bool roi_done;    /* --max-insns reached */
 static Bool started;     /* the initial mappings are written */
 static ThreadId cur_tid;
 
@@ -177,17 +183,51 @@ static inline UChar *put_ref(UChar *p, Addr a, UInt size, UInt kind)
 
 /* ---------------------------------------------------------------- helper */
 
-static void roi_check(void);
+static void put_u(UInt tag, ULong v);
+
+/*
+ * The group outside the plain case: before the region of interest (counting
+ * the instructions skipped, starting at exactly --skip-insns), with
+ * --max-insns (stopping at exactly that many), or after the region.
+ */
+static void mm_group_roi(struct mm_group *g, const Addr *arg)
+{
+	for (UInt i = 0; i < g->n; i++) {
+		const struct mm_ent *e = &g->e[i];
+
+		if (e->kind == K_I) {
+			if (!recording && !roi_client && !roi_done && n_seen >= (ULong)clo_skip) {
+				recording = True;
+				if (clo_skip)
+					put_u(T_ROI, n_seen);
+			}
+			if (recording && clo_max && !roi_client && n_insns >= (ULong)clo_max) {
+				recording = False;
+				roi_done = True;
+			}
+			if (!recording) {
+				n_seen++;
+				continue;
+			}
+			blen = (UInt)(put_ref(room(), e->addr, e->size, K_I) - buf);
+			n_insns++;
+		} else if (recording) {
+			blen = (UInt)(put_ref(room(), arg[e->arg], e->size, e->kind) - buf);
+		} else {
+			continue;
+		}
+		n_refs++;
+		n_recs++;
+	}
+}
 
 static VG_REGPARM(0) void mm_group(struct mm_group *g, Addr a0, Addr a1, Addr a2, Addr a3, Addr a4)
 {
 	Addr arg[MM_ARGS] = { a0, a1, a2, a3, a4 };
 	UChar *p;
 
-	if (!recording) {
-		for (UInt i = 0; i < g->n; i++)
-			n_seen += g->e[i].kind == K_I;
-		roi_check();
+	if (!recording || clo_max) {
+		mm_group_roi(g, arg);
 		return;
 	}
 	p = room();
@@ -204,8 +244,6 @@ static VG_REGPARM(0) void mm_group(struct mm_group *g, Addr a0, Addr a1, Addr a2
 	n_refs += g->n;
 	n_recs += g->n;
 	blen = (UInt)(p - buf);
-	if (clo_max && n_insns >= (ULong)clo_max && !roi_client)
-		recording = False;
 }
 
 /* ---------------------------------------------------------------- records */
@@ -352,7 +390,7 @@ static void put_initial_maps(ThreadId tid)
 			flags |= 0x20; /* MAP_ANONYMOUS */
 			if (sp >= s->start && sp <= s->end)
 				name = "[stack]", flags |= 0x20000 /* MAP_STACK */;
-			else if (s->isCH)
+			else if (s->isCH || s->start == VG_(brk_base))
 				name = "[heap]";
 			else if (br)
 				name = br, nl = bl;
@@ -392,32 +430,21 @@ static void mm_start_client(ThreadId tid, ULong blocks)
 
 /* ---------------------------------------------------------------- ROI */
 
-static void roi_check(void)
-{
-	if (roi_client)
-		return;
-	if (n_seen >= (ULong)clo_skip && (!clo_max || n_insns < (ULong)clo_max) && !recording &&
-	    n_insns == 0) {
-		recording = True;
-		if (clo_skip)
-			put_u(T_ROI, n_seen);
-	}
-}
-
 static Bool mm_client_request(ThreadId tid, UWord *arg, UWord *ret)
 {
 	(void)tid;
 	if (!VG_IS_TOOL_USERREQ('M', 'M', arg[0]))
 		return False;
 	if (arg[0] == MMUSIM_USERREQ_ROI_BEGIN) {
-		roi_client = True;
-		if (!recording) {
-			recording = True;
+		if (!recording)
 			put_u(T_ROI, n_seen);
-		}
+		roi_client = True;
+		recording = True;
+		clo_max = 0;
 	} else if (arg[0] == MMUSIM_USERREQ_ROI_END) {
 		roi_client = True;
 		recording = False;
+		clo_max = 0;
 	} else {
 		return False;
 	}
@@ -707,6 +734,7 @@ static Bool mm_option(const HChar *arg)
 	if VG_INT_CLO(arg, "--out-fd", clo_fd) {}
 	else if VG_INT_CLO(arg, "--skip-insns", clo_skip) {}
 	else if VG_INT_CLO(arg, "--max-insns", clo_max) {}
+	else if VG_BOOL_CLO(arg, "--roi", clo_roi) {}
 	else
 		return False;
 	return True;
@@ -716,7 +744,8 @@ static void mm_usage(void)
 {
 	VG_(printf)("    --out-fd=N         write the framed mtr stream to descriptor N\n"
 		    "    --skip-insns=N     start recording after N instructions [0]\n"
-		    "    --max-insns=N      stop recording after N instructions [0: no limit]\n");
+		    "    --max-insns=N      stop recording after N instructions [0: no limit]\n"
+		    "    --roi=yes|no       record only between MMUSIM_ROI_BEGIN() and END() [no]\n");
 }
 
 static void mm_debug_usage(void)
@@ -727,14 +756,15 @@ static void mm_post_clo_init(void)
 {
 	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
 
-	if (clo_fd < 0)
-		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N\n");
+	if (clo_fd < 0 || clo_skip < 0 || clo_max < 0)
+		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N (and counts >= 0)\n");
 	out_fd = VG_(safe_fd)((Int)clo_fd);
 	buf = VG_(malloc)("mmusim.buf", MM_BUF);
 	blen = MM_FRAME;
 	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
 	blen += sizeof(hdr);
-	recording = clo_skip == 0;
+	recording = clo_skip == 0 && !clo_roi;
+	roi_client = clo_roi;
 	VG_(atfork)(NULL, NULL, mm_fork_child);
 }
 

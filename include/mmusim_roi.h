@@ -8,10 +8,11 @@
  *   ...the part to simulate...
  *   MMUSIM_ROI_END();
  *
- * Under mmusim's Valgrind tool (`mmusim capture`, the default), memory
- * references are recorded only between BEGIN and END once the program has
- * used either (mapping system calls are recorded throughout, the replay needs
- * them); the first BEGIN also sets aside --skip-insns/--max-insns. Natively,
+ * Under mmusim's Valgrind tool (`mmusim capture`, the default) with --roi,
+ * memory references are recorded only between BEGIN and END (mapping system
+ * calls are recorded throughout: the replay needs them); without --roi, the
+ * recording runs from the start, END pauses it and BEGIN resumes it. BEGIN and
+ * END set aside --skip-insns/--max-insns. Natively,
  * and under any other Valgrind tool (lackey), the macros do nothing and cost a
  * few instructions (Valgrind's client-request sequence, valgrind.h).
  */

@@ -597,7 +597,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 
 	while (argv[argc])
 		argc++;
-	vargv = calloc(argc + 10, sizeof(*vargv));
+	vargv = calloc(argc + 12, sizeof(*vargv));
 	if (!vargv || (c->mm && !(envp = cap_env(c->vglib)))) {
 		free(vargv);
 		return err_host(e, "capture", 0, 0, "out of memory");
@@ -632,6 +632,8 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 				 (unsigned long long)c->o->skip_insns);
 			vargv[i++] = skip;
 		}
+		if (c->o->roi)
+			vargv[i++] = (char *)"--roi=yes";
 		if (c->o->max_insns) {
 			snprintf(max, sizeof(max), "--max-insns=%llu",
 				 (unsigned long long)c->o->max_insns);

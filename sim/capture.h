@@ -52,6 +52,7 @@ struct capture_opts {
 	const char *tool;     /* "mmusim" (NULL: the default) or "lackey" */
 	uint64_t skip_insns;  /* mmusim tool: record from this instruction on */
 	uint64_t max_insns;   /* mmusim tool: record at most this many (0: all) */
+	bool roi;             /* mmusim tool: record only between MMUSIM_ROI_BEGIN() and END() */
 	bool keep_on_failure; /* a program exiting non-zero keeps its trace (a warning on stderr) */
 	bool progress;        /* once a second on stderr: instructions, references, bytes, rate */
 	const char *tool_dir; /* the VALGRIND_LIB holding mmusim-amd64-linux; NULL: search */
@@ -59,7 +60,7 @@ struct capture_opts {
 
 /*
  * capture_run_stats() with @o: tool "mmusim" runs `valgrind -q
- * --tool=mmusim --out-fd=N [--skip-insns=N] [--max-insns=N] -- PROGRAM ARGS`
+ * --tool=mmusim --out-fd=N [--skip-insns=N] [--max-insns=N] [--roi=yes] -- PROGRAM ARGS`
  * with VALGRIND_LIB set to the directory holding the tool (o->tool_dir; else
  * $MMUSIM_VALGRIND_LIB; else valgrind/ beside the mmusim binary, as `make`
  * builds it; else ../lib/mmusim/valgrind from it, as `make install` puts it)

@@ -394,13 +394,14 @@ static void capture_summary(const char *out, const struct capture_opts *o,
 
 static int cmd_capture(int argc, char **argv)
 {
-	enum { O_TOOL = 256, O_SKIP, O_MAX, O_KEEP };
+	enum { O_TOOL = 256, O_SKIP, O_MAX, O_KEEP, O_ROI };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "tool", required_argument, NULL, O_TOOL },
 		{ "skip-insns", required_argument, NULL, O_SKIP },
 		{ "max-insns", required_argument, NULL, O_MAX },
 		{ "keep-on-failure", no_argument, NULL, O_KEEP },
+		{ "roi", no_argument, NULL, O_ROI },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -426,12 +427,14 @@ static int cmd_capture(int argc, char **argv)
 			o.max_insns = capture_count("--max-insns", optarg);
 		else if (c == O_KEEP)
 			o.keep_on_failure = true;
+		else if (c == O_ROI)
+			o.roi = true;
 	}
 	if (strcmp(o.tool, "mmusim") && strcmp(o.tool, "lackey"))
 		die_usage("capture: unknown --tool '%s' (mmusim or lackey)", o.tool);
-	if (!strcmp(o.tool, "lackey") && (o.skip_insns || o.max_insns))
+	if (!strcmp(o.tool, "lackey") && (o.skip_insns || o.max_insns || o.roi))
 		die_usage("capture: %s needs --tool=mmusim", o.skip_insns ? "--skip-insns" :
-			  "--max-insns");
+			  o.max_insns ? "--max-insns" : "--roi");
 	if (optind < argc && strcmp(argv[optind - 1], "--"))
 		die_usage("capture: unexpected argument '%s' (PROGRAM goes after --)", argv[optind]);
 	if (optind >= argc)
