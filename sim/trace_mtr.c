@@ -2,7 +2,7 @@
  * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
  *
  * A compact binary record stream (byte-exact specification in traces/README.md):
- *   header   "\x89MTR\r\n\x1a\n", u16 version (1), u16 flags (0), u32 reserved (0)
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1 or 2), u16 flags (0), u32 reserved (0)
  *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
  *            [varint size, when the tag's size is 0]
  *            form 0: nothing; the address is the stream's predicted address
@@ -10,6 +10,11 @@
  *            form 2: the address, 7 bytes little-endian
  *   control  0xc0 END varint(number of records); 0xc1 EVENT (kind + 9 fields);
  *            0xc2 INSNS varint(count)
+ *   version 2 (mmusim's Valgrind tool, capture/mm_main.c): 0xc3 MAP (an initial
+ *            mapping), 0xc4 THREAD, 0xc5 FILE (after an mmap EVENT: the file),
+ *            0xc6 FORK, 0xc7 ROI. They add no record to a batch: the mappings
+ *            and files go to the reader's tables (trace.h), the rest to counters.
+ *            The writer writes version 1.
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -393,6 +398,7 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		o->line = (unsigned long)f[8];
 		o->off = 0;
 		o->file = 0;
+		o->thread = m->head.thread;
 		if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
 			/* The file behind it, decoded with it: a batch never separates them. */
 			p++;
