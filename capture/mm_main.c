@@ -39,9 +39,11 @@
  * instruction), --roi=yes (nothing is recorded until the program's
  * MMUSIM_ROI_BEGIN(), include/mmusim_roi.h; without it, the requests still
  * stop and restart the recording). A ROI record (the instructions skipped so
- * far) marks each start of recording after a pause. A forked child stops writing (its
- * buffer is dropped: the parent writes what it held); the parent's stream
- * notes the fork (FORK record with the child's pid).
+ * far) marks each start of recording after a pause. A forked child stops
+ * writing to the parent's stream (its copy of the buffer is dropped: the
+ * parent writes what it held); the parent's stream notes the fork (a FORK
+ * record with the child's pid); with --fork-out=PREFIX the child writes its
+ * own PREFIX.PID.mtr (mm_fork_child()), removed if the child execs.
  *
  * Left out: a failed mapping system call is not recorded (the replay drops
  * them, as the lackey reader does); thread ids are Valgrind's (1 = the main
@@ -104,6 +106,9 @@ struct mm_group {
 static Long clo_fd = -1;
 static Long clo_skip, clo_max;
 static Bool clo_roi;     /* --roi=yes: record only between the program's ROI client requests */
+static const HChar *clo_fork_out; /* --fork-out=PREFIX: a forked child writes PREFIX.PID.mtr */
+static Bool raw_out;     /* a forked child: plain mtr to its own file, no frames */
+static HChar child_path[4200], child_tmp[4300];
 static Int out_fd = -1;
 static UChar *buf;       /* frame header room, then the stream */
 static UInt blen;        /* bytes in buf, header included */
@@ -125,6 +130,8 @@ static void out_flush(void)
 	*(UInt *)(buf + 4) = len;
 	*(ULong *)(buf + 8) = n_insns;
 	*(ULong *)(buf + 16) = n_refs;
+	if (raw_out)
+		off = MM_FRAME;
 	while (off < blen) {
 		Int r = VG_(write)(out_fd, buf + off, (Int)(blen - off));
 
@@ -456,7 +463,13 @@ static Bool mm_client_request(ThreadId tid, UWord *arg, UWord *ret)
 
 static void mm_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
-	(void)tid, (void)no, (void)args, (void)nargs;
+	(void)tid, (void)args, (void)nargs;
+	if (no == __NR_execve && raw_out && out_fd >= 0) {
+		/* A forked child that runs another program: not traced (--trace-children=no). */
+		VG_(close)(out_fd);
+		VG_(unlink)(child_tmp);
+		out_fd = -1;
+	}
 }
 
 /* FILE: the identity behind @fd (device, inode, the mmap's offset, path), after its mmap event. */
@@ -526,14 +539,40 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 
 /* ---------------------------------------------------------------- fork */
 
+/*
+ * A forked child: the parent writes what the buffer held. With --fork-out the
+ * child starts a trace of its own, PREFIX.PID.mtr (not compressed: the tool has
+ * no compressor), written as PREFIX.PID.mtr.tmp and renamed at its exit; its
+ * initial mappings are the address space it inherited.
+ */
 static void mm_fork_child(ThreadId tid)
 {
-	(void)tid;
-	/* The parent writes what the buffer held; this process writes nothing. */
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
+	SysRes r;
+
 	if (out_fd >= 0)
 		VG_(close)(out_fd);
 	out_fd = -1;
 	blen = MM_FRAME;
+	if (!clo_fork_out || VG_(strlen)(clo_fork_out) > 4000)
+		return;
+	VG_(sprintf)(child_path, "%s.%d.mtr", clo_fork_out, VG_(getpid)());
+	VG_(sprintf)(child_tmp, "%s.tmp", child_path);
+	r = VG_(open)(child_tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0644);
+	if (sr_isError(r)) {
+		VG_(umsg)("mmusim: cannot create %s: the child is not traced\n", child_tmp);
+		return;
+	}
+	out_fd = VG_(safe_fd)((Int)sr_Res(r));
+	raw_out = True;
+	expect[0] = expect[1] = 0;
+	n_insns = n_refs = n_recs = 0;
+	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
+	blen += sizeof(hdr);
+	put_initial_maps(tid);
+	started = True;
+	cur_tid = tid;
+	put_u(T_THREAD, tid);
 }
 
 /* ---------------------------------------------------------------- instrumentation */
@@ -735,6 +774,7 @@ static Bool mm_option(const HChar *arg)
 	else if VG_INT_CLO(arg, "--skip-insns", clo_skip) {}
 	else if VG_INT_CLO(arg, "--max-insns", clo_max) {}
 	else if VG_BOOL_CLO(arg, "--roi", clo_roi) {}
+	else if VG_STR_CLO(arg, "--fork-out", clo_fork_out) {}
 	else
 		return False;
 	return True;
@@ -745,7 +785,8 @@ static void mm_usage(void)
 	VG_(printf)("    --out-fd=N         write the framed mtr stream to descriptor N\n"
 		    "    --skip-insns=N     start recording after N instructions [0]\n"
 		    "    --max-insns=N      stop recording after N instructions [0: no limit]\n"
-		    "    --roi=yes|no       record only between MMUSIM_ROI_BEGIN() and END() [no]\n");
+		    "    --roi=yes|no       record only between MMUSIM_ROI_BEGIN() and END() [no]\n"
+		    "    --fork-out=PREFIX  a forked child writes its own trace PREFIX.PID.mtr\n");
 }
 
 static void mm_debug_usage(void)
@@ -777,6 +818,11 @@ static void mm_fini(Int exitcode)
 	p = put_v(p, n_recs);
 	blen = (UInt)(p - buf);
 	out_flush();
+	if (raw_out && out_fd >= 0) {
+		VG_(close)(out_fd);
+		if (VG_(rename)(child_tmp, child_path))
+			VG_(umsg)("mmusim: cannot rename %s\n", child_tmp);
+	}
 }
 
 static void mm_pre_clo_init(void)

@@ -506,6 +506,28 @@ static const char *cap_failure(const struct capture *c, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * "--fork-out=PREFIX" for mmusim's tool: a forked child writes PREFIX.PID.mtr,
+ * PREFIX being OUT without its compression suffix and ".mtr" (xz.mtr.zst: xz).
+ * Only for a regular file OUT. False if none.
+ */
+static bool cap_fork_prefix(const struct capture *c, char *buf, size_t n)
+{
+	static const char *const sfx[] = { ".zst", ".gz", ".xz", ".mtr" };
+	size_t len;
+
+	if (c->in_place || (size_t)snprintf(buf, n, "--fork-out=%s", c->out) >= n)
+		return false;
+	len = strlen(buf);
+	for (unsigned i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t k = strlen(sfx[i]);
+
+		if (len > k + 11 && !strcmp(buf + len - k, sfx[i]))
+			buf[len -= k] = 0;
+	}
+	return true;
+}
+
 extern char **environ;
 
 /* Our environment with VALGRIND_LIB=@dir (replacing one that is set); NULL if out of memory. */
@@ -591,7 +613,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 {
 	int lp[2], sp[2], werr = 0;
 	size_t argc = 0, i;
-	char logfd[32], skip[48], max[48];
+	char logfd[32], skip[48], max[48], forkout[PATH_MAX + 16];
 	char **vargv, **envp = NULL;
 	ssize_t r;
 
@@ -634,6 +656,8 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 		}
 		if (c->o->roi)
 			vargv[i++] = (char *)"--roi=yes";
+		if (cap_fork_prefix(c, forkout, sizeof(forkout)))
+			vargv[i++] = forkout;
 		if (c->o->max_insns) {
 			snprintf(max, sizeof(max), "--max-insns=%llu",
 				 (unsigned long long)c->o->max_insns);

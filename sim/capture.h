@@ -65,7 +65,10 @@ struct capture_opts {
  * $MMUSIM_VALGRIND_LIB; else valgrind/ beside the mmusim binary, as `make`
  * builds it; else ../lib/mmusim/valgrind from it, as `make install` puts it)
  * and writes mtr version 2, compressed by OUT's suffix; @out NULL means
- * "basename(PROGRAM).mtr.zst". Tool "lackey" is capture_run_stats().
+ * "basename(PROGRAM).mtr.zst". A child the program forks is traced into
+ * PREFIX.PID.mtr (uncompressed; PREFIX: OUT without .zst/.gz/.xz and .mtr;
+ * none when OUT is not a regular file; removed when the child execs), the
+ * parent's trace notes the fork. Tool "lackey" is capture_run_stats().
  * Errors as capture_run_stats(), and "capture: mmusim's Valgrind tool not
  * found (...)".
  */

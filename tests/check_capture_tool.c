@@ -165,6 +165,36 @@ START_TEST(same_counts_as_lackey)
 }
 END_TEST
 
+/*
+ * The forked child's own trace, DIR/maps.PID.mtr: its inherited mappings, then
+ * worker()'s 1000 iterations (a load and a store, or a modify, each) and _exit.
+ */
+static void check_child(void)
+{
+	struct dirent *de;
+	struct counts c;
+	char path[512];
+	int found = 0;
+	DIR *d = opendir(dir);
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "maps.", 5) && strcmp(de->d_name, "maps.mtr") &&
+		    strlen(de->d_name) > 9 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".mtr")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			found++;
+		}
+	closedir(d);
+	ck_assert_int_eq(found, 1);
+	read_trace(path, TF_MTR, &c);
+	ck_assert(c.stack);
+	ck_assert(c.text);
+	ck_assert_uint_ge(c.kind[R_LOAD] + c.kind[R_MODIFY], 1000);
+	ck_assert_uint_ge(c.kind[R_STORE] + c.kind[R_MODIFY], 1000);
+	ck_assert_uint_lt(c.kind[R_IFETCH], 20000);
+	ck_assert_uint_eq(c.forks, 0);
+}
+
 /* What version 2 adds: the initial mappings, the file behind an mmap, the fork. */
 START_TEST(version2_records)
 {
@@ -188,6 +218,7 @@ START_TEST(version2_records)
 	ck_assert_uint_eq(c.file_mmaps, 1);
 	ck_assert_uint_eq(c.forks, 1);
 	ck_assert_uint_eq(c.roi_starts, 0);
+	check_child();
 }
 END_TEST
 
