@@ -219,7 +219,8 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
 
 /*
  * Every record of @tr into the mtr file @out (trace convert, trace gen), then
- * close @tr. 0; -1 with @e (a bad input or output path, a trace error: exit 2);
+ * close @tr. Version 1, or version 2 when @tr has initial mappings (an mtr
+ * version 2 trace): its mappings and the files of its mmap events are kept. 0; -1 with @e (a bad input or output path, a trace error: exit 2);
  * -2 with @e->host (a write failed: exit 1).
  */
 int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e);

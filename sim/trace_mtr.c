@@ -728,6 +728,7 @@ struct mtr_writer {
 	size_t len;
 	vaddr_t expect[2];
 	uint64_t nrec;
+	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
 };
 
 static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const char *arg)
@@ -776,6 +777,49 @@ static unsigned varint_len(uint64_t v)
 		n++;
 	}
 	return n;
+}
+
+static unsigned char *mtr_put_name(unsigned char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > MTR_PATH_MAX)
+		n = MTR_PATH_MAX;
+	p = put_varint(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * Version 2 from @src (a reader of version 2 with its initial mappings):
+ * write its mappings now, and the file of each mmap event with the event.
+ * Called right after mtr_writer_open(). Thread switches, forks and region
+ * starts are not carried over (the reader keeps only their counts).
+ */
+static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
+{
+	w->buf[8] = 2; /* the header is still in the buffer */
+	w->src = src;
+	for (size_t i = 0; i < src->nmaps; i++) {
+		const struct trace_map *m = &src->maps[i];
+		unsigned char *p;
+
+		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
+			return -1;
+		p = w->buf + w->len;
+		*p++ = MTR_TAG_MAP;
+		p = put_varint(p, m->start);
+		p = put_varint(p, m->len);
+		p = put_varint(p, m->prot);
+		p = put_varint(p, m->flags);
+		p = put_varint(p, m->dev);
+		p = put_varint(p, m->ino);
+		p = put_varint(p, m->off);
+		p = mtr_put_name(p, m->name);
+		w->len = (size_t)(p - w->buf);
+		w->nrec++;
+	}
+	return 0;
 }
 
 static void mtr_w_free(struct mtr_writer *w)
@@ -906,6 +950,17 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 			p = put_varint(p, o->new_addr);
 			p = put_varint(p, o->new_len);
 			p = put_varint(p, o->line);
+			if (w->src && o->kind == EV_MMAP && o->file && o->file <= w->src->nfiles) {
+				const struct trace_file *f = &w->src->files[o->file - 1];
+
+				/* Room: MTR_WBUF keeps MTR_MAXREC free, and event + FILE fit in it. */
+				*p++ = MTR_TAG_FILE;
+				p = put_varint(p, f->dev);
+				p = put_varint(p, f->ino);
+				p = put_varint(p, o->off);
+				p = mtr_put_name(p, f->path);
+				w->nrec++;
+			}
 			break;
 		}
 		default:
@@ -954,6 +1009,11 @@ int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e)
 	struct trace_batch b;
 	int n = 0;
 
+	if (w && tr->nmaps && mtr_writer_v2(w, tr, e)) {
+		mtr_writer_close(w, false, NULL);
+		trace_close(tr);
+		return e->host ? -2 : -1;
+	}
 	if (w) {
 		while ((n = trace_next(tr, &b, e)) > 0)
 			if (mtr_writer_put(w, &b, e))

@@ -219,6 +219,24 @@ START_TEST(version2_records)
 	ck_assert_uint_eq(c.forks, 1);
 	ck_assert_uint_eq(c.roi_starts, 0);
 	check_child();
+
+	/* trace convert keeps version 2's mappings and files (not the fork: a count only). */
+	{
+		struct err e = { 0 };
+		struct trace_reader *r = trace_open(mm, TF_AUTO, &e);
+		char conv[256];
+		struct counts d;
+
+		ck_assert_ptr_nonnull(r);
+		snprintf(conv, sizeof(conv), "%s/conv.mtr.zst", dir);
+		ck_assert_int_eq(mtr_write_all(r, conv, &e), 0);
+		read_trace(conv, TF_MTR, &d);
+		ck_assert(d.stack && d.heap && d.text);
+		ck_assert_uint_eq(d.file_mmaps, 1);
+		for (int k = 0; k < R_KIND_NR; k++)
+			ck_assert_uint_eq(d.kind[k], c.kind[k]);
+		ck_assert_uint_eq(d.forks, 0);
+	}
 }
 END_TEST
 
