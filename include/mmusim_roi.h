@@ -19,6 +19,15 @@
 #ifndef MMUSIM_ROI_H
 #define MMUSIM_ROI_H
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#define MMUSIM_ROI_HAVE_VALGRIND 1
+#endif
+#else
+#define MMUSIM_ROI_HAVE_VALGRIND 1
+#endif
+
+#ifdef MMUSIM_ROI_HAVE_VALGRIND
 #include <valgrind/valgrind.h>
 
 enum {
@@ -28,5 +37,10 @@ enum {
 
 #define MMUSIM_ROI_BEGIN() VALGRIND_DO_CLIENT_REQUEST_STMT(MMUSIM_USERREQ_ROI_BEGIN, 0, 0, 0, 0, 0)
 #define MMUSIM_ROI_END() VALGRIND_DO_CLIENT_REQUEST_STMT(MMUSIM_USERREQ_ROI_END, 0, 0, 0, 0, 0)
+#else
+/* Without Valgrind's valgrind.h (package valgrind) the program cannot be traced by region. */
+#define MMUSIM_ROI_BEGIN() ((void)0)
+#define MMUSIM_ROI_END() ((void)0)
+#endif
 
 #endif

@@ -14,7 +14,8 @@
  *            mapping), 0xc4 THREAD, 0xc5 FILE (after an mmap EVENT: the file),
  *            0xc6 FORK, 0xc7 ROI. They add no record to a batch: the mappings
  *            and files go to the reader's tables (trace.h), the rest to counters.
- *            The writer writes version 1.
+ *            The writer writes version 1, or version 2 with the mappings and
+ *            files of a version 2 source (mtr_write_all()).
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
