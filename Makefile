@@ -36,7 +36,39 @@ EMBED := $(BUILD)/examples/embed
 
 .PHONY: all check check-run demo bench figures debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
-all: mmusim
+all: mmusim vgtool
+
+# mmusim's Valgrind tool (capture/mm_main.c): built where Debian's valgrind package provides the
+# tool headers and the static core archives, linked as Valgrind's own tools are (docs/README in
+# valgrind's source: Makefile.tool.am's LDFLAGS for amd64-linux), into $(VGLIB) beside links to
+# the stock files (vgpreload_core-amd64-linux.so, default.supp, ...) so that it runs with
+# VALGRIND_LIB=$(VGLIB). `mmusim capture` finds it there (sim/capture.c); skipped otherwise.
+VG_INC := /usr/include/valgrind
+VG_ARCH := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/valgrind /usr/lib/valgrind /usr/local/lib/valgrind))
+VG_STOCK := $(patsubst %/lackey-amd64-linux,%,$(firstword $(wildcard /usr/libexec/valgrind/lackey-amd64-linux /usr/lib/x86_64-linux-gnu/valgrind/lackey-amd64-linux /usr/lib/valgrind/lackey-amd64-linux)))
+VG_OK := $(and $(wildcard $(VG_INC)/pub_tool_basics.h),$(wildcard $(VG_ARCH)/libcoregrind-amd64-linux.a),$(VG_STOCK),$(filter x86_64,$(shell uname -m)))
+VGLIB := $(BUILD)/valgrind
+VGTOOL := $(VGLIB)/mmusim-amd64-linux
+VG_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter $(WERROR) -fno-strict-aliasing \
+	-fno-builtin -fno-stack-protector -fno-pie -fno-pic -fomit-frame-pointer -DVGA_amd64=1 \
+	-DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 -I$(VG_INC)
+VG_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie -Wl,--build-id=none \
+	-Wl,-Ttext-segment=0x58000000
+
+.PHONY: vgtool
+ifneq ($(VG_OK),)
+vgtool: $(VGTOOL)
+$(VGTOOL): capture/mm_main.c include/mmusim_roi.h | $(BUILD)
+	@mkdir -p $(VGLIB)
+	@for f in $(VG_STOCK)/*; do ln -sfn "$$f" $(VGLIB)/; done
+	$(CC) $(VG_CFLAGS) -c -o $(BUILD)/mm_main.vg.o capture/mm_main.c
+	$(CC) -o $@.tmp $(BUILD)/mm_main.vg.o $(VG_LDFLAGS) $(VG_ARCH)/libcoregrind-amd64-linux.a \
+		$(VG_ARCH)/libvex-amd64-linux.a $(VG_ARCH)/libgcc-sup-amd64-linux.a -lgcc
+	mv -f $@.tmp $@
+else
+vgtool:
+	@echo "mmusim's Valgrind tool skipped: no valgrind tool headers/archives (apt-get install valgrind)"
+endif
 
 mmusim: $(BUILD)/mmusim
 	cp $< $@.tmp && mv -f $@.tmp $@
@@ -48,6 +80,7 @@ $(BUILD)/libmmusim.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/capture.o: ALL_CFLAGS += -DMMUSIM_VGLIB_BUILD='"$(abspath $(VGLIB))"'
 $(BUILD)/%.o: sim/%.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -98,7 +131,7 @@ deps:
 check: ensure-deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: $(BUILD)/mmusim tests $(EMBED)
+check-run: $(BUILD)/mmusim tests $(EMBED) vgtool
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
 
 demo: ensure-deps
@@ -148,7 +181,7 @@ PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share/mmusim
 LIB_PKGS := gsl yaml-0.1 zlib liblzma libzstd jansson libxxhash
 VERSION := $(shell sed -n 's/^\#define MMUSIM_VERSION "\(.*\)"/\1/p' sim/provenance.h)
-install: mmusim $(BUILD)/install/libmmusim.a
+install: mmusim vgtool $(BUILD)/install/libmmusim.a
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs/experiments $(SHARE)/configs/sweeps \
 		$(SHARE)/traces $(SHARE)/plots $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 mmusim $(DESTDIR)$(PREFIX)/bin/mmusim
@@ -159,7 +192,11 @@ install: mmusim $(BUILD)/install/libmmusim.a
 	install -m 644 plots/README.md plots/*.gp $(SHARE)/plots/
 	install -m 644 doc/mmusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/mmusim.1
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/mmusim.h $(DESTDIR)$(PREFIX)/include/mmusim.h
+	install -m 644 include/mmusim.h include/mmusim_roi.h $(DESTDIR)$(PREFIX)/include/
+	if [ -x $(VGTOOL) ]; then install -d $(DESTDIR)$(PREFIX)/lib/mmusim/valgrind && \
+		install -m 755 $(VGTOOL) $(DESTDIR)$(PREFIX)/lib/mmusim/valgrind/ && \
+		for f in $(VG_STOCK)/*; do ln -sfn "$$f" $(DESTDIR)$(PREFIX)/lib/mmusim/valgrind/; done; \
+	else echo "mmusim's Valgrind tool not installed (not built)"; fi
 	install -m 644 $(BUILD)/install/libmmusim.a $(DESTDIR)$(PREFIX)/lib/libmmusim.a
 	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
 		'Name: mmusim' 'Description: x86-64 MMU and Linux memory manager simulator (include/mmusim.h)' \

@@ -18,6 +18,8 @@
 #   (g) that trace under configs/zen4.yaml (fully associative L1s, but also an
 #       8-way 3072-entry STLB of two page sizes and 4x the caches) against the
 #       default machine: reported, no target (it measures a bigger machine)
+#   (h) capture: xz -6 -T1 over 30 KB natively, under mmusim's Valgrind tool and under lackey
+#       (see below); targets: the tool >= 5x faster than lackey, < 199x native
 # All but (f)'s and (g)'s subjects run the default machine (the article's Nehalem-class core),
 # (a), (b), (e) and (f) in base mode.
 set -e
@@ -132,3 +134,36 @@ fg=$F
 mg=$S
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(g) zen4.yaml vs default" "$(ms "$fg")" "$(ms "$mg")" \
 	"$(ratio "$mg" "$fg")" "$(mrps "$mg" "$GREFS")" "-"
+
+# (h) capture: xz -6 -T1 over 30,000 bytes of this repository's text, natively (best of
+# 3), under `mmusim capture` with mmusim's Valgrind tool (best of 3) and with
+# --tool=lackey (once: about 75 s; CAPTURE_LACKEY=0 leaves it out); each as a slowdown
+# against the native run. Targets: the tool at least 5x faster than lackey, and under
+# 199x native end to end (DynamoRIO drmemtrace's tracing plus post-processing, issue 13).
+# Needs valgrind, xz and the tool (make); skipped otherwise.
+if command -v valgrind >/dev/null 2>&1 && command -v xz >/dev/null 2>&1 &&
+	$MMUSIM capture -o "$TMP/true.mtr" -- true >/dev/null 2>&1; then
+	cat sim/*.c | head -c 30000 >"$TMP/in30k"
+	xzc="xz -6 -T1 -c $TMP/in30k"
+	REPS_SAVE=$REPS
+	REPS=3 # the native run is also the best of 3 here, each timed next to a capture
+	pair "$xzc" "$MMUSIM capture -o $TMP/xz.mtr.zst -- $xzc"
+	REPS=$REPS_SAVE
+	fh=$F
+	mh=$S
+	HREFS=$($MMUSIM trace info "$TMP/xz.mtr.zst" | awk '/^records:/ { print $2 + $4 + $6 + $8 }')
+	rh=$(ratio "$mh" "$fh")
+	printf '%-34s %12s %12s %9sx %14s %8s\n' "(h) capture (mmusim tool) vs native" "$(ms "$fh")" \
+		"$(ms "$mh")" "$rh" "$(mrps "$mh" "$HREFS")" "<199x $(verdict "$rh" 199 le)"
+	if [ "${CAPTURE_LACKEY:-1}" != 0 ]; then
+		lh=$(once "$MMUSIM capture --tool=lackey -o $TMP/xz.lackey.zst -- $xzc")
+		rl=$(ratio "$lh" "$fh")
+		sp=$(ratio "$lh" "$mh")
+		printf '%-34s %12s %12s %9sx %14s %8s\n' "(h) capture (lackey) vs native" "$(ms "$fh")" \
+			"$(ms "$lh")" "$rl" "$(mrps "$lh" "$HREFS")" "-"
+		printf 'capture: mmusim tool %sx faster than lackey (target >=5x: %s)\n' "$sp" \
+			"$(verdict "$sp" 5 ge)"
+	fi
+else
+	echo "(h) capture: skipped (needs valgrind, xz and mmusim's Valgrind tool: make)"
+fi

@@ -82,8 +82,21 @@
 #define CAP_XZ_PRESET 1
 #define CAP_ZSTD_LEVEL ZSTD_CLEVEL_DEFAULT /* 3 */
 
+/* The frame header of the mmusim tool's pipe (capture/mm_main.c): "MMSF", length, insns, refs. */
+#define CAP_FRAME 24
+#define CAP_FRAME_MAGIC 0x46534d4du
+
 struct capture {
 	const char *prog;
+	const struct capture_opts *o;
+	bool mm;                         /* mmusim's tool: framed mtr, not lackey text */
+	char vglib[PATH_MAX];            /* its VALGRIND_LIB */
+	unsigned char fh[CAP_FRAME];     /* a frame header being gathered */
+	unsigned fhn;                    /* bytes of it so far */
+	uint32_t frame_left;             /* stream bytes left in the current frame */
+	bool bad_frame;
+	double t0, next_progress;
+	bool progress_shown;
 	char out[PATH_MAX];
 	struct outfile of; /* the destination (outfile.h) */
 	const char *oname; /* for messages: out, or "<stdout>" */
@@ -251,13 +264,88 @@ static void cap_signals(struct capture *c)
 	}
 }
 
-static void cap_consume(struct capture *c, const unsigned char *p, size_t n)
+static void cap_put_stream(struct capture *c, const unsigned char *p, size_t n)
 {
 	c->st.trace_bytes += n;
 	if (c->discard)
 		return;
 	if (cap_put(c, p, n, false))
 		cap_stop(c, SIGTERM);
+}
+
+static uint64_t cap_le(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* mmusim's tool: strip the frame headers (taking their counts), pass the stream on. */
+static void cap_deframe(struct capture *c, const unsigned char *p, size_t n)
+{
+	while (n && !c->bad_frame) {
+		if (c->frame_left) {
+			size_t k = n < c->frame_left ? n : c->frame_left;
+
+			cap_put_stream(c, p, k);
+			c->frame_left -= (uint32_t)k;
+			p += k;
+			n -= k;
+			continue;
+		}
+		while (n && c->fhn < CAP_FRAME) {
+			c->fh[c->fhn++] = *p++;
+			n--;
+		}
+		if (c->fhn < CAP_FRAME)
+			break;
+		c->fhn = 0;
+		if (cap_le(c->fh, 4) != CAP_FRAME_MAGIC) {
+			/* Not the tool's framing: the trace is lost; stop rather than write garbage. */
+			c->bad_frame = true;
+			cap_out_error(c, "bad data from the Valgrind tool", EPROTO);
+			cap_stop(c, SIGKILL);
+			break;
+		}
+		c->frame_left = (uint32_t)cap_le(c->fh + 4, 4);
+		c->st.insns = cap_le(c->fh + 8, 8);
+		c->st.refs = cap_le(c->fh + 16, 8);
+	}
+}
+
+/* On a terminal, once a second: what the capture has done so far. */
+static void cap_progress(struct capture *c, bool last)
+{
+	double now = cap_now(), dt;
+
+	if (!c->o || !c->o->progress || (!last && now < c->next_progress))
+		return;
+	if (last && !c->progress_shown)
+		return;
+	c->next_progress = now + 1.0;
+	c->progress_shown = true;
+	dt = now - c->t0 > 1e-9 ? now - c->t0 : 1e-9;
+	if (c->mm)
+		fprintf(stderr, "\rcapture: %.1f M instructions, %.1f M references, %.1f MB written, "
+			"%.2f M refs/s  %s",
+			(double)c->st.insns / 1e6, (double)c->st.refs / 1e6,
+			(double)c->st.out_bytes / 1e6, (double)c->st.refs / dt / 1e6, last ? "\n" : "");
+	else
+		fprintf(stderr, "\rcapture: %.1f MB of lackey text, %.1f MB written, %.2f MB/s  %s",
+			(double)c->st.trace_bytes / 1e6, (double)c->st.out_bytes / 1e6,
+			(double)c->st.trace_bytes / dt / 1e6, last ? "\n" : "");
+	fflush(stderr);
+}
+
+static void cap_consume(struct capture *c, const unsigned char *p, size_t n)
+{
+	if (c->mm)
+		cap_deframe(c, p, n);
+	else
+		cap_put_stream(c, p, n);
+	cap_progress(c, false);
 }
 
 /* Copy the log until Valgrind has exited and the pipe is drained. */
@@ -334,8 +422,8 @@ static bool cap_is_stdout(int fd)
 static int cap_open_out(struct capture *c, const char *out, struct err *e)
 {
 	if (!out) {
-		if ((size_t)snprintf(c->out, sizeof(c->out), "%s.lackey.zst",
-				     cap_basename(c->prog)) >= sizeof(c->out))
+		if ((size_t)snprintf(c->out, sizeof(c->out), "%s.%s.zst", cap_basename(c->prog),
+				     c->mm ? "mtr" : "lackey") >= sizeof(c->out))
 			return err_set(e, "capture", 0, 0, "output name too long");
 	} else if ((size_t)snprintf(c->out, sizeof(c->out), "%s", out) >= sizeof(c->out)) {
 		return err_set(e, "capture", 0, 0, "output name too long");
@@ -374,7 +462,8 @@ static int cap_close_out(struct capture *c, bool commit, const char *why, struct
 
 	if (commit && cap_put(c, NULL, 0, true))
 		commit = false;
-	if (c->in_place && c->comp == TIO_NONE && !commit && why && !c->werr) {
+	/* (An mtr stream cut short lacks its end marker: the reader rejects it as it is.) */
+	if (c->in_place && c->comp == TIO_NONE && !c->mm && !commit && why && !c->werr) {
 		char line[800];
 		int n = snprintf(line, sizeof(line), "\n**mmusim capture failed: %s**\n", why);
 
@@ -417,44 +506,171 @@ static const char *cap_failure(const struct capture *c, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * "--fork-out=PREFIX" for mmusim's tool: a forked child writes PREFIX.PID.mtr,
+ * PREFIX being OUT without its compression suffix and ".mtr" (xz.mtr.zst: xz).
+ * Only for a regular file OUT. False if none.
+ */
+static bool cap_fork_prefix(const struct capture *c, char *buf, size_t n)
+{
+	static const char *const sfx[] = { ".zst", ".gz", ".xz", ".mtr" };
+	size_t len;
+
+	if (c->in_place || (size_t)snprintf(buf, n, "--fork-out=%s", c->out) >= n)
+		return false;
+	len = strlen(buf);
+	for (unsigned i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t k = strlen(sfx[i]);
+
+		if (len > k + 11 && !strcmp(buf + len - k, sfx[i]))
+			buf[len -= k] = 0;
+	}
+	return true;
+}
+
+extern char **environ;
+
+/* Our environment with VALGRIND_LIB=@dir (replacing one that is set); NULL if out of memory. */
+static char **cap_env(const char *dir)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		return NULL;
+	if (asprintf(&env[k++], "VALGRIND_LIB=%s", dir) < 0) {
+		free(env);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "VALGRIND_LIB=", 13))
+			env[k++] = environ[i];
+	return env;
+}
+
+static void cap_env_free(char **env)
+{
+	if (env)
+		free(env[0]);
+	free(env);
+}
+
+/* Is @dir a VALGRIND_LIB with mmusim's tool? Then it is copied to c->vglib. */
+static bool cap_try_lib(struct capture *c, const char *dir, const char *sub)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(c->vglib, sizeof(c->vglib), "%s%s", dir, sub) >= sizeof(c->vglib))
+		return false;
+	if ((size_t)snprintf(path, sizeof(path), "%s/mmusim-amd64-linux", c->vglib) >= sizeof(path))
+		return false;
+	return !access(path, X_OK);
+}
+
+/* Find the tool (capture_run_opts()'s order). */
+static int cap_find_tool(struct capture *c, struct err *e)
+{
+	const char *env = getenv("MMUSIM_VALGRIND_LIB");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (c->o->tool_dir)
+		return cap_try_lib(c, c->o->tool_dir, "") ? 0 :
+			err_set(e, "capture", 0, 0, "%s: no mmusim-amd64-linux there", c->o->tool_dir);
+	if (env && *env)
+		return cap_try_lib(c, env, "") ? 0 :
+			err_set(e, "capture", 0, 0, "MMUSIM_VALGRIND_LIB=%s: no mmusim-amd64-linux there",
+				env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			if (cap_try_lib(c, exe, "/valgrind") ||
+			    cap_try_lib(c, exe, "/../lib/mmusim/valgrind"))
+				return 0;
+		}
+	}
+#ifdef MMUSIM_VGLIB_BUILD
+	/* Where `make` built it (the binary may be the copy in the source tree). */
+	if (cap_try_lib(c, MMUSIM_VGLIB_BUILD, ""))
+		return 0;
+#endif
+	return err_set(e, "capture", 0, 0,
+		       "mmusim's Valgrind tool not found (build it with make, set "
+		       "MMUSIM_VALGRIND_LIB, or use --tool=lackey)");
+}
+
 /* Fork and exec Valgrind; the child's exec error comes back on a CLOEXEC pipe. */
 static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[],
 		     const sigset_t *old_mask, struct err *e)
 {
 	int lp[2], sp[2], werr = 0;
 	size_t argc = 0, i;
-	char logfd[32];
-	char **vargv;
+	char logfd[32], skip[48], max[48], forkout[PATH_MAX + 16];
+	char **vargv, **envp = NULL;
 	ssize_t r;
 
 	while (argv[argc])
 		argc++;
-	vargv = calloc(argc + 8, sizeof(*vargv));
-	if (!vargv)
+	vargv = calloc(argc + 12, sizeof(*vargv));
+	if (!vargv || (c->mm && !(envp = cap_env(c->vglib)))) {
+		free(vargv);
 		return err_host(e, "capture", 0, 0, "out of memory");
+	}
 	if (pipe2(lp, O_CLOEXEC)) {
 		free(vargv);
+		cap_env_free(envp);
 		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
 	}
 	if (pipe2(sp, O_CLOEXEC)) {
 		close(lp[0]);
 		close(lp[1]);
 		free(vargv);
+		cap_env_free(envp);
 		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
 	}
 	/* Fewer wake-ups per megabyte; best effort (pipe(7): may be refused). */
 	fcntl(lp[0], F_SETPIPE_SZ, CAP_PIPE_SIZE);
 	r = fcntl(lp[0], F_GETPIPE_SZ);
 	c->pipe_cap = r > 0 ? (size_t)r : 4096;
-	c->nap.tv_nsec = (long)((double)c->pipe_cap / CAP_LOG_RATE / 4 * 1e9);
-	snprintf(logfd, sizeof(logfd), "--log-fd=%d", lp[1]);
+	/* The tool writes frames of 1 MiB: no nap needed to batch its writes. */
+	c->nap.tv_nsec = c->mm ? 0 : (long)((double)c->pipe_cap / CAP_LOG_RATE / 4 * 1e9);
 	i = 0;
 	vargv[i++] = (char *)"valgrind";
-	vargv[i++] = (char *)"--tool=lackey";
-	vargv[i++] = (char *)"--trace-mem=yes";
-	vargv[i++] = (char *)"--trace-syscalls=yes";
-	vargv[i++] = (char *)"--child-silent-after-fork=yes";
-	vargv[i++] = logfd;
+	if (c->mm) {
+		snprintf(logfd, sizeof(logfd), "--out-fd=%d", lp[1]);
+		vargv[i++] = (char *)"-q";
+		vargv[i++] = (char *)"--tool=mmusim";
+		vargv[i++] = logfd;
+		if (c->o->skip_insns) {
+			snprintf(skip, sizeof(skip), "--skip-insns=%llu",
+				 (unsigned long long)c->o->skip_insns);
+			vargv[i++] = skip;
+		}
+		if (c->o->roi)
+			vargv[i++] = (char *)"--roi=yes";
+		if (cap_fork_prefix(c, forkout, sizeof(forkout)))
+			vargv[i++] = forkout;
+		if (c->o->max_insns) {
+			snprintf(max, sizeof(max), "--max-insns=%llu",
+				 (unsigned long long)c->o->max_insns);
+			vargv[i++] = max;
+		}
+	} else {
+		snprintf(logfd, sizeof(logfd), "--log-fd=%d", lp[1]);
+		vargv[i++] = (char *)"--tool=lackey";
+		vargv[i++] = (char *)"--trace-mem=yes";
+		vargv[i++] = (char *)"--trace-syscalls=yes";
+		vargv[i++] = (char *)"--child-silent-after-fork=yes";
+		vargv[i++] = logfd;
+	}
 	vargv[i++] = (char *)"--";
 	for (size_t k = 0; k < argc; k++)
 		vargv[i++] = argv[k];
@@ -467,8 +683,12 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 		/* Child: only async-signal-safe calls from here to exec. */
 		sigprocmask(SIG_SETMASK, old_mask, NULL);
 		if (fcntl(lp[1], F_SETFD, 0) == 0 &&
-		    (!c->to_stdout || dup2(STDERR_FILENO, STDOUT_FILENO) == STDOUT_FILENO))
-			execv(valgrind, vargv);
+		    (!c->to_stdout || dup2(STDERR_FILENO, STDOUT_FILENO) == STDOUT_FILENO)) {
+			if (envp)
+				execve(valgrind, vargv, envp);
+			else
+				execv(valgrind, vargv);
+		}
 		err = errno;
 		if (write(sp[1], &err, sizeof(err)) < 0)
 			_exit(127);
@@ -476,6 +696,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 	}
 	werr = errno;
 	free(vargv);
+	cap_env_free(envp);
 	close(lp[1]);
 	close(sp[1]);
 	if (c->pid < 0) {
@@ -502,6 +723,15 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 int capture_run_stats(const char *out, char *const argv[], struct capture_stats *st,
 		      struct err *e)
 {
+	struct capture_opts o = { .tool = "lackey" };
+
+	return capture_run_opts(out, argv, &o, st, e);
+}
+
+int capture_run_opts(const char *out, char *const argv[], const struct capture_opts *o,
+		     struct capture_stats *st, struct err *e)
+{
+	static const struct capture_opts none = { 0 };
 	struct capture *c;
 	char valgrind[PATH_MAX], prog[PATH_MAX], why[700];
 	const char *fail;
@@ -525,7 +755,16 @@ int capture_run_stats(const char *out, char *const argv[], struct capture_stats 
 	if (!c)
 		return err_host(e, "capture", 0, 0, "out of memory");
 	c->prog = argv[0];
+	c->o = o ? o : &none;
+	c->mm = !c->o->tool || !strcmp(c->o->tool, "mmusim");
 	c->ofd = c->rfd = c->sfd = -1;
+	if (!c->mm && strcmp(c->o->tool, "lackey")) {
+		err_set(e, "capture", 0, 0, "unknown tool '%s' (mmusim or lackey)", c->o->tool);
+		ret = -2;
+		goto out_free;
+	}
+	if (c->mm && cap_find_tool(c, e))
+		goto out_free;
 	c->rbuf = malloc(CAP_RBUF);
 	if (!c->rbuf) {
 		err_host(e, "capture", 0, 0, "out of memory");
@@ -554,6 +793,8 @@ int capture_run_stats(const char *out, char *const argv[], struct capture_stats 
 		goto out_mask;
 	}
 	t0 = cap_now();
+	c->t0 = t0;
+	c->next_progress = t0 + 1.0;
 	if (cap_spawn(c, valgrind, argv, &old, e)) {
 		cap_close_out(c, false, NULL, NULL);
 		goto out_mask;
@@ -561,8 +802,14 @@ int capture_run_stats(const char *out, char *const argv[], struct capture_stats 
 	cap_pump(c);
 	close(c->rfd);
 	cap_signals(c); /* a last look: a ^C that came with the exit still counts */
+	cap_progress(c, true);
 
 	fail = cap_failure(c, why, sizeof(why));
+	if (fail && c->o->keep_on_failure && !c->intr && !c->werr && c->status != -1 &&
+	    WIFEXITED(c->status)) {
+		fprintf(stderr, "capture: warning: %s; the trace is kept (--keep-on-failure)\n", fail);
+		fail = NULL;
+	}
 	if (cap_close_out(c, !fail, fail, e))
 		;
 	else if (fail && !c->intr && c->werr)

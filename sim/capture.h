@@ -10,7 +10,8 @@
 
 /* What a capture did (filled also when it fails, as far as it got). */
 struct capture_stats {
-	uint64_t trace_bytes; /* lackey text read from Valgrind */
+	uint64_t trace_bytes; /* lackey text, or the mtr stream, read from Valgrind */
+	uint64_t insns, refs; /* mmusim tool: instructions and references recorded (lackey: 0) */
 	uint64_t out_bytes;   /* bytes written to OUT (compressed size) */
 	double seconds;       /* wall time from fork to the end of the output */
 	int signo;            /* the SIGINT/SIGTERM/SIGHUP that interrupted it; 0 if none */
@@ -45,6 +46,34 @@ struct capture_stats {
  */
 int capture_run_stats(const char *out, char *const argv[], struct capture_stats *st,
 		      struct err *e);
+
+/* How to capture (capture_run_opts()). Zeroed: mmusim's tool, no region, no progress. */
+struct capture_opts {
+	const char *tool;     /* "mmusim" (NULL: the default) or "lackey" */
+	uint64_t skip_insns;  /* mmusim tool: record from this instruction on */
+	uint64_t max_insns;   /* mmusim tool: record at most this many (0: all) */
+	bool roi;             /* mmusim tool: record only between MMUSIM_ROI_BEGIN() and END() */
+	bool keep_on_failure; /* a program exiting non-zero keeps its trace (a warning on stderr) */
+	bool progress;        /* once a second on stderr: instructions, references, bytes, rate */
+	const char *tool_dir; /* the VALGRIND_LIB holding mmusim-amd64-linux; NULL: search */
+};
+
+/*
+ * capture_run_stats() with @o: tool "mmusim" runs `valgrind -q
+ * --tool=mmusim --out-fd=N [--skip-insns=N] [--max-insns=N] [--roi=yes] -- PROGRAM ARGS`
+ * with VALGRIND_LIB set to the directory holding the tool (o->tool_dir; else
+ * $MMUSIM_VALGRIND_LIB; else valgrind/ beside the mmusim binary, as `make`
+ * builds it; else ../lib/mmusim/valgrind from it, as `make install` puts it)
+ * and writes mtr version 2, compressed by OUT's suffix; @out NULL means
+ * "basename(PROGRAM).mtr.zst". A child the program forks is traced into
+ * PREFIX.PID.mtr (uncompressed; PREFIX: OUT without .zst/.gz/.xz and .mtr;
+ * none when OUT is not a regular file; removed when the child execs), the
+ * parent's trace notes the fork. Tool "lackey" is capture_run_stats().
+ * Errors as capture_run_stats(), and "capture: mmusim's Valgrind tool not
+ * found (...)".
+ */
+int capture_run_opts(const char *out, char *const argv[], const struct capture_opts *o,
+		     struct capture_stats *st, struct err *e);
 
 /* capture_run_stats() without the statistics. */
 int capture_run(const char *out, char *const argv[], struct err *e);

@@ -155,8 +155,15 @@ void *trace_reader_alloc(size_t size, const struct trace_ops *ops, enum trace_fo
 
 void trace_reader_free(struct trace_reader *r)
 {
-	if (r)
+	if (r) {
 		free(r->rec);
+		for (size_t i = 0; i < r->nmaps; i++)
+			free(r->maps[i].name);
+		free(r->maps);
+		for (size_t i = 0; i < r->nfiles; i++)
+			free(r->files[i].path);
+		free(r->files);
+	}
 	free(r);
 }
 

@@ -70,6 +70,31 @@ struct os_event {
 	vaddr_t new_addr;
 	uint64_t new_len;
 	unsigned long line; /* where it came from, for messages; 0 if generated */
+	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2 only; else 0) */
+	uint32_t file; /* mmap of a file: 1 + index into trace_reader.files (mtr v2); 0 unknown */
+	uint32_t thread; /* the thread that made the call (mtr v2: trace_reader.thread); 0 unknown */
+};
+
+/*
+ * A mapping present at the program's first instruction (mtr version 2, written
+ * by mmusim's Valgrind tool): prot PROT_* bits, flags MAP_* bits (MAP_PRIVATE_
+ * or MAP_SHARED_, MAP_ANONYMOUS_ for memory without a file, MAP_STACK_ on the
+ * initial stack), and for a file mapping its device, inode, offset and path.
+ * name: the path, "[stack]", "[heap]", "[vdso]", "[vvar]", or "" (anonymous).
+ */
+struct trace_map {
+	vaddr_t start;
+	uint64_t len;
+	uint32_t prot;
+	uint64_t flags;
+	uint64_t dev, ino, off;
+	char *name;
+};
+
+/* The file behind an mmap event (mtr version 2: the path behind the fd then). */
+struct trace_file {
+	uint64_t dev, ino;
+	char *path;
 };
 
 #define TRACE_BATCH 4096
@@ -114,6 +139,18 @@ struct trace_reader {
 	char name[256]; /* the path ("-" is shown as "<stdin>") or workload spec */
 	struct trace_rec *rec; /* TRACE_BATCH records: next() fills them (trace_take_recs()) */
 	struct tio *io; /* the byte stream of a trace file (set by trace_open()), or NULL */
+	/*
+	 * mtr version 2 (trace_mtr.c): the initial mappings, known once the
+	 * reader is open; the files of mmap events (growing as events are read);
+	 * thread switches, forks and region-of-interest starts seen so far.
+	 * Other formats leave them empty. Freed by trace_reader_free().
+	 */
+	struct trace_map *maps;
+	size_t nmaps;
+	struct trace_file *files;
+	size_t nfiles;
+	uint64_t thread_switches, forks, roi_starts;
+	uint32_t thread; /* the thread of the references being read (0: not recorded) */
 };
 
 /*
@@ -183,7 +220,8 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
 
 /*
  * Every record of @tr into the mtr file @out (trace convert, trace gen), then
- * close @tr. 0; -1 with @e (a bad input or output path, a trace error: exit 2);
+ * close @tr. Version 1, or version 2 when @tr has initial mappings (an mtr
+ * version 2 trace): its mappings and the files of its mmap events are kept. 0; -1 with @e (a bad input or output path, a trace error: exit 2);
  * -2 with @e->host (a write failed: exit 1).
  */
 int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e);

@@ -116,4 +116,25 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 	for (int k = 0; k < EV_NR; k++)
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
+	if (tr->thread || tr->forks || tr->roi_starts)
+		fprintf(out, "threads:      %llu switches; forks %llu; region-of-interest starts %llu\n",
+			(unsigned long long)tr->thread_switches, (unsigned long long)tr->forks,
+			(unsigned long long)tr->roi_starts);
+	for (size_t i = 0; i < tr->nfiles; i++)
+		fprintf(out, "file %-7zu dev %llu:%llu inode %llu  %s\n", i + 1,
+			(unsigned long long)(tr->files[i].dev >> 8),
+			(unsigned long long)(tr->files[i].dev & 0xff),
+			(unsigned long long)tr->files[i].ino, tr->files[i].path);
+	if (tr->nmaps)
+		fprintf(out, "mappings at the first instruction: %zu\n", tr->nmaps);
+	for (size_t i = 0; i < tr->nmaps; i++) {
+		const struct trace_map *m = &tr->maps[i];
+
+		fprintf(out, "  %012llx-%012llx %c%c%c%c %08llx %llu:%llu %-8llu %s\n",
+			(unsigned long long)m->start, (unsigned long long)(m->start + m->len),
+			m->prot & 1 ? 'r' : '-', m->prot & 2 ? 'w' : '-', m->prot & 4 ? 'x' : '-',
+			m->flags & MAP_SHARED_ ? 's' : 'p', (unsigned long long)m->off,
+			(unsigned long long)(m->dev >> 8), (unsigned long long)(m->dev & 0xff),
+			(unsigned long long)m->ino, m->name);
+	}
 }

@@ -2,7 +2,7 @@
  * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
  *
  * A compact binary record stream (byte-exact specification in traces/README.md):
- *   header   "\x89MTR\r\n\x1a\n", u16 version (1), u16 flags (0), u32 reserved (0)
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1 or 2), u16 flags (0), u32 reserved (0)
  *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
  *            [varint size, when the tag's size is 0]
  *            form 0: nothing; the address is the stream's predicted address
@@ -10,6 +10,12 @@
  *            form 2: the address, 7 bytes little-endian
  *   control  0xc0 END varint(number of records); 0xc1 EVENT (kind + 9 fields);
  *            0xc2 INSNS varint(count)
+ *   version 2 (mmusim's Valgrind tool, capture/mm_main.c): 0xc3 MAP (an initial
+ *            mapping), 0xc4 THREAD, 0xc5 FILE (after an mmap EVENT: the file),
+ *            0xc6 FORK, 0xc7 ROI. They add no record to a batch: the mappings
+ *            and files go to the reader's tables (trace.h), the rest to counters.
+ *            The writer writes version 1, or version 2 with the mappings and
+ *            files of a version 2 source (mtr_write_all()).
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -44,9 +50,17 @@
 #include "trace_io.h"
 #include "zout.h"
 
-#define MTR_VERSION 1
+#define MTR_VERSION 1     /* what the writer writes */
+#define MTR_VERSION_MAX 2 /* what the reader reads */
 #define MTR_HEADER 16
-#define MTR_MAXREC 128 /* longest record: an event, 1 + 1 + 9 varints of <= 10 bytes = 92 */
+/*
+ * Longest record the reader carries over between chunks: version 2's mmap
+ * event with its FILE record (92 + 1 + 3 varints + a path of at most
+ * MTR_PATH_MAX bytes and its length) or a MAP record (1 + 8 varints + path).
+ * Must not exceed TIO_HEADROOM.
+ */
+#define MTR_PATH_MAX 4096
+#define MTR_MAXREC 4352
 #define MTR_SIZE_MAX 65536u
 #define MTR_FORM_ABS_LIMIT (1ULL << 56)
 
@@ -57,6 +71,12 @@ enum {
 	MTR_TAG_END = 0xc0,
 	MTR_TAG_EVENT = 0xc1,
 	MTR_TAG_INSNS = 0xc2,
+	/* version 2 */
+	MTR_TAG_MAP = 0xc3,
+	MTR_TAG_THREAD = 0xc4,
+	MTR_TAG_FILE = 0xc5,
+	MTR_TAG_FORK = 0xc6,
+	MTR_TAG_ROI = 0xc7,
 };
 
 static const unsigned char mtr_magic[8] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n' };
@@ -87,6 +107,7 @@ struct mtr_reader {
 	bool ended;                   /* the END marker has been checked */
 	vaddr_t expect[2];            /* predicted address: [0] fetches, [1] data */
 	uint64_t nrec;                /* records decoded */
+	unsigned version;
 	unsigned char save[MTR_MAXREC];
 	unsigned char tail[MTR_MAXREC];
 	struct os_event ev[TRACE_BATCH];
@@ -137,6 +158,154 @@ static int get_varint(const unsigned char **pp, const unsigned char *lim, uint64
 	}
 	*pp = p;
 	*v = x;
+	return 0;
+}
+
+/* A length-prefixed name at *@pp into a new string *@out. 0, MTR_TRUNC, MTR_BAD. */
+static int get_name(const unsigned char **pp, const unsigned char *lim, char **out,
+		    const char **why)
+{
+	uint64_t len;
+	int ret = get_varint(pp, lim, &len);
+
+	if (ret) {
+		*why = "varint longer than 64 bits";
+		return ret;
+	}
+	if (len > MTR_PATH_MAX) {
+		*why = "name longer than 4096 bytes";
+		return MTR_BAD;
+	}
+	if ((uint64_t)(lim - *pp) < len)
+		return MTR_TRUNC;
+	*out = malloc(len + 1);
+	if (!*out) {
+		*why = "out of memory";
+		return MTR_BAD;
+	}
+	memcpy(*out, *pp, len);
+	(*out)[len] = 0;
+	*pp += len;
+	return 0;
+}
+
+/* Read @nv varints into @f. 0, MTR_TRUNC, MTR_BAD. */
+static int get_varints(const unsigned char **pp, const unsigned char *lim, uint64_t *f,
+		       unsigned nv, const char **why)
+{
+	for (unsigned i = 0; i < nv; i++) {
+		int ret = get_varint(pp, lim, &f[i]);
+
+		if (ret) {
+			*why = "varint longer than 64 bits";
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* A MAP record's fields (after the tag) into the reader's table. 0, MTR_TRUNC, MTR_BAD. */
+static int mtr_map(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
+		   const char **why)
+{
+	struct trace_reader *h = &m->head;
+	struct trace_map *t;
+	uint64_t f[7];
+	char *name = NULL;
+	int ret = get_varints(pp, lim, f, 7, why);
+
+	if (ret || (ret = get_name(pp, lim, &name, why)))
+		return ret;
+	if (f[0] >= VADDR_LIMIT || f[1] > VADDR_LIMIT - f[0] || f[2] > 7) {
+		free(name);
+		*why = "bad mapping";
+		return MTR_BAD;
+	}
+	t = realloc(h->maps, (h->nmaps + 1) * sizeof(*t));
+	if (!t) {
+		free(name);
+		*why = "out of memory";
+		return MTR_BAD;
+	}
+	h->maps = t;
+	h->maps[h->nmaps++] = (struct trace_map){ .start = f[0], .len = f[1], .prot = (uint32_t)f[2],
+						  .flags = f[3], .dev = f[4], .ino = f[5],
+						  .off = f[6], .name = name };
+	return 0;
+}
+
+/*
+ * A FILE record's fields (device, inode, offset, path) into the file table
+ * (one entry per device and inode); *@idx is 1 + its index, *@off the offset.
+ */
+static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
+		    uint32_t *idx, uint64_t *off, const char **why)
+{
+	struct trace_reader *h = &m->head;
+	struct trace_file *t;
+	uint64_t f[3];
+	char *name = NULL;
+	int ret = get_varints(pp, lim, f, 3, why);
+
+	if (ret || (ret = get_name(pp, lim, &name, why)))
+		return ret;
+	*off = f[2];
+	for (size_t i = 0; i < h->nfiles; i++)
+		if (h->files[i].dev == f[0] && h->files[i].ino == f[1] &&
+		    !strcmp(h->files[i].path, name)) {
+			free(name);
+			*idx = (uint32_t)i + 1;
+			return 0;
+		}
+	t = realloc(h->files, (h->nfiles + 1) * sizeof(*t));
+	if (!t || h->nfiles >= UINT32_MAX - 1) {
+		free(name);
+		*why = "out of memory";
+		return MTR_BAD;
+	}
+	h->files = t;
+	h->files[h->nfiles++] = (struct trace_file){ .dev = f[0], .ino = f[1], .path = name };
+	*idx = (uint32_t)h->nfiles;
+	return 0;
+}
+
+/* A version 2 record that adds no reference (tag @t, fields at *@pp). 0, MTR_TRUNC, MTR_BAD. */
+static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char **pp,
+			 const unsigned char *lim, const char **why)
+{
+	uint64_t v, off;
+	uint32_t idx;
+	int ret;
+
+	if (m->version < 2) {
+		*why = "unknown tag";
+		return MTR_BAD;
+	}
+	if (t == MTR_TAG_MAP)
+		return mtr_map(m, pp, lim, why);
+	if (t == MTR_TAG_FILE)
+		return mtr_file(m, pp, lim, &idx, &off, why); /* not after an mmap: kept in the table */
+	ret = get_varint(pp, lim, &v);
+	if (ret) {
+		*why = "varint longer than 64 bits";
+		return ret;
+	}
+	if (t == MTR_TAG_THREAD) {
+		if (v > UINT32_MAX) {
+			*why = "thread id over 32 bits";
+			return MTR_BAD;
+		}
+		if (m->head.thread && m->head.thread != v)
+			m->head.thread_switches++;
+		m->head.thread = (uint32_t)v;
+	} else if (t == MTR_TAG_FORK) {
+		m->head.forks++;
+	} else if (t == MTR_TAG_ROI) {
+		m->head.roi_starts++;
+	} else {
+		*why = "unknown tag";
+		return MTR_BAD;
+	}
 	return 0;
 }
 
@@ -228,6 +397,17 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		o->new_addr = f[6];
 		o->new_len = f[7];
 		o->line = (unsigned long)f[8];
+		o->off = 0;
+		o->file = 0;
+		o->thread = m->head.thread;
+		if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
+			/* The file behind it, decoded with it: a batch never separates them. */
+			p++;
+			ret = mtr_file(m, &p, lim, &o->file, &o->off, why);
+			if (ret)
+				return ret;
+			m->nrec++;
+		}
 		*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
 		(*nev)++;
 	} else if (t == MTR_TAG_END) {
@@ -239,8 +419,12 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		m->p = p;
 		return 0;
 	} else {
-		*why = "unknown tag";
-		return MTR_BAD;
+		ret = mtr_decode_v2(m, t, &p, lim, why);
+		if (ret)
+			return ret;
+		m->p = p;
+		m->nrec++;
+		return 1; /* nothing added to the batch */
 	}
 #undef GETV
 	m->p = p;
@@ -425,6 +609,31 @@ static int mtr_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 	return (int)n;
 }
 
+/* Version 2: read the leading MAP records, so that the mappings are known once the reader is open. */
+static int mtr_initial_maps(struct mtr_reader *m, struct err *e)
+{
+	const char *why = NULL;
+	size_t n = 0, nev = 0;
+	int ret;
+
+	if (m->version < 2)
+		return 0;
+	for (;;) {
+		if (!m->final && (size_t)(m->end - m->p) < MTR_MAXREC) {
+			if (mtr_refill(m, e))
+				return -1;
+			continue;
+		}
+		if (m->p >= m->end || *m->p != MTR_TAG_MAP)
+			return 0;
+		ret = mtr_decode(m, m->end, &n, &nev, &why);
+		if (ret == MTR_TRUNC)
+			return mtr_truncated(m, e);
+		if (ret < 0)
+			return mtr_corrupt(m, m->p, why, e);
+	}
+}
+
 static void mtr_close(struct trace_reader *tr)
 {
 	struct mtr_reader *m = (struct mtr_reader *)tr;
@@ -474,10 +683,11 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 		err_set(e, m->head.name, 0, 0, "truncated mtr trace at byte %zd", len);
 		goto fail;
 	}
-	if (get_le16(q + 8) != MTR_VERSION) {
+	m->version = get_le16(q + 8);
+	if (m->version < 1 || m->version > MTR_VERSION_MAX) {
 		err_set(e, m->head.name, 0, 0,
-			"unsupported mtr version %u (this build reads version %d)",
-			get_le16(q + 8), MTR_VERSION);
+			"unsupported mtr version %u (this build reads versions 1 to %d)",
+			m->version, MTR_VERSION_MAX);
 		goto fail;
 	}
 	if (get_le16(q + 10) || get_le32(q + 12)) {
@@ -488,6 +698,8 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 	m->p = q + MTR_HEADER;
 	m->end = q + len;
 	m->off_end = (uint64_t)len;
+	if (mtr_initial_maps(m, e))
+		goto fail;
 	return &m->head;
 fail:
 	tio_close(io);
@@ -517,6 +729,7 @@ struct mtr_writer {
 	size_t len;
 	vaddr_t expect[2];
 	uint64_t nrec;
+	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
 };
 
 static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const char *arg)
@@ -565,6 +778,49 @@ static unsigned varint_len(uint64_t v)
 		n++;
 	}
 	return n;
+}
+
+static unsigned char *mtr_put_name(unsigned char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > MTR_PATH_MAX)
+		n = MTR_PATH_MAX;
+	p = put_varint(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * Version 2 from @src (a reader of version 2 with its initial mappings):
+ * write its mappings now, and the file of each mmap event with the event.
+ * Called right after mtr_writer_open(). Thread switches, forks and region
+ * starts are not carried over (the reader keeps only their counts).
+ */
+static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
+{
+	w->buf[8] = 2; /* the header is still in the buffer */
+	w->src = src;
+	for (size_t i = 0; i < src->nmaps; i++) {
+		const struct trace_map *m = &src->maps[i];
+		unsigned char *p;
+
+		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
+			return -1;
+		p = w->buf + w->len;
+		*p++ = MTR_TAG_MAP;
+		p = put_varint(p, m->start);
+		p = put_varint(p, m->len);
+		p = put_varint(p, m->prot);
+		p = put_varint(p, m->flags);
+		p = put_varint(p, m->dev);
+		p = put_varint(p, m->ino);
+		p = put_varint(p, m->off);
+		p = mtr_put_name(p, m->name);
+		w->len = (size_t)(p - w->buf);
+		w->nrec++;
+	}
+	return 0;
 }
 
 static void mtr_w_free(struct mtr_writer *w)
@@ -695,6 +951,17 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 			p = put_varint(p, o->new_addr);
 			p = put_varint(p, o->new_len);
 			p = put_varint(p, o->line);
+			if (w->src && o->kind == EV_MMAP && o->file && o->file <= w->src->nfiles) {
+				const struct trace_file *f = &w->src->files[o->file - 1];
+
+				/* Room: MTR_WBUF keeps MTR_MAXREC free, and event + FILE fit in it. */
+				*p++ = MTR_TAG_FILE;
+				p = put_varint(p, f->dev);
+				p = put_varint(p, f->ino);
+				p = put_varint(p, o->off);
+				p = mtr_put_name(p, f->path);
+				w->nrec++;
+			}
 			break;
 		}
 		default:
@@ -743,6 +1010,11 @@ int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e)
 	struct trace_batch b;
 	int n = 0;
 
+	if (w && tr->nmaps && mtr_writer_v2(w, tr, e)) {
+		mtr_writer_close(w, false, NULL);
+		trace_close(tr);
+		return e->host ? -2 : -1;
+	}
 	if (w) {
 		while ((n = trace_next(tr, &b, e)) > 0)
 			if (mtr_writer_put(w, &b, e))

@@ -16,7 +16,7 @@ const char usage_text[] =
 	"       mmusim trace info TRACE [--format FMT]\n"
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
-	"       mmusim capture [-o OUT] -- PROGRAM [ARGS]   (valgrind lackey + syscalls)\n"
+	"       mmusim capture [-o OUT] [--tool=mmusim|lackey] -- PROGRAM [ARGS]\n"
 	"       mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
 	"                    [-o results.csv] [--plot OUT.png|OUT.svg] [--quiet]\n"
 	"       mmusim merge OUT.csv RESULT.json...\n"
@@ -74,9 +74,16 @@ static const struct {
 	  "mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]   to the native format\n"
 	  "mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]  write a built-in workload as a trace\n" },
 	{ "capture",
-	  "mmusim capture [-o OUT] -- PROGRAM [ARGS]\n"
-	  "Run PROGRAM under valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes and stream the\n"
-	  "trace, compressed by OUT's suffix (.zst default), with its mmap/munmap/... events.\n" },
+	  "mmusim capture [-o OUT] [--tool=mmusim|lackey] [--skip-insns N] [--max-insns N] [--roi]\n"
+	  "               [--keep-on-failure] -- PROGRAM [ARGS]\n"
+	  "Run PROGRAM under Valgrind and stream its memory trace, compressed by OUT's suffix (.zst\n"
+	  "default). --tool=mmusim (the default): mmusim's own tool writes mtr version 2 (OUT defaults\n"
+	  "to PROGRAM.mtr.zst) with the initial mappings, every mmap/munmap/mprotect/madvise/brk/\n"
+	  "mremap, the files mapped and the thread switches; --skip-insns/--max-insns or the\n"
+	  "MMUSIM_ROI_BEGIN()/END() client requests of mmusim_roi.h (with --roi: nothing before the\n"
+	  "first BEGIN) choose a region of interest.\n"
+	  "--tool=lackey: valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes, its text log\n"
+	  "(PROGRAM.lackey.zst). --keep-on-failure keeps the trace of a program exiting non-zero.\n" },
 	{ "demo",
 	  "mmusim demo [--outdir DIR]\n"
 	  "STREAM and GUPS under base pages, hugetlbfs and THP: the seed mail's table and DIR/demo.png.\n" },

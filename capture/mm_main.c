@@ -1,0 +1,843 @@
+/*
+ * mm_main.c - mmusim's Valgrind tool ("--tool=mmusim"): writes a program's
+ * memory references, its initial mappings, its mapping system calls and its
+ * thread switches as an mtr version 2 stream (traces/README.md) to a file
+ * descriptor, framed for `mmusim capture` (sim/capture.c), which compresses it.
+ *
+ * What is counted is what lackey --trace-mem=yes prints (valgrind
+ * docs, "Lackey: an example tool"; the IR is documented in libvex_ir.h):
+ * - one instruction fetch per guest instruction (Ist_IMark: address, length);
+ * - a load per Iex_Load (in an Ist_WrTmp) and per Ist_LoadG, a store per
+ *   Ist_Store and Ist_StoreG, of the size of the loaded/stored type;
+ * - a dirty helper's declared memory effect (mFx, mAddr, mSize): a load for
+ *   Ifx_Read, a store for Ifx_Write, both for Ifx_Modify;
+ * - Ist_CAS: a load and a store of the data size (twice it for a double CAS);
+ *   Ist_LLSC: a load (load-linked) or a store (store-conditional);
+ * - a store that directly follows a load of the same size from the same IR
+ *   address atom, with no instruction fetch, guarded reference or side exit
+ *   between them, becomes one modify (M) record.
+ * So a deterministic program gives the same counts by kind under both tools.
+ * IR before the first IMark (the preamble) is not instrumented.
+ *
+ * Speed: instead of one helper call per reference (lackey prints each one),
+ * the references of a stretch of IR are gathered into a group whose constant
+ * parts (every fetch address and size, every data size and kind) live in a
+ * descriptor made at translation time; one dirty call per group passes the
+ * descriptor and up to MM_ARGS data addresses. A group ends at a side exit
+ * (Ist_Exit: what precedes it must be recorded whether or not it is taken),
+ * at the end of the superblock, at a guarded reference (which gets a guarded
+ * call of its own), and when it is full. The helper encodes mtr records into a
+ * buffer that is written out in frames when nearly full and at exit.
+ *
+ * Pipe framing (only between this tool and sim/capture.c): each write is a
+ * 24-byte header { u32 "MMSF", u32 length, u64 instructions, u64 references
+ * } followed by length bytes of the mtr stream; the counts are the running
+ * totals, for the capture's progress line.
+ *
+ * Options: --out-fd=N (required: where the frames go), --skip-insns=N,
+ * --max-insns=N (a region of interest by instruction count, exact to the
+ * instruction), --roi=yes (nothing is recorded until the program's
+ * MMUSIM_ROI_BEGIN(), include/mmusim_roi.h; without it, the requests still
+ * stop and restart the recording). A ROI record (the instructions skipped so
+ * far) marks each start of recording after a pause. A forked child stops
+ * writing to the parent's stream (its copy of the buffer is dropped: the
+ * parent writes what it held); the parent's stream notes the fork (a FORK
+ * record with the child's pid); with --fork-out=PREFIX the child writes its
+ * own PREFIX.PID.mtr (mm_fork_child()), removed if the child execs.
+ *
+ * Left out: a failed mapping system call is not recorded (the replay drops
+ * them, as the lackey reader does); thread ids are Valgrind's (1 = the main
+ * thread), not the kernel's. Descriptors of translations that Valgrind
+ * discards are not freed (a few bytes per superblock).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_aspacehl.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+#include "pub_tool_clreq.h"
+
+#include "../include/mmusim_roi.h"
+
+/*
+ * Not in the tool headers, but exported by libcoregrind (pub_core_libcfile.h):
+ * move a descriptor into Valgrind's reserved range, out of the client's reach;
+ * the path behind a descriptor.
+ */
+extern Int VG_(safe_fd)(Int oldfd);
+extern Bool VG_(resolve_filename)(Int fd, const HChar **buf);
+extern Addr VG_(brk_base); /* pub_core_clientstate.h: where the client's break starts */
+
+#define MM_ARGS 5      /* data addresses per helper call (amd64 dirty calls take 6 arguments) */
+#define MM_GROUP 128   /* references per group at most */
+#define MM_BUF (1u << 20)
+#define MM_SLACK 8192  /* room kept for one group (128 x 10 bytes) or a path record */
+#define MM_FRAME 24
+
+/* mtr (sim/trace_mtr.c): tags and kinds. */
+enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
+enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
+       T_ROI = 0xc7 };
+enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP };
+
+struct mm_ent {
+	Addr addr;   /* fetch: the instruction's address */
+	UShort size;
+	UChar kind;
+	UChar arg;   /* data: index of the helper argument holding the address */
+};
+
+struct mm_group {
+	UInt n;
+	struct mm_ent e[0];
+};
+
+/* ---------------------------------------------------------------- output */
+
+static Long clo_fd = -1;
+static Long clo_skip, clo_max;
+static Bool clo_roi;     /* --roi=yes: record only between the program's ROI client requests */
+static const HChar *clo_fork_out; /* --fork-out=PREFIX: a forked child writes PREFIX.PID.mtr */
+static Bool raw_out;     /* a forked child: plain mtr to its own file, no frames */
+static HChar child_path[4200], child_tmp[4300];
+static Int out_fd = -1;
+static UChar *buf;       /* frame header room, then the stream */
+static UInt blen;        /* bytes in buf, header included */
+static Addr expect[2];
+static ULong n_insns, n_refs, n_recs, n_seen;
+static Bool recording;   /* inside the region of interest */
+static Bool roi_client;  /* the program used MMUSIM_ROI_BEGIN/END: it decides */
+static Bool roi_done;    /* --max-insns reached */
+static Bool started;     /* the initial mappings are written */
+static ThreadId cur_tid;
+
+static void out_flush(void)
+{
+	UInt len = blen - MM_FRAME, off = 0;
+
+	if (out_fd < 0 || !len)
+		goto done;
+	*(UInt *)buf = 0x46534d4d; /* "MMSF" */
+	*(UInt *)(buf + 4) = len;
+	*(ULong *)(buf + 8) = n_insns;
+	*(ULong *)(buf + 16) = n_refs;
+	if (raw_out)
+		off = MM_FRAME;
+	while (off < blen) {
+		Int r = VG_(write)(out_fd, buf + off, (Int)(blen - off));
+
+		if (r <= 0) {
+			VG_(umsg)("mmusim: cannot write the trace (fd %d): stopping output\n", out_fd);
+			out_fd = -1;
+			break;
+		}
+		off += (UInt)r;
+	}
+done:
+	blen = MM_FRAME;
+}
+
+static inline UChar *put_v(UChar *p, ULong v)
+{
+	while (v >= 0x80) {
+		*p++ = (UChar)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (UChar)v;
+	return p;
+}
+
+static inline UChar *room(void)
+{
+	if (blen > MM_BUF - MM_SLACK)
+		out_flush();
+	return buf + blen;
+}
+
+static inline UChar *put_ref(UChar *p, Addr a, UInt size, UInt kind)
+{
+	UInt st = kind != K_I;
+	ULong d = a - expect[st], z = (d << 1) ^ (ULong)((Long)d >> 63);
+	UInt sz = size <= 15 ? size : 0, form;
+
+	if (!d)
+		form = 0;
+	else if (z < (1ULL << 49) || a >= (1ULL << 56))
+		form = 1; /* a varint of at most 7 bytes */
+	else
+		form = 2;
+	*p++ = (UChar)(form << 6 | sz << 2 | kind);
+	if (!sz)
+		p = put_v(p, size);
+	if (form == 1) {
+		p = put_v(p, z);
+	} else if (form == 2) {
+		for (Int i = 0; i < 7; i++)
+			*p++ = (UChar)(a >> (8 * i));
+	}
+	expect[st] = a + size;
+	return p;
+}
+
+/* ---------------------------------------------------------------- helper */
+
+static void put_u(UInt tag, ULong v);
+
+/*
+ * The group outside the plain case: before the region of interest (counting
+ * the instructions skipped, starting at exactly --skip-insns), with
+ * --max-insns (stopping at exactly that many), or after the region.
+ */
+static void mm_group_roi(struct mm_group *g, const Addr *arg)
+{
+	for (UInt i = 0; i < g->n; i++) {
+		const struct mm_ent *e = &g->e[i];
+
+		if (e->kind == K_I) {
+			if (!recording && !roi_client && !roi_done && n_seen >= (ULong)clo_skip) {
+				recording = True;
+				if (clo_skip)
+					put_u(T_ROI, n_seen);
+			}
+			if (recording && clo_max && !roi_client && n_insns >= (ULong)clo_max) {
+				recording = False;
+				roi_done = True;
+			}
+			if (!recording) {
+				n_seen++;
+				continue;
+			}
+			blen = (UInt)(put_ref(room(), e->addr, e->size, K_I) - buf);
+			n_insns++;
+		} else if (recording) {
+			blen = (UInt)(put_ref(room(), arg[e->arg], e->size, e->kind) - buf);
+		} else {
+			continue;
+		}
+		n_refs++;
+		n_recs++;
+	}
+}
+
+static VG_REGPARM(0) void mm_group(struct mm_group *g, Addr a0, Addr a1, Addr a2, Addr a3, Addr a4)
+{
+	Addr arg[MM_ARGS] = { a0, a1, a2, a3, a4 };
+	UChar *p;
+
+	if (!recording || clo_max) {
+		mm_group_roi(g, arg);
+		return;
+	}
+	p = room();
+	for (UInt i = 0; i < g->n; i++) {
+		const struct mm_ent *e = &g->e[i];
+
+		if (e->kind == K_I) {
+			p = put_ref(p, e->addr, e->size, K_I);
+			n_insns++;
+		} else {
+			p = put_ref(p, arg[e->arg], e->size, e->kind);
+		}
+	}
+	n_refs += g->n;
+	n_recs += g->n;
+	blen = (UInt)(p - buf);
+}
+
+/* ---------------------------------------------------------------- records */
+
+static void put_name(UChar **pp, const HChar *s)
+{
+	UInt n = s ? (UInt)VG_(strlen)(s) : 0;
+
+	if (n > 4096)
+		n = 4096;
+	*pp = put_v(*pp, n);
+	if (n)
+		VG_(memcpy)(*pp, s, n);
+	*pp += n;
+}
+
+static void put_event(UInt kind, UInt prot, ULong flags, Long fd, ULong advice, Addr addr,
+		      ULong len, Addr new_addr, ULong new_len)
+{
+	UChar *p = room();
+
+	*p++ = T_EVENT;
+	*p++ = (UChar)kind;
+	p = put_v(p, prot);
+	p = put_v(p, flags);
+	p = put_v(p, ((ULong)fd << 1) ^ (ULong)(fd >> 63));
+	p = put_v(p, advice);
+	p = put_v(p, addr);
+	p = put_v(p, len);
+	p = put_v(p, new_addr);
+	p = put_v(p, new_len);
+	p = put_v(p, 0);
+	blen = (UInt)(p - buf);
+	n_recs++;
+}
+
+/*
+ * /proc/self/maps of this process: Valgrind's mappings and the client's. Used
+ * only for what aspacemgr does not keep: private or shared, and the kernel's
+ * names ([vdso], [vvar]).
+ */
+static HChar *maps_text;
+
+static void maps_read(void)
+{
+	SysRes r = VG_(open)("/proc/self/maps", VKI_O_RDONLY, 0);
+	Int fd, n, len = 0, cap = 1 << 16;
+
+	if (sr_isError(r))
+		return;
+	fd = (Int)sr_Res(r);
+	maps_text = VG_(malloc)("mmusim.maps", (SizeT)cap + 1);
+	while ((n = VG_(read)(fd, maps_text + len, cap - len)) > 0) {
+		len += n;
+		if (len == cap) {
+			cap *= 2;
+			maps_text = VG_(realloc)("mmusim.maps", maps_text, (SizeT)cap + 1);
+		}
+	}
+	maps_text[len] = 0;
+	VG_(close)(fd);
+}
+
+/* The /proc/self/maps line covering @a: its 's'/'p' flag and its [name], if any. */
+static void maps_find(Addr a, Bool *shared, const HChar **bracket, Int *blen_out)
+{
+	HChar *l = maps_text;
+
+	*shared = False;
+	*bracket = NULL;
+	while (l && *l) {
+		HChar *end = VG_(strchr)(l, '\n'), *q;
+		Addr lo = (Addr)VG_(strtoull16)(l, &q), hi = 0;
+
+		if (*q == '-')
+			hi = (Addr)VG_(strtoull16)(q + 1, &q);
+		if (a >= lo && a < hi) {
+			HChar *b = VG_(strchr)(q, '[');
+
+			*shared = q[4] == 's';
+			if (b && (!end || b < end)) {
+				HChar *c = VG_(strchr)(b, ']');
+
+				*bracket = b;
+				*blen_out = c ? (Int)(c - b + 1) : 1;
+			}
+			return;
+		}
+		l = end ? end + 1 : NULL;
+	}
+}
+
+/* One MAP record: start, length, prot, flags, dev, ino, offset, name. */
+static void put_map(Addr start, ULong len, UInt prot, ULong flags, ULong dev, ULong ino,
+		    ULong off, const HChar *name, Int nlen)
+{
+	UChar *p = room();
+
+	*p++ = T_MAP;
+	p = put_v(p, start);
+	p = put_v(p, len);
+	p = put_v(p, prot);
+	p = put_v(p, flags);
+	p = put_v(p, dev);
+	p = put_v(p, ino);
+	p = put_v(p, off);
+	if (nlen < 0)
+		nlen = name ? (Int)VG_(strlen)(name) : 0;
+	if (nlen > 4096)
+		nlen = 4096;
+	p = put_v(p, (ULong)nlen);
+	if (nlen)
+		VG_(memcpy)(p, name, (SizeT)nlen);
+	p += nlen;
+	blen = (UInt)(p - buf);
+	n_recs++;
+}
+
+/* The client's mappings as the first instruction sees them (aspacemgr's segments). */
+static void put_initial_maps(ThreadId tid)
+{
+	Int n = 0;
+	Addr *st = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n);
+	Addr sp = VG_(get_SP)(tid);
+
+	maps_read();
+	for (Int i = 0; i < n; i++) {
+		NSegment const *s = VG_(am_find_nsegment)(st[i]);
+		const HChar *name = NULL, *br = NULL;
+		Int nl = -1, bl = 0;
+		Bool shared;
+		ULong flags;
+		UInt prot;
+
+		if (!s)
+			continue;
+		prot = (s->hasR ? 1 : 0) | (s->hasW ? 2 : 0) | (s->hasX ? 4 : 0);
+		maps_find(s->start, &shared, &br, &bl);
+		shared = shared || s->kind == SkShmC;
+		flags = shared ? 0x01 : 0x02;
+		if (s->kind == SkFileC) {
+			name = VG_(am_get_filename)(s);
+		} else {
+			flags |= 0x20; /* MAP_ANONYMOUS */
+			if (sp >= s->start && sp <= s->end)
+				name = "[stack]", flags |= 0x20000 /* MAP_STACK */;
+			else if (s->isCH || s->start == VG_(brk_base))
+				name = "[heap]";
+			else if (br)
+				name = br, nl = bl;
+		}
+		put_map(s->start, s->end - s->start + 1, prot, flags, s->dev, s->ino,
+			s->kind == SkFileC ? (ULong)s->offset : 0, name, nl);
+	}
+	if (st)
+		VG_(free)(st);
+	if (maps_text)
+		VG_(free)(maps_text);
+	maps_text = NULL;
+}
+
+static void put_u(UInt tag, ULong v)
+{
+	UChar *p = room();
+
+	*p++ = (UChar)tag;
+	p = put_v(p, v);
+	blen = (UInt)(p - buf);
+	n_recs++;
+}
+
+static void mm_start_client(ThreadId tid, ULong blocks)
+{
+	(void)blocks;
+	if (!started) {
+		started = True;
+		put_initial_maps(tid);
+	}
+	if (tid != cur_tid) {
+		cur_tid = tid;
+		put_u(T_THREAD, tid);
+	}
+}
+
+/* ---------------------------------------------------------------- ROI */
+
+static Bool mm_client_request(ThreadId tid, UWord *arg, UWord *ret)
+{
+	(void)tid;
+	if (!VG_IS_TOOL_USERREQ('M', 'M', arg[0]))
+		return False;
+	if (arg[0] == MMUSIM_USERREQ_ROI_BEGIN) {
+		if (!recording)
+			put_u(T_ROI, n_seen);
+		roi_client = True;
+		recording = True;
+		clo_max = 0;
+	} else if (arg[0] == MMUSIM_USERREQ_ROI_END) {
+		roi_client = True;
+		recording = False;
+		clo_max = 0;
+	} else {
+		return False;
+	}
+	*ret = 0;
+	return True;
+}
+
+/* ---------------------------------------------------------------- syscalls */
+
+static void mm_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
+{
+	(void)tid, (void)args, (void)nargs;
+	if (no == __NR_execve && raw_out && out_fd >= 0) {
+		/* A forked child that runs another program: not traced (--trace-children=no). */
+		VG_(close)(out_fd);
+		VG_(unlink)(child_tmp);
+		out_fd = -1;
+	}
+}
+
+/* FILE: the identity behind @fd (device, inode, the mmap's offset, path), after its mmap event. */
+static void put_file(Long fd, ULong off)
+{
+	const HChar *name = NULL;
+	struct vg_stat sb;
+	UChar *p;
+
+	VG_(memset)(&sb, 0, sizeof(sb));
+	VG_(fstat)((Int)fd, &sb);
+	if (!VG_(resolve_filename)((Int)fd, &name))
+		name = NULL;
+	p = room();
+	*p++ = T_FILE;
+	p = put_v(p, sb.dev);
+	p = put_v(p, sb.ino);
+	p = put_v(p, off);
+	put_name(&p, name);
+	blen = (UInt)(p - buf);
+	n_recs++;
+}
+
+static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes res)
+{
+	UWord r;
+
+	(void)tid, (void)nargs;
+	/* Mapping calls are recorded also outside the region of interest: the replay needs them. */
+	if (sr_isError(res) || out_fd < 0)
+		return;
+	r = sr_Res(res);
+	switch (no) {
+	case __NR_mmap:
+		put_event(EV_MMAP, (UInt)a[2], a[3], (Long)(Int)a[4], 0, r, a[1], 0, 0);
+		if (!(a[3] & 0x20) && (Int)a[4] >= 0)
+			put_file((Long)(Int)a[4], a[5]);
+		break;
+	case __NR_clone:
+		if (a[0] & VKI_CLONE_VM)
+			break; /* a thread (or vfork's shared memory): not a new address space */
+		/* fallthrough */
+	case __NR_fork:
+	case __NR_vfork:
+		if (r)
+			put_u(T_FORK, r);
+		break;
+	case __NR_munmap:
+		put_event(EV_MUNMAP, 0, 0, -1, 0, a[0], a[1], 0, 0);
+		break;
+	case __NR_mprotect:
+		put_event(EV_MPROTECT, (UInt)a[2], 0, -1, 0, a[0], a[1], 0, 0);
+		break;
+	case __NR_madvise:
+		put_event(EV_MADVISE, 0, 0, -1, a[2], a[0], a[1], 0, 0);
+		break;
+	case __NR_brk:
+		put_event(EV_BRK, 0, 0, -1, 0, r, 0, 0, 0);
+		break;
+	case __NR_mremap:
+		put_event(EV_MREMAP, 0, a[3], -1, 0, a[0], a[1], r, a[2]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------- fork */
+
+/*
+ * A forked child: the parent writes what the buffer held. With --fork-out the
+ * child starts a trace of its own, PREFIX.PID.mtr (not compressed: the tool has
+ * no compressor), written as PREFIX.PID.mtr.tmp and renamed at its exit; its
+ * initial mappings are the address space it inherited.
+ */
+static void mm_fork_child(ThreadId tid)
+{
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
+	SysRes r;
+
+	if (out_fd >= 0)
+		VG_(close)(out_fd);
+	out_fd = -1;
+	blen = MM_FRAME;
+	if (!clo_fork_out || VG_(strlen)(clo_fork_out) > 4000)
+		return;
+	VG_(sprintf)(child_path, "%s.%d.mtr", clo_fork_out, VG_(getpid)());
+	VG_(sprintf)(child_tmp, "%s.tmp", child_path);
+	r = VG_(open)(child_tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0644);
+	if (sr_isError(r)) {
+		VG_(umsg)("mmusim: cannot create %s: the child is not traced\n", child_tmp);
+		return;
+	}
+	out_fd = VG_(safe_fd)((Int)sr_Res(r));
+	raw_out = True;
+	expect[0] = expect[1] = 0;
+	n_insns = n_refs = n_recs = 0;
+	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
+	blen += sizeof(hdr);
+	put_initial_maps(tid);
+	started = True;
+	cur_tid = tid;
+	put_u(T_THREAD, tid);
+}
+
+/* ---------------------------------------------------------------- instrumentation */
+
+struct ev {
+	IRExpr *addr; /* data: the address atom; NULL for a fetch */
+	Addr iaddr;
+	UInt size, kind;
+};
+
+struct inst {
+	IRSB *sb;
+	struct ev ev[MM_GROUP];
+	UInt n, ndata;
+};
+
+static void grp_flush(struct inst *s)
+{
+	struct mm_group *g;
+	IRExpr *args[MM_ARGS + 1];
+	IRDirty *d;
+	UInt k = 0;
+
+	if (!s->n)
+		return;
+	g = VG_(malloc)("mmusim.group", sizeof(*g) + s->n * sizeof(struct mm_ent));
+	g->n = s->n;
+	for (UInt i = 0; i < MM_ARGS; i++)
+		args[i + 1] = mkIRExpr_HWord(0);
+	for (UInt i = 0; i < s->n; i++) {
+		struct mm_ent *e = &g->e[i];
+
+		e->size = (UShort)s->ev[i].size;
+		e->kind = (UChar)s->ev[i].kind;
+		e->addr = s->ev[i].iaddr;
+		e->arg = 0;
+		if (s->ev[i].addr) {
+			e->arg = (UChar)k;
+			args[++k] = s->ev[i].addr;
+		}
+	}
+	args[0] = mkIRExpr_HWord((HWord)g);
+	d = unsafeIRDirty_0_N(0, "mm_group", VG_(fnptr_to_fnentry)(mm_group),
+			      mkIRExprVec_6(args[0], args[1], args[2], args[3], args[4], args[5]));
+	addStmtToIRSB(s->sb, IRStmt_Dirty(d));
+	s->n = s->ndata = 0;
+}
+
+static void add_ifetch(struct inst *s, Addr a, UInt len)
+{
+	if (s->n == MM_GROUP)
+		grp_flush(s);
+	s->ev[s->n++] = (struct ev){ .addr = NULL, .iaddr = a, .size = len ? len : 1, .kind = K_I };
+}
+
+static void add_data(struct inst *s, IRExpr *a, UInt size, UInt kind)
+{
+	struct ev *last = s->n ? &s->ev[s->n - 1] : NULL;
+
+	tl_assert(isIRAtom(a));
+	if (kind == K_S && last && last->kind == K_L && last->addr && last->size == size &&
+	    eqIRAtom(last->addr, a)) {
+		last->kind = K_M;
+		return;
+	}
+	if (s->n == MM_GROUP || s->ndata == MM_ARGS)
+		grp_flush(s);
+	s->ev[s->n++] = (struct ev){ .addr = a, .iaddr = 0, .size = size, .kind = kind };
+	s->ndata++;
+}
+
+/* A guarded reference: a call of its own, made only when @guard holds. */
+static void add_guarded(struct inst *s, IRExpr *a, UInt size, UInt kind, IRExpr *guard)
+{
+	struct mm_group *g;
+	IRDirty *d;
+
+	grp_flush(s);
+	g = VG_(malloc)("mmusim.group", sizeof(*g) + sizeof(struct mm_ent));
+	g->n = 1;
+	g->e[0] = (struct mm_ent){ .addr = 0, .size = (UShort)size, .kind = (UChar)kind, .arg = 0 };
+	d = unsafeIRDirty_0_N(0, "mm_group", VG_(fnptr_to_fnentry)(mm_group),
+			      mkIRExprVec_6(mkIRExpr_HWord((HWord)g), a, mkIRExpr_HWord(0),
+					    mkIRExpr_HWord(0), mkIRExpr_HWord(0), mkIRExpr_HWord(0)));
+	d->guard = guard;
+	addStmtToIRSB(s->sb, IRStmt_Dirty(d));
+}
+
+static UInt load_size(IRLoadGOp cvt, IRType ty)
+{
+	switch (cvt) {
+	case ILGop_IdentV128: return 16;
+	case ILGop_Ident64: return 8;
+	case ILGop_Ident32: return 4;
+	case ILGop_16Uto32: case ILGop_16Sto32: return 2;
+	case ILGop_8Uto32: case ILGop_8Sto32: return 1;
+	default: return sizeofIRType(ty);
+	}
+}
+
+static void inst_stmt(struct inst *s, IRSB *in, IRStmt *st)
+{
+	switch (st->tag) {
+	case Ist_IMark:
+		add_ifetch(s, (Addr)st->Ist.IMark.addr, st->Ist.IMark.len);
+		break;
+	case Ist_WrTmp:
+		if (st->Ist.WrTmp.data->tag == Iex_Load)
+			add_data(s, st->Ist.WrTmp.data->Iex.Load.addr,
+				 sizeofIRType(st->Ist.WrTmp.data->Iex.Load.ty), K_L);
+		break;
+	case Ist_Store:
+		add_data(s, st->Ist.Store.addr,
+			 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)), K_S);
+		break;
+	case Ist_StoreG: {
+		IRStoreG *sg = st->Ist.StoreG.details;
+
+		add_guarded(s, sg->addr, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)), K_S,
+			    sg->guard);
+		break;
+	}
+	case Ist_LoadG: {
+		IRLoadG *lg = st->Ist.LoadG.details;
+		IRType ty = typeOfIRTemp(in->tyenv, lg->dst);
+
+		add_guarded(s, lg->addr, load_size(lg->cvt, ty), K_L, lg->guard);
+		break;
+	}
+	case Ist_Dirty: {
+		IRDirty *d = st->Ist.Dirty.details;
+
+		if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+			add_data(s, d->mAddr, (UInt)d->mSize, K_L);
+		if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+			add_data(s, d->mAddr, (UInt)d->mSize, K_S);
+		break;
+	}
+	case Ist_CAS: {
+		IRCAS *c = st->Ist.CAS.details;
+		UInt sz = sizeofIRType(typeOfIRExpr(in->tyenv, c->dataLo));
+
+		if (c->dataHi)
+			sz *= 2;
+		add_data(s, c->addr, sz, K_L);
+		add_data(s, c->addr, sz, K_S);
+		break;
+	}
+	case Ist_LLSC:
+		if (!st->Ist.LLSC.storedata)
+			add_data(s, st->Ist.LLSC.addr,
+				 sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result)), K_L);
+		else
+			add_data(s, st->Ist.LLSC.addr,
+				 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.LLSC.storedata)),
+				 K_S);
+		break;
+	case Ist_Exit:
+		grp_flush(s);
+		break;
+	default:
+		break;
+	}
+}
+
+static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+			   const VexGuestExtents *vge, const VexArchInfo *archinfo,
+			   IRType gWordTy, IRType hWordTy)
+{
+	static struct inst s;
+	IRSB *out;
+	Int i = 0;
+
+	(void)closure, (void)layout, (void)vge, (void)archinfo;
+	if (gWordTy != hWordTy)
+		VG_(tool_panic)("host/guest word size mismatch");
+	out = deepCopyIRSBExceptStmts(in);
+	while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark)
+		addStmtToIRSB(out, in->stmts[i++]);
+	s.sb = out;
+	s.n = s.ndata = 0;
+	for (; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+
+		if (!st || st->tag == Ist_NoOp)
+			continue;
+		inst_stmt(&s, in, st);
+		addStmtToIRSB(out, st);
+	}
+	grp_flush(&s);
+	return out;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static Bool mm_option(const HChar *arg)
+{
+	if VG_INT_CLO(arg, "--out-fd", clo_fd) {}
+	else if VG_INT_CLO(arg, "--skip-insns", clo_skip) {}
+	else if VG_INT_CLO(arg, "--max-insns", clo_max) {}
+	else if VG_BOOL_CLO(arg, "--roi", clo_roi) {}
+	else if VG_STR_CLO(arg, "--fork-out", clo_fork_out) {}
+	else
+		return False;
+	return True;
+}
+
+static void mm_usage(void)
+{
+	VG_(printf)("    --out-fd=N         write the framed mtr stream to descriptor N\n"
+		    "    --skip-insns=N     start recording after N instructions [0]\n"
+		    "    --max-insns=N      stop recording after N instructions [0: no limit]\n"
+		    "    --roi=yes|no       record only between MMUSIM_ROI_BEGIN() and END() [no]\n"
+		    "    --fork-out=PREFIX  a forked child writes its own trace PREFIX.PID.mtr\n");
+}
+
+static void mm_debug_usage(void)
+{
+}
+
+static void mm_post_clo_init(void)
+{
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
+
+	if (clo_fd < 0 || clo_skip < 0 || clo_max < 0)
+		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N (and counts >= 0)\n");
+	out_fd = VG_(safe_fd)((Int)clo_fd);
+	buf = VG_(malloc)("mmusim.buf", MM_BUF);
+	blen = MM_FRAME;
+	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
+	blen += sizeof(hdr);
+	recording = clo_skip == 0 && !clo_roi;
+	roi_client = clo_roi;
+	VG_(atfork)(NULL, NULL, mm_fork_child);
+}
+
+static void mm_fini(Int exitcode)
+{
+	UChar *p = room();
+
+	(void)exitcode;
+	*p++ = T_END;
+	p = put_v(p, n_recs);
+	blen = (UInt)(p - buf);
+	out_flush();
+	if (raw_out && out_fd >= 0) {
+		VG_(close)(out_fd);
+		if (VG_(rename)(child_tmp, child_path))
+			VG_(umsg)("mmusim: cannot rename %s\n", child_tmp);
+	}
+}
+
+static void mm_pre_clo_init(void)
+{
+	VG_(details_name)("mmusim");
+	VG_(details_version)(NULL);
+	VG_(details_description)("mmusim's memory trace recorder (mtr version 2)");
+	VG_(details_copyright_author)("mmusim authors");
+	VG_(details_bug_reports_to)("the mmusim repository");
+	VG_(details_avg_translation_sizeB)(275);
+	VG_(basic_tool_funcs)(mm_post_clo_init, mm_instrument, mm_fini);
+	VG_(needs_command_line_options)(mm_option, mm_usage, mm_debug_usage);
+	VG_(needs_syscall_wrapper)(mm_pre_syscall, mm_post_syscall);
+	VG_(needs_client_requests)(mm_client_request);
+	VG_(track_start_client_code)(mm_start_client);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(mm_pre_clo_init)

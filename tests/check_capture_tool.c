@@ -1,0 +1,315 @@
+/*
+ * check_capture_tool.c - mmusim's own Valgrind tool (capture/mm_main.c) as
+ * `mmusim capture` runs it: the same reference counts by kind as lackey on a
+ * deterministic program (tests/capture/maps.c, compiled here), the mtr
+ * version 2 records (initial mappings, mapping system calls with their
+ * files, the fork), the region of interest and --keep-on-failure.
+ *
+ * Needs valgrind, a C compiler and the tool built by `make` ($BUILD/valgrind);
+ * without them the tests print why and pass.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "check_run.h"
+#include "trace.h"
+
+struct counts {
+	uint64_t kind[R_KIND_NR];
+	uint64_t ev[EV_NR];
+	uint64_t file_mmaps;   /* mmap events whose file is the program itself */
+	uint64_t forks, roi_starts;
+	bool stack, heap, text; /* initial mappings: [stack], [heap], the program's r-x text */
+};
+
+static char dir[64], prog[128], vglib[512];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/check_capture_tool.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/maps", dir);
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[512];
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
+/*
+ * Valgrind, the tool and the test program. VALGRIND_LIB is set to the tool's
+ * directory for both tools, so that the program sees the same environment
+ * under lackey and under mmusim's tool (its length changes what ld.so does).
+ */
+static bool ready(void)
+{
+	const char *b = getenv("BUILD");
+	char cmd[512], tool[600];
+
+	if (system("valgrind --version >/dev/null 2>&1")) {
+		fprintf(stderr, "check_capture_tool: valgrind is not installed; skipped\n");
+		return false;
+	}
+	snprintf(vglib, sizeof(vglib), "%s/valgrind", b && *b ? b : "build/release");
+	snprintf(tool, sizeof(tool), "%s/mmusim-amd64-linux", vglib);
+	if (access(tool, X_OK)) {
+		fprintf(stderr, "check_capture_tool: %s not built (no valgrind headers?); skipped\n",
+			tool);
+		return false;
+	}
+	setenv("VALGRIND_LIB", vglib, 1);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -Iinclude -o %s tests/capture/maps.c -lpthread", prog);
+	ck_assert_msg(!system(cmd), "cannot compile tests/capture/maps.c");
+	return true;
+}
+
+static void read_trace(const char *path, enum trace_format fmt, struct counts *c)
+{
+	struct err e = { 0 };
+	struct trace_reader *r = trace_open(path, TF_AUTO, &e);
+	struct trace_batch b;
+	char msg[1024];
+	int n;
+
+	memset(c, 0, sizeof(*c));
+	err_format(&e, msg, sizeof(msg));
+	ck_assert_msg(r != NULL, "%s", msg);
+	ck_assert_int_eq(r->format, fmt);
+	while ((n = trace_next(r, &b, &e)) > 0)
+		for (size_t i = 0; i < b.n; i++) {
+			const struct trace_rec *t = &b.recs[i];
+
+			c->kind[t->kind]++;
+			if (t->kind == R_EVENT) {
+				const struct os_event *o = &b.ev[t->size];
+
+				c->ev[o->kind]++;
+				if (o->kind == EV_MMAP && o->file && o->file <= r->nfiles &&
+				    !strcmp(r->files[o->file - 1].path, prog) && o->off == 0)
+					c->file_mmaps++;
+			}
+		}
+	err_format(&e, msg, sizeof(msg));
+	ck_assert_msg(n == 0, "%s", msg);
+	for (size_t i = 0; i < r->nmaps; i++) {
+		const struct trace_map *m = &r->maps[i];
+
+		c->stack |= !strcmp(m->name, "[stack]") && m->prot == 3 && (m->flags & MAP_ANONYMOUS_);
+		c->heap |= !strcmp(m->name, "[heap]");
+		c->text |= !strcmp(m->name, prog) && m->prot == 5 && m->ino && m->off;
+	}
+	c->forks = r->forks;
+	c->roi_starts = r->roi_starts;
+	trace_close(r);
+}
+
+static void capture(const char *out, const char *tool, char **argv, const struct capture_opts *o0)
+{
+	struct capture_opts o = o0 ? *o0 : (struct capture_opts){ 0 };
+	struct err e = { 0 };
+	char msg[1024];
+	int r;
+
+	o.tool = tool;
+	o.tool_dir = vglib;
+	r = capture_run_opts(out, argv, &o, NULL, &e);
+	err_format(&e, msg, sizeof(msg));
+	ck_assert_msg(r == 0, "%s", msg);
+}
+
+/*
+ * The same program under lackey and under mmusim's tool: the same references
+ * by kind, to the reference (the tool counts as lackey does: one I per
+ * Ist_IMark, L/S per load/store, a load and store of the same address in one
+ * instruction merged into M), and the same mapping events. A forked child is
+ * silent under both.
+ */
+START_TEST(same_counts_as_lackey)
+{
+	char lk[256], mm[256];
+	char *argv[] = { prog, NULL };
+	struct counts a, b;
+
+	if (!ready())
+		return;
+	snprintf(lk, sizeof(lk), "%s/maps.lackey.zst", dir);
+	snprintf(mm, sizeof(mm), "%s/maps.mtr.zst", dir);
+	capture(lk, "lackey", argv, NULL);
+	capture(mm, "mmusim", argv, NULL);
+	read_trace(lk, TF_LACKEY, &a);
+	read_trace(mm, TF_MTR, &b);
+	ck_assert_uint_gt(a.kind[R_IFETCH], 50000);
+	for (int k = R_IFETCH; k <= R_MODIFY; k++)
+		ck_assert_msg(a.kind[k] == b.kind[k], "kind %d: lackey %llu, mmusim %llu", k,
+			      (unsigned long long)a.kind[k], (unsigned long long)b.kind[k]);
+	for (int k = 0; k < EV_NR; k++)
+		ck_assert_msg(a.ev[k] == b.ev[k], "%s: lackey %llu, mmusim %llu", ev_kind_name[k],
+			      (unsigned long long)a.ev[k], (unsigned long long)b.ev[k]);
+}
+END_TEST
+
+/*
+ * The forked child's own trace, DIR/maps.PID.mtr: its inherited mappings, then
+ * worker()'s 1000 iterations (a load and a store, or a modify, each) and _exit.
+ */
+static void check_child(void)
+{
+	struct dirent *de;
+	struct counts c;
+	char path[512];
+	int found = 0;
+	DIR *d = opendir(dir);
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "maps.", 5) && strcmp(de->d_name, "maps.mtr") &&
+		    strlen(de->d_name) > 9 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".mtr")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			found++;
+		}
+	closedir(d);
+	ck_assert_int_eq(found, 1);
+	read_trace(path, TF_MTR, &c);
+	ck_assert(c.stack);
+	ck_assert(c.text);
+	ck_assert_uint_ge(c.kind[R_LOAD] + c.kind[R_MODIFY], 1000);
+	ck_assert_uint_ge(c.kind[R_STORE] + c.kind[R_MODIFY], 1000);
+	ck_assert_uint_lt(c.kind[R_IFETCH], 20000);
+	ck_assert_uint_eq(c.forks, 0);
+}
+
+/* What version 2 adds: the initial mappings, the file behind an mmap, the fork. */
+START_TEST(version2_records)
+{
+	char mm[256];
+	char *argv[] = { prog, NULL };
+	struct counts c;
+
+	if (!ready())
+		return;
+	snprintf(mm, sizeof(mm), "%s/maps.mtr", dir);
+	capture(mm, "mmusim", argv, NULL);
+	read_trace(mm, TF_MTR, &c);
+	ck_assert(c.stack);
+	ck_assert(c.heap);
+	ck_assert(c.text);
+	/* maps.c: one mremap, an mprotect and a madvise of its own, its file mmap of itself. */
+	ck_assert_uint_eq(c.ev[EV_MREMAP], 1);
+	ck_assert_uint_ge(c.ev[EV_MADVISE], 1);
+	ck_assert_uint_ge(c.ev[EV_MPROTECT], 1);
+	ck_assert_uint_ge(c.ev[EV_BRK], 1);
+	ck_assert_uint_eq(c.file_mmaps, 1);
+	ck_assert_uint_eq(c.forks, 1);
+	ck_assert_uint_eq(c.roi_starts, 0);
+	check_child();
+
+	/* trace convert keeps version 2's mappings and files (not the fork: a count only). */
+	{
+		struct err e = { 0 };
+		struct trace_reader *r = trace_open(mm, TF_AUTO, &e);
+		char conv[256];
+		struct counts d;
+
+		ck_assert_ptr_nonnull(r);
+		snprintf(conv, sizeof(conv), "%s/conv.mtr.zst", dir);
+		ck_assert_int_eq(mtr_write_all(r, conv, &e), 0);
+		read_trace(conv, TF_MTR, &d);
+		ck_assert(d.stack && d.heap && d.text);
+		ck_assert_uint_eq(d.file_mmaps, 1);
+		for (int k = 0; k < R_KIND_NR; k++)
+			ck_assert_uint_eq(d.kind[k], c.kind[k]);
+		ck_assert_uint_eq(d.forks, 0);
+	}
+}
+END_TEST
+
+/*
+ * --roi: only the loop between MMUSIM_ROI_BEGIN() and END(), 1000 iterations
+ * of a volatile load and store (plus the few instructions around them).
+ * --skip-insns/--max-insns: exactly that many instructions.
+ */
+START_TEST(region_of_interest)
+{
+	struct capture_opts o = { .roi = true };
+	char *roi_argv[] = { prog, "roi", NULL }, *argv[] = { prog, NULL };
+	char out[256];
+	struct counts c;
+
+	if (!ready())
+		return;
+	snprintf(out, sizeof(out), "%s/roi.mtr.zst", dir);
+	capture(out, "mmusim", roi_argv, &o);
+	read_trace(out, TF_MTR, &c);
+	ck_assert_uint_eq(c.roi_starts, 1);
+	ck_assert_uint_ge(c.kind[R_LOAD] + c.kind[R_MODIFY], 1000);
+	ck_assert_uint_ge(c.kind[R_STORE] + c.kind[R_MODIFY], 1000);
+	ck_assert_uint_lt(c.kind[R_LOAD] + c.kind[R_MODIFY], 1020);
+	ck_assert_uint_lt(c.kind[R_IFETCH], 20000);
+	ck_assert_uint_ge(c.ev[EV_MMAP], 1); /* mappings are recorded outside the region too */
+
+	o = (struct capture_opts){ .skip_insns = 1000, .max_insns = 500 };
+	capture(out, "mmusim", argv, &o);
+	read_trace(out, TF_MTR, &c);
+	ck_assert_uint_eq(c.kind[R_IFETCH], 500);
+	ck_assert_uint_eq(c.roi_starts, 1);
+}
+END_TEST
+
+/* A program exiting non-zero: no trace, unless --keep-on-failure. */
+START_TEST(keep_on_failure)
+{
+	struct capture_opts o = { .tool_dir = NULL };
+	char *argv[] = { "/bin/false", NULL };
+	struct err e = { 0 };
+	char out[256];
+	struct counts c;
+
+	if (!ready())
+		return;
+	snprintf(out, sizeof(out), "%s/false.mtr.zst", dir);
+	o.tool_dir = vglib;
+	ck_assert_int_eq(capture_run_opts(out, argv, &o, NULL, &e), -1);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	o.keep_on_failure = true;
+	ck_assert_int_eq(capture_run_opts(out, argv, &o, NULL, &e), 0);
+	read_trace(out, TF_MTR, &c);
+	ck_assert_uint_gt(c.kind[R_IFETCH], 10000);
+}
+END_TEST
+
+static Suite *capture_tool_suite(void)
+{
+	Suite *s = suite_create("capture_tool");
+	TCase *tc = tcase_create("capture_tool");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, same_counts_as_lackey);
+	tcase_add_test(tc, version2_records);
+	tcase_add_test(tc, region_of_interest);
+	tcase_add_test(tc, keep_on_failure);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(capture_tool_suite());
+}
