@@ -10,9 +10,10 @@
  * is spent or the list head has been passed twice (each wrap is a full scan).
  * A range collapses if its PMD points to a PTE table, none/zero PTEs <=
  * max_ptes_none (else thp_scan_exceed_none_pte), at least one PTE is writable and
- * one young. The collapse allocates order 9 (direct compaction if
- * khugepaged/defrag), copies present pages and clears the rest, flushes the range,
- * installs the PMD and deposits the old table. An allocation failure ends the pass
+ * one young. The collapse allocates order 9 (GFP_TRANSHUGE: direct compaction
+ * and reclaim, if khugepaged/defrag; one slow path, page_alloc.c), copies
+ * present pages and clears the rest, flushes the range, installs the PMD and
+ * deposits the old table. An allocation failure ends the pass
  * and the next one waits alloc_sleep_millisecs.
  *
  * Costs: scanning and copying are khugepaged's own CPU (cycles.khugepaged: 512 x
@@ -31,6 +32,7 @@
 
 #include "khugepaged.h"
 #include "mmap.h"
+#include "page_alloc.h"
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
@@ -101,7 +103,10 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 	if (!madv_collapse && (!young || (unmapped && young < HPAGE_PMD_NR / 2)))
 		return SCAN_LACK_REFERENCED_PAGE;
 	/* collapse_huge_page() */
-	pfn = thp_alloc_huge(s, madv_collapse || k->defrag ? THP_GFP_DIRECT : THP_GFP_LIGHT);
+	/* alloc_charge_folio(): one __alloc_pages() (no vma policy's second try) under
+	 * GFP_TRANSHUGE, or GFP_TRANSHUGE_LIGHT for khugepaged with defrag off */
+	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER,
+			      madv_collapse || k->defrag ? GFP_TRANSHUGE : GFP_TRANSHUGE_LIGHT);
 	if (pfn == PFN_NONE) {
 		s->st.thp_collapse_alloc_failed++;
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;
