@@ -15,6 +15,7 @@
 
 #define MAX_PAGE_ORDER 10
 #define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
+#define PAGE_ALLOC_COSTLY_ORDER 3 /* include/linux/mmzone.h */
 
 /* include/linux/pageblock-flags.h: min(HPAGE_PMD_ORDER, MAX_PAGE_ORDER) on x86-64 */
 #define PAGEBLOCK_ORDER 9

@@ -8,7 +8,6 @@
 
 #include "buddy.h"
 
-#define PAGE_ALLOC_COSTLY_ORDER 3 /* include/linux/mmzone.h */
 #define BOOT_BLOCK_PAGES (1UL << MAX_PAGE_ORDER)
 
 /* The migrate type byte of @pfn's pageblock (get_pageblock_migratetype()). */

@@ -1,7 +1,8 @@
 /*
  * compaction.c - direct compaction of the one zone, after Linux 6.6
- * mm/compaction.c (try_to_compact_pages(), compact_zone()), and the kernel's
- * driver of it for one allocation (mm/page_alloc.c __alloc_pages_direct_compact()).
+ * mm/compaction.c (try_to_compact_pages(), compact_zone()), run through the
+ * simulator's reverse map (sim_compact()); the allocation slow path that calls it
+ * (__alloc_pages_direct_compact()) is page_alloc.c's.
  *
  * The model (sources as buddy.c's: mm/compaction.c of a v6.6-era tree):
  *  - deferral: compaction_deferred(), defer_compaction(), COMPACT_MAX_DEFER_SHIFT 6;
@@ -14,9 +15,14 @@
  *    pageblock-sized buddy at their start;
  *  - migrate_pages() LIFO over the isolated list; compact_finished() testing the
  *    free lists at pageblock boundaries; scanners meeting -> COMPACT_COMPLETE.
- *  - sim_compact(): async first for a costly order, then sync light; a page moves
- *    by the per-frame reverse map (s->rmap): its PTE is rewritten and the page
- *    shot down. Migration copies nothing but costs os.cost.copy_page cycles.
+ *  - the request's migrate type: a MOVABLE request (a THP) or an UNMOVABLE one
+ *    (the huge zero page); async compaction takes sources only from pageblocks
+ *    of that kind (suitable_migration_source()), and compact_finished() looks
+ *    for a free block of that type or one it may steal.
+ *  - sim_compact(): one try_to_compact_pages() run at the priority the
+ *    allocation slow path asks for (page_alloc.c drives it); a page moves by the
+ *    per-frame reverse map (s->rmap): its PTE is rewritten and the page shot
+ *    down. Migration copies nothing but costs os.cost.copy_page cycles.
  *
  * Leaves out: cached scanner positions and skip bits (every run covers the whole
  * zone, like compact_zone() with whole_zone), the fast free and migrate searches
@@ -43,6 +49,7 @@ struct compact_control {
 	const struct buddy_migrate_ops *ops;
 	struct compact_stats *st;
 	unsigned order;
+	int migratetype;            /* cc->migratetype of the request */
 	bool async;                 /* cc->mode == MIGRATE_ASYNC (direct compaction) */
 	bool ignore_block_suitable; /* COMPACT_PRIO_SYNC_FULL */
 	pfn_t migrate_pfn, free_pfn;
@@ -118,7 +125,8 @@ static bool suitable_migration_source(const struct compact_control *cc, pfn_t bl
 		return false;
 	if (!cc->async)
 		return true;
-	return *buddy_pb_mt(cc->b, block) == MIGRATE_MOVABLE;
+	/* async direct compaction: only blocks of the request's kind (is_migrate_movable()) */
+	return *buddy_pb_mt(cc->b, block) == cc->migratetype;
 }
 
 static bool suitable_migration_target(const struct compact_control *cc, pfn_t block)
@@ -321,7 +329,7 @@ static bool migrate_isolated(struct compact_control *cc)
 	return !enomem;
 }
 
-/* __compact_finished() for a MOVABLE request */
+/* __compact_finished() for a direct compaction of cc->migratetype */
 static enum compact_result compact_finished(const struct compact_control *cc)
 {
 	bool can_steal;
@@ -331,16 +339,15 @@ static enum compact_result compact_finished(const struct compact_control *cc)
 	if (cc->migrate_pfn & (PAGEBLOCK_NR_PAGES - 1))
 		return COMPACT_CONTINUE;
 	for (unsigned o = cc->order; o < NR_PAGE_ORDERS; o++) {
-		if (!buddy_area_empty(cc->b, o, MIGRATE_MOVABLE))
+		if (!buddy_area_empty(cc->b, o, cc->migratetype))
 			return COMPACT_SUCCESS;
-		if (buddy_find_suitable_fallback(cc->b, o, MIGRATE_MOVABLE, true, &can_steal) != -1)
+		if (buddy_find_suitable_fallback(cc->b, o, cc->migratetype, true, &can_steal) != -1)
 			return COMPACT_SUCCESS;
 	}
 	return COMPACT_CONTINUE;
 }
 
-/* compaction_suitable(): COMPACT_CONTINUE if compaction may run */
-static enum compact_result compaction_suitable(const struct buddy *b, unsigned order)
+enum compact_result buddy_compaction_suitable(const struct buddy *b, unsigned order)
 {
 	uint64_t watermark = order > PAGE_ALLOC_COSTLY_ORDER ? b->watermark[WMARK_LOW] :
 							       b->watermark[WMARK_MIN];
@@ -366,7 +373,7 @@ static enum compact_result compact_zone(struct compact_control *cc)
 	/* the allocation's own watermark (ALLOC_WMARK_MIN) already holds */
 	if (buddy_zone_watermark_ok(b, cc->order, b->watermark[WMARK_MIN]))
 		return COMPACT_SUCCESS;
-	ret = compaction_suitable(b, cc->order);
+	ret = buddy_compaction_suitable(b, cc->order);
 	if (ret != COMPACT_CONTINUE)
 		return ret;
 	cc->migrate_pfn = 0;
@@ -389,15 +396,15 @@ static enum compact_result compact_zone(struct compact_control *cc)
 	return ret;
 }
 
-enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
-				  const struct buddy_migrate_ops *ops, struct compact_stats *st)
+enum compact_result buddy_compact_mt(struct buddy *b, unsigned order, int mt, int prio,
+				     const struct buddy_migrate_ops *ops, struct compact_stats *st)
 {
 	struct compact_stats dummy;
 	struct compact_control *cc;
 	enum compact_result ret;
 
 	BUG_ON(order > MAX_PAGE_ORDER || prio < COMPACT_PRIO_SYNC_FULL || prio > COMPACT_PRIO_ASYNC);
-	BUG_ON(!ops || !ops->migrate);
+	BUG_ON(!ops || !ops->migrate || mt < 0 || mt >= MIGRATE_PCPTYPES);
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
@@ -415,6 +422,7 @@ enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
 	cc->ops = ops;
 	cc->st = st;
 	cc->order = order;
+	cc->migratetype = mt;
 	cc->async = prio == COMPACT_PRIO_ASYNC;
 	cc->ignore_block_suitable = prio == COMPACT_PRIO_SYNC_FULL;
 	ret = compact_zone(cc);
@@ -428,7 +436,13 @@ out:
 	return ret;
 }
 
-/* ---- the kernel's driver (mm/page_alloc.c) ---- */
+enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
+				  const struct buddy_migrate_ops *ops, struct compact_stats *st)
+{
+	return buddy_compact_mt(b, order, MIGRATE_MOVABLE, prio, ops, st);
+}
+
+/* ---- try_to_compact_pages() on the simulated machine ---- */
 
 /* migrate_pages() of one 4K anonymous page: move its frame, fix its PTE, flush it. */
 static int migrate_one(void *ctx, pfn_t from, pfn_t to)
@@ -453,22 +467,11 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	return 0;
 }
 
-bool sim_compact(struct sim *s, unsigned order)
+enum compact_result sim_compact(struct sim *s, unsigned order, int mt, int prio)
 {
 	struct buddy_migrate_ops ops = { migrate_one, s };
 	struct compact_stats cs = { 0 };
-	enum compact_result r;
-
-	/* __alloc_pages_direct_compact(): async first for a costly order, then sync light */
-	r = buddy_compact(&s->buddy, order, COMPACT_PRIO_ASYNC, &ops, &cs);
-	if (r == COMPACT_COMPLETE || r == COMPACT_CONTENDED) {
-		struct compact_stats cs2 = { 0 };
-
-		r = buddy_compact(&s->buddy, order, COMPACT_PRIO_SYNC_LIGHT, &ops, &cs2);
-		cs.migrate_scanned += cs2.migrate_scanned;
-		cs.free_scanned += cs2.free_scanned;
-		cs.migrated += cs2.migrated;
-	}
+	enum compact_result r = buddy_compact_mt(&s->buddy, order, mt, prio, &ops, &cs);
 	cycles_t cost = (cs.migrate_scanned + cs.free_scanned) * s->cfg.cost.compact_scan +
 			cs.migrated * s->cfg.cost.copy_page;
 
@@ -476,8 +479,6 @@ bool sim_compact(struct sim *s, unsigned order)
 		s->st.cyc_khugepaged += cost;
 	else
 		s->st.cyc_compaction += cost; /* the faulting application stalls */
-	if (r == COMPACT_SKIPPED || r == COMPACT_NOT_SUITABLE_ZONE || r == COMPACT_DEFERRED)
-		return false; /* compaction did not run: no stall */
-	s->st.compact_stall++;
-	return true; /* the caller tries the allocation and counts success or fail */
+	/* compact_zone() returns COMPACT_SKIPPED when !compaction_suitable(), fragindex included */
+	return r == COMPACT_NOT_SUITABLE_ZONE ? COMPACT_SKIPPED : r;
 }

@@ -1,7 +1,7 @@
 /*
  * compaction.h - direct compaction of the zone (Linux 6.6 mm/compaction.c
- * try_to_compact_pages(), compact_zone()) and the kernel's driver of it for one
- * allocation (mm/page_alloc.c __alloc_pages_direct_compact()). See compaction.c.
+ * try_to_compact_pages(), compact_zone()); page_alloc.c drives it for an
+ * allocation (__alloc_pages_direct_compact()). See compaction.c.
  */
 #ifndef MMUSIM_COMPACTION_H
 #define MMUSIM_COMPACTION_H
@@ -55,34 +55,50 @@ struct compact_stats {
 };
 
 /*
- * Direct compaction of the zone for one allocation of @order (MOVABLE, as a THP
- * fault's) at priority @prio (enum compact_priority), as try_to_compact_pages()
- * with compact_zone(): deferred check (not at SYNC_FULL), COMPACT_SUCCESS at once
- * if the MIN watermark already holds at @order, compaction_suitable() (order-0
- * free > (order > 3 ? LOW : MIN) + 2 << order, else COMPACT_SKIPPED; for order > 3
+ * Direct compaction of the zone for one allocation of @order and migrate type @mt
+ * (enum migratetype: MOVABLE for a THP, UNMOVABLE for the huge zero page) at
+ * priority @prio (enum compact_priority), as try_to_compact_pages() with
+ * compact_zone(): deferred check (not at SYNC_FULL), COMPACT_SUCCESS at once if
+ * the MIN watermark already holds at @order, compaction_suitable() (order-0 free
+ * > (order > 3 ? LOW : MIN) + 2 << order, else COMPACT_SKIPPED; for order > 3
  * 0 <= fragindex <= extfrag_threshold -> COMPACT_NOT_SUITABLE_ZONE), then the
  * migrate scanner from the bottom and the free scanner from the top until a free
- * block of @order exists (COMPACT_SUCCESS) or they meet (COMPACT_COMPLETE).
- * Defers on COMPLETE unless ASYNC; resets order_failed on SUCCESS. Fills *@st if
- * not NULL. The kernel counts compact_stall for every result but COMPACT_SKIPPED
- * (compact_zone() reports NOT_SUITABLE_ZONE as SKIPPED to its caller);
- * compact_success / compact_fail then follow whether the allocation succeeds, and
- * on success the caller calls buddy_compaction_defer_reset(b, order, true).
+ * block of @order exists (COMPACT_SUCCESS) or they meet (COMPACT_COMPLETE). Async
+ * compaction takes migration sources only from pageblocks of the request's kind
+ * (suitable_migration_source(): MOVABLE ones for a MOVABLE request, else those of
+ * @mt). Defers on COMPLETE unless ASYNC; resets order_failed on SUCCESS. Fills
+ * *@st if not NULL. compact_zone() reports NOT_SUITABLE_ZONE to its caller as
+ * COMPACT_SKIPPED (sim_compact() does so); the caller counts compact_stall for
+ * every other result, compact_success / compact_fail after its allocation, and on
+ * success calls buddy_compaction_defer_reset(b, order, true).
  */
+enum compact_result buddy_compact_mt(struct buddy *b, unsigned order, int mt, int prio,
+				     const struct buddy_migrate_ops *ops, struct compact_stats *st);
+
+/* buddy_compact_mt() for a MOVABLE request. */
 enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
 				  const struct buddy_migrate_ops *ops, struct compact_stats *st);
+
+/*
+ * compaction_suitable() as vmscan.c asks it (compaction_ready(),
+ * should_continue_reclaim()): COMPACT_CONTINUE if compaction of @order may run,
+ * COMPACT_SKIPPED (too few order-0 pages above the watermark + compact_gap) or
+ * COMPACT_NOT_SUITABLE_ZONE (fragindex says a failure is for lack of memory).
+ */
+enum compact_result buddy_compaction_suitable(const struct buddy *b, unsigned order);
 
 /* compaction_defer_reset(): after an allocation of @order succeeded (or is expected to). */
 void buddy_compaction_defer_reset(struct buddy *b, unsigned order, bool alloc_success);
 
 /*
- * __alloc_pages_direct_compact() for an order-@order allocation of @s: async
- * first, then sync light if that ran to completion or ran out of targets. Pages
- * move through the reverse map (their PTE is rewritten, the page shot down).
- * Charges the scan and copy cycles to khugepaged or to the application
- * (cyc_compaction), counts compact_stall when compaction ran. True if it ran
- * (the caller then tries the allocation and counts compact_success / _fail).
+ * try_to_compact_pages() for an order-@order allocation of type @mt of @s, at
+ * priority @prio (one run, as one __alloc_pages_direct_compact() call makes).
+ * Pages move through the reverse map (their PTE is rewritten, the page shot
+ * down). Charges the scan and copy cycles to khugepaged or to the application
+ * (cyc_compaction). Returns the result, NOT_SUITABLE_ZONE reported as SKIPPED;
+ * the counting (compact_stall, _success, _fail) is the caller's
+ * (page_alloc.c).
  */
-bool sim_compact(struct sim *s, unsigned order);
+enum compact_result sim_compact(struct sim *s, unsigned order, int mt, int prio);
 
 #endif

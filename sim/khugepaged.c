@@ -23,6 +23,9 @@
  * alloc_sleep_millisecs (khugepaged_alloc_sleep()) and the same pass goes on
  * after it, with what it had spent; a second one ends the pass. After a pass,
  * scan_sleep_millisecs.
+ * The collapse allocates order 9 in one slow path (page_alloc.c): GFP_TRANSHUGE
+ * (direct compaction and reclaim) when khugepaged/defrag is set or for
+ * MADV_COLLAPSE, else GFP_TRANSHUGE_LIGHT.
  *
  * A range collapses if its PMD points to a PTE table, none or zero-page PTEs <=
  * max_ptes_none (else thp_scan_exceed_none_pte), at least one PTE is writable
@@ -60,6 +63,7 @@
 
 #include "khugepaged.h"
 #include "mmap.h"
+#include "page_alloc.h"
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
@@ -165,7 +169,10 @@ static enum scan_result scan_pmd(struct sim *s, struct vma *v, vaddr_t haddr, bo
 		return SCAN_LACK_REFERENCED_PAGE;
 	/* collapse_huge_page() */
 	*mmap_locked = false;
-	pfn = thp_alloc_huge(s, !is_khugepaged || k->defrag ? THP_GFP_DIRECT : THP_GFP_LIGHT);
+	/* alloc_charge_folio(): one __alloc_pages() (no vma policy's second try) under
+	 * GFP_TRANSHUGE, or GFP_TRANSHUGE_LIGHT for khugepaged with defrag off */
+	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER,
+			      !is_khugepaged || k->defrag ? GFP_TRANSHUGE : GFP_TRANSHUGE_LIGHT);
 	if (pfn == PFN_NONE) {
 		s->st.thp_collapse_alloc_failed++;
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;

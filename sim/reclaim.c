@@ -13,10 +13,20 @@
  *  - kswapd wakes when free pages fall below the low watermark and reclaims
  *    until they reach the high one; it runs the deferred split shrinker first
  *    (shrink_slab). Its cycles are its own (cycles.kswapd, not in the total);
- *    the application pays for the TLB flushes. Direct reclaim runs when a THP
- *    allocation that may stall (vma_thp_gfp_mask() with __GFP_DIRECT_RECLAIM and
- *    without __GFP_NORETRY) finds too few free pages for compaction: allocstall,
- *    the application's cycles (cycles.reclaim).
+ *    the application pays for the TLB flushes. Direct reclaim
+ *    (try_to_free_pages(), do_try_to_free_pages(), shrink_zones(),
+ *    compaction_ready(), should_continue_reclaim()) runs from the allocation slow
+ *    path (page_alloc.c) of a costly request with __GFP_DIRECT_RECLAIM: counted
+ *    in allocstall_movable (GFP_HIGHUSER_MOVABLE's zone) or allocstall_normal
+ *    (the huge zero page, not movable) even when it then reclaims nothing: a
+ *    zone where compaction is ready (free pages above high + compact_gap and
+ *    compaction suitable, or the allocation already possible) is skipped, slab
+ *    shrinkers and all; otherwise it reclaims 32 pages and, for a costly order,
+ *    goes on while should_continue_reclaim() says compaction cannot run yet.
+ *    Then the deferred split shrinker (shrink_slab()). The application's cycles
+ *    (cycles.reclaim), or khugepaged's. The deferred split shrinker runs from
+ *    kswapd and direct reclaim only, never from an allocation that did not
+ *    reclaim (deferred_split_scan() is a shrinker).
  *  - Each round deactivates SWAP_CLUSTER_MAX (32) folios from the active tail
  *    when inactive_is_low() (inactive x sqrt(10 x GiB) < active), then scans 32
  *    folios from the inactive tail: folio_referenced() tests and clears the
@@ -48,6 +58,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "compaction.h"
 #include "lru.h"
 #include "mmu.h"
 #include "reclaim.h"
@@ -257,13 +268,59 @@ void reclaim_kswapd(struct sim *s)
 	s->st.cyc_kswapd += cost;
 }
 
-uint64_t reclaim_direct(struct sim *s, uint64_t nr)
+/*
+ * compaction_ready(): a costly-order reclaim leaves the zone alone when the
+ * allocation could already succeed, or compaction could run and free pages are
+ * above the high watermark + compact_gap() already.
+ */
+static bool compaction_ready(const struct sim *s, unsigned order)
+{
+	const struct buddy *b = &s->buddy;
+
+	if (buddy_watermark_ok(b, order, WMARK_MIN))
+		return true;
+	if (buddy_compaction_suitable(b, order) != COMPACT_CONTINUE)
+		return false;
+	return b->nr_free_pages > buddy_watermark(b, WMARK_HIGH) + (2ULL << order);
+}
+
+/*
+ * should_continue_reclaim() after a shrink_node() round that reclaimed
+ * @reclaimed pages, for a costly @order (reclaim/compaction mode): go on while
+ * the round freed something, the allocation cannot succeed yet, compaction may
+ * not run yet and the inactive list is larger than compact_gap().
+ */
+static bool should_continue_reclaim(const struct sim *s, unsigned order, uint64_t reclaimed)
+{
+	if (!reclaimed)
+		return false;
+	if (buddy_watermark_ok(&s->buddy, order, WMARK_MIN) ||
+	    buddy_compaction_suitable(&s->buddy, order) == COMPACT_CONTINUE)
+		return false;
+	return s->lru.nr[LRU_INACTIVE_ANON] > (2ULL << order);
+}
+
+uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp)
 {
 	struct scan_ctl sc = { .kswapd = false };
+	bool costly = order > PAGE_ALLOC_COSTLY_ORDER;
+	uint64_t before;
 
-	s->st.allocstall_normal++;
-	thp_shrink_deferred(s);
-	shrink(s, nr, &sc);
+	/* do_try_to_free_pages(): ALLOCSTALL of gfp_zone(): MOVABLE for GFP_HIGHUSER_MOVABLE,
+	 * NORMAL without __GFP_MOVABLE (x86-64 has no HIGHMEM zone) */
+	if (gfp & GFP_MOVABLE)
+		s->st.allocstall_movable++;
+	else
+		s->st.allocstall_normal++;
+	/* shrink_zones(): a zone where compaction is ready is skipped, slab shrinkers too */
+	if (!(costly && compaction_ready(s, order))) {
+		do {
+			/* shrink_node(): the LRU towards nr_to_reclaim, then shrink_slab() */
+			before = sc.reclaimed;
+			shrink(s, before + SWAP_CLUSTER_MAX, &sc);
+			thp_shrink_deferred(s); /* the deferred split shrinker (not in nr_reclaimed) */
+		} while (costly && should_continue_reclaim(s, order, sc.reclaimed - before));
+	}
 	s->st.pgscan_direct += sc.scanned;
 	s->st.pgsteal_direct += sc.reclaimed;
 	if (s->in_khugepaged)

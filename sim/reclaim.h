@@ -6,6 +6,7 @@
 #ifndef MMUSIM_RECLAIM_H
 #define MMUSIM_RECLAIM_H
 
+#include "page_alloc.h"
 #include "types.h"
 
 struct sim;
@@ -18,10 +19,15 @@ struct vma;
 void reclaim_kswapd(struct sim *s);
 
 /*
- * Direct reclaim by the allocating task (__alloc_pages_direct_reclaim()) of
- * @nr pages: allocstall, the task's own cycles. Returns the pages reclaimed.
+ * Direct reclaim by the task allocating @order under @gfp (try_to_free_pages()
+ * from __alloc_pages_direct_reclaim()): counts allocstall of the request's zone
+ * (allocstall_movable with GFP_MOVABLE, else allocstall_normal), then reclaims
+ * SWAP_CLUSTER_MAX (32) pages, the deferred split shrinker first (shrink_slab());
+ * for a costly @order it skips the zone when compaction is ready
+ * (compaction_ready()) and otherwise goes on until compaction could run
+ * (should_continue_reclaim()). The task's own cycles. Returns the pages reclaimed.
  */
-uint64_t reclaim_direct(struct sim *s, uint64_t nr);
+uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp);
 
 /*
  * do_swap_page(): the fault at @va found swap entry @slot. Reads the page back

@@ -35,12 +35,12 @@ struct stats {
 	uint64_t nr_anon_pages, nr_anon_transparent_hugepages, nr_hugetlb_pages, nr_hugetlb_pages_1g;
 	uint64_t thp_fault_alloc, thp_fault_fallback, thp_split_pmd, thp_split_page,
 		thp_deferred_split_page, thp_collapse_alloc, thp_collapse_alloc_failed,
-		thp_scan_exceed_none_pte, thp_zero_page_alloc, compact_stall, compact_success,
+		thp_scan_exceed_none_pte, thp_zero_page_alloc, thp_zero_page_alloc_failed, compact_stall, compact_success,
 		compact_fail, khugepaged_pages_collapsed, khugepaged_full_scans;
 	uint64_t nr_page_table_pages;
 	/* memory pressure (mm/vmstat.c names) */
 	uint64_t pgmajfault, pswpin, pswpout, pgscan_kswapd, pgscan_direct, pgsteal_kswapd,
-		pgsteal_direct, allocstall_normal, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
+		pgsteal_direct, allocstall_normal, allocstall_movable, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
 		thp_swpout_fallback, thp_scan_exceed_swap_pte;
 	/* memory */
 	uint64_t rss_bytes, huge_bytes, free_pages, swap_bytes;

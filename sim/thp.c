@@ -8,18 +8,27 @@
  * Fault: a huge fault needs THP allowed for the VMA (enabled=always, or madvise
  * with VM_HUGEPAGE; never VM_NOHUGEPAGE), the aligned 2M range inside the VMA and
  * an empty PMD (no PTE table yet); otherwise it falls back silently. It gives the
- * VMA its anon_vma first, then a read fault with use_zero_page maps the huge zero
- * page read-only (allocated once: thp_zero_page_alloc). A write fault allocates
- * order 9: with direct compaction when vma_thp_gfp_mask() allows direct reclaim
- * (defrag always; defer+madvise and madvise for VM_HUGEPAGE VMAs); failure counts
- * thp_fault_fallback and falls back to 4K. Success deposits a page table, zeroes 512 pages, maps the PMD:
- * thp_fault_alloc.
+ * VMA its anon_vma first, then a read fault
+ * with use_zero_page maps the huge zero page read-only: allocated once
+ * (thp_zero_page_alloc) as GFP_TRANSHUGE without __GFP_MOVABLE - an UNMOVABLE
+ * block, with direct compaction and reclaim whatever defrag says - and
+ * retried by every read fault while it fails (thp_zero_page_alloc_failed,
+ * thp_fault_fallback). A write fault allocates order 9 under the gfp mask of
+ * vma_thp_gfp_mask(): defrag always gives GFP_TRANSHUGE (| __GFP_NORETRY
+ * without VM_HUGEPAGE); defer+madvise and madvise give __GFP_DIRECT_RECLAIM to
+ * VM_HUGEPAGE VMAs only; the rest is GFP_TRANSHUGE_LIGHT, which neither compacts
+ * nor reclaims. vma_alloc_folio() of a NUMA kernel tries the local node with
+ * __GFP_NORETRY first, then, if the mask allows direct reclaim, once more under
+ * the mask itself: two slow paths (page_alloc.c). Failure counts
+ * thp_fault_fallback and falls back to 4K. Success deposits a page table,
+ * zeroes 512 pages, maps the PMD: thp_fault_alloc.
  *
  * Splits: a store to the huge zero PMD splits it into 512 read-only PTEs of the
  * 4K zero page, then breaks COW on one (thp_split_pmd). Any operation covering
  * part of a THP's 2M range splits its PMD (thp_split_pmd); a partially unmapped
  * THP joins the deferred split queue (thp_deferred_split_page) and is split by the
- * shrinker under memory pressure (thp_split_page), freeing its unmapped subpages.
+ * shrinker, which reclaim runs (kswapd, direct reclaim: reclaim.c), never a
+ * failed allocation by itself (thp_split_page), freeing its unmapped subpages.
  *
  * Simplifications: one process (no fork, so no shared or COW THPs); no mTHP
  * orders; no memcg (no charge failures); reclaim-side effects of
@@ -30,10 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compaction.h"
 #include "lru.h"
 #include "mmap.h"
-#include "reclaim.h"
+#include "page_alloc.h"
 #include "sim.h"
 #include "thp.h"
 #include "vma.h"
@@ -192,60 +200,41 @@ bool thp_vma_allowable(const struct sim *s, const struct vma *v)
 	}
 }
 
-/* vma_thp_gfp_mask(): may this fault stall in direct reclaim/compaction? */
-static enum thp_gfp fault_gfp(const struct sim *s, const struct vma *v)
+/* vma_thp_gfp_mask(): how hard a fault in @v may try for its THP (Linux 6.6 mm/huge_memory.c) */
+static gfp_t fault_gfp(const struct sim *s, const struct vma *v)
 {
 	bool madv = v->flags & VM_HUGEPAGE;
 
 	switch (s->cfg.thp.defrag) {
-	case DEFRAG_ALWAYS:
-		return madv ? THP_GFP_DIRECT : THP_GFP_NORETRY;
+	case DEFRAG_ALWAYS: /* "always do synchronous compaction" */
+		return GFP_TRANSHUGE | (madv ? 0 : GFP_NORETRY);
+	case DEFRAG_DEFER: /* "kick kcompactd and fail quickly" */
+		return GFP_TRANSHUGE_LIGHT | GFP_KSWAPD_RECLAIM;
 	case DEFRAG_DEFER_MADVISE:
+		return GFP_TRANSHUGE_LIGHT | (madv ? GFP_DIRECT_RECLAIM : GFP_KSWAPD_RECLAIM);
 	case DEFRAG_MADVISE:
-		return madv ? THP_GFP_DIRECT : THP_GFP_LIGHT;
+		return GFP_TRANSHUGE_LIGHT | (madv ? GFP_DIRECT_RECLAIM : 0);
 	default:
-		return THP_GFP_LIGHT; /* defer, never: GFP_TRANSHUGE_LIGHT */
+		return GFP_TRANSHUGE_LIGHT; /* never */
 	}
 }
 
-pfn_t thp_alloc_huge(struct sim *s, enum thp_gfp gfp)
+pfn_t thp_alloc_huge(struct sim *s, gfp_t gfp)
 {
-	pfn_t pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
-	uint64_t want;
+	pfn_t pfn;
 
-	if (pfn != PFN_NONE)
-		return pfn;
-	/* memory pressure: the deferred split shrinker runs first (it frees pages) */
-	if (thp_shrink_deferred(s)) {
-		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
-		if (pfn != PFN_NONE)
-			return pfn;
-	}
-	if (gfp == THP_GFP_LIGHT)
-		return PFN_NONE;
 	/*
-	 * __alloc_pages_slowpath(): compaction needs order-0 free pages above the
-	 * low watermark plus compact_gap() = 2 << order; without __GFP_NORETRY the
-	 * allocator reclaims them first (compaction_ready()), with it it gives up
-	 * on a skipped compaction.
+	 * vma_alloc_folio() of a CONFIG_NUMA kernel (every distribution's x86-64
+	 * kernel, one node or many; mm/mempolicy.c, alloc_pages_mpol() from 6.7):
+	 * for the default policy, the local node only, compaction without reclaim
+	 * ("don't reclaim unnecessarily, just compact") ...
 	 */
-	want = buddy_watermark(&s->buddy, WMARK_LOW) + (2ULL << HPAGE_PMD_ORDER);
-	if (gfp == THP_GFP_DIRECT && s->buddy.nr_free_pages < want) {
-		reclaim_direct(s, want - s->buddy.nr_free_pages);
-		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
-		if (pfn != PFN_NONE)
-			return pfn;
-	}
-	if (sim_compact(s, HPAGE_PMD_ORDER)) {
-		pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
-		if (pfn != PFN_NONE) {
-			s->st.compact_success++;
-			buddy_compaction_defer_reset(&s->buddy, HPAGE_PMD_ORDER, true);
-			return pfn;
-		}
-		s->st.compact_fail++;
-	}
-	return pfn;
+	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER, gfp | GFP_THISNODE | GFP_NORETRY);
+	if (pfn != PFN_NONE || !(gfp & GFP_DIRECT_RECLAIM))
+		return pfn;
+	/* ... then, when the fault may reclaim, "retry allowing remote memory with
+	 * both reclaim and compact as well": a second slow path under @gfp itself */
+	return sim_alloc_pages(s, HPAGE_PMD_ORDER, gfp);
 }
 
 static pfn_t huge_zero_page(struct sim *s)
@@ -253,10 +242,18 @@ static pfn_t huge_zero_page(struct sim *s)
 	struct thp_state *t = &s->thp;
 
 	if (t->huge_zero_pfn == PFN_NONE) {
-		/* get_huge_zero_page(): allocated once, zeroed once, counted once */
-		t->huge_zero_pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_MOVABLE);
-		if (t->huge_zero_pfn == PFN_NONE)
+		/*
+		 * get_huge_zero_page(): alloc_pages((GFP_TRANSHUGE | __GFP_ZERO) &
+		 * ~__GFP_MOVABLE, HPAGE_PMD_ORDER): unmovable, one slow path with
+		 * direct compaction and reclaim (zone NORMAL), no NUMA second try;
+		 * retried by every fault until it succeeds; allocated, zeroed and
+		 * counted once.
+		 */
+		t->huge_zero_pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER, GFP_TRANSHUGE & ~GFP_MOVABLE);
+		if (t->huge_zero_pfn == PFN_NONE) {
+			s->st.thp_zero_page_alloc_failed++;
 			return PFN_NONE;
+		}
 		s->st.thp_zero_page_alloc++;
 		s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
 	}

@@ -6,6 +6,7 @@
 #ifndef MMUSIM_THP_H
 #define MMUSIM_THP_H
 
+#include "page_alloc.h"
 #include "types.h"
 
 struct sim;
@@ -108,16 +109,14 @@ pfn_t thp_withdraw(struct sim *s, vaddr_t va);
 /* Which kind of 2M leaf maps @pfn. */
 bool thp_is_folio(const struct sim *s, pfn_t pfn);
 
-/* What an order-9 allocation may do when memory is short (gfp flags). */
-enum thp_gfp {
-	THP_GFP_LIGHT,   /* GFP_TRANSHUGE_LIGHT: no reclaim, no compaction */
-	THP_GFP_NORETRY, /* GFP_TRANSHUGE | __GFP_NORETRY: compaction, no reclaim */
-	THP_GFP_DIRECT,  /* GFP_TRANSHUGE: direct reclaim, then compaction */
-};
-
-/* Allocate an order-9 block for a THP under @gfp. Counts compaction and
- * reclaim. PFN_NONE if none. */
-pfn_t thp_alloc_huge(struct sim *s, enum thp_gfp gfp);
+/*
+ * vma_alloc_folio() of an order-9 block for a THP fault under @gfp (the fault's
+ * vma_thp_gfp_mask()): a first slow path on the local node under @gfp |
+ * __GFP_THISNODE | __GFP_NORETRY, then, if @gfp has __GFP_DIRECT_RECLAIM, a
+ * second under @gfp (mm/mempolicy.c, CONFIG_NUMA). Counts compaction and
+ * reclaim (page_alloc.c). PFN_NONE if none.
+ */
+pfn_t thp_alloc_huge(struct sim *s, gfp_t gfp);
 
 /* Record a new PMD-mapped THP folio at @pfn. */
 void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va);

@@ -42,6 +42,7 @@ START_TEST(swap_under_pressure)
 	ck_assert_uint_eq(S->st.pgsteal_kswapd, S->st.pswpout);
 	ck_assert_uint_eq(S->st.pgsteal_direct, 0);
 	ck_assert_uint_eq(S->st.allocstall_normal, 0);
+	ck_assert_uint_eq(S->st.allocstall_movable, 0);
 	ck_assert_uint_ge(S->st.pgscan_kswapd, S->st.pgsteal_kswapd);
 	ck_assert_uint_gt(S->st.pageoutrun, 0);
 	ck_assert_uint_gt(S->st.tlb_invalidations, 0);
@@ -122,7 +123,7 @@ END_TEST
 /*
  * The inactive list's order and folio_check_references() by hand: 64 pages stored
  * to in order join the inactive head one by one (the first is at the tail).
- * Direct reclaim of 32: the first scan of 32 (pages 0..31) finds each young once:
+ * Direct reclaim of an order-0 movable request (nr_to_reclaim 32): the first scan of 32 (pages 0..31) finds each young once:
  * PG_referenced, A cleared, rotated to the head; the second (32..63) the same;
  * the third meets pages 0..31 again, now idle (the TLB still holds them, so no
  * walk set A), and swaps them out: 96 scanned, 32 stolen, pages 32..63 resident.
@@ -141,9 +142,10 @@ START_TEST(direct_reclaim_lru_order)
 	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 64);
 	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 0);
 	ck_assert_uint_eq(S->st.pswpout, 0);
-	ck_assert_uint_eq(reclaim_direct(S, 32), 32);
+	ck_assert_uint_eq(reclaim_direct(S, 0, GFP_HIGHUSER_MOVABLE), 32);
 	sim_check_invariants(S);
-	ck_assert_uint_eq(S->st.allocstall_normal, 1);
+	ck_assert_uint_eq(S->st.allocstall_movable, 1); /* the zone of GFP_HIGHUSER_MOVABLE */
+	ck_assert_uint_eq(S->st.allocstall_normal, 0);
 	ck_assert_uint_eq(S->st.pgscan_direct, 96);
 	ck_assert_uint_eq(S->st.pgsteal_direct, 32);
 	ck_assert_uint_eq(S->st.pswpout, 32);
@@ -174,7 +176,7 @@ START_TEST(direct_reclaim_lru_order)
 	ck_assert(pt_lookup(&S->pt, base, NULL, NULL, NULL));
 	/* the next direct reclaim: pages 32..63 carry PG_referenced but are idle now;
 	 * page 0 is young (its walk set A): the tail's 32 idle pages go */
-	ck_assert_uint_eq(reclaim_direct(S, 32), 32);
+	ck_assert_uint_eq(reclaim_direct(S, 0, GFP_HIGHUSER_MOVABLE), 32);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.pgscan_direct, 96 + 32);
 	ck_assert_uint_eq(S->pt.nr_swap, 63);

@@ -59,6 +59,7 @@ static void fill(struct stats *s)
 	s->thp_collapse_alloc_failed = v++;
 	s->thp_scan_exceed_none_pte = v++;
 	s->thp_zero_page_alloc = v++;
+	s->thp_zero_page_alloc_failed = v++;
 	s->compact_stall = v++;
 	s->compact_success = v++;
 	s->compact_fail = v++;
@@ -73,6 +74,7 @@ static void fill(struct stats *s)
 	s->pgsteal_kswapd = 8000;
 	s->pgsteal_direct = 606;
 	s->allocstall_normal = v++;
+	s->allocstall_movable = v++;
 	s->pageoutrun = v++;
 	s->pgactivate = v++;
 	s->pgdeactivate = v++;
@@ -276,7 +278,7 @@ START_TEST(json_report)
 	ck_assert_int_eq(json_integer_value(at(j, "memory.fragmentation_index_order9")), -1);
 	ck_assert(json_is_real(at(j, "memory.huge_coverage")));
 	ck_assert_int_eq(json_integer_value(at(j, "cycles.kswapd")), 1111);
-	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 35);
+	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 37);
 	ck_assert_uint_eq(json_object_size(at(j, "cycles")), 10);
 	/* the text table's derived rows are not in the JSON */
 	ck_assert_ptr_null(at(j, "tlb.l1i.lookups"));
