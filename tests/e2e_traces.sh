@@ -23,9 +23,9 @@ trap 'rm -rf "$T"' EXIT
 
 # TRACE  walks under base  walks under thp  thp_fault_alloc under thp
 GOLDEN="
-xz-6.lackey.zst       2751 2420 3
-dd-sparse.lackey.zst  4377  794 2
-sqlite3.mtr.zst        643  873 2
+xz-6.lackey.zst       2751  721 12
+dd-sparse.lackey.zst  4377  867 4
+sqlite3.mtr.zst        643  941 4
 "
 
 # the README's block for trace $1: the lines after "$ mmusim trace info traces/$1" up to the fence
@@ -94,7 +94,7 @@ done
 if $MMUSIM sweep configs/sweeps/stlb-xz.yaml -o "$T/stlb.csv" --quiet 2>"$T/err"; then
 	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walk.walks") c = i; next }
 		{ printf "%s%s", sep, $c; sep = " " }' "$T/stlb.csv")
-	want="4789 3976 4268 3732 3648 3198 3192 2792 2751 2420 2404 2155 2304 2084 2303 2084"
+	want="4789 878 4268 761 3648 731 3192 725 2751 721 2404 721 2304 721 2303 721"
 	[ "$got" = "$want" ] && ok || bad "sweep stlb-xz.yaml walks: got '$got', expected '$want'"
 else
 	bad "sweep configs/sweeps/stlb-xz.yaml: $(head -1 "$T/err")"
