@@ -721,7 +721,8 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 {
 	int nf;
 
-	rs->all_numeric = true;
+	/* a kernel version (6.6, 6.12, 6.18) is a name, not a quantity: 6.12 < 6.6 */
+	rs->all_numeric = strcmp(c->names[xc], "os.kernel") != 0;
 	while ((nf = csv_next(c, e)) > 0) {
 		struct prow *p;
 		double num, den = 1.0;

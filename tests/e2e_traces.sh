@@ -90,6 +90,33 @@ for f in configs/sweeps/*.yaml; do
 		bad "sweep $f --list: $(head -1 "$T/err")"
 	fi
 done
+# kernel versions side by side (man page: KERNEL VERSIONS): on xz only the store to the huge
+# zero page differs (6.13+: a fresh THP); base pages are the same under every profile
+if $MMUSIM sweep configs/sweeps/kernels-xz.yaml -o "$T/kx.csv" --quiet 2>"$T/err"; then
+	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "walk.walks") w = i
+		if ($i == "vmstat.thp_fault_alloc") a = i; if ($i == "vmstat.thp_split_pmd") p = i }; next }
+		{ printf "%s%s/%s/%s", sep, $w, $a, $p; sep = " " }' "$T/kx.csv")
+	want="2647/3/10 2647/3/10 721/12/2"
+	[ "$got" = "$want" ] && ok || bad "sweep kernels-xz.yaml walks/thp_fault_alloc/thp_split_pmd: got '$got', expected '$want'"
+	# versions are names on the x axis (bars in sweep order), not numbers (6.12 < 6.6)
+	if $MMUSIM plot "$T/kx.csv" -x os.kernel -y walk.walks --script "$T/kx.gp" 2>"$T/err" &&
+	   grep -q "xtic" "$T/kx.gp"; then
+		ok
+	else
+		bad "plot kernels-xz.csv -x os.kernel: not drawn as categories: $(head -1 "$T/err")"
+	fi
+else
+	bad "sweep configs/sweeps/kernels-xz.yaml: $(head -1 "$T/err")"
+fi
+for k in 6.6 6.18; do
+	$MMUSIM run traces/xz-6.lackey.zst --set os.kernel=$k --json - 2>/dev/null |
+		grep -v -e wall_seconds -e refs_per_second -e max_rss_bytes -e config_hash >"$T/base-$k.json"
+done
+if [ -s "$T/base-6.6.json" ] && cmp -s "$T/base-6.6.json" "$T/base-6.18.json"; then
+	ok
+else
+	bad "xz under base pages: os.kernel=6.6 and 6.18 reports differ (no profile difference applies)"
+fi
 # the STLB sweep over xz (16 points, one decode): walks per point as its comment says
 if $MMUSIM sweep configs/sweeps/stlb-xz.yaml -o "$T/stlb.csv" --quiet 2>"$T/err"; then
 	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walk.walks") c = i; next }
