@@ -28,7 +28,10 @@ LDLIBS := $(PKG_LIBS) -lpthread -lm
 
 BUILD ?= build/release
 SRCS := $(wildcard sim/*.c)
-LIB_SRCS := $(filter-out sim/main.c,$(SRCS))
+# the command line (main.c and the cli*.c it shares helpers with) is not in the library
+CLI_SRCS := sim/main.c $(wildcard sim/cli*.c)
+CLI_OBJS := $(CLI_SRCS:sim/%.c=$(BUILD)/%.o)
+LIB_SRCS := $(filter-out $(CLI_SRCS),$(SRCS))
 LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -73,7 +76,7 @@ endif
 mmusim: $(BUILD)/mmusim
 	cp $< $@.tmp && mv -f $@.tmp $@
 
-$(BUILD)/mmusim: $(BUILD)/main.o $(BUILD)/libmmusim.a
+$(BUILD)/mmusim: $(CLI_OBJS) $(BUILD)/libmmusim.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libmmusim.a: $(LIB_OBJS)
@@ -210,4 +213,4 @@ fuzz:
 clean:
 	rm -rf build mmusim
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/main.d $(TEST_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)

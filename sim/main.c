@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "cli.h"
 #include "config.h"
 #include "demo.h"
 #include "mmusim.h"
@@ -38,7 +39,7 @@
 #include "util.h"
 #include "workload.h"
 
-#define EXIT_BAD 2
+
 
 static volatile sig_atomic_t interrupted;
 
@@ -55,28 +56,6 @@ static void catch_signals(void)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-static void print_err(const struct err *e)
-{
-	char buf[1024];
-
-	err_format(e, buf, sizeof(buf));
-	fprintf(stderr, "%s\n", buf);
-}
-
-static _Noreturn void die_err(const struct err *e)
-{
-	print_err(e);
-	exit(e->host ? 1 : EXIT_BAD);
-}
-
-static _Noreturn void die_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "mmusim: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", usage_text);
-	exit(EXIT_BAD);
 }
 
 /* A library status (run.h, pool.h) as this process's exit status, after saying why. */
@@ -104,42 +83,6 @@ static void check(int rc, const struct err *e)
 {
 	if (rc)
 		exit(status_of(rc, e));
-}
-
-static int help(const char *cmd)
-{
-	const char *text = cmd ? usage_help(cmd) : usage_text;
-
-	if (!text)
-		die_usage("help: unknown command '%s'", cmd);
-	fputs(text, stdout);
-	return 0;
-}
-
-/*
- * getopt_long() for command @cmd (@argv[0] is a name, as getopt wants), @so
- * starting with ':'. --help (-h) prints @cmd's help and exits 0; an unknown
- * option is "@bad" and a missing value "@miss" (each with the option), exit 2.
- */
-static int next_opt(int argc, char **argv, const char *so, const struct option *lo,
-		    const char *cmd, const char *bad, const char *miss)
-{
-	char buf[64];
-	int c = getopt_long(argc, argv, so, lo, NULL);
-
-	if (c == 'h')
-		exit(help(cmd));
-	if (c == '?')
-		die_usage(bad, getopt_culprit(argv, buf, sizeof(buf)));
-	if (c == ':')
-		die_usage(miss, getopt_culprit(argv, buf, sizeof(buf)));
-	return c;
-}
-
-static void opts_reset(void)
-{
-	optind = 0; /* glibc: a fresh scan */
-	opterr = 0;
 }
 
 /* --- run ---------------------------------------------------------------- */
@@ -361,108 +304,6 @@ static int cmd_demo(int argc, char **argv)
 /* --- capture ------------------------------------------------------------- */
 
 /* A count option's value: a whole number, else bad usage. */
-static uint64_t capture_count(const char *opt, const char *v)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (!*v || *end || errno || *v == '-')
-		die_usage("capture: %s needs a whole number", opt);
-	return n;
-}
-
-/* The one-line summary a finished capture prints on standard error. */
-static void capture_summary(const char *out, const struct capture_opts *o,
-			    const struct capture_stats *st)
-{
-	double s = st->seconds > 1e-9 ? st->seconds : 1e-9;
-
-	if (o->tool && !strcmp(o->tool, "lackey"))
-		fprintf(stderr, "capture: %s: %.1f MB of lackey text in %.1f MB, %.2f s\n", out,
-			(double)st->trace_bytes / 1e6, (double)st->out_bytes / 1e6, st->seconds);
-	else
-		fprintf(stderr,
-			"capture: %s: %llu instructions, %llu references, %.1f MB (%.2f bytes/ref), "
-			"%.2f s (%.2f M refs/s)\n",
-			out, (unsigned long long)st->insns, (unsigned long long)st->refs,
-			(double)st->out_bytes / 1e6,
-			st->refs ? (double)st->out_bytes / (double)st->refs : 0.0, st->seconds,
-			(double)st->refs / s / 1e6);
-}
-
-static int cmd_capture(int argc, char **argv)
-{
-	enum { O_TOOL = 256, O_SKIP, O_MAX, O_KEEP, O_ROI };
-	static const struct option lo[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "tool", required_argument, NULL, O_TOOL },
-		{ "skip-insns", required_argument, NULL, O_SKIP },
-		{ "max-insns", required_argument, NULL, O_MAX },
-		{ "keep-on-failure", no_argument, NULL, O_KEEP },
-		{ "roi", no_argument, NULL, O_ROI },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct capture_opts o = { .tool = "mmusim", .progress = isatty(STDERR_FILENO) };
-	struct capture_stats st;
-	const char *out = NULL;
-	char defname[4096];
-	struct err e = { 0 };
-	int r, c;
-
-	opts_reset();
-	/* '+': options stop at PROGRAM; "--" ends them */
-	while ((c = next_opt(argc, argv, "+:o:h", lo, "capture",
-			     "capture: unexpected argument '%s' (PROGRAM goes after --)",
-			     "capture: %s needs a value")) != -1) {
-		if (c == 'o')
-			out = optarg;
-		else if (c == O_TOOL)
-			o.tool = optarg;
-		else if (c == O_SKIP)
-			o.skip_insns = capture_count("--skip-insns", optarg);
-		else if (c == O_MAX)
-			o.max_insns = capture_count("--max-insns", optarg);
-		else if (c == O_KEEP)
-			o.keep_on_failure = true;
-		else if (c == O_ROI)
-			o.roi = true;
-	}
-	if (strcmp(o.tool, "mmusim") && strcmp(o.tool, "lackey"))
-		die_usage("capture: unknown --tool '%s' (mmusim or lackey)", o.tool);
-	if (!strcmp(o.tool, "lackey") && (o.skip_insns || o.max_insns || o.roi))
-		die_usage("capture: %s needs --tool=mmusim", o.skip_insns ? "--skip-insns" :
-			  o.max_insns ? "--max-insns" : "--roi");
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		die_usage("capture: unexpected argument '%s' (PROGRAM goes after --)", argv[optind]);
-	if (optind >= argc)
-		die_usage("capture: no PROGRAM after --%s", "");
-	if (!out) {
-		/* The default name, as capture_run_opts() makes it, here to be shown at the end. */
-		const char *b = strrchr(argv[optind], '/');
-
-		snprintf(defname, sizeof(defname), "%s.%s.zst", b ? b + 1 : argv[optind], o.tool);
-		if (!strcmp(o.tool, "mmusim"))
-			snprintf(defname, sizeof(defname), "%s.mtr.zst", b ? b + 1 : argv[optind]);
-		out = defname;
-	}
-	r = capture_run_opts(out, argv + optind, &o, &st, &e);
-	if (r == -2)
-		die_err(&e); /* the output path: bad input, exit 2 */
-	if (r) {
-		/* the program or valgrind failed: not bad input to mmusim, exit 1 */
-		print_err(&e);
-		return 1;
-	}
-	capture_summary(strcmp(out, "-") ? out : "<stdout>", &o, &st);
-	return 0;
-}
-
-/* --- plot --------------------------------------------------------------- */
-
-/* plot_csv()'s result as an exit status: bad input 2, gnuplot failing 1. */
 static int plot_status(int r, const struct err *e)
 {
 	if (!r)

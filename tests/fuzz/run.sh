@@ -38,7 +38,7 @@ fi
 mkdir -p "$OUT/obj" || exit 2
 objs=""
 for src in sim/*.c; do
-	[ "$src" = sim/main.c ] && continue
+	case "$src" in sim/main.c | sim/cli*.c) continue ;; esac
 	obj="$OUT/obj/$(basename "$src" .c).o"
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find sim -name '*.h' -newer "$obj")" ]; then
 		$CC $CFLAGS -fsanitize=fuzzer-no-link -c -o "$obj" "$src" || { echo "fuzz: build failed: $src"; exit 2; }

@@ -1,0 +1,72 @@
+/*
+ * cli.c - what every command of the command line shares (main.c, cli_capture.c):
+ * printing an error, exiting with status 2 on bad usage (with the usage text),
+ * help, and getopt_long() with GNU conventions. Not in the library: only the
+ * command line prints errors and calls exit() (DESIGN.md "Command line").
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "usage.h"
+#include "util.h"
+
+void print_err(const struct err *e)
+{
+	char buf[1024];
+
+	err_format(e, buf, sizeof(buf));
+	fprintf(stderr, "%s\n", buf);
+}
+
+_Noreturn void die_err(const struct err *e)
+{
+	print_err(e);
+	exit(e->host ? 1 : EXIT_BAD);
+}
+
+_Noreturn void die_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "mmusim: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage_text);
+	exit(EXIT_BAD);
+}
+
+int help(const char *cmd)
+{
+	const char *text = cmd ? usage_help(cmd) : usage_text;
+
+	if (!text)
+		die_usage("help: unknown command '%s'", cmd);
+	fputs(text, stdout);
+	return 0;
+}
+
+/*
+ * getopt_long() for command @cmd (@argv[0] is a name, as getopt wants), @so
+ * starting with ':'. --help (-h) prints @cmd's help and exits 0; an unknown
+ * option is "@bad" and a missing value "@miss" (each with the option), exit 2.
+ */
+int next_opt(int argc, char **argv, const char *so, const struct option *lo,
+		    const char *cmd, const char *bad, const char *miss)
+{
+	char buf[64];
+	int c = getopt_long(argc, argv, so, lo, NULL);
+
+	if (c == 'h')
+		exit(help(cmd));
+	if (c == '?')
+		die_usage(bad, getopt_culprit(argv, buf, sizeof(buf)));
+	if (c == ':')
+		die_usage(miss, getopt_culprit(argv, buf, sizeof(buf)));
+	return c;
+}
+
+void opts_reset(void)
+{
+	optind = 0; /* glibc: a fresh scan */
+	opterr = 0;
+}
+
