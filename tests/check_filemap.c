@@ -44,7 +44,8 @@ static char *file_trace(unsigned len, unsigned prot, unsigned flags, unsigned lo
  * cached pages; no anonymous THP (a file VMA: __thp_vma_allowable_orders() has
  * no anonymous orders for it). Writing every page then takes 4,096 COW faults
  * (do_wp_page() -> wp_page_copy(): a fresh anonymous copy, the old PTE flushed).
- * Main gave 8 faults and 8 THPs for the reads, then no fault for the stores.
+ * Main (file mappings backed as anonymous memory) gave 8 faults for the reads (8
+ * huge zero PMDs), and 16 faults with 8 THPs for the reads then the stores.
  */
 START_TEST(private_file_read_then_write)
 {
@@ -230,8 +231,8 @@ END_TEST
 /*
  * Lackey traces without initial mappings: an implicit region first touched by an
  * instruction fetch is program text, a private file mapping: no THP in THP mode
- * (main mapped one), read faults with fault-around (512 pages of a 2 MiB granule
- * in 32 faults). One first touched by a store stays anonymous and gets its THP.
+ * (main, anonymous: 1 fault on the huge zero page, and a THP at the first store),
+ * read faults with fault-around (512 pages of a 2 MiB granule in 32 faults). One first touched by a store stays anonymous and gets its THP.
  */
 START_TEST(ifetch_implicit_is_text)
 {
