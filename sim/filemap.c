@@ -157,6 +157,7 @@ static pfn_t add_page(struct sim *s, uint32_t file, uint64_t off)
 		return PFN_NONE;
 	put(fm, file, off, pfn);
 	fm->map[pfn] = 1;
+	s->rmap[pfn] = 0; /* no anonymous reverse map: compaction leaves it alone */
 	s->st.nr_file_pages++;
 	return pfn;
 }
