@@ -292,6 +292,43 @@ START_TEST(no_thp_in_file_vma)
 }
 END_TEST
 
+/*
+ * mprotect(PROT_READ | PROT_WRITE) of a private file mapping read before leaves
+ * the cache PTEs read-only (change_pte_range(): can_change_pte_writable() refuses
+ * a page that is not exclusively anonymous), so the store still copies: 1 read
+ * fault, 1 COW fault. mremap moves the PTEs and the file offset with the VMA: the
+ * moved pages stay mapped (no new fault for them), and a read of the grown tail
+ * finds its pages cached by the first read-around (file pages 16, not more).
+ */
+START_TEST(mprotect_and_mremap)
+{
+	char *t = file_trace(65536, 1, 2, 0x40000000, "L",
+			     "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 65536, 3 ) --> [pre-success] Success(0x0)\n"
+			     " S 40000010,8\n");
+
+	run(t, NULL);
+	free(t);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	ck_assert_uint_eq(S->st.nr_mapped, 15);
+	done();
+
+	/* 32 KiB mapped, read (read-around brings the VMA's 8 pages), moved to
+	 * 0x50000000 and grown to 64 KiB: the tail's read takes one fault, reads its 8
+	 * pages in and maps them; the moved 8 are still mapped */
+	t = file_trace(32768, 1, 2, 0x40000000, "L",
+		       "SYSCALL[7,1](25) sys_mremap ( 0x40000000, 32768, 65536, 0x1 ) --> [pre-success] Success(0x50000000)\n"
+		       " L 50000010,8\n L 50008010,8\n");
+	run(t, NULL);
+	free(t);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.nr_file_pages, 16);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	ck_assert_uint_eq(vma_find(&S->vmas, 0x50008000)->pgoff, 0);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("filemap");
@@ -304,6 +341,7 @@ int main(void)
 	tcase_add_test(tc, same_file_shares_cache);
 	tcase_add_test(tc, ifetch_implicit_is_text);
 	tcase_add_test(tc, no_thp_in_file_vma);
+	tcase_add_test(tc, mprotect_and_mremap);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
