@@ -18,8 +18,9 @@
  *    one included. A miss reads in the read-around window of
  *    do_sync_mmap_readahead() (ra_pages = os.read_ahead_kb / 4 pages, from
  *    pgoff - ra_pages / 2). The window of do_fault_around(): os.fault_around_bytes
- *    / 4 KiB PTEs aligned on that size in the PTE table, clipped to the VMA and to
- *    the table (the PMD); 4 KiB or less maps the faulting page only. Only the
+ *    / 4 KiB PTEs from the aligned start in the PTE table or the VMA's first PTE
+ *    if later, clipped to the VMA's end and to the table (the PMD); 4 KiB or less
+ *    maps the faulting page only (should_fault_around()). Only the
  *    fault itself counts in pgfault: what fault-around maps takes no fault.
  *  - A write fault in a private mapping (do_cow_fault()) reads the page into the
  *    cache (with read-around) and maps a fresh anonymous copy (os.cost.copy_page);
@@ -221,10 +222,12 @@ static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 	uint64_t nr = s->cfg.fault_around_bytes >> PAGE_SHIFT;
 	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi;
 
+	/* from_pte = max(ALIGN_DOWN(pte_off, nr), the VMA's first PTE); to_pte =
+	 * min3(from_pte + nr, PTRS_PER_PTE, the VMA's end) */
 	lo = table + (((va - table) >> PAGE_SHIFT) & ~(nr - 1)) * PAGE_SIZE;
-	hi = lo + nr * PAGE_SIZE;
 	if (lo < v->start)
 		lo = v->start;
+	hi = lo + nr * PAGE_SIZE;
 	if (hi > v->end)
 		hi = v->end;
 	if (hi > table + PMD_SIZE)

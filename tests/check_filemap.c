@@ -108,6 +108,16 @@ START_TEST(fault_around_window)
 	done();
 	free(t);
 
+	/* a VMA starting mid-window: the window starts at the VMA (from_pte) and is
+	 * 16 PTEs long from there, so one fault maps all 16 pages of [0x40008000,
+	 * 0x40018000) (an aligned window cut at the VMA would take two) */
+	t = file_trace(16 * 4096, 1, 2, 0x40008000, "L", "");
+	run(t, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	done();
+	free(t);
+
 	t = file_trace(1u << 20, 1, 2, 0x40000000, "L", "");
 	run(t, "os.fault_around_bytes=4096", NULL);
 	ck_assert_uint_eq(S->st.pgfault, 256);
