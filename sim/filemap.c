@@ -183,10 +183,15 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 		from = lo;
 	if (to > hi)
 		to = hi;
+	/* the faulting page must come; the rest is best effort (readahead_gfp_mask():
+	 * __GFP_NORETRY | __GFP_NOWARN): it stops at the first failure */
+	pfn = add_page(s, v->file, pgoff);
+	if (pfn == PFN_NONE)
+		return PFN_NONE;
 	for (uint64_t o = from; o < to; o++)
 		if (lookup(&s->fm, v->file, o) == PFN_NONE && add_page(s, v->file, o) == PFN_NONE)
-			return PFN_NONE;
-	return lookup(&s->fm, v->file, pgoff);
+			break;
+	return pfn;
 }
 
 void filemap_map_pte(struct sim *s, pfn_t pfn)
