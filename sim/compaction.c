@@ -453,8 +453,8 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	pfn_t cur;
 	uint64_t e;
 
-	if (!s->rmap[from])
-		return -1; /* not a mapped anonymous page (a zero page, a kernel page) */
+	if (!s->rmap[from] || filemap_is_cache(&s->fm, from))
+		return -1; /* not a mapped anonymous page (a zero page, a kernel or cache page) */
 	va = s->rmap[from] - 1;
 	if (!pt_lookup(&s->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
 		return -1;

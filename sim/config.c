@@ -93,6 +93,7 @@ enum kcheck {
 	CK_LINE,    /* power of two in 8..4096 */
 	CK_MEMORY,  /* multiple of 4 MiB, 64 MiB .. 1 TiB */
 	CK_GRANULE, /* power of two in 4K..1G */
+	CK_FAULT_AROUND, /* power of two in 4K..2M (fault_around_bytes_set()) */
 	CK_CPI,     /* finite, >= 0 */
 	CK_SHARE,   /* finite, 0 .. 1 */
 };
@@ -165,6 +166,8 @@ static const struct key keys[] = {
 	K("os.implicit.enabled", KT_BOOL, implicit.enabled, CK_NONE),
 	K("os.implicit.granule", KT_SIZE64, implicit.granule, CK_GRANULE),
 	K("os.zero_page", KT_BOOL, zero_page, CK_NONE),
+	K("os.fault_around_bytes", KT_SIZE64, fault_around_bytes, CK_FAULT_AROUND),
+	KU("os.read_ahead_kb", read_ahead_kb),
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
 	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),
@@ -174,6 +177,7 @@ static const struct key keys[] = {
 	KENUM("os.thp.enabled", thp.enabled, thp_enabled_name, THP_ENABLED_NR),
 	KENUM("os.thp.defrag", thp.defrag, thp_defrag_name, THP_DEFRAG_NR),
 	K("os.thp.use_zero_page", KT_BOOL, thp.use_zero_page, CK_NONE),
+	K("os.thp.read_only_thp_for_fs", KT_BOOL, thp.read_only_thp_for_fs, CK_NONE),
 	K("os.khugepaged.pages_to_scan", KT_U32, khugepaged.pages_to_scan, CK_NONZERO),
 	KU("os.khugepaged.scan_sleep_millisecs", khugepaged.scan_sleep_millisecs),
 	KU("os.khugepaged.alloc_sleep_millisecs", khugepaged.alloc_sleep_millisecs),
@@ -274,6 +278,11 @@ void config_defaults(struct sim_config *c)
 	/* Linux: a read fault in private anonymous memory maps the shared zero page
 	 * (mm/memory.c do_anonymous_page(); mm_forbids_zeropage() is s390 KVM only) */
 	c->zero_page = true;
+	/* mm/memory.c: fault_around_bytes = rounddown_pow_of_two(65536), as
+	 * /sys/kernel/debug/fault_around_bytes reads; block/blk-core.c: the
+	 * default read_ahead_kb is VM_READAHEAD_PAGES (128 KiB = 32 pages) */
+	c->fault_around_bytes = 65536;
+	c->read_ahead_kb = 128;
 	/* 200 cycles per fault: ChampSim's minor-fault penalty (reference §6). */
 	c->cost.fault = 200;
 	/* Documented default: 4096 bytes at one 16-byte store per cycle (Nehalem's
@@ -621,6 +630,10 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 			return snprintf(why, n, "%s is below the minimum 64M", sz), -1;
 		if (v > (1ULL << 40))
 			return snprintf(why, n, "%s is above the maximum 1T", sz), -1;
+		return 0;
+	case CK_FAULT_AROUND:
+		if (!is_pow2(v) || v < PAGE_SIZE || v > PMD_SIZE)
+			return snprintf(why, n, "%s is not a power of two in 4K..2M", sz), -1;
 		return 0;
 	case CK_GRANULE:
 		if (!is_pow2(v) || v < PAGE_SIZE || v > PUD_SIZE)

@@ -120,6 +120,7 @@ struct thp_cfg {
 	enum thp_enabled enabled;
 	enum thp_defrag defrag;
 	bool use_zero_page;
+	bool read_only_thp_for_fs; /* CONFIG_READ_ONLY_THP_FOR_FS (not modelled: file text is never collapsed) */
 };
 
 /* /sys/kernel/mm/transparent_hugepage/khugepaged/ (reference §1a, §4). */
@@ -178,6 +179,8 @@ struct sim_config {
 	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */
 	struct implicit_cfg implicit;
 	bool zero_page; /* os.zero_page: false = mm_forbids_zeropage(), no 4K or huge zero page */
+	uint64_t fault_around_bytes; /* os.fault_around_bytes: do_fault_around()'s window */
+	unsigned read_ahead_kb;      /* os.read_ahead_kb: a file read miss reads this much around it */
 	struct cost_cfg cost;
 	struct thp_cfg thp;
 	struct khugepaged_cfg khugepaged;

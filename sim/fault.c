@@ -32,9 +32,13 @@
  *    A lackey M (a read-modify-write instruction) takes one write fault, not a
  *    read fault then a write-protect fault: replay.c looks its store up first.
  *
+ *  - File mappings (VM_FILE, private or shared) fault through filemap.c: the page
+ *    cache, fault-around, copy-on-write into anonymous pages; no anonymous THP,
+ *    no zero page, no hugetlbfs page in them. An implicit region first touched
+ *    by an instruction fetch is program text: a private file mapping of its own.
+ *
  * Leaves out: permission enforcement (PTE R/W follows the VMA, but a traced
- * program that ran to completion made no illegal access), file-backed faults,
- * fault-around, userfaultfd, NUMA.
+ * program that ran to completion made no illegal access), userfaultfd, NUMA.
  */
 #include "fault.h"
 #include "lru.h"
@@ -53,15 +57,23 @@ static struct vma *implicit_vma(struct sim *s, vaddr_t va)
 		start = lo;
 	if (end > hi || end < start)
 		end = hi;
-	if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT))
+	if (s->mmu.fault_ifetch) {
+		/* first touched by an instruction fetch: program text, a private
+		 * file mapping of its own (filemap.c), writable for the data that may
+		 * share its granule (a store copies the page, as .data's would) */
+		if (vma_insert_file(&s->vmas, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT,
+				    filemap_new_file(s), start >> PAGE_SHIFT))
+			return NULL;
+	} else if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT)) {
 		return NULL;
+	}
 	return vma_find(&s->vmas, va);
 }
 
 static bool hugetlb_backed(const struct sim *s, const struct vma *v)
 {
 	return (v->flags & VM_HUGETLB) ||
-	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & VM_SHARED));
+	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & (VM_SHARED | VM_FILE)));
 }
 
 /*
@@ -118,6 +130,12 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 				goto oom;
 			return 0;
 		}
+	}
+	if ((v->flags & VM_FILE) && !(v->flags & VM_HUGETLB)) {
+		/* do_read_fault(), do_cow_fault(), do_shared_fault() (filemap.c) */
+		if (filemap_fault(s, v, va, write))
+			goto oom;
+		return 0;
 	}
 	if (s->cfg.mode == MODE_THP && !(v->flags & VM_HUGETLB)) {
 		int r = thp_fault(s, v, va, write);
@@ -202,7 +220,13 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		thp_split_pmd_at(s, va);
 		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
 	}
-	if (ps == PS_4K && pfn == s->thp.zero_pfn) {
+	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
+		/* wp_page_copy() in a private mapping, wp_page_shared() in a shared one */
+		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+			reclaim_kswapd(s);
+		if (filemap_wp_fault(s, v, va, pfn))
+			return sim_oom(s, va);
+	} else if (ps == PS_4K && pfn == s->thp.zero_pfn) {
 		/* wp_page_copy() from the zero page: a fresh zeroed page (the zero
 		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
 		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))

@@ -88,11 +88,11 @@ void khugepaged_init(struct sim *s)
 static bool collapsible(const struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags,
 			bool enforce_sysfs)
 {
-	struct vma v = { start, end, flags };
+	struct vma v = { start, end, flags, 0, 0 };
 	vaddr_t hend = end & ~(PMD_SIZE - 1);
 
 	/* vma_thp_disabled(), VM_NO_KHUGEPAGED; shmem is not modelled */
-	if (s->cfg.mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED)))
+	if (s->cfg.mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)))
 		return false;
 	if (enforce_sysfs && !thp_vma_allowable(s, &v))
 		return false;

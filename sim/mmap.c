@@ -35,7 +35,7 @@
  *    floor/ceiling choice); a zap that frees tables but clears no leaf still
  *    flushes, as freed_tables makes tlb_finish_mmu() do: one INVLPG.
  *
- * Leaves out: file mappings (MAP_SHARED is recorded, backed like anonymous
+ * Leaves out: shmem (MAP_SHARED | MAP_ANONYMOUS is recorded, backed like anonymous
  * memory), VMA merging beyond vma.c's, mlock, guard pages, stack growth.
  */
 #include <stdlib.h>
@@ -62,6 +62,11 @@ static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 		thp_rmap_run_end(s);
 		hugetlb_free_1g(&s->hugetlb, pfn);
 		s->st.nr_hugetlb_pages_1g--;
+		return;
+	}
+	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) { /* the page stays cached */
+		thp_rmap_run_end(s);
+		filemap_unmap_pte(s, pfn);
 		return;
 	}
 	thp_unmap_leaf(s, va, ps, pfn);
@@ -275,6 +280,8 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	vaddr_t nw = ev->new_addr;
 	struct vma *v = vma_find(&s->vmas, old);
 	unsigned long flags = v ? v->flags & ~VM_IMPLICIT : VM_READ | VM_WRITE;
+	uint32_t file = v ? v->file : 0;
+	uint64_t pgoff = v ? v->pgoff + ((old - v->start) >> PAGE_SHIFT) : 0;
 	struct move_ctx mc = { 0 };
 	vaddr_t keep = olen < nlen ? olen : nlen;
 	uint64_t tables;
@@ -287,7 +294,8 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		if (nlen > olen) {
 			zap_range(s, old + olen, old + nlen, true);
 			vma_remove(&s->vmas, old + olen, old + nlen);
-			return vma_insert(&s->vmas, old + olen, old + nlen, flags);
+			return vma_insert_file(&s->vmas, old + olen, old + nlen, flags, file,
+					       pgoff + (olen >> PAGE_SHIFT));
 		}
 		return 0;
 	}
@@ -331,7 +339,8 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 			free(mc.m);
 			goto oom;
 		}
-		if (mc.m[i].ps == PS_4K && mc.m[i].pfn != s->thp.zero_pfn)
+		if (mc.m[i].ps == PS_4K && mc.m[i].pfn != s->thp.zero_pfn &&
+		    !filemap_is_cache(&s->fm, mc.m[i].pfn))
 			sim_rmap_set(s, mc.m[i].pfn, to);
 		else if (mc.m[i].ps == PS_2M && thp_is_folio(s, mc.m[i].pfn))
 			s->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
@@ -343,7 +352,7 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		}
 	}
 	free(mc.m);
-	return vma_insert(&s->vmas, nw, nw + nlen, flags);
+	return vma_insert_file(&s->vmas, nw, nw + nlen, flags, file, pgoff);
 range:
 	s->failed = true;
 	return err_set(&s->err, s->trace_name, ev->line, 0, "mremap beyond the address space");
@@ -364,17 +373,22 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 {
 	unsigned long flags = prot_flags(ev->prot);
 
+	uint32_t file = 0;
+
 	if (ev->flags & MAP_SHARED_)
 		flags |= VM_SHARED;
-	else if (!(ev->flags & MAP_ANONYMOUS_) && ev->fd >= 0)
-		flags |= VM_FILE; /* its pages are anonymous here too; only the zero page differs */
+	if (!(ev->flags & MAP_ANONYMOUS_) && (ev->fd >= 0 || ev->file)) {
+		/* a file mapping (filemap.c): the trace's file identity, else a file of its own */
+		flags |= VM_FILE;
+		file = ev->file && ev->file < FILE_ID_OWN ? ev->file : filemap_new_file(s);
+	}
 	if (ev->flags & MAP_HUGETLB_)
 		flags |= VM_HUGETLB;
 	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(s->cfg.kernel))
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (start == end)
 		return 0;
-	if (do_unmap(s, start, end) || vma_insert(&s->vmas, start, end, flags))
+	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT))
 		return ev_oom(s, ev);
 	return 0;
 }
@@ -403,6 +417,23 @@ static bool next_segment(struct sim *s, vaddr_t *a, vaddr_t end, vaddr_t *lo, va
  * (vma_adjust_trans_huge()), change_protection() changes the leaves, and the
  * gather's span is flushed once at the end.
  */
+/*
+ * Cache pages stay read-only under mprotect(PROT_WRITE): in a private mapping a
+ * store must copy them (can_change_pte_writable() refuses a page that is not
+ * exclusively anonymous); in a shared one the kernel makes only dirty PTEs
+ * writable (dirty tracking, vma_wants_writenotify()), and the model does not
+ * track dirtiness, so the next store takes wp_page_shared() again.
+ */
+static void cache_ptes_read_only(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	enum page_size ps;
+	pfn_t pfn;
+
+	for (vaddr_t p = start; p < end; p += PAGE_SIZE)
+		if (pt_lookup(&s->pt, p, &ps, &pfn, NULL) && ps == PS_4K && filemap_is_cache(&s->fm, pfn))
+			pt_protect_range(&s->pt, p, p + PAGE_SIZE, false, PFN_NONE, PFN_NONE);
+}
+
 static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	const unsigned long rwx = VM_READ | VM_WRITE | VM_EXEC;
@@ -420,6 +451,8 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
 		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
 				      s->thp.huge_zero_pfn, &g);
+		if ((set & VM_WRITE) && (flags & VM_FILE))
+			cache_ptes_read_only(s, wlo, whi);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
 		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
 			return ev_oom(s, ev);

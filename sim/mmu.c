@@ -205,6 +205,7 @@ void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)
 	} else {
 		if (t->nr_stlb)
 			m->st.stlb.misses++;
+		m->fault_ifetch = side == SIDE_I;
 		if (!walk(m, va, write, &ps, &pfn))
 			return;
 		tlb_stlb_fill(t, va, ps, pfn);

@@ -71,6 +71,7 @@ struct mmu {
 	unsigned pwc_latency;  /* walk.pwc_latency: one PWC probe */
 	mmu_fault_fn fault;    /* installed by the OS */
 	void *os;
+	bool fault_ifetch;     /* the walk that faults is an instruction fetch's (set on a TLB miss) */
 };
 
 /*

@@ -83,7 +83,8 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 		s->rmap = NULL;
 		goto oom;
 	}
-	if (thp_init(s) || lru_init(&s->lru, s->buddy.nr_pages) || swap_init(&s->swap, cfg->swap_size))
+	if (thp_init(s) || lru_init(&s->lru, s->buddy.nr_pages) || swap_init(&s->swap, cfg->swap_size) ||
+	    filemap_init(s))
 		goto oom;
 	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
@@ -100,6 +101,7 @@ void sim_destroy(struct sim *s)
 	}
 	hugetlb_pool_destroy(&s->hugetlb, &s->buddy);
 	thp_destroy(s);
+	filemap_destroy(s);
 	lru_destroy(&s->lru);
 	swap_destroy(&s->swap);
 	if (s->rmap)
@@ -243,7 +245,7 @@ void sim_finish(struct sim *s)
 struct inv_ctx {
 	struct sim *s;
 	uint8_t *owned; /* frames reached from the page table */
-	uint64_t thp_pmds, subpages, pages_1g, lru_pages;
+	uint64_t thp_pmds, subpages, pages_1g, lru_pages, file_ptes;
 	uint8_t *slots; /* swap slots reached from swap entries */
 };
 
@@ -272,6 +274,15 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 	}
 	if ((ps == PS_4K && pfn == s->thp.zero_pfn) || (ps == PS_2M && pfn == s->thp.huge_zero_pfn)) {
 		BUG_ON(entry & PTE_RW); /* the zero pages are shared and never writable */
+		return;
+	}
+	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
+		/* a page-cache page: owned once by the cache (below), mapped read-only
+		 * in a private mapping (a store copies it first) */
+		BUG_ON(!buddy_is_allocated(&s->buddy, pfn, &order) || order != 0);
+		BUG_ON(!(vma_find(&s->vmas, va)->flags & VM_FILE));
+		BUG_ON((entry & PTE_RW) && !(vma_find(&s->vmas, va)->flags & VM_SHARED));
+		c->file_ptes++;
 		return;
 	}
 	if (thp_is_folio(s, pfn)) {
@@ -304,6 +315,11 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 	own(c, pfn, 1UL << order);
 }
 
+static void own_cache_page(void *ctx, pfn_t pfn)
+{
+	own(ctx, pfn, 1);
+}
+
 static void inv_table(void *ctx, pfn_t pfn, unsigned level)
 {
 	struct inv_ctx *c = ctx;
@@ -326,7 +342,7 @@ static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
 
 void sim_check_invariants(struct sim *s)
 {
-	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0,
+	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0, 0,
 			     calloc(s->swap.nr_slots / 8 + 1, 1) };
 	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
@@ -343,7 +359,9 @@ void sim_check_invariants(struct sim *s)
 	vma_check_invariants(&s->vmas);
 	pt_for_each_leaf(&s->pt, inv_leaf, &c);
 	pt_for_each_table(&s->pt, inv_table, &c);
-	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages + s->thp.nr_zero_ptes);
+	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages + s->thp.nr_zero_ptes + s->fm.nr_ptes);
+	filemap_check_invariants(s, c.file_ptes);
+	filemap_for_each(s, own_cache_page, &c);
 	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages + s->thp.nr_zero_pmds +
 					     s->st.nr_anon_transparent_hugepages);
 	BUG_ON(c.thp_pmds != s->st.nr_anon_transparent_hugepages);

@@ -11,6 +11,7 @@
 #include "buddy.h"
 #include "config.h"
 #include "err.h"
+#include "filemap.h"
 #include "hugetlbfs.h"
 #include "khugepaged.h"
 #include "lru.h"
@@ -39,6 +40,7 @@ struct sim {
 	struct khugepaged khugepaged;
 	struct lru lru;
 	struct swap_dev swap;
+	struct filemap fm; /* the page cache (filemap.c) */
 	uint64_t wmark_low; /* kswapd wakes below it (cached buddy watermark) */
 	/* --timeline: a CSV row every tl_interval cycles of simulated time */
 	FILE *timeline;

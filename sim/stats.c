@@ -209,6 +209,8 @@ static const struct stat_counter counters[] = {
 	VM(nr_anon_transparent_hugepages, "pages"),
 	U("vmstat.nr_hugetlb_pages", nr_hugetlb_pages, "hugetlb 2M pages", "pages"),
 	VM(nr_hugetlb_pages_1g, "pages"),
+	VM(nr_file_pages, "pages"),
+	VM(nr_mapped, "pages"),
 	VM(khugepaged_pages_collapsed, "pages"),
 	VM(khugepaged_full_scans, "events"),
 	U("vmstat.tlb_invalidations", tlb_invalidations, "TLB invalidations", "events"),

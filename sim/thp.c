@@ -188,7 +188,7 @@ void thp_register(struct sim *s)
 
 bool thp_vma_allowable(const struct sim *s, const struct vma *v)
 {
-	if (s->cfg.mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED)))
+	if (s->cfg.mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)))
 		return false;
 	switch (s->cfg.thp.enabled) {
 	case THP_ALWAYS:

@@ -9,7 +9,8 @@
  * to this model: adjacent VMAs with identical flags become one, whether or not
  * each has an anon_vma (VM_ANON_VMA; its identity is not modelled, so two VMAs
  * that each got their own anon_vma merge here where the kernel keeps them apart;
- * file identity neither: adjacent VM_FILE VMAs merge as if they mapped one file).
+ * file mappings merge only when they map the same file at contiguous offsets,
+ * as vma_merge()'s file and vm_pgoff tests ask).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,8 @@ static int reserve(struct vma_set *s, size_t extra)
  */
 static bool mergeable(const struct vma *a, const struct vma *b)
 {
-	return a->end == b->start && !((a->flags ^ b->flags) & ~VM_ANON_VMA);
+	return a->end == b->start && !((a->flags ^ b->flags) & ~VM_ANON_VMA) && a->file == b->file &&
+	       (!a->file || a->pgoff + ((a->end - a->start) >> PAGE_SHIFT) == b->pgoff);
 }
 
 static void merge_around(struct vma_set *s, size_t i)
@@ -114,6 +116,12 @@ static void merge_around(struct vma_set *s, size_t i)
 
 int vma_insert(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long flags)
 {
+	return vma_insert_file(s, start, end, flags, 0, 0);
+}
+
+int vma_insert_file(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long flags,
+		    uint32_t file, uint64_t pgoff)
+{
 	size_t i;
 
 	BUG_ON(start >= end || (start | end) & (PAGE_SIZE - 1));
@@ -122,7 +130,7 @@ int vma_insert(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long flag
 	if (reserve(s, 1))
 		return -1;
 	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i] = (struct vma){ start, end, flags };
+	s->v[i] = (struct vma){ start, end, flags, file, file ? pgoff : 0 };
 	s->n++;
 	merge_around(s, i);
 	return 0;
@@ -141,6 +149,8 @@ static int split_at(struct vma_set *s, vaddr_t addr)
 	s->n++;
 	s->v[i].end = addr;
 	s->v[i + 1].start = addr;
+	if (s->v[i + 1].file)
+		s->v[i + 1].pgoff += (addr - s->v[i].start) >> PAGE_SHIFT;
 	return 0;
 }
 

@@ -22,13 +22,15 @@
 #define VM_NOHUGEPAGE 0x40000000UL
 #define VM_IMPLICIT 0x100000000UL /* mmusim: made by the implicit-mapping rule */
 #define VM_BRK 0x200000000UL      /* mmusim: the heap grown by brk() */
-#define VM_FILE 0x400000000UL     /* mmusim: a private file mapping (vma->vm_file) */
+#define VM_FILE 0x400000000UL     /* mmusim: a file mapping, private or shared (vma->vm_file) */
 #define VM_ANON_VMA 0x800000000UL /* mmusim: vma->anon_vma is set (an anonymous page was
 				     faulted in: vmf_anon_prepare()); merges ignore it */
 
 struct vma {
 	vaddr_t start, end;
 	unsigned long flags;
+	uint32_t file;  /* VM_FILE: the file's identity (filemap.h), 0 for anonymous memory */
+	uint64_t pgoff; /* VM_FILE: the file page mapped at start (vma->vm_pgoff) */
 };
 
 struct vma_set {
@@ -56,6 +58,10 @@ void vma_gap(const struct vma_set *s, vaddr_t va, vaddr_t limit, vaddr_t *lo, va
  * the same flags. Returns 0, or -1 if host memory ran out.
  */
 int vma_insert(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long flags);
+
+/* vma_insert() of a file mapping: file page @pgoff of @file at @start. */
+int vma_insert_file(struct vma_set *s, vaddr_t start, vaddr_t end, unsigned long flags,
+		    uint32_t file, uint64_t pgoff);
 
 /* Remove whatever lies in [start, end), splitting VMAs that straddle. 0 or -1. */
 int vma_remove(struct vma_set *s, vaddr_t start, vaddr_t end);

@@ -23,9 +23,9 @@ trap 'rm -rf "$T"' EXIT
 
 # TRACE  walks under base  walks under thp  thp_fault_alloc under thp
 GOLDEN="
-xz-6.lackey.zst       2751  721 12
-dd-sparse.lackey.zst  4377  867 4
-sqlite3.mtr.zst        643  941 4
+xz-6.lackey.zst       2754  767 11
+dd-sparse.lackey.zst  4379  905 3
+sqlite3.mtr.zst        650  754 3
 "
 
 # the README's block for trace $1: the lines after "$ mmusim trace info traces/$1" up to the fence
@@ -96,7 +96,7 @@ if $MMUSIM sweep configs/sweeps/kernels-xz.yaml -o "$T/kx.csv" --quiet 2>"$T/err
 	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "walk.walks") w = i
 		if ($i == "vmstat.thp_fault_alloc") a = i; if ($i == "vmstat.thp_split_pmd") p = i }; next }
 		{ printf "%s%s/%s/%s", sep, $w, $a, $p; sep = " " }' "$T/kx.csv")
-	want="2647/3/10 2647/3/10 721/12/2"
+	want="2641/3/8 2641/3/8 767/11/1"
 	[ "$got" = "$want" ] && ok || bad "sweep kernels-xz.yaml walks/thp_fault_alloc/thp_split_pmd: got '$got', expected '$want'"
 	# versions are names on the x axis (bars in sweep order), not numbers (6.12 < 6.6)
 	if $MMUSIM plot "$T/kx.csv" -x os.kernel -y walk.walks --script "$T/kx.gp" 2>"$T/err" &&
@@ -121,7 +121,7 @@ fi
 if $MMUSIM sweep configs/sweeps/stlb-xz.yaml -o "$T/stlb.csv" --quiet 2>"$T/err"; then
 	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walk.walks") c = i; next }
 		{ printf "%s%s", sep, $c; sep = " " }' "$T/stlb.csv")
-	want="4789 878 4268 761 3648 731 3192 725 2751 721 2404 721 2304 721 2303 721"
+	want="4792 1000 4271 835 3651 782 3195 771 2754 767 2407 767 2307 767 2306 767"
 	[ "$got" = "$want" ] && ok || bad "sweep stlb-xz.yaml walks: got '$got', expected '$want'"
 else
 	bad "sweep configs/sweeps/stlb-xz.yaml: $(head -1 "$T/err")"

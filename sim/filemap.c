@@ -1,0 +1,324 @@
+/*
+ * filemap.c - file-backed memory, after Linux 6.18 mm/filemap.c (the page cache,
+ * filemap_fault(), do_sync_mmap_readahead(), filemap_map_pages()) and
+ * mm/memory.c (do_read_fault(), do_fault_around(), do_cow_fault(),
+ * do_shared_fault(), do_wp_page() -> wp_page_copy() / wp_page_shared()).
+ *
+ *  - One page cache for the machine, keyed by (file identity, page offset): every
+ *    mapping of a file shares its pages. The identity is the trace's (mtr version
+ *    2: its file table, deduplicated by device, inode and path); an fd mmap
+ *    without one (lackey traces) is a file of its own, and so is an implicit
+ *    region first touched by an instruction fetch (program text, fault.c).
+ *  - Cache pages are order-0 movable pages from the buddy allocator (like
+ *    anonymous ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
+ *    mapped by at least one PTE counts in nr_mapped (folio_add_file_rmap_ptes():
+ *    the mapcount's 0 -> 1 transition), once however many mappings map it.
+ *  - A read fault (do_read_fault()) makes sure the faulting page is cached, then
+ *    maps every cached page of the fault-around window read-only, the faulting
+ *    one included. A miss reads in the read-around window of
+ *    do_sync_mmap_readahead() (ra_pages = os.read_ahead_kb / 4 pages, from
+ *    pgoff - ra_pages / 2). The window of do_fault_around(): os.fault_around_bytes
+ *    / 4 KiB PTEs from the aligned start in the PTE table or the VMA's first PTE
+ *    if later, clipped to the VMA's end and to the table (the PMD); 4 KiB or less
+ *    maps the faulting page only (should_fault_around()). Only the
+ *    fault itself counts in pgfault: what fault-around maps takes no fault.
+ *  - A write fault in a private mapping (do_cow_fault()) reads the page into the
+ *    cache (with read-around) and maps a fresh anonymous copy (os.cost.copy_page);
+ *    in a shared one (do_shared_fault()) it maps the cache page writable (dirty).
+ *  - A store to a read-only cache PTE: private -> wp_page_copy() (an anonymous
+ *    copy, the old PTE flushed), shared -> wp_page_shared() (made writable).
+ *  - munmap and MADV_DONTNEED drop the PTEs; the pages stay cached.
+ *
+ * Simplifications, and why: the kernel's readahead state (async readahead on
+ * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
+ * is left out: for a sequential read the outcome is the same, one fault per
+ * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults).
+ * The file size is unknown to a trace, so read-around is clipped to the pages
+ * the VMA maps. Clean cache pages are never reclaimed (they stay until the end;
+ * reclaim scans anonymous pages only), dirty pages are never written back, and
+ * compaction does not migrate cache pages (no reverse map: they stay where they
+ * are, like pinned pages). RSS (memory.rss_bytes) stays the anonymous RSS.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "filemap.h"
+#include "lru.h"
+#include "mmap.h"
+#include "sim.h"
+
+int filemap_init(struct sim *s)
+{
+	struct filemap *fm = &s->fm;
+
+	memset(fm, 0, sizeof(*fm));
+	fm->next_file = FILE_ID_OWN;
+	fm->map = mmap(NULL, s->buddy.nr_pages * sizeof(*fm->map), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (fm->map == MAP_FAILED) {
+		fm->map = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void filemap_destroy(struct sim *s)
+{
+	struct filemap *fm = &s->fm;
+
+	for (size_t i = 0; s->buddy.pages && i < fm->cap; i++)
+		if (fm->key_file[i])
+			buddy_free(&s->buddy, fm->val[i], 0);
+	if (fm->map)
+		munmap(fm->map, s->buddy.nr_pages * sizeof(*fm->map));
+	free(fm->key_file);
+	free(fm->key_off);
+	free(fm->val);
+	memset(fm, 0, sizeof(*fm));
+}
+
+uint32_t filemap_new_file(struct sim *s)
+{
+	return s->fm.next_file++;
+}
+
+static size_t slot_of(const struct filemap *fm, uint32_t file, uint64_t off)
+{
+	uint64_t h = (off ^ ((uint64_t)file << 40) ^ file) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 20) & (fm->cap - 1);
+}
+
+/* The cached frame of (file, off), or PFN_NONE. */
+static pfn_t lookup(const struct filemap *fm, uint32_t file, uint64_t off)
+{
+	if (!fm->cap)
+		return PFN_NONE;
+	for (size_t i = slot_of(fm, file, off);; i = (i + 1) & (fm->cap - 1)) {
+		if (!fm->key_file[i])
+			return PFN_NONE;
+		if (fm->key_file[i] == file && fm->key_off[i] == off)
+			return fm->val[i];
+	}
+}
+
+static void put(struct filemap *fm, uint32_t file, uint64_t off, pfn_t pfn)
+{
+	size_t i = slot_of(fm, file, off);
+
+	while (fm->key_file[i])
+		i = (i + 1) & (fm->cap - 1);
+	fm->key_file[i] = file;
+	fm->key_off[i] = off;
+	fm->val[i] = pfn;
+	fm->n++;
+}
+
+static int grow(struct filemap *fm)
+{
+	struct filemap old = *fm;
+	size_t cap = old.cap ? old.cap * 2 : 1024;
+
+	fm->key_file = calloc(cap, sizeof(*fm->key_file));
+	fm->key_off = malloc(cap * sizeof(*fm->key_off));
+	fm->val = malloc(cap * sizeof(*fm->val));
+	if (!fm->key_file || !fm->key_off || !fm->val) {
+		free(fm->key_file);
+		free(fm->key_off);
+		free(fm->val);
+		fm->key_file = old.key_file;
+		fm->key_off = old.key_off;
+		fm->val = old.val;
+		return -1;
+	}
+	fm->cap = cap;
+	fm->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.key_file[i])
+			put(fm, old.key_file[i], old.key_off[i], old.val[i]);
+	free(old.key_file);
+	free(old.key_off);
+	free(old.val);
+	return 0;
+}
+
+/* filemap_add_folio(): a new cache page for (file, off). PFN_NONE if out of memory. */
+static pfn_t add_page(struct sim *s, uint32_t file, uint64_t off)
+{
+	struct filemap *fm = &s->fm;
+	pfn_t pfn;
+
+	if ((fm->n + 1) * 2 > fm->cap && grow(fm)) {
+		s->pt.host_oom = true;
+		return PFN_NONE;
+	}
+	pfn = buddy_alloc(&s->buddy, 0);
+	if (pfn == PFN_NONE)
+		return PFN_NONE;
+	put(fm, file, off, pfn);
+	fm->map[pfn] = 1;
+	s->rmap[pfn] = 0; /* no anonymous reverse map: compaction leaves it alone */
+	s->st.nr_file_pages++;
+	return pfn;
+}
+
+/*
+ * filemap_fault(): the cache page of @pgoff in @v, read in on a miss with the
+ * read-around window of do_sync_mmap_readahead() clipped to the VMA's pages.
+ */
+static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
+{
+	uint64_t ra = s->cfg.read_ahead_kb / 4, lo = v->pgoff, hi = v->pgoff + ((v->end - v->start) >> PAGE_SHIFT);
+	uint64_t from = pgoff, to = pgoff + 1;
+	pfn_t pfn = lookup(&s->fm, v->file, pgoff);
+
+	if (pfn != PFN_NONE)
+		return pfn;
+	if (ra > 1) {
+		from = pgoff > ra / 2 ? pgoff - ra / 2 : 0;
+		to = from + ra;
+	}
+	if (from < lo)
+		from = lo;
+	if (to > hi)
+		to = hi;
+	/* the faulting page must come; the rest is best effort (readahead_gfp_mask():
+	 * __GFP_NORETRY | __GFP_NOWARN): it stops at the first failure */
+	pfn = add_page(s, v->file, pgoff);
+	if (pfn == PFN_NONE)
+		return PFN_NONE;
+	for (uint64_t o = from; o < to; o++)
+		if (lookup(&s->fm, v->file, o) == PFN_NONE && add_page(s, v->file, o) == PFN_NONE)
+			break;
+	return pfn;
+}
+
+void filemap_map_pte(struct sim *s, pfn_t pfn)
+{
+	if (s->fm.map[pfn]++ == 1)
+		s->st.nr_mapped++;
+	s->fm.nr_ptes++;
+}
+
+void filemap_unmap_pte(struct sim *s, pfn_t pfn)
+{
+	BUG_ON(s->fm.map[pfn] < 2);
+	if (--s->fm.map[pfn] == 1)
+		s->st.nr_mapped--;
+	s->fm.nr_ptes--;
+}
+
+/* set_pte_range() of one cache page at @p: 0, or 1 out of host memory. */
+static int map_cache_pte(struct sim *s, vaddr_t p, pfn_t pfn, bool writable)
+{
+	if (pt_map(&s->pt, p, PS_4K, pfn, writable))
+		return 1;
+	filemap_map_pte(s, pfn);
+	return 0;
+}
+
+/*
+ * do_fault_around() + filemap_map_pages(): map the cached pages of the window
+ * around @va whose PTEs are empty, read-only.
+ */
+static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
+{
+	uint64_t nr = s->cfg.fault_around_bytes >> PAGE_SHIFT;
+	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi;
+
+	/* from_pte = max(ALIGN_DOWN(pte_off, nr), the VMA's first PTE); to_pte =
+	 * min3(from_pte + nr, PTRS_PER_PTE, the VMA's end) */
+	lo = table + (((va - table) >> PAGE_SHIFT) & ~(nr - 1)) * PAGE_SIZE;
+	if (lo < v->start)
+		lo = v->start;
+	hi = lo + nr * PAGE_SIZE;
+	if (hi > v->end)
+		hi = v->end;
+	if (hi > table + PMD_SIZE)
+		hi = table + PMD_SIZE;
+	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
+		pfn_t pfn = lookup(&s->fm, v->file, v->pgoff + ((p - v->start) >> PAGE_SHIFT));
+
+		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) && map_cache_pte(s, p, pfn, false))
+			return 1;
+	}
+	return 0;
+}
+
+/* wp_page_copy() / do_cow_fault()'s copy: an anonymous page at @p instead. */
+static int cow_copy(struct sim *s, struct vma *v, vaddr_t p, bool replace)
+{
+	pfn_t np;
+
+	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
+	np = buddy_alloc(&s->buddy, 0);
+	if (np == PFN_NONE)
+		return 1;
+	if (replace)
+		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
+	else if (pt_map(&s->pt, p, PS_4K, np, v->flags & VM_WRITE)) {
+		buddy_free(&s->buddy, np, 0);
+		return 1;
+	}
+	sim_rmap_set(s, np, p);
+	lru_add(&s->lru, np, 1);
+	s->st.nr_anon_pages++;
+	s->st.cyc_fault += s->cfg.cost.copy_page;
+	return 0;
+}
+
+int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
+{
+	vaddr_t p = va & ~(PAGE_SIZE - 1);
+	pfn_t pfn = get_page(s, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT));
+
+	if (pfn == PFN_NONE)
+		return 1;
+	if (write && !(v->flags & VM_SHARED))
+		return cow_copy(s, v, p, false); /* do_cow_fault() */
+	if (write) /* do_shared_fault(): the cache page, writable and dirty */
+		return map_cache_pte(s, p, pfn, v->flags & VM_WRITE);
+	/* do_read_fault() */
+	if (s->cfg.fault_around_bytes > PAGE_SIZE)
+		return fault_around(s, v, va);
+	return map_cache_pte(s, p, pfn, false);
+}
+
+int filemap_wp_fault(struct sim *s, struct vma *v, vaddr_t va, pfn_t pfn)
+{
+	vaddr_t p = va & ~(PAGE_SIZE - 1);
+
+	if (v->flags & VM_SHARED) { /* wp_page_shared(): dirty it, make it writable */
+		pt_protect_range(&s->pt, p, p + PAGE_SIZE, true, PFN_NONE, PFN_NONE);
+		return 0;
+	}
+	if (cow_copy(s, v, p, true)) /* wp_page_copy() */
+		return 1;
+	filemap_unmap_pte(s, pfn);
+	return 0;
+}
+
+void filemap_for_each(const struct sim *s, void (*fn)(void *ctx, pfn_t pfn), void *ctx)
+{
+	for (size_t i = 0; i < s->fm.cap; i++)
+		if (s->fm.key_file[i])
+			fn(ctx, s->fm.val[i]);
+}
+
+void filemap_check_invariants(const struct sim *s, uint64_t ptes)
+{
+	uint64_t maps = 0, nr_mapped = 0;
+
+	BUG_ON(s->fm.n != s->st.nr_file_pages);
+	for (size_t i = 0; i < s->fm.cap; i++)
+		if (s->fm.key_file[i]) {
+			uint32_t m = s->fm.map[s->fm.val[i]];
+
+			BUG_ON(m == 0);
+			maps += m - 1;
+			nr_mapped += m > 1;
+		}
+	BUG_ON(maps != ptes || ptes != s->fm.nr_ptes);
+	BUG_ON(nr_mapped != s->st.nr_mapped);
+}

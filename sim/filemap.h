@@ -1,0 +1,62 @@
+/*
+ * filemap.h - file-backed memory: the page cache and the faults on file
+ * mappings (Linux 6.18 mm/filemap.c, mm/memory.c do_read_fault(),
+ * do_cow_fault(), do_shared_fault(), do_fault_around(), wp_page_copy(),
+ * wp_page_shared()). See filemap.c.
+ */
+#ifndef MMUSIM_FILEMAP_H
+#define MMUSIM_FILEMAP_H
+
+#include <stdbool.h>
+
+#include "types.h"
+
+struct sim;
+struct vma;
+
+/* File identities: a trace's own (mtr version 2: 1 + its file index) below this,
+ * mmusim's (an fd mmap without one, an implicit text region) from it up. */
+#define FILE_ID_OWN 0x80000000U
+
+struct filemap {
+	/* the page cache: (file, pgoff) -> frame, open addressing; entries are never removed */
+	uint32_t *key_file; /* 0 = empty slot */
+	uint64_t *key_off;
+	pfn_t *val;
+	size_t cap, n;
+	uint32_t *map;      /* per frame: 0 = no cache page, else 1 + its mapcount */
+	uint32_t next_file; /* the next identity of mmusim's own */
+	uint64_t nr_ptes;   /* PTEs mapping cache pages */
+};
+
+int filemap_init(struct sim *s);
+void filemap_destroy(struct sim *s);
+
+/* A new file identity of mmusim's own (an fd mmap without one, implicit text). */
+uint32_t filemap_new_file(struct sim *s);
+
+/* Is @pfn a page-cache page? */
+static inline bool filemap_is_cache(const struct filemap *fm, pfn_t pfn)
+{
+	return fm->map && fm->map[pfn];
+}
+
+/* A not-present fault in the file VMA @v: 0, 1 if out of simulated or host memory. */
+int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write);
+
+/* A store to the read-only PTE of cache page @pfn at @va: 0, 1 if out of memory. */
+int filemap_wp_fault(struct sim *s, struct vma *v, vaddr_t va, pfn_t pfn);
+
+/* A PTE mapping cache page @pfn goes (zap, munmap): the page stays cached. */
+void filemap_unmap_pte(struct sim *s, pfn_t pfn);
+
+/* A PTE mapping cache page @pfn is made at a new place (mremap). */
+void filemap_map_pte(struct sim *s, pfn_t pfn);
+
+/* Every cache page to @fn (the invariants: each owned once). */
+void filemap_for_each(const struct sim *s, void (*fn)(void *ctx, pfn_t pfn), void *ctx);
+
+/* Counters agree with the cache and the page table's cache PTEs (@ptes). Aborts. */
+void filemap_check_invariants(const struct sim *s, uint64_t ptes);
+
+#endif
