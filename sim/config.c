@@ -199,10 +199,9 @@ static const struct key keys[] = {
 
 /* ----------------------------------------------------------------- defaults */
 
-void config_defaults(struct sim_config *c)
+/* The machine's defaults: the seed article's Nehalem-class core, each number cited. */
+static void hardware_defaults(struct sim_config *c)
 {
-	memset(c, 0, sizeof(*c));
-
 	snprintf(c->cpu_name, sizeof(c->cpu_name), "%s",
 		 "Nehalem-class (LWN 2.6.38 THP article cpuid listing)");
 	/* i7-860, the Nehalem sample CPU of reference §6, runs at 2.8 GHz. */
@@ -260,6 +259,12 @@ void config_defaults(struct sim_config *c)
 	c->cache[CL_L2] = (struct cache_cfg){ 256 << 10, 8, 10 };
 	c->cache[CL_LLC] = (struct cache_cfg){ 8 << 20, 16, 40 };
 	c->line_size = 64;
+}
+
+void config_defaults(struct sim_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	hardware_defaults(c);
 	/* DESIGN.md default: no sourced Nehalem DRAM latency in cycles. */
 	c->dram_latency = 200;
 	/* DESIGN.md: data references bypass the cache model unless enabled. */
