@@ -73,6 +73,7 @@ struct os_event {
 	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2 only; else 0) */
 	uint32_t file; /* mmap of a file: 1 + index into trace_reader.files (mtr v2); 0 unknown */
 	uint32_t thread; /* the thread that made the call (mtr v2: trace_reader.thread); 0 unknown */
+	bool initial;    /* a mapping present at the first instruction (trace_map), not a call */
 };
 
 /*
@@ -89,6 +90,7 @@ struct trace_map {
 	uint64_t flags;
 	uint64_t dev, ino, off;
 	char *name;
+	uint32_t file; /* a file mapping: 1 + index into trace_reader.files; 0 none */
 };
 
 /* The file behind an mmap event (mtr version 2: the path behind the fd then). */

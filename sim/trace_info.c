@@ -61,7 +61,7 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 
 		in->kinds[r->kind]++;
 		if (r->kind == R_EVENT) {
-			in->ev[b->ev[r->size].kind]++;
+			in->ev[b->ev[r->size].kind] += !b->ev[r->size].initial; /* maps: listed apart */
 		} else if (r->kind == R_INSNS) {
 			in->insns += r->size;
 		} else {

@@ -110,6 +110,7 @@ struct mtr_reader {
 	unsigned version;
 	unsigned char save[MTR_MAXREC];
 	unsigned char tail[MTR_MAXREC];
+	size_t maps_sent;             /* initial mappings already sent as events */
 	struct os_event ev[TRACE_BATCH];
 };
 
@@ -204,6 +205,33 @@ static int get_varints(const unsigned char **pp, const unsigned char *lim, uint6
 	return 0;
 }
 
+/*
+ * The file table's entry for (@dev, @ino, @name), added if new (one entry per
+ * device, inode and path); takes @name. *@idx is 1 + its index. 0 or MTR_BAD.
+ */
+static int file_index(struct trace_reader *h, uint64_t dev, uint64_t ino, char *name, uint32_t *idx,
+		      const char **why)
+{
+	struct trace_file *t;
+
+	for (size_t i = 0; i < h->nfiles; i++)
+		if (h->files[i].dev == dev && h->files[i].ino == ino && !strcmp(h->files[i].path, name)) {
+			free(name);
+			*idx = (uint32_t)i + 1;
+			return 0;
+		}
+	t = realloc(h->files, (h->nfiles + 1) * sizeof(*t));
+	if (!t || h->nfiles >= UINT32_MAX - 1) {
+		free(name);
+		*why = "out of memory";
+		return MTR_BAD;
+	}
+	h->files = t;
+	h->files[h->nfiles++] = (struct trace_file){ .dev = dev, .ino = ino, .path = name };
+	*idx = (uint32_t)h->nfiles;
+	return 0;
+}
+
 /* A MAP record's fields (after the tag) into the reader's table. 0, MTR_TRUNC, MTR_BAD. */
 static int mtr_map(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
 		   const char **why)
@@ -228,9 +256,19 @@ static int mtr_map(struct mtr_reader *m, const unsigned char **pp, const unsigne
 		return MTR_BAD;
 	}
 	h->maps = t;
-	h->maps[h->nmaps++] = (struct trace_map){ .start = f[0], .len = f[1], .prot = (uint32_t)f[2],
-						  .flags = f[3], .dev = f[4], .ino = f[5],
-						  .off = f[6], .name = name };
+	t = &h->maps[h->nmaps++];
+	*t = (struct trace_map){ .start = f[0], .len = f[1], .prot = (uint32_t)f[2], .flags = f[3],
+				 .dev = f[4], .ino = f[5], .off = f[6], .name = name };
+	/* a file mapping's file joins the table its mmap events index, so both share it */
+	if (!(t->flags & MAP_ANONYMOUS_) && name[0] && name[0] != '[') {
+		char *copy = strdup(name);
+
+		if (!copy) {
+			*why = "out of memory";
+			return MTR_BAD;
+		}
+		return file_index(h, t->dev, t->ino, copy, &t->file, why);
+	}
 	return 0;
 }
 
@@ -242,7 +280,6 @@ static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsign
 		    uint32_t *idx, uint64_t *off, const char **why)
 {
 	struct trace_reader *h = &m->head;
-	struct trace_file *t;
 	uint64_t f[3];
 	char *name = NULL;
 	int ret = get_varints(pp, lim, f, 3, why);
@@ -250,23 +287,7 @@ static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsign
 	if (ret || (ret = get_name(pp, lim, &name, why)))
 		return ret;
 	*off = f[2];
-	for (size_t i = 0; i < h->nfiles; i++)
-		if (h->files[i].dev == f[0] && h->files[i].ino == f[1] &&
-		    !strcmp(h->files[i].path, name)) {
-			free(name);
-			*idx = (uint32_t)i + 1;
-			return 0;
-		}
-	t = realloc(h->files, (h->nfiles + 1) * sizeof(*t));
-	if (!t || h->nfiles >= UINT32_MAX - 1) {
-		free(name);
-		*why = "out of memory";
-		return MTR_BAD;
-	}
-	h->files = t;
-	h->files[h->nfiles++] = (struct trace_file){ .dev = f[0], .ino = f[1], .path = name };
-	*idx = (uint32_t)h->nfiles;
-	return 0;
+	return file_index(h, f[0], f[1], name, idx, why);
 }
 
 /* A version 2 record that adds no reference (tag @t, fields at *@pp). 0, MTR_TRUNC, MTR_BAD. */
@@ -400,6 +421,7 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		o->off = 0;
 		o->file = 0;
 		o->thread = m->head.thread;
+		o->initial = false;
 		if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
 			/* The file behind it, decoded with it: a batch never separates them. */
 			p++;
@@ -569,13 +591,52 @@ out:
 	return n;
 }
 
+/*
+ * The initial mappings (version 2 MAP records) as events ahead of the first
+ * reference, so the kernel model has the program image, the stack and the heap
+ * as Linux had them at the first instruction: a mapping as an mmap at its address
+ * (MAP_FIXED; a file mapping with its file; not MAP_STACK, which the kernel's
+ * initial stack was not made with), the heap as the brk calls that made it. The
+ * kernel's special mappings ([vdso], [vvar], [vsyscall]) are not memory the
+ * model manages and stay out. Marked initial: not counted as the program's calls.
+ */
+static size_t mtr_send_maps(struct mtr_reader *m, size_t *nev)
+{
+	const struct trace_reader *h = &m->head;
+	size_t n = 0;
+
+	while (m->maps_sent < h->nmaps && n + 2 <= TRACE_BATCH) {
+		const struct trace_map *t = &h->maps[m->maps_sent++];
+		struct os_event ev = { .kind = EV_MMAP, .prot = t->prot, .fd = t->file ? 0 : -1,
+				       .addr = t->start, .len = t->len, .off = t->off,
+				       .file = t->file, .initial = true };
+
+		if (!strcmp(t->name, "[vdso]") || !strcmp(t->name, "[vvar]") ||
+		    !strcmp(t->name, "[vsyscall]") || !t->len)
+			continue;
+		ev.flags = (t->flags & ~(uint64_t)MAP_STACK_) | MAP_FIXED_;
+		if (!strcmp(t->name, "[heap]")) { /* brk(start), then brk(end) */
+			m->ev[*nev] = (struct os_event){ .kind = EV_BRK, .addr = t->start, .initial = true };
+			m->head.rec[n++] = (struct trace_rec){ .addr = t->start, .size = (uint32_t)(*nev)++,
+							       .kind = R_EVENT };
+			ev = (struct os_event){ .kind = EV_BRK, .addr = t->start + t->len, .initial = true };
+		}
+		m->ev[*nev] = ev;
+		m->head.rec[n++] = (struct trace_rec){ .addr = ev.addr, .size = (uint32_t)(*nev)++,
+						       .kind = R_EVENT };
+	}
+	return n;
+}
+
 static int mtr_next(struct trace_reader *tr, struct trace_batch *b, struct err *e)
 {
 	struct mtr_reader *m = (struct mtr_reader *)tr;
-	size_t n = 0, nev = 0;
+	size_t nev = 0, n = mtr_send_maps(m, &nev);
 	const char *why = NULL;
 	int ret;
 
+	if (m->maps_sent < m->head.nmaps)
+		goto out; /* a batch of mappings only: every one before the first reference */
 	while (n < TRACE_BATCH && !m->ended) {
 		if (!m->final) {
 			if ((size_t)(m->end - m->p) < MTR_MAXREC) {
@@ -602,6 +663,7 @@ static int mtr_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 		}
 		return mtr_corrupt(m, m->p, why, e);
 	}
+out:
 	b->recs = m->head.rec;
 	b->n = n;
 	b->ev = m->ev;
@@ -940,6 +1002,8 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 			BUG_ON(r->size >= b->nev);
 			o = &b->ev[r->size];
 			BUG_ON(o->kind >= EV_NR);
+			if (o->initial)
+				continue; /* written as MAP records, from the source's maps */
 			*p++ = MTR_TAG_EVENT;
 			*p++ = (unsigned char)o->kind;
 			p = put_varint(p, o->prot);

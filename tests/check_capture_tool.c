@@ -17,11 +17,15 @@
 
 #include "capture.h"
 #include "check_run.h"
+#include "config.h"
+#include "sim.h"
 #include "trace.h"
+#include "vma.h"
 
 struct counts {
 	uint64_t kind[R_KIND_NR];
-	uint64_t ev[EV_NR];
+	uint64_t ev[EV_NR];    /* the program's calls (initial mappings apart) */
+	uint64_t initial;      /* events standing for the initial mappings */
 	uint64_t file_mmaps;   /* mmap events whose file is the program itself */
 	uint64_t forks, roi_starts;
 	bool stack, heap, text; /* initial mappings: [stack], [heap], the program's r-x text */
@@ -100,6 +104,10 @@ static void read_trace(const char *path, enum trace_format fmt, struct counts *c
 			if (t->kind == R_EVENT) {
 				const struct os_event *o = &b.ev[t->size];
 
+				if (o->initial) {
+					c->initial++;
+					continue;
+				}
 				c->ev[o->kind]++;
 				if (o->kind == EV_MMAP && o->file && o->file <= r->nfiles &&
 				    !strcmp(r->files[o->file - 1].path, prog) && o->off == 0)
@@ -294,6 +302,94 @@ START_TEST(keep_on_failure)
 }
 END_TEST
 
+/*
+ * The initial mappings replayed: the reader sends them as events ahead of the
+ * first reference (trace_mtr.c: mtr_send_maps()), so before the program's first
+ * instruction the model has its image as file mappings at their offsets, the
+ * stack as anonymous memory without VM_NOHUGEPAGE (the kernel's initial stack is
+ * not a MAP_STACK mmap) and the heap as brk memory from its start; [vdso] and
+ * [vvar] stay out. Then the whole trace replays without error.
+ */
+START_TEST(initial_maps_replayed)
+{
+	char mm[256], msg[1024];
+	char *argv[] = { prog, NULL };
+	struct sim_config cfg;
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	struct sim *s;
+	size_t want = 0;
+	int n;
+
+	if (!ready())
+		return;
+	snprintf(mm, sizeof(mm), "%s/init.mtr", dir);
+	capture(mm, "mmusim", argv, NULL);
+	r = trace_open(mm, TF_MTR, &e);
+	ck_assert_ptr_nonnull(r);
+	for (size_t i = 0; i < r->nmaps; i++) {
+		const char *nm = r->maps[i].name;
+
+		if (strcmp(nm, "[vdso]") && strcmp(nm, "[vvar]") && strcmp(nm, "[vsyscall]") && r->maps[i].len)
+			want += strcmp(nm, "[heap]") ? 1 : 2;
+	}
+	ck_assert_uint_gt(want, 3);
+	config_defaults(&cfg);
+	cfg.mode = MODE_THP;
+	s = calloc(1, sizeof(*s));
+	ck_assert_int_eq(sim_init(s, &cfg, &e), 0);
+	s->trace_name = r->name;
+	n = trace_next(r, &b, &e);
+	ck_assert_int_gt(n, 0);
+	/* the first batch opens with exactly the mappings, as initial events */
+	for (size_t i = 0; i < want; i++) {
+		ck_assert_uint_eq(b.recs[i].kind, R_EVENT);
+		ck_assert(b.ev[b.recs[i].size].initial);
+	}
+	ck_assert(b.recs[want].kind != R_EVENT || !b.ev[b.recs[want].size].initial);
+	{
+		struct trace_batch head = { b.recs, want, b.ev, b.nev };
+
+		ck_assert_int_eq(sim_run_batch(s, &head, &e), 0);
+	}
+	for (size_t i = 0; i < r->nmaps; i++) {
+		const struct trace_map *m = &r->maps[i];
+		const struct vma *v = vma_find(&s->vmas, m->start);
+
+		if (!strcmp(m->name, "[vdso]") || !strcmp(m->name, "[vvar]") || !m->len)
+			continue;
+		ck_assert_msg(v != NULL, "no VMA at 0x%llx (%s)", (unsigned long long)m->start, m->name);
+		if (m->file) {
+			ck_assert(v->flags & VM_FILE);
+			ck_assert_uint_eq(v->pgoff, m->off >> 12);
+		} else {
+			ck_assert(!(v->flags & VM_FILE));
+		}
+		if (!strcmp(m->name, "[stack]"))
+			ck_assert(!(v->flags & VM_NOHUGEPAGE));
+		if (!strcmp(m->name, "[heap]")) {
+			ck_assert(v->flags & VM_BRK);
+			ck_assert_uint_eq(s->brk_start, m->start);
+		}
+	}
+	{
+		struct trace_batch rest = { b.recs + want, (size_t)n - want, b.ev, b.nev };
+
+		ck_assert_int_eq(sim_run_batch(s, &rest, &e), 0);
+	}
+	while ((n = trace_next(r, &b, &e)) > 0)
+		ck_assert_int_eq(sim_run_batch(s, &b, &e), 0);
+	err_format(&e, msg, sizeof(msg));
+	ck_assert_msg(n == 0, "%s", msg);
+	ck_assert_uint_gt(s->st.nr_file_pages, 0);
+	ck_assert_uint_eq(s->st.l1[SIDE_I].hits[PS_2M], 0); /* text is file-backed: no anon THP */
+	sim_destroy(s);
+	free(s);
+	trace_close(r);
+}
+END_TEST
+
 static Suite *capture_tool_suite(void)
 {
 	Suite *s = suite_create("capture_tool");
@@ -303,6 +399,7 @@ static Suite *capture_tool_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, same_counts_as_lackey);
 	tcase_add_test(tc, version2_records);
+	tcase_add_test(tc, initial_maps_replayed);
 	tcase_add_test(tc, region_of_interest);
 	tcase_add_test(tc, keep_on_failure);
 	suite_add_tcase(s, tc);
