@@ -60,7 +60,8 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ... */
  *   mremap:   addr = old address, len = old length, new_len, flags, new_addr = result
  */
 struct os_event {
-	uint32_t kind; /* enum ev_kind */
+	uint16_t kind;   /* enum ev_kind */
+	uint16_t initial; /* a mapping present at the first instruction (trace_map), not a call */
 	uint32_t prot;
 	uint64_t flags;
 	int64_t fd;
@@ -73,7 +74,6 @@ struct os_event {
 	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2 only; else 0) */
 	uint32_t file; /* mmap of a file: 1 + index into trace_reader.files (mtr v2); 0 unknown */
 	uint32_t thread; /* the thread that made the call (mtr v2: trace_reader.thread); 0 unknown */
-	bool initial;    /* a mapping present at the first instruction (trace_map), not a call */
 };
 
 /*
