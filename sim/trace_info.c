@@ -59,9 +59,11 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 	for (size_t i = 0; i < b->n; i++) {
 		const struct trace_rec *r = &b->recs[i];
 
+		if (r->kind == R_EVENT && b->ev[r->size].initial)
+			continue; /* an initial mapping: listed apart, not a record of the program */
 		in->kinds[r->kind]++;
 		if (r->kind == R_EVENT) {
-			in->ev[b->ev[r->size].kind] += !b->ev[r->size].initial; /* maps: listed apart */
+			in->ev[b->ev[r->size].kind]++;
 		} else if (r->kind == R_INSNS) {
 			in->insns += r->size;
 		} else {
