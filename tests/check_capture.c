@@ -38,19 +38,7 @@ static void setup(void)
 /* Remove what the test left (a test fails on leftovers before this runs). */
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char p[512];
-
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-			unlink(p);
-		}
-	closedir(d);
-	rmdir(dir);
+	check_rmdir(dir);
 }
 
 static bool have_valgrind(void)
