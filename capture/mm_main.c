@@ -504,7 +504,7 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 	r = sr_Res(res);
 	switch (no) {
 	case __NR_mmap:
-		put_event(EV_MMAP, (UInt)a[2], a[3], (Long)(Int)a[4], 0, r, a[1], 0, 0);
+		put_event(EV_MMAP, (UInt)a[2], a[3], (Long)(Int)a[4], 0, r, a[1], a[0], 0);
 		if (!(a[3] & 0x20) && (Int)a[4] >= 0)
 			put_file((Long)(Int)a[4], a[5]);
 		break;

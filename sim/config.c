@@ -56,6 +56,7 @@
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
 const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
+const char *const os_layout_name[LAYOUT_NR] = { "auto", "kernel", "trace" };
 const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
 const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
 						     "never" };
@@ -69,6 +70,7 @@ static const char *const ps_name[PS_NR] = { "4K", "2M", "1G" };
 _Static_assert(sizeof(enum repl_policy) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_mode) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_kernel) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum os_layout) == sizeof(unsigned), "enum size");
 _Static_assert(STLB_MAX_ARRAYS == 4, "keys[] spells out tlb.stlb.0 .. tlb.stlb.3");
 
 /* ---------------------------------------------------------------- key table */
@@ -160,6 +162,7 @@ static const struct key keys[] = {
 	K("os.memory", KT_SIZE64, memory, CK_MEMORY),
 	KENUM("os.mode", mode, os_mode_name, MODE_NR),
 	KENUM("os.kernel", kernel, os_kernel_name, KERNEL_NR),
+	KENUM("os.layout", layout, os_layout_name, LAYOUT_NR),
 	KU("os.hugetlbfs.pages", hugetlb_pages),
 	KU("os.hugetlbfs.pages_1g", hugetlb_1g_pages),
 	K("os.swap.size", KT_SIZE64, swap_size, CK_NONE),

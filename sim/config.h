@@ -37,6 +37,15 @@ extern const char *const os_kernel_name[KERNEL_NR]; /* "6.6", "6.8", "6.12", "6.
 #define KERNEL_DEFAULT KERNEL_6_18
 
 /*
+ * os.layout: where a traced program's mappings are (layout.c). kernel: where
+ * Linux would have put every mapping the program did not fix; trace: the
+ * addresses as recorded; auto: kernel for a trace that records its initial
+ * mappings (mtr version 2), trace otherwise.
+ */
+enum os_layout { LAYOUT_AUTO, LAYOUT_KERNEL, LAYOUT_TRACE, LAYOUT_NR };
+extern const char *const os_layout_name[LAYOUT_NR]; /* "auto", "kernel", "trace" */
+
+/*
  * What the model does differently by release; each test names the commit that
  * made the change and the first release with it.
  */
@@ -178,6 +187,7 @@ struct sim_config {
 	unsigned hugetlb_1g_pages; /* os.hugetlbfs.pages_1g: 1G pool, reserved at boot */
 	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */
 	struct implicit_cfg implicit;
+	enum os_layout layout; /* os.layout */
 	bool zero_page; /* os.zero_page: false = mm_forbids_zeropage(), no 4K or huge zero page */
 	uint64_t fault_around_bytes; /* os.fault_around_bytes: do_fault_around()'s window */
 	unsigned read_ahead_kb;      /* os.read_ahead_kb: a file read miss reads this much around it */

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "config.h"
 #include "demo.h"
+#include "layout.h"
 #include "mmusim.h"
 #include "outfile.h"
 #include "plot.h"
@@ -210,16 +211,35 @@ static int cmd_config(int argc, char **argv)
 
 /* --- trace info / convert / gen ----------------------------------------- */
 
+/* trace info --layout VERSION: the trace's records as that kernel would have laid them out. */
+static struct trace_reader *info_layout(struct trace_reader *tr, const char *version, struct err *e)
+{
+	struct sim_config c;
+	unsigned k;
+
+	for (k = 0; k < KERNEL_NR && strcmp(version, os_kernel_name[k]); k++)
+		;
+	if (k == KERNEL_NR) {
+		trace_close(tr);
+		die_usage("trace info: --layout takes a kernel release (6.6, 6.8, 6.12 or 6.18), not '%s'",
+			  version);
+	}
+	config_defaults(&c);
+	c.kernel = (enum os_kernel)k;
+	c.layout = LAYOUT_KERNEL;
+	return layout_open(tr, &c, e);
+}
+
 static int cmd_trace(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "workload", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "layout", required_argument, NULL, 'l' }, { NULL, 0, NULL, 0 },
 	};
 	struct err e = { 0 };
 	enum trace_format f = TF_AUTO;
-	const char *fmt = NULL, *out = NULL, *wl = NULL, *pos[2] = { NULL, NULL };
+	const char *fmt = NULL, *out = NULL, *wl = NULL, *lay = NULL, *pos[2] = { NULL, NULL };
 	unsigned npos = 0;
 	struct trace_reader *tr;
 	int c;
@@ -233,7 +253,7 @@ static int cmd_trace(int argc, char **argv)
 	opts_reset();
 	while ((c = next_opt(argc, argv, ":o:w:h", lo, "trace", "trace: unknown option '%s'",
 			     "trace: %s needs a value")) != -1)
-		*(c == 'f' ? &fmt : c == 'o' ? &out : &wl) = optarg; /* --format, -o, -w */
+		*(c == 'f' ? &fmt : c == 'o' ? &out : c == 'l' ? &lay : &wl) = optarg;
 	for (int i = optind; i < argc; i++) {
 		if (npos == 2)
 			die_usage("trace: unexpected argument '%s'", argv[i]);
@@ -251,11 +271,17 @@ static int cmd_trace(int argc, char **argv)
 		if (npos != 1)
 			die_usage("trace info needs one TRACE%s", "");
 		tr = trace_open(pos[0], f, &e);
+		if (tr && lay)
+			tr = info_layout(tr, lay, &e);
 		if (!tr)
 			die_err(&e);
 		rc = trace_info(tr, &in, &e);
 		check(rc == -2 ? POOL_EHOST : rc, &e);
 		trace_info_write(&in, tr, stdout);
+		if (lay) {
+			printf("kernel layout (Linux %s, no randomization) at the end:\n", lay);
+			layout_dump(layout_of(tr), stdout);
+		}
 		trace_close(tr);
 		return 0;
 	}

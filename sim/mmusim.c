@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "mmu.h"
 #include "outfile.h"
 #include "mmusim.h"
@@ -378,6 +379,8 @@ int mmusim_replay(struct mmusim *m, const char *path, const char *format)
 		}
 	}
 	tr = trace_open(path, f, &m->err);
+	if (tr)
+		tr = layout_open(tr, &m->cfg, &m->err);
 	if (!tr)
 		return fail(m, MMUSIM_EINPUT);
 	return replay(m, tr, path, NULL, format);

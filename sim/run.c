@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "outfile.h"
 #include "provenance.h"
 #include "run.h"
@@ -182,8 +183,8 @@ struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_c
 	if (o->workload || !o->trace)
 		r = workload_open_kernel(o->workload ? o->workload : RUN_DEFAULT_WORKLOAD, c->seed,
 					 c->kernel, e);
-	else
-		r = trace_open(o->trace, f, e);
+	else if ((r = trace_open(o->trace, f, e)))
+		r = layout_open(r, c, e);
 	if (r)
 		*rc = 0;
 	return r;

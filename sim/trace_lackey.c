@@ -232,6 +232,8 @@ static void lk_emit(struct lk_ctx *c, const struct os_event *ev, uint64_t result
 	struct os_event *o = &lr->ev[*c->nev];
 
 	*o = *ev;
+	if (o->kind == EV_MMAP)
+		o->new_addr = o->addr; /* the hint */
 	if (o->kind == EV_MMAP || o->kind == EV_BRK)
 		o->addr = result;
 	else if (o->kind == EV_MREMAP)
