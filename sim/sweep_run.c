@@ -30,6 +30,15 @@ static int point_opts(const struct sweep *sw, size_t p, unsigned rep, const char
 	return run_opts_parse(argc - 1, *av + 1, o, true, e);
 }
 
+/* Which stream a point of @sw with config @c reads (point_stream()). */
+#define SWEEP_STREAMS (LAYOUT_NR * KERNEL_NR)
+static unsigned stream_of(const struct sweep *sw, const struct sim_config *c)
+{
+	if (sw->workload)
+		return c->kernel;
+	return c->layout * KERNEL_NR + (c->layout == LAYOUT_TRACE ? 0 : c->kernel);
+}
+
 int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsigned rep,
 		     const char *outdir, const char *self, unsigned threads,
 		     const volatile sig_atomic_t *interrupted, struct err *e)
@@ -39,7 +48,7 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	struct run r = { 0 };
 	struct trace_reader *tr = NULL;
 	char id[PROVENANCE_ID_MAX];
-	enum os_kernel kernel0 = KERNEL_DEFAULT;
+	unsigned stream0 = 0;
 	int rc = 0;
 
 	r.sims = calloc(n, sizeof(*r.sims));
@@ -60,11 +69,11 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 			rc = run_config_load(&o[i], &c, e);
 		if (!rc && !i) {
 			tr = run_input_open(&o[0], &c, &rc, e);
-			kernel0 = c.kernel;
-		} else if (!rc && sw->workload && c.kernel != kernel0) {
-			/* sweep_plan() never groups them: the workload's layout differs */
+			stream0 = stream_of(sw, &c);
+		} else if (!rc && stream_of(sw, &c) != stream0) {
+			/* sweep_plan() never groups them: the input's layout differs */
 			rc = err_set(e, "mmusim", 0, 0,
-				     "points %zu and %zu have different os.kernel: run them apart",
+				     "points %zu and %zu have different os.kernel or os.layout: run them apart",
 				     pts[0], pts[i]);
 		}
 		if (rc)
@@ -159,13 +168,14 @@ static int plan_chunks(struct sweep_plan *plan, const size_t *todo, size_t nt, u
 }
 
 /*
- * The kernel release (os.kernel) of point @p, repetition @rep: a workload's
- * mappings are placed as that kernel places them (workload.c), so points of
- * one workload under two kernels read two different streams. 0, or a run.h
- * status with @e.
+ * The stream of point @p, repetition @rep: points of one input share a decode
+ * only when they read the same stream. A workload's mappings are placed as its
+ * kernel release (os.kernel) places them (workload.c); a trace's as os.layout
+ * and, unless that is trace, os.kernel say (layout.c). 0, or a run.h status
+ * with @e.
  */
-static int point_kernel(const struct sweep *sw, size_t p, unsigned rep, const char *self,
-			enum os_kernel *k, struct err *e)
+static int point_stream(const struct sweep *sw, size_t p, unsigned rep, const char *self,
+			unsigned *k, struct err *e)
 {
 	char **av;
 	struct run_opts o;
@@ -175,35 +185,32 @@ static int point_kernel(const struct sweep *sw, size_t p, unsigned rep, const ch
 	if (!rc)
 		rc = run_config_load(&o, &c, e);
 	if (!rc)
-		*k = c.kernel;
+		*k = stream_of(sw, &c);
 	sweep_argv_free(av);
 	return rc;
 }
 
-/*
- * Cut the points @todo of one input and repetition into tasks, one kernel
- * release at a time when the input is a workload (point_kernel()).
- */
+/* Cut the points @todo of one input and repetition into tasks, one stream at a time. */
 static int plan_input(const struct sweep *sw, struct sweep_plan *plan, size_t *todo, size_t nt,
 		      unsigned rep, const char *self, struct err *e)
 {
-	enum os_kernel *kern;
+	unsigned *kern;
 	size_t *sub;
 	int rc = 0;
 
-	if (!sw->workload || !nt)
-		return plan_chunks(plan, todo, nt, rep) ? POOL_EHOST : 0;
+	if (!nt)
+		return 0;
 	kern = calloc(nt, sizeof(*kern));
 	sub = calloc(nt, sizeof(*sub));
 	if (!kern || !sub)
 		rc = POOL_EHOST;
 	for (size_t i = 0; i < nt && !rc; i++)
-		rc = point_kernel(sw, todo[i], rep, self, &kern[i], e);
-	for (unsigned k = 0; k < KERNEL_NR && !rc; k++) {
+		rc = point_stream(sw, todo[i], rep, self, &kern[i], e);
+	for (unsigned k = 0; k < SWEEP_STREAMS && !rc; k++) {
 		size_t ns = 0;
 
 		for (size_t i = 0; i < nt; i++)
-			if (kern[i] == (enum os_kernel)k)
+			if (kern[i] == k)
 				sub[ns++] = todo[i];
 		if (ns && plan_chunks(plan, sub, ns, rep))
 			rc = POOL_EHOST;
@@ -227,7 +234,7 @@ int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, uns
 	int rc = 0;
 
 	memset(plan, 0, sizeof(*plan));
-	plan->tasks = calloc(groups * KERNEL_NR * (per_input / SWEEP_GROUP_MAX + 1) + 1,
+	plan->tasks = calloc(groups * SWEEP_STREAMS * (per_input / SWEEP_GROUP_MAX + 1) + 1,
 			     sizeof(*plan->tasks));
 	if (!ids || !todo || !plan->tasks)
 		rc = POOL_EHOST;

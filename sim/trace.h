@@ -52,7 +52,8 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ... */
 /*
  * A successful system call that changes the address space (failed calls are
  * dropped by the readers). Fields by kind:
- *   mmap:     addr = the result, len, prot, flags, fd
+ *   mmap:     addr = the result, len, prot, flags, fd, new_addr = the hint (the
+ *             call's addr argument; 0: none or not recorded)
  *   munmap:   addr, len
  *   mprotect: addr, len, prot
  *   madvise:  addr, len, advice
