@@ -232,8 +232,6 @@ static void lk_emit(struct lk_ctx *c, const struct os_event *ev, uint64_t result
 	struct os_event *o = &lr->ev[*c->nev];
 
 	*o = *ev;
-	if (o->kind == EV_MMAP)
-		o->new_addr = o->addr; /* the hint */
 	if (o->kind == EV_MMAP || o->kind == EV_BRK)
 		o->addr = result;
 	else if (o->kind == EV_MREMAP)
@@ -392,10 +390,12 @@ static int lk_syscall(struct lk_ctx *c, const unsigned char *l, const unsigned c
 	ev = (struct os_event){ .kind = lk_syscalls[i].kind, .line = c->line };
 	switch (ev.kind) {
 	case EV_MMAP: /* addr, len, prot, flags, fd, offset; addr comes from the result */
+		ev.new_addr = arg[0]; /* the hint */
 		ev.len = arg[1];
 		ev.prot = (uint32_t)arg[2];
 		ev.flags = arg[3];
 		ev.fd = (int32_t)(uint32_t)arg[4]; /* an int: 4294967295 is -1 */
+		ev.off = arg[5];
 		break;
 	case EV_MUNMAP:
 		ev.addr = arg[0];

@@ -335,11 +335,14 @@ START_TEST(test_lackey_syscalls)
 	ck_assert_uint_eq(o->prot, 3);
 	ck_assert_uint_eq(o->flags, 0x22);
 	ck_assert_int_eq(o->fd, -1); /* printed as 4294967295 */
+	ck_assert_uint_eq(o->new_addr, 0); /* no hint */
 	ev_is(&rs, 3, EV_MMAP, 0x4838000, 4096, 9);
 	o = &rs.ev[rs.r[3].size];
 	ck_assert_uint_eq(o->prot, 5);
 	ck_assert_uint_eq(o->flags, 2066);
 	ck_assert_int_eq(o->fd, 4);
+	ck_assert_uint_eq(o->new_addr, 0x4838000); /* the address argument, the hint */
+	ck_assert_uint_eq(o->off, 4096);
 	rec_is(&rs, 4, R_LOAD, 0x04a29740, 8);
 	ev_is(&rs, 5, EV_MPROTECT, 0x4a16000, 16384, 15);
 	ck_assert_uint_eq(rs.ev[rs.r[5].size].prot, 1);
