@@ -207,23 +207,25 @@ static bool lset_free(const struct lset *s, vaddr_t a, vaddr_t b)
 
 /* ---------------------------------------------------------------- translation */
 
-vaddr_t layout_va_slow(struct layout *l, vaddr_t va)
+const struct layout_seg *layout_seg_slow(struct layout *l, vaddr_t va)
 {
+	struct layout_seg *e = &l->hot.e[(va >> 12) % LAYOUT_HOT];
 	size_t i = lset_first(&l->seg, va);
 
 	if (i < l->seg.n && l->seg.r[i].start <= va) {
-		l->hot.last = l->seg.r[i];
+		*e = l->seg.r[i];
 	} else { /* a gap: the trace's own address, cached as a segment of difference 0 */
-		l->hot.last.start = i ? l->seg.r[i - 1].end : 0;
-		l->hot.last.end = i < l->seg.n ? l->seg.r[i].start : ~(vaddr_t)0;
-		l->hot.last.delta = 0;
+		e->start = i ? l->seg.r[i - 1].end : 0;
+		e->end = i < l->seg.n ? l->seg.r[i].start : ~(vaddr_t)0;
+		e->delta = 0;
 	}
-	return va + (vaddr_t)l->hot.last.delta;
+	return e;
 }
 
+/* The segments changed: forget every cached one. */
 static void hot_reset(struct layout *l)
 {
-	memset(&l->hot.last, 0, sizeof(l->hot.last));
+	memset(&l->hot, 0, sizeof(l->hot));
 }
 
 /* The difference of the trace address @a: its segment's, 0 outside every one. */
@@ -737,6 +739,49 @@ static void sync_head(struct layout_reader *lr)
 	h->thread = in->thread;
 }
 
+/*
+ * A batch without events (most of them): its records translated where the
+ * inner reader wrote them, and that buffer swapped for ours, as
+ * trace_take_recs() does (a reader writes its records within one next() call
+ * and never reads them back): no copy.
+ */
+static int translate_in_place(struct layout_reader *lr, struct trace_batch *b)
+{
+	struct trace_rec *rec = lr->in->rec;
+	size_t n = lr->ib.n;
+	/* the segments of the last fetch and of the last data reference, in registers */
+	vaddr_t ilo = 0, ispan = 0, dlo = 0, dspan = 0;
+	int64_t id = 0, dd = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		vaddr_t a = rec[i].addr;
+
+		if (rec[i].kind == R_IFETCH) {
+			if (a - ilo >= ispan) {
+				const struct layout_seg *s = layout_seg(lr->l, a);
+
+				ilo = s->start, ispan = s->end - s->start, id = s->delta;
+			}
+			rec[i].addr = a + (vaddr_t)id;
+		} else if (rec[i].kind != R_INSNS) {
+			if (a - dlo >= dspan) {
+				const struct layout_seg *s = layout_seg(lr->l, a);
+
+				dlo = s->start, dspan = s->end - s->start, dd = s->delta;
+			}
+			rec[i].addr = a + (vaddr_t)dd;
+		}
+	}
+	lr->in->rec = lr->head.rec;
+	lr->head.rec = rec;
+	lr->ipos = n;
+	b->recs = rec;
+	b->n = n;
+	b->ev = lr->ev;
+	b->nev = 0;
+	return (int)n;
+}
+
 static int layout_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
 {
 	struct layout_reader *lr = (struct layout_reader *)r;
@@ -763,6 +808,8 @@ static int layout_next(struct trace_reader *r, struct trace_batch *b, struct err
 			if (rc <= 0)
 				return rc;
 			lr->ipos = 0;
+			if (!lr->ib.nev && lr->ib.recs == lr->in->rec)
+				return translate_in_place(lr, b);
 		}
 		in = &lr->ib.recs[lr->ipos++];
 		if (in->kind == R_EVENT) {

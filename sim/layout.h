@@ -52,26 +52,37 @@ struct trace_reader *layout_open(struct trace_reader *in, const struct sim_confi
 /* The wrapped reader's layout (trace info --layout), or NULL if @r is not one. */
 struct layout *layout_of(struct trace_reader *r);
 
-/* ---- inline translation: a one-entry cache in front of a binary search ---- */
+/* ---- inline translation: a direct-mapped cache of segments in front of a binary search ---- */
 
 struct layout_seg {
 	vaddr_t start, end; /* trace addresses [start, end) */
 	int64_t delta;      /* kernel address - trace address */
 };
 
+/*
+ * Indexed by the 4 KiB page number: references alternate between text, stack
+ * and data, each a segment of its own, so one entry would miss at every turn.
+ */
+#define LAYOUT_HOT 256
 struct layout_hot {
-	struct layout_seg last; /* the segment of the last translation (end 0: none) */
+	struct layout_seg e[LAYOUT_HOT]; /* end == start: empty */
 };
 
-vaddr_t layout_va_slow(struct layout *l, vaddr_t va);
+const struct layout_seg *layout_seg_slow(struct layout *l, vaddr_t va);
+
+/* The segment that holds @va (a gap between segments is one of difference 0). */
+static inline const struct layout_seg *layout_seg(struct layout *l, vaddr_t va)
+{
+	const struct layout_seg *e = &((struct layout_hot *)l)->e[(va >> 12) % LAYOUT_HOT];
+
+	if (va - e->start < e->end - e->start)
+		return e;
+	return layout_seg_slow(l, va);
+}
 
 static inline vaddr_t layout_va(struct layout *l, vaddr_t va)
 {
-	struct layout_hot *h = (struct layout_hot *)l; /* layout.c keeps it first */
-
-	if (va - h->last.start < h->last.end - h->last.start)
-		return va + (vaddr_t)h->last.delta;
-	return layout_va_slow(l, va);
+	return va + (vaddr_t)layout_seg(l, va)->delta;
 }
 
 #endif
