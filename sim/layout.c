@@ -740,22 +740,23 @@ static void sync_head(struct layout_reader *lr)
 }
 
 /*
- * A batch without events (most of them): its records translated where the
- * inner reader wrote them, and that buffer swapped for ours, as
- * trace_take_recs() does (a reader writes its records within one next() call
- * and never reads them back): no copy.
+ * A batch without events (most of them): its records translated into ours in
+ * one pass. (Not in place with the two buffers swapped: the pool hands the
+ * outer reader's buffer around, trace_take_recs(), and must get back its own.)
  */
-static int translate_in_place(struct layout_reader *lr, struct trace_batch *b)
+static int translate_batch(struct layout_reader *lr, struct trace_batch *b)
 {
-	struct trace_rec *rec = lr->in->rec;
+	const struct trace_rec *in = lr->ib.recs;
+	struct trace_rec *rec = lr->head.rec;
 	size_t n = lr->ib.n;
 	/* the segments of the last fetch and of the last data reference, in registers */
 	vaddr_t ilo = 0, ispan = 0, dlo = 0, dspan = 0;
 	int64_t id = 0, dd = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		vaddr_t a = rec[i].addr;
+		vaddr_t a = in[i].addr;
 
+		rec[i] = in[i];
 		if (rec[i].kind == R_IFETCH) {
 			if (a - ilo >= ispan) {
 				const struct layout_seg *s = layout_seg(lr->l, a);
@@ -772,8 +773,6 @@ static int translate_in_place(struct layout_reader *lr, struct trace_batch *b)
 			rec[i].addr = a + (vaddr_t)dd;
 		}
 	}
-	lr->in->rec = lr->head.rec;
-	lr->head.rec = rec;
 	lr->ipos = n;
 	b->recs = rec;
 	b->n = n;
@@ -808,8 +807,8 @@ static int layout_next(struct trace_reader *r, struct trace_batch *b, struct err
 			if (rc <= 0)
 				return rc;
 			lr->ipos = 0;
-			if (!lr->ib.nev && lr->ib.recs == lr->in->rec)
-				return translate_in_place(lr, b);
+			if (!lr->ib.nev)
+				return translate_batch(lr, b);
 		}
 		in = &lr->ib.recs[lr->ipos++];
 		if (in->kind == R_EVENT) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "mmusim.h"
 
 #define T_EXE 0x108000ULL
 #define T_LDSO 0x4000000ULL
@@ -223,6 +224,39 @@ START_TEST(files_and_valgrind)
 }
 END_TEST
 
+/*
+ * tests/data/hintless.mtr.zst (tests/capture/hintless.c, captured with --roi):
+ * a hint-less 64 MiB mmap with MADV_HUGEPAGE, one store per 4 KiB page. In the
+ * kernel's layout it starts on a 2 MiB boundary: 32 THP faults, plus one fault
+ * for the loop's text page and one for its stack page, which the region of
+ * interest touches first. Where Valgrind put it (os.layout: trace), 31 THPs and
+ * 511 4 KiB faults around them. Through the library, so the read-ahead pool
+ * (one mode) and the threaded one (two) both read through the layout.
+ */
+START_TEST(hintless_replay)
+{
+	static const char *const lay[] = { "os.layout=kernel", "os.layout=trace" };
+	static const uint64_t faults[] = { 34, 545 }, thps[] = { 32, 31 };
+	static const char *const modes[] = { NULL, "base,thp" };
+
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			struct mmusim *m;
+			struct mmusim_report r;
+			const char *sets[] = { lay[i], "os.mode=thp", "os.thp.enabled=madvise" };
+
+			ck_assert_int_eq(mmusim_create(&m, &(struct mmusim_options){ .sets = sets,
+				.nsets = 3, .modes = modes[j] }), 0);
+			ck_assert_msg(mmusim_replay(m, "tests/data/hintless.mtr.zst", NULL) == 0, "%s",
+				      mmusim_error(m));
+			ck_assert_int_eq(mmusim_report(m, mmusim_modes(m) - 1, &r), 0); /* thp */
+			ck_assert_uint_eq(r.thp_fault_alloc, thps[i]);
+			ck_assert_uint_eq(r.pgfault, faults[i]);
+			mmusim_destroy(m);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("layout");
@@ -236,6 +270,7 @@ int main(void)
 	tcase_add_test(tc, calls_follow_their_mappings);
 	tcase_add_test(tc, mremap_grows_or_moves);
 	tcase_add_test(tc, files_and_valgrind);
+	tcase_add_test(tc, hintless_replay);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
