@@ -358,8 +358,14 @@ static int range_call(struct layout *l, const struct os_event *ev)
 
 	if (b < a)
 		b = ~(vaddr_t)0 & ~(PAGE - 1);
-	if (!ev->len)
-		return emit(l, ev) ? 0 : -1;
+	if (!ev->len) { /* a no-op for the kernel too; at the address it would have named */
+		struct os_event *o = emit(l, ev);
+
+		if (!o)
+			return -1;
+		o->addr = a + (vaddr_t)delta_at(l, a);
+		return 0;
+	}
 	while (a < b) {
 		int64_t d;
 		vaddr_t e = piece_end(l, a, b, &d);
