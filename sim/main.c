@@ -137,6 +137,22 @@ static void start_timeline(struct mmusim *m, const struct run_opts *o, struct ou
 	api_check(m, mmusim_timeline(m, tf, o->timeline_interval));
 }
 
+/* --steps: the CSV opened in @so, a row per marker. */
+static void start_steps(struct mmusim *m, const struct run_opts *o, struct outfile *so)
+{
+	struct err e = { 0 };
+	FILE *f;
+
+	check(outfile_open(so, o->steps, 0, &e), &e);
+	f = outfile_stream(so);
+	if (!f) {
+		outfile_abort(so);
+		err_set(&e, o->steps, 0, 0, "out of memory");
+		check(POOL_EHOST, &e);
+	}
+	api_check(m, mmusim_steps(m, f));
+}
+
 /*
  * `run` through the public API (mmusim.h), as an embedding program would:
  * options and the config to a machine, the input replayed (signals caught,
@@ -145,7 +161,7 @@ static void start_timeline(struct mmusim *m, const struct run_opts *o, struct ou
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
-	struct outfile tl;
+	struct outfile tl, so;
 	struct err e = { 0 };
 	struct progress p = { 0, 0, false };
 	bool tty;
@@ -165,6 +181,8 @@ static int cmd_run(int argc, char **argv)
 	api_check(m, rc);
 	if (o.timeline)
 		start_timeline(m, &o, &tl);
+	if (o.steps)
+		start_steps(m, &o, &so);
 	catch_signals();
 	p = (struct progress){ now_seconds(), now_seconds() + 1.0, false };
 	if (o.trace)
@@ -175,6 +193,8 @@ static int cmd_run(int argc, char **argv)
 	if (tty && mmusim_records(m) > 64 * TRACE_BATCH)
 		show_progress(&(struct progress){ p.t0, 0, true }, mmusim_records(m));
 	if (o.timeline && outfile_commit(&tl, &e))
+		check(POOL_EHOST, &e);
+	if (o.steps && outfile_commit(&so, &e))
 		check(POOL_EHOST, &e);
 	if (o.json)
 		api_check(m, mmusim_write_json(m, o.json));
