@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "config.h"
 #include "demo.h"
+#include "hostcfg.h"
 #include "mmusim.h"
 #include "outfile.h"
 #include "plot.h"
@@ -214,16 +215,28 @@ static int cmd_config(int argc, char **argv)
 	struct err e = { 0 };
 	int rc;
 
-	if (argc < 2 || strcmp(argv[1], "show")) {
+	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "host"))) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 			return help("config");
-		die_usage("config: expected 'show'%s", "");
+		die_usage("config: expected 'show' or 'host'%s", "");
 	}
 	rc = run_opts_parse(argc - 1, argv + 1, &o, false, &e);
 	if (rc == RUN_HELP)
 		return help("config");
 	check(rc, &e);
-	check(run_config_load(&o, &c, &e), &e);
+	if (!strcmp(argv[1], "host")) {
+		/* the defaults and -c, then this machine's settings, then each --set */
+		unsigned nsets = o.nsets;
+
+		o.nsets = 0;
+		check(run_config_load(&o, &c, &e), &e);
+		check(hostcfg_apply(&c, "", &e), &e);
+		for (unsigned i = 0; i < nsets; i++)
+			check(config_set(&c, o.sets[i], &e), &e);
+		check(config_validate(&c, "config host", &e), &e);
+	} else {
+		check(run_config_load(&o, &c, &e), &e);
+	}
 	config_write_yaml(&c, stdout);
 	return 0;
 }
