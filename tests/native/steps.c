@@ -166,8 +166,13 @@ static long read_pages(volatile char *p, size_t len)
 	return sum;
 }
 
-/* A file of @len bytes (written now: its pages are in the page cache), opened O_RDWR. */
-static int make_file(const char *dir, size_t len)
+/*
+ * A file of @len bytes, written now in write()s of @chunk bytes (at most 64
+ * KiB), opened O_RDWR. Its pages are then in the page cache, in folios of the
+ * writes' size: ext4 (large folios since Linux 6.16) allocates a folio per
+ * write of the order that fits it; 4 KiB writes give order-0 pages.
+ */
+static int make_file(const char *dir, size_t len, size_t chunk_len)
 {
 	static char path[4096];
 	static char chunk[64 * 1024];
@@ -178,8 +183,8 @@ static int make_file(const char *dir, size_t len)
 	if (fd < 0)
 		die(path);
 	memset(chunk, 'x', sizeof(chunk));
-	for (size_t off = 0; off < len; off += sizeof(chunk))
-		if (write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk))
+	for (size_t off = 0; off < len; off += chunk_len)
+		if (write(fd, chunk, chunk_len) != (ssize_t)chunk_len)
 			die("write");
 	return fd;
 }
@@ -200,10 +205,18 @@ __asm__(".pushsection .text.zz_far,\"ax\",@progbits\n"
 	".popsection\n");
 int steps_far(void);
 
+/*
+ * A small mapping first, as a program's earlier ones: Linux still puts the
+ * 64 MiB on a 2 MiB boundary (its length is a multiple of 2 MiB:
+ * __get_unmapped_area() -> thp_get_unmapped_area_vmflags()), Valgrind right
+ * after the small one.
+ */
 static void case_anon64m(void)
 {
+	char *small = map(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	char *p = map(NULL, 64 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 
+	(void)small;
 	if (madvise(p, 64 * MIB, MADV_HUGEPAGE))
 		die("madvise");
 	marker();
@@ -227,7 +240,7 @@ static void case_anon_unaligned(void)
 
 static void case_file_private(const char *dir)
 {
-	int fd = make_file(dir, MIB);
+	int fd = make_file(dir, MIB, PG);
 	char *p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd);
 	long s;
 
@@ -239,9 +252,9 @@ static void case_file_private(const char *dir)
 	(void)s;
 }
 
-static void case_file_shared(const char *dir)
+static void file_shared(const char *dir, size_t chunk)
 {
-	int fd = make_file(dir, MIB);
+	int fd = make_file(dir, MIB, chunk);
 	char *p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
 	long s;
 
@@ -253,6 +266,17 @@ static void case_file_shared(const char *dir)
 	write_pages(p, MIB);
 	marker();
 	(void)s;
+}
+
+static void case_file_shared(const char *dir)
+{
+	file_shared(dir, PG);
+}
+
+/* The same file written in 64 KiB write()s: 64 KiB folios. */
+static void case_file_shared_large(const char *dir)
+{
+	file_shared(dir, 64 * 1024);
 }
 
 static void case_text(void)
@@ -341,6 +365,7 @@ static const struct {
 	{ "anon-unaligned", case_anon_unaligned, NULL },
 	{ "file-private", NULL, case_file_private },
 	{ "file-shared", NULL, case_file_shared },
+	{ "file-shared-large", NULL, case_file_shared_large },
 	{ "text", case_text, NULL },
 	{ "thp-partial", case_thp_partial, NULL },
 	{ "collapse", case_collapse, NULL },
