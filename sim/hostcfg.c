@@ -26,6 +26,8 @@
 
 #include "hostcfg.h"
 
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+
 static const char *const khp_file[7] = {
 	"pages_to_scan", "scan_sleep_millisecs", "alloc_sleep_millisecs", "max_ptes_none",
 	"max_ptes_swap", "max_ptes_shared", "defrag",
@@ -76,25 +78,25 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 	snprintf(out[n++], 64, "os.mode=thp");
 	if (t->enabled) {
 		if (bracketed(t->enabled, w, sizeof(w)))
-			return err_set(e, "transparent_hugepage/enabled", 0, 0, "unexpected text");
+			return err_set(e, THP_DIR "enabled", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.thp.enabled=%s", w);
 	}
 	if (t->defrag) {
 		if (bracketed(t->defrag, w, sizeof(w)))
-			return err_set(e, "transparent_hugepage/defrag", 0, 0, "unexpected text");
+			return err_set(e, THP_DIR "defrag", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.thp.defrag=%s", w);
 	}
 	if (t->use_zero_page) {
 		if (number(t->use_zero_page, &v) || v > 1)
-			return err_set(e, "transparent_hugepage/use_zero_page", 0, 0, "unexpected text");
+			return err_set(e, THP_DIR "use_zero_page", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.thp.use_zero_page=%s", v ? "true" : "false");
 	}
 	for (int i = 0; i < 7; i++) {
 		if (!t->khugepaged[i])
 			continue;
 		if (number(t->khugepaged[i], &v) || (i == 6 && v > 1))
-			return err_set(e, "transparent_hugepage/khugepaged", 0, 0,
-				       "%s: unexpected text", khp_file[i]);
+			return err_set(e, THP_DIR "khugepaged/", 0, 0, "unexpected text in %s",
+				       khp_file[i]);
 		if (i == 6)
 			snprintf(out[n++], 64, "os.khugepaged.defrag=%s", v ? "true" : "false");
 		else
@@ -114,7 +116,7 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 	}
 	if (t->fault_around) {
 		if (number(t->fault_around, &v))
-			return err_set(e, "fault_around_bytes", 0, 0, "unexpected text");
+			return err_set(e, "/sys/kernel/debug/fault_around_bytes", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.fault_around_bytes=%llu", v);
 	}
 	return n;
@@ -141,7 +143,7 @@ static char *slurp(const char *root, const char *path)
 
 int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 {
-	static const char thp[] = "/sys/kernel/mm/transparent_hugepage/";
+	static const char thp[] = THP_DIR;
 	struct hostcfg_text t = { 0 };
 	char path[256], (*sets)[64] = calloc(HOSTCFG_MAX, 64), *rel = NULL;
 	struct utsname u;

@@ -28,7 +28,8 @@ struct hostcfg_text {
 /*
  * The config assignments ("os.thp.enabled=madvise", ...) that @t implies,
  * into @out (HOSTCFG_MAX strings of 64 bytes). Returns how many, or -1 with @e
- * when a file's text is not what the kernel writes ("FILE: unexpected text").
+ * when a file's text is not what the kernel writes ("PATH: unexpected text";
+ * for khugepaged's, "DIR/khugepaged/: unexpected text in FILE").
  */
 int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e);
 
