@@ -72,7 +72,8 @@ fault-around window of order-0 pages"
 # name, steps.c case, binary
 CASES="anon64m:anon64m:steps anon-unaligned:anon-unaligned:steps file-private:file-private:steps
 file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:text:steps4k
-text-large:text:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps"
+text-large:text:steps thp-unaligned:thp-unaligned:steps
+thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps"
 FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc"
 
 # native output -> "STEP FIELD DELTA" lines

@@ -301,6 +301,32 @@ static char *thp_region(size_t len)
 	return p;
 }
 
+/* MADV_HUGEPAGE on 5 MiB from 1 MiB past a 2 MiB boundary: THPs where a whole 2 MiB fits. */
+static void case_thp_unaligned(void)
+{
+	char *p = map(HINT + MIB, 5 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	if (madvise(p, 5 * MIB, MADV_HUGEPAGE))
+		die("madvise");
+	marker();
+	write_pages(p, 5 * MIB);
+	marker();
+}
+
+/* Reads first: the huge zero page where the kernel allows it, else THPs (pvm_no_zero_page). */
+static void case_thp_read(void)
+{
+	char *p = thp_region(4 * MIB);
+	long s;
+
+	marker();
+	s = read_pages(p, 4 * MIB);
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	(void)s;
+}
+
 static void case_thp_partial(void)
 {
 	char *p = thp_region(8 * MIB);
@@ -367,6 +393,8 @@ static const struct {
 	{ "file-shared", NULL, case_file_shared },
 	{ "file-shared-large", NULL, case_file_shared_large },
 	{ "text", case_text, NULL },
+	{ "thp-unaligned", case_thp_unaligned, NULL },
+	{ "thp-read", case_thp_read, NULL },
 	{ "thp-partial", case_thp_partial, NULL },
 	{ "collapse", case_collapse, NULL },
 	{ "mremap", case_mremap, NULL },
