@@ -252,6 +252,19 @@ static void case_file_private(const char *dir)
 	(void)s;
 }
 
+/* The same hint-less: where the 64 KiB fault-around windows fall depends on the address. */
+static void case_file_private_hintless(const char *dir)
+{
+	int fd = make_file(dir, MIB, PG);
+	char *p = map(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd);
+	long s;
+
+	marker();
+	s = read_pages(p, MIB);
+	marker();
+	(void)s;
+}
+
 static void file_shared(const char *dir, size_t chunk)
 {
 	int fd = make_file(dir, MIB, chunk);
@@ -390,6 +403,7 @@ static const struct {
 	{ "anon64m", case_anon64m, NULL },
 	{ "anon-unaligned", case_anon_unaligned, NULL },
 	{ "file-private", NULL, case_file_private },
+	{ "file-private-hintless", NULL, case_file_private_hintless },
 	{ "file-shared", NULL, case_file_shared },
 	{ "file-shared-large", NULL, case_file_shared_large },
 	{ "text", case_text, NULL },
