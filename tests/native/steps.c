@@ -17,9 +17,17 @@
  *
  * Mappings whose place matters (2 MiB alignment for THPs, 64 KiB for the file
  * fault-around window) are made at hint addresses, which Linux and Valgrind
- * both honour when the range is free; "anon64m" is deliberately hint-less
- * (Linux puts a 64 MiB anonymous mapping on a 2 MiB boundary, Valgrind does
- * not: its replay needs the kernel's placement, os.layout).
+ * both honour when the range is free; "anon64m" and "file-private-hintless"
+ * are deliberately hint-less (Linux puts a 64 MiB anonymous mapping on a 2 MiB
+ * boundary and a 1 MiB file mapping below the last mapping, Valgrind does
+ * neither: their replay needs the kernel's placement, os.layout).
+ *
+ * Cases: anon64m, anon-unaligned (hint-less anonymous mappings), file-private,
+ * file-private-hintless, file-shared, file-shared-large (a file written in
+ * 4 KiB or 64 KiB write()s, mapped private or shared, read and written), text
+ * (the first call of a function far from the rest of the code), thp-unaligned,
+ * thp-read, thp-partial (munmap, mprotect, MADV_DONTNEED of one page in a THP),
+ * collapse (MADV_COLLAPSE), mremap (THPs moved aligned, then not).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
