@@ -45,6 +45,11 @@
  * record with the child's pid); with --fork-out=PREFIX the child writes its
  * own PREFIX.PID.mtr (mm_fork_child()), removed if the child execs.
  *
+ * Markers: each successful getppid() (a call with no effect on memory that
+ * a program can make at will) is a MARKER record, in order with the
+ * references, so that a replay can report its counters there (`run --steps`;
+ * tests/native/ compares them with the kernel's at the same points).
+ *
  * Left out: a failed mapping system call is not recorded (the replay drops
  * them, as the lackey reader does); thread ids are Valgrind's (1 = the main
  * thread), not the kernel's. Descriptors of translations that Valgrind
@@ -86,7 +91,7 @@ extern Addr VG_(brk_base); /* pub_core_clientstate.h: where the client's break s
 /* mtr (sim/trace_mtr.c): tags and kinds. */
 enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
 enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
-       T_ROI = 0xc7 };
+       T_ROI = 0xc7, T_MARKER = 0xc8 };
 enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP };
 
 struct mm_ent {
@@ -531,6 +536,10 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 		break;
 	case __NR_mremap:
 		put_event(EV_MREMAP, 0, a[3], -1, 0, a[0], a[1], r, a[2]);
+		break;
+	case __NR_getppid:
+		/* A marker the program sets between steps (tests/native/): in order with the refs. */
+		put_u(T_MARKER, no);
 		break;
 	default:
 		break;

@@ -189,6 +189,15 @@ int mmusim_replay_workload(struct mmusim *m, const char *spec);
 int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms);
 
 /*
+ * Write a CSV row to @f at each marker of the input (an mtr version 2 MARKER
+ * record: the program's getppid() under mmusim's Valgrind tool), from every
+ * mode, header first (`run --steps`): the counters so far (pgfault, RSS, file
+ * RSS, AnonHugePages, thp_* events). Call before feeding; the caller owns @f
+ * and keeps it open until mmusim_destroy(). 0.
+ */
+int mmusim_steps(struct mmusim *m, FILE *f);
+
+/*
  * Check @m's invariants and every model's of every mode (the fed batch is
  * well formed; TLB entries agree with the page table; each mapped frame is
  * allocated once; ...). Aborts with a message on a broken one: for tests and

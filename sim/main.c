@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "config.h"
 #include "demo.h"
+#include "hostcfg.h"
 #include "layout.h"
 #include "mmusim.h"
 #include "outfile.h"
@@ -138,6 +139,22 @@ static void start_timeline(struct mmusim *m, const struct run_opts *o, struct ou
 	api_check(m, mmusim_timeline(m, tf, o->timeline_interval));
 }
 
+/* --steps: the CSV opened in @so, a row per marker. */
+static void start_steps(struct mmusim *m, const struct run_opts *o, struct outfile *so)
+{
+	struct err e = { 0 };
+	FILE *f;
+
+	check(outfile_open(so, o->steps, 0, &e), &e);
+	f = outfile_stream(so);
+	if (!f) {
+		outfile_abort(so);
+		err_set(&e, o->steps, 0, 0, "out of memory");
+		check(POOL_EHOST, &e);
+	}
+	api_check(m, mmusim_steps(m, f));
+}
+
 /*
  * `run` through the public API (mmusim.h), as an embedding program would:
  * options and the config to a machine, the input replayed (signals caught,
@@ -146,7 +163,7 @@ static void start_timeline(struct mmusim *m, const struct run_opts *o, struct ou
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
-	struct outfile tl;
+	struct outfile tl, so;
 	struct err e = { 0 };
 	struct progress p = { 0, 0, false };
 	bool tty;
@@ -166,6 +183,8 @@ static int cmd_run(int argc, char **argv)
 	api_check(m, rc);
 	if (o.timeline)
 		start_timeline(m, &o, &tl);
+	if (o.steps)
+		start_steps(m, &o, &so);
 	catch_signals();
 	p = (struct progress){ now_seconds(), now_seconds() + 1.0, false };
 	if (o.trace)
@@ -176,6 +195,8 @@ static int cmd_run(int argc, char **argv)
 	if (tty && mmusim_records(m) > 64 * TRACE_BATCH)
 		show_progress(&(struct progress){ p.t0, 0, true }, mmusim_records(m));
 	if (o.timeline && outfile_commit(&tl, &e))
+		check(POOL_EHOST, &e);
+	if (o.steps && outfile_commit(&so, &e))
 		check(POOL_EHOST, &e);
 	if (o.json)
 		api_check(m, mmusim_write_json(m, o.json));
@@ -195,16 +216,28 @@ static int cmd_config(int argc, char **argv)
 	struct err e = { 0 };
 	int rc;
 
-	if (argc < 2 || strcmp(argv[1], "show")) {
+	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "host"))) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 			return help("config");
-		die_usage("config: expected 'show'%s", "");
+		die_usage("config: expected 'show' or 'host'%s", "");
 	}
 	rc = run_opts_parse(argc - 1, argv + 1, &o, false, &e);
 	if (rc == RUN_HELP)
 		return help("config");
 	check(rc, &e);
-	check(run_config_load(&o, &c, &e), &e);
+	if (!strcmp(argv[1], "host")) {
+		/* the defaults and -c, then this machine's settings, then each --set */
+		unsigned nsets = o.nsets;
+
+		o.nsets = 0;
+		check(run_config_load(&o, &c, &e), &e);
+		check(hostcfg_apply(&c, "", &e), &e);
+		for (unsigned i = 0; i < nsets; i++)
+			check(config_set(&c, o.sets[i], &e), &e);
+		check(config_validate(&c, "config host", &e), &e);
+	} else {
+		check(run_config_load(&o, &c, &e), &e);
+	}
 	config_write_yaml(&c, stdout);
 	return 0;
 }

@@ -538,6 +538,10 @@ int sim_event(struct sim *s, const struct os_event *ev)
 {
 	vaddr_t start = 0, end = 0; /* set by ev_range() for the kinds that use them */
 
+	if (ev->kind == EV_MARKER) {
+		sim_steps_row(s, ev->addr);
+		return 0;
+	}
 	if (ev->kind != EV_BRK && ev->kind != EV_MREMAP && ev_range(s, ev, &start, &end))
 		return -1;
 	switch (ev->kind) {

@@ -410,6 +410,14 @@ int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 	return 0;
 }
 
+int mmusim_steps(struct mmusim *m, FILE *f)
+{
+	sim_steps_header(f);
+	for (unsigned i = 0; i < m->run.n; i++)
+		m->run.sims[i].steps = f;
+	return 0;
+}
+
 void mmusim_check_invariants(struct mmusim *m)
 {
 	size_t ev = 0;

@@ -618,11 +618,12 @@ int pool_run(struct sim *sims, unsigned n, struct trace_reader *tr, const struct
 	 * Several simulators: the pool, even on one thread -- each simulator runs
 	 * 32 batches at a time, its state staying in the cache (batch by batch, 8
 	 * simulators on one thread took 164 ms instead of 137). Not with a shared
-	 * --timeline: its rows stay interleaved batch by batch, as they were.
+	 * --timeline (or --steps): its rows stay interleaved batch by batch, as they were.
 	 */
-	if (n > 1 && !o->check && !sims[0].timeline)
+	if (n > 1 && !o->check && !sims[0].timeline && !sims[0].steps)
 		rc = pool_threaded(sims, n, tr, o, &nrec, e);
-	else if (n == 1 && !o->check && !sims[0].timeline && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+	else if (n == 1 && !o->check && !sims[0].timeline && !sims[0].steps &&
+		 sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		rc = pool_ahead(sims, tr, o, &nrec, e);
 	else
 		rc = pool_plain(sims, n, tr, o, &nrec, e);

@@ -17,7 +17,7 @@
 #include "util.h"
 #include "workload.h"
 
-enum { OPT_FORMAT = 256, OPT_MODES, OPT_JSON, OPT_TIMELINE, OPT_TIMELINE_MS, OPT_SET, OPT_LABEL,
+enum { OPT_FORMAT = 256, OPT_MODES, OPT_JSON, OPT_TIMELINE, OPT_TIMELINE_MS, OPT_STEPS, OPT_SET, OPT_LABEL,
        OPT_SWEEP_SET, OPT_CHECK };
 
 static const struct option run_longopts[] = {
@@ -28,6 +28,7 @@ static const struct option run_longopts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "timeline-ms", required_argument, NULL, OPT_TIMELINE_MS },
+	{ "steps", required_argument, NULL, OPT_STEPS },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "sweep-set", required_argument, NULL, OPT_SWEEP_SET },
@@ -89,6 +90,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_TIMELINE: o->timeline = optarg; break;
 		case OPT_TIMELINE_MS: o->timeline_ms = optarg; break;
+		case OPT_STEPS: o->steps = optarg; break;
 		case OPT_SET:
 			if (o->nsets == RUN_MAX_SETS)
 				return usage(e, "too many --set options", "");

@@ -41,6 +41,7 @@ struct run_opts {
 	const char *timeline;
 	const char *timeline_ms;
 	double timeline_interval; /* --timeline-ms as a number (checked; default 1) */
+	const char *steps; /* --steps FILE.csv: a row per marker */
 	const char *sets[RUN_MAX_SETS];
 	unsigned nsets;
 	const char *labels[RUN_MAX_SETS]; /* --label k=v (and --sweep-set): run.labels */

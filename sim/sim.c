@@ -172,6 +172,41 @@ void sim_timeline_header(FILE *f)
 	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,faults,collapses\n");
 }
 
+/*
+ * --steps: one row per marker (EV_MARKER), the counters so far, as the kernel
+ * shows them to the process at that point: pgfault as getrusage()'s ru_minflt
+ * (one per handled fault; the pages fault-around maps take none), rss_bytes
+ * (memory.rss_bytes: anonymous memory, THPs included), file_rss_bytes (file
+ * pages mapped, nr_mapped: smaps' Rss is rss_bytes + file_rss_bytes for a
+ * process that maps each file page once), anon_huge_bytes (PMD-mapped THPs:
+ * smaps' AnonHugePages) and the thp_* events of /proc/vmstat.
+ */
+void sim_steps_header(FILE *f)
+{
+	fprintf(f, "mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
+		   "thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,"
+		   "thp_zero_page_alloc\n");
+}
+
+void sim_steps_row(struct sim *s, uint64_t marker)
+{
+	const struct stats *st = &s->st;
+	uint64_t huge = st->nr_anon_transparent_hugepages * PMD_SIZE;
+	uint64_t rss = st->nr_anon_pages * PAGE_SIZE + huge +
+		       (st->nr_hugetlb_pages * PMD_SIZE + st->nr_hugetlb_pages_1g * PUD_SIZE);
+
+	if (!s->steps)
+		return;
+	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+		os_mode_name[s->cfg.mode], (unsigned long long)marker,
+		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
+		(unsigned long long)rss, (unsigned long long)(st->nr_mapped * PAGE_SIZE),
+		(unsigned long long)huge, (unsigned long long)st->thp_fault_alloc,
+		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
+		(unsigned long long)st->thp_collapse_alloc,
+		(unsigned long long)st->thp_zero_page_alloc);
+}
+
 cycles_t sim_now(const struct sim *s)
 {
 	uint64_t insns = s->nrec[R_IFETCH] + s->st.instructions;

@@ -46,6 +46,7 @@ struct sim {
 	FILE *timeline;
 	cycles_t tl_interval, tl_next;
 	uint64_t tl_last[4]; /* walks, walk cycles, faults, collapses at the last row */
+	FILE *steps; /* --steps: a CSV row at each marker (sim_steps_row()); NULL: none */
 	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
@@ -148,5 +149,9 @@ void sim_timeline_due(struct sim *s);
 
 /* The timeline CSV's header row. */
 void sim_timeline_header(FILE *f);
+
+/* --steps: the CSV's header row; the row of marker @marker (nothing if s->steps is NULL). */
+void sim_steps_header(FILE *f);
+void sim_steps_row(struct sim *s, uint64_t marker);
 
 #endif

@@ -32,8 +32,15 @@ struct trace_rec {
 	uint32_t kind; /* enum rec_kind */
 };
 
-enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_NR };
-extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ... */
+/*
+ * EV_MARKER is not a mapping call: a marker the program set (mtr version 2's
+ * MARKER record, written by mmusim's Valgrind tool for each successful
+ * getppid()), kept in order with the references so that a replay can report
+ * its counters there (`run --steps`). Fields: advice = the marker's system
+ * call number, addr = the marker's index (0, 1, ... in the trace).
+ */
+enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER, EV_NR };
+extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker" */
 
 /* Linux x86-64 values (include/uapi/asm-generic/mman*.h). */
 #define MAP_SHARED_ 0x01
@@ -145,7 +152,7 @@ struct trace_reader {
 	/*
 	 * mtr version 2 (trace_mtr.c): the initial mappings, known once the
 	 * reader is open; the files of mmap events (growing as events are read);
-	 * thread switches, forks and region-of-interest starts seen so far.
+	 * thread switches, forks, region-of-interest starts and markers seen so far.
 	 * Other formats leave them empty. Freed by trace_reader_free().
 	 */
 	struct trace_map *maps;
@@ -153,6 +160,7 @@ struct trace_reader {
 	struct trace_file *files;
 	size_t nfiles;
 	uint64_t thread_switches, forks, roi_starts;
+	uint64_t markers; /* MARKER records read so far (each also an EV_MARKER event) */
 	uint32_t thread; /* the thread of the references being read (0: not recorded) */
 };
 

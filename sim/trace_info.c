@@ -107,7 +107,9 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 	fprintf(out, "records:      %llu ifetch, %llu load, %llu store, %llu modify, %llu events\n",
 		(unsigned long long)in->kinds[R_IFETCH], (unsigned long long)in->kinds[R_LOAD],
 		(unsigned long long)in->kinds[R_STORE], (unsigned long long)in->kinds[R_MODIFY],
-		(unsigned long long)in->kinds[R_EVENT]);
+		(unsigned long long)(in->kinds[R_EVENT] - in->ev[EV_MARKER]));
+	if (in->ev[EV_MARKER])
+		fprintf(out, "markers:      %llu\n", (unsigned long long)in->ev[EV_MARKER]);
 	fprintf(out, "instructions: %llu\n", (unsigned long long)(in->kinds[R_IFETCH] + in->insns));
 	fprintf(out, "pages:        %llu distinct 4 KiB pages (%llu KiB)\n",
 		(unsigned long long)in->pages, (unsigned long long)in->pages * 4);
@@ -115,7 +117,7 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 		fprintf(out, "addresses:    0x%llx - 0x%llx\n", (unsigned long long)in->lo,
 			(unsigned long long)in->hi);
 	fprintf(out, "events:      ");
-	for (int k = 0; k < EV_NR; k++)
+	for (int k = 0; k < EV_MARKER; k++)
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
 	if (tr->thread || tr->forks || tr->roi_starts)

@@ -14,6 +14,8 @@
  *            mapping), 0xc4 THREAD, 0xc5 FILE (after an mmap EVENT: the file),
  *            0xc6 FORK, 0xc7 ROI. They add no record to a batch: the mappings
  *            and files go to the reader's tables (trace.h), the rest to counters.
+ *            0xc8 MARKER varint(system call number): a marker the program set
+ *            (getppid()); it becomes an EV_MARKER event in the batch, in order.
  *            The writer writes version 1, or version 2 with the mappings and
  *            files of a version 2 source (mtr_write_all()).
  * The predicted address of a stream (instruction fetches; data references) is
@@ -77,6 +79,7 @@ enum {
 	MTR_TAG_FILE = 0xc5,
 	MTR_TAG_FORK = 0xc6,
 	MTR_TAG_ROI = 0xc7,
+	MTR_TAG_MARKER = 0xc8,
 };
 
 static const unsigned char mtr_magic[8] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n' };
@@ -401,7 +404,7 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		o->kind = *p++;
 		for (int i = 0; i < 9; i++)
 			GETV(f[i]);
-		if (o->kind >= EV_NR) {
+		if (o->kind >= EV_MARKER) { /* a marker is a record of its own */
 			*why = "bad event kind";
 			return MTR_BAD;
 		}
@@ -430,6 +433,15 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 				return ret;
 			m->nrec++;
 		}
+		*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
+		(*nev)++;
+	} else if (t == MTR_TAG_MARKER && m->version >= 2) {
+		struct os_event *o = &m->ev[*nev];
+
+		GETV(v);
+		*o = (struct os_event){ .kind = EV_MARKER, .advice = v, .addr = m->head.markers,
+					.fd = -1, .thread = m->head.thread };
+		m->head.markers++;
 		*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
 		(*nev)++;
 	} else if (t == MTR_TAG_END) {
@@ -792,6 +804,7 @@ struct mtr_writer {
 	vaddr_t expect[2];
 	uint64_t nrec;
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
+	unsigned version; /* of the header: 1, or 2 (mtr_writer_v2()) */
 };
 
 static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const char *arg)
@@ -862,6 +875,7 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
 	w->buf[8] = 2; /* the header is still in the buffer */
+	w->version = 2;
 	w->src = src;
 	for (size_t i = 0; i < src->nmaps; i++) {
 		const struct trace_map *m = &src->maps[i];
@@ -921,6 +935,7 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	p += sizeof(mtr_magic);
 	*p++ = MTR_VERSION & 0xff;
 	*p++ = MTR_VERSION >> 8;
+	w->version = MTR_VERSION;
 	memset(p, 0, 6); /* flags, reserved */
 	p += 6;
 	w->len = (size_t)(p - w->buf);
@@ -1004,6 +1019,16 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 			BUG_ON(o->kind >= EV_NR);
 			if (o->initial)
 				continue; /* written as MAP records, from the source's maps */
+			if (o->kind == EV_MARKER) {
+				if (w->version != 2) {
+					w->failed = true;
+					return err_set(e, w->path, 0, 0,
+						       "a marker needs mtr version 2 (a source with mappings)");
+				}
+				*p++ = MTR_TAG_MARKER;
+				p = put_varint(p, o->advice);
+				break;
+			}
 			*p++ = MTR_TAG_EVENT;
 			*p++ = (unsigned char)o->kind;
 			p = put_varint(p, o->prot);

@@ -11,8 +11,9 @@
 const char usage_text[] =
 	"usage: mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
 	"                  [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
-	"                  [--timeline FILE.csv [--timeline-ms MS]]\n"
+	"                  [--timeline FILE.csv [--timeline-ms MS]] [--steps FILE.csv]\n"
 	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
+	"       mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
 	"       mmusim trace info TRACE [--format FMT]\n"
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
@@ -36,7 +37,7 @@ static const struct {
 	{ "run",
 	  "mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
 	  "           [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
-	  "           [--timeline FILE.csv [--timeline-ms MS]] [--label key=value ...]\n"
+	  "           [--timeline FILE.csv [--timeline-ms MS]] [--steps FILE.csv] [--label key=value ...]\n"
 	  "Replay TRACE (lackey, pin, champsim, din or mtr; .gz/.xz/.zst; - for stdin) or a built-in\n"
 	  "workload through the configured machine and print the report (text, or JSON with --json).\n"
 	  "  -c FILE          machine and kernel config (YAML); default: the built-in Nehalem-class core\n"
@@ -44,6 +45,7 @@ static const struct {
 	  "  --modes a,b,c    run the input once per mode (decoded once) and print the % change table\n"
 	  "  --json FILE|-    the report as JSON (written to a temporary name, then renamed)\n"
 	  "  --timeline FILE  a CSV row every --timeline-ms (default 1) of simulated time\n"
+	  "  --steps FILE     a CSV row of counters at each marker of the trace (getppid() captured)\n"
 	  "  --label k=v      record k=v in run.labels (sweeps use it); --sweep-set k=v = --set + --label\n"
 	  "  --quiet          no progress, no text report\n" },
 	{ "sweep",
@@ -68,7 +70,9 @@ static const struct {
 	  "plus .png).\n" },
 	{ "config",
 	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
-	  "Print the effective configuration as YAML (every key with its value).\n" },
+	  "Print the effective configuration as YAML (every key with its value).\n"
+	  "mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
+	  "The same with this machine's kernel settings (THP sysfs, khugepaged, zero page, release).\n" },
 	{ "trace",
 	  "mmusim trace info TRACE [--format FMT]       records by kind, pages, address range, events\n"
 	  "mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]   to the native format\n"

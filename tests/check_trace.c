@@ -207,7 +207,7 @@ START_TEST(test_names)
 	static const char *const fmts[] = { "auto", "lackey", "mtr", "pin", "champsim", "din",
 					    "workload" };
 	static const char *const evs[] = { "mmap", "munmap", "mprotect", "madvise", "brk",
-					   "mremap" };
+					   "mremap", "marker" };
 
 	for (int f = 0; f < TF_NR; f++) {
 		ck_assert_str_eq(trace_format_name[f], fmts[f]);
@@ -1034,7 +1034,7 @@ START_TEST(test_mtr_large)
 		uint64_t x = rng_next(&s);
 
 		if (x % 97 == 0)
-			add_ev(&want, (struct os_event){ .kind = (uint32_t)((x >> 8) % EV_NR),
+			add_ev(&want, (struct os_event){ .kind = (uint32_t)((x >> 8) % EV_MARKER),
 							 .addr = x >> 16, .len = x >> 40,
 							 .line = i });
 		if (x % 89 == 0)

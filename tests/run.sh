@@ -3,8 +3,10 @@
 # command line end to end (tests/e2e.sh), a sweep's inputs checked up front
 # (tests/e2e_sweep_inputs.sh), the library as another program embeds it
 # (tests/e2e_embed.sh), the committed traces/ (tests/e2e_traces.sh), the
-# manual's coverage (tests/man.sh) and the documentation's examples
-# (tests/doc_examples.sh; the e2e scripts share tests/e2e_lib.sh) -- and close
+# manual's coverage (tests/man.sh), the documentation's examples
+# (tests/doc_examples.sh; the e2e scripts share tests/e2e_lib.sh) and the
+# markers with run --steps and config host (tests/e2e_steps.sh), the
+# comparison with this machine's kernel (tests/native.sh) -- and close
 # with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
@@ -44,6 +46,8 @@ run_script e2e_traces "the committed traces" bash
 run_script layout_native "os.layout: kernel against this machine's Linux, setarch -R" bash
 run_script man "every config key and command documented in doc/mmusim.1" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
+run_script e2e_steps "markers, run --steps and config host on the command line" bash
+run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

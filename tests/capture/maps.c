@@ -1,7 +1,8 @@
 /*
  * maps.c - a small deterministic program for tests/check_capture_tool.c: the
  * same references every run, one of each mapping system call, a file
- * mapping and a forked child; with "thread", a second thread too (the
+ * mapping, two markers (getppid(): MARKER records in the tool's trace) and a
+ * forked child; with "thread", a second thread too (the
  * scheduling of two threads makes the counts vary by a few references from
  * run to run); with "roi", a region of interest.
  *
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
 		MMUSIM_ROI_END();
 		return 0;
 	}
+	getppid();
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 1;
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
 	mprotect(q, 4096, PROT_READ);
 	madvise(q + 4096, 4096, MADV_DONTNEED);
 	munmap(q, 2 * len);
+	getppid();
 	fd = open(argv[0], O_RDONLY);
 	if (fd < 0)
 		return 1;

@@ -1,0 +1,185 @@
+/*
+ * hostcfg.c - this machine's kernel settings as mmusim config keys
+ * (`mmusim config host`):
+ *
+ *   os.mode                 thp (the THP model; its enabled setting decides)
+ *   os.thp.enabled, defrag  /sys/kernel/mm/transparent_hugepage/{enabled,defrag}:
+ *                           the word in brackets (mm/huge_memory.c enabled_show(),
+ *                           defrag_show())
+ *   os.thp.use_zero_page    transparent_hugepage/use_zero_page ("0" or "1")
+ *   os.khugepaged.*         transparent_hugepage/khugepaged/FILE (decimal numbers)
+ *   os.zero_page            false when the kernel command line has
+ *                           pvm_no_zero_page=1 (this project's build machine's
+ *                           kernel refuses the zero page; not an upstream option)
+ *   os.kernel               `uname -r`'s MAJOR.MINOR when it is a modelled profile
+ *   os.fault_around_bytes   /sys/kernel/debug/fault_around_bytes when readable
+ *                           (debugfs is usually root-only), else the default
+ *
+ * Left out, and why: os.memory (a replay's footprint is far below it, and a
+ * machine-sized buddy allocator only slows the replay), the TLB and cache
+ * geometry (not in sysfs in a form the model takes; pick one of configs/).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "hostcfg.h"
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+
+static const char *const khp_file[7] = {
+	"pages_to_scan", "scan_sleep_millisecs", "alloc_sleep_millisecs", "max_ptes_none",
+	"max_ptes_swap", "max_ptes_shared", "defrag",
+};
+
+/* "always [madvise] never\n" -> "madvise" into @w. 0, or -1 if no bracketed word. */
+static int bracketed(const char *s, char *w, size_t n)
+{
+	const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!a || !b || b == a + 1 || (size_t)(b - a - 1) >= n)
+		return -1;
+	memcpy(w, a + 1, (size_t)(b - a - 1));
+	w[b - a - 1] = '\0';
+	return 0;
+}
+
+/* A decimal number and an optional newline. 0, or -1. */
+static int number(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	*v = strtoull(s, &end, 10);
+	if (*end == '\n')
+		end++;
+	return *end ? -1 : 0;
+}
+
+/* The command line has the word @w (whole, blank-separated). */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = s; (p = strstr(p, w)); p += n)
+		if ((p == s || p[-1] == ' ') && (!p[n] || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
+{
+	char w[32];
+	unsigned long long v;
+	int n = 0;
+
+	snprintf(out[n++], 64, "os.mode=thp");
+	if (t->enabled) {
+		if (bracketed(t->enabled, w, sizeof(w)))
+			return err_set(e, THP_DIR "enabled", 0, 0, "unexpected text");
+		snprintf(out[n++], 64, "os.thp.enabled=%s", w);
+	}
+	if (t->defrag) {
+		if (bracketed(t->defrag, w, sizeof(w)))
+			return err_set(e, THP_DIR "defrag", 0, 0, "unexpected text");
+		snprintf(out[n++], 64, "os.thp.defrag=%s", w);
+	}
+	if (t->use_zero_page) {
+		if (number(t->use_zero_page, &v) || v > 1)
+			return err_set(e, THP_DIR "use_zero_page", 0, 0, "unexpected text");
+		snprintf(out[n++], 64, "os.thp.use_zero_page=%s", v ? "true" : "false");
+	}
+	for (int i = 0; i < 7; i++) {
+		if (!t->khugepaged[i])
+			continue;
+		if (number(t->khugepaged[i], &v) || (i == 6 && v > 1))
+			return err_set(e, THP_DIR "khugepaged/", 0, 0, "unexpected text in %s",
+				       khp_file[i]);
+		if (i == 6)
+			snprintf(out[n++], 64, "os.khugepaged.defrag=%s", v ? "true" : "false");
+		else
+			snprintf(out[n++], 64, "os.khugepaged.%s=%llu", khp_file[i], v);
+	}
+	if (t->cmdline && has_word(t->cmdline, "pvm_no_zero_page=1"))
+		snprintf(out[n++], 64, "os.zero_page=false");
+	if (t->release) {
+		unsigned maj, min;
+
+		if (sscanf(t->release, "%u.%u", &maj, &min) == 2) {
+			snprintf(w, sizeof(w), "%u.%u", maj, min);
+			for (int k = 0; k < KERNEL_NR; k++)
+				if (!strcmp(w, os_kernel_name[k]))
+					snprintf(out[n++], 64, "os.kernel=%s", w);
+		}
+	}
+	if (t->fault_around) {
+		if (number(t->fault_around, &v))
+			return err_set(e, "/sys/kernel/debug/fault_around_bytes", 0, 0, "unexpected text");
+		snprintf(out[n++], 64, "os.fault_around_bytes=%llu", v);
+	}
+	return n;
+}
+
+/* @root/@path's text (at most 4 KiB) into a fresh string, or NULL if unreadable. */
+static char *slurp(const char *root, const char *path)
+{
+	char name[4200], *s = calloc(1, 4097);
+	FILE *f;
+	size_t n;
+
+	snprintf(name, sizeof(name), "%s%s", root, path);
+	f = s ? fopen(name, "r") : NULL;
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	n = fread(s, 1, 4096, f);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
+{
+	static const char thp[] = THP_DIR;
+	struct hostcfg_text t = { 0 };
+	char path[256], (*sets)[64] = calloc(HOSTCFG_MAX, 64), *rel = NULL;
+	struct utsname u;
+	int n, ret = 0;
+
+	if (!sets)
+		return err_host(e, "config host", 0, 0, "out of memory");
+	snprintf(path, sizeof(path), "%senabled", thp);
+	t.enabled = slurp(root, path);
+	snprintf(path, sizeof(path), "%sdefrag", thp);
+	t.defrag = slurp(root, path);
+	snprintf(path, sizeof(path), "%suse_zero_page", thp);
+	t.use_zero_page = slurp(root, path);
+	for (int i = 0; i < 7; i++) {
+		snprintf(path, sizeof(path), "%skhugepaged/%s", thp, khp_file[i]);
+		t.khugepaged[i] = slurp(root, path);
+	}
+	t.cmdline = slurp(root, "/proc/cmdline");
+	t.fault_around = slurp(root, "/sys/kernel/debug/fault_around_bytes");
+	if (*root)
+		t.release = rel = slurp(root, "/proc/sys/kernel/osrelease");
+	else if (!uname(&u))
+		t.release = u.release;
+	n = hostcfg_sets(&t, sets, e);
+	for (int i = 0; n > 0 && i < n && !ret; i++)
+		ret = config_set(c, sets[i], e);
+	if (n < 0)
+		ret = -1;
+	free((char *)t.enabled);
+	free((char *)t.defrag);
+	free((char *)t.use_zero_page);
+	for (int i = 0; i < 7; i++)
+		free((char *)t.khugepaged[i]);
+	free((char *)t.cmdline);
+	free((char *)t.fault_around);
+	free(rel);
+	free(sets);
+	return ret;
+}

@@ -1,0 +1,170 @@
+#!/bin/bash
+# native.sh - the replay against the real kernel of this machine (issue 13 item 5).
+#
+# Each case of tests/native/steps.c runs natively NATIVE_RUNS times (default 3),
+# printing at each marker (a getppid() call) the process's minor and major faults
+# (getrusage), Rss and AnonHugePages (/proc/self/smaps_rollup) and the thp_*
+# events of /proc/vmstat. It is captured once by mmusim's Valgrind tool (each
+# getppid() a MARKER record) and replayed with `run --steps` under `config host`
+# (this machine's THP sysfs settings, pvm_no_zero_page, its kernel release). Per
+# step (between two markers) and per figure, the native delta must equal the
+# replay's exactly:
+#
+#   minflt        = pgfault - pgmajfault       majflt = pgmajfault
+#   rss_kb        = (rss_bytes + file_rss_bytes) / 1024
+#   anon_huge_kb  = anon_huge_bytes / 1024     thp_* = thp_*
+#
+# /proc/vmstat is system-wide (other processes fault THPs too): the native
+# delta taken is the smallest of the runs, for every figure (the per-process
+# ones are the same in every run).
+#
+# A case may list figures of steps that are known to differ, with the reason
+# (EXPECTED_FAIL): they are reported as XFAIL with both numbers; if one of them
+# matches after all, the case is XPASS and fails, so that the expectation gets
+# removed. Any other difference is a FAIL.
+#
+# Skips (exit 0, "SKIP: ...") without valgrind, mmusim's Valgrind tool, x86-64,
+# smaps_rollup or a static C library.
+set -u
+MMUSIM=${MMUSIM:-./mmusim}
+case $MMUSIM in /*) ;; */*) MMUSIM=$PWD/$MMUSIM ;; esac # the cases run in their directory
+RUNS=${NATIVE_RUNS:-3}
+
+skip() { echo "SKIP: $*"; exit 0; }
+[ "$(uname -m)" = x86_64 ] || skip "not an x86-64 machine"
+command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (apt-get install valgrind)"
+[ -r /proc/self/smaps_rollup ] || skip "no /proc/self/smaps_rollup"
+command -v cc >/dev/null 2>&1 || skip "no C compiler"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mmusim-native.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+# the capture finds its tool as it always does (sim/capture.c); without it, skip
+if ! "$MMUSIM" capture -o "$T/true.mtr" -- /bin/true >/dev/null 2>"$T/tool.err"; then
+	grep -q "Valgrind tool not found" "$T/tool.err" &&
+		skip "mmusim's Valgrind tool was not built (no valgrind tool headers/archives)"
+	echo "FAIL: a capture of /bin/true: $(tail -1 "$T/tool.err")"
+	exit 1
+fi
+cc -std=gnu11 -O1 -static -no-pie -o "$T/steps" tests/native/steps.c 2>"$T/cc.err" ||
+	skip "cannot build a static program (libc6-dev): $(head -1 "$T/cc.err")"
+# The same program written in 4 KiB write()s: its page cache is order-0 pages
+# (the linker's large writes give ext4 large folios).
+dd if="$T/steps" of="$T/steps4k" bs=4096 status=none && chmod +x "$T/steps4k" || exit 1
+"$MMUSIM" config host >"$T/host.yaml" || exit 1
+setarch=""
+setarch -R true 2>/dev/null && setarch="setarch -R"
+
+# Known differences: "STEP:FIGURE ..." per case, and why.
+declare -A EXPECTED_FAIL WHY
+EXPECTED_FAIL[anon64m]="1:minflt 1:anon_huge_kb 1:thp_fault_alloc"
+WHY[anon64m]="Linux places the hint-less 64 MiB mapping on a 2 MiB boundary \
+(thp_get_unmapped_area_vmflags()), Valgrind right after the small mapping before it; the replay \
+uses Valgrind's address until os.layout: kernel re-places it"
+EXPECTED_FAIL[file-private-hintless]="1:minflt"
+WHY[file-private-hintless]="Linux puts the hint-less 1 MiB file mapping below the last one \
+(at 0x7ffff7ef7000 on the build machine without ASLR: 7 pages past a 64 KiB boundary, so the reads take 17 fault-around \
+windows), Valgrind at a 64 KiB boundary (16); the replay uses Valgrind's address until \
+os.layout: kernel re-places it"
+EXPECTED_FAIL[file-shared-large]="1:minflt"
+WHY[file-shared-large]="the file's page cache is 64 KiB folios (ext4 large folios, Linux 6.16+), \
+and a write fault in a shared mapping maps the whole folio (finish_fault() on 6.18): 1 fault per \
+16 pages; the model's page cache is order-0 pages, a write fault maps one page"
+EXPECTED_FAIL[text-large]="1:rss_kb"
+WHY[text-large]="the linker wrote the program in large writes, so its page cache is large folios \
+and 6.18's fault-around maps the whole folio (filemap_map_pages()); the model maps the 64 KiB \
+fault-around window of order-0 pages"
+
+# name, steps.c case, binary
+CASES="anon64m:anon64m:steps anon-unaligned:anon-unaligned:steps file-private:file-private:steps
+file-private-hintless:file-private-hintless:steps4k
+file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:text:steps4k
+text-large:text:steps thp-unaligned:thp-unaligned:steps
+thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps"
+FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc"
+
+# native output -> "STEP FIELD DELTA" lines
+native_deltas() {
+	awk '$1 == "marker" { k = $2; for (i = 3; i < NF; i += 2) v[k, $i] = $(i + 1); f = NF; n = k + 1
+		for (i = 3; i < NF; i += 2) name[(i - 1) / 2] = $i; nf = (NF - 2) / 2 }
+	END { for (s = 1; s < n; s++) for (j = 1; j <= nf; j++) print s, name[j], v[s, name[j]] - v[s - 1, name[j]] }' "$1"
+}
+
+# the --steps CSV -> "STEP FIELD DELTA" lines under the native names
+replay_deltas() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ k = $c["marker"]
+	  v[k, "minflt"] = $c["pgfault"] - $c["pgmajfault"]; v[k, "majflt"] = $c["pgmajfault"]
+	  v[k, "rss_kb"] = ($c["rss_bytes"] + $c["file_rss_bytes"]) / 1024
+	  v[k, "anon_huge_kb"] = $c["anon_huge_bytes"] / 1024
+	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc", t, " ")
+	  for (j in t) v[k, t[j]] = $c[t[j]]
+	  n = k + 1 }
+	END { split("'"$FIELDS"'", f, " ")
+	  for (s = 1; s < n; s++) for (j = 1; j <= 9; j++) print s, f[j], v[s, f[j]] - v[s - 1, f[j]] }' "$1"
+}
+
+pass=0 xfail=0 fails=0
+for spec in $CASES; do
+	IFS=: read -r name prog bin <<<"$spec"
+	if [ "$name" = file-private-hintless ] && [ -z "$setarch" ]; then
+		echo "skip $name: without setarch -R its address, so its fault count, is random"
+		continue
+	fi
+	: >"$T/$name.all"
+	for r in $(seq "$RUNS"); do
+		if ! (cd "$T" && $setarch "./$bin" "$prog" "$T" >"$T/$name.n$r" 2>"$T/$name.err"); then
+			echo "FAIL $name: the native run failed: $(head -1 "$T/$name.err")"
+			fails=$((fails + 1))
+			continue 2
+		fi
+		native_deltas "$T/$name.n$r" >>"$T/$name.all"
+	done
+	# the smallest delta of the runs, per step and figure
+	awk '{ k = $1 " " $2; if (!(k in m) || $3 < m[k]) m[k] = $3 } END { for (k in m) print k, m[k] }' \
+		"$T/$name.all" | sort -k1,1n -k2,2 >"$T/$name.native"
+	if ! (cd "$T" && "$MMUSIM" capture -o "$T/$name.mtr" -- "./$bin" "$prog" "$T" >/dev/null 2>"$T/$name.err"); then
+		echo "FAIL $name: capture failed: $(tail -1 "$T/$name.err")"
+		fails=$((fails + 1))
+		continue
+	fi
+	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" -q --steps "$T/$name.csv" 2>"$T/$name.err"; then
+		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
+		fails=$((fails + 1))
+		continue
+	fi
+	replay_deltas "$T/$name.csv" | sort -k1,1n -k2,2 >"$T/$name.replay"
+	if [ "$(cut -d' ' -f1,2 "$T/$name.native")" != "$(cut -d' ' -f1,2 "$T/$name.replay")" ]; then
+		echo "FAIL $name: $(wc -l <"$T/$name.native") native figures, $(wc -l <"$T/$name.replay") replayed (markers differ)"
+		fails=$((fails + 1))
+		continue
+	fi
+	echo "case $name (steps: native / replay)"
+	bad="" xf="" xp=""
+	while read -r s f nv _ _ rv; do
+		mark=""
+		exp=" ${EXPECTED_FAIL[$name]:-} "
+		if [ "$nv" != "$rv" ]; then
+			if [[ "$exp" == *" $s:$f "* ]]; then mark="  XFAIL"; xf="$xf $s:$f"
+			else mark="  FAIL"; bad="$bad $s:$f"; fi
+		elif [[ "$exp" == *" $s:$f "* ]]; then
+			mark="  XPASS"; xp="$xp $s:$f"
+		fi
+		[ "$nv" = 0 ] && [ "$rv" = 0 ] && continue
+		printf '  step %s %-20s %10s / %s%s\n' "$s" "$f" "$nv" "$rv" "$mark"
+	done < <(paste -d' ' "$T/$name.native" "$T/$name.replay")
+	if [ -n "$bad" ]; then
+		echo "FAIL $name:$bad differ"
+		fails=$((fails + 1))
+	elif [ -n "$xp" ]; then
+		echo "XPASS $name:$xp match now: remove them from EXPECTED_FAIL"
+		fails=$((fails + 1))
+	elif [ -n "$xf" ]; then
+		echo "XFAIL $name:$xf (${WHY[$name]})"
+		xfail=$((xfail + 1))
+	else
+		echo "ok $name"
+		pass=$((pass + 1))
+	fi
+done
+echo "  native: $pass cases equal to the replay, $xfail expected failures, $fails failed"
+[ "$fails" -eq 0 ]
