@@ -57,6 +57,7 @@ const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" 
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
 const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
 const char *const os_layout_name[LAYOUT_NR] = { "auto", "kernel", "trace" };
+const char *const file_cache_name[FILE_CACHE_NR] = { "cold", "warm" };
 const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
 const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
 						     "never" };
@@ -71,6 +72,7 @@ _Static_assert(sizeof(enum repl_policy) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_mode) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_kernel) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_layout) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum file_cache) == sizeof(unsigned), "enum size");
 _Static_assert(STLB_MAX_ARRAYS == 4, "keys[] spells out tlb.stlb.0 .. tlb.stlb.3");
 
 /* ---------------------------------------------------------------- key table */
@@ -171,6 +173,7 @@ static const struct key keys[] = {
 	K("os.zero_page", KT_BOOL, zero_page, CK_NONE),
 	K("os.fault_around_bytes", KT_SIZE64, fault_around_bytes, CK_FAULT_AROUND),
 	KU("os.read_ahead_kb", read_ahead_kb),
+	KENUM("os.file_cache", file_cache, file_cache_name, FILE_CACHE_NR),
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
 	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),

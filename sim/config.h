@@ -45,6 +45,10 @@ extern const char *const os_kernel_name[KERNEL_NR]; /* "6.6", "6.8", "6.12", "6.
 enum os_layout { LAYOUT_AUTO, LAYOUT_KERNEL, LAYOUT_TRACE, LAYOUT_NR };
 extern const char *const os_layout_name[LAYOUT_NR]; /* "auto", "kernel", "trace" */
 
+/* os.file_cache: what the page cache holds when the trace starts (filemap.c). */
+enum file_cache { FILE_CACHE_COLD, FILE_CACHE_WARM, FILE_CACHE_NR };
+extern const char *const file_cache_name[FILE_CACHE_NR]; /* "cold", "warm" */
+
 /*
  * What the model does differently by release; each test names the commit that
  * made the change and the first release with it.
@@ -191,6 +195,7 @@ struct sim_config {
 	bool zero_page; /* os.zero_page: false = mm_forbids_zeropage(), no 4K or huge zero page */
 	uint64_t fault_around_bytes; /* os.fault_around_bytes: do_fault_around()'s window */
 	unsigned read_ahead_kb;      /* os.read_ahead_kb: a file read miss reads this much around it */
+	enum file_cache file_cache;  /* os.file_cache */
 	struct cost_cfg cost;
 	struct thp_cfg thp;
 	struct khugepaged_cfg khugepaged;

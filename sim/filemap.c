@@ -28,6 +28,12 @@
  *  - A store to a read-only cache PTE: private -> wp_page_copy() (an anonymous
  *    copy, the old PTE flushed), shared -> wp_page_shared() (made writable).
  *  - munmap and MADV_DONTNEED drop the PTEs; the pages stay cached.
+ *  - os.file_cache: warm: every page of every file is in the page cache before
+ *    the trace starts (a file the program or an earlier run read or wrote, its
+ *    binary and libraries after an earlier run), so no fault reads and
+ *    fault-around maps its whole window. The model gives such a page its frame
+ *    when it is first mapped: nr_file_pages counts the pages the process
+ *    mapped, not the whole files (their sizes are not in a trace).
  *
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
@@ -175,6 +181,8 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 
 	if (pfn != PFN_NONE)
 		return pfn;
+	if (s->cfg.file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
+		return add_page(s, v->file, pgoff);
 	if (ra > 1) {
 		from = pgoff > ra / 2 ? pgoff - ra / 2 : 0;
 		to = from + ra;
@@ -238,8 +246,11 @@ static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 	if (hi > table + PMD_SIZE)
 		hi = table + PMD_SIZE;
 	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
-		pfn_t pfn = lookup(&s->fm, v->file, v->pgoff + ((p - v->start) >> PAGE_SHIFT));
+		uint64_t off = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
+		pfn_t pfn = lookup(&s->fm, v->file, off);
 
+		if (pfn == PFN_NONE && s->cfg.file_cache == FILE_CACHE_WARM && pt_slot_empty(&s->pt, p, PS_4K))
+			pfn = add_page(s, v->file, off); /* cached all along; stops where memory ends */
 		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) && map_cache_pte(s, p, pfn, false))
 			return 1;
 	}

@@ -56,15 +56,6 @@ setarch -R true 2>/dev/null && setarch="setarch -R"
 
 # Known differences: "STEP:FIGURE ..." per case, and why.
 declare -A EXPECTED_FAIL WHY
-EXPECTED_FAIL[anon64m]="1:minflt 1:anon_huge_kb 1:thp_fault_alloc"
-WHY[anon64m]="Linux places the hint-less 64 MiB mapping on a 2 MiB boundary \
-(thp_get_unmapped_area_vmflags()), Valgrind right after the small mapping before it; the replay \
-uses Valgrind's address until os.layout: kernel re-places it"
-EXPECTED_FAIL[file-private-hintless]="1:minflt"
-WHY[file-private-hintless]="Linux puts the hint-less 1 MiB file mapping below the last one \
-(at 0x7ffff7ef7000 on the build machine without ASLR: 7 pages past a 64 KiB boundary, so the reads take 17 fault-around \
-windows), Valgrind at a 64 KiB boundary (16); the replay uses Valgrind's address until \
-os.layout: kernel re-places it"
 EXPECTED_FAIL[file-shared-large]="1:minflt"
 WHY[file-shared-large]="the file's page cache is 64 KiB folios (ext4 large folios, Linux 6.16+), \
 and a write fault in a shared mapping maps the whole folio (finish_fault() on 6.18): 1 fault per \
@@ -127,7 +118,10 @@ for spec in $CASES; do
 		fails=$((fails + 1))
 		continue
 	fi
-	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" -q --steps "$T/$name.csv" 2>"$T/$name.err"; then
+	# Every file these cases map was just written (the data files by the program, the
+	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it.
+	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=warm -q \
+		--steps "$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
 		fails=$((fails + 1))
 		continue
