@@ -148,7 +148,8 @@ static int lset_insert_at(struct lset *s, size_t i, struct layout_seg v)
 		s->r = r;
 		s->cap = cap;
 	}
-	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
+	if (i < s->n)
+		memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
 	s->r[i] = v;
 	s->n++;
 	return 0;
@@ -175,8 +176,10 @@ static int lset_cut(struct lset *s, vaddr_t a, vaddr_t b)
 		;
 	if (j < s->n && s->r[j].start < b)
 		s->r[j].start = b;
-	memmove(&s->r[i], &s->r[j], (s->n - j) * sizeof(*s->r));
-	s->n -= j - i;
+	if (j > i) {
+		memmove(&s->r[i], &s->r[j], (s->n - j) * sizeof(*s->r));
+		s->n -= j - i;
+	}
 	return 0;
 }
 
