@@ -28,6 +28,15 @@
  *  - A store to a read-only cache PTE: private -> wp_page_copy() (an anonymous
  *    copy, the old PTE flushed), shared -> wp_page_shared() (made writable).
  *  - munmap and MADV_DONTNEED drop the PTEs; the pages stay cached.
+ *  - File THPs (CONFIG_READ_ONLY_THP_FOR_FS, khugepaged.c collapse_file()): 512
+ *    cached pages replaced by one order-9 page (nr_file_hugepages). A read fault
+ *    on one maps it with one read-only PMD when do_set_pmd() may
+ *    (filemap_map_pmd() from do_fault_around(), or finish_fault(): the PMD empty,
+ *    no VM_NOHUGEPAGE, thp_vma_suitable_order()); else its pages map by PTE like
+ *    any. The PMD counts its 512 pages in nr_mapped once (folio_add_file_rmap_pmd())
+ *    and the THP in nr_file_pmdmapped; thp_file_mapped per PMD made. Write faults
+ *    stay at the PTE level (a private store copies the page; fault.c clears a PMD
+ *    a store hits first, __split_huge_pmd()).
  *
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
@@ -38,6 +47,12 @@
  * reclaim scans anonymous pages only), dirty pages are never written back, and
  * compaction does not migrate cache pages (no reverse map: they stay where they
  * are, like pinned pages). RSS (memory.rss_bytes) stays the anonymous RSS.
+ * A file THP is kept as 512 order-0 frames of the buddy allocator (split_page()
+ * of the order-9 block it was allocated as): it is never freed before the end,
+ * so only its allocation, which needed the order-9 block, tells. A shared store
+ * into a file THP maps its page writable by PTE (do_shared_fault() would
+ * do_set_pmd() it writable; the file is open for write then, so the kernel would
+ * have dropped its page cache in do_dentry_open(), which is not modelled).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -47,6 +47,24 @@
  * 512 x os.cost.compact_scan per range examined, os.cost.copy_page / clear_page
  * per subpage); the application pays the TLB flush (os.cost.flush).
  *
+ * Read-only file text (os.thp.read_only_thp_for_fs, CONFIG_READ_ONLY_THP_FOR_FS):
+ * a file VMA qualifies as file_thp_enabled() and __thp_vma_allowable_orders() say
+ * (see collapsible(); no anon_vma needed) and registers at mmap
+ * (__mmap_new_vma()). hpage_collapse_scan_file() reads the page cache: a THP
+ * there is SCAN_PTE_MAPPED_HUGEPAGE, fewer than 512 - max_ptes_none cached pages
+ * (khugepaged) thp_scan_exceed_none_pte; collapse_file() allocates as above,
+ * reads the missing pages in, try_to_unmap()s the old ones from every VMA of the
+ * file (one batched full flush), copies 512 pages, replaces them in the cache
+ * (filemap.c) and retract_page_tables(): every VMA of the file without anon_vma
+ * mapping the range 2M-aligned loses its PT table (pmdp_collapse_flush()). A file
+ * range always drops mmap_lock, so it always ends khugepaged_scan_mm_slot().
+ * khugepaged then runs collapse_pte_mapped_thp() without installing a PMD on a
+ * range whose cache is a THP, and counts SCAN_PMD_MAPPED as a success
+ * (pages_collapsed, as the kernel does on every visit); MADV_COLLAPSE gets
+ * SCAN_PTE_MAPPED_HUGEPAGE from collapse_file() and installs the PMD at once.
+ * Reference for this part as for the rest ([KH]); Linux 6.18 moved it into
+ * collapse_single_pmd() with the same outcomes.
+ *
  * Swap entries: more than max_ptes_swap skip the range
  * (thp_scan_exceed_swap_pte); with any, khugepaged wants at least 256 young PTEs;
  * the collapse reads them back first (__collapse_huge_page_swapin(): major
@@ -55,7 +73,12 @@
  * Simplifications: no shared PTEs (one process: max_ptes_shared never binds);
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here; nothing
  * can change a VMA while a collapse has mmap_lock dropped, so the revalidations
- * always pass; shared mappings (shmem) are never collapsed; wake-ups of a sleeping
+ * always pass; shared anonymous mappings (shmem) are never collapsed; the page
+ * cache has no dirty, writeback, LRU or reference state, so collapse_file() never
+ * fails on a page (SCAN_FAIL, SCAN_PAGE_COUNT, ...) and missing pages are read
+ * whole (page_cache_sync_readahead() of exactly the missing pages: the file size
+ * is unknown); whether a file is open for write is inferred from its VMAs (see
+ * file_thp_enabled()); wake-ups of a sleeping
  * khugepaged (a sysfs write, a new mm on an empty list) do not cut its sleep short.
  */
 #include <errno.h>
