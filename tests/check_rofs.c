@@ -16,7 +16,9 @@
  *  - MADV_COLLAPSE collapses and maps the PMD at once
  *    (collapse_pte_mapped_thp(install_pmd)), whatever os.thp.enabled says;
  *  - a store to the PMD-mapped file THP splits it (the PMD cleared, thp_split_pmd)
- *    and copies the page (do_cow_fault()); munmap keeps the THP cached.
+ *    and copies the page (do_cow_fault()); a partial munmap splits it, mremap to
+ *    an aligned place moves the PMD, MADV_DONTNEED and munmap zap it, and the
+ *    THP stays cached through all of them.
  * Every invariant is checked after every record (check_common.h), and again
  * after each direct khugepaged pass or access here.
  */
@@ -276,6 +278,63 @@ START_TEST(madv_collapse_maps_pmd)
 }
 END_TEST
 
+static void event(struct os_event ev)
+{
+	ck_assert_int_eq(sim_event(S, &ev), 0);
+	sim_check_invariants(S);
+}
+
+/*
+ * The PMD-mapped file THPs under munmap, mremap and MADV_DONTNEED (after
+ * MADV_COLLAPSE mapped both): unmapping the first page splits the first PMD
+ * (cleared: thp_split_pmd; the THP stays cached) and the VMA, now from file page
+ * 1, cannot map it by PMD any more (its first 2M block begins before the VMA),
+ * so a read maps 16 PTEs by fault-around (do_fault_around(): from the VMA's
+ * first PTE, 16 on). The second 2M, moved whole to an
+ * aligned place, keeps its PMD (move_huge_pmd(): no fault); MADV_DONTNEED zaps
+ * it and the next read maps it again by PMD.
+ */
+START_TEST(zap_split_and_move)
+{
+	char *t = file_4m(1, 0, "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 4194304, 25 ) --> [pre-success] Success(0x0)\n");
+	uint64_t faults;
+
+	run(t, "os.thp.enabled=never", ROFS, NULL);
+	free(t);
+	ck_assert_uint_eq(S->st.thp_file_mapped, 2);
+	faults = S->st.pgfault;
+
+	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x40000000, .len = 4096 });
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.nr_file_pmdmapped, 1);
+	ck_assert_uint_eq(S->st.nr_mapped, 512);
+	ck_assert_uint_eq(S->st.nr_file_hugepages, 2);
+	touch(0x40002000, 0x40003000, R_LOAD);
+	ck_assert_uint_eq(S->st.pgfault - faults, 1);
+	ck_assert_uint_eq(S->pt.nr_leaves[PS_4K], 16);
+	ck_assert_uint_eq(S->st.nr_mapped, 512 + 16);
+	ck_assert_uint_eq(S->st.thp_file_mapped, 2);
+
+	event((struct os_event){ .kind = EV_MREMAP, .addr = 0x40200000, .len = 2u << 20,
+				 .new_len = 2u << 20, .flags = 3, .new_addr = 0x60000000 });
+	ck_assert_uint_eq(vma_find(&S->vmas, 0x60000000)->pgoff, 512);
+	touch(0x60000000, 0x60200000, R_LOAD);
+	ck_assert_uint_eq(S->st.pgfault - faults, 1);
+	ck_assert_uint_eq(S->st.nr_file_pmdmapped, 1);
+
+	event((struct os_event){ .kind = EV_MADVISE, .addr = 0x60000000, .len = 2u << 20,
+				 .advice = MADV_DONTNEED_ });
+	ck_assert_uint_eq(S->st.nr_file_pmdmapped, 0);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	touch(0x60000000, 0x60200000, R_LOAD);
+	ck_assert_uint_eq(S->st.pgfault - faults, 2);
+	ck_assert_uint_eq(S->st.thp_file_mapped, 3);
+	ck_assert_uint_eq(S->st.nr_file_pmdmapped, 1);
+	ck_assert_uint_eq(S->st.nr_file_pages, 1024);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rofs");
@@ -286,6 +345,7 @@ int main(void)
 	tcase_add_test(tc, khugepaged_collapses_text);
 	tcase_add_test(tc, not_where_the_kernel_would_not);
 	tcase_add_test(tc, madv_collapse_maps_pmd);
+	tcase_add_test(tc, zap_split_and_move);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
