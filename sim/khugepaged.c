@@ -62,8 +62,9 @@
  * range whose cache is a THP, and counts SCAN_PMD_MAPPED as a success
  * (pages_collapsed, as the kernel does on every visit); MADV_COLLAPSE gets
  * SCAN_PTE_MAPPED_HUGEPAGE from collapse_file() and installs the PMD at once.
- * Reference for this part as for the rest ([KH]); Linux 6.18 moved it into
- * collapse_single_pmd() with the same outcomes.
+ * Reference for this part as for the rest ([KH]); the later collapse_single_pmd()
+ * rework (Nico Pache, 2025) keeps these outcomes, the pages_collapsed count of a
+ * PMD-mapped range included.
  *
  * Swap entries: more than max_ptes_swap skip the range
  * (thp_scan_exceed_swap_pte); with any, khugepaged wants at least 256 young PTEs;

@@ -175,7 +175,8 @@ static int lset_cut(struct lset *s, vaddr_t a, vaddr_t b)
 		;
 	if (j < s->n && s->r[j].start < b)
 		s->r[j].start = b;
-	memmove(&s->r[i], &s->r[j], (s->n - j) * sizeof(*s->r));
+	if (j < s->n) /* (never memmove() from an empty set's NULL array: UBSan) */
+		memmove(&s->r[i], &s->r[j], (s->n - j) * sizeof(*s->r));
 	s->n -= j - i;
 	return 0;
 }
