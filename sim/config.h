@@ -133,7 +133,8 @@ struct thp_cfg {
 	enum thp_enabled enabled;
 	enum thp_defrag defrag;
 	bool use_zero_page;
-	bool read_only_thp_for_fs; /* CONFIG_READ_ONLY_THP_FOR_FS (not modelled: file text is never collapsed) */
+	bool read_only_thp_for_fs; /* CONFIG_READ_ONLY_THP_FOR_FS: khugepaged and MADV_COLLAPSE
+				      collapse read-only file text (khugepaged.c collapse_file()) */
 };
 
 /* /sys/kernel/mm/transparent_hugepage/khugepaged/ (reference §1a, §4). */

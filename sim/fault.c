@@ -220,6 +220,15 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		thp_split_pmd_at(s, va);
 		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
 	}
+	if (ps == PS_2M && filemap_is_thp(s, pfn)) {
+		/* wp_huge_pmd() of a file THP: __split_huge_pmd() clears the PMD and the
+		 * fault falls back to the PTE level (VM_FAULT_FALLBACK): do_cow_fault()
+		 * in a private mapping, do_shared_fault() in a shared one (filemap.c) */
+		thp_split_pmd_at(s, va);
+		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
+			reclaim_kswapd(s);
+		return filemap_fault(s, v, va, true) ? sim_oom(s, va) : 0;
+	}
 	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
 		/* wp_page_copy() in a private mapping, wp_page_shared() in a shared one */
 		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))

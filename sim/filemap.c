@@ -34,6 +34,15 @@
  *    fault-around maps its whole window. The model gives such a page its frame
  *    when it is first mapped: nr_file_pages counts the pages the process
  *    mapped, not the whole files (their sizes are not in a trace).
+ *  - File THPs (CONFIG_READ_ONLY_THP_FOR_FS, khugepaged.c collapse_file()): 512
+ *    cached pages replaced by one order-9 page (nr_file_hugepages). A read fault
+ *    on one maps it with one read-only PMD when do_set_pmd() may
+ *    (filemap_map_pmd() from do_fault_around(), or finish_fault(): the PMD empty,
+ *    no VM_NOHUGEPAGE, thp_vma_suitable_order()); else its pages map by PTE like
+ *    any. The PMD counts its 512 pages in nr_mapped once (folio_add_file_rmap_pmd())
+ *    and the THP in nr_file_pmdmapped; thp_file_mapped per PMD made. Write faults
+ *    stay at the PTE level (a private store copies the page; fault.c clears a PMD
+ *    a store hits first, __split_huge_pmd()).
  *
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
@@ -44,6 +53,12 @@
  * reclaim scans anonymous pages only), dirty pages are never written back, and
  * compaction does not migrate cache pages (no reverse map: they stay where they
  * are, like pinned pages). RSS (memory.rss_bytes) stays the anonymous RSS.
+ * A file THP is kept as 512 order-0 frames of the buddy allocator (split_page()
+ * of the order-9 block it was allocated as): it is never freed before the end,
+ * so only its allocation, which needed the order-9 block, tells. A shared store
+ * into a file THP maps its page writable by PTE (do_shared_fault() would
+ * do_set_pmd() it writable; the file is open for write then, so the kernel would
+ * have dropped its page cache in do_dentry_open(), which is not modelled).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +68,7 @@
 #include "lru.h"
 #include "mmap.h"
 #include "sim.h"
+#include "thp.h"
 
 int filemap_init(struct sim *s)
 {
@@ -106,6 +122,23 @@ static pfn_t lookup(const struct filemap *fm, uint32_t file, uint64_t off)
 			return PFN_NONE;
 		if (fm->key_file[i] == file && fm->key_off[i] == off)
 			return fm->val[i];
+	}
+}
+
+pfn_t filemap_lookup(const struct sim *s, uint32_t file, uint64_t off)
+{
+	return lookup(&s->fm, file, off);
+}
+
+/* Re-point the cached (file, off) at @pfn (xas_store() of the new folio). */
+static void set_val(struct filemap *fm, uint32_t file, uint64_t off, pfn_t pfn)
+{
+	for (size_t i = slot_of(fm, file, off);; i = (i + 1) & (fm->cap - 1)) {
+		BUG_ON(!fm->key_file[i]);
+		if (fm->key_file[i] == file && fm->key_off[i] == off) {
+			fm->val[i] = pfn;
+			return;
+		}
 	}
 }
 
@@ -202,6 +235,72 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 	return pfn;
 }
 
+int filemap_read_in(struct sim *s, uint32_t file, uint64_t off, uint64_t nr)
+{
+	for (uint64_t o = off; o < off + nr; o++)
+		if (lookup(&s->fm, file, o) == PFN_NONE && add_page(s, file, o) == PFN_NONE)
+			return 1;
+	return 0;
+}
+
+bool filemap_is_thp(const struct sim *s, pfn_t pfn)
+{
+	return s->thp.folio && (s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_FILE) &&
+	       filemap_is_cache(&s->fm, pfn);
+}
+
+void filemap_install_thp(struct sim *s, uint32_t file, uint64_t start, pfn_t head)
+{
+	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+
+	/* the block is kept as 512 order-0 frames (split_page()), each a cache page
+	 * like any other: the cache never frees a page before the end (see the header) */
+	thp_split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		pfn_t old = lookup(&s->fm, file, start + i);
+
+		BUG_ON(old == PFN_NONE || s->fm.map[old] != 1); /* present and unmapped */
+		set_val(&s->fm, file, start + i, head + i);
+		s->fm.map[old] = 0;
+		s->fm.map[head + i] = 1;
+		s->rmap[head + i] = 0;
+		buddy_free(&s->buddy, old, 0); /* folio_put_refs() of the old page */
+	}
+	memset(f, 0, sizeof(*f));
+	f->flags = FOLIO_FILE;
+	s->st.nr_file_hugepages++; /* NR_FILE_THPS; nr_file_pages is unchanged */
+}
+
+void filemap_map_pmd(struct sim *s, pfn_t head)
+{
+	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+
+	/* folio_add_file_rmap_pmd(): NR_FILE_MAPPED by the pages not mapped yet,
+	 * NR_FILE_PMDMAPPED on the first PMD */
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+		if (s->fm.map[head + i]++ == 1)
+			s->st.nr_mapped++;
+	if (f->nr_pmd++ == 0)
+		s->st.nr_file_pmdmapped++;
+	s->fm.nr_pmds++;
+}
+
+void filemap_unmap_pmd(struct sim *s, pfn_t pfn)
+{
+	pfn_t head = pfn & ~(pfn_t)(HPAGE_PMD_NR - 1);
+	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+
+	BUG_ON(!f->nr_pmd);
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		BUG_ON(s->fm.map[head + i] < 2);
+		if (--s->fm.map[head + i] == 1)
+			s->st.nr_mapped--;
+	}
+	if (--f->nr_pmd == 0)
+		s->st.nr_file_pmdmapped--;
+	s->fm.nr_pmds--;
+}
+
 void filemap_map_pte(struct sim *s, pfn_t pfn)
 {
 	if (s->fm.map[pfn]++ == 1)
@@ -279,6 +378,38 @@ static int cow_copy(struct sim *s, struct vma *v, vaddr_t p, bool replace)
 	return 0;
 }
 
+/*
+ * do_set_pmd()'s checks for the file THP holding the page at @va: THP not
+ * disabled for the VMA (vma_thp_disabled(): VM_NOHUGEPAGE; a kernel without THP
+ * has no file THP), thp_vma_suitable_order() at the 2M block (the VMA's start
+ * minus its pgoff 2M aligned, the block inside the VMA), and pmd_none().
+ */
+static bool set_pmd_ok(const struct sim *s, const struct vma *v, vaddr_t va)
+{
+	vaddr_t h = va & ~(PMD_SIZE - 1);
+
+	return s->cfg.mode == MODE_THP && !(v->flags & VM_NOHUGEPAGE) &&
+	       filemap_thp_suitable(v, h) && pt_slot_empty(&s->pt, h, PS_2M);
+}
+
+/* do_set_pmd(): one read-only PMD maps the whole file THP (thp_file_mapped). */
+static int map_cache_pmd(struct sim *s, vaddr_t va, pfn_t pfn)
+{
+	pfn_t head = pfn & ~(pfn_t)(HPAGE_PMD_NR - 1);
+
+	if (pt_map(&s->pt, va & ~(PMD_SIZE - 1), PS_2M, head, false))
+		return 1;
+	filemap_map_pmd(s, head);
+	s->st.thp_file_mapped++;
+	return 0;
+}
+
+bool filemap_thp_suitable(const struct vma *v, vaddr_t haddr)
+{
+	return !(((v->start >> PAGE_SHIFT) - v->pgoff) & (HPAGE_PMD_NR - 1)) && haddr >= v->start &&
+	       haddr + PMD_SIZE <= v->end;
+}
+
 int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 {
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
@@ -290,7 +421,9 @@ int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 		return cow_copy(s, v, p, false); /* do_cow_fault() */
 	if (write) /* do_shared_fault(): the cache page, writable and dirty */
 		return map_cache_pte(s, p, pfn, v->flags & VM_WRITE);
-	/* do_read_fault() */
+	/* do_read_fault(): a file THP maps whole (filemap_map_pmd(), finish_fault()) */
+	if (filemap_is_thp(s, pfn) && set_pmd_ok(s, v, va))
+		return map_cache_pmd(s, va, pfn);
 	if (s->cfg.fault_around_bytes > PAGE_SIZE)
 		return fault_around(s, v, va);
 	return map_cache_pte(s, p, pfn, false);
@@ -317,7 +450,7 @@ void filemap_for_each(const struct sim *s, void (*fn)(void *ctx, pfn_t pfn), voi
 			fn(ctx, s->fm.val[i]);
 }
 
-void filemap_check_invariants(const struct sim *s, uint64_t ptes)
+void filemap_check_invariants(const struct sim *s, uint64_t ptes, uint64_t pmds)
 {
 	uint64_t maps = 0, nr_mapped = 0;
 
@@ -330,6 +463,6 @@ void filemap_check_invariants(const struct sim *s, uint64_t ptes)
 			maps += m - 1;
 			nr_mapped += m > 1;
 		}
-	BUG_ON(maps != ptes || ptes != s->fm.nr_ptes);
+	BUG_ON(maps != ptes + pmds * HPAGE_PMD_NR || ptes != s->fm.nr_ptes || pmds != s->fm.nr_pmds);
 	BUG_ON(nr_mapped != s->st.nr_mapped);
 }

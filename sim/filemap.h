@@ -27,6 +27,7 @@ struct filemap {
 	uint32_t *map;      /* per frame: 0 = no cache page, else 1 + its mapcount */
 	uint32_t next_file; /* the next identity of mmusim's own */
 	uint64_t nr_ptes;   /* PTEs mapping cache pages */
+	uint64_t nr_pmds;   /* PMDs mapping file THPs */
 };
 
 int filemap_init(struct sim *s);
@@ -53,10 +54,37 @@ void filemap_unmap_pte(struct sim *s, pfn_t pfn);
 /* A PTE mapping cache page @pfn is made at a new place (mremap). */
 void filemap_map_pte(struct sim *s, pfn_t pfn);
 
+/* The cached frame of page @off of @file, or PFN_NONE. */
+pfn_t filemap_lookup(const struct sim *s, uint32_t file, uint64_t off);
+
+/*
+ * page_cache_sync_readahead() as collapse_file() calls it: read the missing
+ * pages of [@off, @off + @nr) of @file into the cache. 0, 1 if out of memory.
+ */
+int filemap_read_in(struct sim *s, uint32_t file, uint64_t off, uint64_t nr);
+
+/* Is @pfn a page of a file THP (khugepaged.c collapse_file())? */
+bool filemap_is_thp(const struct sim *s, pfn_t pfn);
+
+/*
+ * collapse_file()'s page-cache part: the 512 cached pages of @file from @start
+ * (all present, none mapped) are replaced by the allocated order-9 block at
+ * @head (nr_file_hugepages); the old pages are freed.
+ */
+void filemap_install_thp(struct sim *s, uint32_t file, uint64_t start, pfn_t head);
+
+/* A PMD maps the file THP at @head (do_set_pmd()) / one mapping it goes. */
+void filemap_map_pmd(struct sim *s, pfn_t head);
+void filemap_unmap_pmd(struct sim *s, pfn_t pfn);
+
+/* thp_vma_suitable_order(@v, @haddr, PMD_ORDER) for a file VMA. */
+bool filemap_thp_suitable(const struct vma *v, vaddr_t haddr);
+
 /* Every cache page to @fn (the invariants: each owned once). */
 void filemap_for_each(const struct sim *s, void (*fn)(void *ctx, pfn_t pfn), void *ctx);
 
-/* Counters agree with the cache and the page table's cache PTEs (@ptes). Aborts. */
-void filemap_check_invariants(const struct sim *s, uint64_t ptes);
+/* Counters agree with the cache and the page table's cache PTEs (@ptes) and file
+ * THP PMDs (@pmds). Aborts. */
+void filemap_check_invariants(const struct sim *s, uint64_t ptes, uint64_t pmds);
 
 #endif

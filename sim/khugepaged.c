@@ -47,6 +47,25 @@
  * 512 x os.cost.compact_scan per range examined, os.cost.copy_page / clear_page
  * per subpage); the application pays the TLB flush (os.cost.flush).
  *
+ * Read-only file text (os.thp.read_only_thp_for_fs, CONFIG_READ_ONLY_THP_FOR_FS):
+ * a file VMA qualifies as file_thp_enabled() and __thp_vma_allowable_orders() say
+ * (see collapsible(); no anon_vma needed) and registers at mmap
+ * (__mmap_new_vma()). hpage_collapse_scan_file() reads the page cache: a THP
+ * there is SCAN_PTE_MAPPED_HUGEPAGE, fewer than 512 - max_ptes_none cached pages
+ * (khugepaged) thp_scan_exceed_none_pte; collapse_file() allocates as above,
+ * reads the missing pages in, try_to_unmap()s the old ones from every VMA of the
+ * file (one batched full flush), copies 512 pages, replaces them in the cache
+ * (filemap.c) and retract_page_tables(): every VMA of the file without anon_vma
+ * mapping the range 2M-aligned loses its PT table (pmdp_collapse_flush()). A file
+ * range always drops mmap_lock, so it always ends khugepaged_scan_mm_slot().
+ * khugepaged then runs collapse_pte_mapped_thp() without installing a PMD on a
+ * range whose cache is a THP, and counts SCAN_PMD_MAPPED as a success
+ * (pages_collapsed, as the kernel does on every visit); MADV_COLLAPSE gets
+ * SCAN_PTE_MAPPED_HUGEPAGE from collapse_file() and installs the PMD at once.
+ * Reference for this part as for the rest ([KH]); the later collapse_single_pmd()
+ * rework (Nico Pache, 2025) keeps these outcomes, the pages_collapsed count of a
+ * PMD-mapped range included.
+ *
  * Swap entries: more than max_ptes_swap skip the range
  * (thp_scan_exceed_swap_pte); with any, khugepaged wants at least 256 young PTEs;
  * the collapse reads them back first (__collapse_huge_page_swapin(): major
@@ -55,12 +74,18 @@
  * Simplifications: no shared PTEs (one process: max_ptes_shared never binds);
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here; nothing
  * can change a VMA while a collapse has mmap_lock dropped, so the revalidations
- * always pass; shared mappings (shmem) are never collapsed; wake-ups of a sleeping
+ * always pass; shared anonymous mappings (shmem) are never collapsed; the page
+ * cache has no dirty, writeback, LRU or reference state, so collapse_file() never
+ * fails on a page (SCAN_FAIL, SCAN_PAGE_COUNT, ...) and missing pages are read
+ * whole (page_cache_sync_readahead() of exactly the missing pages: the file size
+ * is unknown); whether a file is open for write is inferred from its VMAs (see
+ * file_thp_enabled()); wake-ups of a sleeping
  * khugepaged (a sysfs write, a new mm on an empty list) do not cut its sleep short.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "filemap.h"
 #include "khugepaged.h"
 #include "mmap.h"
 #include "page_alloc.h"
@@ -80,35 +105,69 @@ void khugepaged_init(struct sim *s)
 }
 
 /*
- * thp_vma_allowable_order(vma, @flags, tva_flags, PMD_ORDER) for a VMA [@start,
- * @end) outside a fault: @enforce_sysfs for khugepaged (TVA_ENFORCE_SYSFS), not
- * for MADV_COLLAPSE. Without TVA_IN_PF the VMA must hold an aligned 2M range
- * (thp_vma_suitable_order() at vm_end - PMD_SIZE) and have an anon_vma.
+ * file_thp_enabled(): CONFIG_READ_ONLY_THP_FOR_FS (os.thp.read_only_thp_for_fs)
+ * and a regular file that is not open for write. A trace does not show open(2):
+ * the model takes the file as open for write when the VMA is writable (a private
+ * writable mapping may come from an O_RDONLY file, the model cannot tell: it
+ * refuses it) or when any VMA maps the file shared and writable (which needs an
+ * fd open for write, kept open by the mapping).
  */
-static bool collapsible(const struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags,
+static bool file_thp_enabled(const struct sim *s, const struct vma *v, unsigned long flags)
+{
+	if (!s->cfg.thp.read_only_thp_for_fs || !(flags & VM_FILE) || (flags & VM_WRITE))
+		return false;
+	for (size_t i = 0; i < s->vmas.n; i++) {
+		const struct vma *o = &s->vmas.v[i];
+
+		if ((o->flags & VM_FILE) && o->file == v->file && (o->flags & VM_SHARED) &&
+		    (o->flags & VM_WRITE))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * thp_vma_allowable_order(vma, @flags, tva_flags, PMD_ORDER) for VMA @v outside
+ * a fault: @enforce_sysfs for khugepaged (TVA_ENFORCE_SYSFS), not for
+ * MADV_COLLAPSE. Without TVA_IN_PF the VMA must hold an aligned 2M range
+ * (thp_vma_suitable_order() at vm_end - PMD_SIZE, for a file VMA with its start
+ * minus pgoff 2M aligned too); an anonymous one must have an anon_vma, a file one
+ * pass file_thp_enabled() (and with TVA_ENFORCE_SYSFS, THP enabled and either
+ * enabled=always or VM_HUGEPAGE: the global control, __thp_vma_allowable_orders()).
+ */
+static bool collapsible(const struct sim *s, const struct vma *v, unsigned long flags,
 			bool enforce_sysfs)
 {
-	struct vma v = { start, end, flags, 0, 0 };
-	vaddr_t hend = end & ~(PMD_SIZE - 1);
+	struct vma t = { v->start, v->end, flags, v->file, v->pgoff };
+	vaddr_t hend = v->end & ~(PMD_SIZE - 1);
 
-	/* vma_thp_disabled(), VM_NO_KHUGEPAGED; shmem is not modelled */
-	if (s->cfg.mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)))
+	/* vma_thp_disabled(), VM_NO_KHUGEPAGED */
+	if (s->cfg.mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB)))
 		return false;
-	if (enforce_sysfs && !thp_vma_allowable(s, &v))
+	if (flags & VM_FILE) {
+		if (enforce_sysfs && (s->cfg.thp.enabled == THP_NEVER ||
+				      (s->cfg.thp.enabled != THP_ALWAYS && !(flags & VM_HUGEPAGE))))
+			return false;
+		return hend >= PMD_SIZE && filemap_thp_suitable(&t, hend - PMD_SIZE) &&
+		       file_thp_enabled(s, v, flags);
+	}
+	if (flags & VM_SHARED)
+		return false; /* shmem is not modelled */
+	if (enforce_sysfs && !thp_vma_allowable(s, &t))
 		return false;
-	if (hend < PMD_SIZE || hend - PMD_SIZE < start)
+	if (hend < PMD_SIZE || hend - PMD_SIZE < v->start)
 		return false;
 	return flags & VM_ANON_VMA; /* only a fault or smaps may do without it */
 }
 
 static bool vma_collapsible(const struct sim *s, const struct vma *v, bool enforce_sysfs)
 {
-	return collapsible(s, v->start, v->end, v->flags, enforce_sysfs);
+	return collapsible(s, v, v->flags, enforce_sysfs);
 }
 
 void khugepaged_enter_vma(struct sim *s, const struct vma *v, unsigned long flags)
 {
-	if (!s->thp.mm_registered && collapsible(s, v->start, v->end, flags, true))
+	if (!s->thp.mm_registered && collapsible(s, v, flags, true))
 		thp_register(s);
 }
 
@@ -207,6 +266,219 @@ static enum scan_result scan_pmd(struct sim *s, struct vma *v, vaddr_t haddr, bo
 	return SCAN_SUCCEED;
 }
 
+/* --- file text (CONFIG_READ_ONLY_THP_FOR_FS) ---------------------------------- */
+
+static void unmap_cache_pte(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	(void)va;
+	(void)ps;
+	(void)entry;
+	filemap_unmap_pte(ctx, pfn);
+}
+
+/* The file page @v maps at @va (linear_page_index()). */
+static uint64_t linear_index(const struct vma *v, vaddr_t va)
+{
+	return v->pgoff + ((va - v->start) >> PAGE_SHIFT);
+}
+
+/*
+ * collapse_file()'s try_to_unmap() of the cached pages [@start, @start + 512) of
+ * @file: every PTE mapping one, in every VMA of the file, goes (anonymous copies
+ * stay). Returns how many went.
+ */
+static uint64_t unmap_file_range(struct sim *s, uint32_t file, uint64_t start)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->vmas.n; i++) {
+		const struct vma *o = &s->vmas.v[i];
+		uint64_t lo = o->pgoff, hi = o->pgoff + ((o->end - o->start) >> PAGE_SHIFT);
+
+		if (!(o->flags & VM_FILE) || o->file != file)
+			continue;
+		if (lo < start)
+			lo = start;
+		if (hi > start + HPAGE_PMD_NR)
+			hi = start + HPAGE_PMD_NR;
+		for (uint64_t off = lo; off < hi; off++) {
+			vaddr_t a = o->start + ((off - o->pgoff) << PAGE_SHIFT);
+			enum page_size ps;
+			pfn_t pfn;
+
+			if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps == PS_4K &&
+			    pfn == filemap_lookup(s, file, off))
+				n += pt_unmap_range(&s->pt, a, a + PAGE_SIZE, false, unmap_cache_pte, s);
+		}
+	}
+	return n;
+}
+
+/*
+ * retract_page_tables(): in every VMA mapping file page @pgoff with no anon_vma,
+ * at a 2M-aligned address with the whole 2M inside it, whose PMD points to a PT
+ * table (now empty: try_to_unmap() took its PTEs), the table is freed and the
+ * range flushed (pmdp_collapse_flush(): 512 > 33 strides, a full flush). The next
+ * fault there maps the THP with one PMD.
+ */
+static void retract_page_tables(struct sim *s, uint32_t file, uint64_t pgoff)
+{
+	for (size_t i = 0; i < s->vmas.n; i++) {
+		const struct vma *o = &s->vmas.v[i];
+		vaddr_t addr;
+
+		if (!(o->flags & VM_FILE) || o->file != file || (o->flags & VM_ANON_VMA) ||
+		    pgoff < o->pgoff || pgoff >= o->pgoff + ((o->end - o->start) >> PAGE_SHIFT))
+			continue;
+		addr = o->start + ((pgoff - o->pgoff) << PAGE_SHIFT);
+		if ((addr & (PMD_SIZE - 1)) || o->end < addr + PMD_SIZE || !pt_table_at(&s->pt, addr, 1))
+			continue;
+		pt_retract_pmd(&s->pt, addr);
+		sim_flush_tlb_range(s, addr, addr + PMD_SIZE);
+	}
+}
+
+/*
+ * collapse_file() of file pages [@start, @start + 512) of @v's file: allocate
+ * the THP (as collapse_huge_page() does), read the missing pages
+ * (page_cache_sync_readahead()), unmap the old pages everywhere (try_to_unmap(),
+ * one batched full flush: try_to_unmap_flush()), copy all 512 (nr_none is 0 for
+ * a regular file), replace them in the cache, free them and retract the page
+ * tables. khugepaged gets SCAN_SUCCEED, MADV_COLLAPSE SCAN_PTE_MAPPED_HUGEPAGE
+ * (it maps the PMD at once: collapse_pte_mapped_thp()).
+ */
+static enum scan_result collapse_file(struct sim *s, const struct vma *v, uint64_t start,
+				      bool is_khugepaged)
+{
+	cycles_t *cyc = is_khugepaged ? &s->st.cyc_khugepaged : &s->st.cyc_fault;
+	uint32_t file = v->file;
+	pfn_t pfn;
+
+	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER,
+			      !is_khugepaged || s->cfg.khugepaged.defrag ? GFP_TRANSHUGE :
+									    GFP_TRANSHUGE_LIGHT);
+	if (pfn == PFN_NONE) {
+		s->st.thp_collapse_alloc_failed++;
+		return SCAN_ALLOC_HUGE_PAGE_FAIL;
+	}
+	s->st.thp_collapse_alloc++; /* alloc_charge_folio() */
+	if (filemap_read_in(s, file, start, HPAGE_PMD_NR)) {
+		buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER); /* filemap_lock_folio() failed */
+		return SCAN_FAIL;
+	}
+	if (unmap_file_range(s, file, start))
+		sim_flush_tlb_mm_range(s, 0, s->va_limit, PAGE_SHIFT); /* TLB_FLUSH_ALL */
+	*cyc += HPAGE_PMD_NR * s->cfg.cost.copy_page; /* copy_mc_highpage() each */
+	filemap_install_thp(s, file, start, pfn);
+	retract_page_tables(s, file, start);
+	return is_khugepaged ? SCAN_SUCCEED : SCAN_PTE_MAPPED_HUGEPAGE;
+}
+
+/*
+ * hpage_collapse_scan_file() of the 2M range at @haddr in file VMA @v: the page
+ * cache, not the PTEs. A THP already there is SCAN_PTE_MAPPED_HUGEPAGE; khugepaged
+ * wants at least 512 - max_ptes_none pages cached (thp_scan_exceed_none_pte); then
+ * collapse_file().
+ */
+static enum scan_result scan_file(struct sim *s, const struct vma *v, vaddr_t haddr,
+				  bool is_khugepaged)
+{
+	uint64_t start = linear_index(v, haddr);
+	unsigned present = 0;
+
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		pfn_t pfn = filemap_lookup(s, v->file, start + i);
+
+		if (pfn == PFN_NONE)
+			continue;
+		if (filemap_is_thp(s, pfn)) /* file THPs start at 512-aligned indices: this one */
+			return SCAN_PTE_MAPPED_HUGEPAGE;
+		present++;
+	}
+	if (is_khugepaged && present < HPAGE_PMD_NR - s->cfg.khugepaged.max_ptes_none) {
+		s->st.thp_scan_exceed_none_pte++;
+		return SCAN_EXCEED_NONE_PTE;
+	}
+	return collapse_file(s, v, start, is_khugepaged);
+}
+
+/* set_huge_pmd() -> do_set_pmd() of the file THP @head at @haddr in @v. */
+static enum scan_result set_huge_pmd(struct sim *s, const struct vma *v, vaddr_t haddr, pfn_t head)
+{
+	if ((v->flags & VM_NOHUGEPAGE) || !filemap_thp_suitable(v, haddr) ||
+	    !pt_slot_empty(&s->pt, haddr, PS_2M))
+		return SCAN_FAIL;
+	if (pt_map(&s->pt, haddr, PS_2M, head, false)) {
+		s->failed = true;
+		err_host(&s->err, s->trace_name, 0, 0, "out of memory mapping a file THP");
+		return SCAN_FAIL;
+	}
+	filemap_map_pmd(s, head);
+	s->st.thp_file_mapped++;
+	return SCAN_SUCCEED;
+}
+
+/*
+ * collapse_pte_mapped_thp(): the file THP's range at @haddr in this mm. Every
+ * present PTE must map its own subpage of the THP (an anonymous copy or a swap
+ * entry refuses); they are cleared and the PT table retracted (one flush), and
+ * with @install_pmd (MADV_COLLAPSE) the THP mapped by a PMD.
+ */
+static enum scan_result collapse_pte_mapped_thp(struct sim *s, vaddr_t haddr, bool install_pmd)
+{
+	struct vma *v = vma_find(&s->vmas, haddr);
+	enum page_size ps;
+	pfn_t pfn, head;
+
+	if (!v || !(v->flags & VM_FILE) || haddr < v->start || haddr + PMD_SIZE > v->end)
+		return SCAN_VMA_CHECK;
+	if (pt_lookup(&s->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
+		return SCAN_PMD_MAPPED;
+	if (!vma_collapsible(s, v, false))
+		return SCAN_VMA_CHECK;
+	head = filemap_lookup(s, v->file, linear_index(v, haddr));
+	if (head == PFN_NONE)
+		return SCAN_PAGE_NULL;
+	if (!filemap_is_thp(s, head))
+		return SCAN_PAGE_COMPOUND;
+	if (pt_table_at(&s->pt, haddr, 1)) {
+		for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+			vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
+			uint64_t slot;
+
+			if (pt_get_swap(&s->pt, a, &slot))
+				return SCAN_PTE_NON_PRESENT;
+			if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && pfn != head + i)
+				return SCAN_FAIL;
+		}
+		pt_unmap_range(&s->pt, haddr, haddr + PMD_SIZE, false, unmap_cache_pte, s);
+		pt_retract_pmd(&s->pt, haddr);
+		sim_flush_tlb_range(s, haddr, haddr + PMD_SIZE); /* pmdp_collapse_flush() */
+	}
+	return install_pmd ? set_huge_pmd(s, v, haddr, head) : SCAN_SUCCEED;
+}
+
+/* khugepaged's visit of a file VMA's 2M range (khugepaged_scan_mm_slot()). */
+static enum scan_result scan_file_khugepaged(struct sim *s, const struct vma *v, vaddr_t haddr)
+{
+	enum scan_result r = scan_file(s, v, haddr, true);
+
+	if (r == SCAN_PTE_MAPPED_HUGEPAGE) {
+		r = collapse_pte_mapped_thp(s, haddr, false);
+		if (r == SCAN_PMD_MAPPED)
+			r = SCAN_SUCCEED;
+	}
+	return r;
+}
+
+/* MADV_COLLAPSE's of a file VMA's 2M range (madvise_collapse()). */
+static enum scan_result scan_file_madvise(struct sim *s, const struct vma *v, vaddr_t haddr)
+{
+	enum scan_result r = scan_file(s, v, haddr, false);
+
+	return r == SCAN_PTE_MAPPED_HUGEPAGE ? collapse_pte_mapped_thp(s, haddr, true) : r;
+}
+
 enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_collapse)
 {
 	struct vma *v = vma_find(&s->vmas, haddr);
@@ -216,7 +488,10 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
 	if (!v || haddr + PMD_SIZE > v->end || (haddr & (PMD_SIZE - 1)) ||
 	    !vma_collapsible(s, v, !madv_collapse))
 		return SCAN_VMA_CHECK;
-	r = scan_pmd(s, v, haddr, !madv_collapse, &mmap_locked);
+	if (v->flags & VM_FILE)
+		r = madv_collapse ? scan_file_madvise(s, v, haddr) : scan_file_khugepaged(s, v, haddr);
+	else
+		r = scan_pmd(s, v, haddr, !madv_collapse, &mmap_locked);
 	if (r == SCAN_SUCCEED && !madv_collapse)
 		s->st.khugepaged_pages_collapsed++;
 	return r;
@@ -253,7 +528,12 @@ static unsigned scan_mm_slot(struct sim *s, unsigned pages, enum scan_result *re
 		while (kh->address < hend) {
 			bool mmap_locked = true;
 
-			*result = scan_pmd(s, v, kh->address, true, &mmap_locked);
+			if (v->flags & VM_FILE) { /* hpage_collapse_scan_file() drops mmap_lock */
+				*result = scan_file_khugepaged(s, v, kh->address);
+				mmap_locked = false;
+			} else {
+				*result = scan_pmd(s, v, kh->address, true, &mmap_locked);
+			}
 			if (*result == SCAN_SUCCEED)
 				s->st.khugepaged_pages_collapsed++;
 			s->st.cyc_khugepaged += HPAGE_PMD_NR * s->cfg.cost.compact_scan;
@@ -339,7 +619,8 @@ static int madvise_collapse(struct sim *s, struct vma *v, vaddr_t start, vaddr_t
 		return -EINVAL;
 	for (vaddr_t addr = hstart; addr < hend; addr += PMD_SIZE) {
 		bool mmap_locked = true;
-		enum scan_result r = scan_pmd(s, v, addr, false, &mmap_locked);
+		enum scan_result r = v->flags & VM_FILE ? scan_file_madvise(s, v, addr) :
+							  scan_pmd(s, v, addr, false, &mmap_locked);
 
 		if (s->failed)
 			return -ENOMEM;
@@ -350,6 +631,9 @@ static int madvise_collapse(struct sim *s, struct vma *v, vaddr_t start, vaddr_t
 			break;
 		case SCAN_PAGE_RO: /* of the results this model produces, the ones to go on from */
 		case SCAN_LACK_REFERENCED_PAGE:
+		case SCAN_PTE_NON_PRESENT:
+		case SCAN_PAGE_NULL:
+		case SCAN_PAGE_COMPOUND:
 			last_fail = r;
 			break;
 		default: /* SCAN_PMD_NONE, SCAN_ALLOC_HUGE_PAGE_FAIL, SCAN_FAIL, ... */

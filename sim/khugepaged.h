@@ -22,6 +22,11 @@ enum scan_result {
 	SCAN_LACK_REFERENCED_PAGE,
 	SCAN_VMA_CHECK,
 	SCAN_ALLOC_HUGE_PAGE_FAIL,
+	/* file text (CONFIG_READ_ONLY_THP_FOR_FS) */
+	SCAN_PTE_MAPPED_HUGEPAGE,
+	SCAN_PTE_NON_PRESENT,
+	SCAN_PAGE_NULL,
+	SCAN_PAGE_COMPOUND,
 };
 
 /* struct khugepaged_scan: the cursor of the one mm_slot this simulator has. */

@@ -69,6 +69,11 @@ static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 		filemap_unmap_pte(s, pfn);
 		return;
 	}
+	if (ps == PS_2M && filemap_is_thp(s, pfn)) { /* zap_huge_pmd() of a file THP: cached */
+		thp_rmap_run_end(s);
+		filemap_unmap_pmd(s, pfn);
+		return;
+	}
 	thp_unmap_leaf(s, va, ps, pfn);
 }
 
@@ -122,13 +127,13 @@ static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
 		*end = (*end + PUD_SIZE - 1) & ~(PUD_SIZE - 1);
 
 	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_2M) {
-		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
+		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn) || filemap_is_thp(s, pfn))
 			thp_split_pmd_at(s, *start);
 		else
 			*start &= ~(PMD_SIZE - 1);
 	}
 	if (*end & (PMD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_2M) {
-		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn))
+		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn) || filemap_is_thp(s, pfn))
 			thp_split_pmd_at(s, *end - 1);
 		else
 			*end = (*end + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
@@ -390,6 +395,9 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		return 0;
 	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT))
 		return ev_oom(s, ev);
+	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text) */
+	if (flags & VM_FILE)
+		khugepaged_enter_vma(s, vma_find(&s->vmas, start), flags);
 	return 0;
 }
 
@@ -429,9 +437,18 @@ static void cache_ptes_read_only(struct sim *s, vaddr_t start, vaddr_t end)
 	enum page_size ps;
 	pfn_t pfn;
 
-	for (vaddr_t p = start; p < end; p += PAGE_SIZE)
-		if (pt_lookup(&s->pt, p, &ps, &pfn, NULL) && ps == PS_4K && filemap_is_cache(&s->fm, pfn))
+	for (vaddr_t p = start; p < end; p += PAGE_SIZE) {
+		if (!pt_lookup(&s->pt, p, &ps, &pfn, NULL))
+			continue;
+		if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
 			pt_protect_range(&s->pt, p, p + PAGE_SIZE, false, PFN_NONE, PFN_NONE);
+		} else if (ps == PS_2M && filemap_is_thp(s, pfn)) {
+			/* a file THP's PMD too (change_huge_pmd(): never made writable here) */
+			pt_protect_range(&s->pt, p & ~(PMD_SIZE - 1), (p & ~(PMD_SIZE - 1)) + PMD_SIZE,
+					 false, PFN_NONE, PFN_NONE);
+			p = (p & ~(PMD_SIZE - 1)) + PMD_SIZE - PAGE_SIZE;
+		}
+	}
 }
 
 static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)

@@ -411,6 +411,19 @@ pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable
 	return table;
 }
 
+void pt_retract_pmd(struct pagetable *pt, vaddr_t va)
+{
+	struct pt_node *pd = node_at(pt, va, 2), *t;
+	unsigned i = pt_index(va, 2);
+
+	BUG_ON(!(pd->e[i] & PTE_P) || (pd->e[i] & PTE_PS));
+	t = pd->child[i];
+	BUG_ON(t->used); /* the caller emptied it */
+	node_free(pt, t);
+	pd->child[i] = NULL;
+	ent_set(pd, i, 0); /* (an upper table: full, nothing moves) */
+}
+
 void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
 {
 	struct pt_node *t = node_at(pt, va, 1);

@@ -124,6 +124,13 @@ pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable
 		      void (*fn)(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry),
 		      void *ctx);
 
+/*
+ * retract_page_tables()' pmdp_collapse_flush() + pte_free_defer(): the PT table
+ * under the 2M slot of @va, which must hold no entry, is freed (its frame back
+ * through ops.free) and the PMD left empty.
+ */
+void pt_retract_pmd(struct pagetable *pt, vaddr_t va);
+
 /* Re-point the present 4K leaf at @va to @pfn with @writable (COW). */
 void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable);
 

@@ -282,6 +282,7 @@ struct inv_ctx {
 	uint8_t *owned; /* frames reached from the page table */
 	uint64_t thp_pmds, subpages, pages_1g, lru_pages, file_ptes;
 	uint8_t *slots; /* swap slots reached from swap entries */
+	uint64_t file_pmds;
 };
 
 static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
@@ -318,6 +319,14 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 		BUG_ON(!(vma_find(&s->vmas, va)->flags & VM_FILE));
 		BUG_ON((entry & PTE_RW) && !(vma_find(&s->vmas, va)->flags & VM_SHARED));
 		c->file_ptes++;
+		return;
+	}
+	if (ps == PS_2M && filemap_is_thp(s, pfn)) {
+		/* a file THP (khugepaged.c): its pages are the cache's, mapped read-only */
+		BUG_ON(pfn & (HPAGE_PMD_NR - 1));
+		BUG_ON(entry & PTE_RW);
+		BUG_ON(!(vma_find(&s->vmas, va)->flags & VM_FILE));
+		c->file_pmds++;
 		return;
 	}
 	if (thp_is_folio(s, pfn)) {
@@ -378,7 +387,7 @@ static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
 void sim_check_invariants(struct sim *s)
 {
 	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0, 0,
-			     calloc(s->swap.nr_slots / 8 + 1, 1) };
+			     calloc(s->swap.nr_slots / 8 + 1, 1), 0 };
 	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
 
@@ -395,10 +404,10 @@ void sim_check_invariants(struct sim *s)
 	pt_for_each_leaf(&s->pt, inv_leaf, &c);
 	pt_for_each_table(&s->pt, inv_table, &c);
 	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages + s->thp.nr_zero_ptes + s->fm.nr_ptes);
-	filemap_check_invariants(s, c.file_ptes);
+	filemap_check_invariants(s, c.file_ptes, c.file_pmds);
 	filemap_for_each(s, own_cache_page, &c);
 	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages + s->thp.nr_zero_pmds +
-					     s->st.nr_anon_transparent_hugepages);
+					     s->st.nr_anon_transparent_hugepages + s->fm.nr_pmds);
 	BUG_ON(c.thp_pmds != s->st.nr_anon_transparent_hugepages);
 	BUG_ON(c.pages_1g != s->hugetlb.in_use_1g);
 	/* a deposited table per THP or zero PMD, counted as a page-table page */

@@ -34,6 +34,8 @@ struct stats {
 	uint64_t pgfault, tlb_invalidations;
 	uint64_t nr_anon_pages, nr_anon_transparent_hugepages, nr_hugetlb_pages, nr_hugetlb_pages_1g;
 	uint64_t nr_file_pages, nr_mapped; /* the page cache; its pages mapped (filemap.c) */
+	/* file THPs (CONFIG_READ_ONLY_THP_FOR_FS): in the cache, PMD-mapped, PMD mappings made */
+	uint64_t nr_file_hugepages, nr_file_pmdmapped, thp_file_mapped;
 	uint64_t thp_fault_alloc, thp_fault_fallback, thp_split_pmd, thp_split_page,
 		thp_deferred_split_page, thp_collapse_alloc, thp_collapse_alloc_failed,
 		thp_scan_exceed_none_pte, thp_zero_page_alloc, thp_zero_page_alloc_failed, compact_stall, compact_success,

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filemap.h"
 #include "lru.h"
 #include "mmap.h"
 #include "page_alloc.h"
@@ -350,10 +351,16 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va)
 		f->flags &= ~FOLIO_PMD_MAPPED;
 		s->st.nr_anon_transparent_hugepages--;
 		s->st.nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
+	} else if (filemap_is_thp(s, pfn)) {
+		/* __split_huge_pmd_locked() of a file PMD: it is only cleared
+		 * (pmdp_huge_clear_flush(), no deposited table on x86); the pages stay
+		 * cached and the range refaults by PTE */
+		pt_unmap_range(&s->pt, h, h + PMD_SIZE, false, NULL, NULL);
+		filemap_unmap_pmd(s, pfn);
 	} else {
 		return; /* hugetlbfs pages are never split */
 	}
-	/* the deposited table became the live PT table: still one page-table page */
+	/* (anonymous: the deposited table became the live PT table, still one page) */
 	s->st.thp_split_pmd++;
 	sim_flush_tlb_range(s, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
 }
@@ -488,8 +495,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 	s->st.nr_anon_pages--;
 }
 
-/* split_page(): an allocated order-@order block becomes 2^order order-0 blocks. */
-static void split_alloc(struct buddy *b, pfn_t head, unsigned order)
+void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order)
 {
 	unsigned o;
 
@@ -511,7 +517,7 @@ uint64_t thp_split_folio(struct sim *s, pfn_t head)
 		deferred_del(s, head);
 	/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
 	lru_split(&s->lru, head, f->mapped);
-	split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
+	thp_split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		if (f->mapped[i / 64] & (1ULL << (i % 64)))
 			continue; /* its reverse map was set at the PMD split */

@@ -17,12 +17,15 @@ struct folio {
 	uint64_t mapped[HPAGE_PMD_NR / 64]; /* subpages mapped by a PTE or by the PMD */
 	vaddr_t va; /* where its PMD mapped it (the reverse map of its subpages) */
 	uint16_t nr_mapped;
+	uint16_t nr_pmd; /* FOLIO_FILE: PMDs mapping it (every mapping of the file) */
 	uint8_t flags;
 };
 
 #define FOLIO_THP 0x01        /* an anonymous THP lives here */
 #define FOLIO_PMD_MAPPED 0x02 /* mapped by a PMD leaf */
 #define FOLIO_DEFERRED 0x04   /* on the deferred split queue */
+#define FOLIO_FILE 0x08       /* a file THP of the page cache lives here (khugepaged.c
+				 collapse_file(); its frames are cache pages, filemap.c) */
 
 struct thp_state {
 	pfn_t zero_pfn;      /* the 4 KiB zero page (reserved at start) */
@@ -117,6 +120,9 @@ bool thp_is_folio(const struct sim *s, pfn_t pfn);
  * reclaim (page_alloc.c). PFN_NONE if none.
  */
 pfn_t thp_alloc_huge(struct sim *s, gfp_t gfp);
+
+/* split_page(): an allocated order-@order block at @head becomes 2^order order-0 blocks. */
+void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order);
 
 /* Record a new PMD-mapped THP folio at @pfn. */
 void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va);

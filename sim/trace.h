@@ -79,7 +79,7 @@ struct os_event {
 	vaddr_t new_addr;
 	uint64_t new_len;
 	unsigned long line; /* where it came from, for messages; 0 if generated */
-	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2 only; else 0) */
+	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2, lackey; else 0) */
 	uint32_t file; /* mmap of a file: 1 + index into trace_reader.files (mtr v2); 0 unknown */
 	uint32_t thread; /* the thread that made the call (mtr v2: trace_reader.thread); 0 unknown */
 };

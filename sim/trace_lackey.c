@@ -395,7 +395,7 @@ static int lk_syscall(struct lk_ctx *c, const unsigned char *l, const unsigned c
 		ev.prot = (uint32_t)arg[2];
 		ev.flags = arg[3];
 		ev.fd = (int32_t)(uint32_t)arg[4]; /* an int: 4294967295 is -1 */
-		ev.off = arg[5];
+		ev.off = arg[5]; /* the file offset: vma->vm_pgoff (thp_vma_suitable_order()) */
 		break;
 	case EV_MUNMAP:
 		ev.addr = arg[0];

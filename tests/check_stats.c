@@ -57,6 +57,9 @@ static void fill(struct stats *s)
 	s->thp_deferred_split_page = v++;
 	s->thp_collapse_alloc = v++;
 	s->thp_collapse_alloc_failed = v++;
+	s->thp_file_mapped = v++;
+	s->nr_file_hugepages = v++;
+	s->nr_file_pmdmapped = v++;
 	s->thp_scan_exceed_none_pte = v++;
 	s->thp_zero_page_alloc = v++;
 	s->thp_zero_page_alloc_failed = v++;
@@ -278,7 +281,9 @@ START_TEST(json_report)
 	ck_assert_int_eq(json_integer_value(at(j, "memory.fragmentation_index_order9")), -1);
 	ck_assert(json_is_real(at(j, "memory.huge_coverage")));
 	ck_assert_int_eq(json_integer_value(at(j, "cycles.kswapd")), 1111);
-	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 39); /* + nr_file_pages, nr_mapped */
+	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 42); /* + the file THP three */
+	ck_assert_int_eq(json_integer_value(at(j, "vmstat.nr_file_pmdmapped")),
+			 (json_int_t)s.nr_file_pmdmapped);
 	ck_assert_uint_eq(json_object_size(at(j, "cycles")), 10);
 	/* the text table's derived rows are not in the JSON */
 	ck_assert_ptr_null(at(j, "tlb.l1i.lookups"));
