@@ -246,16 +246,17 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
  * Insert @key (not present) with @payload, evicting per the policy. Returns the
  * evicted key, or TLB_KEY_NONE if a free way was used (or the array is empty).
  * Inline for packed lru/fifo arrays without a hash index: the oldest way (the
- * lowest free one while any is free) becomes the newest.
+ * lowest free one while any is free) becomes the newest. tlb_array_fill_set()
+ * is for a caller that has the set (tlb_set_of(@a, @key)) from its lookup.
  */
-static inline uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
+static inline uint64_t tlb_array_fill_set(struct tlb_array *a, unsigned set, uint64_t key,
+					  uint64_t payload)
 {
-	unsigned set, base, victim;
+	unsigned base, victim;
 	uint64_t o, old;
 
 	if (unlikely(!a->order || a->hash))
 		return tlb_array_fill_slow(a, key, payload);
-	set = tlb_set_of(a, key);
 	base = set * a->ways;
 	o = a->order[set];
 	victim = (unsigned)(o >> a->last_shift) & 15;
@@ -267,6 +268,11 @@ static inline uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_
 	a->mru[set] = (uint16_t)victim;
 	a->mru_e[set] = (struct tlb_mru){ key, payload };
 	return old;
+}
+
+static inline uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
+{
+	return tlb_array_fill_set(a, tlb_set_of(a, key), key, payload);
 }
 
 /* True if the set @key maps to has a free way. */
