@@ -226,12 +226,17 @@ static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
 	w = a->mru[set];
+	/*
+	 * The set's MRU way again: no replacement state changes (under lru it heads
+	 * the recency list, under plru the tree already points away from it, fifo
+	 * and random keep none), so no touch (a PWC hit is the MRU a quarter of the
+	 * time on the miss-heavy bench trace).
+	 */
 	if (likely(a->tag[base + w] == key))
-		goto hit;
+		return (long)base + w;
 	w = tlb_array_find(a, set, key);
 	if (w < 0)
 		return -1;
-hit:
 	tlb_array_touch(a, set, (unsigned)w);
 	return (long)base + w;
 }
