@@ -36,8 +36,9 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		lv->set_mod = (lv->sets & (lv->sets - 1)) != 0;
 		n = (size_t)lv->sets * lv->ways;
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
-		lv->tag = calloc(n + SCAN_PAD, sizeof(*lv->tag)); /* SCAN_PAD: scan_ways() reads 8 or 16 */
+		lv->tag = calloc(n + SCAN_PAD, sizeof(*lv->tag)); /* SCAN_PAD: scan_ways_masked() reads 8 or 16 */
 		if (lv->ways <= CACHE_ORDER_WAYS) {
+			lv->scan_mask = scan_mask(lv->ways);
 			lv->order = calloc(lv->sets, sizeof(*lv->order));
 			for (unsigned p = 0; p < lv->ways; p++)
 				lv->order0 |= (uint64_t)(lv->ways - 1 - p) << (4 * p);
@@ -99,6 +100,7 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	size_t base = (size_t)set * lv->ways;
 	uint64_t o;
 	unsigned w, p;
+	int sw;
 	bool hit;
 
 	if (unlikely(!lv->order))
@@ -111,9 +113,10 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	 * an exit at a random way is a branch miss per read (the miss-heavy bench trace's
 	 * walks hit L2 at any way). scan.h compares two ways per SSE2 instruction.
 	 */
-	w = scan_ways(lv->tag + base, lv->ways, line);
-	hit = w < lv->ways;
+	sw = scan_ways_masked(lv->tag + base, lv->scan_mask, line);
+	hit = sw >= 0;
 	if (hit) {
+		w = (unsigned)sw;
 		p = order_pos(o, w);
 	} else { /* the least recent way (the lowest free one while any is free) */
 		p = lv->ways - 1;

@@ -27,6 +27,7 @@ struct cache_array {
 	uint64_t *stamp; /* sets * ways (ways > 16) */
 	uint64_t clock;
 	unsigned sets, ways, latency;
+	uint32_t scan_mask; /* scan_mask(ways) (ways <= CACHE_ORDER_WAYS) */
 	uint64_t set_mask; /* sets - 1 if a power of two, else 0 */
 	bool set_mod;      /* sets is not a power of two: the set is a remainder */
 	bool present;

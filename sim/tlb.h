@@ -71,6 +71,7 @@ struct tlb_array {
 	uint16_t *hash;
 	unsigned hash_mask, hash_shift;
 	unsigned sets, ways;
+	uint32_t scan_mask; /* scan_mask(ways) for 1..16 ways, else 0 (the ways are looped over) */
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
 	enum repl_policy policy;
 	/* cold */
@@ -158,11 +159,8 @@ static inline __attribute__((always_inline)) long tlb_array_find(const struct tl
 				return w;
 		}
 	}
-	if (a->ways <= 16) { /* every way compared, no early exit at a data-dependent way */
-		unsigned w = scan_ways(a->tag + base, a->ways, key);
-
-		return w < a->ways ? (long)w : -1;
-	}
+	if (likely(a->scan_mask)) /* every way compared, no early exit at a data-dependent way */
+		return scan_ways_masked(a->tag + base, a->scan_mask, key);
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == key)
 			return w;
