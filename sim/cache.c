@@ -38,10 +38,16 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
 		lv->tag = calloc(n + SCAN_PAD, sizeof(*lv->tag)); /* SCAN_PAD: scan_ways_masked() reads 8 or 16 */
 		if (lv->ways <= CACHE_ORDER_WAYS) {
-			lv->scan_mask = scan_mask(lv->ways);
-			lv->order = calloc(lv->sets, sizeof(*lv->order));
+			uint64_t order0 = 0; /* ways - 1 most recent ... 0 least: fills take way 0 first */
+
 			for (unsigned p = 0; p < lv->ways; p++)
-				lv->order0 |= (uint64_t)(lv->ways - 1 - p) << (4 * p);
+				order0 |= (uint64_t)(lv->ways - 1 - p) << (4 * p);
+			lv->scan_mask = scan_mask(lv->ways);
+			lv->last_shift = 4 * (lv->ways - 1);
+			lv->order_mask = lv->ways == 16 ? ~0ULL : (1ULL << (4 * lv->ways)) - 1;
+			lv->order = malloc(lv->sets * sizeof(*lv->order));
+			for (unsigned s = 0; lv->order && s < lv->sets; s++)
+				lv->order[s] = order0;
 		} else {
 			lv->stamp = calloc(n, sizeof(*lv->stamp));
 		}
@@ -101,11 +107,10 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	uint64_t o;
 	unsigned w, p;
 	int sw;
-	bool hit;
 
 	if (unlikely(!lv->order))
 		return level_access_stamps(lv, base, line);
-	o = lv->order[set] ^ lv->order0;
+	o = lv->order[set];
 	if (lv->tag[base + (o & 15)] == line) /* the MRU way: nothing to reorder */
 		return true;
 	/*
@@ -114,19 +119,19 @@ static bool level_access(struct cache_array *lv, uint64_t line)
 	 * walks hit L2 at any way). scan.h compares two ways per SSE2 instruction.
 	 */
 	sw = scan_ways_masked(lv->tag + base, lv->scan_mask, line);
-	hit = sw >= 0;
-	if (hit) {
-		w = (unsigned)sw;
-		p = order_pos(o, w);
-	} else { /* the least recent way (the lowest free one while any is free) */
-		p = lv->ways - 1;
-		w = (unsigned)(o >> (4 * p)) & 15;
+	if (sw < 0) {
+		/* the least recent way (the lowest free one while any is free) becomes the
+		 * most recent: every other way moves down one position */
+		w = (unsigned)(o >> lv->last_shift) & 15;
 		lv->tag[base + w] = line;
+		lv->order[set] = (o << 4 & lv->order_mask) | w;
+		return false;
 	}
 	/* move w from position p to the front */
-	o = (o & ((~0ULL << (4 * p)) << 4)) | (o & ((1ULL << (4 * p)) - 1)) << 4 | w;
-	lv->order[set] = o ^ lv->order0;
-	return hit;
+	w = (unsigned)sw;
+	p = order_pos(o, w);
+	lv->order[set] = (o & ((~0ULL << (4 * p)) << 4)) | (o & ((1ULL << (4 * p)) - 1)) << 4 | w;
+	return true;
 }
 
 unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles)
@@ -151,7 +156,7 @@ unsigned cache_access(struct cache *c, paddr_t pa, cycles_t *cycles)
  * ways, every valid line more recent than every empty way (fills take the oldest). */
 static void check_order(const struct cache_array *lv, unsigned set)
 {
-	uint64_t ord = lv->order[set] ^ lv->order0;
+	uint64_t ord = lv->order[set];
 	unsigned seen = 0;
 	bool empty_seen = false;
 
