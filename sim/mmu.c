@@ -147,6 +147,14 @@ static inline bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *p
 void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)
 {
 	struct tlb *t = &m->tlb;
+	/*
+	 * The 4K L1 array and the page's set in it, found once: the lookup and, when
+	 * the page turns out to be 4K (most misses), the fill use them (the miss-heavy
+	 * bench trace: 775.9 -> 765.8 instructions an update, callgrind).
+	 */
+	struct tlb_array *a4 = &t->l1[side][PS_4K];
+	uint64_t vpn = va >> PAGE_SHIFT;
+	unsigned set4 = tlb_set_of(a4, vpn);
 	enum page_size ps;
 	pfn_t pfn;
 	long e;
@@ -156,28 +164,22 @@ void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)
 	 * inline: its other ways answer most of what reaches here (the inline path
 	 * tried the MRU way; a store to a read-only MRU entry comes here too).
 	 */
-	{
-		struct tlb_array *a = &t->l1[side][PS_4K];
-		uint64_t vpn = va >> PAGE_SHIFT;
+	if (a4->nr_valid) {
+		/* the hash of a fully associative array, not a 72-way scan: zen4's
+		 * miss-heavy GUPS 8.71 G -> 6.66 G instructions (callgrind) */
+		long w = tlb_array_find(a4, set4, vpn);
 
-		if (a->nr_valid) {
-			unsigned set = tlb_set_of(a, vpn);
-			/* the hash of a fully associative array, not a 72-way scan: zen4's
-			 * miss-heavy GUPS 8.71 G -> 6.66 G instructions (callgrind) */
-			long w = tlb_array_find(a, set, vpn);
-
-			if (w >= 0) {
-				tlb_array_touch(a, set, (unsigned)w);
-				ps = PS_4K;
-				pfn = a->payload[set * a->ways + (unsigned)w];
-				m->st.l1[side].hits[PS_4K]++;
-				if (unlikely(write && (pfn & TLB_RO)))
-					goto wp;
-				mmu_memo_set(m, side, vpn, PS_4K, pfn);
-				if (unlikely(m->data_refs) && side == SIDE_D)
-					mmu_data_access(m, va, pfn & ~TLB_RO);
-				return;
-			}
+		if (w >= 0) {
+			tlb_array_touch(a4, set4, (unsigned)w);
+			ps = PS_4K;
+			pfn = a4->payload[set4 * a4->ways + (unsigned)w];
+			m->st.l1[side].hits[PS_4K]++;
+			if (unlikely(write && (pfn & TLB_RO)))
+				goto wp;
+			mmu_memo_set(m, side, vpn, PS_4K, pfn);
+			if (unlikely(m->data_refs) && side == SIDE_D)
+				mmu_data_access(m, va, pfn & ~TLB_RO);
+			return;
 		}
 	}
 	for (int i = PS_2M; i < PS_NR; i++) {
@@ -211,11 +213,17 @@ void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write)
 		tlb_stlb_fill(t, va, ps, pfn);
 	}
 	m->st.l1[side].misses[ps]++;
+	if (likely(ps == PS_4K)) {
+		tlb_array_fill_set(a4, set4, vpn, pfn);
+		mmu_memo_set(m, side, a4->ways ? vpn : VPN_NONE, PS_4K, pfn);
+		if (unlikely(m->data_refs) && side == SIDE_D)
+			mmu_data_access(m, va, pfn & ~TLB_RO);
+		return;
+	}
 	tlb_array_fill(&t->l1[side][ps], va >> page_shift_of(ps), pfn);
 done:
 	/* the memo: only a translation the L1 holds can answer repeats */
 	{
-		uint64_t vpn = va >> PAGE_SHIFT;
 		pfn_t pfn4k = pfn + (vpn & ((1UL << (page_shift_of(ps) - PAGE_SHIFT)) - 1));
 
 		mmu_memo_set(m, side, t->l1[side][ps].ways ? vpn : VPN_NONE, ps, pfn4k);

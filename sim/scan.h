@@ -12,7 +12,8 @@
  *
  * Every caller's tag array has SCAN_PAD spare tags after its last set (initialised, never
  * matched: a tag never equals the keys a caller looks for beyond its ways, since the bits
- * of ways >= @ways are masked off), so a vector load never leaves the allocation.
+ * of ways >= @ways are masked off), so a vector load never leaves the allocation. scan_ways_masked() is
+ * the entry point.
  * Without SSE2 the scalar loop is used; both return the lowest matching way.
  */
 #ifndef MMUSIM_SCAN_H
@@ -24,7 +25,7 @@
 #include <emmintrin.h>
 #endif
 
-#define SCAN_PAD 16 /* spare tags after the last set of an array scanned with scan_ways() */
+#define SCAN_PAD 16 /* spare tags after the last set of an array scanned with scan_ways_masked() */
 
 #ifdef __SSE2__
 /* The 16-bit mask of ways t[0..7]: way k at bits 2k and 2k+1. */
@@ -40,26 +41,55 @@ static inline __attribute__((always_inline)) unsigned scan_8(const uint64_t *t, 
 }
 #endif
 
+#ifdef __SSE2__
+/* scan_8() of ways t[0..3] (the bits of ways 4..7 are 0): half the loads and compares. */
+static inline __attribute__((always_inline)) unsigned scan_4(const uint64_t *t, __m128i k)
+{
+	__m128i a = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)t), k);
+	__m128i b = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(t + 2)), k);
+	__m128i ab = _mm_packs_epi32(a, b);
+	unsigned m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_setzero_si128()));
+
+	return m & m >> 1 & 0x55u;
+}
+#endif
+
 /*
- * The lowest way of t[0..ways-1] holding @key, or @ways if none (1 <= ways <= 16).
- * t[ways..15] must be readable (SCAN_PAD).
+ * The set of ways of a scan (1 <= ways <= 16) as scan_ways_masked() takes it: two
+ * bits a way. An array keeps it (computing it is four instructions a scan, and on
+ * the miss-heavy bench trace there are five scans per reference pair).
  */
-static inline __attribute__((always_inline)) unsigned scan_ways(const uint64_t *t, unsigned ways, uint64_t key)
+static inline uint32_t scan_mask(unsigned ways)
+{
+	return (uint32_t)((1ULL << (2 * ways)) - 1);
+}
+
+/*
+ * The lowest way of t[0..ways-1] holding @key, or -1 if none, @mask being
+ * scan_mask(ways). t[ways..15] must be readable (SCAN_PAD). Up to 4 ways (the
+ * default machine's TLB arrays and PWCs) compare half of what 8 do.
+ */
+static inline __attribute__((always_inline)) int scan_ways_masked(const uint64_t *t, uint32_t mask, uint64_t key)
 {
 #ifdef __SSE2__
 	__m128i k = _mm_set1_epi64x((long long)key);
-	uint32_t m = scan_8(t, k);
+	uint32_t m;
 
-	if (ways > 8)
-		m |= scan_8(t + 8, k) << 16;
-	m &= (uint32_t)((1ULL << (2 * ways)) - 1);
-	return m ? (unsigned)__builtin_ctz(m) >> 1 : ways;
+	if (mask <= 0xff) {
+		m = scan_4(t, k);
+	} else {
+		m = scan_8(t, k);
+		if (mask > 0xffff)
+			m |= scan_8(t + 8, k) << 16;
+	}
+	m &= mask;
+	return m ? __builtin_ctz(m) >> 1 : -1;
 #else
 	unsigned m = 0;
 
-	for (unsigned w = 0; w < ways; w++)
+	for (unsigned w = 0; w < 16 && (mask >> (2 * w) & 1); w++)
 		m |= (unsigned)(t[w] == key) << w;
-	return m ? (unsigned)__builtin_ctz(m) : ways;
+	return m ? __builtin_ctz(m) : -1;
 #endif
 }
 

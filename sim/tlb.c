@@ -179,6 +179,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 	a->sets = entries / ways;
 	a->set_mask = (a->sets & (a->sets - 1)) == 0 ? a->sets - 1 : 0;
 	a->set_mod = (a->sets & (a->sets - 1)) != 0;
+	a->scan_mask = ways <= 16 ? scan_mask(ways) : 0;
 	n = (size_t)entries;
 	if (a->sets == 1 && ways >= TLB_HASH_MIN_WAYS) {
 		unsigned slots = 1, bits = 0;
@@ -198,7 +199,7 @@ int tlb_array_init(struct tlb_array *a, unsigned entries, unsigned ways,
 		}
 		memset(a->hash, 0xff, slots * sizeof(*a->hash));
 	}
-	a->tag = malloc((n + SCAN_PAD) * sizeof(*a->tag)); /* SCAN_PAD: scan_ways() reads up to 16 ways */
+	a->tag = malloc((n + SCAN_PAD) * sizeof(*a->tag)); /* SCAN_PAD: scan_ways_masked() reads up to 16 ways */
 	if (has_list(a) && ways <= TLB_ORDER_WAYS) {
 		a->order = malloc(a->sets * sizeof(*a->order));
 		a->order_mask = ways == 16 ? ~0ULL : (1ULL << (4 * ways)) - 1;

@@ -71,6 +71,7 @@ struct tlb_array {
 	uint16_t *hash;
 	unsigned hash_mask, hash_shift;
 	unsigned sets, ways;
+	uint32_t scan_mask; /* scan_mask(ways) for 1..16 ways, else 0 (the ways are looped over) */
 	unsigned idx_shift; /* set = (key >> idx_shift) mod sets: 2 for STLB keys */
 	enum repl_policy policy;
 	/* cold */
@@ -158,11 +159,8 @@ static inline __attribute__((always_inline)) long tlb_array_find(const struct tl
 				return w;
 		}
 	}
-	if (a->ways <= 16) { /* every way compared, no early exit at a data-dependent way */
-		unsigned w = scan_ways(a->tag + base, a->ways, key);
-
-		return w < a->ways ? (long)w : -1;
-	}
+	if (likely(a->scan_mask)) /* every way compared, no early exit at a data-dependent way */
+		return scan_ways_masked(a->tag + base, a->scan_mask, key);
 	for (unsigned w = 0; w < a->ways; w++)
 		if (a->tag[base + w] == key)
 			return w;
@@ -226,12 +224,17 @@ static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
 	w = a->mru[set];
+	/*
+	 * The set's MRU way again: no replacement state changes (under lru it heads
+	 * the recency list, under plru the tree already points away from it, fifo
+	 * and random keep none), so no touch (a PWC hit is the MRU a quarter of the
+	 * time on the miss-heavy bench trace).
+	 */
 	if (likely(a->tag[base + w] == key))
-		goto hit;
+		return (long)base + w;
 	w = tlb_array_find(a, set, key);
 	if (w < 0)
 		return -1;
-hit:
 	tlb_array_touch(a, set, (unsigned)w);
 	return (long)base + w;
 }
@@ -246,16 +249,17 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
  * Insert @key (not present) with @payload, evicting per the policy. Returns the
  * evicted key, or TLB_KEY_NONE if a free way was used (or the array is empty).
  * Inline for packed lru/fifo arrays without a hash index: the oldest way (the
- * lowest free one while any is free) becomes the newest.
+ * lowest free one while any is free) becomes the newest. tlb_array_fill_set()
+ * is for a caller that has the set (tlb_set_of(@a, @key)) from its lookup.
  */
-static inline uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
+static inline uint64_t tlb_array_fill_set(struct tlb_array *a, unsigned set, uint64_t key,
+					  uint64_t payload)
 {
-	unsigned set, base, victim;
+	unsigned base, victim;
 	uint64_t o, old;
 
 	if (unlikely(!a->order || a->hash))
 		return tlb_array_fill_slow(a, key, payload);
-	set = tlb_set_of(a, key);
 	base = set * a->ways;
 	o = a->order[set];
 	victim = (unsigned)(o >> a->last_shift) & 15;
@@ -267,6 +271,11 @@ static inline uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_
 	a->mru[set] = (uint16_t)victim;
 	a->mru_e[set] = (struct tlb_mru){ key, payload };
 	return old;
+}
+
+static inline uint64_t tlb_array_fill(struct tlb_array *a, uint64_t key, uint64_t payload)
+{
+	return tlb_array_fill_set(a, tlb_set_of(a, key), key, payload);
 }
 
 /* True if the set @key maps to has a free way. */
