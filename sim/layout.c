@@ -745,6 +745,7 @@ static void sync_head(struct layout_reader *lr)
 	h->thread_switches = in->thread_switches;
 	h->forks = in->forks;
 	h->roi_starts = in->roi_starts;
+	h->markers = in->markers;
 	h->thread = in->thread;
 }
 

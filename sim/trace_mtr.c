@@ -333,6 +333,60 @@ static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char *
 	return 0;
 }
 
+/* An EVENT record after its tag at *@pp (and a FILE record right after an mmap's). */
+static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
+			    struct trace_rec *r, size_t *nev, const char **why)
+{
+	struct os_event *o = &m->ev[*nev];
+	const unsigned char *p = *pp;
+	uint64_t f[9];
+	int ret;
+
+	if (p >= lim)
+		return MTR_TRUNC;
+	o->kind = *p++;
+	for (int i = 0; i < 9; i++) {
+		ret = get_varint(&p, lim, &f[i]);
+		if (ret) {
+			*why = "varint longer than 64 bits";
+			return ret;
+		}
+	}
+	if (o->kind >= EV_MARKER) { /* a marker is a record of its own */
+		*why = "bad event kind";
+		return MTR_BAD;
+	}
+	if (f[0] > UINT32_MAX) {
+		*why = "event prot over 32 bits";
+		return MTR_BAD;
+	}
+	o->prot = (uint32_t)f[0];
+	o->flags = f[1];
+	o->fd = (int64_t)unzigzag(f[2]);
+	o->advice = f[3];
+	o->addr = f[4];
+	o->len = f[5];
+	o->new_addr = f[6];
+	o->new_len = f[7];
+	o->line = (unsigned long)f[8];
+	o->off = 0;
+	o->file = 0;
+	o->thread = m->head.thread;
+	o->initial = false;
+	if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
+		/* The file behind it, decoded with it: a batch never separates them. */
+		p++;
+		ret = mtr_file(m, &p, lim, &o->file, &o->off, why);
+		if (ret)
+			return ret;
+		m->nrec++;
+	}
+	*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
+	(*nev)++;
+	*pp = p;
+	return 0;
+}
+
 /*
  * Decode one record at m->p, reading no byte at or past @lim. Appends it to
  * the batch (n, nev) and returns 1, or returns 0 after the END marker (its
@@ -344,7 +398,7 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 {
 	const unsigned char *p = m->p;
 	struct trace_rec *r = &m->head.rec[*n];
-	uint64_t v, f[9];
+	uint64_t v;
 	unsigned t;
 	int ret;
 
@@ -397,44 +451,9 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		}
 		*r = (struct trace_rec){ .addr = 0, .size = (uint32_t)v, .kind = R_INSNS };
 	} else if (t == MTR_TAG_EVENT) {
-		struct os_event *o = &m->ev[*nev];
-
-		if (p >= lim)
-			return MTR_TRUNC;
-		o->kind = *p++;
-		for (int i = 0; i < 9; i++)
-			GETV(f[i]);
-		if (o->kind >= EV_MARKER) { /* a marker is a record of its own */
-			*why = "bad event kind";
-			return MTR_BAD;
-		}
-		if (f[0] > UINT32_MAX) {
-			*why = "event prot over 32 bits";
-			return MTR_BAD;
-		}
-		o->prot = (uint32_t)f[0];
-		o->flags = f[1];
-		o->fd = (int64_t)unzigzag(f[2]);
-		o->advice = f[3];
-		o->addr = f[4];
-		o->len = f[5];
-		o->new_addr = f[6];
-		o->new_len = f[7];
-		o->line = (unsigned long)f[8];
-		o->off = 0;
-		o->file = 0;
-		o->thread = m->head.thread;
-		o->initial = false;
-		if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
-			/* The file behind it, decoded with it: a batch never separates them. */
-			p++;
-			ret = mtr_file(m, &p, lim, &o->file, &o->off, why);
-			if (ret)
-				return ret;
-			m->nrec++;
-		}
-		*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
-		(*nev)++;
+		ret = mtr_decode_event(m, &p, lim, r, nev, why);
+		if (ret)
+			return ret;
 	} else if (t == MTR_TAG_MARKER && m->version >= 2) {
 		struct os_event *o = &m->ev[*nev];
 
