@@ -324,11 +324,9 @@ static struct trace_rec *pool_arena(struct batch_set *set, struct trace_reader *
 	size_t nbuf = ST_NR * POOL_BATCHES + 1, len = nbuf * TRACE_BATCH * sizeof(struct trace_rec);
 	struct trace_rec *arena;
 
-	len = (len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-	arena = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (arena == MAP_FAILED)
+	arena = huge_region(&len);
+	if (!arena)
 		return NULL;
-	madvise(arena, len, MADV_HUGEPAGE); /* a hint: 4K pages work too */
 	for (int j = 0; j < ST_NR; j++)
 		for (int i = 0; i < POOL_BATCHES; i++)
 			set[j].ob[i].recs = arena + (size_t)(j * POOL_BATCHES + i) * TRACE_BATCH;
@@ -352,11 +350,9 @@ static void *pool_sum_arena(struct batch_set *set, size_t *slen)
 	size_t len = nb * cap * (sizeof(uint64_t) + sizeof(uint32_t));
 	unsigned char *r;
 
-	len = (len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-	r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r == MAP_FAILED)
+	r = huge_region(&len);
+	if (!r)
 		return NULL;
-	madvise(r, len, MADV_HUGEPAGE); /* a hint: 4K pages work too */
 	for (size_t k = 0; k < nb; k++) {
 		struct batch_summary *sum = &set[k / POOL_BATCHES].ob[k % POOL_BATCHES].sum;
 

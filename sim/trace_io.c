@@ -43,6 +43,7 @@
 #include <zstd.h>
 
 #include "trace_io.h"
+#include "util.h"
 
 /* Raw input buffer of the decompressors: 2x ZSTD_DStreamInSize() (128 KiB). */
 #define TIO_INBUF (256u << 10)
@@ -440,11 +441,10 @@ static void *zmem_alloc(void *opaque, size_t size)
 		*(size_t *)p = 0;
 		return p + ZMEM_HDR;
 	}
-	len = (ZMEM_HDR + size + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	len = ZMEM_HDR + size;
+	p = huge_region(&len);
+	if (!p)
 		return NULL;
-	madvise(p, len, MADV_HUGEPAGE); /* a hint: 4K pages work too */
 	*(size_t *)p = len;
 	return p + ZMEM_HDR;
 }
@@ -478,11 +478,9 @@ static int tio_buffers(struct tio *t)
 	size_t one = TIO_HEADROOM + TIO_CHUNK + TIO_TAILROOM, len = TIO_NBUF * one;
 	unsigned char *r;
 
-	len = (len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-	r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r == MAP_FAILED)
+	r = huge_region(&len);
+	if (!r)
 		return -1;
-	madvise(r, len, MADV_HUGEPAGE);
 	t->buf_region = r;
 	t->buf_len = len;
 	for (int i = 0; i < TIO_NBUF; i++)

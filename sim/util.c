@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -179,4 +180,16 @@ const char *getopt_culprit(char *const *argv, char *buf, size_t n)
 		return buf;
 	}
 	return a;
+}
+
+void *huge_region(size_t *len)
+{
+	size_t n = (*len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE); /* a hint: 4K pages work too */
+	*len = n;
+	return p;
 }
