@@ -83,8 +83,25 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	     void *os);
 void mmu_destroy(struct mmu *m);
 
-/* The out-of-line part of mmu_access(): L1 arrays, STLB, walk, fault. */
-void mmu_access_slow(struct mmu *m, vaddr_t va, enum tlb_side side, bool write);
+/*
+ * The out-of-line part of mmu_access(): L1 arrays, STLB, walk, fault. One copy
+ * per kind of access (mmu_access_slow() picks it; @side and @write are constants
+ * at its call sites).
+ */
+void mmu_access_slow_fetch(struct mmu *m, vaddr_t va);
+void mmu_access_slow_load(struct mmu *m, vaddr_t va);
+void mmu_access_slow_store(struct mmu *m, vaddr_t va);
+
+static inline __attribute__((always_inline)) void mmu_access_slow(struct mmu *m, vaddr_t va,
+								  enum tlb_side side, bool write)
+{
+	if (side == SIDE_I)
+		mmu_access_slow_fetch(m, va);
+	else if (!write)
+		mmu_access_slow_load(m, va);
+	else
+		mmu_access_slow_store(m, va);
+}
 
 /*
  * Point the memo of @side at @vpn (4K page number) of a @ps page whose 4K frame is

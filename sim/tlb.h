@@ -210,33 +210,43 @@ static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned w
 }
 
 /*
- * Look @key up. On a hit update the replacement state and return the entry index
- * (set * ways + way); on a miss return -1. Hit/miss counting is the caller's: the
- * counting rules attribute an L1 miss to the page size found later.
+ * The way of @set (tlb_set_of(@a, @key), the array not empty) holding @key, its
+ * use recorded, or -1: for a caller that fills the same set on a miss.
  */
-static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
+static inline long tlb_array_lookup_set(struct tlb_array *a, unsigned set, uint64_t key)
 {
-	unsigned set, base;
+	unsigned m = a->mru[set];
 	long w;
 
-	if (unlikely(!a->nr_valid))
-		return -1;
-	set = tlb_set_of(a, key);
-	base = set * a->ways;
-	w = a->mru[set];
 	/*
 	 * The set's MRU way again: no replacement state changes (under lru it heads
 	 * the recency list, under plru the tree already points away from it, fifo
 	 * and random keep none), so no touch (a PWC hit is the MRU a quarter of the
 	 * time on the miss-heavy bench trace).
 	 */
-	if (likely(a->tag[base + w] == key))
-		return (long)base + w;
+	if (likely(a->tag[set * a->ways + m] == key))
+		return m;
 	w = tlb_array_find(a, set, key);
-	if (w < 0)
+	if (w >= 0)
+		tlb_array_touch(a, set, (unsigned)w);
+	return w;
+}
+
+/*
+ * Look @key up. On a hit update the replacement state and return the entry index
+ * (set * ways + way); on a miss return -1. Hit/miss counting is the caller's: the
+ * counting rules attribute an L1 miss to the page size found later.
+ */
+static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
+{
+	unsigned set;
+	long w;
+
+	if (unlikely(!a->nr_valid))
 		return -1;
-	tlb_array_touch(a, set, (unsigned)w);
-	return (long)base + w;
+	set = tlb_set_of(a, key);
+	w = tlb_array_lookup_set(a, set, key);
+	return w < 0 ? -1 : (long)(set * a->ways) + w;
 }
 
 /* Look up without touching counters or replacement state: entry index or -1. */
@@ -375,18 +385,26 @@ static inline bool tlb_stlb_lookup(struct tlb *t, vaddr_t va, enum page_size *ps
 	return tlb_stlb_lookup_slow(t, va, ps, pfn);
 }
 
+/* Fill STLB array @a's @set (tlb_set_of(@a, @key)) with @key, keeping its counts by size. */
+static inline void tlb_stlb_fill_set(struct tlb_array *a, unsigned set, uint64_t key, pfn_t pfn)
+{
+	uint64_t old = tlb_array_fill_set(a, set, key, pfn);
+
+	if (a->count_low2) {
+		a->nr_low2[key & 3]++;
+		if (old != TLB_KEY_NONE)
+			a->nr_low2[old & 3]--;
+	}
+}
+
 /* Fill the STLB with a translation (no-op if no array holds @ps). */
 static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	if (likely(t->nr_cand[ps] == 1)) { /* one candidate: it takes the fill, room or not */
 		struct tlb_array *a = &t->stlb[t->cand[ps][0]];
-		uint64_t key = tlb_stlb_key(va, ps), old = tlb_array_fill(a, key, pfn);
+		uint64_t key = tlb_stlb_key(va, ps);
 
-		if (a->count_low2) {
-			a->nr_low2[key & 3]++;
-			if (old != TLB_KEY_NONE)
-				a->nr_low2[old & 3]--;
-		}
+		tlb_stlb_fill_set(a, tlb_set_of(a, key), key, pfn);
 		return;
 	}
 	if (t->nr_cand[ps])

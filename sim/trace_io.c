@@ -91,6 +91,7 @@ struct tio {
 	bool peeked;        /* ... and was only peeked */
 	bool thread_started;
 	bool inline_fill;   /* no producer thread: the consumer fills (tio_set_inline()) */
+	unsigned nbuf;      /* buffers in use: TIO_NBUF, or TIO_NBUF_INLINE when inline_fill */
 	pthread_t thread;
 	int wake[2]; /* tio_close() writes to [1]; the producer polls [0] */
 
@@ -390,13 +391,13 @@ static void *tio_producer(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&t->lock);
-		while (!t->stop && t->produced - t->released >= TIO_NBUF)
+		while (!t->stop && t->produced - t->released >= t->nbuf)
 			pthread_cond_wait(&t->cv_free, &t->lock);
 		if (t->stop) {
 			pthread_mutex_unlock(&t->lock);
 			return NULL;
 		}
-		idx = (unsigned)(t->produced % TIO_NBUF);
+		idx = (unsigned)(t->produced % t->nbuf);
 		pthread_mutex_unlock(&t->lock);
 
 		n = 0;
@@ -568,6 +569,7 @@ struct tio *tio_open(const char *path, struct err *e)
 		err_host(e, path, 0, 0, "out of memory");
 		return NULL;
 	}
+	t->nbuf = TIO_NBUF;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cv_full, NULL);
 	pthread_cond_init(&t->cv_free, NULL);
@@ -640,7 +642,7 @@ fail:
 /* No producer thread: fill the next free buffer here (t->lock held, a buffer free). */
 static void tio_fill_inline(struct tio *t)
 {
-	unsigned i = (unsigned)(t->produced % TIO_NBUF);
+	unsigned i = (unsigned)(t->produced % t->nbuf);
 	size_t got = 0;
 	int r = tio_fill(t, t->buf[i] + TIO_HEADROOM, &got);
 
@@ -662,7 +664,7 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 	pthread_mutex_lock(&t->lock);
 	if (t->peeked) {
 		t->peeked = false;
-		idx = (unsigned)((t->taken - 1) % TIO_NBUF);
+		idx = (unsigned)((t->taken - 1) % t->nbuf);
 		*p = t->buf[idx] + TIO_HEADROOM;
 		n = (ssize_t)t->len[idx];
 		pthread_mutex_unlock(&t->lock);
@@ -689,7 +691,7 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 		pthread_cond_wait(&t->cv_full, &t->lock);
 	}
 	if (t->taken < t->produced) {
-		idx = (unsigned)(t->taken++ % TIO_NBUF);
+		idx = (unsigned)(t->taken++ % t->nbuf);
 		t->holding = true;
 		*p = t->buf[idx] + TIO_HEADROOM;
 		n = (ssize_t)t->len[idx];
@@ -707,8 +709,18 @@ ssize_t tio_read_chunk(struct tio *t, unsigned char **p, struct err *e)
 
 bool tio_set_inline(struct tio *t)
 {
-	if (!t->thread_started)
+	if (!t->thread_started) {
 		t->inline_fill = true;
+		/*
+		 * Filled on demand, one chunk is read while the next is filled: two
+		 * buffers, within the region's first 2 MiB, so that one huge page is
+		 * zeroed, not two (a fresh huge page cost 1.4-3 ms on this project's
+		 * guest, tio_buffers()). Chunk c stays in buffer c mod nbuf: switched
+		 * only while no chunk past the second was filled.
+		 */
+		if (t->produced <= TIO_NBUF_INLINE)
+			t->nbuf = TIO_NBUF_INLINE;
+	}
 	return t->inline_fill;
 }
 
@@ -743,7 +755,7 @@ int tio_stream_error(struct tio *t, struct err *e)
 	bool failed;
 
 	pthread_mutex_lock(&t->lock);
-	while (!t->done && t->produced - t->released < TIO_NBUF) {
+	while (!t->done && t->produced - t->released < t->nbuf) {
 		if (!t->thread_started) { /* no producer: run ahead as far as it would */
 			tio_fill_inline(t);
 			continue;

@@ -42,7 +42,8 @@ int mkdir_p(const char *dir);
  * anonymous memory with MADV_HUGEPAGE: huge pages if the kernel gives them (a
  * hint; 4K pages work too). A fresh 4K page costs a fault on its first touch,
  * ~18 us on this project's guest, so the big buffers of the reader and the pool
- * come from here. NULL if it fails; free with munmap(p, *len).
+ * come from here. A last 2 MiB of which at most 512 KiB is asked for is left to
+ * 4K pages. NULL if it fails; free with munmap(p, *len).
  */
 void *huge_region(size_t *len);
 
