@@ -109,45 +109,6 @@ static void list_to_free(struct tlb_array *a, unsigned set, unsigned way)
 		a->older[base + n] = (uint16_t)way;
 }
 
-/* Index @way (whose tag is set) in the hash. */
-static inline void hash_add(struct tlb_array *a, unsigned way)
-{
-	unsigned h = tlb_hash_of(a, a->tag[way]);
-
-	a->home[way] = h;
-	while (a->hash[h] != TLB_WAY_NONE)
-		h = (h + 1) & a->hash_mask;
-	a->hash[h] = (uint16_t)way;
-	a->at[way] = h;
-}
-
-/*
- * Remove @way from the hash: backward-shift deletion (Knuth 6.4 R), with every
- * way's slot and home slot remembered (at[], home[]), so neither is searched
- * for nor rehashed.
- */
-static inline void hash_del(struct tlb_array *a, unsigned way)
-{
-	unsigned i = a->at[way], j;
-
-	for (j = i;;) {
-		unsigned k, w;
-
-		j = (j + 1) & a->hash_mask;
-		w = a->hash[j];
-		if (w == TLB_WAY_NONE)
-			break;
-		k = a->home[w];
-		/* the entry at j stays if its home k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		a->hash[i] = (uint16_t)w;
-		a->at[w] = i;
-		i = j;
-	}
-	a->hash[i] = TLB_WAY_NONE;
-}
-
 static inline bool has_list(const struct tlb_array *a)
 {
 	return a->policy == REPL_LRU || a->policy == REPL_FIFO;
@@ -331,38 +292,6 @@ bool tlb_array_set_has_room(const struct tlb_array *a, uint64_t key)
 	return false;
 }
 
-/*
- * tlb_array_fill_slow() of a fully associative lru or fifo array of more than
- * TLB_ORDER_WAYS ways (Zen 4's L1 TLBs): the oldest way of the list becomes the
- * newest and changes its key in the hash index. (The general path cost 160
- * instructions a fill on the miss-heavy bench trace, callgrind.)
- */
-static uint64_t fill_fa_list(struct tlb_array *a, uint64_t key, uint64_t payload)
-{
-	struct tlb_ends *e = &a->ends[0];
-	unsigned victim = e->oldest, n = a->newer[victim];
-	uint64_t old = a->tag[victim];
-
-	if (n != TLB_WAY_NONE) {
-		a->older[n] = TLB_WAY_NONE;
-		e->oldest = (uint16_t)n;
-		a->older[victim] = e->newest;
-		a->newer[victim] = TLB_WAY_NONE;
-		a->newer[e->newest] = (uint16_t)victim;
-		e->newest = (uint16_t)victim;
-	}
-	if (old != TLB_KEY_NONE)
-		hash_del(a, victim);
-	else
-		a->nr_valid++;
-	a->tag[victim] = key;
-	hash_add(a, victim);
-	a->payload[victim] = payload;
-	a->mru[0] = (uint16_t)victim;
-	a->mru_e[0] = (struct tlb_mru){ key, payload };
-	return old;
-}
-
 uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload)
 {
 	unsigned set, base, victim = 0;
@@ -371,7 +300,7 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
 	if (!a->ways)
 		return TLB_KEY_NONE;
 	if (a->hash && a->ends) /* fully associative, lru or fifo: the list's oldest */
-		return fill_fa_list(a, key, payload);
+		return tlb_fill_fa_list(a, key, payload);
 	set = tlb_set_of(a, key);
 	base = set * a->ways;
 	if (a->order) { /* with a hash index (the inline part takes the others) */
@@ -409,9 +338,9 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
 		a->nr_valid++;
 	if (unlikely(a->hash)) {
 		if (old != TLB_KEY_NONE)
-			hash_del(a, victim);
+			tlb_hash_del(a, victim);
 		a->tag[victim] = key;
-		hash_add(a, victim);
+		tlb_hash_add(a, victim);
 	}
 	a->tag[base + victim] = key;
 	a->payload[base + victim] = payload;
@@ -427,7 +356,7 @@ static void drop(struct tlb_array *a, size_t i)
 	if (a->mru[set] == way)
 		a->mru_e[set].tag = TLB_KEY_NONE;
 	if (a->hash)
-		hash_del(a, way);
+		tlb_hash_del(a, way);
 	if (a->count_low2)
 		a->nr_low2[a->tag[i] & 3]--;
 	a->tag[i] = TLB_KEY_NONE;

@@ -255,6 +255,79 @@ long tlb_array_probe(const struct tlb_array *a, uint64_t key);
 /* tlb_array_fill() of the arrays its inline part does not take. */
 uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload);
 
+/* Index @way (whose tag is set) in the hash. */
+static inline void tlb_hash_add(struct tlb_array *a, unsigned way)
+{
+	unsigned h = tlb_hash_of(a, a->tag[way]);
+
+	a->home[way] = h;
+	while (a->hash[h] != TLB_WAY_NONE)
+		h = (h + 1) & a->hash_mask;
+	a->hash[h] = (uint16_t)way;
+	a->at[way] = h;
+}
+
+/*
+ * Remove @way from the hash: backward-shift deletion (Knuth 6.4 R), with every
+ * way's slot and home slot remembered (at[], home[]), so neither is searched
+ * for nor rehashed.
+ */
+static inline void tlb_hash_del(struct tlb_array *a, unsigned way)
+{
+	unsigned i = a->at[way], j;
+
+	for (j = i;;) {
+		unsigned k, w;
+
+		j = (j + 1) & a->hash_mask;
+		w = a->hash[j];
+		if (w == TLB_WAY_NONE)
+			break;
+		k = a->home[w];
+		/* the entry at j stays if its home k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		a->hash[i] = (uint16_t)w;
+		a->at[w] = i;
+		i = j;
+	}
+	a->hash[i] = TLB_WAY_NONE;
+}
+
+/*
+ * tlb_array_fill_slow() of a fully associative lru or fifo array of more than
+ * TLB_ORDER_WAYS ways (Zen 4's L1 TLBs): the oldest way of the list becomes the
+ * newest and changes its key in the hash index. (The general path cost 160
+ * instructions a fill on the miss-heavy bench trace, callgrind; inline in
+ * tlb_array_fill_set(), as the set-associative fill is, not a call: bench row
+ * (f), fully associative against set-associative L1s, 1.11 -> N.)
+ */
+static inline uint64_t tlb_fill_fa_list(struct tlb_array *a, uint64_t key, uint64_t payload)
+{
+	struct tlb_ends *e = &a->ends[0];
+	unsigned victim = e->oldest, n = a->newer[victim];
+	uint64_t old = a->tag[victim];
+
+	if (n != TLB_WAY_NONE) {
+		a->older[n] = TLB_WAY_NONE;
+		e->oldest = (uint16_t)n;
+		a->older[victim] = e->newest;
+		a->newer[victim] = TLB_WAY_NONE;
+		a->newer[e->newest] = (uint16_t)victim;
+		e->newest = (uint16_t)victim;
+	}
+	if (old != TLB_KEY_NONE)
+		tlb_hash_del(a, victim);
+	else
+		a->nr_valid++;
+	a->tag[victim] = key;
+	tlb_hash_add(a, victim);
+	a->payload[victim] = payload;
+	a->mru[0] = (uint16_t)victim;
+	a->mru_e[0] = (struct tlb_mru){ key, payload };
+	return old;
+}
+
 /*
  * Insert @key (not present) with @payload, evicting per the policy. Returns the
  * evicted key, or TLB_KEY_NONE if a free way was used (or the array is empty).
@@ -268,8 +341,11 @@ static inline uint64_t tlb_array_fill_set(struct tlb_array *a, unsigned set, uin
 	unsigned base, victim;
 	uint64_t o, old;
 
-	if (unlikely(!a->order || a->hash))
+	if (unlikely(!a->order || a->hash)) {
+		if (a->hash && a->ends)
+			return tlb_fill_fa_list(a, key, payload);
 		return tlb_array_fill_slow(a, key, payload);
+	}
 	base = set * a->ways;
 	o = a->order[set];
 	victim = (unsigned)(o >> a->last_shift) & 15;
