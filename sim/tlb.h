@@ -213,7 +213,8 @@ static inline void tlb_array_touch(struct tlb_array *a, unsigned set, unsigned w
  * The way of @set (tlb_set_of(@a, @key), the array not empty) holding @key, its
  * use recorded, or -1: for a caller that fills the same set on a miss.
  */
-static inline long tlb_array_lookup_set(struct tlb_array *a, unsigned set, uint64_t key)
+static inline __attribute__((always_inline)) long tlb_array_lookup_set(struct tlb_array *a, unsigned set,
+									   uint64_t key)
 {
 	unsigned m = a->mru[set];
 	long w;
