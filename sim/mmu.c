@@ -226,14 +226,14 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 		}
 	}
 	m->st.cyc_translation += m->lat_miss;
-	if (likely(t->nr_probe == 1)) {
+	if (likely(t->stlb1 != NULL)) {
 		/*
 		 * An STLB of one array holding one size (every shipped machine but
 		 * Zen 4): its set found once for the lookup and for the fill after a
 		 * walk (the miss-heavy bench trace walks on 97% of its L1 misses).
 		 */
-		sa = &t->stlb[t->probe[0].arr];
-		ss = (enum page_size)t->probe[0].ps;
+		sa = t->stlb1;
+		ss = t->stlb1_ps;
 		skey = tlb_stlb_key(va, ss);
 		sset = tlb_set_of(sa, skey);
 		e = sa->nr_valid ? tlb_array_lookup_set(sa, sset, skey) : -1;

@@ -557,6 +557,10 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 				t->cand[ps][t->nr_cand[ps]++] = (uint8_t)i;
 			}
 	}
+	if (t->nr_probe == 1) {
+		t->stlb1 = &t->stlb[t->probe[0].arr];
+		t->stlb1_ps = (enum page_size)t->probe[0].ps;
+	}
 	return 0;
 fail:
 	tlb_free(t);

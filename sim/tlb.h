@@ -411,6 +411,9 @@ struct tlb {
 	unsigned nr_probe;
 	uint8_t cand[PS_NR][STLB_MAX_ARRAYS];
 	unsigned nr_cand[PS_NR];
+	/* nr_probe == 1 (one array, one size: most machines): that array and size, else NULL */
+	struct tlb_array *stlb1;
+	enum page_size stlb1_ps;
 };
 
 int tlb_init(struct tlb *t, const struct sim_config *c);
