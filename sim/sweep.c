@@ -696,11 +696,20 @@ void sweep_print_cmd(FILE *out, char *const *argv)
 
 /* --- merge ---------------------------------------------------------------- */
 
+/*
+ * The provenance columns, last in every row: the report's run.* texts
+ * (provenance.c), so that a CSV row names the build, the effective config and
+ * the input it came from, as its JSON report does.
+ */
+static const char *const prov_keys[] = { "version", "build_id", "config_hash", "input_id" };
+#define NR_PROV (sizeof(prov_keys) / sizeof(prov_keys[0]))
+
 struct row {
 	size_t point;
 	unsigned rep;
 	char **labels; /* values, in the column order */
 	double *v;
+	char *prov[NR_PROV]; /* run.version, ...: "" where the report has none */
 	const char *file;
 };
 
@@ -859,6 +868,11 @@ static int read_row(const char *file, const char *first_file, bool first, struct
 		err_set(e, file, 0, 0, "its labels differ from %s's", first_file);
 		goto out;
 	}
+	for (size_t i = 0; i < NR_PROV; i++) {
+		json_t *x = json_object_get(json_object_get(root, "run"), prov_keys[i]);
+
+		r->prov[i] = xstrdup(json_is_string(x) ? json_string_value(x) : "");
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		json_t *x = at_path(root, c->names[i]);
 
@@ -908,6 +922,8 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 	}
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(out, repeated ? ",%s,%s.ci95" : ",%s", c->names[i], c->names[i]);
+	for (size_t i = 0; i < NR_PROV; i++)
+		fprintf(out, ",run.%s", prov_keys[i]);
 	fputc('\n', out);
 	for (size_t i = 0, j; i < nrows; i = j) {
 		size_t n;
@@ -933,6 +949,10 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 			put_num(out, n == 1 ? rows[i].v[k] : mean, n == 1 && c->is_int[k]);
 			if (repeated)
 				fprintf(out, ",%.15g", ci);
+		}
+		for (size_t k = 0; k < NR_PROV; k++) { /* the first repetition's */
+			fputc(',', out);
+			csv_field(out, rows[i].prov[k]);
 		}
 		fputc('\n', out);
 	}
@@ -970,6 +990,8 @@ out:
 			free(rows[i].labels[l]);
 		free(rows[i].labels);
 		free(rows[i].v);
+		for (size_t k = 0; k < NR_PROV; k++)
+			free(rows[i].prov[k]);
 	}
 	free(rows);
 	for (size_t l = 0; l < c.nlabels; l++)

@@ -104,6 +104,23 @@ check "$(wc -l <"$T/sw/j1.csv")" 7 "sweep CSV rows (header + 6 points)"
 check "$(cut -d, -f1-3 "$T/sw/j1.csv" | tr '\n' ' ')" \
 	"point,tlb.l1d.4K.entries,os.mode 0,32,base 1,32,thp 2,64,base 3,64,thp 4,128,base 5,128,thp " \
 	"sweep columns and point order"
+check "$(head -1 "$T/sw/j1.csv" | tr ',' '\n' | tail -4 | tr '\n' ' ')" \
+	"run.version run.build_id run.config_hash run.input_id " "sweep CSV provenance columns"
+# each row's provenance is its report's: point 0 (32 entries, base) against point 2 (64, base)
+for p in 0 2; do
+	f=$(ls "$T/sw/j1.csv.d"/point-00000$p-*.json)
+	want="$(sed -n 's/.*"version": "\([^"]*\)".*/\1/p; s/.*"build_id": "\([^"]*\)".*/\1/p;
+		   s/.*"config_hash": "\([^"]*\)".*/\1/p' "$f" | tr '\n' ',')"
+	# (the input_id, last, is a quoted field with a comma in it: dropped first)
+	got="$(sed 's/,"[^"]*"$//' "$T/sw/j1.csv" |
+		awk -F, -v p=$p 'NR == p + 2 { print $(NF - 2) "," $(NF - 1) "," $NF "," }')"
+	check "$got" "$want" "sweep CSV row $p provenance = its report's"
+done
+[ "$(sed 's/,"[^"]*"$//' "$T/sw/j1.csv" | awk -F, 'NR == 2 { print $NF }')" != \
+  "$(sed 's/,"[^"]*"$//' "$T/sw/j1.csv" | awk -F, 'NR == 4 { print $NF }')" ] && ok ||
+	bad "sweep CSV: points of different configs share a config_hash"
+check "$(tail -1 "$T/sw/j1.csv" | sed 's/.*,"\([^"]*\)"$/\1/')" "workload:stream:size=4M,iterations=1" \
+	"sweep CSV input_id"
 cmp -s "$T/sw/j1.csv" "$T/sw/j2.csv" && ok || bad "sweep -j 1 and -j 2 differ"
 $MMUSIM sweep "$T/sw/s.yaml" --list --outdir "$T/sw/par" >"$T/sw/cmds" || bad "sweep --list"
 check "$(wc -l <"$T/sw/cmds")" 6 "one command per point"
