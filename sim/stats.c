@@ -111,6 +111,23 @@ static struct sc_val stlb_mpki(const struct stats *s)
 	return val_r(per_k(s->stlb.misses, s->instructions));
 }
 
+/* Misses per lookup: 0 without lookups. */
+static double ratio(uint64_t n, uint64_t d)
+{
+	return d ? (double)n / (double)d : 0.0;
+}
+
+static struct sc_val l1d_miss_ratio(const struct stats *s)
+{
+	return val_r(ratio(side_sum(s->l1[1].misses),
+			   side_sum(s->l1[1].hits) + side_sum(s->l1[1].misses)));
+}
+
+static struct sc_val stlb_miss_ratio(const struct stats *s)
+{
+	return val_r(ratio(s->stlb.misses, s->stlb.hits + s->stlb.misses));
+}
+
 static struct sc_val pgscan(const struct stats *s)
 {
 	return val_u(s->pgscan_kswapd + s->pgscan_direct);
@@ -171,17 +188,21 @@ static const struct stat_counter counters[] = {
 	PS_HM("l1d", 1G, l1[1]),
 	{ .key = "tlb.l1d.lookups", .src = SC_FN, .fn = l1d_lookups, .label = "lookups",
 	  .unit = "lookups", .flags = SC_TEXT },
+	{ .key = "tlb.l1d.miss_ratio", .src = SC_FN, .fn = l1d_miss_ratio, .unit = "ratio",
+	  .prec = 2, .row = "L1 dTLB miss %", .row_pos = 7, .flags = SC_TEXT },
 	{ .key = "tlb.l1d.mpki", .src = SC_FN, .fn = l1d_mpki, .unit = "MPKI",
-	  .row = "L1 dTLB MPKI", .row_pos = 7, .flags = SC_TEXT },
+	  .row = "L1 dTLB MPKI", .row_pos = 8, .flags = SC_TEXT },
 	U("tlb.stlb.hits", stlb.hits, "hits", "lookups"),
-	UR("tlb.stlb.misses", stlb.misses, "misses", "lookups", "STLB misses", 8),
+	UR("tlb.stlb.misses", stlb.misses, "misses", "lookups", "STLB misses", 9),
+	{ .key = "tlb.stlb.miss_ratio", .src = SC_FN, .fn = stlb_miss_ratio, .unit = "ratio",
+	  .prec = 2, .row = "STLB miss %", .row_pos = 10, .flags = SC_TEXT },
 	{ .key = "tlb.stlb.lookups", .src = SC_FN, .fn = stlb_lookups, .label = "lookups",
 	  .unit = "lookups", .flags = SC_TEXT },
 	{ .key = "tlb.stlb.mpki", .src = SC_FN, .fn = stlb_mpki, .unit = "MPKI", .flags = SC_TEXT },
 
-	UR("walk.walks", walks, "page walks", "walks", "page walks", 9),
+	UR("walk.walks", walks, "page walks", "walks", "page walks", 11),
 	U("walk.cycles", walk_cycles, "walk cycles", "cycles"),
-	UR("walk.pte_reads", pte_reads, "PTE reads", "reads", "PTE reads", 10),
+	UR("walk.pte_reads", pte_reads, "PTE reads", "reads", "PTE reads", 12),
 	PWC_HM("pml5", PWC_PML5),
 	PWC_HM("pml4", PWC_PML4),
 	PWC_HM("pdpt", PWC_PDPT),
@@ -191,13 +212,15 @@ static const struct stat_counter counters[] = {
 	U("walk.served.llc", served[CL_LLC], "LLC", "reads"),
 	U("walk.served.dram", served[CL_NR], "DRAM", "reads"),
 
-	UR("vmstat.pgfault", pgfault, "page faults", "events", "page faults", 11),
-	VM(thp_fault_alloc, "events"),
-	VM(thp_fault_fallback, "events"),
-	VM(thp_split_pmd, "events"),
+	UR("vmstat.pgfault", pgfault, "page faults", "events", "page faults", 13),
+	UR("vmstat.thp_fault_alloc", thp_fault_alloc, "thp_fault_alloc", "events", "THP faults", 14),
+	UR("vmstat.thp_fault_fallback", thp_fault_fallback, "thp_fault_fallback", "events",
+	   "THP fallbacks", 15),
+	UR("vmstat.thp_split_pmd", thp_split_pmd, "thp_split_pmd", "events", "THP PMD splits", 16),
 	VM(thp_split_page, "events"),
 	VM(thp_deferred_split_page, "events"),
-	VM(thp_collapse_alloc, "events"),
+	UR("vmstat.thp_collapse_alloc", thp_collapse_alloc, "thp_collapse_alloc", "events",
+	   "THP collapses", 17),
 	VM(thp_collapse_alloc_failed, "events"),
 	VM(thp_file_mapped, "events"),
 	VM(thp_scan_exceed_none_pte, "events"),
@@ -241,7 +264,7 @@ static const struct stat_counter counters[] = {
 	U("memory.rss_bytes", rss_bytes, "rss", "bytes"),
 	U("memory.huge_bytes", huge_bytes, "huge", "bytes"),
 	{ .key = "memory.huge_coverage", .src = SC_REAL, .off = OFF(huge_coverage),
-	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 12 },
+	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 18 },
 	U("memory.free_pages", free_pages, "free pages", "pages"),
 	{ .key = "memory.fragmentation_index_order9", .src = SC_INT,
 	  .off = OFF(fragmentation_index_order9), .label = "fragmentation index (order 9)",
@@ -268,7 +291,7 @@ static const struct stat_counter counters[] = {
 #undef PS_HM
 #undef PWC_HM
 
-#define NR_ROWS 12 /* rows of the --modes table */
+#define NR_ROWS 18 /* rows of the --modes table */
 
 static struct sc_val sc_get(const struct stat_counter *c, const struct stats *s)
 {
@@ -528,9 +551,15 @@ static double row_value(const struct stat_counter *c, const struct stats *s)
 	return v.t == V_U ? (double)v.u : (double)v.i;
 }
 
+/*
+ * The --modes table: a row per counter with a row_pos, each mode's value and its
+ * change against the first mode ("n/a" where the first mode's is 0). The L1
+ * iTLB rows are left out when no mode fetched an instruction (a workload).
+ */
 void stats_write_compare(const struct stats *s, const char *const *modes, unsigned n, FILE *out)
 {
 	const struct stat_counter *rows[NR_ROWS + 1] = { NULL };
+	bool fetched = false;
 
 	for (size_t k = 0; k < ARRAY_SIZE(counters); k++)
 		if (counters[k].row) {
@@ -538,6 +567,8 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
 			       rows[counters[k].row_pos]);
 			rows[counters[k].row_pos] = &counters[k];
 		}
+	for (unsigned i = 0; i < n; i++)
+		fetched |= s[i].ifetch != 0 || s[i].lookups[0] != 0;
 	fprintf(out, "%-20s", "");
 	for (unsigned i = 0; i < n; i++)
 		fprintf(out, " %24s", modes[i]);
@@ -545,17 +576,22 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
 	for (size_t k = 1; k <= NR_ROWS; k++) {
 		double base = row_value(rows[k], &s[0]);
 
+		if (!fetched && !strncmp(rows[k]->key, "tlb.l1i.", 8))
+			continue;
 		fprintf(out, "%-20s", rows[k]->row);
 		for (unsigned i = 0; i < n; i++) {
 			double v = row_value(rows[k], &s[i]);
-			double pct = base != 0 ? 100.0 * (v - base) / base : 0.0;
-			char num[32];
+			char num[32], pct[16];
 
 			if (v == floor(v) && fabs(v) < 1e15)
 				snprintf(num, sizeof(num), "%.0f", v);
 			else
 				snprintf(num, sizeof(num), "%.3f", v);
-			fprintf(out, " %14s (%6.2f%%)", num, pct);
+			if (base != 0)
+				snprintf(pct, sizeof(pct), "%6.2f%%", 100.0 * (v - base) / base);
+			else
+				snprintf(pct, sizeof(pct), "%7s", "n/a");
+			fprintf(out, " %14s (%s)", num, pct);
 		}
 		fputc('\n', out);
 	}

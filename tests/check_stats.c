@@ -166,12 +166,41 @@ static const char compare_3[] =
 	"fault cycles                 129504 (  0.00%)          64752 (-50.00%)              0 (-100.00%)\n"
 	"L1 iTLB misses                 2004 (  0.00%)           1001 (-50.05%)              0 (-100.00%)\n"
 	"L1 dTLB misses                 2012 (  0.00%)           1005 (-50.05%)              0 (-100.00%)\n"
+	/* 2012 of 2012012 lookups; 1005 of 2011005 */
+	"L1 dTLB miss %                0.100 (  0.00%)          0.050 (-50.02%)              0 (-100.00%)\n"
 	"L1 dTLB MPKI                  0.453 (  0.00%)          0.453 ( -0.10%)              0 (-100.00%)\n"
 	"STLB misses                     286 (  0.00%)            143 (-50.00%)              0 (-100.00%)\n"
+	/* 286 of 642 lookups; 143 of 499 */
+	"STLB miss %                  44.548 (  0.00%)         28.657 (-35.67%)              0 (-100.00%)\n"
 	"page walks                      286 (  0.00%)            143 (-50.00%)              0 (-100.00%)\n"
 	"PTE reads                       580 (  0.00%)            290 (-50.00%)              0 (-100.00%)\n"
 	"page faults                     284 (  0.00%)            142 (-50.00%)              0 (-100.00%)\n"
+	"THP faults                     1016 (  0.00%)           1016 (  0.00%)              0 (-100.00%)\n"
+	"THP fallbacks                  1017 (  0.00%)           1017 (  0.00%)              0 (-100.00%)\n"
+	"THP PMD splits                 1018 (  0.00%)           1018 (  0.00%)              0 (-100.00%)\n"
+	"THP collapses                  1021 (  0.00%)           1021 (  0.00%)              0 (-100.00%)\n"
 	"huge coverage %              45.670 (  0.00%)         91.340 (100.00%)              0 (-100.00%)\n";
+
+/* The base all zero: every change n/a; nothing fetched anywhere: no L1 iTLB row. */
+static const char compare_zero_base[] =
+	"                                         base                hugetlbfs\n"
+	"cycles                            0 (    n/a)              0 (    n/a)\n"
+	"translation cycles                0 (    n/a)              0 (    n/a)\n"
+	"walk cycles                       0 (    n/a)              0 (    n/a)\n"
+	"fault cycles                      0 (    n/a)              0 (    n/a)\n"
+	"L1 dTLB misses                    0 (    n/a)              7 (    n/a)\n"
+	"L1 dTLB miss %                    0 (    n/a)            100 (    n/a)\n"
+	"L1 dTLB MPKI                      0 (    n/a)              0 (    n/a)\n"
+	"STLB misses                       0 (    n/a)              0 (    n/a)\n"
+	"STLB miss %                       0 (    n/a)              0 (    n/a)\n"
+	"page walks                        0 (    n/a)              0 (    n/a)\n"
+	"PTE reads                         0 (    n/a)              0 (    n/a)\n"
+	"page faults                       0 (    n/a)              0 (    n/a)\n"
+	"THP faults                        0 (    n/a)              3 (    n/a)\n"
+	"THP fallbacks                     0 (    n/a)              0 (    n/a)\n"
+	"THP PMD splits                    0 (    n/a)              0 (    n/a)\n"
+	"THP collapses                     0 (    n/a)              0 (    n/a)\n"
+	"huge coverage %                   0 (    n/a)              0 (    n/a)\n";
 
 #endif
 
@@ -246,6 +275,20 @@ START_TEST(compare_table)
 }
 END_TEST
 
+START_TEST(compare_zero_base_no_fetch)
+{
+	struct stats s[2];
+	char *t;
+
+	memset(s, 0, sizeof(s));
+	s[1].l1[1].misses[PS_4K] = 7; /* 7 lookups, all misses, and no instruction fetched */
+	s[1].thp_fault_alloc = 3;
+	t = compare_of(s, 2);
+	ck_assert_str_eq(t, compare_zero_base);
+	free(t);
+}
+END_TEST
+
 static json_t *at(json_t *root, const char *path)
 {
 	char buf[128], *save = NULL;
@@ -301,6 +344,7 @@ static Suite *stats_suite(void)
 
 	tcase_add_test(tc, text_table);
 	tcase_add_test(tc, compare_table);
+	tcase_add_test(tc, compare_zero_base_no_fetch);
 	tcase_add_test(tc, json_report);
 	suite_add_tcase(s, tc);
 	return s;
