@@ -26,11 +26,23 @@ _Noreturn void die_err(const struct err *e)
 	exit(e->host ? 1 : EXIT_BAD);
 }
 
+const char *cli_command;
+
+void usage_hint(void)
+{
+	if (cli_command)
+		fprintf(stderr, "see 'mmusim help %s'\n", cli_command);
+	else
+		fprintf(stderr, "see 'mmusim help'\n");
+}
+
+/* A usage error: one line saying what is wrong, one saying where the help is; exit 2. */
 _Noreturn void die_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "mmusim: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", usage_text);
+	fputc('\n', stderr);
+	usage_hint();
 	exit(EXIT_BAD);
 }
 

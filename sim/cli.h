@@ -10,6 +10,12 @@
 
 void print_err(const struct err *e);
 _Noreturn void die_err(const struct err *e);
+/* The command being run ("run", "sweep", ...), NULL before one is known (main()). */
+extern const char *cli_command;
+
+/* After a usage error's one line: "see 'mmusim help CMD'" on stderr. */
+void usage_hint(void);
+
 _Noreturn void die_usage(const char *fmt, const char *arg);
 int help(const char *cmd);
 int next_opt(int argc, char **argv, const char *so, const struct option *lo, const char *cmd,

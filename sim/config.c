@@ -442,6 +442,28 @@ static int key_index(const char *path)
 	return -1;
 }
 
+/*
+ * " (did you mean 'KEY'?)" for the key closest to the unknown @path, if one is
+ * within a third of its length in edits (at least 2), else "" (@buf, @n bytes).
+ */
+static const char *did_you_mean(const char *path, char *buf, size_t n)
+{
+	size_t best = SIZE_MAX, at = 0, limit = strlen(path) / 3;
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		size_t d = edit_distance(path, keys[i].path);
+
+		if (d < best) {
+			best = d;
+			at = i;
+		}
+	}
+	if (best > (limit < 2 ? 2 : limit))
+		return "";
+	snprintf(buf, n, " (did you mean '%s'?)", keys[at].path);
+	return buf;
+}
+
 /* True if @path names an interior mapping ("tlb", "tlb.l1d", "os.cost"). */
 static bool is_interior(const char *path)
 {
@@ -1242,7 +1264,11 @@ static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km
 		return lerr(ld, km, "%s: expected a mapping, got %s", path,
 			    ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" : ev_kind(&ld->ev));
 	}
-	return lerr(ld, km, "unknown key '%s'", path);
+	{
+		char hint[PATH_MAX_LEN + 32];
+
+		return lerr(ld, km, "unknown key '%s'%s", path, did_you_mean(path, hint, sizeof(hint)));
+	}
 }
 
 /*

@@ -69,7 +69,8 @@ static int status_of(int rc, const struct err *e)
 	case 0:
 		return 0;
 	case RUN_EUSAGE:
-		fprintf(stderr, "mmusim: %s\n%s", e->msg, usage_text);
+		fprintf(stderr, "mmusim: %s\n", e->msg);
+		usage_hint();
 		return EXIT_BAD;
 	case POOL_EINTR:
 		fprintf(stderr, "\nmmusim: interrupted; no result written\n");
@@ -552,8 +553,10 @@ int main(int argc, char **argv)
 
 	atexit(outfile_remove_pending); /* a result not committed by exit() is not left */
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(cmd, cmds[i].name))
+		if (!strcmp(cmd, cmds[i].name)) {
+			cli_command = cmds[i].name;
 			return cmds[i].fn(argc - 1, argv + 1); /* argv[0]: the command */
+		}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
 		return help(asks_help ? "help" : argc > 2 ? argv[2] : NULL);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

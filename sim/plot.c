@@ -474,38 +474,6 @@ static int csv_find(const struct csv *c, const char *name)
 	return -1;
 }
 
-/* Edit distance (insert, delete, substitute), for naming the columns closest to a typo. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), *row, d;
-
-	if (la > 256 || lb > 256)
-		return la > lb ? la : lb;
-	row = malloc((lb + 1) * sizeof(*row));
-	if (!row)
-		return la > lb ? la : lb;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	d = row[lb];
-	free(row);
-	return d;
-}
-
 #define NR_CLOSEST 5
 
 /* The same text before the first dot ("tlb" in tlb.l1d.misses); false if @a has no dot. */
@@ -531,7 +499,7 @@ static int csv_need(const struct csv *c, const char *name, struct err *e)
 		return i;
 	for (unsigned k = 0; k < c->ncols; k++) {
 		/* names in the same group ("walk." for "walk.cycle") before the others */
-		size_t d = distance(name, c->names[k]) + (same_group(name, c->names[k]) ? 0 : 1000);
+		size_t d = edit_distance(name, c->names[k]) + (same_group(name, c->names[k]) ? 0 : 1000);
 		unsigned at = nb < NR_CLOSEST ? nb++ : NR_CLOSEST;
 
 		/* insertion sort into the best few; ties keep header order */

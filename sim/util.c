@@ -203,3 +203,35 @@ void *huge_region(size_t *len)
 	*len = n;
 	return p;
 }
+
+/* Edit distance (insert, delete, substitute), for naming the columns closest to a typo. */
+size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), *row, d;
+
+	if (la > 256 || lb > 256)
+		return la > lb ? la : lb;
+	row = malloc((lb + 1) * sizeof(*row));
+	if (!row)
+		return la > lb ? la : lb;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}

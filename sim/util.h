@@ -59,4 +59,11 @@ double now_seconds(void);
 /* The process's peak resident set so far, in bytes (0 if unknown). */
 uint64_t max_rss_bytes(void);
 
+/*
+ * Levenshtein distance of @a and @b (insert, delete, substitute), for naming what
+ * is closest to a typo (plot's columns, config keys); strings over 256 bytes
+ * count as their length.
+ */
+size_t edit_distance(const char *a, const char *b);
+
 #endif

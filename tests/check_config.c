@@ -561,7 +561,23 @@ START_TEST(test_set_errors)
 	struct err e;
 
 	expect_set_err("tlb.l1d.8K.entries=4",
-		       "--set tlb.l1d.8K.entries=4: unknown key 'tlb.l1d.8K.entries'");
+		       "--set tlb.l1d.8K.entries=4: unknown key 'tlb.l1d.8K.entries' "
+		       "(did you mean 'tlb.l1d.4K.entries'?)");
+	/* the closest key within a third of the length in edits; else no suggestion */
+	expect_set_err("os.thp.enabld=never",
+		       "--set os.thp.enabld=never: unknown key 'os.thp.enabld' "
+		       "(did you mean 'os.thp.enabled'?)");
+	expect_set_err("os.mod=thp", "--set os.mod=thp: unknown key 'os.mod' (did you mean 'os.mode'?)");
+	expect_set_err("zzz=1", "--set zzz=1: unknown key 'zzz'");
+	{
+		struct err e2;
+		char m2[1024];
+
+		config_defaults(&c);
+		ck_assert_int_eq(config_set(&c, "zzz=1", &e2), -1);
+		err_format(&e2, m2, sizeof(m2));
+		ck_assert_str_eq(m2, "--set zzz=1: unknown key 'zzz'"); /* nothing appended */
+	}
 	expect_set_err("tlb.policy", "--set tlb.policy: expected path=value");
 	expect_set_err("=5", "--set =5: expected path=value");
 	expect_set_err("tlb.policy=", "--set tlb.policy=: missing value");

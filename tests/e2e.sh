@@ -395,6 +395,13 @@ check "$($MMUSIM version)" "$($MMUSIM --version)" "mmusim version"
 for c in run config trace capture sweep merge plot demo help version; do
 	$MMUSIM $c --help >"$T/h" 2>&1 && head -1 "$T/h" | grep -q "^mmusim $c" && ok || bad "$c --help: $(head -1 "$T/h")"
 done
+# a usage error: what is wrong, then where the help is; exit 2
+$MMUSIM run --bogus 2>"$T/ue"
+check "$?:$(tr '\n' '|' <"$T/ue")" "2:mmusim: unknown option '--bogus'|see 'mmusim help run'|" "usage error"
+$MMUSIM sweep 2>"$T/ue"
+check "$?:$(tr '\n' '|' <"$T/ue")" "2:mmusim: sweep: no SWEEP.yaml|see 'mmusim help sweep'|" "sweep usage error"
+$MMUSIM frob 2>"$T/ue"
+check "$?:$(tr '\n' '|' <"$T/ue")" "2:mmusim: unknown command 'frob'|see 'mmusim help'|" "unknown command"
 $MMUSIM run --config=configs/skylake.yaml --json=- --quiet --set=os.mode=thp -wgups:size=1M,updates=2000 |
 	strip >"$T/gnu.json"
 $MMUSIM run -c configs/skylake.yaml --json - --quiet --set os.mode=thp -w gups:size=1M,updates=2000 |
