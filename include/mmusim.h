@@ -164,6 +164,13 @@ int mmusim_events(struct mmusim *m, const struct mmusim_event *evs, size_t n);
 /* Records fed and replayed so far (each reference, event, mmusim_insns() is one). */
 uint64_t mmusim_records(const struct mmusim *m);
 
+/*
+ * During a replay of a trace file (from the progress callback): the share of the
+ * file read so far, 0 to 1 (its bytes as stored); -1 when unknown (a workload,
+ * standard input, a pipe) or outside a replay.
+ */
+double mmusim_input_fraction(const struct mmusim *m);
+
 /* Simulate what is buffered now. 0 or a feeding error. */
 int mmusim_flush(struct mmusim *m);
 

@@ -92,20 +92,35 @@ static void check(int rc, const struct err *e)
 
 struct progress {
 	double t0, next;
-	bool last; /* the final line: now, with a newline */
+	bool last;    /* the final line: now, with a newline */
+	bool tty;     /* stderr is a terminal */
+	bool printed; /* a line was shown */
+	struct mmusim *m;
 };
 
-/* On a terminal, once a second: the records so far and the rate. */
+/*
+ * The records so far and the rate, and for a trace file the share read and the
+ * time left at that pace: on a terminal once a second, redrawn in place; else a
+ * plain line every PROGRESS_EVERY seconds (logs, CI).
+ */
+#define PROGRESS_EVERY 10.0
 static void show_progress(void *arg, uint64_t records)
 {
 	struct progress *p = arg;
-	double now = now_seconds();
+	double now = now_seconds(), f = p->m ? mmusim_input_fraction(p->m) : -1, el = now - p->t0;
+	char share[64] = "";
 
 	if (now < p->next && !p->last)
 		return;
-	p->next += 1.0;
-	fprintf(stderr, "\r  %llu records, %.1f M records/s%s", (unsigned long long)records,
-		now > p->t0 ? (double)records / (now - p->t0) / 1e6 : 0.0, p->last ? "\n" : "");
+	p->next = now + (p->tty ? 1.0 : PROGRESS_EVERY);
+	p->printed = true;
+	if (f > 0 && f < 1 && !p->last)
+		snprintf(share, sizeof(share), ", %.0f%% read, %.0f s left", 100.0 * f,
+			 el * (1.0 - f) / f);
+	/* a terminal: back to the line's start and clear it (ECMA-48 EL), then redraw */
+	fprintf(stderr, "%s  %llu records, %.1f M records/s%s%s", p->tty ? "\r\033[K" : "",
+		(unsigned long long)records, el > 0 ? (double)records / el / 1e6 : 0.0, share,
+		p->tty && !p->last ? "" : "\n");
 }
 
 /*
@@ -166,7 +181,7 @@ static int cmd_run(int argc, char **argv)
 	struct run_opts o;
 	struct outfile tl, so;
 	struct err e = { 0 };
-	struct progress p = { 0, 0, false };
+	struct progress p = { 0 };
 	bool tty;
 	struct mmusim *m;
 	int rc;
@@ -175,11 +190,11 @@ static int cmd_run(int argc, char **argv)
 	if (rc == RUN_HELP)
 		return help("run");
 	check(rc, &e);
-	tty = !o.quiet && isatty(2);
+	tty = isatty(2);
 	rc = mmusim_create(&m, &(struct mmusim_options){
 		.config_path = o.config, .sets = o.sets, .nsets = o.nsets, .modes = o.modes,
 		.labels = o.labels, .nlabels = o.nlabels, .check_invariants = o.check,
-		.interrupted = &interrupted, .progress = tty ? show_progress : NULL,
+		.interrupted = &interrupted, .progress = o.quiet ? NULL : show_progress,
 		.progress_arg = &p });
 	api_check(m, rc);
 	if (o.timeline)
@@ -187,14 +202,18 @@ static int cmd_run(int argc, char **argv)
 	if (o.steps)
 		start_steps(m, &o, &so);
 	catch_signals();
-	p = (struct progress){ now_seconds(), now_seconds() + 1.0, false };
+	p = (struct progress){ now_seconds(), now_seconds() + (tty ? 1.0 : PROGRESS_EVERY), false,
+			       tty, false, m };
+	if (!o.trace && !o.workload && !o.quiet)
+		fprintf(stderr, "mmusim: no TRACE or -w WORKLOAD given: running the default workload %s\n",
+			RUN_DEFAULT_WORKLOAD);
 	if (o.trace)
 		rc = mmusim_replay(m, o.trace, o.format);
 	else
 		rc = mmusim_replay_workload(m, o.workload ? o.workload : RUN_DEFAULT_WORKLOAD);
 	api_check(m, rc);
-	if (tty && mmusim_records(m) > 64 * TRACE_BATCH)
-		show_progress(&(struct progress){ p.t0, 0, true }, mmusim_records(m));
+	if (!o.quiet && p.printed)
+		show_progress(&(struct progress){ p.t0, 0, true, tty, true, m }, mmusim_records(m));
 	if (o.timeline && outfile_commit(&tl, &e))
 		check(POOL_EHOST, &e);
 	if (o.steps && outfile_commit(&so, &e))
@@ -504,10 +523,14 @@ static int sweep_worker(void *arg, const struct sweep *sw, const char *outdir, c
 {
 	struct err e = { 0 };
 
+	int rc;
+
 	(void)arg;
 	catch_signals(); /* SIGTERM from the parent: stop after a round, no partial report */
-	return status_of(sweep_run_points(sw, t->pts, t->n, t->rep, outdir, self, threads,
-					  &interrupted, &e), &e);
+	rc = sweep_run_points(sw, t->pts, t->n, t->rep, outdir, self, threads, &interrupted, &e);
+	if (rc == POOL_EINTR || (rc && interrupted))
+		return 130; /* the sweep says once what an interruption keeps */
+	return status_of(rc, &e);
 }
 
 static int cmd_sweep(int argc, char **argv)

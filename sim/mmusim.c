@@ -51,6 +51,7 @@ struct mmusim {
 	size_t nrec, nev;
 	struct batch_summary sum;
 	uint64_t records; /* records simulated (fed and replayed) */
+	const struct trace_reader *replaying; /* during replay(): its reader (progress) */
 	double wall;      /* seconds spent simulating */
 	/* the report's names */
 	char config_name[256];
@@ -181,6 +182,11 @@ unsigned mmusim_modes(const struct mmusim *m)
 uint64_t mmusim_records(const struct mmusim *m)
 {
 	return m->records + m->nrec;
+}
+
+double mmusim_input_fraction(const struct mmusim *m)
+{
+	return m->replaying ? trace_fraction(m->replaying) : -1;
 }
 
 /* --- feeding ------------------------------------------------------------- */
@@ -321,7 +327,9 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 	m->format = trace_format_name[tr->format];
 	for (unsigned i = 0; i < r->n; i++)
 		r->sims[i].trace_name = m->trace;
+	m->replaying = tr;
 	rc = run_drive(r, tr, &po, &m->err);
+	m->replaying = NULL;
 	{
 		uint64_t size, hi, lo;
 

@@ -7,6 +7,7 @@
  * workers than jobs.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -295,8 +296,16 @@ static void reap(struct sweep_plan *plan, pid_t pid, int ws, int *status,
 		if (WIFEXITED(ws) && !WEXITSTATUS(ws)) {
 			plan->done += t->n;
 		} else if (!*status) {
-			*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
-			if (o->failed)
+			/*
+			 * A worker stopped by ^C or SIGTERM (exit 130, as this process
+			 * would, or killed by the signal) was interrupted, not failing:
+			 * the sweep says so once, with no worker failure.
+			 */
+			bool intr = (WIFEXITED(ws) && WEXITSTATUS(ws) == 130) ||
+				    (WIFSIGNALED(ws) && (WTERMSIG(ws) == SIGINT || WTERMSIG(ws) == SIGTERM));
+
+			*status = intr ? 130 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
+			if (!intr && o->failed)
 				o->failed(o->arg, t);
 		}
 	}
@@ -459,6 +468,9 @@ struct sweep_state {
 	const char *csv, *outdir;
 	char *csv_alloc;
 	bool temp_outdir;
+	bool tty;           /* the log is a terminal: progress redrawn in place */
+	double next_line;   /* not a terminal: when the next progress line is due */
+	bool progress_open; /* a redrawn progress line awaits its newline */
 	char self[4096], dir_buf[4200];
 };
 
@@ -546,12 +558,27 @@ static void exec_failed(void *arg, const struct sweep_task *t)
 		t->n > 1 ? " and others" : "");
 }
 
+/*
+ * After each finished worker: points done of the total, the share, the time so
+ * far and, at that pace, the time left. On a terminal one line redrawn in place;
+ * otherwise a plain line at most every SWEEP_PROGRESS_EVERY seconds, and the last.
+ */
+#define SWEEP_PROGRESS_EVERY 10.0
 static void exec_progress(void *arg, size_t done, size_t total, double seconds)
 {
-	const struct sweep_state *s = arg;
+	struct sweep_state *s = arg;
+	char left[48] = "";
 
-	if (!s->c->quiet)
-		fprintf(s->c->log, "\rsweep: %zu/%zu points done, %.1f s", done, total, seconds);
+	if (s->c->quiet || !total)
+		return;
+	if (!s->tty && done < total && seconds < s->next_line)
+		return;
+	s->next_line = seconds + SWEEP_PROGRESS_EVERY;
+	if (done && done < total)
+		snprintf(left, sizeof(left), ", %.0f s left", seconds * (double)(total - done) / (double)done);
+	fprintf(s->c->log, "%ssweep: %zu/%zu points done (%.0f%%), %.1f s%s%s", s->tty ? "\r\033[K" : "",
+		done, total, 100.0 * (double)done / (double)total, seconds, left, s->tty ? "" : "\n");
+	s->progress_open = s->tty;
 }
 
 /* Plan and run the points still to run, on forked workers. */
@@ -589,7 +616,7 @@ static int sweep_schedule(struct sweep_state *s, struct err *e)
 		err_format(e, buf, sizeof(buf)); /* fork() failed */
 		fprintf(c->log, "%s\n", buf);
 	}
-	if (!c->quiet && plan.ntasks)
+	if (s->progress_open)
 		fputc('\n', c->log);
 	sweep_plan_free(&plan);
 	if (status == 130 && s->temp_outdir)
@@ -683,6 +710,7 @@ int sweep_command(const struct sweep_cmd *c, struct err *e)
 		return POOL_EHOST;
 	}
 	s->c = c;
+	s->tty = c->log && isatty(fileno(c->log));
 	if (!c->file) {
 		rc = usage_err(e, "sweep: no SWEEP.yaml%s", "");
 	} else if (c->trace && c->workload) {

@@ -213,6 +213,11 @@ bool trace_set_inline(struct trace_reader *r)
 	return r->io && tio_set_inline(r->io);
 }
 
+double trace_fraction(const struct trace_reader *r)
+{
+	return r && r->io ? tio_fraction(r->io) : -1;
+}
+
 bool trace_content_hash(const struct trace_reader *r, uint64_t *size, uint64_t *hi, uint64_t *lo)
 {
 	return r && r->io && tio_content_hash(r->io, size, hi, lo);

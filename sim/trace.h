@@ -170,6 +170,9 @@ struct trace_reader {
  */
 bool trace_set_inline(struct trace_reader *r);
 
+/* The share of the trace file read so far (tio_fraction()), or -1 if unknown (a workload, a pipe). */
+double trace_fraction(const struct trace_reader *r);
+
 /*
  * The trace file's content hash, taken as it was read (trace_io.h
  * tio_content_hash()): true once a regular file of up to 64 MiB was read whole.

@@ -98,6 +98,8 @@ struct tio {
 	/* The producer's side (before the thread starts: tio_open's). */
 	XXH3_state_t *hash; /* the file's bytes as read (a regular file up to TIO_HASH_MAX) */
 	uint64_t hashed, size; /* bytes hashed; the file's size at open */
+	uint64_t consumed;     /* bytes read from the file (atomic: progress reads it) */
+	uint64_t total;        /* a regular file's size at open, else 0 */
 	unsigned char *in; /* raw input */
 	size_t in_len, in_pos;
 	bool in_eof;
@@ -175,6 +177,8 @@ static ssize_t tio_sysread(struct tio *t, void *buf, size_t n, bool in_thread)
 			}
 		}
 		r = read(t->fd, buf, n);
+		if (r > 0)
+			__atomic_store_n(&t->consumed, t->consumed + (uint64_t)r, __ATOMIC_RELAXED);
 		if (r > 0 && t->hash) {
 			XXH3_128bits_update(t->hash, buf, (size_t)r);
 			t->hashed += (uint64_t)r;
@@ -592,6 +596,8 @@ struct tio *tio_open(const char *path, struct err *e)
 		err_set(e, t->name, 0, 0, "%s", strerror(EISDIR));
 		goto fail;
 	}
+	if (!is_stdin && S_ISREG(st.st_mode))
+		t->total = (uint64_t)st.st_size;
 	/* the content identity (provenance.h) for free: hashed as it is read */
 	if (!is_stdin && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= TIO_HASH_MAX) {
 		t->hash = XXH3_createState();
@@ -781,6 +787,15 @@ static void tio_stop(struct tio *t)
 	if (write(t->wake[1], "", 1) < 0) {
 		/* full already: a wake-up is pending anyway */
 	}
+}
+
+double tio_fraction(const struct tio *t)
+{
+	uint64_t c = __atomic_load_n(&t->consumed, __ATOMIC_RELAXED);
+
+	if (!t->total)
+		return -1;
+	return c >= t->total ? 1.0 : (double)c / (double)t->total;
 }
 
 bool tio_content_hash(struct tio *t, uint64_t *size, uint64_t *hi, uint64_t *lo)

@@ -65,6 +65,12 @@ struct tio *tio_open(const char *path, struct err *e);
 #define TIO_HASH_MAX (64ull << 20)
 
 /*
+ * The share of a regular file read so far (its bytes as stored, compressed if it
+ * is), from 0 to 1; -1 for standard input, a pipe or a device. Any thread.
+ */
+double tio_fraction(const struct tio *t);
+
+/*
  * The XXH3-128 hash of a regular file's bytes (as stored: compressed if it is),
  * taken as the producer read them: true once the whole file has been read
  * without error, the size it had at open; false for standard input, a pipe, a

@@ -164,6 +164,17 @@ wait $spid
 check "$?" 130 "interrupted sweep's exit status"
 [ -e "$T/sw/slow.csv" ] && bad "an interrupted sweep wrote its CSV" || ok
 ls "$T/sw/slow.csv.d" | grep -q tmp && bad "an interrupted sweep left a temporary" || ok
+# ^C at a terminal reaches the whole process group, workers too: interrupted, no worker
+# "failed" (setsid: a group of its own, so that the signal spares this script)
+setsid $MMUSIM sweep "$T/sw/slow.yaml" -j 2 -o "$T/sw/slowg.csv" 2>"$T/sw/slowg.err" &
+spid=$!
+sleep 1
+kill -INT -- -$spid
+wait $spid
+check "$?" 130 "sweep interrupted with its workers: exit status"
+grep -q 'failed' "$T/sw/slowg.err" && bad "an interrupted sweep reported a worker failure: $(cat "$T/sw/slowg.err")" || ok
+check "$(grep -v '^sweep: [0-9]' "$T/sw/slowg.err" | grep -c .):$(grep -c 'sweep interrupted' "$T/sw/slowg.err")" \
+	"1:1" "an interrupted sweep: one message, the sweep's (workers say nothing)"
 $MMUSIM sweep "$T/sw/slow.yaml" -j 2 -o "$T/sw/slow.csv" --quiet && [ "$(wc -l <"$T/sw/slow.csv")" = 5 ] &&
 	ok || bad "the interrupted sweep did not finish on a second run"
 # repeat: mean and 95% confidence half-width per counter
@@ -378,7 +389,7 @@ want="$T/far.lackey: record 5001: address 0x80000000000000 needs more than 4-lev
 expect_error "$want" $MMUSIM run "$T/far.lackey" --quiet
 expect_error "$want" $MMUSIM run "$T/far.lackey" --modes base,thp,hugetlbfs --quiet
 printf 'trace: %s\nsweep:\n  tlb.l1d.4K.entries: [8, 16, 32]\n' "$T/far.lackey" >"$T/far.yaml"
-$MMUSIM sweep "$T/far.yaml" -j 2 --quiet >"$T/out" 2>"$T/err"
+$MMUSIM sweep "$T/far.yaml" -j 2 -o "$T/far.csv" --quiet >"$T/out" 2>"$T/err"
 check "$?" 2 "sweep over a failing trace: exit status"
 grep -qF "$want" "$T/err" && ok || bad "sweep worker's failure message: $(cat "$T/err")"
 # SIGINT during a run: exit 130, no result file, no temporary
