@@ -611,22 +611,39 @@ static void take_frame(struct buddy *b, pfn_t pfn)
 	b->nr_free_pages--;
 }
 
+/* True if the pageblock at @pb lies wholly in one free block (lazy or linked). */
+static bool pageblock_free(const struct buddy *b, pfn_t pb)
+{
+	if (pb >= b->lazy_next)
+		return true; /* not handed out since boot */
+	for (unsigned o = PAGEBLOCK_ORDER; o < NR_PAGE_ORDERS; o++) {
+		pfn_t head = pb & ~((1UL << o) - 1);
+
+		if ((b->pages[head].flags & BP_BUDDY) && (unsigned)b->pages[head].order == o)
+			return true;
+	}
+	return false;
+}
+
 int buddy_fragment(struct buddy *b, double unmovable_share, uint64_t seed)
 {
-	uint64_t nr_pb = b->nr_pages >> PAGEBLOCK_ORDER, k, s = seed;
+	uint64_t nr_pb = b->nr_pages >> PAGEBLOCK_ORDER, nr_free = 0, k, s = seed;
 	uint32_t *idx;
 
-	if (!(unmovable_share >= 0.0 && unmovable_share <= 1.0) ||
-	    b->nr_free_pages != b->nr_pages)
+	if (!(unmovable_share >= 0.0 && unmovable_share <= 1.0))
 		return -1;
-	k = (uint64_t)(unmovable_share * (double)nr_pb + 0.5); /* round half up */
-	if (!k)
-		return 0;
-	idx = malloc(nr_pb * sizeof(*idx));
+	idx = malloc((nr_pb ? nr_pb : 1) * sizeof(*idx));
 	if (!idx)
 		return -1;
 	for (uint64_t i = 0; i < nr_pb; i++)
-		idx[i] = (uint32_t)i;
+		if (pageblock_free(b, (pfn_t)i << PAGEBLOCK_ORDER))
+			idx[nr_free++] = (uint32_t)i;
+	k = (uint64_t)(unmovable_share * (double)nr_free + 0.5); /* round half up */
+	if (!k) {
+		free(idx);
+		return 0;
+	}
+	nr_pb = nr_free; /* the candidates: the wholly free pageblocks, ascending */
 	/* partial Fisher-Yates: the first k entries are k distinct pageblocks */
 	for (uint64_t i = 0; i < k; i++) {
 		uint64_t j = i + splitmix64(&s) % (nr_pb - i);

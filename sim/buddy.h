@@ -134,12 +134,12 @@ int buddy_unusable_index(const struct buddy *b, unsigned order);
 
 /*
  * Fragment memory at start: a seeded splitmix64 stream picks
- * round(@unmovable_share * nr_pageblocks) distinct pageblocks; in each one order-0
- * frame at a seeded offset is allocated UNMOVABLE and pinned forever, and the
- * pageblock becomes UNMOVABLE (the rest of it stays free, on the UNMOVABLE lists).
- * Deterministic for a given @seed and size. Must be called while every frame is
- * free. Returns the number of pages pinned, or -1 if @unmovable_share is not in
- * [0, 1] or some frame is already allocated.
+ * round(@unmovable_share * N) distinct pageblocks among the N that are wholly free
+ * (all of memory, unless a boot-time hugetlb pool took some first); in each one
+ * order-0 frame at a seeded offset is allocated UNMOVABLE and pinned forever, and
+ * the pageblock becomes UNMOVABLE (the rest of it stays free, on the UNMOVABLE
+ * lists). Deterministic for a given @seed and free memory. Returns the number of
+ * pages pinned, or -1 if @unmovable_share is not in [0, 1] or memory ran out.
  */
 int buddy_fragment(struct buddy *b, double unmovable_share, uint64_t seed);
 

@@ -67,13 +67,19 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 		goto oom;
 	s->buddy.extfrag_threshold = cfg->extfrag_threshold;
 	buddy_set_thp_enabled(&s->buddy, cfg->mode == MODE_THP && cfg->thp.enabled != THP_NEVER);
+	/*
+	 * The persistent 2 MiB pool is set aside at boot (hugepages=N; "huge pages
+	 * must be set aside at boot time", LWN's 2.6.38 THP article), before the
+	 * machine's history fragments memory; surplus pages (pages: 0) come from
+	 * the buddy allocator at fault time, fragmented or not.
+	 */
+	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
+	    hugetlb_pool_init(&s->hugetlb, &s->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
+		goto oom;
 	if (cfg->fragmentation.unmovable > 0 &&
 	    buddy_fragment(&s->buddy, cfg->fragmentation.unmovable, cfg->fragmentation.seed) < 0)
 		return err_set(e, "os.fragmentation.unmovable", 0, 0, "cannot fragment memory");
 	if (pt_init(&s->pt, cfg->levels, &ops))
-		goto oom;
-	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
-	    hugetlb_pool_init(&s->hugetlb, &s->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
 		goto oom;
 	if (hugetlb_pool_init_1g(&s->hugetlb, s->buddy.nr_pages, cfg->hugetlb_1g_pages))
 		goto oom;

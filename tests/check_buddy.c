@@ -260,6 +260,43 @@ static unsigned pinned_frames(const struct buddy *b, pfn_t *out, unsigned max)
 	return n;
 }
 
+/*
+ * A boot-time pool first (8 order-9 blocks, as hugetlb_pool_init() takes them),
+ * then fragmentation: the share is of the 24 pageblocks still wholly free, and no
+ * pinned frame lands in a pool block.
+ */
+START_TEST(fragment_after_pool)
+{
+	struct buddy b;
+	pfn_t pool[8], pins[32];
+	unsigned n;
+
+	ck_assert_int_eq(buddy_init(&b, 64 * MB), 0); /* 32 pageblocks */
+	for (int i = 0; i < 8; i++) {
+		pool[i] = buddy_alloc(&b, 9);
+		ck_assert_uint_ne(pool[i], PFN_NONE);
+	}
+	ck_assert_int_eq(buddy_fragment(&b, 0.5, 7), 12);
+	buddy_check_invariants(&b);
+	n = pinned_frames(&b, pins, 32);
+	ck_assert_uint_eq(n, 12);
+	for (unsigned i = 0; i < n; i++)
+		for (int j = 0; j < 8; j++)
+			ck_assert(pins[i] >> 9 != pool[j] >> 9);
+	for (int j = 0; j < 8; j++) {
+		unsigned order = 99;
+
+		ck_assert(buddy_is_allocated(&b, pool[j], &order));
+		ck_assert_uint_eq(order, 9);
+	}
+	/* every wholly free pageblock pinned: 12 more, then none is left */
+	ck_assert_int_eq(buddy_fragment(&b, 1.0, 8), 12);
+	ck_assert_int_eq(buddy_fragment(&b, 1.0, 9), 0);
+	buddy_check_invariants(&b);
+	buddy_destroy(&b);
+}
+END_TEST
+
 START_TEST(fragment_half)
 {
 	struct buddy b, c;
@@ -296,11 +333,21 @@ START_TEST(fragment_half)
 		ck_assert(buddy_is_allocated(&b, p1[i], &order));
 		ck_assert_uint_eq(order, 0);
 	}
-	/* once something is allocated, or for a share outside [0, 1]: -1 */
-	ck_assert_int_eq(buddy_fragment(&b, 0.5, 7), -1);
+	/* again: half of the 16 pageblocks still wholly free, never a pinned one twice */
+	ck_assert_int_eq(buddy_fragment(&b, 0.5, 7), 8);
+	buddy_check_invariants(&b);
+	ck_assert_uint_eq(b.nr_pinned, 24);
+	{
+		pfn_t all[32];
+		unsigned n = pinned_frames(&b, all, 32), per_pb[32] = { 0 };
+
+		ck_assert_uint_eq(n, 24);
+		for (unsigned i = 0; i < n; i++)
+			ck_assert_uint_le(++per_pb[all[i] >> 9], 1);
+	}
 	buddy_destroy(&b);
 
-	/* the same seed gives the same frames; another seed other frames */
+	/* the same seed gives the same frames; another seed other frames; a share outside [0, 1]: -1 */
 	ck_assert_int_eq(buddy_init(&c, 64 * MB), 0);
 	ck_assert_int_eq(buddy_fragment(&c, -0.1, 7), -1);
 	ck_assert_int_eq(buddy_fragment(&c, 1.5, 7), -1);
@@ -674,6 +721,7 @@ int main(void)
 	tcase_add_test(tc, migrate_type_lists_and_fallback);
 	tcase_add_test(tc, steal_claim_threshold);
 	tcase_add_test(tc, fragment_half);
+	tcase_add_test(tc, fragment_after_pool);
 	tcase_add_test(tc, compact_movable_checkerboard);
 	tcase_add_test(tc, compact_pinned_fails_and_defers);
 	tcase_add_test(tc, compact_not_suitable);

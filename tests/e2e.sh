@@ -168,7 +168,10 @@ ls "$T/sw/slow.csv.d" | grep -q tmp && bad "an interrupted sweep left a temporar
 # "failed" (setsid: a group of its own, so that the signal spares this script)
 setsid $MMUSIM sweep "$T/sw/slow.yaml" -j 2 -o "$T/sw/slowg.csv" 2>"$T/sw/slowg.err" &
 spid=$!
-sleep 1
+# (a script's background job starts with SIGINT ignored until mmusim sets its handler:
+#  signal once the sweep has made its point directory, so it is surely running)
+for i in $(seq 200); do [ -d "$T/sw/slowg.csv.d" ] && break; sleep 0.1; done
+sleep 0.5
 kill -INT -- -$spid
 wait $spid
 check "$?" 130 "sweep interrupted with its workers: exit status"
@@ -406,6 +409,18 @@ check "$($MMUSIM version)" "$($MMUSIM --version)" "mmusim version"
 for c in run config trace capture sweep merge plot demo help version; do
 	$MMUSIM $c --help >"$T/h" 2>&1 && head -1 "$T/h" | grep -q "^mmusim $c" && ok || bad "$c --help: $(head -1 "$T/h")"
 done
+# the demo: its three cases, the fragmented one as the kernel model has it: the
+# 256-page pool leaves 768 of 1024 pageblocks free, 75% of those (576) get a
+# pinned page, so 192 order-9 blocks are left for the table's 256 THP faults
+$MMUSIM demo --outdir "$T/demo" >"$T/demo.out" 2>&1 || bad "mmusim demo: $(tail -1 "$T/demo.out")"
+check "$(grep -c -e "Mel Gorman's 2010" -e "Transparent huge pages in 2.6.38" "$T/demo.out")" 2 \
+	"demo: says what the article and the mail are"
+check "$(grep -c -e '^STREAM (' -e '^GUPS (' -e '^GUPS, fragmented (' "$T/demo.out")" 3 "demo: three cases"
+grep -q 'THP: 64 of its 256 2 MiB faults fell back to 4 KiB pages' "$T/demo.out" && ok ||
+	bad "demo: THP fallbacks on fragmented memory: $(grep 'THP:' "$T/demo.out")"
+grep -q 'hugetlbfs, from its pool set aside before the fragmentation: coverage 100%' "$T/demo.out" && ok ||
+	bad "demo: the boot-time pool's coverage: $(grep 'hugetlbfs, from' "$T/demo.out")"
+[ -s "$T/demo/demo.png" ] && ok || bad "demo: no demo.png"
 # a usage error: what is wrong, then where the help is; exit 2
 $MMUSIM run --bogus 2>"$T/ue"
 check "$?:$(tr '\n' '|' <"$T/ue")" "2:mmusim: unknown option '--bogus'|see 'mmusim help run'|" "usage error"
