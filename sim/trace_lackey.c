@@ -20,13 +20,20 @@
  * when they succeed, at the line that carries their result; other syscalls
  * and failed calls are dropped. traces/README.md is the user-facing summary.
  *
- * Speed: the common record line is parsed by one tight loop straight into the
- * batch (the address's up to 16 digits classified and converted as one SSE2
- * vector, lk_hex16(); without SSE2 the 8 digits lackey always prints as one
- * 64-bit word, further digits through a 256-entry table; no library call, no
- * allocation); anything it does not take falls to a careful per-line path
- * that either accepts the line (skips, syscalls, records in other spellings)
- * or names the error.
+ * Speed: the common record line ("X  " + 8..14 address digits + ",D\n" or
+ * ",DD\n") is parsed by one tight loop straight into the batch,
+ * lk_fast_run(): the prefix checked as one 24-bit word against a table by its
+ * second byte, the address's digits classified and converted as one SSE2
+ * vector, lk_hex16() (without SSE2 the 8 digits lackey always prints as one
+ * 64-bit word, further digits through a 256-entry table), the comma, size and
+ * newline as one 32-bit word; the loop checks only the record count, having
+ * been given no more records than the region has room for. No library call, no
+ * allocation. Anything it does not take falls to a careful per-line path
+ * that either accepts the line (skips, syscalls, records in other spellings,
+ * 15 or more address digits, 3-digit sizes) or names the error.
+ * Measured (callgrind, `mmusim trace info`, parse only): the miss-heavy GUPS
+ * bench trace (8 and 12 digits) 91 -> 59 instructions a line in lk_parse()
+ * and its loop; tests/check_lackey_parse.c holds the fast path to the slow one.
  * Lines are limited to LK_MAXLINE bytes, so binary garbage without newlines
  * stops with an error after one chunk instead of being buffered.
  *
@@ -40,7 +47,8 @@
 
 #include "trace_text.h"
 
-#ifdef __SSE2__
+#if defined(__SSE2__) && !defined(LK_NO_SSE2)
+#define LK_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -520,41 +528,172 @@ static inline bool lk_is_hex8(uint64_t w)
 	       0x8080808080808080ULL;
 }
 
-#ifdef __SSE2__
+#ifdef LK_SSE2
 /*
  * The hex digits at @h (the run of them, at most 16) as a number, and in *@k how
  * many there are (0..16). Reads 16 bytes at @h (TIO_TAILROOM covers them); the
- * bytes after the run do not matter. SSE2 (the x86-64 baseline): the bytes are
- * classified by signed compares (a byte >= 0x80 is negative: never a digit), each
- * digit becomes its nibble as lk_hex8() does, the ones after the run are zeroed,
- * and pairs of nibbles are packed into bytes, the first digit the most significant.
+ * bytes after the run do not matter. SSE2 (the x86-64 baseline): a byte is in a
+ * range [lo, hi] iff, moved by 0x80 - lo, it compares (signed) below
+ * -0x80 + hi - lo + 1; each byte becomes (byte & 15) + 9 if above '9' (its nibble
+ * for a hex digit, at most 24 for anything else), pairs of those are packed into
+ * bytes, the first digit the most significant, and the shift drops the nibbles
+ * after the run. A value above 15 spoils only its own byte of the result, so
+ * only the byte right after an odd run matters: in a line the fast path takes
+ * it is the comma, 12.
  */
 static inline uint64_t lk_hex16(const unsigned char *h, unsigned *k)
 {
-	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	__m128i v = _mm_loadu_si128((const __m128i *)h);
-	__m128i lw = _mm_or_si128(v, _mm_set1_epi8(0x20)); /* 'A'-'F' -> 'a'-'f' */
-	__m128i dig = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
-				    _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), v));
-	__m128i let = _mm_and_si128(_mm_cmpgt_epi8(lw, _mm_set1_epi8('a' - 1)),
-				    _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lw));
+	__m128i dig = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-0x80 + 10)),
+				     _mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - '0'))));
+	__m128i let = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-0x80 + 6)),
+				     _mm_add_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)),
+						  _mm_set1_epi8((char)(0x80 - 'a'))));
 	/* the first byte that is not a digit: bits 16.. of the complement are set */
 	unsigned n = (unsigned)__builtin_ctz(~(unsigned)_mm_movemask_epi8(_mm_or_si128(dig, let)));
-	/* '0'-'9' -> low nibble, letters -> low nibble + 9; 0 from the n-th byte on */
-	__m128i nib = _mm_add_epi8(_mm_and_si128(v, _mm_set1_epi8(0x0f)), _mm_and_si128(let, _mm_set1_epi8(9)));
-	__m128i pair;
-	uint64_t x;
-
-	nib = _mm_and_si128(nib, _mm_cmpgt_epi8(_mm_set1_epi8((char)n), iota));
+	__m128i nib = _mm_add_epi8(_mm_and_si128(v, _mm_set1_epi8(0x0f)),
+				   _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('9')), _mm_set1_epi8(9)));
 	/* 16-bit lane j holds digits 2j (low byte) and 2j + 1: into one byte, digit 2j high */
-	pair = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(nib, 4), _mm_srli_epi16(nib, 8)),
-			     _mm_set1_epi16(0x00ff));
-	x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair));
+	__m128i pair = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(nib, 4), _mm_srli_epi16(nib, 8)),
+				     _mm_set1_epi16(0x00ff));
+	uint64_t x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair));
+
 	*k = n;
-	/* the first pair is in the low byte: swap, then drop the zeroed digits' nibbles */
-	return n ? __builtin_bswap64(x) >> (64 - 4 * n) : 0;
+	/* the first pair is in the low byte: swap, then drop the nibbles after the run */
+	return __builtin_bswap64(x) >> ((0u - 4 * n) & 63); /* 64 - 4n, 0 for 16 */
 }
 #endif
+
+/* The 3-byte prefix of a record line (little-endian), by its second byte. */
+#define LK_PRE(a, b) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)' ' << 16)
+static const uint32_t lk_prefix[256] = {
+	[0] = ~0u, /* "\0\0\0" must not match the zeros of the other entries */
+	[' '] = LK_PRE('I', ' '), ['L'] = LK_PRE(' ', 'L'), ['S'] = LK_PRE(' ', 'S'),
+	['M'] = LK_PRE(' ', 'M'),
+};
+#undef LK_PRE
+/* ... and its kind */
+static const unsigned char lk_prefix_kind[256] = {
+	[' '] = R_IFETCH, ['L'] = R_LOAD, ['S'] = R_STORE, ['M'] = R_MODIFY,
+};
+
+/* The longest line the fast path takes: "I  " + 14 digits + ",NN\n". */
+#define LK_FAST_MAXLINE 21
+
+/*
+ * One record line at @p, the common shape: 8 to 14 address digits (lackey
+ * prints %08lx; a user address has at most 14), a size of 1 or 2 digits, the
+ * newline right after. Stores it in *@r and returns the next line, or NULL for
+ * any other line (also a longer address, which may still be valid: the slow
+ * path decides; 14 digits are below VADDR_LIMIT). Reads [@p, @p + 21), all
+ * before the region's end + TIO_TAILROOM; only bytes up to the line's newline
+ * decide anything.
+ */
+static inline __attribute__((always_inline)) const unsigned char *
+lk_fast_line(const unsigned char *p, struct trace_rec *r)
+{
+	uint32_t w, u;
+	uint64_t a;
+	unsigned b1 = p[1], s0, s1;
+	const unsigned char *c;
+
+	memcpy(&w, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap32(w);
+#endif
+	if (unlikely((w & 0xffffff) != lk_prefix[b1]))
+		return NULL;
+#ifdef LK_SSE2
+	/*
+	 * The 16 bytes after "X  " classified at once, the digits (the run before
+	 * the first non-digit, which must be the comma) made the address by
+	 * lk_hex16(). The miss-heavy bench trace's 12-digit addresses took a table
+	 * lookup a digit past the 8th: 123 -> 87 instructions a line (callgrind;
+	 * 59 since, see the top).
+	 */
+	{
+		unsigned k;
+
+		a = lk_hex16(p + 3, &k);
+		if (unlikely(k - 8 > 6))
+			return NULL;
+		c = p + 3 + k;
+	}
+#else
+	{
+		/*
+		 * Without SSE2: the 8 digits lackey always prints as one 64-bit
+		 * word, the rest (4 more for a stack address) one by one. Measured
+		 * on the validation trace: 1.6x faster than a byte loop for the
+		 * whole address.
+		 */
+		uint64_t x;
+		unsigned d;
+
+		memcpy(&x, p + 3, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x); /* the first digit in the low byte */
+#endif
+		if (unlikely(!lk_is_hex8(x)))
+			return NULL;
+		a = lk_hex8(x);
+		c = p + 11;
+		while ((d = tt_hexv[*c] - 1u) < 16 && c < p + 17) {
+			a = a << 4 | d;
+			c++;
+		}
+	}
+#endif
+	/*
+	 * Sizes are 1 or 2 digits but for rare wide accesses (slow path); 0 is an
+	 * error. ",D\n" is checked as one word (the comma included).
+	 */
+	memcpy(&u, c, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	u = __builtin_bswap32(u);
+#endif
+	s0 = (u >> 8 & 0xff) - '1';
+	if (likely((u & 0xff00ff) == (',' | '\n' << 16) && s0 < 9)) {
+		*r = (struct trace_rec){ .addr = a, .size = s0 + 1, .kind = lk_prefix_kind[b1] };
+		return c + 3;
+	}
+	s0++;
+	s1 = (u >> 16 & 0xff) - '0';
+	if ((u & 0xff0000ff) == (',' | (uint32_t)'\n' << 24) && s0 < 10 && s1 < 10 && (s0 | s1)) {
+		*r = (struct trace_rec){ .addr = a, .size = s0 * 10 + s1, .kind = lk_prefix_kind[b1] };
+		return c + 4;
+	}
+	return NULL;
+}
+
+/*
+ * Fast lines from *@pp into @rec[@n..@stop) while lk_fast_line() takes them;
+ * the caller made sure that the region holds more than LK_FAST_MAXLINE bytes
+ * a record, so no line taken reaches its end. Returns the new record count.
+ */
+static __attribute__((noinline)) size_t lk_fast_run(const unsigned char **pp,
+						    struct trace_rec *rec, size_t n, size_t stop)
+{
+	const unsigned char *p = *pp, *q;
+	struct trace_rec *r = rec + n, *r_stop = rec + stop;
+
+	while (r < r_stop && (q = lk_fast_line(p, r))) {
+		p = q;
+		r++;
+	}
+	*pp = p;
+	return (size_t)(r - rec);
+}
+
+/* The slow path for the line at @l, number @line: see lk_line(). */
+static __attribute__((noinline)) int lk_slow(struct lackey_reader *lr, struct err *e,
+					     unsigned long line, const unsigned char *l,
+					     const unsigned char **next, size_t *np)
+{
+	struct lk_ctx c = { lr, e, line, np, &lr->nev };
+
+	return lk_line(&c, l, next);
+}
 
 /*
  * Parse whole lines of [t->ln.p, t->ln.end) into the batch until it is full or
@@ -562,110 +701,46 @@ static inline uint64_t lk_hex16(const unsigned char *h, unsigned *k)
  * readable bytes follow its end (also in @save), so the fast path reads without
  * bounds checks (16 bytes from the address's first digit, a byte or two past a
  * newline); only bytes before the line's newline decide anything.
- * A line it does not take exactly goes to lk_line(), which accepts it or
- * names the error.
+ * While more than LK_FAST_MAXLINE bytes a record are left for the records the
+ * batch can still take, the fast loop, lk_fast_run(), checks only the record
+ * count (a line it takes cannot reach the region's end); the lines are counted
+ * from the records afterwards. Near the region's end a line at a time; a line
+ * the fast path does not take goes to lk_line(), which accepts it or names the
+ * error.
  */
 static int lk_parse(struct tt_reader *t, size_t *np, struct err *e)
 {
 	struct lackey_reader *lr = (struct lackey_reader *)t;
-	const unsigned char *p = t->ln.p, *end = t->ln.end;
+	const unsigned char *p = t->ln.p, *end = t->ln.end, *q;
 	struct trace_rec *rec = lr->tt.head.rec;
 	unsigned long line = t->line;
 	size_t n = *np;
 	int ret = 0;
 
 	while (p < end && n < TRACE_BATCH) {
-		const unsigned char *l = p;
-		uint64_t a;
-		uint32_t s;
-		unsigned kind;
+		size_t room = (size_t)(end - p) / LK_FAST_MAXLINE, left = TRACE_BATCH - n, n0 = n;
 
-		if (p[0] == 'I') {
-			if (unlikely(p[1] != ' ' || p[2] != ' '))
-				goto slow;
-			kind = R_IFETCH;
-		} else if (p[0] == ' ') {
-			kind = data_kind[p[1]];
-			if (unlikely(!kind || p[2] != ' '))
-				goto slow;
-			kind--;
+		if (room) {
+			size_t stop = n + (room < left ? room : left);
+
+			n = lk_fast_run(&p, rec, n, stop);
+			line += n - n0;
+			if (n == stop)
+				continue; /* the batch may be full, the region used up */
 		} else {
-			goto slow;
-		}
-#ifdef __SSE2__
-		{
-			/*
-			 * Lackey prints at least 8 address digits (%08lx), 12 for a
-			 * mapping near 0x7f.., up to 16: the 16 bytes after "X  " are
-			 * classified at once, the digits (the run before the first
-			 * non-digit, which must be the comma) become the address by
-			 * lk_hex16(). The miss-heavy bench trace's 12-digit addresses
-			 * took a table lookup a digit past the 8th: 123 -> 87
-			 * instructions a line (callgrind).
-			 */
-			unsigned k, s0, s1;
-
-			a = lk_hex16(p + 3, &k);
-			if (unlikely(k < 8 || p[3 + k] != ',' || a >= VADDR_LIMIT))
-				goto slow;
-			p += 3 + k;
-#else
-		{
-			/*
-			 * Lackey prints at least 8 address digits (%08lx): take those
-			 * 8 at once, the rest (2 more for a stack address) one by one.
-			 * Measured on the validation trace: 1.6x faster than a byte loop
-			 * for the whole address.
-			 */
-			const unsigned char *h = p + 3;
-			uint64_t w;
-			unsigned d, s0, s1;
-
-			memcpy(&w, h, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-			w = __builtin_bswap64(w); /* the first digit in the low byte */
-#endif
-			if (unlikely(!lk_is_hex8(w)))
-				goto slow;
-			a = lk_hex8(w);
-			p += 11;
-			while ((d = tt_hexv[*p] - 1u) < 16) {
-				a = a << 4 | d;
-				p++;
+			/* near the end: a fast line ends at its newline, before the region's end */
+			q = lk_fast_line(p, &rec[n]);
+			if (q) {
+				p = q;
+				n++;
+				line++;
+				continue;
 			}
-			if (unlikely(*p != ',' || p - h > 16 || a >= VADDR_LIMIT))
-				goto slow;
-#endif
-			/* Sizes are 1 or 2 digits but for rare wide accesses (slow path). */
-			s0 = (unsigned)p[1] - '0';
-			s1 = (unsigned)p[2] - '0';
-			if (s0 < 10 && p[2] == '\n') {
-				s = s0;
-				p += 3;
-			} else if (s0 < 10 && s1 < 10 && p[3] == '\n') {
-				s = s0 * 10 + s1;
-				p += 4;
-			} else {
-				goto slow;
-			}
-			if (unlikely(!s))
-				goto slow;
 		}
-		line++;
-		rec[n].addr = a;
-		rec[n].size = s;
-		rec[n].kind = kind;
-		n++;
-		continue;
-slow:
-		{
-			struct lk_ctx c = { lr, e, line + 1, &n, &lr->nev };
-
-			line++;
-			ret = lk_line(&c, l, &p);
-			if (ret < 0)
-				break;
-		}
+		line++; /* the line at @p, which the fast path did not take */
+		ret = lk_slow(lr, e, line, p, &p, &n);
+		if (ret < 0)
+			break;
 	}
 	t->ln.p = p;
 	t->line = line;
