@@ -19,6 +19,19 @@ struct hit_miss {
 	uint64_t hits, misses;
 };
 
+/*
+ * The region of interest (roi.c): its parameters (roi.* of the config) and what
+ * the replay left out of the counters. Reported as run.roi when any is set.
+ * A warm-up's reset leaves it alone.
+ */
+struct stats_roi {
+	bool set; /* any roi.* key is not 0 */
+	uint64_t skip_refs, warmup_refs, sim_refs, skip_insns, warmup_insns, sim_insns;
+	uint64_t skipped_refs, skipped_insns, skipped_events; /* read in the skip, not simulated */
+	uint64_t warmup_refs_run, warmup_insns_run; /* simulated in the warm-up, then uncounted */
+	bool stopped; /* roi.sim_* ended the replay before the input's end */
+};
+
 struct stats {
 	/* refs */
 	uint64_t instructions, ifetch, load, store, modify, lookups[2];
@@ -56,6 +69,7 @@ struct stats {
 	uint64_t compact_migrated;
 	double cpi;
 	/* run */
+	struct stats_roi roi;
 	double wall_seconds;
 	uint64_t max_rss_bytes; /* the host process's peak RSS (getrusage), like wall time */
 };
