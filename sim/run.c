@@ -360,6 +360,7 @@ int run_write_reports(struct run *r, const struct report_meta *base, const char 
 		for (unsigned i = 0; i < r->n && i < MODE_NR; i++)
 			st[i] = r->sims[i].st;
 		printf("mmusim: %s on %s (%s)\n", m.trace, m.config, m.format);
+		stats_write_roi(&st[0], stdout);
 		stats_write_compare(st, r->mode_names, r->n, stdout);
 	}
 	return 0;

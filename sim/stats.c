@@ -531,15 +531,20 @@ static void text_template(const char *t, const struct stats *s, FILE *out)
 	}
 }
 
-void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
+void stats_write_roi(const struct stats *s, FILE *out)
 {
-	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
-	if (s->roi.set) /* what the counters below leave out */
+	if (s->roi.set) /* what the counters leave out */
 		fprintf(out, "  region of interest: skipped %llu refs (%llu instructions), warm-up %llu refs "
 			"(%llu instructions) not counted%s\n",
 			(unsigned long long)s->roi.skipped_refs, (unsigned long long)s->roi.skipped_insns,
 			(unsigned long long)s->roi.warmup_refs_run, (unsigned long long)s->roi.warmup_insns_run,
 			s->roi.stopped ? "; stopped at its end" : "");
+}
+
+void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
+{
+	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
+	stats_write_roi(s, out);
 	for (size_t i = 0; i < ARRAY_SIZE(text_lines); i++)
 		if (!text_lines[i].cond || text_cond(text_lines[i].cond, s))
 			text_template(text_lines[i].text, s, out);

@@ -91,6 +91,9 @@ void stats_write_json(const struct stats *s, const struct report_meta *m, FILE *
 /* Build the JSON object (caller owns it: json_decref). Opaque to avoid jansson in the header. */
 void *stats_to_json(const struct stats *s, const struct report_meta *m);
 
+/* The text report's line on the region of interest (nothing without one). */
+void stats_write_roi(const struct stats *s, FILE *out);
+
 /* Write the readable table. */
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out);
 
