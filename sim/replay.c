@@ -333,8 +333,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 	 */
 	uint64_t lastop[2] = { VPN_NONE, VPN_NONE };
 
-	/* data_refs: every data reference goes to the cache; roi.active: a cut ahead */
-	if (!sum || s->mmu.data_refs || unlikely(s->roi.active))
+	if (!sum || s->plain) /* data_refs, or a region of interest's cut ahead */
 		return sim_run_batch(s, b, e);
 	memcpy(nrec0, s->nrec, sizeof(nrec0));
 	/* locals: gcc cannot tell that the simulator's stores leave *sum alone */

@@ -72,6 +72,7 @@ static void enter(struct sim *s, enum roi_phase phase)
 	r->insns = insns[phase] != 0;
 	r->left = r->insns ? insns[phase] : refs[phase];
 	r->active = r->left != 0; /* a region with no limit: no cut ahead, the plain loop from here */
+	sim_set_plain(s);
 }
 
 void roi_init(struct sim *s)

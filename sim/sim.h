@@ -30,6 +30,9 @@ struct sim {
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
 	bool failed; /* bad input met inside the loop: err holds it */
 	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
+	/* batches go through sim_run_batch(), never a summary: cache.data_refs (every data
+	 * reference goes to the cache) or roi.active (sim_set_plain()) */
+	bool plain;
 
 	struct roi roi; /* the region of interest: skip, warm-up, region (roi.c) */
 
@@ -122,6 +125,12 @@ void sim_batch_summary_free(struct batch_summary *sum);
 /* sim_run_batch() driven by @sum (from sim_batch_summarize() of @b; NULL: plain). */
 int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			     const struct batch_summary *sum, struct err *e);
+
+/* Recompute s->plain after s->roi.active changed (roi.c). */
+static inline void sim_set_plain(struct sim *s)
+{
+	s->plain = s->mmu.data_refs || s->roi.active;
+}
 
 /* Fill the end-of-run gauges and cycle totals in s->st. */
 void sim_finish(struct sim *s);
