@@ -90,6 +90,7 @@ void roi_init(struct sim *s)
 	st->set = c->skip_refs || c->warmup_refs || c->sim_refs || c->skip_insns || c->warmup_insns ||
 		  c->sim_insns;
 	enter(s, ROI_SKIP);
+	st->started = s->roi.phase == ROI_SIM;
 }
 
 /* The gauges among the report's members: state, not counts of events. */
@@ -121,6 +122,21 @@ void roi_reset_counters(struct sim *s)
 	memset(s->tl_last, 0, sizeof(s->tl_last)); /* the timeline's deltas start afresh */
 }
 
+void roi_finish(struct sim *s)
+{
+	struct stats keep = s->st;
+
+	if (s->roi.phase != ROI_SKIP && s->roi.phase != ROI_WARMUP)
+		return;
+	/* the input ended before the region began: nothing of it is counted */
+	memset(&s->st, 0, sizeof(s->st));
+#define X(m) s->st.m = keep.m;
+	ROI_GAUGES(X)
+	X(rss_bytes) X(huge_bytes) X(huge_coverage) X(free_pages) X(fragmentation_index_order9)
+	X(swap_bytes) X(cpi) X(roi) X(wall_seconds) X(max_rss_bytes)
+#undef X
+}
+
 /* Credit @n instructions of an R_INSNS record to the current phase. */
 static void add_insns(struct sim *s, uint64_t n)
 {
@@ -150,6 +166,7 @@ static void next_phase(struct sim *s)
 	}
 	roi_reset_counters(s);
 	enter(s, (enum roi_phase)(s->roi.phase + 1));
+	s->st.roi.started = s->roi.phase == ROI_SIM;
 }
 
 /* What record @r counts towards the phase's length. */

@@ -47,4 +47,11 @@ static inline bool roi_done(const struct roi *r)
  */
 void roi_reset_counters(struct sim *s);
 
+/*
+ * At the end of sim_finish(): if the input ended before the region began (in
+ * the skip or the warm-up), clear every counter of the report (s->st alone:
+ * a live machine's report is taken from a copy), so nothing of it is counted.
+ */
+void roi_finish(struct sim *s);
+
 #endif

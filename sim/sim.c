@@ -276,6 +276,7 @@ void sim_finish(struct sim *s)
 			st->cyc_compaction + st->cyc_reclaim;
 	st->swap_bytes = s->pt.nr_swap * PAGE_SIZE;
 	(void)l1_misses;
+	roi_finish(s);
 }
 
 /* --- invariants --------------------------------------------------------- */

@@ -355,11 +355,12 @@ static uint64_t refs_total(const struct stats *s)
  * run.roi: the region of interest's parameters (roi.*: 0 is none, sim_* 0 no
  * limit) and what the replay left out of the counters: the references,
  * instructions and events read in the skipped stretch, the references and
- * instructions simulated in the warm-up, and whether roi.sim_* ended the replay.
+ * instructions simulated in the warm-up, whether the simulated stretch was
+ * reached (else nothing is counted) and whether roi.sim_* ended the replay.
  */
 static json_t *roi_json(const struct stats_roi *r)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b}",
 			 "skip_refs", (json_int_t)r->skip_refs, "warmup_refs", (json_int_t)r->warmup_refs,
 			 "sim_refs", (json_int_t)r->sim_refs, "skip_insns", (json_int_t)r->skip_insns,
 			 "warmup_insns", (json_int_t)r->warmup_insns, "sim_insns", (json_int_t)r->sim_insns,
@@ -367,7 +368,8 @@ static json_t *roi_json(const struct stats_roi *r)
 			 "skipped_insns", (json_int_t)r->skipped_insns,
 			 "skipped_events", (json_int_t)r->skipped_events,
 			 "warmup_refs_run", (json_int_t)r->warmup_refs_run,
-			 "warmup_insns_run", (json_int_t)r->warmup_insns_run, "stopped", r->stopped);
+			 "warmup_insns_run", (json_int_t)r->warmup_insns_run, "started", r->started,
+			 "stopped", r->stopped);
 }
 
 void *stats_to_json(const struct stats *s, const struct report_meta *m)
@@ -538,7 +540,8 @@ void stats_write_roi(const struct stats *s, FILE *out)
 			"(%llu instructions) not counted%s\n",
 			(unsigned long long)s->roi.skipped_refs, (unsigned long long)s->roi.skipped_insns,
 			(unsigned long long)s->roi.warmup_refs_run, (unsigned long long)s->roi.warmup_insns_run,
-			s->roi.stopped ? "; stopped at its end" : "");
+			!s->roi.started ? "; the input ended before the region: nothing counted"
+			: s->roi.stopped ? "; stopped at its end" : "");
 }
 
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)

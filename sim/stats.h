@@ -29,7 +29,8 @@ struct stats_roi {
 	uint64_t skip_refs, warmup_refs, sim_refs, skip_insns, warmup_insns, sim_insns;
 	uint64_t skipped_refs, skipped_insns, skipped_events; /* read in the skip, not simulated */
 	uint64_t warmup_refs_run, warmup_insns_run; /* simulated in the warm-up, then uncounted */
-	bool stopped; /* roi.sim_* ended the replay before the input's end */
+	bool started; /* the simulated stretch was reached (else the input ended before it: nothing counted) */
+	bool stopped; /* roi.sim_* ended the replay */
 };
 
 struct stats {

@@ -240,6 +240,7 @@ static void warmup_case(enum os_mode mode, uint64_t n)
 	ck_assert_uint_eq(w->st.roi.warmup_refs_run, n);
 	ck_assert_uint_eq(w->st.roi.warmup_insns_run, first->st.instructions);
 	ck_assert(!w->st.roi.stopped);
+	ck_assert(w->st.roi.started);
 	done(full);
 	done(first);
 	done(w);
@@ -298,6 +299,41 @@ START_TEST(sim_refs)
 	ck_assert_uint_eq(a->st.ifetch + a->st.load + a->st.store + a->st.modify, 50000);
 	done(a);
 	done(b);
+}
+END_TEST
+
+/* An input that ends in the warm-up (or the skip) counts nothing; its state is the whole run's. */
+START_TEST(region_never_reached)
+{
+	static const char *const sets[2] = { "roi.warmup_refs=99999999", "roi.skip_refs=99999999" };
+
+	for (int i = 0; i < 2; i++) {
+		struct sim_config c, cw;
+		struct sim *full, *w, *s;
+
+		config(&c, MODE_THP, NULL, NULL);
+		config(&cw, MODE_THP, sets[i], NULL);
+		full = replay(&c, NULL, 0, false);
+		w = replay(&cw, NULL, 0, false);
+		sim_finish(full);
+		sim_finish(w);
+		s = w;
+		COUNTERS(ZERO)
+		ck_assert(!w->st.roi.started);
+		ck_assert(!w->st.roi.stopped);
+		if (i == 0) {
+			GAUGES(EQ_GAUGE) /* the whole input is the warm-up: its state is the whole run's */
+			ck_assert_uint_eq(w->st.roi.warmup_refs_run, full->st.ifetch + full->st.load +
+									  full->st.store + full->st.modify);
+		} else {
+			ck_assert_uint_eq(w->st.nr_anon_pages, 0); /* nothing faulted in */
+			ck_assert_uint_eq(w->st.roi.skipped_refs, full->st.ifetch + full->st.load +
+								      full->st.store + full->st.modify);
+			ck_assert_uint_eq(w->st.roi.skipped_insns, full->st.instructions);
+		}
+		done(full);
+		done(w);
+	}
 }
 END_TEST
 
@@ -528,6 +564,7 @@ int main(void)
 	tcase_add_test(tc, warmup_thp);
 	tcase_add_test(tc, sim_refs);
 	tcase_add_test(tc, skip_events);
+	tcase_add_test(tc, region_never_reached);
 	tcase_add_test(tc, insns_equal_refs);
 	tcase_add_test(tc, insns_split);
 	tcase_add_test(tc, api_zero_after_warmup);

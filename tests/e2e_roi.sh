@@ -34,6 +34,7 @@ check "$refs" 100000 "--sim-refs 100000: references counted"
 check "$(field "$T/s.json" roi skipped_refs)" 1000 "run.roi.skipped_refs"
 check "$(field "$T/s.json" roi warmup_refs_run)" 20000 "run.roi.warmup_refs_run"
 check "$(field "$T/s.json" roi stopped)" true "run.roi.stopped"
+check "$(field "$T/s.json" roi started)" true "run.roi.started"
 $MMUSIM run $VAL --json "$T/plain.json" --quiet
 grep -q '"roi"' "$T/plain.json" && bad "run.roi without a region" || ok
 $MMUSIM run $VAL --sim-refs 100000 | grep -q '^  region of interest: skipped 0 refs (0 instructions), warm-up 0 refs (0 instructions) not counted; stopped at its end$' &&
