@@ -55,7 +55,10 @@ enum mmusim_status {
 struct mmusim_options {
 	/* The config, applied in this order on the built-in defaults: the YAML file
 	 * @config_path, the YAML text @config_yaml, each "path=value" of @sets
-	 * (the keys of `mmusim run --set`, e.g. "tlb.stlb.entries=2048"). */
+	 * (the keys of `mmusim run --set`, e.g. "tlb.stlb.entries=2048"). The region
+	 * of interest is set so too ("roi.warmup_refs=1000000", "roi.skip_refs=N",
+	 * "roi.sim_refs=N", the _insns forms; mmusim(1) run --warmup-refs): the
+	 * reports then count only the simulated stretch (all 0 before it begins). */
 	const char *config_path;
 	const char *config_yaml;
 	const char *const *sets;

@@ -195,6 +195,13 @@ static const struct key keys[] = {
 	K("os.fragmentation.seed", KT_U64, fragmentation.seed, CK_NONE),
 	KU("os.extfrag_threshold", extfrag_threshold),
 
+	K("roi.skip_refs", KT_U64, roi.skip_refs, CK_NONE),
+	K("roi.warmup_refs", KT_U64, roi.warmup_refs, CK_NONE),
+	K("roi.sim_refs", KT_U64, roi.sim_refs, CK_NONE),
+	K("roi.skip_insns", KT_U64, roi.skip_insns, CK_NONE),
+	K("roi.warmup_insns", KT_U64, roi.warmup_insns, CK_NONE),
+	K("roi.sim_insns", KT_U64, roi.sim_insns, CK_NONE),
+
 	K("seed", KT_U64, seed, CK_NONE),
 };
 
@@ -742,6 +749,25 @@ static int check_array(const struct vctx *v, const char *prefix, unsigned entrie
 	return 0;
 }
 
+/* roi.*: each phase in references or in instructions, not both. */
+static int check_roi(const struct vctx *v)
+{
+	static const char *const phase[3] = { "skip", "warmup", "sim" };
+	const struct roi_cfg *r = &v->c->roi;
+	const uint64_t refs[3] = { r->skip_refs, r->warmup_refs, r->sim_refs };
+	const uint64_t insns[3] = { r->skip_insns, r->warmup_insns, r->sim_insns };
+
+	for (int i = 0; i < 3; i++)
+		if (refs[i] && insns[i]) {
+			char pr[PATH_MAX_LEN], pi[PATH_MAX_LEN];
+
+			snprintf(pr, sizeof(pr), "roi.%s_refs", phase[i]);
+			snprintf(pi, sizeof(pi), "roi.%s_insns", phase[i]);
+			return vfail(v, pi, pr, "give %s or %s, not both", pr, pi);
+		}
+	return 0;
+}
+
 static int validate(const struct sim_config *c, const char *origin,
 		    const struct marks *marks, struct err *e)
 {
@@ -811,7 +837,7 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "%s is not a multiple of ways * line = %u * %u",
 				     sz, cc->ways, c->line_size);
 	}
-	return 0;
+	return check_roi(&v);
 }
 
 int config_validate(const struct sim_config *c, const char *origin, struct err *e)

@@ -158,6 +158,17 @@ struct implicit_cfg {
 			     granule around the address, clipped to the gap between VMAs */
 };
 
+/*
+ * The region of interest (roi.*; run --skip-refs & co., sim/roi.c): drcachesim's
+ * -skip_refs, -warmup_refs, -sim_refs, in references (ifetch, load, store and
+ * modify records) or in instructions (the `instructions` counter's units). 0:
+ * none (sim: no limit). A phase is given in references or in instructions, not both.
+ */
+struct roi_cfg {
+	uint64_t skip_refs, warmup_refs, sim_refs;
+	uint64_t skip_insns, warmup_insns, sim_insns;
+};
+
 struct sim_config {
 	/* cpu */
 	char cpu_name[64];
@@ -202,6 +213,8 @@ struct sim_config {
 	struct khugepaged_cfg khugepaged;
 	struct fragmentation_cfg fragmentation;
 	unsigned extfrag_threshold; /* /proc/sys/vm/extfrag_threshold */
+
+	struct roi_cfg roi; /* roi.*: the region of interest (not the machine: how it is run) */
 
 	uint64_t seed; /* seed: random replacement and anything else stochastic */
 };

@@ -604,6 +604,7 @@ int mmusim_report_text(struct mmusim *m, FILE *out)
 		stats_write_text(&st[0], &rm, out);
 	} else {
 		fprintf(out, "mmusim: %s on %s (%s)\n", rm.trace, rm.config, rm.format);
+		stats_write_roi(&st[0], out);
 		stats_write_compare(st, m->run.mode_names, m->run.n, out);
 	}
 	if (fflush(out) || ferror(out)) {

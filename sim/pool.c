@@ -36,6 +36,19 @@ static bool stop_requested(const struct pool_opts *o)
 	return o->interrupted && *o->interrupted;
 }
 
+/*
+ * Has every simulator reached the end of its region of interest (roi.sim_*,
+ * roi.c)? Then the rest of the input is not read: a reader's error beyond it is
+ * not one of this run.
+ */
+static bool all_done(const struct sim *sims, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!roi_done(&sims[i].roi))
+			return false;
+	return true;
+}
+
 /* A batch that outlives the reader's next call (the threaded run decodes ahead). */
 struct owned_batch {
 	struct trace_batch b;
@@ -160,6 +173,7 @@ struct sim_pool {
 	unsigned *order;    /* simulators by the last round's cost, descending */
 	unsigned nthreads;
 	bool stop;
+	bool ended; /* every simulator's region ended (all_done()): the input is left unread */
 };
 
 static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
@@ -390,6 +404,10 @@ static unsigned pool_rounds(struct sim_pool *p, struct batch_set *set, const str
 		}
 		if (failed < p->n || stop_requested(o))
 			break;
+		if (p->stage[ST_SIM] && all_done(p->sims, p->n)) {
+			p->ended = true;
+			break;
+		}
 		p->stage[ST_SIM] = p->stage[ST_SUM];
 		p->stage[ST_SUM] = p->stage[ST_FILL] && p->stage[ST_FILL]->n ? p->stage[ST_FILL] : NULL;
 		/* the next fill takes the set that just left the simulators */
@@ -436,6 +454,8 @@ static int pool_threaded(struct sim *sims, unsigned n, struct trace_reader *tr,
 			rc = POOL_EINPUT;
 		} else if (stop_requested(o)) {
 			rc = POOL_EINTR;
+		} else if (p.ended) {
+			rc = POOL_OK;
 		} else if (p.rc == -2) {
 			err_host(e, "mmusim", 0, 0, "out of memory");
 			rc = POOL_EHOST;
@@ -525,9 +545,12 @@ static void *ahead_thread(void *arg)
 	return NULL;
 }
 
-/* Simulate the sets as they come; POOL_* (a->rc and a->done read once the thread is gone). */
+/*
+ * Simulate the sets as they come; POOL_* (a->rc and a->done read once the thread
+ * is gone). *@ended: the simulator's region ended before the input did.
+ */
 static int ahead_consume(struct ahead *a, struct sim *sim, const struct pool_opts *o,
-			 uint64_t *records, struct err *e)
+			 uint64_t *records, bool *ended, struct err *e)
 {
 	for (uint64_t k = 0;; k++) {
 		const struct batch_set *s = &a->set[k % ST_NR];
@@ -544,6 +567,10 @@ static int ahead_consume(struct ahead *a, struct sim *sim, const struct pool_opt
 			if (sim_run_batch_summarized(sim, &s->ob[i].b, NULL, e))
 				return POOL_EINPUT;
 			*records += s->ob[i].b.n;
+			if (unlikely(roi_done(&sim->roi))) {
+				*ended = true;
+				return POOL_OK;
+			}
 		}
 		pthread_mutex_lock(&a->lock);
 		a->consumed++;
@@ -564,6 +591,7 @@ static int pool_ahead(struct sim *sim, struct trace_reader *tr, const struct poo
 	struct trace_rec *arena = NULL, *spare = NULL;
 	size_t alen = 0;
 	pthread_t tid;
+	bool ended = false;
 	int rc;
 
 	if (!set || !(arena = pool_arena(set, tr, &spare, &alen))) {
@@ -585,13 +613,15 @@ static int pool_ahead(struct sim *sim, struct trace_reader *tr, const struct poo
 		err_set(e, "mmusim", 0, 0, "cannot start threads");
 		rc = POOL_EHOST;
 	} else {
-		rc = ahead_consume(&a, sim, o, records, e);
+		rc = ahead_consume(&a, sim, o, records, &ended, e);
 		pthread_mutex_lock(&a.lock);
 		a.stop = true;
 		pthread_cond_signal(&a.cv_free);
 		pthread_mutex_unlock(&a.lock);
 		pthread_join(tid, NULL);
-		if (rc == POOL_OK && a.rc == -2) {
+		if (ended) {
+			/* the region ended: what the reader met beyond it does not matter */
+		} else if (rc == POOL_OK && a.rc == -2) {
 			err_host(e, "mmusim", 0, 0, "out of memory");
 			rc = POOL_EHOST;
 		} else if (rc == POOL_OK && a.rc < 0) {
@@ -635,6 +665,10 @@ static int pool_plain(struct sim *sims, unsigned n, struct trace_reader *tr,
 		*records += b.n;
 		if (stop_requested(o)) {
 			rc = POOL_EINTR;
+			break;
+		}
+		if (unlikely(all_done(sims, n))) {
+			got = 0; /* every region ended: the rest is not read */
 			break;
 		}
 		if (o->progress && (++batches & 63) == 0)

@@ -52,7 +52,14 @@
 #include "sim.h"
 
 /* The replay loop stopped at record @idx of the batch: name it, return -1 with @e. */
-static __attribute__((cold, noinline)) int fail_at(struct sim *s, uint64_t idx, struct err *e)
+static __attribute__((cold, noinline)) int fail_at(struct sim *s, uint64_t idx, struct err *e);
+
+int sim_batch_fail(struct sim *s, uint64_t idx, struct err *e)
+{
+	return fail_at(s, idx, e);
+}
+
+static int fail_at(struct sim *s, uint64_t idx, struct err *e)
 {
 	if (s->fail_msg[0])
 		err_set(&s->err, s->trace_name, 0, 0, "record %llu: %s",
@@ -122,11 +129,28 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 {
 	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
 
+	if (unlikely(s->roi.active)) /* a region of interest with a cut ahead (roi.c) */
+		return roi_run_batch(s, b, e);
 	for (; r < end; r++) {
 		run_one(s, b, r);
 		if (unlikely(s->failed))
 			return fail_at(s, (uint64_t)(r - b->recs), e);
 	}
+	return batch_end(s, b, e);
+}
+
+int sim_run_range(struct sim *s, const struct trace_batch *b, size_t from, size_t to, struct err *e)
+{
+	for (const struct trace_rec *r = b->recs + from, *end = b->recs + to; r < end; r++) {
+		run_one(s, b, r);
+		if (unlikely(s->failed))
+			return fail_at(s, (uint64_t)(r - b->recs), e);
+	}
+	return 0;
+}
+
+int sim_batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
+{
 	return batch_end(s, b, e);
 }
 
@@ -309,7 +333,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 	 */
 	uint64_t lastop[2] = { VPN_NONE, VPN_NONE };
 
-	if (!sum || s->mmu.data_refs) /* data_refs: every data reference goes to the cache */
+	if (!sum || s->plain) /* data_refs, or a region of interest's cut ahead */
 		return sim_run_batch(s, b, e);
 	memcpy(nrec0, s->nrec, sizeof(nrec0));
 	/* locals: gcc cannot tell that the simulator's stores leave *sum alone */

@@ -18,7 +18,11 @@
 #include "workload.h"
 
 enum { OPT_FORMAT = 256, OPT_MODES, OPT_JSON, OPT_TIMELINE, OPT_TIMELINE_MS, OPT_STEPS, OPT_SET, OPT_LABEL,
-       OPT_SWEEP_SET, OPT_CHECK };
+       OPT_SWEEP_SET, OPT_CHECK, OPT_ROI /* OPT_ROI + i: roi_opt[i] */ };
+
+/* The region of interest's options: --skip-refs N is --set roi.skip_refs=N (roi.c). */
+static const char *const roi_opt[6] = { "skip-refs", "warmup-refs", "sim-refs",
+					"skip-insns", "warmup-insns", "sim-insns" };
 
 static const struct option run_longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -34,6 +38,12 @@ static const struct option run_longopts[] = {
 	{ "sweep-set", required_argument, NULL, OPT_SWEEP_SET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "check-invariants", no_argument, NULL, OPT_CHECK },
+	{ "skip-refs", required_argument, NULL, OPT_ROI + 0 },
+	{ "warmup-refs", required_argument, NULL, OPT_ROI + 1 },
+	{ "sim-refs", required_argument, NULL, OPT_ROI + 2 },
+	{ "skip-insns", required_argument, NULL, OPT_ROI + 3 },
+	{ "warmup-insns", required_argument, NULL, OPT_ROI + 4 },
+	{ "sim-insns", required_argument, NULL, OPT_ROI + 5 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -55,6 +65,33 @@ static int add_label(struct run_opts *o, const char *opt, const char *kv, bool s
 	o->labels[o->nlabels++] = kv;
 	if (set)
 		o->sets[o->nsets++] = kv;
+	return 0;
+}
+
+/*
+ * --skip-refs N & co.: N a decimal count (0: none), kept as a --set of its
+ * roi.* key. A bad value or a phase given in both units: -1 with @e, one line.
+ */
+static int add_roi(struct run_opts *o, unsigned i, const char *val, struct err *e)
+{
+	const char *p = val;
+	char key[16];
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (!*val || *p || p - val > 20 || (p - val == 20 && strcmp(val, "18446744073709551615") > 0))
+		return err_set(e, NULL, 0, 0, "--%s: expected a count (a non-negative integer), got '%s'",
+			       roi_opt[i], val);
+	if (o->roi_given[(i + 3) % 6])
+		return err_set(e, NULL, 0, 0, "--%s and --%s: give one, not both", roi_opt[(i + 3) % 6],
+			       roi_opt[i]);
+	if (o->nsets == RUN_MAX_SETS)
+		return usage(e, "too many --set options%s", "");
+	snprintf(key, sizeof(key), "%s", roi_opt[i]);
+	key[strcspn(key, "-")] = '_';
+	snprintf(o->roi_sets[i], sizeof(o->roi_sets[i]), "roi.%s=%s", key, val);
+	o->roi_given[i] = true;
+	o->sets[o->nsets++] = o->roi_sets[i];
 	return 0;
 }
 
@@ -105,7 +142,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 		case OPT_CHECK: o->check = true; break;
 		case 'h': return RUN_HELP;
 		case ':': return missing_value(argv, e);
-		default: return usage(e, "unknown option '%s'", getopt_culprit(argv, buf, sizeof(buf)));
+		default:
+			if (c >= OPT_ROI && c < OPT_ROI + 6) {
+				rc = add_roi(o, (unsigned)(c - OPT_ROI), optarg, e);
+				break;
+			}
+			return usage(e, "unknown option '%s'", getopt_culprit(argv, buf, sizeof(buf)));
 		}
 		if (rc)
 			return rc;
@@ -318,6 +360,7 @@ int run_write_reports(struct run *r, const struct report_meta *base, const char 
 		for (unsigned i = 0; i < r->n && i < MODE_NR; i++)
 			st[i] = r->sims[i].st;
 		printf("mmusim: %s on %s (%s)\n", m.trace, m.config, m.format);
+		stats_write_roi(&st[0], stdout);
 		stats_write_compare(st, r->mode_names, r->n, stdout);
 	}
 	return 0;

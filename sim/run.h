@@ -48,6 +48,10 @@ struct run_opts {
 	unsigned nlabels;
 	bool quiet;
 	bool check; /* --check-invariants: after every batch (tests) */
+	/* --skip-refs N & co.: "roi.skip_refs=N" ..., each also in sets[] (so they
+	 * are config keys: in the config hash, in config show) */
+	char roi_sets[6][48];
+	bool roi_given[6];
 };
 
 /*

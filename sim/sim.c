@@ -94,6 +94,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 		goto oom;
 	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
+	roi_init(s);
 	return 0;
 oom:
 	return err_host(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
@@ -215,10 +216,12 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 
 cycles_t sim_now(const struct sim *s)
 {
-	uint64_t insns = s->nrec[R_IFETCH] + s->st.instructions;
+	/* now_*: what a warm-up's reset took from the counters (roi.c) */
+	uint64_t insns = s->now_insns + s->nrec[R_IFETCH] + s->st.instructions;
 
-	return (cycles_t)((double)insns * s->cfg.cpi) + s->mmu.st.cyc_translation + s->mmu.st.walk_cycles +
-	       s->st.cyc_fault + s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim;
+	return (cycles_t)((double)insns * s->cfg.cpi) + s->now_cycles + s->mmu.st.cyc_translation +
+	       s->mmu.st.walk_cycles + s->st.cyc_fault + s->mmu.st.cyc_data + s->st.cyc_compaction +
+	       s->st.cyc_reclaim;
 }
 
 /* --- the end of a run --------------------------------------------------- */
@@ -279,6 +282,7 @@ void sim_finish(struct sim *s)
 			st->cyc_compaction + st->cyc_reclaim;
 	st->swap_bytes = s->pt.nr_swap * PAGE_SIZE;
 	(void)l1_misses;
+	roi_finish(s);
 }
 
 /* --- invariants --------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include "mmu.h"
 #include "pagetable.h"
 #include "reclaim.h"
+#include "roi.h"
 #include "stats.h"
 #include "swap.h"
 #include "trace.h"
@@ -29,6 +30,11 @@ struct sim {
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
 	bool failed; /* bad input met inside the loop: err holds it */
 	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
+	/* batches go through sim_run_batch(), never a summary: cache.data_refs (every data
+	 * reference goes to the cache) or roi.active (sim_set_plain()) */
+	bool plain;
+
+	struct roi roi; /* the region of interest: skip, warm-up, region (roi.c) */
 
 	struct stats st; /* the report (the MMU's counters copied in by sim_finish()) */
 	struct sim_config cfg;
@@ -50,6 +56,9 @@ struct sim {
 	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
+	/* sim_now() of the counters a warm-up reset (roi_reset_counters()): time goes on */
+	uint64_t now_insns;
+	cycles_t now_cycles;
 	const char *trace_name; /* for messages */
 	uint64_t rec_no;        /* records consumed, for messages */
 	char fail_msg[256];     /* a failure's message without its record number (sim_fail()) */
@@ -66,6 +75,15 @@ void sim_destroy(struct sim *s);
  * implicit mappings off, simulated memory exhausted).
  */
 int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e);
+
+/*
+ * The pieces of sim_run_batch() for roi.c: records [@from, @to) of @b (0, or -1
+ * with @e); the batch's end (rec_no, the timeline, khugepaged: 0 or -1 with @e);
+ * a failure met at record @idx of the batch that is not yet named (-1 with @e).
+ */
+int sim_run_range(struct sim *s, const struct trace_batch *b, size_t from, size_t to, struct err *e);
+int sim_batch_end(struct sim *s, const struct trace_batch *b, struct err *e);
+int sim_batch_fail(struct sim *s, uint64_t idx, struct err *e);
 
 /*
  * Several simulators fed from one batch (sweeps, --modes) share one pass over it
@@ -107,6 +125,12 @@ void sim_batch_summary_free(struct batch_summary *sum);
 /* sim_run_batch() driven by @sum (from sim_batch_summarize() of @b; NULL: plain). */
 int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			     const struct batch_summary *sum, struct err *e);
+
+/* Recompute s->plain after s->roi.active changed (roi.c). */
+static inline void sim_set_plain(struct sim *s)
+{
+	s->plain = s->mmu.data_refs || s->roi.active;
+}
 
 /* Fill the end-of-run gauges and cycle totals in s->st. */
 void sim_finish(struct sim *s);

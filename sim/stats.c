@@ -374,6 +374,27 @@ static uint64_t refs_total(const struct stats *s)
 	return s->ifetch + s->load + s->store + s->modify;
 }
 
+/*
+ * run.roi: the region of interest's parameters (roi.*: 0 is none, sim_* 0 no
+ * limit) and what the replay left out of the counters: the references,
+ * instructions and events read in the skipped stretch, the references and
+ * instructions simulated in the warm-up, whether the simulated stretch was
+ * reached (else nothing is counted) and whether roi.sim_* ended the replay.
+ */
+static json_t *roi_json(const struct stats_roi *r)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b}",
+			 "skip_refs", (json_int_t)r->skip_refs, "warmup_refs", (json_int_t)r->warmup_refs,
+			 "sim_refs", (json_int_t)r->sim_refs, "skip_insns", (json_int_t)r->skip_insns,
+			 "warmup_insns", (json_int_t)r->warmup_insns, "sim_insns", (json_int_t)r->sim_insns,
+			 "skipped_refs", (json_int_t)r->skipped_refs,
+			 "skipped_insns", (json_int_t)r->skipped_insns,
+			 "skipped_events", (json_int_t)r->skipped_events,
+			 "warmup_refs_run", (json_int_t)r->warmup_refs_run,
+			 "warmup_insns_run", (json_int_t)r->warmup_insns_run, "started", r->started,
+			 "stopped", r->stopped);
+}
+
 void *stats_to_json(const struct stats *s, const struct report_meta *m)
 {
 	json_t *root = json_object(), *o;
@@ -404,6 +425,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 		}
 		json_object_set_new(o, "labels", l);
 	}
+	if (s->roi.set)
+		json_object_set_new(o, "roi", roi_json(&s->roi));
 	json_object_set_new(root, "run", o);
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
 		const char *leaf;
@@ -533,9 +556,21 @@ static void text_template(const char *t, const struct stats *s, FILE *out)
 	}
 }
 
+void stats_write_roi(const struct stats *s, FILE *out)
+{
+	if (s->roi.set) /* what the counters leave out */
+		fprintf(out, "  region of interest: skipped %llu refs (%llu instructions), warm-up %llu refs "
+			"(%llu instructions) not counted%s\n",
+			(unsigned long long)s->roi.skipped_refs, (unsigned long long)s->roi.skipped_insns,
+			(unsigned long long)s->roi.warmup_refs_run, (unsigned long long)s->roi.warmup_insns_run,
+			!s->roi.started ? "; the input ended before the region: nothing counted"
+			: s->roi.stopped ? "; stopped at its end" : "");
+}
+
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
 {
 	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
+	stats_write_roi(s, out);
 	for (size_t i = 0; i < ARRAY_SIZE(text_lines); i++)
 		if (!text_lines[i].cond || text_cond(text_lines[i].cond, s))
 			text_template(text_lines[i].text, s, out);

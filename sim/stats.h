@@ -19,6 +19,20 @@ struct hit_miss {
 	uint64_t hits, misses;
 };
 
+/*
+ * The region of interest (roi.c): its parameters (roi.* of the config) and what
+ * the replay left out of the counters. Reported as run.roi when any is set.
+ * A warm-up's reset leaves it alone.
+ */
+struct stats_roi {
+	bool set; /* any roi.* key is not 0 */
+	uint64_t skip_refs, warmup_refs, sim_refs, skip_insns, warmup_insns, sim_insns;
+	uint64_t skipped_refs, skipped_insns, skipped_events; /* read in the skip, not simulated */
+	uint64_t warmup_refs_run, warmup_insns_run; /* simulated in the warm-up, then uncounted */
+	bool started; /* the simulated stretch was reached (else the input ended before it: nothing counted) */
+	bool stopped; /* roi.sim_* ended the replay */
+};
+
 struct stats {
 	/* refs */
 	uint64_t instructions, ifetch, load, store, modify, lookups[2];
@@ -56,6 +70,7 @@ struct stats {
 	uint64_t compact_migrated;
 	double cpi;
 	/* run */
+	struct stats_roi roi;
 	double wall_seconds;
 	uint64_t max_rss_bytes; /* the host process's peak RSS (getrusage), like wall time */
 };
@@ -76,6 +91,9 @@ void stats_write_json(const struct stats *s, const struct report_meta *m, FILE *
 
 /* Build the JSON object (caller owns it: json_decref). Opaque to avoid jansson in the header. */
 void *stats_to_json(const struct stats *s, const struct report_meta *m);
+
+/* The text report's line on the region of interest (nothing without one). */
+void stats_write_roi(const struct stats *s, FILE *out);
 
 /* Write the readable table. */
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out);
