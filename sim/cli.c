@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mmusim.h"
+
 #include "cli.h"
 #include "usage.h"
 #include "util.h"
@@ -82,3 +84,26 @@ void opts_reset(void)
 	opterr = 0;
 }
 
+/*
+ * The records so far and the rate, and for a trace file the share read and the
+ * time left at that pace: on a terminal once a second, redrawn in place; else a
+ * plain line every PROGRESS_EVERY seconds (logs, CI).
+ */
+void show_progress(void *arg, uint64_t records)
+{
+	struct progress *p = arg;
+	double now = now_seconds(), f = p->m ? mmusim_input_fraction(p->m) : -1, el = now - p->t0;
+	char share[64] = "";
+
+	if (now < p->next && !p->last)
+		return;
+	p->next = now + (p->tty ? 1.0 : PROGRESS_EVERY);
+	p->printed = true;
+	if (f > 0 && f < 1 && !p->last)
+		snprintf(share, sizeof(share), ", %.0f%% read, %.0f s left", 100.0 * f,
+			 el * (1.0 - f) / f);
+	/* a terminal: back to the line's start and clear it (ECMA-48 EL), then redraw */
+	fprintf(stderr, "%s  %llu records, %.1f M records/s%s%s", p->tty ? "\r\033[K" : "",
+		(unsigned long long)records, el > 0 ? (double)records / el / 1e6 : 0.0, share,
+		p->tty && !p->last ? "" : "\n");
+}

@@ -3,10 +3,26 @@
 #define MMUSIM_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "err.h"
 
 #define EXIT_BAD 2
+
+struct mmusim;
+
+/* A run's progress line (show_progress(), the library's progress callback). */
+struct progress {
+	double t0, next;
+	bool last;    /* the final line: now, with a newline */
+	bool tty;     /* stderr is a terminal */
+	bool printed; /* a line was shown */
+	struct mmusim *m;
+};
+
+#define PROGRESS_EVERY 10.0 /* seconds between plain progress lines (not a terminal) */
+void show_progress(void *arg, uint64_t records);
 
 void print_err(const struct err *e);
 _Noreturn void die_err(const struct err *e);

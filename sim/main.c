@@ -90,39 +90,6 @@ static void check(int rc, const struct err *e)
 
 /* --- run ---------------------------------------------------------------- */
 
-struct progress {
-	double t0, next;
-	bool last;    /* the final line: now, with a newline */
-	bool tty;     /* stderr is a terminal */
-	bool printed; /* a line was shown */
-	struct mmusim *m;
-};
-
-/*
- * The records so far and the rate, and for a trace file the share read and the
- * time left at that pace: on a terminal once a second, redrawn in place; else a
- * plain line every PROGRESS_EVERY seconds (logs, CI).
- */
-#define PROGRESS_EVERY 10.0
-static void show_progress(void *arg, uint64_t records)
-{
-	struct progress *p = arg;
-	double now = now_seconds(), f = p->m ? mmusim_input_fraction(p->m) : -1, el = now - p->t0;
-	char share[64] = "";
-
-	if (now < p->next && !p->last)
-		return;
-	p->next = now + (p->tty ? 1.0 : PROGRESS_EVERY);
-	p->printed = true;
-	if (f > 0 && f < 1 && !p->last)
-		snprintf(share, sizeof(share), ", %.0f%% read, %.0f s left", 100.0 * f,
-			 el * (1.0 - f) / f);
-	/* a terminal: back to the line's start and clear it (ECMA-48 EL), then redraw */
-	fprintf(stderr, "%s  %llu records, %.1f M records/s%s%s", p->tty ? "\r\033[K" : "",
-		(unsigned long long)records, el > 0 ? (double)records / el / 1e6 : 0.0, share,
-		p->tty && !p->last ? "" : "\n");
-}
-
 /*
  * A status of the public API (mmusim.h) as this process's exit status, as
  * status_of() does for the internal ones (whose values they are); @m is freed.
