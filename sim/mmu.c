@@ -225,6 +225,9 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 			goto done;
 		}
 	}
+	/* a miss outside the OS's accounting window: it charges, then moves it (vmas.c) */
+	if (unlikely(va - m->win_lo >= m->win_len) && m->window)
+		m->window(m->os, va);
 	m->st.cyc_translation += m->lat_miss;
 	if (likely(t->nr_probe == 1)) {
 		/*
@@ -340,6 +343,7 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	m->pwc_latency = cfg->pwc_latency;
 	m->fault = fault;
 	m->os = os;
+	m->win_len = UINT64_MAX; /* no window hook: no L1 miss leaves the window */
 	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg))
 		return -1;
 	for (int i = 0; i < PWC_NR; i++)

@@ -331,6 +331,8 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 			m->have_input_id = true;
 		}
 	}
+	for (unsigned i = 0; i < r->n; i++) /* the per-mapping rows name their files (vmas.c) */
+		vmas_set_paths(&r->sims[i], tr->files, tr->nfiles);
 	trace_close(tr);
 	m->records += r->records;
 	m->wall += r->wall;
@@ -535,10 +537,13 @@ char *mmusim_report_json(struct mmusim *m)
 		rm.mode = r->mode_names[i];
 		provenance_config_hash(&r->sims[i].cfg, hash[i]);
 		rm.config_hash = hash[i];
+		json_t *j = stats_to_json(&st[i], &rm);
+
+		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i])); /* vmas.c */
 		if (root)
-			json_object_set_new(root, rm.mode, stats_to_json(&st[i], &rm));
+			json_object_set_new(root, rm.mode, j);
 		else
-			one = stats_to_json(&st[i], &rm);
+			one = j;
 	}
 	text = json_dumps(root ? root : one,
 			  JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

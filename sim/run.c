@@ -284,10 +284,16 @@ static int write_json(struct run *r, struct report_meta *m, const char *path, bo
 		m->mode = r->mode_names[i];
 		provenance_config_hash(&r->sims[i].cfg, hash[i]);
 		m->config_hash = hash[i];
-		if (root)
-			json_object_set_new(root, m->mode, stats_to_json(&r->sims[i].st, m));
-		else
-			stats_write_json(&r->sims[i].st, m, f);
+		json_t *j = stats_to_json(&r->sims[i].st, m);
+
+		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i])); /* vmas.c */
+		if (root) {
+			json_object_set_new(root, m->mode, j);
+		} else {
+			json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+			fputc('\n', f);
+			json_decref(j);
+		}
 	}
 	if (root) {
 		json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -84,7 +84,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 		goto oom;
 	}
 	if (thp_init(s) || lru_init(&s->lru, s->buddy.nr_pages) || swap_init(&s->swap, cfg->swap_size) ||
-	    filemap_init(s))
+	    filemap_init(s) || vmas_init(s))
 		goto oom;
 	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
@@ -109,6 +109,7 @@ void sim_destroy(struct sim *s)
 	mmu_destroy(&s->mmu);
 	buddy_destroy(&s->buddy);
 	vma_set_free(&s->vmas);
+	vmas_destroy(s);
 }
 
 
@@ -247,6 +248,7 @@ void sim_finish(struct sim *s)
 
 	mmu_forget(&s->mmu); /* folds the memo's hits into the counters */
 	copy_mmu_stats(st, &s->mmu.st);
+	vmas_finish(s);
 	st->ifetch = s->nrec[R_IFETCH];
 	st->load = s->nrec[R_LOAD];
 	st->store = s->nrec[R_STORE];
