@@ -18,7 +18,7 @@
 #include "workload.h"
 
 enum { OPT_FORMAT = 256, OPT_MODES, OPT_JSON, OPT_TIMELINE, OPT_TIMELINE_MS, OPT_STEPS, OPT_SET, OPT_LABEL,
-       OPT_SWEEP_SET, OPT_CHECK };
+       OPT_SWEEP_SET, OPT_CHECK, OPT_VMAS, OPT_VMAS_CSV };
 
 static const struct option run_longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -34,6 +34,8 @@ static const struct option run_longopts[] = {
 	{ "sweep-set", required_argument, NULL, OPT_SWEEP_SET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "check-invariants", no_argument, NULL, OPT_CHECK },
+	{ "vmas", optional_argument, NULL, OPT_VMAS },
+	{ "vmas-csv", required_argument, NULL, OPT_VMAS_CSV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -71,6 +73,22 @@ static int missing_value(char **argv, struct err *e)
 	return usage(e, "%s needs a value", a);
 }
 
+/* --vmas (the top 10) or --vmas=N (N >= 1) mappings by walk cycles. */
+static int vmas_opt(struct run_opts *o, const char *arg, struct err *e)
+{
+	char *end;
+	unsigned long n;
+
+	o->vmas_top = 10;
+	if (!arg)
+		return 0;
+	n = strtoul(arg, &end, 10);
+	if (!*arg || *end || n == 0 || n > 1000000 || *arg == '-' || *arg == '+')
+		return usage(e, "--vmas=N: '%s' is not a number of rows from 1 to 1000000", arg);
+	o->vmas_top = (unsigned)n;
+	return 0;
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, struct err *e)
 {
 	char buf[64];
@@ -103,6 +121,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 			break;
 		case 'q': o->quiet = true; break;
 		case OPT_CHECK: o->check = true; break;
+		case OPT_VMAS: rc = vmas_opt(o, optarg, e); break;
+		case OPT_VMAS_CSV: o->vmas_csv = optarg; break;
 		case 'h': return RUN_HELP;
 		case ':': return missing_value(argv, e);
 		default: return usage(e, "unknown option '%s'", getopt_culprit(argv, buf, sizeof(buf)));

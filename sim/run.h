@@ -48,6 +48,8 @@ struct run_opts {
 	unsigned nlabels;
 	bool quiet;
 	bool check; /* --check-invariants: after every batch (tests) */
+	unsigned vmas_top;    /* --vmas[=N]: the top N mappings by walk cycles (0: none) */
+	const char *vmas_csv; /* --vmas-csv FILE: every mapping as CSV */
 };
 
 /*

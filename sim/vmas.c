@@ -460,8 +460,10 @@ void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
 
 	if (!o)
 		return;
-	fprintf(out, "\nmappings by walk cycles (top %u of %zu; run --vmas-csv or the JSON for all):\n",
-		top, s->vacct.nrec - (rec_empty(&s->vacct.rec[0], 0) ? 1 : 0));
+	size_t n = s->vacct.nrec - (rec_empty(&s->vacct.rec[0], 0) ? 1 : 0);
+
+	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
+		n < top ? n : top, n);
 	fprintf(out, "%-14s %-14s %-8s %-4s %-2s %-5s %10s %10s %10s %10s %10s %12s %8s %7s %7s %6s %7s  %s\n",
 		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "faults", "dtlb_miss",
 		"stlb_miss", "walk_cycles", "itlb_mis", "thp_flt", "thp_fb", "split", "collap", "path/why");
@@ -496,19 +498,22 @@ static const char *const ev_key[VE_NR] = {
 	"thp_split_page", "thp_collapse_alloc",
 };
 
-void vmas_write_csv(const struct sim *s, FILE *out)
+void vmas_write_csv(const struct sim *s, const char *mode, bool header, FILE *out)
 {
 	uint32_t *o = vmas_order(s);
 
 	if (!o)
 		return;
-	fputs("id,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
+	if (!header)
+		goto rows;
+	fputs("mode,id,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
 	      out);
 	for (int i = 0; i < VH_NR; i++)
 		fprintf(out, ",%s", hw_key[i]);
 	for (int i = 0; i < VE_NR; i++)
 		fprintf(out, ",%s", ev_key[i]);
 	fputs(",path\n", out);
+rows:
 	for (size_t k = 0; k < s->vacct.nrec; k++) {
 		const struct vrec *r = &s->vacct.rec[o[k]];
 		char perm[5];
@@ -516,7 +521,7 @@ void vmas_write_csv(const struct sim *s, FILE *out)
 		if (rec_empty(r, o[k]))
 			continue;
 		vmas_perms(r->flags, perm);
-		fprintf(out, "%u,0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu", o[k],
+		fprintf(out, "%s,%u,0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu", mode, o[k],
 			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
 			o[k] ? perm : "----", thp_flag(r->flags), !r->thp_no, r->thp_no ? r->thp_no : "",
 			(unsigned long long)r->size_bytes, (unsigned long long)r->rss_bytes,

@@ -121,8 +121,9 @@ uint32_t *vmas_order(const struct sim *s);
 /* The top @top mappings by walk cycles as a table (run --vmas). */
 void vmas_write_text(const struct sim *s, unsigned top, FILE *out);
 
-/* The breakdown as CSV (run --vmas-csv): a header, a row per record in vmas_order(). */
-void vmas_write_csv(const struct sim *s, FILE *out);
+/* The breakdown as CSV (run --vmas-csv): the header if @header, a row per record in
+ * vmas_order(), each starting with @mode. */
+void vmas_write_csv(const struct sim *s, const char *mode, bool header, FILE *out);
 
 /* The JSON array of the report's "vmas" key (a json_t *, caller owns it). */
 void *vmas_to_json(const struct sim *s);
