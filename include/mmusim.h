@@ -264,11 +264,12 @@ int mmusim_report_text(struct mmusim *m, FILE *out);
 int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out);
 
 /*
- * Every mapping of every simulator as CSV to @path (`mmusim run --vmas-csv`),
- * written as mmusim_write_json() writes (a first column "mode"). 0,
- * MMUSIM_EINPUT (bad path), MMUSIM_EHOST, or a feeding error.
+ * The mappings of every simulator as CSV to @path (`mmusim run --vmas-csv`):
+ * per simulator the @top with the most walk cycles (0: all), written as
+ * mmusim_write_json() writes (a first column "mode"). 0, MMUSIM_EINPUT (bad
+ * path), MMUSIM_EHOST, or a feeding error.
  */
-int mmusim_write_vmas_csv(struct mmusim *m, const char *path);
+int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top);
 
 #ifdef __cplusplus
 }

@@ -207,7 +207,7 @@ static int cmd_run(int argc, char **argv)
 	if (o.vmas_top && !(o.json && !strcmp(o.json, "-")))
 		api_check(m, mmusim_report_vmas(m, o.vmas_top, stdout));
 	if (o.vmas_csv)
-		api_check(m, mmusim_write_vmas_csv(m, o.vmas_csv));
+		api_check(m, mmusim_write_vmas_csv(m, o.vmas_csv, o.vmas_top));
 	mmusim_destroy(m);
 	return 0;
 }

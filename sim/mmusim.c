@@ -629,7 +629,7 @@ int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out)
 	return 0;
 }
 
-int mmusim_write_vmas_csv(struct mmusim *m, const char *path)
+int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
 {
 	struct stats st[MODE_NR];
 	struct outfile of;
@@ -646,7 +646,7 @@ int mmusim_write_vmas_csv(struct mmusim *m, const char *path)
 		rc = MMUSIM_EHOST;
 	} else {
 		for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++)
-			vmas_write_csv(&m->run.sims[i], m->run.mode_names[i], i == 0, f);
+			vmas_write_csv(&m->run.sims[i], m->run.mode_names[i], i == 0, top, f);
 		if (outfile_commit(&of, &m->err))
 			rc = MMUSIM_EHOST;
 	}

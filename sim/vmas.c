@@ -498,15 +498,32 @@ static const char *const ev_key[VE_NR] = {
 	"thp_split_page", "thp_collapse_alloc",
 };
 
-void vmas_write_csv(const struct sim *s, const char *mode, bool header, FILE *out)
+/* @s as a CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
+static void csv_text(const char *s, FILE *out)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out)
 {
 	uint32_t *o = vmas_order(s);
+	unsigned shown = 0;
 
 	if (!o)
 		return;
 	if (!header)
 		goto rows;
-	fputs("mode,id,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
+	fputs("mode,id,name,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
 	      out);
 	for (int i = 0; i < VH_NR; i++)
 		fprintf(out, ",%s", hw_key[i]);
@@ -514,14 +531,23 @@ void vmas_write_csv(const struct sim *s, const char *mode, bool header, FILE *ou
 		fprintf(out, ",%s", ev_key[i]);
 	fputs(",path\n", out);
 rows:
-	for (size_t k = 0; k < s->vacct.nrec; k++) {
+	for (size_t k = 0; k < s->vacct.nrec && (!top || shown < top); k++) {
 		const struct vrec *r = &s->vacct.rec[o[k]];
 		char perm[5];
 
 		if (rec_empty(r, o[k]))
 			continue;
 		vmas_perms(r->flags, perm);
-		fprintf(out, "%s,%u,0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu", mode, o[k],
+		/* name: a label for plots (kind@start; a file's name after its last '/') */
+		fprintf(out, "%s,%u,", mode, o[k]);
+		if (r->path) {
+			const char *b = strrchr(r->path, '/');
+
+			csv_text(b ? b + 1 : r->path, out);
+		} else {
+			fprintf(out, "%s@0x%llx", vmas_kind(r, o[k]), (unsigned long long)r->start);
+		}
+		fprintf(out, ",0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu",
 			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
 			o[k] ? perm : "----", thp_flag(r->flags), !r->thp_no, r->thp_no ? r->thp_no : "",
 			(unsigned long long)r->size_bytes, (unsigned long long)r->rss_bytes,
@@ -530,15 +556,10 @@ rows:
 			fprintf(out, ",%llu", (unsigned long long)r->hw[i]);
 		for (int i = 0; i < VE_NR; i++)
 			fprintf(out, ",%llu", (unsigned long long)r->ev[i]);
-		/* a path with a comma or quote is quoted, RFC 4180 */
-		if (r->path && strpbrk(r->path, ",\"\n")) {
-			fputs(",\"", out);
-			for (const char *p = r->path; *p; p++)
-				fprintf(out, *p == '"' ? "\"\"" : "%c", *p);
-			fputs("\"\n", out);
-		} else {
-			fprintf(out, ",%s\n", r->path ? r->path : "");
-		}
+		fputc(',', out);
+		csv_text(r->path ? r->path : "", out);
+		fputc('\n', out);
+		shown++;
 	}
 	free(o);
 }

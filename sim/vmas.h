@@ -122,8 +122,8 @@ uint32_t *vmas_order(const struct sim *s);
 void vmas_write_text(const struct sim *s, unsigned top, FILE *out);
 
 /* The breakdown as CSV (run --vmas-csv): the header if @header, a row per record in
- * vmas_order(), each starting with @mode. */
-void vmas_write_csv(const struct sim *s, const char *mode, bool header, FILE *out);
+ * vmas_order() (the first @top; 0: all), each starting with @mode. */
+void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out);
 
 /* The JSON array of the report's "vmas" key (a json_t *, caller owns it). */
 void *vmas_to_json(const struct sim *s);
