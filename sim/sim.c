@@ -10,6 +10,7 @@
  *  - fault.c: the page-fault handler (mm/memory.c);
  *  - mmap.c: the mapping system calls and TLB shootdown (mm/mmap.c & co.);
  *  - compaction.c: direct compaction (mm/compaction.c);
+ *  - vmas.c: the per-mapping breakdown (run --vmas, the report's "vmas");
  *  - thp.c, khugepaged.c, reclaim.c, lru.c, swap.c, hugetlbfs.c, buddy.c,
  *    pagetable.c, vma.c: the kernel's models, as their names say.
  *

@@ -12,6 +12,7 @@ const char usage_text[] =
 	"usage: mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
 	"                  [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
 	"                  [--timeline FILE.csv [--timeline-ms MS]] [--steps FILE.csv]\n"
+	"                  [--vmas[=N]] [--vmas-csv FILE.csv]\n"
 	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
 	"       mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
 	"       mmusim trace info TRACE [--format FMT]\n"
@@ -38,6 +39,7 @@ static const struct {
 	  "mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
 	  "           [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
 	  "           [--timeline FILE.csv [--timeline-ms MS]] [--steps FILE.csv] [--label key=value ...]\n"
+	  "           [--vmas[=N]] [--vmas-csv FILE.csv]\n"
 	  "Replay TRACE (lackey, pin, champsim, din or mtr; .gz/.xz/.zst; - for stdin) or a built-in\n"
 	  "workload through the configured machine and print the report (text, or JSON with --json).\n"
 	  "  -c FILE          machine and kernel config (YAML); default: the built-in Nehalem-class core\n"
@@ -47,6 +49,9 @@ static const struct {
 	  "  --timeline FILE  a CSV row every --timeline-ms (default 1) of simulated time\n"
 	  "  --steps FILE     a CSV row of counters at each marker of the trace (getppid() captured)\n"
 	  "  --label k=v      record k=v in run.labels (sweeps use it); --sweep-set k=v = --set + --label\n"
+	  "  --vmas[=N]       the N (default 10) mappings with the most walk cycles: faults, TLB misses,\n"
+	  "                   walks, THP events, RSS and why THP is not allowed (smaps' THPeligible)\n"
+	  "  --vmas-csv FILE  every mapping as CSV (the top N with --vmas=N); 'plot -x name -y walk_cycles'\n"
 	  "  --quiet          no progress, no text report\n" },
 	{ "sweep",
 	  "mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
