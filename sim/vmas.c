@@ -196,8 +196,10 @@ static int ext_remove(struct vmas_acct *a, vaddr_t start, vaddr_t end)
 		;
 	if (j < a->next && a->ext[j].start < end)
 		a->ext[j].start = end;
-	memmove(&a->ext[i], &a->ext[j], (a->next - j) * sizeof(*a->ext));
-	a->next -= j - i;
+	if (j > i) { /* (none yet: a->ext may be NULL) */
+		memmove(&a->ext[i], &a->ext[j], (a->next - j) * sizeof(*a->ext));
+		a->next -= j - i;
+	}
 	return 0;
 }
 
