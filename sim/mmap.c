@@ -404,7 +404,7 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		return 0;
 	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT) ||
 	    vmas_map(s, start, end, flags, ev->file && ev->file < FILE_ID_OWN ? ev->file : 0,
-		     ev->flags & MAP_STACK_))
+		     (ev->flags & MAP_STACK_) || ev->initial == EV_INITIAL_STACK))
 		return ev_oom(s, ev);
 	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text) */
 	if (flags & VM_FILE)

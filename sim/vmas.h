@@ -44,7 +44,7 @@ struct vrec {
 	vaddr_t start, end;   /* as mapped (grown by brk and mremap); at the end, its live span */
 	unsigned long flags;  /* vma.h flags: at creation, at the end those of its lowest live VMA */
 	uint32_t tfile;       /* the trace's file (1 + index into trace_reader.files), 0 none */
-	bool stack;           /* MAP_STACK */
+	bool stack;           /* MAP_STACK, or the initial stack of an mtr version 2 trace */
 	char *path;           /* the file's path (vmas_set_paths()), or NULL */
 	uint64_t hw[VH_NR];
 	uint64_t ev[VE_NR];
