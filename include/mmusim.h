@@ -266,6 +266,21 @@ int mmusim_write_json(struct mmusim *m, const char *path);
  * table) to @out. 0, a feeding error, or MMUSIM_EHOST (the write failed). */
 int mmusim_report_text(struct mmusim *m, FILE *out);
 
+/*
+ * Where the misses are (`mmusim run --vmas[=N]`): per simulator (mode), the @top
+ * mappings with the most walk cycles as a table to @out. 0, a feeding error, or
+ * MMUSIM_EHOST. The rows are the report's "vmas" (DESIGN.md).
+ */
+int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out);
+
+/*
+ * The mappings of every simulator as CSV to @path (`mmusim run --vmas-csv`):
+ * per simulator the @top with the most walk cycles (0: all), written as
+ * mmusim_write_json() writes (a first column "mode"). 0, MMUSIM_EINPUT (bad
+ * path), MMUSIM_EHOST, or a feeding error.
+ */
+int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top);
+
 #ifdef __cplusplus
 }
 #endif

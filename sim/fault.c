@@ -62,9 +62,11 @@ static struct vma *implicit_vma(struct sim *s, vaddr_t va)
 		 * file mapping of its own (filemap.c), writable for the data that may
 		 * share its granule (a store copies the page, as .data's would) */
 		if (vma_insert_file(&s->vmas, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT,
-				    filemap_new_file(s), start >> PAGE_SHIFT))
+				    filemap_new_file(s), start >> PAGE_SHIFT) ||
+		    vmas_map(s, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT, 0, false))
 			return NULL;
-	} else if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT)) {
+	} else if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT) ||
+		   vmas_map(s, start, end, VM_READ | VM_WRITE | VM_IMPLICIT, 0, false)) {
 		return NULL;
 	}
 	return vma_find(&s->vmas, va);
@@ -119,6 +121,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 		}
 	}
 	s->st.pgfault++;
+	vmas_count(s, va, VE_PGFAULT);
 	s->st.cyc_fault += s->cfg.cost.fault;
 	if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
 		reclaim_kswapd(s); /* the allocation below wakes kswapd */
@@ -204,6 +207,7 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
 
 	s->st.pgfault++;
+	vmas_count(s, va, VE_PGFAULT);
 	s->st.cyc_fault += s->cfg.cost.fault;
 	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
 		return sim_fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);

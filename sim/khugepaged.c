@@ -160,6 +160,63 @@ static bool collapsible(const struct sim *s, const struct vma *v, unsigned long 
 	return flags & VM_ANON_VMA; /* only a fault or smaps may do without it */
 }
 
+/*
+ * smaps' THPeligible for @v (show_smap(): thp_vma_allowable_orders(vma,
+ * vm_flags, TVA_SMAPS | TVA_ENFORCE_SYSFS, THP_ORDERS_ALL), mm/huge_memory.c
+ * __thp_vma_allowable_orders(); Documentation/filesystems/proc.rst: 1 "if and
+ * only if the VMA is eligible for allocating THP and the THP is also PMD
+ * mappable"). NULL if eligible, else why not, in the kernel's order of checks
+ * for the PMD order (the only THP size modelled):
+ *  - not mode thp: "mode=base" / "mode=hugetlbfs" (a private anonymous VMA
+ *    there takes hugetlbfs pages, fault.c);
+ *  - a MAP_HUGETLB VMA: "hugetlb" (hugetlbfs pages, not THP);
+ *  - private anonymous, the sysfs control first (thp_vma_allowable_orders() masks the
+ *    anonymous orders before calling in): "enabled=never", "enabled=madvise"
+ *    (madvise without VM_HUGEPAGE);
+ *  - vma_thp_disabled(): "VM_NOHUGEPAGE";
+ *  - smaps is not in a fault, so the VMA must hold an aligned 2M page
+ *    (thp_vma_suitable_order() at vm_end - PMD_SIZE; a file VMA also needs
+ *    vm_start - vm_pgoff 2M aligned): "no aligned 2M";
+ *  - shared anonymous memory is shmem (shmem_allowable_huge_orders(), its own
+ *    shmem_enabled, never by default; shmem THP is not modelled): "shmem";
+ *  - a file VMA: the sysfs control ("enabled=never", "enabled=madvise"), then
+ *    file_thp_enabled(): "read_only_thp_for_fs=false" or, for a writable file
+ *    (see file_thp_enabled() above), "file open for write".
+ * The anon_vma test does not apply to smaps ("THPeligible bit of smaps should
+ * show 1 for proper VMAs even though anon_vma is not initialized yet").
+ */
+const char *khugepaged_thp_ineligible(const struct sim *s, const struct vma *v)
+{
+	vaddr_t hend = v->end & ~(PMD_SIZE - 1);
+	bool fits;
+
+	if (s->cfg.mode != MODE_THP)
+		return s->cfg.mode == MODE_HUGETLBFS ? "mode=hugetlbfs" : "mode=base";
+	if (v->flags & VM_HUGETLB)
+		return "hugetlb";
+	if (!(v->flags & (VM_FILE | VM_SHARED))) {
+		if (s->cfg.thp.enabled == THP_NEVER)
+			return "enabled=never";
+		if (s->cfg.thp.enabled == THP_MADVISE && !(v->flags & VM_HUGEPAGE))
+			return "enabled=madvise";
+	}
+	if (v->flags & VM_NOHUGEPAGE)
+		return "VM_NOHUGEPAGE";
+	fits = hend >= PMD_SIZE && hend - PMD_SIZE >= v->start &&
+	       (!(v->flags & VM_FILE) || filemap_thp_suitable(v, hend - PMD_SIZE));
+	if (!fits)
+		return "no aligned 2M";
+	if (!(v->flags & VM_FILE))
+		return v->flags & VM_SHARED ? "shmem" : NULL;
+	if (s->cfg.thp.enabled == THP_NEVER)
+		return "enabled=never";
+	if (s->cfg.thp.enabled != THP_ALWAYS && !(v->flags & VM_HUGEPAGE))
+		return "enabled=madvise";
+	if (!s->cfg.thp.read_only_thp_for_fs)
+		return "read_only_thp_for_fs=false";
+	return file_thp_enabled(s, v, v->flags) ? NULL : "file open for write";
+}
+
 static bool vma_collapsible(const struct sim *s, const struct vma *v, bool enforce_sysfs)
 {
 	return collapsible(s, v, v->flags, enforce_sysfs);
@@ -237,6 +294,7 @@ static enum scan_result scan_pmd(struct sim *s, struct vma *v, vaddr_t haddr, bo
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;
 	}
 	s->st.thp_collapse_alloc++; /* counted at allocation, as alloc_charge_folio() */
+	vmas_count(s, haddr, VE_THP_COLLAPSE_ALLOC);
 	/* __collapse_huge_page_swapin(): read the swapped pages back first */
 	/* (the allocation may have reclaimed pages of this very range: read those too) */
 	for (unsigned i = 0; s->pt.nr_swap && i < HPAGE_PMD_NR; i++) {
@@ -362,6 +420,7 @@ static enum scan_result collapse_file(struct sim *s, const struct vma *v, uint64
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;
 	}
 	s->st.thp_collapse_alloc++; /* alloc_charge_folio() */
+	vmas_count(s, v->start + ((start - v->pgoff) << PAGE_SHIFT), VE_THP_COLLAPSE_ALLOC);
 	if (filemap_read_in(s, file, start, HPAGE_PMD_NR)) {
 		buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER); /* filemap_lock_folio() failed */
 		return SCAN_FAIL;

@@ -53,6 +53,9 @@ void khugepaged_do_scan(struct sim *s);
  */
 void khugepaged_enter_vma(struct sim *s, const struct vma *v, unsigned long flags);
 
+/* smaps' THPeligible of @v: NULL if 1, else why it is 0 (khugepaged.c says how). */
+const char *khugepaged_thp_ineligible(const struct sim *s, const struct vma *v);
+
 /*
  * Try to collapse the 2M range at @haddr as khugepaged would (counting
  * khugepaged/pages_collapsed on success), or with @madv_collapse as

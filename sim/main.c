@@ -190,6 +190,11 @@ static int cmd_run(int argc, char **argv)
 	/* stdout's write errors are not checked, as `run` never did */
 	if (!o.quiet && !(o.json && !strcmp(o.json, "-")))
 		(void)mmusim_report_text(m, stdout);
+	/* --vmas: asked for, so printed under -q too; not when the JSON goes to stdout */
+	if (o.vmas_top && !(o.json && !strcmp(o.json, "-")))
+		api_check(m, mmusim_report_vmas(m, o.vmas_top, stdout));
+	if (o.vmas_csv)
+		api_check(m, mmusim_write_vmas_csv(m, o.vmas_csv, o.vmas_top));
 	mmusim_destroy(m);
 	return 0;
 }

@@ -203,7 +203,7 @@ static int ev_range(struct sim *s, const struct os_event *ev, vaddr_t *start, va
 static int do_unmap(struct sim *s, vaddr_t start, vaddr_t end)
 {
 	zap_range(s, start, end, true);
-	return vma_remove(&s->vmas, start, end);
+	return vma_remove(&s->vmas, start, end) || vmas_unmap(s, start, end) ? -1 : 0;
 }
 
 /* Move the pages of [old, old + len) to new_addr, frames and all (move_page_tables()). */
@@ -279,6 +279,12 @@ static void flush_moved(struct sim *s, vaddr_t old, vaddr_t len, vaddr_t nw, boo
 	}
 }
 
+static int ev_oom(struct sim *s, const struct os_event *ev)
+{
+	s->failed = true;
+	return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory");
+}
+
 static int do_mremap(struct sim *s, const struct os_event *ev)
 {
 	vaddr_t old = ev->addr, olen = page_align(ev->len), nlen = page_align(ev->new_len);
@@ -289,6 +295,7 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	uint64_t pgoff = v ? v->pgoff + ((old - v->start) >> PAGE_SHIFT) : 0;
 	struct move_ctx mc = { 0 };
 	vaddr_t keep = olen < nlen ? olen : nlen;
+	uint32_t rec = vmas_rec_of(s, old); /* the mapping moves (vmas.c) */
 	uint64_t tables;
 
 	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
@@ -299,8 +306,13 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		if (nlen > olen) {
 			zap_range(s, old + olen, old + nlen, true);
 			vma_remove(&s->vmas, old + olen, old + nlen);
-			return vma_insert_file(&s->vmas, old + olen, old + nlen, flags, file,
-					       pgoff + (olen >> PAGE_SHIFT));
+			/* the grown part belongs to the mapping it extends (vmas.c) */
+			if (vma_insert_file(&s->vmas, old + olen, old + nlen, flags, file,
+					    pgoff + (olen >> PAGE_SHIFT)) ||
+			    (rec ? vmas_extend(s, old + olen, old + nlen, rec)
+			       : vmas_map(s, old + olen, old + nlen, flags, 0, false)))
+				return ev_oom(s, ev);
+			return 0;
 		}
 		return 0;
 	}
@@ -357,7 +369,10 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		}
 	}
 	free(mc.m);
-	return vma_insert_file(&s->vmas, nw, nw + nlen, flags, file, pgoff);
+	if (vma_insert_file(&s->vmas, nw, nw + nlen, flags, file, pgoff) ||
+	    (rec ? vmas_extend(s, nw, nw + nlen, rec) : vmas_map(s, nw, nw + nlen, flags, 0, false)))
+		return ev_oom(s, ev);
+	return 0;
 range:
 	s->failed = true;
 	return err_set(&s->err, s->trace_name, ev->line, 0, "mremap beyond the address space");
@@ -366,12 +381,6 @@ oom:
 	if (s->pt.host_oom)
 		return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory in mremap");
 	return err_set(&s->err, s->trace_name, ev->line, 0, "out of simulated memory in mremap");
-}
-
-static int ev_oom(struct sim *s, const struct os_event *ev)
-{
-	s->failed = true;
-	return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory");
 }
 
 static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
@@ -393,7 +402,9 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (start == end)
 		return 0;
-	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT))
+	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT) ||
+	    vmas_map(s, start, end, flags, ev->file && ev->file < FILE_ID_OWN ? ev->file : 0,
+		     (ev->flags & MAP_STACK_) || ev->initial == EV_INITIAL_STACK))
 		return ev_oom(s, ev);
 	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text) */
 	if (flags & VM_FILE)
@@ -542,7 +553,10 @@ static int do_brk(struct sim *s, const struct os_event *ev)
 	if (page_align(nb) > page_align(s->brk)) {
 		zap_range(s, page_align(s->brk), page_align(nb), true);
 		vma_remove(&s->vmas, page_align(s->brk), page_align(nb));
-		if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb), VM_READ | VM_WRITE | VM_BRK))
+		vmas_unmap(s, page_align(s->brk), page_align(nb));
+		if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb), VM_READ | VM_WRITE | VM_BRK) ||
+		    vmas_extend(s, page_align(s->brk), page_align(nb),
+				vmas_heap(s, page_align(s->brk), page_align(nb))))
 			return ev_oom(s, ev);
 	} else if (page_align(nb) < page_align(s->brk)) {
 		do_unmap(s, page_align(nb), page_align(s->brk));

@@ -162,6 +162,58 @@ static inline bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *p
 }
 
 /*
+ * After an L1 miss: the STLB, else a walk (through the fault hook) and the
+ * STLB's fill. 1: an STLB hit, 0: walked, -1: the fault could not be served;
+ * *@ps and *@pfn the translation found.
+ */
+static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vaddr_t va,
+							      enum tlb_side side, bool write,
+							      enum page_size *ps, pfn_t *pfn)
+{
+	struct tlb *t = &m->tlb;
+	struct tlb_array *sa = NULL;
+	enum page_size ss = PS_4K;
+	uint64_t skey = 0;
+	unsigned sset = 0;
+	long e;
+
+	if (likely(t->stlb1 != NULL)) {
+		/*
+		 * An STLB of one array holding one size (every shipped machine but
+		 * Zen 4): its set found once for the lookup and for the fill after a
+		 * walk (the miss-heavy bench trace walks on 97% of its L1 misses).
+		 */
+		sa = t->stlb1;
+		ss = t->stlb1_ps;
+		skey = tlb_stlb_key(va, ss);
+		sset = tlb_set_of(sa, skey);
+		e = sa->nr_valid ? tlb_array_lookup_set(sa, sset, skey) : -1;
+		if (e >= 0) {
+			*ps = ss;
+			*pfn = sa->payload[sset * sa->ways + (unsigned)e];
+		}
+	} else {
+		e = t->nr_stlb && tlb_stlb_lookup(t, va, ps, pfn) ? 0 : -1;
+	}
+	if (e >= 0) {
+		m->st.stlb.hits++;
+		return 1;
+	}
+	if (t->nr_stlb)
+		m->st.stlb.misses++;
+	m->fault_ifetch = side == SIDE_I;
+	if (!walk(m, va, write, ps, pfn))
+		return -1;
+	if (sa) {
+		if (likely(*ps == ss)) /* the one size: the one array takes it */
+			tlb_stlb_fill_set(sa, sset, skey, *pfn);
+	} else {
+		tlb_stlb_fill(t, va, *ps, *pfn);
+	}
+	return 0;
+}
+
+/*
  * mmu_access_slow() with @side and @write constants: each of its three callers'
  * kinds (fetch, load, store) gets its own copy, in which the L1 arrays sit at
  * fixed offsets from @m (with the unrolled PWC search of walk(), the miss-heavy
@@ -180,12 +232,10 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	struct tlb_array *a4 = &t->l1[side][PS_4K];
 	uint64_t vpn = va >> PAGE_SHIFT;
 	unsigned set4 = tlb_set_of(a4, vpn);
-	enum page_size ps, ss = PS_4K;
-	struct tlb_array *sa = NULL;
-	uint64_t skey = 0;
-	unsigned sset = 0;
+	enum page_size ps;
 	pfn_t pfn;
 	long e;
+	int r;
 
 	/*
 	 * L1: the arrays of every size, probed together. The 4K array first and
@@ -225,43 +275,16 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 			goto done;
 		}
 	}
+	/* a miss outside the OS's accounting window: it charges, then moves it (vmas.c) */
+	if (unlikely(va - m->win_lo >= m->win_len) && m->window)
+		m->window(m->os, va);
 	m->st.cyc_translation += m->lat_miss;
-	if (likely(t->stlb1 != NULL)) {
-		/*
-		 * An STLB of one array holding one size (every shipped machine but
-		 * Zen 4): its set found once for the lookup and for the fill after a
-		 * walk (the miss-heavy bench trace walks on 97% of its L1 misses).
-		 */
-		sa = t->stlb1;
-		ss = t->stlb1_ps;
-		skey = tlb_stlb_key(va, ss);
-		sset = tlb_set_of(sa, skey);
-		e = sa->nr_valid ? tlb_array_lookup_set(sa, sset, skey) : -1;
-		if (e >= 0) {
-			ps = ss;
-			pfn = sa->payload[sset * sa->ways + (unsigned)e];
-		}
-	} else {
-		e = t->nr_stlb && tlb_stlb_lookup(t, va, &ps, &pfn) ? 0 : -1;
-	}
-	if (e >= 0) {
-		m->st.stlb.hits++;
-		if (unlikely(write && (pfn & TLB_RO))) {
-			m->st.l1[side].misses[ps]++;
-			goto wp;
-		}
-	} else {
-		if (t->nr_stlb)
-			m->st.stlb.misses++;
-		m->fault_ifetch = side == SIDE_I;
-		if (!walk(m, va, write, &ps, &pfn))
-			return;
-		if (sa) {
-			if (likely(ps == ss)) /* the one size: the one array takes it */
-				tlb_stlb_fill_set(sa, sset, skey, pfn);
-		} else {
-			tlb_stlb_fill(t, va, ps, pfn);
-		}
+	r = stlb_or_walk(m, va, side, write, &ps, &pfn);
+	if (r < 0)
+		return;
+	if (r > 0 && unlikely(write && (pfn & TLB_RO))) {
+		m->st.l1[side].misses[ps]++;
+		goto wp;
 	}
 	m->st.l1[side].misses[ps]++;
 	if (likely(ps == PS_4K)) {
@@ -340,6 +363,7 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	m->pwc_latency = cfg->pwc_latency;
 	m->fault = fault;
 	m->os = os;
+	m->win_len = UINT64_MAX; /* no window hook: no L1 miss leaves the window */
 	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg))
 		return -1;
 	for (int i = 0; i < PWC_NR; i++)

@@ -51,6 +51,14 @@ struct mmu_stats {
  */
 typedef int (*mmu_fault_fn)(void *os, vaddr_t va, bool write, bool wp);
 
+/*
+ * The window hook: an L1 miss at @va outside the window [win_lo, win_lo +
+ * win_len) calls it before the miss is counted (the OS charges what the MMU
+ * counted so far to the mapping that owned the window and opens a new one:
+ * vmas.c). Without a hook the window is the whole address space.
+ */
+typedef void (*mmu_window_fn)(void *os, vaddr_t va);
+
 struct mmu {
 	/* hot: the per-side memo of the last L1 hit (see mmu_access_inline()) */
 	uint64_t last_vpn[2];
@@ -72,6 +80,8 @@ struct mmu {
 	mmu_fault_fn fault;    /* installed by the OS */
 	void *os;
 	bool fault_ifetch;     /* the walk that faults is an instruction fetch's (set on a TLB miss) */
+	vaddr_t win_lo, win_len; /* the window (mmu_window_fn); set by the OS */
+	mmu_window_fn window;  /* installed by the OS, or NULL */
 };
 
 /*

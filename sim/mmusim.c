@@ -339,6 +339,8 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 			m->have_input_id = true;
 		}
 	}
+	for (unsigned i = 0; i < r->n; i++) /* the per-mapping rows name their files (vmas.c) */
+		vmas_set_paths(&r->sims[i], tr->files, tr->nfiles);
 	trace_close(tr);
 	m->records += r->records;
 	m->wall += r->wall;
@@ -543,10 +545,13 @@ char *mmusim_report_json(struct mmusim *m)
 		rm.mode = r->mode_names[i];
 		provenance_config_hash(&r->sims[i].cfg, hash[i]);
 		rm.config_hash = hash[i];
+		json_t *j = stats_to_json(&st[i], &rm);
+
+		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i])); /* vmas.c */
 		if (root)
-			json_object_set_new(root, rm.mode, stats_to_json(&st[i], &rm));
+			json_object_set_new(root, rm.mode, j);
 		else
-			one = stats_to_json(&st[i], &rm);
+			one = j;
 	}
 	text = json_dumps(root ? root : one,
 			  JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
@@ -612,4 +617,49 @@ int mmusim_report_text(struct mmusim *m, FILE *out)
 		return fail(m, MMUSIM_EHOST);
 	}
 	return 0;
+}
+
+int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out)
+{
+	struct stats st[MODE_NR];
+	int rc;
+
+	if ((rc = snapshot(m, st))) /* (sim_finish() brings the breakdown up to date) */
+		return rc;
+	for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++) {
+		if (m->run.n > 1)
+			fprintf(out, "\n%s:", m->run.mode_names[i]);
+		vmas_write_text(&m->run.sims[i], top, out);
+	}
+	if (fflush(out) || ferror(out)) {
+		err_set(&m->err, "mmusim", 0, 0, "writing the mappings table failed");
+		return fail(m, MMUSIM_EHOST);
+	}
+	return 0;
+}
+
+int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
+{
+	struct stats st[MODE_NR];
+	struct outfile of;
+	FILE *f;
+	int rc;
+
+	if ((rc = snapshot(m, st)))
+		return rc;
+	if (outfile_open(&of, path, 0, &m->err)) {
+		rc = m->err.host ? MMUSIM_EHOST : MMUSIM_EINPUT;
+	} else if (!(f = outfile_stream(&of))) {
+		outfile_abort(&of);
+		err_host(&m->err, path, 0, 0, "out of memory");
+		rc = MMUSIM_EHOST;
+	} else {
+		for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++)
+			vmas_write_csv(&m->run.sims[i], m->run.mode_names[i], i == 0, top, f);
+		if (outfile_commit(&of, &m->err))
+			rc = MMUSIM_EHOST;
+	}
+	if (rc)
+		err_format(&m->err, m->msg, sizeof(m->msg));
+	return rc;
 }

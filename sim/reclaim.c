@@ -343,6 +343,7 @@ int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slo
 	lru_add(&s->lru, pfn, 1);
 	s->st.nr_anon_pages++;
 	s->st.pgmajfault++;
+	vmas_count(s, p, VE_PGMAJFAULT);
 	s->st.pswpin++;
 	if (khugepaged)
 		s->st.cyc_khugepaged += s->cfg.cost.swap_in;

@@ -56,6 +56,7 @@
 
 #include "mmap.h"
 #include "roi.h"
+#include "vmas.h"
 #include "sim.h"
 
 /* Enter @phase (not ROI_DONE) with its length from the config; none: the next one. */
@@ -111,6 +112,7 @@ void roi_reset_counters(struct sim *s)
 	s->now_insns += s->nrec[R_IFETCH] + s->st.instructions;
 	s->now_cycles += s->mmu.st.cyc_translation + s->mmu.st.walk_cycles + s->st.cyc_fault +
 			 s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim;
+	vmas_reset_counts(s); /* before the MMU's counters: it charges what they hold */
 	memset(s->nrec, 0, sizeof(s->nrec));
 	memset(&s->mmu.st, 0, sizeof(s->mmu.st));
 	s->mmu.memo_hits[0] = s->mmu.memo_hits[1] = 0; /* the memo (last_vpn, ...) stays */
@@ -129,6 +131,7 @@ void roi_finish(struct sim *s)
 	if (s->roi.phase != ROI_SKIP && s->roi.phase != ROI_WARMUP)
 		return;
 	/* the input ended before the region began: nothing of it is counted */
+	vmas_reset_counts(s);
 	memset(&s->st, 0, sizeof(s->st));
 #define X(m) s->st.m = keep.m;
 	ROI_GAUGES(X)

@@ -18,7 +18,8 @@
 #include "workload.h"
 
 enum { OPT_FORMAT = 256, OPT_MODES, OPT_JSON, OPT_TIMELINE, OPT_TIMELINE_MS, OPT_STEPS, OPT_SET, OPT_LABEL,
-       OPT_SWEEP_SET, OPT_CHECK, OPT_ROI /* OPT_ROI + i: roi_opt[i] */ };
+       OPT_SWEEP_SET, OPT_CHECK, OPT_VMAS, OPT_VMAS_CSV,
+       OPT_ROI /* OPT_ROI + i: roi_opt[i] */ };
 
 /* The region of interest's options: --skip-refs N is --set roi.skip_refs=N (roi.c). */
 static const char *const roi_opt[6] = { "skip-refs", "warmup-refs", "sim-refs",
@@ -44,6 +45,8 @@ static const struct option run_longopts[] = {
 	{ "skip-insns", required_argument, NULL, OPT_ROI + 3 },
 	{ "warmup-insns", required_argument, NULL, OPT_ROI + 4 },
 	{ "sim-insns", required_argument, NULL, OPT_ROI + 5 },
+	{ "vmas", optional_argument, NULL, OPT_VMAS },
+	{ "vmas-csv", required_argument, NULL, OPT_VMAS_CSV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,6 +111,22 @@ static int missing_value(char **argv, struct err *e)
 	return usage(e, "%s needs a value", a);
 }
 
+/* --vmas (the top 10) or --vmas=N (N >= 1) mappings by walk cycles. */
+static int vmas_opt(struct run_opts *o, const char *arg, struct err *e)
+{
+	char *end;
+	unsigned long n;
+
+	o->vmas_top = 10;
+	if (!arg)
+		return 0;
+	n = strtoul(arg, &end, 10);
+	if (!*arg || *end || n == 0 || n > 1000000 || *arg == '-' || *arg == '+')
+		return usage(e, "--vmas=N: '%s' is not a number of rows from 1 to 1000000", arg);
+	o->vmas_top = (unsigned)n;
+	return 0;
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, struct err *e)
 {
 	char buf[64];
@@ -140,6 +159,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 			break;
 		case 'q': o->quiet = true; break;
 		case OPT_CHECK: o->check = true; break;
+		case OPT_VMAS: rc = vmas_opt(o, optarg, e); break;
+		case OPT_VMAS_CSV: o->vmas_csv = optarg; break;
 		case 'h': return RUN_HELP;
 		case ':': return missing_value(argv, e);
 		default:
@@ -326,10 +347,16 @@ static int write_json(struct run *r, struct report_meta *m, const char *path, bo
 		m->mode = r->mode_names[i];
 		provenance_config_hash(&r->sims[i].cfg, hash[i]);
 		m->config_hash = hash[i];
-		if (root)
-			json_object_set_new(root, m->mode, stats_to_json(&r->sims[i].st, m));
-		else
-			stats_write_json(&r->sims[i].st, m, f);
+		json_t *j = stats_to_json(&r->sims[i].st, m);
+
+		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i])); /* vmas.c */
+		if (root) {
+			json_object_set_new(root, m->mode, j);
+		} else {
+			json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+			fputc('\n', f);
+			json_decref(j);
+		}
 	}
 	if (root) {
 		json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

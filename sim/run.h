@@ -52,6 +52,8 @@ struct run_opts {
 	 * are config keys: in the config hash, in config show) */
 	char roi_sets[6][48];
 	bool roi_given[6];
+	unsigned vmas_top;    /* --vmas[=N]: the top N mappings by walk cycles (0: none) */
+	const char *vmas_csv; /* --vmas-csv FILE: every mapping as CSV */
 };
 
 /*

@@ -10,6 +10,7 @@
  *  - fault.c: the page-fault handler (mm/memory.c);
  *  - mmap.c: the mapping system calls and TLB shootdown (mm/mmap.c & co.);
  *  - compaction.c: direct compaction (mm/compaction.c);
+ *  - vmas.c: the per-mapping breakdown (run --vmas, the report's "vmas");
  *  - thp.c, khugepaged.c, reclaim.c, lru.c, swap.c, hugetlbfs.c, buddy.c,
  *    pagetable.c, vma.c: the kernel's models, as their names say.
  *
@@ -90,7 +91,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 		goto oom;
 	}
 	if (thp_init(s) || lru_init(&s->lru, s->buddy.nr_pages) || swap_init(&s->swap, cfg->swap_size) ||
-	    filemap_init(s))
+	    filemap_init(s) || vmas_init(s))
 		goto oom;
 	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
@@ -116,6 +117,7 @@ void sim_destroy(struct sim *s)
 	mmu_destroy(&s->mmu);
 	buddy_destroy(&s->buddy);
 	vma_set_free(&s->vmas);
+	vmas_destroy(s);
 }
 
 
@@ -256,6 +258,7 @@ void sim_finish(struct sim *s)
 
 	mmu_forget(&s->mmu); /* folds the memo's hits into the counters */
 	copy_mmu_stats(st, &s->mmu.st);
+	vmas_finish(s);
 	st->ifetch = s->nrec[R_IFETCH];
 	st->load = s->nrec[R_LOAD];
 	st->store = s->nrec[R_STORE];

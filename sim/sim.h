@@ -24,6 +24,7 @@
 #include "trace.h"
 #include "thp.h"
 #include "vma.h"
+#include "vmas.h"
 
 struct sim {
 	struct mmu mmu; /* the hardware: TLBs, PWCs, caches, memo; faults come back via sim_fault() */
@@ -47,6 +48,7 @@ struct sim {
 	struct lru lru;
 	struct swap_dev swap;
 	struct filemap fm; /* the page cache (filemap.c) */
+	struct vmas_acct vacct; /* the per-mapping breakdown (vmas.c) */
 	uint64_t wmark_low; /* kswapd wakes below it (cached buddy watermark) */
 	/* --timeline: a CSV row every tl_interval cycles of simulated time */
 	FILE *timeline;

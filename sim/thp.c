@@ -279,6 +279,7 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 		if (pfn == PFN_NONE) {
 			buddy_free(&s->buddy, table, 0);
 			s->st.thp_fault_fallback++;
+			vmas_count(s, va, VE_THP_FAULT_FALLBACK);
 			return 0;
 		}
 		if (pt_map(&s->pt, h, PS_2M, pfn, false) || thp_deposit(s, h, table))
@@ -291,6 +292,7 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 	if (pfn == PFN_NONE) {
 		buddy_free(&s->buddy, table, 0);
 		s->st.thp_fault_fallback++;
+		vmas_count(s, va, VE_THP_FAULT_FALLBACK);
 		return 0;
 	}
 	if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE) || thp_deposit(s, h, table))
@@ -298,6 +300,7 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 	s->st.nr_page_table_pages++;
 	thp_folio_new(s, pfn, h);
 	s->st.thp_fault_alloc++;
+	vmas_count(s, h, VE_THP_FAULT_ALLOC);
 	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
 	return 1;
 oom:
@@ -313,6 +316,7 @@ int thp_huge_zero_wp(struct sim *s, struct vma *v, vaddr_t va)
 	pfn = thp_alloc_huge(s, fault_gfp(s, v));
 	if (pfn == PFN_NONE) {
 		s->st.thp_fault_fallback++;
+		vmas_count(s, va, VE_THP_FAULT_FALLBACK);
 		return 0;
 	}
 	/* pmdp_huge_clear_flush() of the zero PMD; the table deposited with it stays */
@@ -324,6 +328,7 @@ int thp_huge_zero_wp(struct sim *s, struct vma *v, vaddr_t va)
 		return sim_oom(s, va);
 	thp_folio_new(s, pfn, h);
 	s->st.thp_fault_alloc++;
+	vmas_count(s, h, VE_THP_FAULT_ALLOC);
 	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
 	return 1;
 }
@@ -362,6 +367,7 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va)
 	}
 	/* (anonymous: the deposited table became the live PT table, still one page) */
 	s->st.thp_split_pmd++;
+	vmas_count(s, h, VE_THP_SPLIT_PMD);
 	sim_flush_tlb_range(s, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
 }
 
@@ -525,6 +531,14 @@ uint64_t thp_split_folio(struct sim *s, pfn_t head)
 		freed++;
 	}
 	/* the mapped subpages are ordinary 4K anonymous pages now */
+	{
+		/* charged to the mapping of its first subpage still mapped (vmas.c) */
+		unsigned i = 0;
+
+		while (!(f->mapped[i / 64] & (1ULL << (i % 64))))
+			i++;
+		vmas_count(s, f->va + ((vaddr_t)i << PAGE_SHIFT), VE_THP_SPLIT_PAGE);
+	}
 	memset(f, 0, sizeof(*f));
 	s->st.thp_split_page++;
 	return freed;

@@ -67,9 +67,12 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
  *   brk:      addr = the result (the new break; brk(0) reports the initial one)
  *   mremap:   addr = old address, len = old length, new_len, flags, new_addr = result
  */
+#define EV_INITIAL_STACK 2 /* os_event.initial of the initial stack (per-mapping kind: vmas.c) */
+
 struct os_event {
 	uint16_t kind;   /* enum ev_kind */
-	uint16_t initial; /* a mapping present at the first instruction (trace_map), not a call */
+	uint16_t initial; /* a mapping present at the first instruction (trace_map), not a call;
+			     EV_INITIAL_STACK for the initial stack ([stack]) */
 	uint32_t prot;
 	uint64_t flags;
 	int64_t fd;

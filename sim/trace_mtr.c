@@ -646,6 +646,8 @@ static size_t mtr_send_maps(struct mtr_reader *m, size_t *nev)
 		    !strcmp(t->name, "[vsyscall]") || !t->len)
 			continue;
 		ev.flags = (t->flags & ~(uint64_t)MAP_STACK_) | MAP_FIXED_;
+		if (!strcmp(t->name, "[stack]"))
+			ev.initial = EV_INITIAL_STACK; /* (reported as kind stack, vmas.c) */
 		if (!strcmp(t->name, "[heap]")) { /* brk(start), then brk(end) */
 			m->ev[*nev] = (struct os_event){ .kind = EV_BRK, .addr = t->start, .initial = true };
 			m->head.rec[n++] = (struct trace_rec){ .addr = t->start, .size = (uint32_t)(*nev)++,

@@ -1,0 +1,620 @@
+/*
+ * vmas.c - the per-mapping breakdown (run --vmas, the report's "vmas"): which
+ * mapping the TLB misses, walks, faults and THP events of a run belong to, in
+ * the spirit of /proc/PID/smaps (fs/proc/task_mmu.c show_smap()).
+ *
+ * What a row is. smaps lists the VMAs of the moment; a run's VMAs come and go
+ * (munmap, mremap, mprotect and madvise split them, vma_merge() joins
+ * neighbours), and what a researcher asks is "which of my allocations took the
+ * misses". So a row is a mapping identity: one mmap call (a file or anonymous
+ * mapping, MAP_STACK, MAP_HUGETLB), the brk heap (one row however often it
+ * grows), or one implicit region (fault.c). Its pieces split by mprotect or
+ * madvise stay one row (their counts summed); a mapping unmapped before the
+ * end stays a row with size 0 and what it counted; mremap moves it, growing it
+ * in place extends it. A MAP_FIXED mmap over part of a mapping takes that part
+ * (from then on) as a new row. Row 0, "[none]", is what touched no mapping:
+ * the access whose fault the run could not serve.
+ *
+ * Charging: a counter is charged to the mapping holding the address at the
+ * time of the event, so the rows sum exactly to the run's totals
+ * (tests/check_vmas.c):
+ *  - the kernel's events (pgfault, pgmajfault, thp_fault_alloc,
+ *    thp_fault_fallback, thp_split_pmd, thp_split_page, thp_collapse_alloc)
+ *    are counted where the kernel model counts them (vmas_count());
+ *  - the MMU's (L1 iTLB and dTLB misses, STLB misses, walks, walk cycles) as
+ *    deltas: the MMU calls vmas_window() on an L1 miss outside the window
+ *    [win_lo, win_lo + win_len) (mmu.h), which charges what the MMU counted
+ *    since the last call to the record that owned the window, then makes the
+ *    window the extent holding the new address. The hot path pays one
+ *    subtraction and one comparison per L1 miss, nothing per L1 hit. Any change
+ *    to the extents charges first and closes the window.
+ *  - rss_bytes and huge_bytes: the page table's leaves at the end, each to its
+ *    mapping, counted as memory.rss_bytes and memory.huge_bytes are (anonymous
+ *    4K pages, THPs, hugetlb pages; not the zero pages, not page-cache pages).
+ *
+ * THP eligibility (thp_no, smaps' THPeligible) is khugepaged_thp_ineligible()'s
+ * verdict on the mapping's lowest live VMA at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "filemap.h"
+#include "khugepaged.h"
+#include "sim.h"
+#include "thp.h"
+#include "vmas.h"
+
+static void mmu_counts(const struct mmu *m, uint64_t now[VH_NR])
+{
+	now[VH_ITLB_MISSES] = now[VH_DTLB_MISSES] = 0;
+	for (int ps = 0; ps < PS_NR; ps++) {
+		now[VH_ITLB_MISSES] += m->st.l1[SIDE_I].misses[ps];
+		now[VH_DTLB_MISSES] += m->st.l1[SIDE_D].misses[ps];
+	}
+	now[VH_STLB_MISSES] = m->st.stlb.misses;
+	now[VH_WALKS] = m->st.walks;
+	now[VH_WALK_CYCLES] = m->st.walk_cycles;
+}
+
+void vmas_flush(struct sim *s)
+{
+	struct vmas_acct *a = &s->vacct;
+	struct vrec *r = &a->rec[a->cur];
+	uint64_t now[VH_NR];
+
+	mmu_counts(&s->mmu, now);
+	for (int i = 0; i < VH_NR; i++) {
+		r->hw[i] += now[i] - a->snap[i];
+		a->snap[i] = now[i];
+	}
+}
+
+void vmas_reset_counts(struct sim *s)
+{
+	struct vmas_acct *a = &s->vacct;
+
+	vmas_flush(s);
+	for (size_t i = 0; i < a->nrec; i++) {
+		memset(a->rec[i].hw, 0, sizeof(a->rec[i].hw));
+		memset(a->rec[i].ev, 0, sizeof(a->rec[i].ev));
+	}
+	memset(a->snap, 0, sizeof(a->snap)); /* the MMU's counters restart from 0 too */
+}
+
+/* Index of the first extent ending after @va (next if none). */
+static size_t ext_after(const struct vmas_acct *a, vaddr_t va)
+{
+	size_t lo = 0, hi = a->next;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a->ext[mid].end > va)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+uint32_t vmas_rec_of(struct sim *s, vaddr_t va)
+{
+	struct vmas_acct *a = &s->vacct;
+	size_t i;
+
+	if (a->last < a->next && va - a->ext[a->last].start < a->ext[a->last].end - a->ext[a->last].start)
+		return a->ext[a->last].rec;
+	i = ext_after(a, va);
+	if (i < a->next && a->ext[i].start <= va) {
+		a->last = i;
+		return a->ext[i].rec;
+	}
+	return 0;
+}
+
+void vmas_count(struct sim *s, vaddr_t va, enum vrec_event e)
+{
+	if (unlikely(!s->vacct.rec))
+		return; /* sim_init() failed before vmas_init(): sim_destroy() only */
+	s->vacct.rec[vmas_rec_of(s, va)].ev[e]++;
+}
+
+/* The MMU's window hook: an L1 miss at @va outside the window. */
+static void vmas_window(void *os, vaddr_t va)
+{
+	struct sim *s = os;
+	struct vmas_acct *a = &s->vacct;
+	size_t i = ext_after(a, va);
+
+	vmas_flush(s);
+	if (i < a->next && a->ext[i].start <= va) {
+		a->cur = a->ext[i].rec;
+		s->mmu.win_lo = a->ext[i].start;
+		s->mmu.win_len = a->ext[i].end - a->ext[i].start;
+	} else {
+		/* the gap around @va: [none] until a mapping appears in it */
+		a->cur = 0;
+		s->mmu.win_lo = i ? a->ext[i - 1].end : 0;
+		s->mmu.win_len = (i < a->next ? a->ext[i].start : s->va_limit) - s->mmu.win_lo;
+	}
+}
+
+/* The extents change: charge what the MMU counted, make the next L1 miss look again. */
+static void close_window(struct sim *s)
+{
+	vmas_flush(s);
+	s->mmu.win_lo = 0;
+	s->mmu.win_len = 0;
+	s->vacct.last = SIZE_MAX;
+}
+
+int vmas_init(struct sim *s)
+{
+	struct vmas_acct *a = &s->vacct;
+
+	memset(a, 0, sizeof(*a));
+	a->rec = calloc(16, sizeof(*a->rec));
+	if (!a->rec)
+		return -1;
+	a->cap_rec = 16;
+	a->nrec = 1; /* [none] */
+	a->last = SIZE_MAX;
+	s->mmu.window = vmas_window;
+	s->mmu.win_lo = 0;
+	s->mmu.win_len = 0;
+	return 0;
+}
+
+void vmas_destroy(struct sim *s)
+{
+	struct vmas_acct *a = &s->vacct;
+
+	for (size_t i = 0; i < a->nrec; i++)
+		free(a->rec[i].path);
+	free(a->rec);
+	free(a->ext);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Remove [start, end) from the extents, splitting those that straddle. */
+static int ext_remove(struct vmas_acct *a, vaddr_t start, vaddr_t end)
+{
+	size_t i = ext_after(a, start), j;
+
+	if (i < a->next && a->ext[i].start < start && a->ext[i].end > end) {
+		/* one extent holds the hole: split it in two */
+		if (a->next == a->cap_ext) {
+			size_t cap = a->cap_ext ? a->cap_ext * 2 : 16;
+			struct vext *e = realloc(a->ext, cap * sizeof(*e));
+
+			if (!e)
+				return -1;
+			a->ext = e;
+			a->cap_ext = cap;
+		}
+		memmove(&a->ext[i + 1], &a->ext[i], (a->next - i) * sizeof(*a->ext));
+		a->next++;
+		a->ext[i].end = start;
+		a->ext[i + 1].start = end;
+		return 0;
+	}
+	if (i < a->next && a->ext[i].start < start) {
+		a->ext[i].end = start;
+		i++;
+	}
+	for (j = i; j < a->next && a->ext[j].end <= end; j++)
+		;
+	if (j < a->next && a->ext[j].start < end)
+		a->ext[j].start = end;
+	if (j > i) { /* (none yet: a->ext may be NULL) */
+		memmove(&a->ext[i], &a->ext[j], (a->next - j) * sizeof(*a->ext));
+		a->next -= j - i;
+	}
+	return 0;
+}
+
+/* Add [start, end) (free) to record @rec, joining an adjacent extent of the same record. */
+static int ext_add(struct vmas_acct *a, vaddr_t start, vaddr_t end, uint32_t rec)
+{
+	size_t i = ext_after(a, start);
+
+	if (i > 0 && a->ext[i - 1].end == start && a->ext[i - 1].rec == rec) {
+		a->ext[i - 1].end = end;
+		if (i < a->next && a->ext[i].start == end && a->ext[i].rec == rec) {
+			a->ext[i - 1].end = a->ext[i].end;
+			memmove(&a->ext[i], &a->ext[i + 1], (a->next - i - 1) * sizeof(*a->ext));
+			a->next--;
+		}
+		return 0;
+	}
+	if (i < a->next && a->ext[i].start == end && a->ext[i].rec == rec) {
+		a->ext[i].start = start;
+		return 0;
+	}
+	if (a->next == a->cap_ext) {
+		size_t cap = a->cap_ext ? a->cap_ext * 2 : 16;
+		struct vext *e = realloc(a->ext, cap * sizeof(*e));
+
+		if (!e)
+			return -1;
+		a->ext = e;
+		a->cap_ext = cap;
+	}
+	memmove(&a->ext[i + 1], &a->ext[i], (a->next - i) * sizeof(*a->ext));
+	a->ext[i] = (struct vext){ start, end, rec };
+	a->next++;
+	return 0;
+}
+
+static int new_rec(struct vmas_acct *a, vaddr_t start, vaddr_t end, unsigned long flags,
+		   uint32_t tfile, bool stack)
+{
+	if (a->nrec == a->cap_rec) {
+		struct vrec *r = realloc(a->rec, 2 * a->cap_rec * sizeof(*r));
+
+		if (!r)
+			return -1;
+		a->rec = r;
+		a->cap_rec *= 2;
+	}
+	memset(&a->rec[a->nrec], 0, sizeof(*a->rec));
+	a->rec[a->nrec] = (struct vrec){ .start = start, .end = end, .flags = flags, .tfile = tfile,
+					 .stack = stack };
+	return (int)a->nrec++;
+}
+
+int vmas_map(struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags, uint32_t tfile,
+	     bool stack)
+{
+	struct vmas_acct *a = &s->vacct;
+	vaddr_t wlo = s->mmu.win_lo, whi = wlo + s->mmu.win_len;
+	int r = new_rec(a, start, end, flags, tfile, stack);
+
+	if (r < 0 || ext_add(a, start, end, (uint32_t)r))
+		return a->oom = true, -1;
+	/*
+	 * The window open on a gap of [none] that this mapping fills: the counts
+	 * since it opened are the access that faulted this implicit mapping in
+	 * (an access in a gap faults at once; one that fails ends the run), so
+	 * they are this mapping's.
+	 */
+	if (a->cur == 0 && start < whi && end > wlo)
+		a->cur = (uint32_t)r;
+	close_window(s);
+	return 0;
+}
+
+int vmas_unmap(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	close_window(s);
+	if (ext_remove(&s->vacct, start, end))
+		return s->vacct.oom = true, -1;
+	return 0;
+}
+
+int vmas_extend(struct sim *s, vaddr_t start, vaddr_t end, uint32_t rec)
+{
+	close_window(s);
+	if (ext_remove(&s->vacct, start, end) || ext_add(&s->vacct, start, end, rec))
+		return s->vacct.oom = true, -1;
+	return 0;
+}
+
+uint32_t vmas_heap(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	struct vmas_acct *a = &s->vacct;
+	int r;
+
+	if (a->heap)
+		return a->heap;
+	r = new_rec(a, start, end, VM_READ | VM_WRITE | VM_BRK, 0, false);
+	if (r < 0) {
+		a->oom = true;
+		return 0;
+	}
+	return a->heap = (uint32_t)r;
+}
+
+/* --- the end of the run --------------------------------------------------- */
+
+static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct sim *s = ctx;
+	struct vrec *r = &s->vacct.rec[vmas_rec_of(s, va)];
+
+	(void)entry;
+	if (pfn == PFN_NONE) /* a swap entry */
+		return;
+	if (ps == PS_4K) {
+		if (pfn != s->thp.zero_pfn && !filemap_is_cache(&s->fm, pfn))
+			r->rss_bytes += PAGE_SIZE;
+	} else if (ps == PS_2M) {
+		if (pfn != s->thp.huge_zero_pfn && !filemap_is_thp(s, pfn)) {
+			r->rss_bytes += PMD_SIZE;
+			r->huge_bytes += PMD_SIZE;
+		}
+	} else {
+		r->rss_bytes += PUD_SIZE;
+		r->huge_bytes += PUD_SIZE;
+	}
+}
+
+void vmas_finish(struct sim *s)
+{
+	struct vmas_acct *a = &s->vacct;
+	bool *seen = calloc(a->nrec, sizeof(*seen));
+
+	vmas_flush(s);
+	for (size_t i = 0; i < a->nrec; i++)
+		a->rec[i].size_bytes = a->rec[i].rss_bytes = a->rec[i].huge_bytes = 0;
+	for (size_t i = 0; i < a->next; i++) {
+		const struct vext *e = &a->ext[i];
+		struct vrec *r = &a->rec[e->rec];
+
+		r->size_bytes += e->end - e->start;
+		if (seen && !seen[e->rec]) {
+			const struct vma *v = vma_find(&s->vmas, e->start);
+
+			seen[e->rec] = true;
+			r->start = e->start;
+			if (v) {
+				r->flags = v->flags;
+				r->thp_no = khugepaged_thp_ineligible(s, v);
+			}
+		}
+		r->end = e->end;
+	}
+	for (size_t i = 0; i < a->nrec; i++)
+		if (!a->rec[i].size_bytes)
+			a->rec[i].thp_no = i ? "unmapped" : "no mapping";
+	free(seen);
+	a->last = SIZE_MAX;
+	pt_for_each_leaf(&s->pt, rss_leaf, s);
+}
+
+void vmas_set_paths(struct sim *s, const struct trace_file *files, size_t n)
+{
+	for (size_t i = 1; i < s->vacct.nrec; i++) {
+		struct vrec *r = &s->vacct.rec[i];
+
+		/* (no path on host OOM: the row shows none) */
+		if (r->tfile && r->tfile <= n && files[r->tfile - 1].path && !r->path)
+			r->path = strdup(files[r->tfile - 1].path);
+	}
+}
+
+/* --- output ----------------------------------------------------------------- */
+
+const char *vmas_kind(const struct vrec *r, uint32_t idx)
+{
+	if (!idx)
+		return "none";
+	if (r->flags & VM_HUGETLB)
+		return "hugetlb";
+	if (r->flags & VM_BRK)
+		return "heap";
+	if (r->flags & VM_IMPLICIT)
+		return r->flags & VM_FILE ? "text" : "implicit";
+	if (r->stack)
+		return "stack";
+	if (r->flags & VM_FILE)
+		return "file";
+	return r->flags & VM_SHARED ? "shmem" : "anon";
+}
+
+void vmas_perms(unsigned long flags, char out[5])
+{
+	out[0] = flags & VM_READ ? 'r' : '-';
+	out[1] = flags & VM_WRITE ? 'w' : '-';
+	out[2] = flags & VM_EXEC ? 'x' : '-';
+	out[3] = flags & VM_SHARED ? 's' : 'p';
+	out[4] = '\0';
+}
+
+struct order_key {
+	uint64_t walk_cycles;
+	vaddr_t start;
+	uint32_t idx;
+};
+
+static int by_walk_cycles(const void *pa, const void *pb)
+{
+	const struct order_key *a = pa, *b = pb;
+
+	if (a->walk_cycles != b->walk_cycles)
+		return a->walk_cycles > b->walk_cycles ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->idx < b->idx ? -1 : 1;
+}
+
+uint32_t *vmas_order(const struct sim *s)
+{
+	size_t n = s->vacct.nrec;
+	struct order_key *k = malloc(n * sizeof(*k));
+	uint32_t *o = malloc(n * sizeof(*o));
+
+	if (!k || !o) {
+		free(k);
+		free(o);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		k[i] = (struct order_key){ s->vacct.rec[i].hw[VH_WALK_CYCLES], s->vacct.rec[i].start, i };
+	qsort(k, n, sizeof(*k), by_walk_cycles);
+	for (size_t i = 0; i < n; i++)
+		o[i] = k[i].idx;
+	free(k);
+	return o;
+}
+
+/* The flags column: VM_HUGEPAGE "hg", VM_NOHUGEPAGE "nh" (smaps' VmFlags), else "". */
+static const char *thp_flag(unsigned long flags)
+{
+	return flags & VM_HUGEPAGE ? "hg" : flags & VM_NOHUGEPAGE ? "nh" : "";
+}
+
+static bool rec_empty(const struct vrec *r, uint32_t idx)
+{
+	uint64_t any = r->size_bytes;
+
+	for (int i = 0; i < VH_NR; i++)
+		any |= r->hw[i];
+	for (int i = 0; i < VE_NR; i++)
+		any |= r->ev[i];
+	return !idx && !any; /* [none] is shown only when something was charged to it */
+}
+
+void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
+{
+	uint32_t *o = vmas_order(s);
+	unsigned shown = 0;
+
+	if (!o)
+		return;
+	size_t n = s->vacct.nrec - (rec_empty(&s->vacct.rec[0], 0) ? 1 : 0);
+
+	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
+		n < top ? n : top, n);
+	fprintf(out, "%-14s %-14s %-8s %-4s %-2s %-5s %10s %10s %10s %10s %10s %12s %8s %7s %7s %6s %7s  %s\n",
+		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "faults", "dtlb_miss",
+		"stlb_miss", "walk_cycles", "itlb_mis", "thp_flt", "thp_fb", "split", "collap", "path/why");
+	for (size_t k = 0; k < s->vacct.nrec && shown < top; k++) {
+		const struct vrec *r = &s->vacct.rec[o[k]];
+		char perm[5];
+
+		if (rec_empty(r, o[k]))
+			continue;
+		vmas_perms(r->flags, perm);
+		fprintf(out, "%014llx %014llx %-8s %-4s %-2s %-5s %10llu %10llu %10llu %10llu %10llu %12llu %8llu %7llu %7llu %6llu %7llu  %s\n",
+			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
+			o[k] ? perm : "----", thp_flag(r->flags), r->thp_no ? "no" : "yes",
+			(unsigned long long)(r->rss_bytes >> 10), (unsigned long long)(r->huge_bytes >> 10),
+			(unsigned long long)r->ev[VE_PGFAULT], (unsigned long long)r->hw[VH_DTLB_MISSES],
+			(unsigned long long)r->hw[VH_STLB_MISSES], (unsigned long long)r->hw[VH_WALK_CYCLES],
+			(unsigned long long)r->hw[VH_ITLB_MISSES], (unsigned long long)r->ev[VE_THP_FAULT_ALLOC],
+			(unsigned long long)r->ev[VE_THP_FAULT_FALLBACK],
+			(unsigned long long)(r->ev[VE_THP_SPLIT_PMD] + r->ev[VE_THP_SPLIT_PAGE]),
+			(unsigned long long)r->ev[VE_THP_COLLAPSE_ALLOC],
+			r->path ? r->path : r->thp_no ? r->thp_no : "");
+		shown++;
+	}
+	free(o);
+}
+
+static const char *const hw_key[VH_NR] = {
+	"itlb_misses", "dtlb_misses", "stlb_misses", "walks", "walk_cycles",
+};
+static const char *const ev_key[VE_NR] = {
+	"pgfault", "pgmajfault", "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
+	"thp_split_page", "thp_collapse_alloc",
+};
+
+/* @s as a CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
+static void csv_text(const char *s, FILE *out)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out)
+{
+	uint32_t *o = vmas_order(s);
+	unsigned shown = 0;
+
+	if (!o)
+		return;
+	if (!header)
+		goto rows;
+	fputs("mode,id,name,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
+	      out);
+	for (int i = 0; i < VH_NR; i++)
+		fprintf(out, ",%s", hw_key[i]);
+	for (int i = 0; i < VE_NR; i++)
+		fprintf(out, ",%s", ev_key[i]);
+	fputs(",path\n", out);
+rows:
+	for (size_t k = 0; k < s->vacct.nrec && (!top || shown < top); k++) {
+		const struct vrec *r = &s->vacct.rec[o[k]];
+		char perm[5];
+
+		if (rec_empty(r, o[k]))
+			continue;
+		vmas_perms(r->flags, perm);
+		/* name: a label for plots (kind@start; a file's name after its last '/') */
+		fprintf(out, "%s,%u,", mode, o[k]);
+		if (r->path) {
+			const char *b = strrchr(r->path, '/');
+
+			csv_text(b ? b + 1 : r->path, out);
+		} else {
+			fprintf(out, "%s@0x%llx", vmas_kind(r, o[k]), (unsigned long long)r->start);
+		}
+		fprintf(out, ",0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu",
+			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
+			o[k] ? perm : "----", thp_flag(r->flags), !r->thp_no, r->thp_no ? r->thp_no : "",
+			(unsigned long long)r->size_bytes, (unsigned long long)r->rss_bytes,
+			(unsigned long long)r->huge_bytes);
+		for (int i = 0; i < VH_NR; i++)
+			fprintf(out, ",%llu", (unsigned long long)r->hw[i]);
+		for (int i = 0; i < VE_NR; i++)
+			fprintf(out, ",%llu", (unsigned long long)r->ev[i]);
+		fputc(',', out);
+		csv_text(r->path ? r->path : "", out);
+		fputc('\n', out);
+		shown++;
+	}
+	free(o);
+}
+
+void *vmas_to_json(const struct sim *s)
+{
+	json_t *arr = json_array();
+	uint32_t *o = vmas_order(s);
+
+	if (!arr || !o) {
+		free(o);
+		return arr;
+	}
+	for (size_t k = 0; k < s->vacct.nrec; k++) {
+		const struct vrec *r = &s->vacct.rec[o[k]];
+		json_t *j;
+		char perm[5], buf[24];
+
+		if (rec_empty(r, o[k]))
+			continue;
+		j = json_object();
+		vmas_perms(r->flags, perm);
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->start);
+		json_object_set_new(j, "start", json_string(buf));
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->end);
+		json_object_set_new(j, "end", json_string(buf));
+		json_object_set_new(j, "kind", json_string(vmas_kind(r, o[k])));
+		json_object_set_new(j, "path", r->path ? json_string(r->path) : json_null());
+		json_object_set_new(j, "perms", json_string(o[k] ? perm : "----"));
+		json_object_set_new(j, "thp_flags", json_string(thp_flag(r->flags)));
+		json_object_set_new(j, "thp_eligible", json_boolean(!r->thp_no));
+		json_object_set_new(j, "thp_ineligible_why", r->thp_no ? json_string(r->thp_no) : json_null());
+		json_object_set_new(j, "size_bytes", json_integer((json_int_t)r->size_bytes));
+		json_object_set_new(j, "rss_bytes", json_integer((json_int_t)r->rss_bytes));
+		json_object_set_new(j, "huge_bytes", json_integer((json_int_t)r->huge_bytes));
+		for (int i = 0; i < VH_NR; i++)
+			json_object_set_new(j, hw_key[i], json_integer((json_int_t)r->hw[i]));
+		for (int i = 0; i < VE_NR; i++)
+			json_object_set_new(j, ev_key[i], json_integer((json_int_t)r->ev[i]));
+		json_array_append_new(arr, j);
+	}
+	free(o);
+	return arr;
+}
