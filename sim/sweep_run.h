@@ -34,7 +34,7 @@ struct sweep_task {
 
 struct sweep_plan {
 	struct sweep_task *tasks;
-	size_t ntasks;
+	size_t ntasks, cap;
 	size_t total;  /* points (x repetitions) of this shard */
 	size_t done;   /* of them finished: reused, then by workers */
 	size_t stale;  /* reports found but written under another config, input or build */
