@@ -375,14 +375,17 @@ static int plot_status(int r, const struct err *e)
 
 static int cmd_plot(int argc, char **argv)
 {
-	enum { OPT_BY = 256, OPT_KIND, OPT_BASE, OPT_TITLE, OPT_LOGX, OPT_TABLE, OPT_SCRIPT };
+	enum { OPT_BY = 256, OPT_KIND, OPT_BASE, OPT_TITLE, OPT_LOGX, OPT_TABLE, OPT_SCRIPT,
+	       OPT_LOGY, OPT_ABS, OPT_INPUT };
 	static const struct option lo[] = {
 		{ "by", required_argument, NULL, OPT_BY }, { "kind", required_argument, NULL, OPT_KIND },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "output", required_argument, NULL, 'o' }, { "logx", no_argument, NULL, OPT_LOGX },
 		{ "table", no_argument, NULL, OPT_TABLE }, { "help", no_argument, NULL, 'h' },
-		{ "script", required_argument, NULL, OPT_SCRIPT }, { NULL, 0, NULL, 0 },
+		{ "script", required_argument, NULL, OPT_SCRIPT },
+		{ "logy", no_argument, NULL, OPT_LOGY }, { "abs", no_argument, NULL, OPT_ABS },
+		{ "input", required_argument, NULL, OPT_INPUT }, { NULL, 0, NULL, 0 },
 	};
 	struct plot_opts o = { 0 };
 	const char *csv = NULL;
@@ -403,6 +406,9 @@ static int cmd_plot(int argc, char **argv)
 		case OPT_TITLE: o.title = optarg; break;
 		case OPT_LOGX: o.logx = true; break;
 		case OPT_SCRIPT: o.script = optarg; break;
+		case OPT_LOGY: o.logy = true; break;
+		case OPT_ABS: o.abs = true; break;
+		case OPT_INPUT: o.input = optarg; break;
 		default: table = true; break;
 		}
 	}
@@ -414,7 +420,7 @@ static int cmd_plot(int argc, char **argv)
 	if (!csv)
 		die_usage("plot: no RESULTS.csv given%s", "");
 	if (!o.out && !o.script && !table)
-		die_usage("plot: no -o OUT.png|OUT.svg given%s", "");
+		die_usage("plot: no -o OUT.png|OUT.svg|OUT.pdf given%s", "");
 	if (table) {
 		/* the mail's table, then the figure if -o names one */
 		struct plot_table t;

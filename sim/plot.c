@@ -1,7 +1,7 @@
 /*
  * plot.c - figures drawn with gnuplot: the demo's clustered bars (plot_bars) and
  * `mmusim plot`, which turns a sweep CSV or a `run --timeline` CSV into lines, % change
- * bars or a timeline (PNG through the pngcairo terminal, or SVG).
+ * bars or a timeline (PNG through the pngcairo terminal, SVG, or PDF through pdfcairo).
  *
  * `mmusim plot` runs in three steps. plot_prepare() streams the CSV once, checking
  * every row (field count, numbers where numbers are needed) but keeping only the
@@ -54,6 +54,7 @@
 
 #include "outfile.h"
 #include "plot.h"
+#include "stats.h"
 #include "util.h"
 
 static bool ends_with(const char *s, const char *sfx)
@@ -199,7 +200,19 @@ static int run_gnuplot(const char *script, size_t len, const char *out, struct e
  * temporary copied there). The temporary is created here first, so an unwritable
  * directory is reported as such (-1, bad input); gnuplot or the system failing is -2.
  */
-static int render(const char *out, void (*write)(const void *, const char *, bool, FILE *),
+const char *plot_format(const char *out)
+{
+	static const char *const fmts[] = { "png", "svg", "pdf" };
+	const char *dot = strrchr(out, '.');
+
+	for (size_t i = 0; dot && i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(dot + 1, fmts[i]))
+			return fmts[i];
+	return NULL;
+}
+
+static int render(const char *out,
+		  void (*write)(const void *, const char *, const char *, FILE *),
 		  const void *ctx, struct err *e)
 {
 	char *script = NULL;
@@ -208,8 +221,8 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 	struct stat sb;
 	FILE *f;
 
-	if (!ends_with(out, ".svg") && !ends_with(out, ".png"))
-		return err_set(e, out, 0, 0, "plot output must end in .png or .svg");
+	if (!plot_format(out))
+		return err_set(e, out, 0, 0, "plot output must end in .png, .svg or .pdf");
 	if (outfile_open(&of, out, OUTFILE_BY_PATH, e))
 		return -1;
 	f = open_memstream(&script, &len);
@@ -218,7 +231,7 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 		err_host(e, out, 0, 0, "out of memory");
 		return -2;
 	}
-	write(ctx, outfile_tool_path(&of), ends_with(out, ".svg"), f);
+	write(ctx, outfile_tool_path(&of), plot_format(out), f);
 	if (fclose(f)) {
 		free(script);
 		outfile_abort(&of);
@@ -241,14 +254,23 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 	return 0;
 }
 
-/* @enhanced: gnuplot's markup (_ ^ { } @ &) in labels; off for column names like rss_bytes. */
-static void terminal(FILE *f, const char *output, bool svg, unsigned w, unsigned h, bool enhanced)
+/*
+ * @enhanced: gnuplot's markup (_ ^ { } @ &) in labels; off for column names like rss_bytes.
+ * The terminal follows @fmt (plot_format()): svg, pdf (pdfcairo, in gnuplot-nox: the page
+ * @w x @h at 72 points per inch, so an 11 pt font takes the share of it that it takes
+ * of the PNG, and the layout estimates below hold for both), else pngcairo.
+ */
+static void terminal(FILE *f, const char *output, const char *fmt, unsigned w, unsigned h,
+		     bool enhanced)
 {
 	const char *mode = enhanced ? "enhanced" : "noenhanced";
 
-	if (svg)
+	if (!strcmp(fmt, "svg"))
 		fprintf(f, "set terminal svg size %u,%u %s font 'Sans,11' background rgb 'white'\n",
 			w, h, mode);
+	else if (!strcmp(fmt, "pdf"))
+		fprintf(f, "set terminal pdfcairo size %.4gin,%.4gin %s font 'Sans,11'\n",
+			w / 72.0, h / 72.0, mode);
 	else
 		fprintf(f, "set terminal pngcairo size %u,%u %s font 'Sans,11'\n", w, h, mode);
 	fprintf(f, "set output ");
@@ -262,7 +284,7 @@ struct bars_ctx {
 	const char *data, *title, *ylabel;
 };
 
-static void bars_script(const void *ctx, const char *output, bool svg, FILE *p)
+static void bars_script(const void *ctx, const char *output, const char *fmt, FILE *p)
 {
 	const struct bars_ctx *b = ctx;
 	const char *q;
@@ -278,7 +300,7 @@ static void bars_script(const void *ctx, const char *output, bool svg, FILE *p)
 				q++;
 		}
 	}
-	terminal(p, output, svg, 960, 540, true);
+	terminal(p, output, fmt, 960, 540, true);
 	fprintf(p, "$data << EOD\n%sEOD\n", b->data);
 	fprintf(p, "set title ");
 	put_quoted(p, b->title);
@@ -582,44 +604,136 @@ static int not_a_number(const struct csv *c, unsigned f, struct err *e)
 
 /* --- the table ----------------------------------------------------------- */
 
-/* How a column is shown: multiply by @scale, label with @unit, drop @strip from the name. */
+/*
+ * How a column is shown: its human name, multiplied by @scale, labelled with @unit.
+ * Report counters take their name and unit from the counter table (stats.c,
+ * stats_counter_describe()); swept keys from axis_names[] below or their key's
+ * parts ("tlb.l1d.4K.entries": "L1 dTLB 4K entries"); other columns (a timeline's)
+ * from their suffix: "...bytes" in MiB, "...coverage" (a fraction) in %, "..._ms".
+ */
 struct unit {
 	double scale;
 	const char *unit;
-	const char *strip;
+	bool bytes;	/* a size in bytes shown as written (x ticks "64K", "16M") */
+	char name[160];
 };
 
-static struct unit unit_of(const char *name)
-{
-	struct unit u = { 1.0, NULL, NULL };
+/*
+ * Swept keys that read better as words, and the columns of a `run --timeline` CSV
+ * (sim.c, timeline_row()): a report counter's (@counter: its name and unit) or
+ * their own; walks, walk_cycles, faults and collapses are counts per interval.
+ */
+static const struct {
+	const char *key, *counter, *name, *unit;
+} axis_names[] = {
+	{ "os.mode", NULL, "mode", NULL },
+	{ "os.kernel", NULL, "kernel release", NULL },
+	{ "os.fragmentation.unmovable", NULL, "share of pageblocks pinned by an unmovable page",
+	  NULL },
+	{ "os.thp.use_zero_page", NULL, "huge zero page", NULL },
+	{ "os.thp.enabled", NULL, "THP enabled", NULL },
+	{ "os.thp.defrag", NULL, "THP defrag", NULL },
+	{ "input", NULL, "input", NULL },
+	{ "mode", NULL, "mode", NULL },
+	{ "time_ms", NULL, "simulated time", "ms" },
+	{ "cycles", NULL, "simulated cycles", NULL },
+	{ "rss_bytes", "memory.rss_bytes", NULL, NULL },
+	{ "huge_bytes", "memory.huge_bytes", NULL, NULL },
+	{ "huge_coverage", "memory.huge_coverage", NULL, NULL },
+	{ "fragmentation_index_order9", "memory.fragmentation_index_order9", NULL, NULL },
+	{ "walks", NULL, "page walks per interval", NULL },
+	{ "walk_cycles", NULL, "walk cycles per interval", NULL },
+	{ "faults", NULL, "page faults per interval", NULL },
+	{ "collapses", NULL, "THP collapses per interval", NULL },
+};
 
-	if (ends_with(name, "_ms"))
-		u.unit = "ms", u.strip = "_ms";
-	else if (ends_with(name, "_seconds"))
-		u.unit = "s", u.strip = "_seconds";
-	else if (ends_with(name, "bytes"))
-		u.scale = 1.0 / (1 << 20), u.unit = "MiB", u.strip = "_bytes";
-	else if (ends_with(name, "coverage"))
+/* A counter table unit as an axis unit (NULL: a count the name says): scaled by *@scale. */
+static const char *counter_unit(const char *unit, const char *name, double *scale)
+{
+	if (!strcmp(unit, "bytes")) {
+		*scale = 1.0 / (1 << 20);
+		return "MiB";
+	}
+	if (!strcmp(unit, "ratio")) {
+		*scale = 100.0;
+		return "%";
+	}
+	if ((!strcmp(unit, "cycles") || !strcmp(unit, "pages")) && !ends_with(name, unit))
+		return unit;
+	return NULL;
+}
+
+static struct unit unit_of(const char *key)
+{
+	struct unit u = { 1.0, NULL, false, "" };
+	const char *name, *cu;
+
+	if (!stats_counter_describe(key, &name, &cu)) {
+		snprintf(u.name, sizeof(u.name), "%s", name);
+		u.unit = counter_unit(cu, name, &u.scale);
+		return u;
+	}
+	for (size_t i = 0; i < sizeof(axis_names) / sizeof(axis_names[0]); i++)
+		if (!strcmp(key, axis_names[i].key)) {
+			if (axis_names[i].counter)
+				return unit_of(axis_names[i].counter);
+			snprintf(u.name, sizeof(u.name), "%s", axis_names[i].name);
+			u.unit = axis_names[i].unit;
+			return u;
+		}
+	if (starts_with(key, "workload.")) {
+		/* workload.size, .stride: bytes (the sweep writes them as integers) */
+		snprintf(u.name, sizeof(u.name), "workload %s", key + 9);
+		u.bytes = !strcmp(key + 9, "size") || !strcmp(key + 9, "stride");
+		u.unit = u.bytes ? "bytes" : NULL;
+		return u;
+	}
+	if (starts_with(key, "tlb.") && strchr(key + 4, '.')) {
+		/* a TLB geometry key: tlb.l1d.4K.entries, tlb.stlb.entries, tlb.stlb.1.ways */
+		const char *side = key + 4, *rest = strchr(side, '.') + 1;
+		const char *nm = starts_with(side, "l1d.") ? "L1 dTLB" :
+				 starts_with(side, "l1i.") ? "L1 iTLB" :
+				 starts_with(side, "stlb.") ? "STLB" : NULL;
+
+		if (nm) {
+			size_t n = (size_t)snprintf(u.name, sizeof(u.name), "%s %s", nm, rest);
+
+			for (size_t i = strlen(nm); i < n && i < sizeof(u.name); i++)
+				if (u.name[i] == '.')
+					u.name[i] = ' ';
+			return u;
+		}
+	}
+	snprintf(u.name, sizeof(u.name), "%s", key);
+	if (ends_with(key, "_ms")) {
+		u.unit = "ms";
+		u.name[strlen(key) - 3] = 0;
+	} else if (ends_with(key, "_seconds")) {
+		u.unit = "s";
+		u.name[strlen(key) - 8] = 0;
+	} else if (ends_with(key, "bytes")) {
+		u.scale = 1.0 / (1 << 20), u.unit = "MiB";
+		if (ends_with(key, "_bytes") && strlen(key) > 6)
+			u.name[strlen(key) - 6] = 0;
+	} else if (ends_with(key, "coverage")) {
 		u.scale = 100.0, u.unit = "%";
-	else if (ends_with(name, "cycles") || starts_with(name, "cycles."))
+	} else if (ends_with(key, "cycles") || starts_with(key, "cycles.")) {
 		u.unit = "cycles";
-	else if (ends_with(name, "entries"))
+	} else if (ends_with(key, "entries")) {
 		u.unit = "entries";
+	}
 	return u;
 }
 
-/* "memory.rss_bytes" -> "memory.rss (MiB)"; NULL on allocation failure. */
-static char *axis_label(const char *name)
+/* "memory.rss_bytes" -> "resident memory (MiB)"; NULL on allocation failure. */
+static char *axis_label(const char *key)
 {
-	struct unit u = unit_of(name);
-	size_t n = strlen(name);
+	struct unit u = unit_of(key);
 	char *s;
 
 	if (!u.unit)
-		return strdup(name);
-	if (u.strip && ends_with(name, u.strip) && n > strlen(u.strip))
-		n -= strlen(u.strip);
-	if (asprintf(&s, "%.*s (%s)", (int)n, name, u.unit) < 0)
+		return strdup(u.name);
+	if (asprintf(&s, "%s (%s)", u.name, u.unit) < 0)
 		return NULL;
 	return s;
 }
@@ -704,6 +818,8 @@ struct rows {
 	unsigned nby;
 	bool all_numeric, sized;
 	size_t first_bad;	/* first row whose x is not a number */
+	char *input;		/* the input column's value when every row has the same */
+	bool inputs;		/* the input column has several values */
 };
 
 static void rows_free(struct rows *rs)
@@ -713,13 +829,14 @@ static void rows_free(struct rows *rs)
 	free(rs->r);
 	for (unsigned i = 0; i < rs->nby; i++)
 		free(rs->by_val[i]);
+	free(rs->input);
 }
 
 /* Read every row, keeping x, the --by value and y. */
 static int read_rows(struct csv *c, int xc, int byc, const char *by, const struct yexpr *ye,
 		     struct rows *rs, struct err *e)
 {
-	int nf;
+	int nf, ic = csv_find(c, "input");
 
 	/* a kernel version (6.6, 6.12, 6.18) is a name, not a quantity: 6.12 < 6.6 */
 	rs->all_numeric = strcmp(c->names[xc], "os.kernel") != 0;
@@ -779,6 +896,10 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		p->x = strdup(c->field[xc]);
 		if (!p->x)
 			return oom(e, c->path);
+		if (ic >= 0 && !rs->input && !(rs->input = strdup(c->field[ic])))
+			return oom(e, c->path);
+		if (ic >= 0 && strcmp(rs->input, c->field[ic]))
+			rs->inputs = true;
 		rs->n++;
 		if (parse_num(p->x, &p->xv, &sized)) {
 			if (rs->all_numeric)
@@ -817,6 +938,10 @@ void plot_table_free(struct plot_table *t)
 	free(t->series);
 	free(t->base_name);
 	free(t->base_abs);
+	if (t->abs_panel) {
+		plot_table_free(t->abs_panel);
+		free(t->abs_panel);
+	}
 	memset(t, 0, sizeof(*t));
 }
 
@@ -895,6 +1020,22 @@ static int duplicate(const struct names *nm, const struct rows *rs, const struct
 		       second->x, nm->by, rs->by_val[second->by]);
 }
 
+/* A byte count as a size: "64K", "16M", "1G" when it is a whole number of them. */
+static char *size_text(double v)
+{
+	static const char sfx[] = "KMGT";
+	char *s;
+	int i = -1;
+
+	while (i < 3 && v >= 1024 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		return asprintf(&s, "%.10g", v) < 0 ? NULL : s;
+	return asprintf(&s, "%.10g%c", v, sfx[i]) < 0 ? NULL : s;
+}
+
 /* Lines and timeline: per --by value, the points sorted by x; NAN points dropped. */
 static int build_lines(struct plot_table *t, const struct names *nm, struct rows *rs,
 		       bool has_err, struct err *e)
@@ -910,6 +1051,11 @@ static int build_lines(struct plot_table *t, const struct names *nm, struct rows
 		if (t->logx && !(rs->r[i].xv > 0)) {
 			err_set(e, nm->path, rs->r[i].line, rs->r[i].xcol,
 				"--logx needs x > 0: '%s'", rs->r[i].x);
+			goto out;
+		}
+		if (t->logy && !isnan(rs->r[i].y) && !(rs->r[i].y > 0)) {
+			err_set(e, nm->path, rs->r[i].line, 0, "--logy needs y > 0: %s is %.10g",
+				nm->y, rs->r[i].y);
 			goto out;
 		}
 	}
@@ -946,8 +1092,8 @@ static int build_lines(struct plot_table *t, const struct names *nm, struct rows
 		err_set(e, nm->path, 0, 0, "nothing to plot: every y is undefined (zero divisor)");
 		goto out;
 	}
-	/* sizes written with suffixes: ticks at the values, labelled as written */
-	if (rs->sized) {
+	/* sizes written with suffixes (or in bytes): ticks at the values, labelled as sizes */
+	if (rs->sized || t->x_bytes) {
 		size_t nd = 0;
 
 		for (size_t i = 0; i < rs->n; i++)
@@ -964,7 +1110,8 @@ static int build_lines(struct plot_table *t, const struct names *nm, struct rows
 				if (i && ord[i]->xv == ord[i - 1]->xv)
 					continue;
 				t->xtic_at[t->nxtics] = ord[i]->xv;
-				t->xtic_label[t->nxtics] = strdup(ord[i]->x);
+				t->xtic_label[t->nxtics] = rs->sized ? strdup(ord[i]->x)
+								     : size_text(ord[i]->xv);
 				if (!t->xtic_label[t->nxtics++]) {
 					oom(e, nm->path);
 					goto out;
@@ -1177,35 +1324,137 @@ static int parse_kind(const char *k, enum plot_kind *kind, struct err *e)
 	return 0;
 }
 
-static char *default_title(const struct plot_table *t, const char *x, const char *y,
-			   const char *by, const char *base)
+/* The y quantity's name: a column's, "A / B", or "A per 1000 instructions". */
+static char *y_name(const char *y, const struct yexpr *ye)
 {
-	char *s = NULL;
+	const char *slash = strchr(y, '/');
+	char *s = NULL, *a, *b;
 	int rc;
 
+	if (ye->den < 0)
+		return strdup(unit_of(y).name);
+	if (ye->mul != 1.0) {
+		a = trimmed(y + 5, strlen(y + 5));
+		rc = a ? asprintf(&s, "%s per 1000 instructions", unit_of(a).name) : -1;
+		free(a);
+		return rc < 0 ? NULL : s;
+	}
+	a = trimmed(y, (size_t)(slash - y));
+	b = trimmed(slash + 1, strlen(slash + 1));
+	rc = a && b ? asprintf(&s, "%s / %s", unit_of(a).name, unit_of(b).name) : -1;
+	free(a);
+	free(b);
+	return rc < 0 ? NULL : s;
+}
+
+static char *default_title(const struct plot_table *t, const char *x, const char *yname,
+			   const char *by, const char *base, const char *input)
+{
+	char *s = NULL, *on = NULL;
+	const char *xn, *bn;
+	struct unit ux = unit_of(x), ub = unit_of(by ? by : "");
+	int rc;
+
+	xn = ux.name;
+	bn = ub.name;
+	if (input && asprintf(&on, " on %s", input) < 0)
+		return NULL;
 	if (t->kind == PLOT_BARS && t->pct)
-		rc = asprintf(&s, "%s: %% change against %s = %s, per %s", y, by, base, x);
+		rc = asprintf(&s, "%s: %% change against %s = %s, per %s%s", yname, bn, base, xn,
+			      on ? on : "");
 	else if (t->kind == PLOT_BARS)
-		rc = asprintf(&s, "%s per %s", y, x);
+		rc = asprintf(&s, "%s per %s%s", yname, xn, on ? on : "");
 	else if (t->kind == PLOT_TIMELINE && !strcmp(x, "time_ms"))
-		rc = asprintf(&s, "%s over time%s%s", y, by ? " by " : "", by ? by : "");
+		rc = asprintf(&s, "%s over time%s%s%s", yname, by ? " by " : "", by ? bn : "",
+			      on ? on : "");
 	else
-		rc = asprintf(&s, "%s vs %s%s%s", y, x, by ? " by " : "", by ? by : "");
+		rc = asprintf(&s, "%s vs %s%s%s%s", yname, xn, by ? " by " : "", by ? bn : "",
+			      on ? on : "");
+	free(on);
 	return rc < 0 ? NULL : s;
 }
 
 static char *y_label(const char *y, const struct yexpr *ye)
 {
-	char *s = NULL;
+	char *s = NULL, *n;
 	int rc;
 
 	if (ye->den < 0)
 		return axis_label(y);
-	if (ye->mul != 1.0)
-		rc = asprintf(&s, "%s per 1000 instructions (MPKI)", y + 5);
-	else
-		rc = asprintf(&s, "%s", y);
+	n = y_name(y, ye);
+	if (!n)
+		return NULL;
+	rc = ye->mul != 1.0 ? asprintf(&s, "%s (MPKI)", n) : asprintf(&s, "%s", n);
+	free(n);
 	return rc < 0 ? NULL : s;
+}
+
+static int scale_counts(struct plot_table *t);
+
+/*
+ * --abs: @t's absolute values as bars of their own (the base's series first, in
+ * colour 1, so each series keeps its colour in both panels), counts scaled as a
+ * plain figure's; @vlabel the value axis's label. -1 when out of memory.
+ */
+static int make_abs_panel(struct plot_table *t, const char *vlabel)
+{
+	struct plot_table *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -1;
+	t->abs_panel = a;
+	a->kind = PLOT_BARS;
+	a->ylabel = strdup(vlabel);
+	a->title = strdup("");
+	a->cat = calloc(t->ncat, sizeof(*a->cat));
+	a->series = calloc(t->nseries + 1, sizeof(*a->series));
+	if (!a->ylabel || !a->title || !a->cat || !a->series)
+		return -1;
+	for (; a->ncat < t->ncat; a->ncat++)
+		if (!(a->cat[a->ncat] = strdup(t->cat[a->ncat])))
+			return -1;
+	for (unsigned s = 0; s <= t->nseries; s++, a->nseries++) {
+		struct plot_series *ps = &a->series[s];
+		const double *v = s ? t->series[s - 1].abs : t->base_abs;
+
+		ps->name = strdup(s ? t->series[s - 1].name : t->base_name);
+		if (!ps->name || series_alloc(ps, t->ncat, false))
+			return -1;
+		ps->n = t->ncat;
+		for (size_t k = 0; k < t->ncat; k++) {
+			ps->x[k] = (double)k;
+			ps->y[k] = v[k];
+		}
+	}
+	return scale_counts(a);
+}
+
+/*
+ * The title and axis labels of @t from the names (the counter table's, unit_of()),
+ * the title naming the input (@o->input, else the CSV's one input value when x and
+ * --by are not the input). -1 when out of memory.
+ */
+static int label_table(struct plot_table *t, const struct plot_opts *o, const char *x,
+		       const char *y, const char *by, const struct yexpr *ye, const char *base,
+		       const struct rows *rs)
+{
+	const char *input = o->input;
+	char *yname = y_name(y, ye);
+
+	if (!input && rs->input && !rs->inputs && strcmp(x, "input") &&
+	    (!by || strcmp(by, "input")))
+		input = rs->input;
+	if (input && strrchr(input, '/') && strrchr(input, '/')[1])
+		input = strrchr(input, '/') + 1;	/* a trace by its file name */
+	t->title = !yname ? NULL : o->title ? strdup(o->title)
+					    : default_title(t, x, yname, by, base, input);
+	t->xlabel = axis_label(x);
+	t->x_bytes = unit_of(x).bytes;
+	t->ylabel = t->pct ? NULL : y_label(y, ye);
+	if (t->pct && yname && asprintf(&t->ylabel, "%% change in %s against %s", yname, base) < 0)
+		t->ylabel = NULL;
+	free(yname);
+	return t->title && t->xlabel && t->ylabel ? 0 : -1;
 }
 
 int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
@@ -1270,34 +1519,38 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 			o->base);
 		goto out;
 	}
+	if (o->logy && kind == PLOT_BARS) {
+		err_set(e, "--logy", 0, 0, "only for lines and timelines (bars start at 0)");
+		goto out;
+	}
+	if (o->abs && (kind != PLOT_BARS || !by)) {
+		err_set(e, "--abs", 0, 0, "only for %% change bars (--kind bars with --by)");
+		goto out;
+	}
 	t->kind = kind;
 	t->logx = o->logx;
-	t->by = by ? strdup(by) : NULL;
+	t->logy = o->logy;
+	t->abs = o->abs;
+	t->by = by ? strdup(unit_of(by).name) : NULL;
 	if (by && !t->by) {
 		oom(e, csv_path);
 		goto out;
 	}
 	t->pct = kind == PLOT_BARS && by;
 	t->series = calloc(by ? rs.nby : 1, sizeof(*t->series));
-	t->title = o->title ? strdup(o->title) : default_title(t, x, y, by, base);
-	t->xlabel = axis_label(x);
-	t->ylabel = y_label(y, &ye);
-	if (!t->series || !t->title || !t->xlabel || !t->ylabel) {
+	if (!t->series || label_table(t, o, x, y, by, &ye, base, &rs)) {
 		oom(e, csv_path);
 		goto out;
 	}
-	if (t->pct) {
-		char *s;
-
-		if (asprintf(&s, "%% change in %s against %s", y, base) < 0) {
-			oom(e, csv_path);
-			goto out;
-		}
-		free(t->ylabel);
-		t->ylabel = s;
-	}
 	if (kind == PLOT_BARS) {
 		rc = build_bars(t, &nm, &rs, base, e);
+		if (!rc && o->abs) {
+			char *vl = y_label(y, &ye);
+
+			if (!vl || make_abs_panel(t, vl))
+				rc = oom(e, csv_path);
+			free(vl);
+		}
 		goto out;
 	}
 	t->nseries = by ? rs.nby : 1;
@@ -1351,6 +1604,8 @@ static void lines_script(const struct plot_table *t, FILE *f)
 
 	if (t->logx)
 		fprintf(f, "set logscale x 2\n");
+	if (t->logy)
+		fprintf(f, "set logscale y 10\n");
 	if (t->nxtics) {
 		fprintf(f, "set xtics (");
 		for (size_t i = 0; i < t->nxtics; i++) {
@@ -1469,15 +1724,16 @@ enum bar_labels { LABELS_NONE, LABELS_ACROSS, LABELS_UP };
  * numbers): across the bar end when the text fits the bar's width, else turned upright,
  * else (bars thinner than a line of text) none.
  */
-static void bars_data_script(const struct plot_table *t, FILE *f)
+static void bars_data_script(const struct plot_table *t, FILE *f, double share, unsigned lc0)
 {
-	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries;
-	double pw = t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W, bar_px = pw * w / (double)t->ncat;
+	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries, ylo;
+	double pw = share * (t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W);
+	double bar_px = pw * w / (double)t->ncat;
 	size_t maxlen = 0, maxlab = 0;
 	const char *lab[PLOT_MAX_CATEGORIES];
 	enum bar_labels labels;
 	char label[64];
-	bool first = true, slanted;
+	bool first = true, slanted, inside = false;
 
 	for (unsigned s = 0; s < t->nseries; s++)
 		for (size_t k = 0; k < t->ncat; k++) {
@@ -1516,8 +1772,17 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 		pad = 0.03 * span;
 		room = 3 * pad;
 	}
+	/*
+	 * A % change cannot be below -100 %: the axis stops there, and labels that would
+	 * fall below it go inside their bars' ends.
+	 */
+	ylo = lo < 0 ? lo - room : 0;
+	if (t->pct && ylo < -100) {
+		ylo = -100;
+		inside = true;
+	}
 	fprintf(f, "set yrange [");
-	put_num(f, lo < 0 ? lo - room : 0);
+	put_num(f, ylo);
 	fprintf(f, ":");
 	put_num(f, hi > 0 || lo == 0 ? (hi > 0 ? hi : 1.0) + room : 0);
 	fprintf(f, "]\nset xrange [-0.5:");
@@ -1553,7 +1818,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 			fputc(' ', f);
 			put_num(f, v);
 			fputc(' ', f);
-			put_num(f, v >= 0 ? v + pad : v - pad);
+			put_num(f, v >= 0 || inside ? v + pad : v - pad);
 			fprintf(f, " \"%s\"\n", label);
 		}
 		fprintf(f, "EOD\n");
@@ -1563,24 +1828,24 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 		fprintf(f, "%s$s%u using 1:2:(", first ? "" : ", \\\n     ", s);
 		first = false;
 		put_num(f, w);
-		fprintf(f, ") with boxes lc %u title ", s + 1);
+		fprintf(f, ") with boxes lc %u title ", s + lc0 + 1);
 		put_quoted(f, t->series[s].name);
 	}
 	for (unsigned s = 0; s < t->nseries; s++) {
 		if (labels == LABELS_ACROSS)
 			fprintf(f, ", \\\n     $s%u using 1:3:4 with labels font 'Sans,9' notitle", s);
 		else if (labels == LABELS_UP)
-			fprintf(f, ", \\\n     $s%u using 1:($2 >= 0 ? $3 : NaN):4 with labels "
+			fprintf(f, ", \\\n     $s%u using 1:($2 >= 0 || %d ? $3 : NaN):4 with labels "
 				   "rotate by 90 left font 'Sans,9' notitle"
-				   ", \\\n     $s%u using 1:($2 < 0 ? $3 : NaN):4 with labels "
-				   "rotate by 90 right font 'Sans,9' notitle", s, s);
+				   ", \\\n     $s%u using 1:($2 < 0 && !%d ? $3 : NaN):4 with labels "
+				   "rotate by 90 right font 'Sans,9' notitle", s, inside, s, inside);
 	}
 	fprintf(f, "\n");
 }
 
-void plot_write_script(const struct plot_table *t, const char *output, bool svg, FILE *f)
+void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f)
 {
-	terminal(f, output, svg, 1000, 600, false);
+	terminal(f, output, fmt, 1000, 600, false);
 	fprintf(f, "set encoding utf8\nset title ");
 	put_quoted(f, t->title);
 	fprintf(f, "\nset xlabel ");
@@ -1594,17 +1859,30 @@ void plot_write_script(const struct plot_table *t, const char *output, bool svg,
 		put_quoted(f, t->by);
 		fprintf(f, "\n");
 	}
-	if (t->kind == PLOT_BARS) {
-		bars_data_script(t, f);
+	if (t->kind == PLOT_BARS && t->abs_panel) {
+		/* --abs: the absolute values (the base's first) left, the % change right */
+		fprintf(f, "set multiplot layout 1,2 title ");
+		put_quoted(f, t->title);
+		fprintf(f, "\nunset title\nset key top right inside\nset ylabel ");
+		put_quoted(f, t->abs_panel->ylabel);
+		fprintf(f, "\n");
+		bars_data_script(t->abs_panel, f, 0.5, 0);
+		fprintf(f, "unset key\nset ylabel ");
+		put_quoted(f, t->ylabel);
+		fprintf(f, "\n");
+		bars_data_script(t, f, 0.5, 1);
+		fprintf(f, "unset multiplot\n");
+	} else if (t->kind == PLOT_BARS) {
+		bars_data_script(t, f, 1.0, 0);
 	} else {
 		fprintf(f, "set grid\n");
 		lines_script(t, f);
 	}
 }
 
-static void table_script(const void *ctx, const char *output, bool svg, FILE *f)
+static void table_script(const void *ctx, const char *output, const char *fmt, FILE *f)
 {
-	plot_write_script(ctx, output, svg, f);
+	plot_write_script(ctx, output, fmt, f);
 }
 
 int plot_render(const struct plot_table *t, const char *out, struct err *e)
@@ -1701,7 +1979,12 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 	put_opt(f, "--by", o->by);
 	if (o->logx)
 		fprintf(f, " --logx");
+	if (o->logy)
+		fprintf(f, " --logy");
+	if (o->abs)
+		fprintf(f, " --abs");
 	put_opt(f, "--kind", kind_name[t->kind]);
+	put_opt(f, "--input", o->input);
 	put_opt(f, "--base", t->kind == PLOT_BARS && t->pct ? t->base_name : NULL);
 	put_opt(f, "--title", o->title);
 	put_opt(f, "-o", o->out);
@@ -1711,7 +1994,7 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 	fprintf(f, " (writes ");
 	put_word(f, image);
 	fprintf(f, ")\n");
-	plot_write_script(t, image, ends_with(image, ".svg"), f);
+	plot_write_script(t, image, plot_format(image) ? plot_format(image) : "png", f);
 	free(image);
 	if (outfile_commit(&of, e))
 		return -2;
@@ -1723,8 +2006,8 @@ int plot_output(const struct plot_table *t, const char *csv_path, const struct p
 {
 	int rc;
 
-	if (o->out && !ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
-		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
+	if (o->out && !plot_format(o->out))
+		return err_set(e, o->out, 0, 0, "plot output must end in .png, .svg or .pdf");
 	if (o->script) {
 		rc = write_script(t, csv_path, o, e);
 		if (rc)
@@ -1739,9 +2022,9 @@ int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e)
 	int rc;
 
 	if (!o->out && !o->script)
-		return err_set(e, "-o", 0, 0, "no output file given (.png or .svg)");
-	if (o->out && !ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
-		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
+		return err_set(e, "-o", 0, 0, "no output file given (.png, .svg or .pdf)");
+	if (o->out && !plot_format(o->out))
+		return err_set(e, o->out, 0, 0, "plot output must end in .png, .svg or .pdf");
 	if (plot_prepare(csv_path, o, &t, e))
 		return -1;
 	rc = plot_output(&t, csv_path, o, e);

@@ -460,6 +460,8 @@ void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *
 		nvals[1] = sw->axes[mode].nvals;
 	}
 	o->out = out;
+	if (sw->ninputs == 1)
+		o->input = sw->input_names[0]; /* the title names it (a trace by its file name) */
 	o->x = dim[0] ? dim[0] : "input";
 	o->by = dim[1];
 	/* TLB sizes and workload parameters (footprints, counts) span powers of two */
