@@ -529,18 +529,21 @@ static int cmd_sweep(int argc, char **argv)
 
 static int cmd_merge(int argc, char **argv)
 {
-	static const struct option lo[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	static const struct option lo[] = { { "help", no_argument, NULL, 'h' },
+					    { "reps", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 } };
 	struct outfile of;
 	struct err e = { 0 };
+	bool per_rep = false;
 
 	opts_reset();
 	while (next_opt(argc, argv, ":h", lo, "merge", "merge: unknown option '%s'", "%s") != -1)
-		;
+		per_rep = true;
 	if (argc - optind < 2)
 		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
 	if (outfile_open(&of, argv[optind], 0, &e))
 		return status_of(-1, &e);
-	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1), &e), &e);
+	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1),
+					  per_rep, &e), &e);
 }
 
 int main(int argc, char **argv)

@@ -28,9 +28,10 @@
  * Values written with a size suffix ("4K", "2M": config keys) are numbers, and such
  * an x axis is ticked at the values as written.
  *
- * Left out: CSV quoting (the sweep writer never quotes: its values hold no commas or
- * quotes, so a quote is an error), error bars on derived metrics (A/B, mpki:) and on
- * % change bars (the CI of a ratio is not the ratio of CIs), more than one --by key.
+ * Error bars: a column's .ci95 (the merge's), or, for a CSV with one row per
+ * repetition (merge --reps), the 95% confidence half-width of the mean of each
+ * repetition's y -- also a derived y (A/B, mpki:), whose CI is not the ratio of CIs.
+ * Left out: error bars on % change bars, more than one --by key.
  *
  * Sources: gnuplot 5.4 manual (data blocks, `with yerrorlines`, `with boxes`,
  * `with labels`, `set logscale x 2`, the pngcairo and svg terminals, quoting: inside
@@ -39,6 +40,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -820,6 +823,7 @@ struct rows {
 	size_t first_bad;	/* first row whose x is not a number */
 	char *input;		/* the input column's value when every row has the same */
 	bool inputs;		/* the input column has several values */
+	bool reps;		/* a rep column: one row per repetition (merge --reps) */
 };
 
 static void rows_free(struct rows *rs)
@@ -837,6 +841,8 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		     struct rows *rs, struct err *e)
 {
 	int nf, ic = csv_find(c, "input");
+
+	rs->reps = csv_find(c, "rep") >= 0 && csv_find(c, "point") >= 0;
 
 	/* a kernel version (6.6, 6.12, 6.18) is a name, not a quantity: 6.12 < 6.6 */
 	rs->all_numeric = strcmp(c->names[xc], "os.kernel") != 0;
@@ -912,6 +918,68 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		return -1;
 	if (!rs->n)
 		return err_set(e, c->path, 0, 0, "no data rows (only a header)");
+	return 0;
+}
+
+static int cmp_rep_group(const void *a, const void *b)
+{
+	const struct prow *p = a, *q = b;
+	int c = p->by != q->by ? (p->by < q->by ? -1 : 1) : strcmp(p->x, q->x);
+
+	return c ? c : p->line < q->line ? -1 : p->line > q->line;
+}
+
+static int cmp_row_line(const void *a, const void *b)
+{
+	const struct prow *p = a, *q = b;
+
+	return p->line < q->line ? -1 : p->line > q->line;
+}
+
+/*
+ * A CSV with a rep column (merge --reps, a sweep's OUT.reps.csv): the rows of one
+ * point (one x and --by value) become one, at the first one's place, holding the mean
+ * of their y -- computed per repetition, so a ratio or MPKI is each repetition's own --
+ * and as its error bar the 95% confidence half-width of that mean, t(0.975, n - 1) *
+ * s / sqrt(n) (Student's t, GSL; s the sample standard deviation), as the merge's
+ * .ci95 columns give for the reported numbers. A repetition whose y is undefined (a
+ * zero divisor) is left out; a point with one repetition gets no bar.
+ */
+static int aggregate_reps(struct rows *rs, const char *path, struct err *e)
+{
+	double *v = malloc((rs->n ? rs->n : 1) * sizeof(*v));
+	size_t out = 0;
+
+	if (!v)
+		return oom(e, path);
+	qsort(rs->r, rs->n, sizeof(*rs->r), cmp_rep_group);
+	for (size_t i = 0, j; i < rs->n; i = j) {
+		size_t n = 0;
+
+		for (j = i; j < rs->n && rs->r[j].by == rs->r[i].by && !strcmp(rs->r[j].x, rs->r[i].x);
+		     j++)
+			if (!isnan(rs->r[j].y))
+				v[n++] = rs->r[j].y;
+		for (size_t k = i + 1; k < j; k++)
+			free(rs->r[k].x);
+		rs->r[out] = rs->r[i];
+		rs->r[out].y = n ? gsl_stats_mean(v, 1, n) : NAN;
+		rs->r[out].err = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) *
+					 gsl_stats_sd(v, 1, n) / sqrt((double)n) : 0.0;
+		out++;
+	}
+	rs->n = out;
+	qsort(rs->r, rs->n, sizeof(*rs->r), cmp_row_line);
+	free(v);
+	for (size_t i = 0; !rs->all_numeric && i < rs->n; i++) {
+		double d;
+		bool sized;
+
+		if (parse_num(rs->r[i].x, &d, &sized)) {
+			rs->first_bad = i;	/* (the index moved) */
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -1499,7 +1567,8 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 	nm.x = x;
 	nm.y = y;
 	nm.by = by;
-	if (read_rows(&c, xc, byc, by, &ye, &rs, e))
+	if (read_rows(&c, xc, byc, by, &ye, &rs, e) ||
+	    (rs.reps && aggregate_reps(&rs, csv_path, e)))
 		goto out;
 	if (kind == PLOT_AUTO)
 		kind = rs.all_numeric ? PLOT_LINES : PLOT_BARS;
@@ -1561,7 +1630,7 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 			goto out;
 		}
 	}
-	rc = build_lines(t, &nm, &rs, ye.ci >= 0, e);
+	rc = build_lines(t, &nm, &rs, ye.ci >= 0 || rs.reps, e);
 out:
 	if (!rc && !t->pct && scale_counts(t)) {
 		oom(e, csv_path);

@@ -1117,6 +1117,29 @@ static int check_rows(const struct row *rows, size_t nrows, const struct cols *c
 	return 0;
 }
 
+/* --reps: one line per point and repetition, a rep column after point, the values as reported. */
+static void write_reps_csv(FILE *out, const struct row *rows, size_t nrows, const struct cols *c)
+{
+	fputs("point,rep", out);
+	for (size_t l = 0; l < c->nlabels; l++) {
+		fputc(',', out);
+		csv_field(out, c->label_keys[l]);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(out, ",%s", c->names[i]);
+	fputc('\n', out);
+	for (size_t i = 0; i < nrows; i++) {
+		fprintf(out, "%zu,%u", rows[i].point, rows[i].rep);
+		for (size_t l = 0; l < c->nlabels; l++) {
+			fputc(',', out);
+			csv_field(out, rows[i].labels[l]);
+		}
+		for (size_t k = 0; k < c->n; k++)
+			put_num(out, rows[i].v[k], c->is_int[k]);
+		fputc('\n', out);
+	}
+}
+
 /* The CSV: a header, then one line per point (the mean and ci95 over its repetitions). */
 static void write_csv(FILE *out, const struct row *rows, size_t nrows, const struct cols *c,
 		      bool repeated)
@@ -1160,6 +1183,11 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 
 int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 {
+	return sweep_merge_opts(files, nfiles, out, false, e);
+}
+
+int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep, struct err *e)
+{
 	struct cols c = { 0 };
 	struct row *rows = NULL;
 	size_t nrows = 0;
@@ -1182,7 +1210,10 @@ int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 	qsort(rows, nrows, sizeof(*rows), row_cmp);
 	if (check_rows(rows, nrows, &c, &repeated, e))
 		goto out;
-	write_csv(out, rows, nrows, &c, repeated);
+	if (per_rep)
+		write_reps_csv(out, rows, nrows, &c);
+	else
+		write_csv(out, rows, nrows, &c, repeated);
 	ret = 0;
 out:
 	for (size_t i = 0; i < nrows; i++) {

@@ -115,4 +115,12 @@ void sweep_print_cmd(FILE *out, char *const *argv);
  */
 int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e);
 
+/*
+ * The same, or with @per_rep one row per point and repetition (merge --reps, a
+ * sweep's OUT.reps.csv): `point`, `rep`, the labels, then each report's own
+ * numbers, no mean or .ci95. `plot` draws such a CSV with the mean of each
+ * point's repetitions and error bars, also for a derived y (A/B, mpki:).
+ */
+int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep, struct err *e);
+
 #endif

@@ -474,7 +474,8 @@ void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *
 	o->y = !strncmp(o->x, "tlb.", 4) ? "mpki:tlb.l1d.misses" : "cycles.total";
 }
 
-int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct err *e)
+int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep,
+		     struct err *e)
 {
 	FILE *f = outfile_stream(of);
 
@@ -483,7 +484,7 @@ int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct er
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	if (sweep_merge(files, n, f, e)) {
+	if (sweep_merge_opts(files, n, f, per_rep, e)) {
 		outfile_abort(of);
 		return -1;
 	}
@@ -639,10 +640,24 @@ static int sweep_schedule(struct sweep_state *s, struct err *e)
 }
 
 /* The CSV from the points' reports, then the figure if --plot. */
+/* OUT.reps.csv beside a regular OUT.csv (caller frees), else NULL. */
+static char *sweep_reps_csv(const char *csv)
+{
+	size_t n = strlen(csv);
+	char *r;
+
+	if (n < 5 || strcmp(csv + n - 4, ".csv") || !outfile_is_regular_path(csv))
+		return NULL;
+	r = malloc(n + 6);
+	if (r)
+		snprintf(r, n + 6, "%.*s.reps.csv", (int)(n - 4), csv);
+	return r;
+}
+
 static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struct err *e)
 {
 	size_t nf;
-	char **files = sweep_point_files(&s->sw, s->outdir, &nf);
+	char **files = sweep_point_files(&s->sw, s->outdir, &nf), *reps = NULL;
 	int rc;
 
 	if (!files) {
@@ -650,9 +665,17 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	rc = sweep_merge_into(csv_of, files, nf, e);
+	rc = sweep_merge_into(csv_of, files, nf, false, e);
 	if (!s->c->quiet && !rc)
 		fprintf(s->c->log, "sweep: %zu points -> %s\n", nf / s->sw.repeat, s->csv);
+	if (!rc && s->sw.repeat > 1 && (reps = sweep_reps_csv(s->csv))) {
+		struct outfile rof;
+
+		rc = outfile_open(&rof, reps, 0, e) ? -1 : sweep_merge_into(&rof, files, nf, true, e);
+		if (!s->c->quiet && !rc)
+			fprintf(s->c->log, "sweep: %zu points x %u repetitions -> %s\n",
+				nf / s->sw.repeat, s->sw.repeat, reps);
+	}
 	for (size_t i = 0; i < nf; i++)
 		free(files[i]);
 	free(files);
@@ -660,12 +683,14 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 		struct plot_opts po;
 
 		sweep_plot_opts(&s->sw, s->c->plot_out, &po);
-		rc = plot_csv(s->csv, &po, e);
+		/* a derived y (mpki:, A/B) of repetitions: its error bars from each repetition */
+		rc = plot_csv(reps && (strchr(po.y, ':') || strchr(po.y, '/')) ? reps : s->csv, &po, e);
 		if (rc && rc != -1)
 			rc = POOL_EHOST; /* gnuplot failed: exit 1 */
 		if (!rc && !s->c->quiet)
 			fprintf(s->c->log, "sweep: plot -> %s\n", s->c->plot_out);
 	}
+	free(reps);
 	return rc;
 }
 
