@@ -1525,8 +1525,141 @@ static int label_table(struct plot_table *t, const struct plot_opts *o, const ch
 	return t->title && t->xlabel && t->ylabel ? 0 : -1;
 }
 
+static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		   bool scale, struct err *e);
+
+#define PLOT_MAX_Y 8
+
+/* Move @from's series into @to (grown), named "BY, YNAME" (YNAME alone without --by). */
+static int take_series(struct plot_table *to, struct plot_table *from, unsigned yi,
+		       const char *yname)
+{
+	struct plot_series *ns = realloc(to->series, (to->nseries + from->nseries) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	to->series = ns;
+	for (unsigned s = 0; s < from->nseries; s++) {
+		struct plot_series *ps = &to->series[to->nseries++];
+		char *name;
+
+		*ps = from->series[s];
+		memset(&from->series[s], 0, sizeof(from->series[s]));
+		if (asprintf(&name, "%s%s%s", from->by ? ps->name : "", from->by ? ", " : "",
+			     yname) < 0)
+			return -1;
+		free(ps->name);
+		ps->name = name;
+		ps->lc = from->by ? s + 1 : yi + 1;
+		ps->dt = yi + 1;
+	}
+	return 0;
+}
+
+/*
+ * -y A,B,...: one table per y (lines or timeline), their series in one figure, a
+ * colour per --by value and a dash pattern per y ("translation and fault cycles
+ * against the size, per mode"); the y label lists the quantities, so they should
+ * share a unit. Counts are scaled once, over all of them.
+ */
+static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+			 struct err *e)
+{
+	char *ys = strdup(o->y), *save = NULL, *y, *label = NULL, *names = NULL, *tail = NULL;
+	const char *rest;
+	unsigned ny = 0;
+	int rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (!ys)
+		return oom(e, csv_path);
+	for (y = strtok_r(ys, ",", &save); y; y = strtok_r(NULL, ",", &save), ny++) {
+		struct plot_opts oi = *o;
+		struct plot_table ti;
+		char *yn, *tmp;
+
+		if (ny == PLOT_MAX_Y) {
+			err_set(e, "-y", 0, 0, "more than %d quantities", PLOT_MAX_Y);
+			goto out;
+		}
+		oi.y = y;
+		if (prepare(csv_path, &oi, &ti, false, e))
+			goto out;
+		if (ti.kind == PLOT_BARS) {
+			plot_table_free(&ti);
+			err_set(e, "-y", 0, 0, "several quantities (%s) only for lines and timelines",
+				o->y);
+			goto out;
+		}
+		yn = ti.ylabel;
+		/* the default title opens with the y quantity's name: keep the rest once */
+		rest = strstr(ti.title, t->kind == PLOT_TIMELINE || ti.kind == PLOT_TIMELINE ?
+				       " over time" : " vs ");
+		if (!ny)
+			tail = rest ? strdup(rest) : strdup("");
+		if (!tail || asprintf(&tmp, "%s%s%s", label ? label : "", label ? ", " : "", yn) < 0 ||
+		    (free(label), label = tmp, false) ||
+		    asprintf(&tmp, "%s%s%.*s", names ? names : "", !names ? "" :
+			     save && *save ? ", " : " and ",
+			     (int)(rest ? (size_t)(rest - ti.title) : strlen(ti.title)), ti.title) < 0) {
+			plot_table_free(&ti);
+			oom(e, csv_path);
+			goto out;
+		}
+		free(names);
+		names = tmp;
+		rc = take_series(t, &ti, ny, yn);
+		if (!ny) {	/* the first gives the axes */
+			struct plot_series *ser = t->series;
+			unsigned n = t->nseries;
+
+			*t = ti;
+			t->series = ser;
+			t->nseries = n;
+			ti.title = ti.xlabel = ti.ylabel = ti.by = NULL;
+			ti.series = NULL;
+			ti.nseries = 0;
+			ti.nxtics = 0;
+			ti.xtic_at = NULL;
+			ti.xtic_label = NULL;
+		}
+		plot_table_free(&ti);
+		if (rc) {
+			oom(e, csv_path);
+			goto out;
+		}
+		rc = -1;
+	}
+	free(t->ylabel);
+	t->ylabel = label;
+	label = NULL;
+	free(t->title);
+	t->title = NULL;
+	if (o->title)
+		t->title = strdup(o->title);
+	else if (asprintf(&t->title, "%s%s", names, tail) < 0)
+		t->title = NULL;
+	rc = t->title && !scale_counts(t) ? 0 : oom(e, csv_path);
+out:
+	free(tail);
+	free(ys);
+	free(label);
+	free(names);
+	if (rc)
+		plot_table_free(t);
+	return rc;
+}
+
 int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
 		 struct err *e)
+{
+	if (o->y && strchr(o->y, ','))
+		return prepare_multi(csv_path, o, t, e);
+	return prepare(csv_path, o, t, true, e);
+}
+
+static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		   bool scale, struct err *e)
 {
 	struct csv c;
 	struct rows rs;
@@ -1632,7 +1765,7 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 	}
 	rc = build_lines(t, &nm, &rs, ye.ci >= 0 || rs.reps, e);
 out:
-	if (!rc && !t->pct && scale_counts(t)) {
+	if (!rc && !t->pct && scale && scale_counts(t)) {
 		oom(e, csv_path);
 		rc = -1;
 	}
@@ -1720,10 +1853,12 @@ static void lines_script(const struct plot_table *t, FILE *f)
 		fprintf(f, "%s$s%u ", first ? "" : ", \\\n     ", s);
 		first = false;
 		if (t->kind == PLOT_TIMELINE)
-			fprintf(f, "using 1:2 with lines lw 2 dt %u", s % 5 + 1);
+			fprintf(f, "using 1:2 with lines lw 2 dt %u", (ps->dt ? ps->dt - 1 : s) % 5 + 1);
 		else
 			fprintf(f, "using %s with %s lw 2 pt %u ps 1", ps->err ? "1:2:3" : "1:2",
 				ps->err ? "yerrorlines" : "linespoints", point_type[s % 5]);
+		if (ps->lc)	/* several -y: a colour per --by value, a dash pattern per y */
+			fprintf(f, " lc %u dt %u", ps->lc, ps->dt);
 		fprintf(f, " title ");
 		put_quoted(f, ps->name);
 	}

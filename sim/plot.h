@@ -44,7 +44,9 @@ enum plot_kind {
  * What `mmusim plot` was asked for. Every field may be NULL/false:
  * @x:     the x column (NULL: time_ms, only for a timeline)
  * @y:     a column, "A/B" (the ratio of two columns) or "mpki:COL" (1000 * COL /
- *         refs.instructions); NULL: huge_coverage, only for a timeline
+ *         refs.instructions); NULL: huge_coverage, only for a timeline; several,
+ *         comma-separated, draw each (lines and timelines: a colour per --by value,
+ *         a dash pattern per y)
  * @by:    one line (or bar colour) per distinct value of this column (NULL: one
  *         series; a timeline defaults to "mode")
  * @logx:  log2 x axis (lines and timeline; x must be > 0)
@@ -84,6 +86,7 @@ struct plot_series {
 	double *y;		/* in the y axis unit (MiB, %, ...); bars with --by: % change */
 	double *err;		/* 95% half-width in the same unit, or NULL (no .ci95 column) */
 	double *abs;		/* % bars: the values before the % change (as in the CSV) */
+	unsigned lc, dt;	/* several -y: colour and dash pattern (0: by position) */
 };
 
 /* The figure, as plot_prepare() leaves it; plot_table_free() releases it. */
