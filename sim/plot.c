@@ -1233,6 +1233,7 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 {
 	size_t *cat_of = malloc(rs->n * sizeof(*cat_of));
 	const struct prow **cell = NULL;	/* [cat][by]: the row, or NULL */
+	const char *cat_key[PLOT_MAX_CATEGORIES];	/* each category's x as written */
 	unsigned nby = nm->by ? rs->nby : 1, b0 = 0, s;
 	int rc = -1;
 
@@ -1246,7 +1247,7 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 	for (size_t i = 0; i < rs->n; i++) {
 		size_t k = 0;
 
-		while (k < t->ncat && strcmp(t->cat[k], rs->r[i].x))
+		while (k < t->ncat && strcmp(cat_key[k], rs->r[i].x))
 			k++;
 		if (k == t->ncat) {
 			if (t->ncat == PLOT_MAX_CATEGORIES) {
@@ -1255,7 +1256,10 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 					"--kind lines for a numeric x)", nm->x, PLOT_MAX_CATEGORIES);
 				goto out;
 			}
-			t->cat[k] = strdup(rs->r[i].x);
+			cat_key[k] = rs->r[i].x;
+			/* a size in bytes by its size ("16M"), else as written */
+			t->cat[k] = t->x_bytes && !parse_double(rs->r[i].x, &rs->r[i].xv)
+					    ? size_text(rs->r[i].xv) : strdup(rs->r[i].x);
 			if (!t->cat[t->ncat++]) {
 				oom(e, nm->path);
 				goto out;
@@ -1937,7 +1941,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double share, 
 	const char *lab[PLOT_MAX_CATEGORIES];
 	enum bar_labels labels;
 	char label[64];
-	bool first = true, slanted, inside = false;
+	bool first = true, slanted, inside = false, nonneg = false;
 
 	for (unsigned s = 0; s < t->nseries; s++)
 		for (size_t k = 0; k < t->ncat; k++) {
@@ -1947,6 +1951,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double share, 
 				continue;
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
+			nonneg |= v >= 0;	/* its label goes above 0: room there too */
 			bar_label(t, v, label, sizeof(label));
 			maxlab = strlen(label) > maxlab ? strlen(label) : maxlab;
 		}
@@ -1988,7 +1993,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double share, 
 	fprintf(f, "set yrange [");
 	put_num(f, ylo);
 	fprintf(f, ":");
-	put_num(f, hi > 0 || lo == 0 ? (hi > 0 ? hi : 1.0) + room : 0);
+	put_num(f, hi > 0 ? hi + room : lo == 0 ? 1.0 + room : nonneg ? room : 0);
 	fprintf(f, "]\nset xrange [-0.5:");
 	put_num(f, (double)t->ncat - 0.5);
 	fprintf(f, "]\nset grid ytics\nset xzeroaxis lt -1\nset style fill solid 0.85 border -1\n");
@@ -2067,7 +2072,7 @@ void plot_write_script(const struct plot_table *t, const char *output, const cha
 		/* --abs: the absolute values (the base's first) left, the % change right */
 		fprintf(f, "set multiplot layout 1,2 title ");
 		put_quoted(f, t->title);
-		fprintf(f, "\nunset title\nset key top right inside\nset ylabel ");
+		fprintf(f, "\nunset title\nset key top left inside\nset ylabel ");
 		put_quoted(f, t->abs_panel->ylabel);
 		fprintf(f, "\n");
 		bars_data_script(t->abs_panel, f, 0.5, 0);
