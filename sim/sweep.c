@@ -253,6 +253,14 @@ static int check_trace(const char *path, enum trace_format fmt, struct err *e)
 	return 0;
 }
 
+static bool has_wl_axes(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->naxes; i++)
+		if (sw->axes[i].nums)
+			return true;
+	return false;
+}
+
 /*
  * The spec input @in reads at the workload.KEY values of @idx (per axis; NULL:
  * each axis's first value); with @strip, the swept keys removed instead (the
@@ -293,12 +301,14 @@ static int check_inputs(const struct sweep *sw, const struct yctx *y, const yaml
 	for (size_t i = 0; i < sw->ninputs; i++) {
 		struct err e2 = { 0 };
 		char buf[sizeof(e2.file) + sizeof(e2.msg) + 64];
-		/* a workload with the first values of any workload.KEY axes (they may give a
-		 * parameter the spec needs); every combination: check_workload_axes() */
-		char *spec = sw->is_wl[i] ? point_spec(sw, i, NULL, false) : NULL;
-		int bad = spec ? workload_check(spec, &e2) : check_trace(sw->inputs[i], fmt, &e2);
+		int bad;
 
-		free(spec);
+		/* swept workload parameters: every spec they make, at the axis, by
+		 * check_workload_axes() (an axis may give a parameter the spec needs) */
+		if (sw->is_wl[i] && has_wl_axes(sw))
+			continue;
+		bad = sw->is_wl[i] ? workload_check(sw->inputs[i], &e2)
+				   : check_trace(sw->inputs[i], fmt, &e2);
 		if (!bad)
 			continue;
 		if (override) {

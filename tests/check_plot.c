@@ -2,7 +2,7 @@
  * check_plot.c - Check suite for sim/plot.c (`mmusim plot`): the table each kind of
  * figure is drawn from (exact values: the % change bars, units, derived metrics,
  * error bars, size-suffixed x ticks), the script's key lines, rendering of every
- * kind to PNG and SVG through gnuplot (no temporary left behind), `plot --script`
+ * kind to PNG, SVG and PDF through gnuplot (no temporary left behind), `plot --script`
  * files that gnuplot draws from alone, and the exact
  * message of every kind of bad input.
  *
@@ -524,8 +524,12 @@ static void render_and_check(const char *csv, const struct plot_opts *opts, cons
 	size_t n;
 	FILE *f;
 
-	for (int svg = 0; svg < 2; svg++) {
-		snprintf(path, sizeof(path), "%s/%s.%s", out_dir(), name, svg ? "svg" : "png");
+	static const char *const fmt[] = { "png", "svg", "pdf" };
+
+	for (int k = 0; k < 3; k++) {
+		int svg = k == 1;
+
+		snprintf(path, sizeof(path), "%s/%s.%s", out_dir(), name, fmt[k]);
 		unlink(path);
 		o.out = path;
 		if (plot_csv(csv, &o, &e)) {
@@ -539,6 +543,8 @@ static void render_and_check(const char *csv, const struct plot_opts *opts, cons
 		buf[n] = 0;
 		if (svg)
 			ck_assert_msg(strstr(buf, "<svg") != NULL, "%s has no <svg", path);
+		else if (k == 2)	/* pdfcairo */
+			ck_assert_msg(n > 5 && !memcmp(buf, "%PDF-", 5), "%s is not a PDF", path);
 		else
 			ck_assert_msg(n > 8 && !memcmp(buf, png_magic, 8), "%s is not a PNG", path);
 	}
