@@ -155,9 +155,9 @@ bench: ensure-deps
 EXPERIMENTS := $(basename $(notdir $(wildcard configs/experiments/*.yaml)))
 FIGS_stream := stream stream-change
 FIG_stream := -x workload.size -y cycles.translation,cycles.fault --by os.mode --logx --logy --input stream:iterations=1
-FIG_stream-change := -x workload.size -y cycles.total --by os.mode --kind bars --base base --abs --input stream:iterations=1
+FIG_stream-change := -x workload.size -y cycles.total --by os.mode --kind bars --base base --input stream:iterations=1
 FIG_gups-chase := -x input -y walk.cycles --by os.mode --base base --abs
-FIG_tlb-size-real := -x tlb.l1d.4K.entries -y walk.walks --by tlb.stlb.entries --logx --input small.lackey.zst
+FIG_tlb-size-real := -x tlb.l1d.4K.entries -y walk.walks --by tlb.stlb.entries --logx --logy --input small.lackey.zst
 FIGS_fragmentation := fragmentation fragmentation-fallbacks
 FIG_fragmentation := -x os.fragmentation.unmovable -y memory.huge_coverage --input gups:size=512M,updates=1000000
 FIG_fragmentation-fallbacks := -x os.fragmentation.unmovable -y vmstat.thp_fault_alloc,vmstat.thp_fault_fallback --input gups:size=512M,updates=1000000

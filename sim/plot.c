@@ -72,13 +72,18 @@ static bool starts_with(const char *s, const char *pfx)
 	return !strncmp(s, pfx, strlen(pfx));
 }
 
-/* A gnuplot single-quoted string: only ' is special (doubled); control bytes become spaces. */
+/*
+ * A gnuplot single-quoted string: only ' is special (doubled); control bytes become spaces,
+ * but a newline (a title's second line) is joined in as "\n" (gnuplot's string concatenation).
+ */
 static void put_quoted(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputs("''", f);
+		else if (*s == '\n')
+			fputs("'.\"\\n\".'", f);
 		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			fputc(' ', f);
 		else
@@ -1419,6 +1424,8 @@ static char *y_name(const char *y, const struct yexpr *ye)
 	return rc < 0 ? NULL : s;
 }
 
+#define TITLE_LINE 90	/* characters of 11 pt Sans across the 1000 px figure, less room */
+
 static char *default_title(const struct plot_table *t, const char *x, const char *yname,
 			   const char *by, const char *base, const char *input)
 {
@@ -1429,7 +1436,9 @@ static char *default_title(const struct plot_table *t, const char *x, const char
 
 	xn = ux.name;
 	bn = ub.name;
-	if (input && asprintf(&on, " on %s", input) < 0)
+	/* the input on a line of its own when the title would not fit the width in one */
+	if (input && asprintf(&on, "%son %s", strlen(yname) + strlen(xn) + strlen(bn) +
+			      strlen(input) > TITLE_LINE ? "\n" : " ", input) < 0)
 		return NULL;
 	if (t->kind == PLOT_BARS && t->pct)
 		rc = asprintf(&s, "%s: %% change against %s = %s, per %s%s", yname, bn, base, xn,
@@ -1932,10 +1941,10 @@ enum bar_labels { LABELS_NONE, LABELS_ACROSS, LABELS_UP };
  * numbers): across the bar end when the text fits the bar's width, else turned upright,
  * else (bars thinner than a line of text) none.
  */
-static void bars_data_script(const struct plot_table *t, FILE *f, double share, unsigned lc0)
+static void bars_data_script(const struct plot_table *t, FILE *f, double hshare, unsigned lc0)
 {
 	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries, ylo;
-	double pw = share * (t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W);
+	double pw = t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W;
 	double bar_px = pw * w / (double)t->ncat;
 	size_t maxlen = 0, maxlab = 0;
 	const char *lab[PLOT_MAX_CATEGORIES];
@@ -1972,7 +1981,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double share, 
 	 * that has bars, so room = r / (1 - 2r) of the bars' span.
 	 */
 	if (labels == LABELS_UP) {
-		double ph = LAYOUT_H - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11 : 0);
+		double ph = hshare * LAYOUT_H - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11 : 0);
 		double r = ((double)maxlab * LAYOUT_CHAR9 + 12) / (ph > 200 ? ph : 200);
 
 		pad = 0.01 * span;
@@ -2054,7 +2063,8 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double share, 
 
 void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f)
 {
-	terminal(f, output, fmt, 1000, 600, false);
+	/* --abs: two panels, one above the other, each as wide as a figure alone */
+	terminal(f, output, fmt, 1000, t->abs_panel ? 1000 : 600, false);
 	fprintf(f, "set encoding utf8\nset title ");
 	put_quoted(f, t->title);
 	fprintf(f, "\nset xlabel ");
@@ -2069,20 +2079,24 @@ void plot_write_script(const struct plot_table *t, const char *output, const cha
 		fprintf(f, "\n");
 	}
 	if (t->kind == PLOT_BARS && t->abs_panel) {
-		/* --abs: the absolute values (the base's first) left, the % change right */
-		fprintf(f, "set multiplot layout 1,2 title ");
+		/*
+		 * --abs: the absolute values (the base's first) above, the % change below, on
+		 * a canvas 1000 high: each panel about 0.8 of a lone figure's plot height. The
+		 * key inside the first, so the two plot areas line up.
+		 */
+		fprintf(f, "set multiplot layout 2,1 title ");
 		put_quoted(f, t->title);
-		fprintf(f, "\nunset title\nset key top left inside\nset ylabel ");
+		fprintf(f, "\nunset title\nset key inside top left\nset ylabel ");
 		put_quoted(f, t->abs_panel->ylabel);
 		fprintf(f, "\n");
-		bars_data_script(t->abs_panel, f, 0.5, 0);
-		fprintf(f, "unset key\nset ylabel ");
+		bars_data_script(t->abs_panel, f, 0.8, 0);
+		fprintf(f, "unset key\nunset lmargin\nset ylabel ");
 		put_quoted(f, t->ylabel);
 		fprintf(f, "\n");
-		bars_data_script(t, f, 0.5, 1);
+		bars_data_script(t, f, 0.8, 1);
 		fprintf(f, "unset multiplot\n");
 	} else if (t->kind == PLOT_BARS) {
-		bars_data_script(t, f, 1.0, 0);
+		bars_data_script(t, f, 1.0, 0);	/* (one panel: the whole height) */
 	} else {
 		fprintf(f, "set grid\n");
 		lines_script(t, f);

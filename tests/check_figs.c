@@ -438,7 +438,7 @@ START_TEST(test_options)
 	const char *csv = write_file("p.csv", pct_csv);
 
 	s = script_of(csv, &o);
-	ck_assert_ptr_nonnull(strstr(s, "\nset multiplot layout 1,2 title "));
+	ck_assert_ptr_nonnull(strstr(s, "\nset multiplot layout 2,1 title "));
 	ck_assert_ptr_nonnull(strstr(s, "\nset ylabel 'walk cycles'\n"));	/* the absolute panel */
 	ck_assert_ptr_nonnull(strstr(s, "title 'base'"));			/* the base's bars too */
 	ck_assert_ptr_nonnull(strstr(s, "\"1000\""));				/* labelled with their value */
