@@ -286,51 +286,6 @@ static void terminal(FILE *f, const char *output, const char *fmt, unsigned w, u
 	fprintf(f, "\n");
 }
 
-/* --- the demo's bars ----------------------------------------------------- */
-
-struct bars_ctx {
-	const char *data, *title, *ylabel;
-};
-
-static void bars_script(const void *ctx, const char *output, const char *fmt, FILE *p)
-{
-	const struct bars_ctx *b = ctx;
-	const char *q;
-	int ncols = 0;
-
-	/* columns in the header row */
-	for (q = b->data; *q && *q != '\n';) {
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q && *q != '\n') {
-			ncols++;
-			while (*q && *q != ' ' && *q != '\t' && *q != '\n')
-				q++;
-		}
-	}
-	terminal(p, output, fmt, 960, 540, true);
-	fprintf(p, "$data << EOD\n%sEOD\n", b->data);
-	fprintf(p, "set title ");
-	put_quoted(p, b->title);
-	fprintf(p, "\nset ylabel ");
-	put_quoted(p, b->ylabel);
-	fprintf(p, "\nset style data histograms\nset style histogram clustered gap 1\n"
-		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\n"
-		   "set key top left\nset yrange [0:*]\nset xtics nomirror\n");
-	fprintf(p, "plot ");
-	for (int c = 2; c <= ncols; c++)
-		fprintf(p, "%s$data using %d:xtic(1) title columnheader(%d)", c > 2 ? ", " : "", c, c);
-	fprintf(p, "\n");
-}
-
-int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
-	      struct err *e)
-{
-	struct bars_ctx b = { data, title, ylabel };
-
-	return render(out, bars_script, &b, e);
-}
-
 /* --- reading the CSV ----------------------------------------------------- */
 
 /* A CSV being streamed: the header, then one row at a time split in place. */
@@ -2251,6 +2206,92 @@ int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e)
 	if (plot_prepare(csv_path, o, &t, e))
 		return -1;
 	rc = plot_output(&t, csv_path, o, e);
+	plot_table_free(&t);
+	return rc;
+}
+
+/* --- the demo's bars ------------------------------------------------------- */
+
+/*
+ * The demo's table ("group s1 s2 ...", then "NAME v1 v2 ..." per cluster) as a bars
+ * table of absolute values, drawn as `mmusim plot` draws bars: each bar labelled with
+ * its value, zero included (the demo's huge-page modes are often exactly 0).
+ */
+static int bars_table(const char *data, struct plot_table *t)
+{
+	char *copy = strdup(data), *line, *save = NULL;
+	int rc = -1;
+
+	if (!copy)
+		return -1;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tok, *s2 = NULL;
+		unsigned col = 0;
+
+		for (tok = strtok_r(line, " \t", &s2); tok; tok = strtok_r(NULL, " \t", &s2), col++) {
+			if (!t->xlabel) {		/* the header */
+				if (!(t->xlabel = strdup(tok)))
+					goto out;
+				continue;
+			}
+			if (!t->cat) {			/* the series' names */
+				struct plot_series *ns = realloc(t->series,
+								 (t->nseries + 1) * sizeof(*ns));
+
+				if (!ns)
+					goto out;
+				t->series = ns;
+				memset(&ns[t->nseries], 0, sizeof(*ns));
+				if (!(ns[t->nseries++].name = strdup(tok)))
+					goto out;
+				continue;
+			}
+			if (!col) {
+				if (t->ncat == PLOT_MAX_CATEGORIES ||
+				    !(t->cat[t->ncat++] = strdup(tok)))
+					goto out;
+			} else if (col <= t->nseries) {
+				struct plot_series *ps = &t->series[col - 1];
+
+				ps->x[t->ncat - 1] = (double)(t->ncat - 1);
+				if (parse_double(tok, &ps->y[t->ncat - 1]))
+					goto out;
+				ps->n = t->ncat;
+			}
+		}
+		if (t->xlabel && !t->cat && t->nseries) {	/* header done: room for the rows */
+			t->cat = calloc(PLOT_MAX_CATEGORIES, sizeof(*t->cat));
+			if (!t->cat)
+				goto out;
+			for (unsigned k = 0; k < t->nseries; k++)
+				if (series_alloc(&t->series[k], PLOT_MAX_CATEGORIES, false))
+					goto out;
+		}
+	}
+	rc = t->ncat && t->nseries ? 0 : -1;
+out:
+	free(copy);
+	return rc;
+}
+
+int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
+	      struct err *e)
+{
+	struct plot_table t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	if (!plot_format(out))
+		return err_set(e, out, 0, 0, "plot output must end in .png, .svg or .pdf");
+	t.kind = PLOT_BARS;
+	t.title = strdup(title);
+	t.ylabel = strdup(ylabel);
+	if (!t.title || !t.ylabel || bars_table(data, &t)) {
+		plot_table_free(&t);
+		err_set(e, out, 0, 0, "plot_bars: not a table of numbers, or out of memory");
+		return -2;
+	}
+	rc = plot_render(&t, out, e);
 	plot_table_free(&t);
 	return rc;
 }

@@ -25,10 +25,11 @@
 
 /*
  * Render a clustered bar chart with gnuplot: @data is a whitespace table whose
- * first row is "group series1 series2 ...", one row per cluster. @out ends in
- * .png (pngcairo) or .svg. The image is written to a temporary name and renamed.
- * Returns 0, -1 with @e (bad suffix, unwritable directory) or -2 with @e (gnuplot
- * missing or failing), as plot_render().
+ * first row is "group series1 series2 ...", one row per cluster, drawn as `plot`
+ * draws bars of absolute values (each bar labelled with its value, zero included).
+ * @out ends in .png, .svg or .pdf. The image is written to a temporary name and
+ * renamed. Returns 0, -1 with @e (bad suffix, unwritable directory) or -2 with @e
+ * (a malformed table, gnuplot missing or failing), as plot_render().
  */
 int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
 	      struct err *e);
