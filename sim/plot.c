@@ -1607,7 +1607,7 @@ static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct
 		t->title = strdup(o->title);
 	else if (asprintf(&t->title, "%s%s", names, tail) < 0)
 		t->title = NULL;
-	rc = t->title && !scale_counts(t) ? 0 : oom(e, csv_path);
+	rc = t->title && (t->logy || !scale_counts(t)) ? 0 : oom(e, csv_path);
 out:
 	free(tail);
 	free(ys);
@@ -1733,7 +1733,8 @@ static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_
 	}
 	rc = build_lines(t, &nm, &rs, ye.ci >= 0 || rs.reps, e);
 out:
-	if (!rc && !t->pct && scale && scale_counts(t)) {
+	/* (a log axis labels its decades as they are: 1e-05 millions would say nothing) */
+	if (!rc && !t->pct && scale && !t->logy && scale_counts(t)) {
 		oom(e, csv_path);
 		rc = -1;
 	}
