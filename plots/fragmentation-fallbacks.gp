@@ -4,7 +4,7 @@
 set terminal pngcairo size 1000,600 noenhanced font 'Sans,11'
 set output 'plots/out/fragmentation-fallbacks.png'
 set encoding utf8
-set title 'thp_fault_alloc and thp_fault_fallback vs share of pageblocks pinned by an unmovable page on gups:size=512M,updates=1000000'
+set title 'thp_fault_alloc and thp_fault_fallback vs share of pageblocks pinned by an unmovable page'."\n".'on gups:size=512M,updates=1000000'
 set xlabel 'share of pageblocks pinned by an unmovable page'
 set ylabel 'thp_fault_alloc, thp_fault_fallback'
 set key outside right top vertical

@@ -4,7 +4,7 @@
 set terminal pngcairo size 1000,600 noenhanced font 'Sans,11'
 set output 'plots/out/fragmentation.png'
 set encoding utf8
-set title 'huge page coverage of resident memory vs share of pageblocks pinned by an unmovable page on gups:size=512M,updates=1000000'
+set title 'huge page coverage of resident memory vs share of pageblocks pinned by an unmovable page'."\n".'on gups:size=512M,updates=1000000'
 set xlabel 'share of pageblocks pinned by an unmovable page'
 set ylabel 'huge page coverage of resident memory (%)'
 unset key

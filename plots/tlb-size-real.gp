@@ -1,5 +1,5 @@
 # Written by mmusim plot --script, the data inline. Made by:
-#   mmusim plot plots/out/tlb-size-real.csv -x tlb.l1d.4K.entries -y walk.walks --by tlb.stlb.entries --logx --kind lines --input small.lackey.zst -o plots/out/tlb-size-real.png --script plots/tlb-size-real.gp
+#   mmusim plot plots/out/tlb-size-real.csv -x tlb.l1d.4K.entries -y walk.walks --by tlb.stlb.entries --logx --logy --kind lines --input small.lackey.zst -o plots/out/tlb-size-real.png --script plots/tlb-size-real.gp
 # Redraw it with: gnuplot plots/tlb-size-real.gp (writes plots/out/tlb-size-real.png)
 set terminal pngcairo size 1000,600 noenhanced font 'Sans,11'
 set output 'plots/out/tlb-size-real.png'
@@ -11,6 +11,7 @@ set key outside right top vertical
 set key title 'STLB entries'
 set grid
 set logscale x 2
+set logscale y 10
 set autoscale xfix
 set autoscale yfix
 set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05

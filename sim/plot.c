@@ -265,8 +265,10 @@ static int render(const char *out,
 /*
  * @enhanced: gnuplot's markup (_ ^ { } @ &) in labels; off for column names like rss_bytes.
  * The terminal follows @fmt (plot_format()): svg, pdf (pdfcairo, in gnuplot-nox: the page
- * @w x @h at 72 points per inch, so an 11 pt font takes the share of it that it takes
- * of the PNG, and the layout estimates below hold for both), else pngcairo.
+ * @w x @h at 140 to the inch, 7.1 x 4.3 in for 1000 x 600, where its 11 pt text takes the
+ * share of the page that pngcairo's takes of the PNG -- measured by rendering one figure
+ * both ways (the PDF with ghostscript at 140 dpi): the same ticks, key and margins, so the
+ * layout estimates below hold for both), else pngcairo.
  */
 static void terminal(FILE *f, const char *output, const char *fmt, unsigned w, unsigned h,
 		     bool enhanced)
@@ -278,7 +280,7 @@ static void terminal(FILE *f, const char *output, const char *fmt, unsigned w, u
 			w, h, mode);
 	else if (!strcmp(fmt, "pdf"))
 		fprintf(f, "set terminal pdfcairo size %.4gin,%.4gin %s font 'Sans,11'\n",
-			w / 72.0, h / 72.0, mode);
+			w / 140.0, h / 140.0, mode);
 	else
 		fprintf(f, "set terminal pngcairo size %u,%u %s font 'Sans,11'\n", w, h, mode);
 	fprintf(f, "set output ");
@@ -1753,6 +1755,19 @@ static void put_num(FILE *f, double v)
 }
 
 /*
+ * Layout estimates for the 1000x600 canvas, measured on the renders of check_plot: the
+ * plot area is about 740 px wide beside a key (850 without) and 480 px high; 11 pt Sans
+ * takes about 8.5 px per character, 9 pt about 7.5 px and 14 px of height. Only used to
+ * decide whether labels fit; gnuplot does the actual layout.
+ */
+#define LAYOUT_W_KEY 740.0
+#define LAYOUT_W 850.0
+#define LAYOUT_H 480.0
+#define LAYOUT_CHAR11 8.5
+#define LAYOUT_CHAR9 7.5
+#define LAYOUT_LINE9 14.0
+
+/*
  * Lines and timeline: one data block per series. Series that coincide stay visible:
  * each has its own point type (filled circle, square, triangle, inverted triangle,
  * diamond) or, on a timeline, its own dash pattern.
@@ -1769,6 +1784,25 @@ static double min_x(const struct plot_table *t)
 	return m;
 }
 
+/*
+ * Whether the explicit x tick labels would run into each other across the plot area:
+ * the canvas less the margins (80 px) and the key beside it (its longest name plus the
+ * sample, 6 characters), with the labels two characters apart (layout estimates below).
+ */
+static bool xtics_crowded(const struct plot_table *t)
+{
+	size_t chars = 0, keyc = 0;
+	double pw;
+
+	for (size_t i = 0; i < t->nxtics; i++)
+		chars += strlen(t->xtic_label[i]) + 2;
+	for (unsigned s = 0; s < t->nseries && t->nseries > 1; s++)
+		if (strlen(t->series[s].name) + 6 > keyc)
+			keyc = strlen(t->series[s].name) + 6;
+	pw = 1000.0 - 80.0 - (double)keyc * LAYOUT_CHAR11;
+	return (double)chars * LAYOUT_CHAR11 > 0.8 * pw;
+}
+
 static void lines_script(const struct plot_table *t, FILE *f)
 {
 	bool first = true;
@@ -1777,6 +1811,8 @@ static void lines_script(const struct plot_table *t, FILE *f)
 		fprintf(f, "set logscale x 2\n");
 	if (t->logy)
 		fprintf(f, "set logscale y 10\n");
+	if (t->nxtics && xtics_crowded(t))
+		fprintf(f, "set xtics rotate by 30 right\n");
 	if (t->nxtics) {
 		fprintf(f, "set xtics (");
 		for (size_t i = 0; i < t->nxtics; i++) {
@@ -1834,18 +1870,6 @@ static void lines_script(const struct plot_table *t, FILE *f)
 	fprintf(f, "\n");
 }
 
-/*
- * Layout estimates for the 1000x600 canvas, measured on the renders of check_plot: the
- * plot area is about 740 px wide beside a key (850 without) and 480 px high; 11 pt Sans
- * takes about 8.5 px per character, 9 pt about 7.5 px and 14 px of height. Only used to
- * decide whether labels fit; gnuplot does the actual layout.
- */
-#define LAYOUT_W_KEY 740.0
-#define LAYOUT_W 850.0
-#define LAYOUT_H 480.0
-#define LAYOUT_CHAR11 8.5
-#define LAYOUT_CHAR9 7.5
-#define LAYOUT_LINE9 14.0
 
 /*
  * The categories shown under the clusters, into @lab: paths (inputs are often trace

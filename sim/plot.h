@@ -143,7 +143,7 @@ const char *plot_format(const char *out);
 /*
  * Write to @f the gnuplot script drawing @t into the file @output (quoted in the
  * script) in format @fmt (plot_format()): pngcairo, svg or pdfcairo; 1000x600
- * pixels (the PDF page the same at 72 points per inch).
+ * pixels (the PDF page 7.1 x 4.3 inches, laid out as the PNG).
  */
 void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f);
 
