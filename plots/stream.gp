@@ -12,6 +12,7 @@ set key title 'mode'
 set grid
 set logscale x 2
 set logscale y 10
+set xtics rotate by 30 right
 set xtics ('128K' 131072, '256K' 262144, '512K' 524288, '1M' 1048576, '2M' 2097152, '4M' 4194304, '8M' 8388608, '16M' 16777216, '32M' 33554432, '64M' 67108864, '128M' 134217728, '256M' 268435456, '512M' 536870912, '1G' 1073741824)
 set autoscale xfix
 set autoscale yfix
