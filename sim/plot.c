@@ -1609,6 +1609,15 @@ static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct
 		t->title = strdup(o->title);
 	else if (asprintf(&t->title, "%s%s", names, tail) < 0)
 		t->title = NULL;
+	/* several names make it longer: " on INPUT", if on the same line, goes to its own */
+	if (!o->title && t->title && strlen(t->title) > TITLE_LINE && !strchr(t->title, '\n')) {
+		char *on = NULL;
+
+		for (char *p = strstr(t->title, " on "); p; p = strstr(p + 1, " on "))
+			on = p;
+		if (on)
+			*on = '\n';	/* "...\non INPUT" */
+	}
 	rc = t->title && (t->logy || !scale_counts(t)) ? 0 : oom(e, csv_path);
 out:
 	free(tail);
