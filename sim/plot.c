@@ -1587,6 +1587,7 @@ static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct
 			t->series = ser;
 			t->nseries = n;
 			ti.title = ti.xlabel = ti.ylabel = ti.by = NULL;
+			free(ti.series);	/* (its series were moved) */
 			ti.series = NULL;
 			ti.nseries = 0;
 			ti.nxtics = 0;
