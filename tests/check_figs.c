@@ -1,7 +1,8 @@
 /*
  * check_figs.c - Check suite for figures that tell the story (issue 14, items 5 and 6):
  * workload parameters as sweep axes (sweep.c: the spec of each point, the numeric CSV
- * column, one decode per workload value: sweep_run.c), an input: list mixing traces and
+ * column, one decode per workload value and resume checked against each point's own input:
+ * sweep_run.c), an input: list mixing traces and
  * workloads, and plot's names from the counter table (stats.c), --logy, the -100 %
  * bound, --abs, several -y, error bars from a per-repetition CSV, and PDF output.
  *
@@ -211,6 +212,36 @@ START_TEST(test_workload_axis_csv_and_lines)
 
 	load_ok(&sw, write_file("g.yaml", gups_yaml));
 	run_all(&sw, in_scratch("g.csv.d"), csv, false);
+	/* resumed: every report is current for its own input (the spec with its size) */
+	{
+		struct sweep_plan plan;
+
+		ck_assert_int_eq(sweep_plan(&sw, in_scratch("g.csv.d"), "mmusim", 0, 1, &plan, &e), 0);
+		ck_assert_uint_eq(plan.total, 6);
+		ck_assert_uint_eq(plan.done, 6);
+		ck_assert_uint_eq(plan.stale, 0);
+		ck_assert_uint_eq(plan.ntasks, 0);
+		sweep_plan_free(&plan);
+	}
+	/* point 0's report (64K, base) under point 4's name (256K, base): same config, another
+	 * input (workload:gups:updates=2000,size=64K), so it is stale and point 4 runs again */
+	{
+		struct sweep_plan plan;
+		char *f0 = sweep_point_file(&sw, in_scratch("g.csv.d"), 0, 0);
+		char *f2 = sweep_point_file(&sw, in_scratch("g.csv.d"), 4, 0), cmd[20000];
+
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", f0, f2);
+		ck_assert_int_eq(system(cmd), 0);
+		ck_assert_int_eq(sweep_plan(&sw, in_scratch("g.csv.d"), "mmusim", 0, 1, &plan, &e), 0);
+		ck_assert_uint_eq(plan.done, 5);
+		ck_assert_uint_eq(plan.stale, 1);
+		ck_assert_uint_eq(plan.ntasks, 1);
+		ck_assert_uint_eq(plan.tasks[0].n, 1);
+		ck_assert_uint_eq(plan.tasks[0].pts[0], 4);
+		sweep_plan_free(&plan);
+		free(f0);
+		free(f2);
+	}
 	sweep_free(&sw);
 	text = read_all(csv);
 	ck_assert_msg(!strncmp(text, "point,workload.size,os.mode,", 28), "header: %.60s", text);
