@@ -22,11 +22,16 @@
  * `run --modes` table. (The seed mail's tables, made with mmtests, divide by the new
  * value: SYSBENCH 1 thread, 19017.23 against 18629.91, is printed as 2.04%, where
  * this gives 2.08%; for its lower-is-better NAS times the sign is flipped too.)
- * Units come from the column name: "...bytes" is shown in MiB, "...coverage" (a
- * fraction) in %, "..._ms" in ms, "...cycles"/"cycles.*" and "...entries" are
- * labelled as such; a y axis reaching a million is shown in millions (billions).
- * Values written with a size suffix ("4K", "2M": config keys) are numbers, and such
- * an x axis is ticked at the values as written.
+ * A % change cannot be below -100 %, so a % axis stops there (labels of bars that
+ * reach it go inside them); every bar carries its value, zero included.
+ * Names and units: a report counter's come from the counter table (stats.c,
+ * stats_counter_describe(): "L1 dTLB misses", bytes in MiB, ratios in %), swept keys
+ * and timeline columns from axis_names[] below or their key's parts, anything else
+ * from its suffix ("...bytes" in MiB, "...coverage" in %, "..._ms" in ms); the title
+ * names the input (--input, or the CSV's single input). A y axis reaching a million is
+ * shown in millions (billions), except a log one. Values written with a size suffix
+ * ("4K", "2M": config keys) are numbers, and such an x axis is ticked at the values as
+ * written; a workload size in bytes (workload.size) is ticked as a size too.
  *
  * Error bars: a column's .ci95 (the merge's), or, for a CSV with one row per
  * repetition (merge --reps), the 95% confidence half-width of the mean of each
@@ -34,8 +39,9 @@
  * Left out: error bars on % change bars, more than one --by key.
  *
  * Sources: gnuplot 5.4 manual (data blocks, `with yerrorlines`, `with boxes`,
- * `with labels`, `set logscale x 2`, the pngcairo and svg terminals, quoting: inside
- * single quotes only '' is special); the seed mail (Mel Gorman, "Re: Transparent
+ * `with labels`, `set logscale x 2`, `set multiplot layout`, the pngcairo, svg and
+ * pdfcairo terminals, quoting: inside single quotes only '' is special, `.` joins
+ * strings); the seed mail (Mel Gorman, "Re: Transparent
  * Hugepage Support #33", 2010) for the per-workload % change view.
  */
 #include <ctype.h>
