@@ -14,6 +14,15 @@
  * workload spec by the workload parser, a trace by opening it; an error names
  * the list item's line and column. A worker that met a bad input minutes into
  * a sweep would leave only an empty OUT.csv.d/.
+ *
+ * Workload parameters as axes (workload.KEY): not config keys, so they are not
+ * applied to a config but written into each point's -w spec
+ * (workload_with_param()), and recorded as a --label holding the value as a
+ * number, so the CSV column is numeric. Each combination of their values is a
+ * source of its own (sweep_point_source()): sweep_run.c never lets two values
+ * share a decode, and the report's input identity (workload:SPEC) differs, so a
+ * resumed sweep cannot take one value's report for another's. Every spec they
+ * make is checked at load (check_workload_axes()).
  */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
