@@ -146,15 +146,21 @@ bench: ensure-deps
 	sh bench/run.sh
 
 # make figures: each experiment configs/experiments/NAME.yaml swept into plots/out/NAME.csv and
-# drawn into plots/out/NAME.png by `mmusim plot` with FIG_NAME's options (the figure `sweep --plot`
-# draws), which also rewrites the committed script plots/NAME.gp, the data inline: `git diff
-# plots/` then shows a figure whose numbers changed. An experiment without FIG_NAME gets
-# `sweep --plot` alone. 3.5 minutes on two shared cores; not part of make check (plots/README.md).
+# drawn by `mmusim plot` into each of its figures F (FIGS_NAME, default NAME itself) with FIG_F's
+# options, as plots/out/F.png and plots/out/F.pdf, which also rewrites the committed script
+# plots/F.gp, the data inline: `git diff plots/` then shows a figure whose numbers changed. An
+# experiment without FIG_NAME or FIGS_NAME gets `sweep --plot` alone. Each figure draws what the
+# experiment's comment claims. A few minutes on two shared cores; not part of make check
+# (plots/README.md).
 EXPERIMENTS := $(basename $(notdir $(wildcard configs/experiments/*.yaml)))
-FIG_stream := -x input -y cycles.total --by os.mode --base base
-FIG_gups-chase := -x input -y cycles.total --by os.mode --base base
-FIG_tlb-size-real := -x tlb.l1d.4K.entries -y mpki:tlb.l1d.misses --by tlb.stlb.entries --logx
-FIG_fragmentation := -x os.fragmentation.unmovable -y cycles.total
+FIGS_stream := stream stream-change
+FIG_stream := -x workload.size -y cycles.translation,cycles.fault --by os.mode --logx --logy --input stream:iterations=1
+FIG_stream-change := -x workload.size -y cycles.total --by os.mode --kind bars --base base --input stream:iterations=1
+FIG_gups-chase := -x input -y walk.cycles --by os.mode --base base --abs
+FIG_tlb-size-real := -x tlb.l1d.4K.entries -y walk.walks --by tlb.stlb.entries --logx --logy --input small.lackey.zst
+FIGS_fragmentation := fragmentation fragmentation-fallbacks
+FIG_fragmentation := -x os.fragmentation.unmovable -y memory.huge_coverage --input gups:size=512M,updates=1000000
+FIG_fragmentation-fallbacks := -x os.fragmentation.unmovable -y vmstat.thp_fault_alloc,vmstat.thp_fault_fallback --input gups:size=512M,updates=1000000
 
 figures: ensure-deps
 	@$(MAKE) --no-print-directory mmusim
@@ -162,8 +168,8 @@ figures: ensure-deps
 
 figure-%: mmusim
 	@mkdir -p plots/out
-	./mmusim sweep configs/experiments/$*.yaml -o plots/out/$*.csv --quiet $(if $(FIG_$*),,--plot plots/out/$*.png)
-	$(if $(FIG_$*),./mmusim plot plots/out/$*.csv $(FIG_$*) -o plots/out/$*.png --script plots/$*.gp)
+	./mmusim sweep configs/experiments/$*.yaml -o plots/out/$*.csv --quiet $(if $(FIG_$*)$(FIGS_$*),,--plot plots/out/$*.png)
+	$(foreach f,$(or $(FIGS_$*),$(if $(FIG_$*),$*)),./mmusim plot plots/out/$*.csv $(FIG_$(f)) -o plots/out/$(f).png --script plots/$(f).gp && ./mmusim plot plots/out/$*.csv $(FIG_$(f)) -o plots/out/$(f).pdf && ) true
 
 debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" build/debug/mmusim

@@ -1,57 +1,123 @@
 # Written by mmusim plot --script, the data inline. Made by:
-#   mmusim plot plots/out/stream.csv -x input -y cycles.total --by os.mode --kind bars --base base -o plots/out/stream.png --script plots/stream.gp
+#   mmusim plot plots/out/stream.csv -x workload.size -y cycles.translation,cycles.fault --by os.mode --logx --logy --kind lines --input stream:iterations=1 -o plots/out/stream.png --script plots/stream.gp
 # Redraw it with: gnuplot plots/stream.gp (writes plots/out/stream.png)
 set terminal pngcairo size 1000,600 noenhanced font 'Sans,11'
 set output 'plots/out/stream.png'
 set encoding utf8
-set title 'cycles.total: % change against os.mode = base, per input'
-set xlabel 'input'
-set ylabel '% change in cycles.total against base'
+set title 'translation cycles and fault cycles vs workload size by mode on stream:iterations=1'
+set xlabel 'workload size (bytes)'
+set ylabel 'translation cycles, fault cycles'
 set key outside right top vertical
-set key title 'os.mode'
-set yrange [-11.5979694:0]
-set xrange [-0.5:13.5]
-set grid ytics
-set xzeroaxis lt -1
-set style fill solid 0.85 border -1
-set xtics nomirror scale 0 ('stream:size=128K,iterations=1' 0, 'stream:size=256K,iterations=1' 1, 'stream:size=512K,iterations=1' 2, 'stream:size=1M,iterations=1' 3, 'stream:size=2M,iterations=1' 4, 'stream:size=4M,iterations=1' 5, 'stream:size=8M,iterations=1' 6, 'stream:size=16M,iterations=1' 7, 'stream:size=32M,iterations=1' 8, 'stream:size=64M,iterations=1' 9, 'stream:size=128M,iterations=1' 10, 'stream:size=256M,iterations=1' 11, 'stream:size=512M,iterations=1' 12, 'stream:size=1G,iterations=1' 13)
+set key title 'mode'
+set grid
+set logscale x 2
+set logscale y 10
 set xtics rotate by 30 right
-set lmargin 24
+set xtics ('128K' 131072, '256K' 262144, '512K' 524288, '1M' 1048576, '2M' 2097152, '4M' 4194304, '8M' 8388608, '16M' 16777216, '32M' 33554432, '64M' 67108864, '128M' 134217728, '256M' 268435456, '512M' 536870912, '1G' 1073741824)
+set autoscale xfix
+set autoscale yfix
+set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
+set format x '%.10g'
+set format y '%.10g'
 $s0 << EOD
--0.2 0 0.09392517338 "+0.00%"
-0.8 0 0.09392517338 "+0.00%"
-1.8 0 0.09392517338 "+0.00%"
-2.8 -6.209440457 -6.303365631 "-6.21%"
-3.8 -9.242169061 -9.336094235 "-9.24%"
-4.8 -9.2428265 -9.336751673 "-9.24%"
-5.8 -9.267998158 -9.361923331 "-9.27%"
-6.8 -9.268162938 -9.362088112 "-9.27%"
-7.8 -9.267667648 -9.361592821 "-9.27%"
-8.8 -9.392491141 -9.486416314 "-9.39%"
-9.8 -9.392505131 -9.486430304 "-9.39%"
-10.8 -9.392512126 -9.4864373 "-9.39%"
-11.8 -9.392515589 -9.486440762 "-9.39%"
-12.8 -9.392517338 -9.486442511 "-9.39%"
+131072 5256
+262144 9912
+524288 19224
+1048576 40924
+2097152 81248
+4194304 161900
+8388608 328008
+16777216 655420
+33554432 1310668
+67108864 2805616
+134217728 5610832
+268435456 11221264
+536870912 22442132
+1073741824 44883864
 EOD
 $s1 << EOD
-0.2 0 0.09392517338 "+0.00%"
-1.2 0 0.09392517338 "+0.00%"
-2.2 0 0.09392517338 "+0.00%"
-3.2 -6.209440457 -6.303365631 "-6.21%"
-4.2 -9.242169061 -9.336094235 "-9.24%"
-5.2 -9.2428265 -9.336751673 "-9.24%"
-6.2 -9.267998158 -9.361923331 "-9.27%"
-7.2 -9.268162938 -9.362088112 "-9.27%"
-8.2 -9.267667648 -9.361592821 "-9.27%"
-9.2 -9.392491141 -9.486416314 "-9.39%"
-10.2 -9.392505131 -9.486430304 "-9.39%"
-11.2 -9.392512126 -9.4864373 "-9.39%"
-12.2 -9.392515589 -9.486440762 "-9.39%"
-13.2 -9.392517338 -9.486442511 "-9.39%"
+131072 5256
+262144 9912
+524288 19224
+1048576 13032
+2097152 644
+4194304 692
+8388608 984
+16777216 1372
+33554432 2920
+67108864 5440
+134217728 10480
+268435456 20560
+536870912 40724
+1073741824 81048
 EOD
-plot $s0 using 1:2:(0.4) with boxes lc 1 title 'hugetlbfs', \
-     $s1 using 1:2:(0.4) with boxes lc 2 title 'thp', \
-     $s0 using 1:($2 >= 0 ? $3 : NaN):4 with labels rotate by 90 left font 'Sans,9' notitle, \
-     $s0 using 1:($2 < 0 ? $3 : NaN):4 with labels rotate by 90 right font 'Sans,9' notitle, \
-     $s1 using 1:($2 >= 0 ? $3 : NaN):4 with labels rotate by 90 left font 'Sans,9' notitle, \
-     $s1 using 1:($2 < 0 ? $3 : NaN):4 with labels rotate by 90 right font 'Sans,9' notitle
+$s2 << EOD
+131072 5256
+262144 9912
+524288 19224
+1048576 13032
+2097152 644
+4194304 692
+8388608 984
+16777216 1372
+33554432 2920
+67108864 5440
+134217728 10480
+268435456 20560
+536870912 40724
+1073741824 81048
+EOD
+$s3 << EOD
+131072 43776
+262144 87552
+524288 175104
+1048576 350208
+2097152 700416
+4194304 1400832
+8388608 2801664
+16777216 5603328
+33554432 11206656
+67108864 22413312
+134217728 44826624
+268435456 89653248
+536870912 179306496
+1073741824 358612992
+EOD
+$s4 << EOD
+131072 43776
+262144 87552
+524288 175104
+1048576 248008
+2097152 393816
+4194304 787632
+8388608 1575264
+16777216 3150528
+33554432 6301056
+67108864 12602112
+134217728 25204224
+268435456 50408448
+536870912 100816896
+1073741824 201633792
+EOD
+$s5 << EOD
+131072 43776
+262144 87552
+524288 175104
+1048576 248008
+2097152 393816
+4194304 787632
+8388608 1575264
+16777216 3150528
+33554432 6301056
+67108864 12602112
+134217728 25204224
+268435456 50408448
+536870912 100816896
+1073741824 201633792
+EOD
+plot $s0 using 1:2 with linespoints lw 2 pt 7 ps 1 lc 1 dt 1 title 'base, translation cycles', \
+     $s1 using 1:2 with linespoints lw 2 pt 5 ps 1 lc 2 dt 1 title 'hugetlbfs, translation cycles', \
+     $s2 using 1:2 with linespoints lw 2 pt 9 ps 1 lc 3 dt 1 title 'thp, translation cycles', \
+     $s3 using 1:2 with linespoints lw 2 pt 11 ps 1 lc 1 dt 2 title 'base, fault cycles', \
+     $s4 using 1:2 with linespoints lw 2 pt 13 ps 1 lc 2 dt 2 title 'hugetlbfs, fault cycles', \
+     $s5 using 1:2 with linespoints lw 2 pt 7 ps 1 lc 3 dt 2 title 'thp, fault cycles'

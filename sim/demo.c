@@ -21,15 +21,15 @@
  * hugetlbfs pool set aside at boot (hugepages=256) predates the fragmentation.
  */
 static const struct demo_case {
-	const char *name, *workload;
+	const char *name, *label, *workload; /* label: the figure's, one word */
 	const char *sets[4]; /* config overrides, NULL-terminated */
 	const char *what;    /* the case's line under its name */
 } demo_cases[] = {
-	{ "STREAM", "stream:size=32M,iterations=2", { NULL },
+	{ "STREAM", "STREAM", "stream:size=32M,iterations=2", { NULL },
 	  "triad over three 32 MiB arrays, 16x the STLB's reach" },
-	{ "GUPS", "gups:size=256M,updates=4000000", { NULL },
+	{ "GUPS", "GUPS", "gups:size=256M,updates=4000000", { NULL },
 	  "random 8-byte updates over a 256 MiB table" },
-	{ "GUPS, fragmented", "gups:size=512M,updates=2000000",
+	{ "GUPS, fragmented", "GUPS-fragmented", "gups:size=512M,updates=2000000",
 	  { "os.memory=2G", "os.hugetlbfs.pages=256", "os.fragmentation.unmovable=0.75", NULL },
 	  "a 512 MiB table in 2 GiB; a 256-page hugetlbfs pool set aside at boot (in every mode),\n"
 	  "  then one pinned page in 75% of the free 2 MiB pageblocks" },
@@ -89,7 +89,7 @@ static int demo_one(size_t w, const struct sim_config *base, FILE *out, char *da
 		if (dc->sets[0])
 			demo_frag_line(st, out);
 		fprintf(out, "\n");
-		len += (size_t)snprintf(data + len, cap - len, "\"%s\"", dc->name);
+		len += (size_t)snprintf(data + len, cap - len, "%s", dc->label);
 		for (unsigned i = 0; i < DEMO_NM; i++)
 			len += (size_t)snprintf(data + len, cap - len, " %.2f",
 						100.0 * (double)st[i].cyc_translation /

@@ -367,14 +367,17 @@ static int plot_status(int r, const struct err *e)
 
 static int cmd_plot(int argc, char **argv)
 {
-	enum { OPT_BY = 256, OPT_KIND, OPT_BASE, OPT_TITLE, OPT_LOGX, OPT_TABLE, OPT_SCRIPT };
+	enum { OPT_BY = 256, OPT_KIND, OPT_BASE, OPT_TITLE, OPT_LOGX, OPT_TABLE, OPT_SCRIPT,
+	       OPT_LOGY, OPT_ABS, OPT_INPUT };
 	static const struct option lo[] = {
 		{ "by", required_argument, NULL, OPT_BY }, { "kind", required_argument, NULL, OPT_KIND },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "output", required_argument, NULL, 'o' }, { "logx", no_argument, NULL, OPT_LOGX },
 		{ "table", no_argument, NULL, OPT_TABLE }, { "help", no_argument, NULL, 'h' },
-		{ "script", required_argument, NULL, OPT_SCRIPT }, { NULL, 0, NULL, 0 },
+		{ "script", required_argument, NULL, OPT_SCRIPT },
+		{ "logy", no_argument, NULL, OPT_LOGY }, { "abs", no_argument, NULL, OPT_ABS },
+		{ "input", required_argument, NULL, OPT_INPUT }, { NULL, 0, NULL, 0 },
 	};
 	struct plot_opts o = { 0 };
 	const char *csv = NULL;
@@ -395,6 +398,9 @@ static int cmd_plot(int argc, char **argv)
 		case OPT_TITLE: o.title = optarg; break;
 		case OPT_LOGX: o.logx = true; break;
 		case OPT_SCRIPT: o.script = optarg; break;
+		case OPT_LOGY: o.logy = true; break;
+		case OPT_ABS: o.abs = true; break;
+		case OPT_INPUT: o.input = optarg; break;
 		default: table = true; break;
 		}
 	}
@@ -406,7 +412,7 @@ static int cmd_plot(int argc, char **argv)
 	if (!csv)
 		die_usage("plot: no RESULTS.csv given%s", "");
 	if (!o.out && !o.script && !table)
-		die_usage("plot: no -o OUT.png|OUT.svg given%s", "");
+		die_usage("plot: no -o OUT.png|OUT.svg|OUT.pdf given%s", "");
 	if (table) {
 		/* the mail's table, then the figure if -o names one */
 		struct plot_table t;
@@ -519,18 +525,21 @@ static int cmd_sweep(int argc, char **argv)
 
 static int cmd_merge(int argc, char **argv)
 {
-	static const struct option lo[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	static const struct option lo[] = { { "help", no_argument, NULL, 'h' },
+					    { "reps", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 } };
 	struct outfile of;
 	struct err e = { 0 };
+	bool per_rep = false;
 
 	opts_reset();
 	while (next_opt(argc, argv, ":h", lo, "merge", "merge: unknown option '%s'", "%s") != -1)
-		;
+		per_rep = true;
 	if (argc - optind < 2)
 		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
 	if (outfile_open(&of, argv[optind], 0, &e))
 		return status_of(-1, &e);
-	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1), &e), &e);
+	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1),
+					  per_rep, &e), &e);
 }
 
 int main(int argc, char **argv)

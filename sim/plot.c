@@ -1,7 +1,7 @@
 /*
  * plot.c - figures drawn with gnuplot: the demo's clustered bars (plot_bars) and
  * `mmusim plot`, which turns a sweep CSV or a `run --timeline` CSV into lines, % change
- * bars or a timeline (PNG through the pngcairo terminal, or SVG).
+ * bars or a timeline (PNG through the pngcairo terminal, SVG, or PDF through pdfcairo).
  *
  * `mmusim plot` runs in three steps. plot_prepare() streams the CSV once, checking
  * every row (field count, numbers where numbers are needed) but keeping only the
@@ -22,23 +22,32 @@
  * `run --modes` table. (The seed mail's tables, made with mmtests, divide by the new
  * value: SYSBENCH 1 thread, 19017.23 against 18629.91, is printed as 2.04%, where
  * this gives 2.08%; for its lower-is-better NAS times the sign is flipped too.)
- * Units come from the column name: "...bytes" is shown in MiB, "...coverage" (a
- * fraction) in %, "..._ms" in ms, "...cycles"/"cycles.*" and "...entries" are
- * labelled as such; a y axis reaching a million is shown in millions (billions).
- * Values written with a size suffix ("4K", "2M": config keys) are numbers, and such
- * an x axis is ticked at the values as written.
+ * A % change cannot be below -100 %, so a % axis stops there (labels of bars that
+ * reach it go inside them); every bar carries its value, zero included.
+ * Names and units: a report counter's come from the counter table (stats.c,
+ * stats_counter_describe(): "L1 dTLB misses", bytes in MiB, ratios in %), swept keys
+ * and timeline columns from axis_names[] below or their key's parts, anything else
+ * from its suffix ("...bytes" in MiB, "...coverage" in %, "..._ms" in ms); the title
+ * names the input (--input, or the CSV's single input). A y axis reaching a million is
+ * shown in millions (billions), except a log one. Values written with a size suffix
+ * ("4K", "2M": config keys) are numbers, and such an x axis is ticked at the values as
+ * written; a workload size in bytes (workload.size) is ticked as a size too.
  *
- * Left out: CSV quoting (the sweep writer never quotes: its values hold no commas or
- * quotes, so a quote is an error), error bars on derived metrics (A/B, mpki:) and on
- * % change bars (the CI of a ratio is not the ratio of CIs), more than one --by key.
+ * Error bars: a column's .ci95 (the merge's), or, for a CSV with one row per
+ * repetition (merge --reps), the 95% confidence half-width of the mean of each
+ * repetition's y -- also a derived y (A/B, mpki:), whose CI is not the ratio of CIs.
+ * Left out: error bars on % change bars, more than one --by key.
  *
  * Sources: gnuplot 5.4 manual (data blocks, `with yerrorlines`, `with boxes`,
- * `with labels`, `set logscale x 2`, the pngcairo and svg terminals, quoting: inside
- * single quotes only '' is special); the seed mail (Mel Gorman, "Re: Transparent
+ * `with labels`, `set logscale x 2`, `set multiplot layout`, the pngcairo, svg and
+ * pdfcairo terminals, quoting: inside single quotes only '' is special, `.` joins
+ * strings); the seed mail (Mel Gorman, "Re: Transparent
  * Hugepage Support #33", 2010) for the per-workload % change view.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -54,6 +63,7 @@
 
 #include "outfile.h"
 #include "plot.h"
+#include "stats.h"
 #include "util.h"
 
 static bool ends_with(const char *s, const char *sfx)
@@ -68,13 +78,18 @@ static bool starts_with(const char *s, const char *pfx)
 	return !strncmp(s, pfx, strlen(pfx));
 }
 
-/* A gnuplot single-quoted string: only ' is special (doubled); control bytes become spaces. */
+/*
+ * A gnuplot single-quoted string: only ' is special (doubled); control bytes become spaces,
+ * but a newline (a title's second line) is joined in as "\n" (gnuplot's string concatenation).
+ */
 static void put_quoted(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputs("''", f);
+		else if (*s == '\n')
+			fputs("'.\"\\n\".'", f);
 		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			fputc(' ', f);
 		else
@@ -199,7 +214,19 @@ static int run_gnuplot(const char *script, size_t len, const char *out, struct e
  * temporary copied there). The temporary is created here first, so an unwritable
  * directory is reported as such (-1, bad input); gnuplot or the system failing is -2.
  */
-static int render(const char *out, void (*write)(const void *, const char *, bool, FILE *),
+const char *plot_format(const char *out)
+{
+	static const char *const fmts[] = { "png", "svg", "pdf" };
+	const char *dot = strrchr(out, '.');
+
+	for (size_t i = 0; dot && i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(dot + 1, fmts[i]))
+			return fmts[i];
+	return NULL;
+}
+
+static int render(const char *out,
+		  void (*write)(const void *, const char *, const char *, FILE *),
 		  const void *ctx, struct err *e)
 {
 	char *script = NULL;
@@ -208,8 +235,8 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 	struct stat sb;
 	FILE *f;
 
-	if (!ends_with(out, ".svg") && !ends_with(out, ".png"))
-		return err_set(e, out, 0, 0, "plot output must end in .png or .svg");
+	if (!plot_format(out))
+		return err_set(e, out, 0, 0, "plot output must end in .png, .svg or .pdf");
 	if (outfile_open(&of, out, OUTFILE_BY_PATH, e))
 		return -1;
 	f = open_memstream(&script, &len);
@@ -218,7 +245,7 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 		err_host(e, out, 0, 0, "out of memory");
 		return -2;
 	}
-	write(ctx, outfile_tool_path(&of), ends_with(out, ".svg"), f);
+	write(ctx, outfile_tool_path(&of), plot_format(out), f);
 	if (fclose(f)) {
 		free(script);
 		outfile_abort(&of);
@@ -241,64 +268,30 @@ static int render(const char *out, void (*write)(const void *, const char *, boo
 	return 0;
 }
 
-/* @enhanced: gnuplot's markup (_ ^ { } @ &) in labels; off for column names like rss_bytes. */
-static void terminal(FILE *f, const char *output, bool svg, unsigned w, unsigned h, bool enhanced)
+/*
+ * @enhanced: gnuplot's markup (_ ^ { } @ &) in labels; off for column names like rss_bytes.
+ * The terminal follows @fmt (plot_format()): svg, pdf (pdfcairo, in gnuplot-nox: the page
+ * @w x @h at 140 to the inch, 7.1 x 4.3 in for 1000 x 600, where its 11 pt text takes the
+ * share of the page that pngcairo's takes of the PNG -- measured by rendering one figure
+ * both ways (the PDF with ghostscript at 140 dpi): the same ticks, key and margins, so the
+ * layout estimates below hold for both), else pngcairo.
+ */
+static void terminal(FILE *f, const char *output, const char *fmt, unsigned w, unsigned h,
+		     bool enhanced)
 {
 	const char *mode = enhanced ? "enhanced" : "noenhanced";
 
-	if (svg)
+	if (!strcmp(fmt, "svg"))
 		fprintf(f, "set terminal svg size %u,%u %s font 'Sans,11' background rgb 'white'\n",
 			w, h, mode);
+	else if (!strcmp(fmt, "pdf"))
+		fprintf(f, "set terminal pdfcairo size %.4gin,%.4gin %s font 'Sans,11'\n",
+			w / 140.0, h / 140.0, mode);
 	else
 		fprintf(f, "set terminal pngcairo size %u,%u %s font 'Sans,11'\n", w, h, mode);
 	fprintf(f, "set output ");
 	put_quoted(f, output);
 	fprintf(f, "\n");
-}
-
-/* --- the demo's bars ----------------------------------------------------- */
-
-struct bars_ctx {
-	const char *data, *title, *ylabel;
-};
-
-static void bars_script(const void *ctx, const char *output, bool svg, FILE *p)
-{
-	const struct bars_ctx *b = ctx;
-	const char *q;
-	int ncols = 0;
-
-	/* columns in the header row */
-	for (q = b->data; *q && *q != '\n';) {
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q && *q != '\n') {
-			ncols++;
-			while (*q && *q != ' ' && *q != '\t' && *q != '\n')
-				q++;
-		}
-	}
-	terminal(p, output, svg, 960, 540, true);
-	fprintf(p, "$data << EOD\n%sEOD\n", b->data);
-	fprintf(p, "set title ");
-	put_quoted(p, b->title);
-	fprintf(p, "\nset ylabel ");
-	put_quoted(p, b->ylabel);
-	fprintf(p, "\nset style data histograms\nset style histogram clustered gap 1\n"
-		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\n"
-		   "set key top left\nset yrange [0:*]\nset xtics nomirror\n");
-	fprintf(p, "plot ");
-	for (int c = 2; c <= ncols; c++)
-		fprintf(p, "%s$data using %d:xtic(1) title columnheader(%d)", c > 2 ? ", " : "", c, c);
-	fprintf(p, "\n");
-}
-
-int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
-	      struct err *e)
-{
-	struct bars_ctx b = { data, title, ylabel };
-
-	return render(out, bars_script, &b, e);
 }
 
 /* --- reading the CSV ----------------------------------------------------- */
@@ -550,44 +543,136 @@ static int not_a_number(const struct csv *c, unsigned f, struct err *e)
 
 /* --- the table ----------------------------------------------------------- */
 
-/* How a column is shown: multiply by @scale, label with @unit, drop @strip from the name. */
+/*
+ * How a column is shown: its human name, multiplied by @scale, labelled with @unit.
+ * Report counters take their name and unit from the counter table (stats.c,
+ * stats_counter_describe()); swept keys from axis_names[] below or their key's
+ * parts ("tlb.l1d.4K.entries": "L1 dTLB 4K entries"); other columns (a timeline's)
+ * from their suffix: "...bytes" in MiB, "...coverage" (a fraction) in %, "..._ms".
+ */
 struct unit {
 	double scale;
 	const char *unit;
-	const char *strip;
+	bool bytes;	/* a size in bytes shown as written (x ticks "64K", "16M") */
+	char name[160];
 };
 
-static struct unit unit_of(const char *name)
-{
-	struct unit u = { 1.0, NULL, NULL };
+/*
+ * Swept keys that read better as words, and the columns of a `run --timeline` CSV
+ * (sim.c, timeline_row()): a report counter's (@counter: its name and unit) or
+ * their own; walks, walk_cycles, faults and collapses are counts per interval.
+ */
+static const struct {
+	const char *key, *counter, *name, *unit;
+} axis_names[] = {
+	{ "os.mode", NULL, "mode", NULL },
+	{ "os.kernel", NULL, "kernel release", NULL },
+	{ "os.fragmentation.unmovable", NULL, "share of pageblocks pinned by an unmovable page",
+	  NULL },
+	{ "os.thp.use_zero_page", NULL, "huge zero page", NULL },
+	{ "os.thp.enabled", NULL, "THP enabled", NULL },
+	{ "os.thp.defrag", NULL, "THP defrag", NULL },
+	{ "input", NULL, "input", NULL },
+	{ "mode", NULL, "mode", NULL },
+	{ "time_ms", NULL, "simulated time", "ms" },
+	{ "cycles", NULL, "simulated cycles", NULL },
+	{ "rss_bytes", "memory.rss_bytes", NULL, NULL },
+	{ "huge_bytes", "memory.huge_bytes", NULL, NULL },
+	{ "huge_coverage", "memory.huge_coverage", NULL, NULL },
+	{ "fragmentation_index_order9", "memory.fragmentation_index_order9", NULL, NULL },
+	{ "walks", NULL, "page walks per interval", NULL },
+	{ "walk_cycles", NULL, "walk cycles per interval", NULL },
+	{ "faults", NULL, "page faults per interval", NULL },
+	{ "collapses", NULL, "THP collapses per interval", NULL },
+};
 
-	if (ends_with(name, "_ms"))
-		u.unit = "ms", u.strip = "_ms";
-	else if (ends_with(name, "_seconds"))
-		u.unit = "s", u.strip = "_seconds";
-	else if (ends_with(name, "bytes"))
-		u.scale = 1.0 / (1 << 20), u.unit = "MiB", u.strip = "_bytes";
-	else if (ends_with(name, "coverage"))
+/* A counter table unit as an axis unit (NULL: a count the name says): scaled by *@scale. */
+static const char *counter_unit(const char *unit, const char *name, double *scale)
+{
+	if (!strcmp(unit, "bytes")) {
+		*scale = 1.0 / (1 << 20);
+		return "MiB";
+	}
+	if (!strcmp(unit, "ratio")) {
+		*scale = 100.0;
+		return "%";
+	}
+	if ((!strcmp(unit, "cycles") || !strcmp(unit, "pages")) && !ends_with(name, unit))
+		return unit;
+	return NULL;
+}
+
+static struct unit unit_of(const char *key)
+{
+	struct unit u = { 1.0, NULL, false, "" };
+	const char *name, *cu;
+
+	if (!stats_counter_describe(key, &name, &cu)) {
+		snprintf(u.name, sizeof(u.name), "%s", name);
+		u.unit = counter_unit(cu, name, &u.scale);
+		return u;
+	}
+	for (size_t i = 0; i < sizeof(axis_names) / sizeof(axis_names[0]); i++)
+		if (!strcmp(key, axis_names[i].key)) {
+			if (axis_names[i].counter)
+				return unit_of(axis_names[i].counter);
+			snprintf(u.name, sizeof(u.name), "%s", axis_names[i].name);
+			u.unit = axis_names[i].unit;
+			return u;
+		}
+	if (starts_with(key, "workload.")) {
+		/* workload.size, .stride: bytes (the sweep writes them as integers) */
+		snprintf(u.name, sizeof(u.name), "workload %s", key + 9);
+		u.bytes = !strcmp(key + 9, "size") || !strcmp(key + 9, "stride");
+		u.unit = u.bytes ? "bytes" : NULL;
+		return u;
+	}
+	if (starts_with(key, "tlb.") && strchr(key + 4, '.')) {
+		/* a TLB geometry key: tlb.l1d.4K.entries, tlb.stlb.entries, tlb.stlb.1.ways */
+		const char *side = key + 4, *rest = strchr(side, '.') + 1;
+		const char *nm = starts_with(side, "l1d.") ? "L1 dTLB" :
+				 starts_with(side, "l1i.") ? "L1 iTLB" :
+				 starts_with(side, "stlb.") ? "STLB" : NULL;
+
+		if (nm) {
+			size_t n = (size_t)snprintf(u.name, sizeof(u.name), "%s %s", nm, rest);
+
+			for (size_t i = strlen(nm); i < n && i < sizeof(u.name); i++)
+				if (u.name[i] == '.')
+					u.name[i] = ' ';
+			return u;
+		}
+	}
+	snprintf(u.name, sizeof(u.name), "%s", key);
+	if (ends_with(key, "_ms")) {
+		u.unit = "ms";
+		u.name[strlen(key) - 3] = 0;
+	} else if (ends_with(key, "_seconds")) {
+		u.unit = "s";
+		u.name[strlen(key) - 8] = 0;
+	} else if (ends_with(key, "bytes")) {
+		u.scale = 1.0 / (1 << 20), u.unit = "MiB";
+		if (ends_with(key, "_bytes") && strlen(key) > 6)
+			u.name[strlen(key) - 6] = 0;
+	} else if (ends_with(key, "coverage")) {
 		u.scale = 100.0, u.unit = "%";
-	else if (ends_with(name, "cycles") || starts_with(name, "cycles."))
+	} else if (ends_with(key, "cycles") || starts_with(key, "cycles.")) {
 		u.unit = "cycles";
-	else if (ends_with(name, "entries"))
+	} else if (ends_with(key, "entries")) {
 		u.unit = "entries";
+	}
 	return u;
 }
 
-/* "memory.rss_bytes" -> "memory.rss (MiB)"; NULL on allocation failure. */
-static char *axis_label(const char *name)
+/* "memory.rss_bytes" -> "resident memory (MiB)"; NULL on allocation failure. */
+static char *axis_label(const char *key)
 {
-	struct unit u = unit_of(name);
-	size_t n = strlen(name);
+	struct unit u = unit_of(key);
 	char *s;
 
 	if (!u.unit)
-		return strdup(name);
-	if (u.strip && ends_with(name, u.strip) && n > strlen(u.strip))
-		n -= strlen(u.strip);
-	if (asprintf(&s, "%.*s (%s)", (int)n, name, u.unit) < 0)
+		return strdup(u.name);
+	if (asprintf(&s, "%s (%s)", u.name, u.unit) < 0)
 		return NULL;
 	return s;
 }
@@ -672,6 +757,9 @@ struct rows {
 	unsigned nby;
 	bool all_numeric, sized;
 	size_t first_bad;	/* first row whose x is not a number */
+	char *input;		/* the input column's value when every row has the same */
+	bool inputs;		/* the input column has several values */
+	bool reps;		/* a rep column: one row per repetition (merge --reps) */
 };
 
 static void rows_free(struct rows *rs)
@@ -681,13 +769,16 @@ static void rows_free(struct rows *rs)
 	free(rs->r);
 	for (unsigned i = 0; i < rs->nby; i++)
 		free(rs->by_val[i]);
+	free(rs->input);
 }
 
 /* Read every row, keeping x, the --by value and y. */
 static int read_rows(struct csv *c, int xc, int byc, const char *by, const struct yexpr *ye,
 		     struct rows *rs, struct err *e)
 {
-	int nf;
+	int nf, ic = csv_find(c, "input");
+
+	rs->reps = csv_find(c, "rep") >= 0 && csv_find(c, "point") >= 0;
 
 	/* a kernel version (6.6, 6.12, 6.18) is a name, not a quantity: 6.12 < 6.6 */
 	rs->all_numeric = strcmp(c->names[xc], "os.kernel") != 0;
@@ -747,6 +838,10 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		p->x = strdup(c->field[xc]);
 		if (!p->x)
 			return oom(e, c->path);
+		if (ic >= 0 && !rs->input && !(rs->input = strdup(c->field[ic])))
+			return oom(e, c->path);
+		if (ic >= 0 && strcmp(rs->input, c->field[ic]))
+			rs->inputs = true;
 		rs->n++;
 		if (parse_num(p->x, &p->xv, &sized)) {
 			if (rs->all_numeric)
@@ -759,6 +854,68 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		return -1;
 	if (!rs->n)
 		return err_set(e, c->path, 0, 0, "no data rows (only a header)");
+	return 0;
+}
+
+static int cmp_rep_group(const void *a, const void *b)
+{
+	const struct prow *p = a, *q = b;
+	int c = p->by != q->by ? (p->by < q->by ? -1 : 1) : strcmp(p->x, q->x);
+
+	return c ? c : p->line < q->line ? -1 : p->line > q->line;
+}
+
+static int cmp_row_line(const void *a, const void *b)
+{
+	const struct prow *p = a, *q = b;
+
+	return p->line < q->line ? -1 : p->line > q->line;
+}
+
+/*
+ * A CSV with a rep column (merge --reps, a sweep's OUT.reps.csv): the rows of one
+ * point (one x and --by value) become one, at the first one's place, holding the mean
+ * of their y -- computed per repetition, so a ratio or MPKI is each repetition's own --
+ * and as its error bar the 95% confidence half-width of that mean, t(0.975, n - 1) *
+ * s / sqrt(n) (Student's t, GSL; s the sample standard deviation), as the merge's
+ * .ci95 columns give for the reported numbers. A repetition whose y is undefined (a
+ * zero divisor) is left out; a point with one repetition gets no bar.
+ */
+static int aggregate_reps(struct rows *rs, const char *path, struct err *e)
+{
+	double *v = malloc((rs->n ? rs->n : 1) * sizeof(*v));
+	size_t out = 0;
+
+	if (!v)
+		return oom(e, path);
+	qsort(rs->r, rs->n, sizeof(*rs->r), cmp_rep_group);
+	for (size_t i = 0, j; i < rs->n; i = j) {
+		size_t n = 0;
+
+		for (j = i; j < rs->n && rs->r[j].by == rs->r[i].by && !strcmp(rs->r[j].x, rs->r[i].x);
+		     j++)
+			if (!isnan(rs->r[j].y))
+				v[n++] = rs->r[j].y;
+		for (size_t k = i + 1; k < j; k++)
+			free(rs->r[k].x);
+		rs->r[out] = rs->r[i];
+		rs->r[out].y = n ? gsl_stats_mean(v, 1, n) : NAN;
+		rs->r[out].err = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) *
+					 gsl_stats_sd(v, 1, n) / sqrt((double)n) : 0.0;
+		out++;
+	}
+	rs->n = out;
+	qsort(rs->r, rs->n, sizeof(*rs->r), cmp_row_line);
+	free(v);
+	for (size_t i = 0; !rs->all_numeric && i < rs->n; i++) {
+		double d;
+		bool sized;
+
+		if (parse_num(rs->r[i].x, &d, &sized)) {
+			rs->first_bad = i;	/* (the index moved) */
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -785,6 +942,10 @@ void plot_table_free(struct plot_table *t)
 	free(t->series);
 	free(t->base_name);
 	free(t->base_abs);
+	if (t->abs_panel) {
+		plot_table_free(t->abs_panel);
+		free(t->abs_panel);
+	}
 	memset(t, 0, sizeof(*t));
 }
 
@@ -863,6 +1024,22 @@ static int duplicate(const struct names *nm, const struct rows *rs, const struct
 		       second->x, nm->by, rs->by_val[second->by]);
 }
 
+/* A byte count as a size: "64K", "16M", "1G" when it is a whole number of them. */
+static char *size_text(double v)
+{
+	static const char sfx[] = "KMGT";
+	char *s;
+	int i = -1;
+
+	while (i < 3 && v >= 1024 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		return asprintf(&s, "%.10g", v) < 0 ? NULL : s;
+	return asprintf(&s, "%.10g%c", v, sfx[i]) < 0 ? NULL : s;
+}
+
 /* Lines and timeline: per --by value, the points sorted by x; NAN points dropped. */
 static int build_lines(struct plot_table *t, const struct names *nm, struct rows *rs,
 		       bool has_err, struct err *e)
@@ -878,6 +1055,11 @@ static int build_lines(struct plot_table *t, const struct names *nm, struct rows
 		if (t->logx && !(rs->r[i].xv > 0)) {
 			err_set(e, nm->path, rs->r[i].line, rs->r[i].xcol,
 				"--logx needs x > 0: '%s'", rs->r[i].x);
+			goto out;
+		}
+		if (t->logy && !isnan(rs->r[i].y) && !(rs->r[i].y > 0)) {
+			err_set(e, nm->path, rs->r[i].line, 0, "--logy needs y > 0: %s is %.10g",
+				nm->y, rs->r[i].y);
 			goto out;
 		}
 	}
@@ -914,8 +1096,8 @@ static int build_lines(struct plot_table *t, const struct names *nm, struct rows
 		err_set(e, nm->path, 0, 0, "nothing to plot: every y is undefined (zero divisor)");
 		goto out;
 	}
-	/* sizes written with suffixes: ticks at the values, labelled as written */
-	if (rs->sized) {
+	/* sizes written with suffixes (or in bytes): ticks at the values, labelled as sizes */
+	if (rs->sized || t->x_bytes) {
 		size_t nd = 0;
 
 		for (size_t i = 0; i < rs->n; i++)
@@ -932,7 +1114,8 @@ static int build_lines(struct plot_table *t, const struct names *nm, struct rows
 				if (i && ord[i]->xv == ord[i - 1]->xv)
 					continue;
 				t->xtic_at[t->nxtics] = ord[i]->xv;
-				t->xtic_label[t->nxtics] = strdup(ord[i]->x);
+				t->xtic_label[t->nxtics] = rs->sized ? strdup(ord[i]->x)
+								     : size_text(ord[i]->xv);
 				if (!t->xtic_label[t->nxtics++]) {
 					oom(e, nm->path);
 					goto out;
@@ -986,6 +1169,7 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 {
 	size_t *cat_of = malloc(rs->n * sizeof(*cat_of));
 	const struct prow **cell = NULL;	/* [cat][by]: the row, or NULL */
+	const char *cat_key[PLOT_MAX_CATEGORIES];	/* each category's x as written */
 	unsigned nby = nm->by ? rs->nby : 1, b0 = 0, s;
 	int rc = -1;
 
@@ -999,7 +1183,7 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 	for (size_t i = 0; i < rs->n; i++) {
 		size_t k = 0;
 
-		while (k < t->ncat && strcmp(t->cat[k], rs->r[i].x))
+		while (k < t->ncat && strcmp(cat_key[k], rs->r[i].x))
 			k++;
 		if (k == t->ncat) {
 			if (t->ncat == PLOT_MAX_CATEGORIES) {
@@ -1008,7 +1192,10 @@ static int build_bars(struct plot_table *t, const struct names *nm, struct rows 
 					"--kind lines for a numeric x)", nm->x, PLOT_MAX_CATEGORIES);
 				goto out;
 			}
-			t->cat[k] = strdup(rs->r[i].x);
+			cat_key[k] = rs->r[i].x;
+			/* a size in bytes by its size ("16M"), else as written */
+			t->cat[k] = t->x_bytes && !parse_double(rs->r[i].x, &rs->r[i].xv)
+					    ? size_text(rs->r[i].xv) : strdup(rs->r[i].x);
 			if (!t->cat[t->ncat++]) {
 				oom(e, nm->path);
 				goto out;
@@ -1145,39 +1332,288 @@ static int parse_kind(const char *k, enum plot_kind *kind, struct err *e)
 	return 0;
 }
 
-static char *default_title(const struct plot_table *t, const char *x, const char *y,
-			   const char *by, const char *base)
+/* The y quantity's name: a column's, "A / B", or "A per 1000 instructions". */
+static char *y_name(const char *y, const struct yexpr *ye)
 {
-	char *s = NULL;
+	const char *slash = strchr(y, '/');
+	char *s = NULL, *a, *b;
 	int rc;
 
+	if (ye->den < 0)
+		return strdup(unit_of(y).name);
+	if (ye->mul != 1.0) {
+		a = trimmed(y + 5, strlen(y + 5));
+		rc = a ? asprintf(&s, "%s per 1000 instructions", unit_of(a).name) : -1;
+		free(a);
+		return rc < 0 ? NULL : s;
+	}
+	a = trimmed(y, (size_t)(slash - y));
+	b = trimmed(slash + 1, strlen(slash + 1));
+	rc = a && b ? asprintf(&s, "%s / %s", unit_of(a).name, unit_of(b).name) : -1;
+	free(a);
+	free(b);
+	return rc < 0 ? NULL : s;
+}
+
+#define TITLE_LINE 90	/* characters of 11 pt Sans across the 1000 px figure, less room */
+
+static char *default_title(const struct plot_table *t, const char *x, const char *yname,
+			   const char *by, const char *base, const char *input)
+{
+	char *s = NULL, *on = NULL;
+	const char *xn, *bn;
+	struct unit ux = unit_of(x), ub = unit_of(by ? by : "");
+	int rc;
+
+	xn = ux.name;
+	bn = ub.name;
+	/* the input on a line of its own when the title would not fit the width in one */
+	if (input && asprintf(&on, "%son %s", strlen(yname) + strlen(xn) + strlen(bn) +
+			      strlen(input) > TITLE_LINE ? "\n" : " ", input) < 0)
+		return NULL;
 	if (t->kind == PLOT_BARS && t->pct)
-		rc = asprintf(&s, "%s: %% change against %s = %s, per %s", y, by, base, x);
+		rc = asprintf(&s, "%s: %% change against %s = %s, per %s%s", yname, bn, base, xn,
+			      on ? on : "");
 	else if (t->kind == PLOT_BARS)
-		rc = asprintf(&s, "%s per %s", y, x);
+		rc = asprintf(&s, "%s per %s%s", yname, xn, on ? on : "");
 	else if (t->kind == PLOT_TIMELINE && !strcmp(x, "time_ms"))
-		rc = asprintf(&s, "%s over time%s%s", y, by ? " by " : "", by ? by : "");
+		rc = asprintf(&s, "%s over time%s%s%s", yname, by ? " by " : "", by ? bn : "",
+			      on ? on : "");
 	else
-		rc = asprintf(&s, "%s vs %s%s%s", y, x, by ? " by " : "", by ? by : "");
+		rc = asprintf(&s, "%s vs %s%s%s%s", yname, xn, by ? " by " : "", by ? bn : "",
+			      on ? on : "");
+	free(on);
 	return rc < 0 ? NULL : s;
 }
 
 static char *y_label(const char *y, const struct yexpr *ye)
 {
-	char *s = NULL;
+	char *s = NULL, *n;
 	int rc;
 
 	if (ye->den < 0)
 		return axis_label(y);
-	if (ye->mul != 1.0)
-		rc = asprintf(&s, "%s per 1000 instructions (MPKI)", y + 5);
-	else
-		rc = asprintf(&s, "%s", y);
+	n = y_name(y, ye);
+	if (!n)
+		return NULL;
+	rc = ye->mul != 1.0 ? asprintf(&s, "%s (MPKI)", n) : asprintf(&s, "%s", n);
+	free(n);
 	return rc < 0 ? NULL : s;
+}
+
+static int scale_counts(struct plot_table *t);
+
+/*
+ * --abs: @t's absolute values as bars of their own (the base's series first, in
+ * colour 1, so each series keeps its colour in both panels), counts scaled as a
+ * plain figure's; @vlabel the value axis's label. -1 when out of memory.
+ */
+static int make_abs_panel(struct plot_table *t, const char *vlabel)
+{
+	struct plot_table *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -1;
+	t->abs_panel = a;
+	a->kind = PLOT_BARS;
+	a->ylabel = strdup(vlabel);
+	a->title = strdup("");
+	a->cat = calloc(t->ncat, sizeof(*a->cat));
+	a->series = calloc(t->nseries + 1, sizeof(*a->series));
+	if (!a->ylabel || !a->title || !a->cat || !a->series)
+		return -1;
+	for (; a->ncat < t->ncat; a->ncat++)
+		if (!(a->cat[a->ncat] = strdup(t->cat[a->ncat])))
+			return -1;
+	for (unsigned s = 0; s <= t->nseries; s++, a->nseries++) {
+		struct plot_series *ps = &a->series[s];
+		const double *v = s ? t->series[s - 1].abs : t->base_abs;
+
+		ps->name = strdup(s ? t->series[s - 1].name : t->base_name);
+		if (!ps->name || series_alloc(ps, t->ncat, false))
+			return -1;
+		ps->n = t->ncat;
+		for (size_t k = 0; k < t->ncat; k++) {
+			ps->x[k] = (double)k;
+			ps->y[k] = v[k];
+		}
+	}
+	return scale_counts(a);
+}
+
+/*
+ * The title and axis labels of @t from the names (the counter table's, unit_of()),
+ * the title naming the input (@o->input, else the CSV's one input value when x and
+ * --by are not the input). -1 when out of memory.
+ */
+static int label_table(struct plot_table *t, const struct plot_opts *o, const char *x,
+		       const char *y, const char *by, const struct yexpr *ye, const char *base,
+		       const struct rows *rs)
+{
+	const char *input = o->input;
+	char *yname = y_name(y, ye);
+
+	if (!input && rs->input && !rs->inputs && strcmp(x, "input") &&
+	    (!by || strcmp(by, "input")))
+		input = rs->input;
+	if (input && strrchr(input, '/') && strrchr(input, '/')[1])
+		input = strrchr(input, '/') + 1;	/* a trace by its file name */
+	t->title = !yname ? NULL : o->title ? strdup(o->title)
+					    : default_title(t, x, yname, by, base, input);
+	t->xlabel = axis_label(x);
+	t->x_bytes = unit_of(x).bytes;
+	t->ylabel = t->pct ? NULL : y_label(y, ye);
+	if (t->pct && yname && asprintf(&t->ylabel, "%% change in %s against %s", yname, base) < 0)
+		t->ylabel = NULL;
+	free(yname);
+	return t->title && t->xlabel && t->ylabel ? 0 : -1;
+}
+
+static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		   bool scale, struct err *e);
+
+#define PLOT_MAX_Y 8
+
+/* Move @from's series into @to (grown), named "BY, YNAME" (YNAME alone without --by). */
+static int take_series(struct plot_table *to, struct plot_table *from, unsigned yi,
+		       const char *yname)
+{
+	struct plot_series *ns = realloc(to->series, (to->nseries + from->nseries) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	to->series = ns;
+	for (unsigned s = 0; s < from->nseries; s++) {
+		struct plot_series *ps = &to->series[to->nseries++];
+		char *name;
+
+		*ps = from->series[s];
+		memset(&from->series[s], 0, sizeof(from->series[s]));
+		if (asprintf(&name, "%s%s%s", from->by ? ps->name : "", from->by ? ", " : "",
+			     yname) < 0)
+			return -1;
+		free(ps->name);
+		ps->name = name;
+		ps->lc = from->by ? s + 1 : yi + 1;
+		ps->dt = yi + 1;
+	}
+	return 0;
+}
+
+/*
+ * -y A,B,...: one table per y (lines or timeline), their series in one figure, a
+ * colour per --by value and a dash pattern per y ("translation and fault cycles
+ * against the size, per mode"); the y label lists the quantities, so they should
+ * share a unit. Counts are scaled once, over all of them.
+ */
+static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+			 struct err *e)
+{
+	char *ys = strdup(o->y), *save = NULL, *y, *label = NULL, *names = NULL, *tail = NULL;
+	const char *rest;
+	unsigned ny = 0;
+	int rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (!ys)
+		return oom(e, csv_path);
+	for (y = strtok_r(ys, ",", &save); y; y = strtok_r(NULL, ",", &save), ny++) {
+		struct plot_opts oi = *o;
+		struct plot_table ti;
+		char *yn, *tmp;
+
+		if (ny == PLOT_MAX_Y) {
+			err_set(e, "-y", 0, 0, "more than %d quantities", PLOT_MAX_Y);
+			goto out;
+		}
+		oi.y = y;
+		if (prepare(csv_path, &oi, &ti, false, e))
+			goto out;
+		if (ti.kind == PLOT_BARS) {
+			plot_table_free(&ti);
+			err_set(e, "-y", 0, 0, "several quantities (%s) only for lines and timelines",
+				o->y);
+			goto out;
+		}
+		yn = ti.ylabel;
+		/* the default title opens with the y quantity's name: keep the rest once */
+		rest = strstr(ti.title, t->kind == PLOT_TIMELINE || ti.kind == PLOT_TIMELINE ?
+				       " over time" : " vs ");
+		if (!ny)
+			tail = rest ? strdup(rest) : strdup("");
+		if (!tail || asprintf(&tmp, "%s%s%s", label ? label : "", label ? ", " : "", yn) < 0 ||
+		    (free(label), label = tmp, false) ||
+		    asprintf(&tmp, "%s%s%.*s", names ? names : "", !names ? "" :
+			     save && *save ? ", " : " and ",
+			     (int)(rest ? (size_t)(rest - ti.title) : strlen(ti.title)), ti.title) < 0) {
+			plot_table_free(&ti);
+			oom(e, csv_path);
+			goto out;
+		}
+		free(names);
+		names = tmp;
+		rc = take_series(t, &ti, ny, yn);
+		if (!ny) {	/* the first gives the axes */
+			struct plot_series *ser = t->series;
+			unsigned n = t->nseries;
+
+			*t = ti;
+			t->series = ser;
+			t->nseries = n;
+			ti.title = ti.xlabel = ti.ylabel = ti.by = NULL;
+			free(ti.series);	/* (its series were moved) */
+			ti.series = NULL;
+			ti.nseries = 0;
+			ti.nxtics = 0;
+			ti.xtic_at = NULL;
+			ti.xtic_label = NULL;
+		}
+		plot_table_free(&ti);
+		if (rc) {
+			oom(e, csv_path);
+			goto out;
+		}
+		rc = -1;
+	}
+	free(t->ylabel);
+	t->ylabel = label;
+	label = NULL;
+	free(t->title);
+	t->title = NULL;
+	if (o->title)
+		t->title = strdup(o->title);
+	else if (asprintf(&t->title, "%s%s", names, tail) < 0)
+		t->title = NULL;
+	/* several names make it longer: " on INPUT", if on the same line, goes to its own */
+	if (!o->title && t->title && strlen(t->title) > TITLE_LINE && !strchr(t->title, '\n')) {
+		char *on = NULL;
+
+		for (char *p = strstr(t->title, " on "); p; p = strstr(p + 1, " on "))
+			on = p;
+		if (on)
+			*on = '\n';	/* "...\non INPUT" */
+	}
+	rc = t->title && (t->logy || !scale_counts(t)) ? 0 : oom(e, csv_path);
+out:
+	free(tail);
+	free(ys);
+	free(label);
+	free(names);
+	if (rc)
+		plot_table_free(t);
+	return rc;
 }
 
 int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
 		 struct err *e)
+{
+	if (o->y && strchr(o->y, ','))
+		return prepare_multi(csv_path, o, t, e);
+	return prepare(csv_path, o, t, true, e);
+}
+
+static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		   bool scale, struct err *e)
 {
 	struct csv c;
 	struct rows rs;
@@ -1218,7 +1654,8 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 	nm.x = x;
 	nm.y = y;
 	nm.by = by;
-	if (read_rows(&c, xc, byc, by, &ye, &rs, e))
+	if (read_rows(&c, xc, byc, by, &ye, &rs, e) ||
+	    (rs.reps && aggregate_reps(&rs, csv_path, e)))
 		goto out;
 	if (kind == PLOT_AUTO)
 		kind = rs.all_numeric ? PLOT_LINES : PLOT_BARS;
@@ -1238,34 +1675,38 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 			o->base);
 		goto out;
 	}
+	if (o->logy && kind == PLOT_BARS) {
+		err_set(e, "--logy", 0, 0, "only for lines and timelines (bars start at 0)");
+		goto out;
+	}
+	if (o->abs && (kind != PLOT_BARS || !by)) {
+		err_set(e, "--abs", 0, 0, "only for %% change bars (--kind bars with --by)");
+		goto out;
+	}
 	t->kind = kind;
 	t->logx = o->logx;
-	t->by = by ? strdup(by) : NULL;
+	t->logy = o->logy;
+	t->abs = o->abs;
+	t->by = by ? strdup(unit_of(by).name) : NULL;
 	if (by && !t->by) {
 		oom(e, csv_path);
 		goto out;
 	}
 	t->pct = kind == PLOT_BARS && by;
 	t->series = calloc(by ? rs.nby : 1, sizeof(*t->series));
-	t->title = o->title ? strdup(o->title) : default_title(t, x, y, by, base);
-	t->xlabel = axis_label(x);
-	t->ylabel = y_label(y, &ye);
-	if (!t->series || !t->title || !t->xlabel || !t->ylabel) {
+	if (!t->series || label_table(t, o, x, y, by, &ye, base, &rs)) {
 		oom(e, csv_path);
 		goto out;
 	}
-	if (t->pct) {
-		char *s;
-
-		if (asprintf(&s, "%% change in %s against %s", y, base) < 0) {
-			oom(e, csv_path);
-			goto out;
-		}
-		free(t->ylabel);
-		t->ylabel = s;
-	}
 	if (kind == PLOT_BARS) {
 		rc = build_bars(t, &nm, &rs, base, e);
+		if (!rc && o->abs) {
+			char *vl = y_label(y, &ye);
+
+			if (!vl || make_abs_panel(t, vl))
+				rc = oom(e, csv_path);
+			free(vl);
+		}
 		goto out;
 	}
 	t->nseries = by ? rs.nby : 1;
@@ -1276,9 +1717,10 @@ int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_ta
 			goto out;
 		}
 	}
-	rc = build_lines(t, &nm, &rs, ye.ci >= 0, e);
+	rc = build_lines(t, &nm, &rs, ye.ci >= 0 || rs.reps, e);
 out:
-	if (!rc && !t->pct && scale_counts(t)) {
+	/* (a log axis labels its decades as they are: 1e-05 millions would say nothing) */
+	if (!rc && !t->pct && scale && !t->logy && scale_counts(t)) {
 		oom(e, csv_path);
 		rc = -1;
 	}
@@ -1297,6 +1739,19 @@ static void put_num(FILE *f, double v)
 }
 
 /*
+ * Layout estimates for the 1000x600 canvas, measured on the renders of check_plot: the
+ * plot area is about 740 px wide beside a key (850 without) and 480 px high; 11 pt Sans
+ * takes about 8.5 px per character, 9 pt about 7.5 px and 14 px of height. Only used to
+ * decide whether labels fit; gnuplot does the actual layout.
+ */
+#define LAYOUT_W_KEY 740.0
+#define LAYOUT_W 850.0
+#define LAYOUT_H 480.0
+#define LAYOUT_CHAR11 8.5
+#define LAYOUT_CHAR9 7.5
+#define LAYOUT_LINE9 14.0
+
+/*
  * Lines and timeline: one data block per series. Series that coincide stay visible:
  * each has its own point type (filled circle, square, triangle, inverted triangle,
  * diamond) or, on a timeline, its own dash pattern.
@@ -1313,12 +1768,35 @@ static double min_x(const struct plot_table *t)
 	return m;
 }
 
+/*
+ * Whether the explicit x tick labels would run into each other across the plot area:
+ * the canvas less the margins (80 px) and the key beside it (its longest name plus the
+ * sample, 6 characters), with the labels two characters apart (layout estimates below).
+ */
+static bool xtics_crowded(const struct plot_table *t)
+{
+	size_t chars = 0, keyc = 0;
+	double pw;
+
+	for (size_t i = 0; i < t->nxtics; i++)
+		chars += strlen(t->xtic_label[i]) + 2;
+	for (unsigned s = 0; s < t->nseries && t->nseries > 1; s++)
+		if (strlen(t->series[s].name) + 6 > keyc)
+			keyc = strlen(t->series[s].name) + 6;
+	pw = 1000.0 - 80.0 - (double)keyc * LAYOUT_CHAR11;
+	return (double)chars * LAYOUT_CHAR11 > 0.8 * pw;
+}
+
 static void lines_script(const struct plot_table *t, FILE *f)
 {
 	bool first = true;
 
 	if (t->logx)
 		fprintf(f, "set logscale x 2\n");
+	if (t->logy)
+		fprintf(f, "set logscale y 10\n");
+	if (t->nxtics && xtics_crowded(t))
+		fprintf(f, "set xtics rotate by 30 right\n");
 	if (t->nxtics) {
 		fprintf(f, "set xtics (");
 		for (size_t i = 0; i < t->nxtics; i++) {
@@ -1364,28 +1842,18 @@ static void lines_script(const struct plot_table *t, FILE *f)
 		fprintf(f, "%s$s%u ", first ? "" : ", \\\n     ", s);
 		first = false;
 		if (t->kind == PLOT_TIMELINE)
-			fprintf(f, "using 1:2 with lines lw 2 dt %u", s % 5 + 1);
+			fprintf(f, "using 1:2 with lines lw 2 dt %u", (ps->dt ? ps->dt - 1 : s) % 5 + 1);
 		else
 			fprintf(f, "using %s with %s lw 2 pt %u ps 1", ps->err ? "1:2:3" : "1:2",
 				ps->err ? "yerrorlines" : "linespoints", point_type[s % 5]);
+		if (ps->lc)	/* several -y: a colour per --by value, a dash pattern per y */
+			fprintf(f, " lc %u dt %u", ps->lc, ps->dt);
 		fprintf(f, " title ");
 		put_quoted(f, ps->name);
 	}
 	fprintf(f, "\n");
 }
 
-/*
- * Layout estimates for the 1000x600 canvas, measured on the renders of check_plot: the
- * plot area is about 740 px wide beside a key (850 without) and 480 px high; 11 pt Sans
- * takes about 8.5 px per character, 9 pt about 7.5 px and 14 px of height. Only used to
- * decide whether labels fit; gnuplot does the actual layout.
- */
-#define LAYOUT_W_KEY 740.0
-#define LAYOUT_W 850.0
-#define LAYOUT_H 480.0
-#define LAYOUT_CHAR11 8.5
-#define LAYOUT_CHAR9 7.5
-#define LAYOUT_LINE9 14.0
 
 /*
  * The categories shown under the clusters, into @lab: paths (inputs are often trace
@@ -1437,15 +1905,16 @@ enum bar_labels { LABELS_NONE, LABELS_ACROSS, LABELS_UP };
  * numbers): across the bar end when the text fits the bar's width, else turned upright,
  * else (bars thinner than a line of text) none.
  */
-static void bars_data_script(const struct plot_table *t, FILE *f)
+static void bars_data_script(const struct plot_table *t, FILE *f, double hshare, unsigned lc0)
 {
-	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries;
-	double pw = t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W, bar_px = pw * w / (double)t->ncat;
+	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries, ylo;
+	double pw = t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W;
+	double bar_px = pw * w / (double)t->ncat;
 	size_t maxlen = 0, maxlab = 0;
 	const char *lab[PLOT_MAX_CATEGORIES];
 	enum bar_labels labels;
 	char label[64];
-	bool first = true, slanted;
+	bool first = true, slanted, inside = false, nonneg = false;
 
 	for (unsigned s = 0; s < t->nseries; s++)
 		for (size_t k = 0; k < t->ncat; k++) {
@@ -1455,6 +1924,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 				continue;
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
+			nonneg |= v >= 0;	/* its label goes above 0: room there too */
 			bar_label(t, v, label, sizeof(label));
 			maxlab = strlen(label) > maxlab ? strlen(label) : maxlab;
 		}
@@ -1475,7 +1945,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 	 * that has bars, so room = r / (1 - 2r) of the bars' span.
 	 */
 	if (labels == LABELS_UP) {
-		double ph = LAYOUT_H - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11 : 0);
+		double ph = hshare * LAYOUT_H - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11 : 0);
 		double r = ((double)maxlab * LAYOUT_CHAR9 + 12) / (ph > 200 ? ph : 200);
 
 		pad = 0.01 * span;
@@ -1484,10 +1954,19 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 		pad = 0.03 * span;
 		room = 3 * pad;
 	}
+	/*
+	 * A % change cannot be below -100 %: the axis stops there, and labels that would
+	 * fall below it go inside their bars' ends.
+	 */
+	ylo = lo < 0 ? lo - room : 0;
+	if (t->pct && ylo < -100) {
+		ylo = -100;
+		inside = true;
+	}
 	fprintf(f, "set yrange [");
-	put_num(f, lo < 0 ? lo - room : 0);
+	put_num(f, ylo);
 	fprintf(f, ":");
-	put_num(f, hi > 0 || lo == 0 ? (hi > 0 ? hi : 1.0) + room : 0);
+	put_num(f, hi > 0 ? hi + room : lo == 0 ? 1.0 + room : nonneg ? room : 0);
 	fprintf(f, "]\nset xrange [-0.5:");
 	put_num(f, (double)t->ncat - 0.5);
 	fprintf(f, "]\nset grid ytics\nset xzeroaxis lt -1\nset style fill solid 0.85 border -1\n");
@@ -1521,7 +2000,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 			fputc(' ', f);
 			put_num(f, v);
 			fputc(' ', f);
-			put_num(f, v >= 0 ? v + pad : v - pad);
+			put_num(f, v >= 0 || inside ? v + pad : v - pad);
 			fprintf(f, " \"%s\"\n", label);
 		}
 		fprintf(f, "EOD\n");
@@ -1531,24 +2010,25 @@ static void bars_data_script(const struct plot_table *t, FILE *f)
 		fprintf(f, "%s$s%u using 1:2:(", first ? "" : ", \\\n     ", s);
 		first = false;
 		put_num(f, w);
-		fprintf(f, ") with boxes lc %u title ", s + 1);
+		fprintf(f, ") with boxes lc %u title ", s + lc0 + 1);
 		put_quoted(f, t->series[s].name);
 	}
 	for (unsigned s = 0; s < t->nseries; s++) {
 		if (labels == LABELS_ACROSS)
 			fprintf(f, ", \\\n     $s%u using 1:3:4 with labels font 'Sans,9' notitle", s);
 		else if (labels == LABELS_UP)
-			fprintf(f, ", \\\n     $s%u using 1:($2 >= 0 ? $3 : NaN):4 with labels "
+			fprintf(f, ", \\\n     $s%u using 1:($2 >= 0 || %d ? $3 : NaN):4 with labels "
 				   "rotate by 90 left font 'Sans,9' notitle"
-				   ", \\\n     $s%u using 1:($2 < 0 ? $3 : NaN):4 with labels "
-				   "rotate by 90 right font 'Sans,9' notitle", s, s);
+				   ", \\\n     $s%u using 1:($2 < 0 && !%d ? $3 : NaN):4 with labels "
+				   "rotate by 90 right font 'Sans,9' notitle", s, inside, s, inside);
 	}
 	fprintf(f, "\n");
 }
 
-void plot_write_script(const struct plot_table *t, const char *output, bool svg, FILE *f)
+void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f)
 {
-	terminal(f, output, svg, 1000, 600, false);
+	/* --abs: two panels, one above the other, each as wide as a figure alone */
+	terminal(f, output, fmt, 1000, t->abs_panel ? 1000 : 600, false);
 	fprintf(f, "set encoding utf8\nset title ");
 	put_quoted(f, t->title);
 	fprintf(f, "\nset xlabel ");
@@ -1562,17 +2042,34 @@ void plot_write_script(const struct plot_table *t, const char *output, bool svg,
 		put_quoted(f, t->by);
 		fprintf(f, "\n");
 	}
-	if (t->kind == PLOT_BARS) {
-		bars_data_script(t, f);
+	if (t->kind == PLOT_BARS && t->abs_panel) {
+		/*
+		 * --abs: the absolute values (the base's first) above, the % change below, on
+		 * a canvas 1000 high: each panel about 0.8 of a lone figure's plot height. The
+		 * key inside the first, so the two plot areas line up.
+		 */
+		fprintf(f, "set multiplot layout 2,1 title ");
+		put_quoted(f, t->title);
+		fprintf(f, "\nunset title\nset key inside top left\nset ylabel ");
+		put_quoted(f, t->abs_panel->ylabel);
+		fprintf(f, "\n");
+		bars_data_script(t->abs_panel, f, 0.8, 0);
+		fprintf(f, "unset key\nunset lmargin\nset ylabel ");
+		put_quoted(f, t->ylabel);
+		fprintf(f, "\n");
+		bars_data_script(t, f, 0.8, 1);
+		fprintf(f, "unset multiplot\n");
+	} else if (t->kind == PLOT_BARS) {
+		bars_data_script(t, f, 1.0, 0);	/* (one panel: the whole height) */
 	} else {
 		fprintf(f, "set grid\n");
 		lines_script(t, f);
 	}
 }
 
-static void table_script(const void *ctx, const char *output, bool svg, FILE *f)
+static void table_script(const void *ctx, const char *output, const char *fmt, FILE *f)
 {
-	plot_write_script(ctx, output, svg, f);
+	plot_write_script(ctx, output, fmt, f);
 }
 
 int plot_render(const struct plot_table *t, const char *out, struct err *e)
@@ -1669,7 +2166,12 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 	put_opt(f, "--by", o->by);
 	if (o->logx)
 		fprintf(f, " --logx");
+	if (o->logy)
+		fprintf(f, " --logy");
+	if (o->abs)
+		fprintf(f, " --abs");
 	put_opt(f, "--kind", kind_name[t->kind]);
+	put_opt(f, "--input", o->input);
 	put_opt(f, "--base", t->kind == PLOT_BARS && t->pct ? t->base_name : NULL);
 	put_opt(f, "--title", o->title);
 	put_opt(f, "-o", o->out);
@@ -1679,7 +2181,7 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 	fprintf(f, " (writes ");
 	put_word(f, image);
 	fprintf(f, ")\n");
-	plot_write_script(t, image, ends_with(image, ".svg"), f);
+	plot_write_script(t, image, plot_format(image) ? plot_format(image) : "png", f);
 	free(image);
 	if (outfile_commit(&of, e))
 		return -2;
@@ -1691,8 +2193,8 @@ int plot_output(const struct plot_table *t, const char *csv_path, const struct p
 {
 	int rc;
 
-	if (o->out && !ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
-		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
+	if (o->out && !plot_format(o->out))
+		return err_set(e, o->out, 0, 0, "plot output must end in .png, .svg or .pdf");
 	if (o->script) {
 		rc = write_script(t, csv_path, o, e);
 		if (rc)
@@ -1707,12 +2209,98 @@ int plot_csv(const char *csv_path, const struct plot_opts *o, struct err *e)
 	int rc;
 
 	if (!o->out && !o->script)
-		return err_set(e, "-o", 0, 0, "no output file given (.png or .svg)");
-	if (o->out && !ends_with(o->out, ".svg") && !ends_with(o->out, ".png"))
-		return err_set(e, o->out, 0, 0, "plot output must end in .png or .svg");
+		return err_set(e, "-o", 0, 0, "no output file given (.png, .svg or .pdf)");
+	if (o->out && !plot_format(o->out))
+		return err_set(e, o->out, 0, 0, "plot output must end in .png, .svg or .pdf");
 	if (plot_prepare(csv_path, o, &t, e))
 		return -1;
 	rc = plot_output(&t, csv_path, o, e);
+	plot_table_free(&t);
+	return rc;
+}
+
+/* --- the demo's bars ------------------------------------------------------- */
+
+/*
+ * The demo's table ("group s1 s2 ...", then "NAME v1 v2 ..." per cluster) as a bars
+ * table of absolute values, drawn as `mmusim plot` draws bars: each bar labelled with
+ * its value, zero included (the demo's huge-page modes are often exactly 0).
+ */
+static int bars_table(const char *data, struct plot_table *t)
+{
+	char *copy = strdup(data), *line, *save = NULL;
+	int rc = -1;
+
+	if (!copy)
+		return -1;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tok, *s2 = NULL;
+		unsigned col = 0;
+
+		for (tok = strtok_r(line, " \t", &s2); tok; tok = strtok_r(NULL, " \t", &s2), col++) {
+			if (!t->xlabel) {		/* the header */
+				if (!(t->xlabel = strdup(tok)))
+					goto out;
+				continue;
+			}
+			if (!t->cat) {			/* the series' names */
+				struct plot_series *ns = realloc(t->series,
+								 (t->nseries + 1) * sizeof(*ns));
+
+				if (!ns)
+					goto out;
+				t->series = ns;
+				memset(&ns[t->nseries], 0, sizeof(*ns));
+				if (!(ns[t->nseries++].name = strdup(tok)))
+					goto out;
+				continue;
+			}
+			if (!col) {
+				if (t->ncat == PLOT_MAX_CATEGORIES ||
+				    !(t->cat[t->ncat++] = strdup(tok)))
+					goto out;
+			} else if (col <= t->nseries) {
+				struct plot_series *ps = &t->series[col - 1];
+
+				ps->x[t->ncat - 1] = (double)(t->ncat - 1);
+				if (parse_double(tok, &ps->y[t->ncat - 1]))
+					goto out;
+				ps->n = t->ncat;
+			}
+		}
+		if (t->xlabel && !t->cat && t->nseries) {	/* header done: room for the rows */
+			t->cat = calloc(PLOT_MAX_CATEGORIES, sizeof(*t->cat));
+			if (!t->cat)
+				goto out;
+			for (unsigned k = 0; k < t->nseries; k++)
+				if (series_alloc(&t->series[k], PLOT_MAX_CATEGORIES, false))
+					goto out;
+		}
+	}
+	rc = t->ncat && t->nseries ? 0 : -1;
+out:
+	free(copy);
+	return rc;
+}
+
+int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
+	      struct err *e)
+{
+	struct plot_table t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	if (!plot_format(out))
+		return err_set(e, out, 0, 0, "plot output must end in .png, .svg or .pdf");
+	t.kind = PLOT_BARS;
+	t.title = strdup(title);
+	t.ylabel = strdup(ylabel);
+	if (!t.title || !t.ylabel || bars_table(data, &t)) {
+		plot_table_free(&t);
+		err_set(e, out, 0, 0, "plot_bars: not a table of numbers, or out of memory");
+		return -2;
+	}
+	rc = plot_render(&t, out, e);
 	plot_table_free(&t);
 	return rc;
 }

@@ -25,10 +25,11 @@
 
 /*
  * Render a clustered bar chart with gnuplot: @data is a whitespace table whose
- * first row is "group series1 series2 ...", one row per cluster. @out ends in
- * .png (pngcairo) or .svg. The image is written to a temporary name and renamed.
- * Returns 0, -1 with @e (bad suffix, unwritable directory) or -2 with @e (gnuplot
- * missing or failing), as plot_render().
+ * first row is "group series1 series2 ...", one row per cluster, drawn as `plot`
+ * draws bars of absolute values (each bar labelled with its value, zero included).
+ * @out ends in .png, .svg or .pdf. The image is written to a temporary name and
+ * renamed. Returns 0, -1 with @e (bad suffix, unwritable directory) or -2 with @e
+ * (a malformed table, gnuplot missing or failing), as plot_render().
  */
 int plot_bars(const char *data, const char *title, const char *ylabel, const char *out,
 	      struct err *e);
@@ -44,13 +45,20 @@ enum plot_kind {
  * What `mmusim plot` was asked for. Every field may be NULL/false:
  * @x:     the x column (NULL: time_ms, only for a timeline)
  * @y:     a column, "A/B" (the ratio of two columns) or "mpki:COL" (1000 * COL /
- *         refs.instructions); NULL: huge_coverage, only for a timeline
+ *         refs.instructions); NULL: huge_coverage, only for a timeline; several,
+ *         comma-separated, draw each (lines and timelines: a colour per --by value,
+ *         a dash pattern per y)
  * @by:    one line (or bar colour) per distinct value of this column (NULL: one
  *         series; a timeline defaults to "mode")
  * @logx:  log2 x axis (lines and timeline; x must be > 0)
+ * @logy:  log10 y axis (lines and timeline; y must be > 0)
+ * @abs:   % change bars: a second panel beside them with the absolute values of
+ *         every series, the base included
  * @kind:  "lines", "bars", "timeline", or NULL to choose from the data
  * @title: NULL: made from the names
- * @out:   the image; must end in .png or .svg (NULL: none, only with @script)
+ * @out:   the image; must end in .png, .svg or .pdf (NULL: none, only with @script)
+ * @input: the input named in the title (NULL: the CSV's input column when it has
+ *         one value; a path by its file name)
  * @base:  bars: the --by value the others are compared with (NULL: "base")
  * @script: also write the gnuplot script to this file ("-": standard output), the
  *         data inline, drawing into @out (NULL @out: the script's name less a
@@ -58,7 +66,8 @@ enum plot_kind {
  */
 struct plot_opts {
 	const char *x, *y, *by;
-	bool logx;
+	bool logx, logy, abs;
+	const char *input;
 	const char *kind;
 	const char *title;
 	const char *out;
@@ -78,14 +87,17 @@ struct plot_series {
 	double *y;		/* in the y axis unit (MiB, %, ...); bars with --by: % change */
 	double *err;		/* 95% half-width in the same unit, or NULL (no .ci95 column) */
 	double *abs;		/* % bars: the values before the % change (as in the CSV) */
+	unsigned lc, dt;	/* several -y: colour and dash pattern (0: by position) */
 };
 
 /* The figure, as plot_prepare() leaves it; plot_table_free() releases it. */
 struct plot_table {
 	enum plot_kind kind;	/* never PLOT_AUTO */
 	char *title, *xlabel, *ylabel;
-	char *by;		/* the --by column, the key's title (NULL without --by) */
-	bool logx;
+	char *by;		/* the --by column's name, the key's title (NULL without --by) */
+	bool logx, logy;
+	bool abs;		/* % bars: absolute values beside them (plot_opts.abs) */
+	bool x_bytes;		/* x is a size in bytes: ticks written "64K", "16M" */
 	bool pct;		/* bars: y is a % change against the base (else absolute values) */
 	size_t ncat;		/* bars: distinct x values, in order of first appearance */
 	char **cat;
@@ -96,6 +108,7 @@ struct plot_table {
 	struct plot_series *series;
 	char *base_name;	/* % bars: the --base value, and its value per category */
 	double *base_abs;
+	struct plot_table *abs_panel;	/* --abs: the absolute values' bars, base first */
 };
 
 /*
@@ -124,14 +137,18 @@ int plot_write_table(const struct plot_table *t, FILE *f);
 /* Free what plot_prepare() allocated in @t (safe on a zeroed table). */
 void plot_table_free(struct plot_table *t);
 
-/*
- * Write to @f the gnuplot script drawing @t into the file @output (quoted in the
- * script): terminal svg if @svg, else pngcairo; 1000x600 either way.
- */
-void plot_write_script(const struct plot_table *t, const char *output, bool svg, FILE *f);
+/* The format an image file's suffix names: "png", "svg" or "pdf"; NULL for another. */
+const char *plot_format(const char *out);
 
 /*
- * Draw @t into @out (.png or .svg) with gnuplot, through a temporary file renamed
+ * Write to @f the gnuplot script drawing @t into the file @output (quoted in the
+ * script) in format @fmt (plot_format()): pngcairo, svg or pdfcairo; 1000x600
+ * pixels (the PDF page 7.1 x 4.3 inches, laid out as the PNG).
+ */
+void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f);
+
+/*
+ * Draw @t into @out (.png, .svg or .pdf) with gnuplot, through a temporary file renamed
  * on success; on failure no file is left. Returns 0; -1 with @e for bad input (bad
  * suffix, a directory that cannot be written: exit 2 in main); -2 with @e when
  * gnuplot is missing or fails (its last message is quoted) or the system fails

@@ -57,6 +57,12 @@ struct stat_counter {
 	struct sc_val (*fn)(const struct stats *s);
 	const char *label; /* in the readable table: "page faults" */
 	/*
+	 * The full name where the label reads only under its section of the text
+	 * table ("misses" under "L1 dTLB"): figures' axis labels and titles
+	 * (stats_counter_describe()); NULL: the label is the full name.
+	 */
+	const char *name;
+	/*
 	 * What the value counts. "bytes" are shown as KiB, "ratio" as a
 	 * percentage with @prec decimals (x100 in --modes too), "MPKI" with three
 	 * decimals; every other unit is a plain count.
@@ -149,68 +155,78 @@ static struct sc_val translation_share(const struct stats *s)
 /* The same, also a --modes row. */
 #define UR(k, m, l, u, r, pos) \
 	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .row = r, .row_pos = pos }
+/* A count with its full name @nm (stat_counter.name). */
+#define UN(k, m, l, u, nm) \
+	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .name = nm }
 /* A /proc/vmstat counter: its own name, a count of events or pages. */
 #define VM(m, u) U("vmstat." #m, m, #m, u)
 /* Hits and misses of one page size of an L1 TLB. */
-#define PS_HM(side, ps, m)                                                                    \
-	U("tlb." side "." #ps ".hits", m.hits[PS_##ps], "hits", "lookups"),                  \
-	U("tlb." side "." #ps ".misses", m.misses[PS_##ps], "misses", "lookups")
+#define PS_HM(side, nm, ps, m)                                                                \
+	UN("tlb." side "." #ps ".hits", m.hits[PS_##ps], "hits", "lookups", nm " " #ps " hits"), \
+	UN("tlb." side "." #ps ".misses", m.misses[PS_##ps], "misses", "lookups",             \
+	   nm " " #ps " misses")
 /* Hits and misses of a page-walk cache level. */
-#define PWC_HM(lvl, i)                                                                         \
-	U("walk.pwc." lvl ".hits", pwc[i].hits, "hits", "lookups"),                           \
-	U("walk.pwc." lvl ".misses", pwc[i].misses, "misses", "lookups")
+#define PWC_HM(lvl, i, nm)                                                                     \
+	UN("walk.pwc." lvl ".hits", pwc[i].hits, "hits", "lookups", nm " PWC hits"),          \
+	UN("walk.pwc." lvl ".misses", pwc[i].misses, "misses", "lookups", nm " PWC misses")
 
 static const struct stat_counter counters[] = {
 	U("refs.instructions", instructions, "instructions", "instructions"),
-	U("refs.ifetch", ifetch, "ifetch", "references"),
-	U("refs.load", load, "load", "references"),
-	U("refs.store", store, "store", "references"),
-	U("refs.modify", modify, "modify", "references"),
+	UN("refs.ifetch", ifetch, "ifetch", "references", "instruction fetches"),
+	UN("refs.load", load, "load", "references", "loads"),
+	UN("refs.store", store, "store", "references", "stores"),
+	UN("refs.modify", modify, "modify", "references", "read-modify-writes"),
 	U("refs.itlb_lookups", lookups[0], "iTLB lookups", "lookups"),
 	U("refs.dtlb_lookups", lookups[1], "dTLB lookups", "lookups"),
 
 	{ .key = "tlb.l1i.hits", .src = SC_SUM, .off = OFF(l1[0].hits), .label = "hits",
-	  .unit = "lookups" },
+	  .unit = "lookups", .name = "L1 iTLB hits" },
 	{ .key = "tlb.l1i.misses", .src = SC_SUM, .off = OFF(l1[0].misses), .label = "misses",
-	  .unit = "lookups", .row = "L1 iTLB misses", .row_pos = 5 },
-	PS_HM("l1i", 4K, l1[0]),
-	PS_HM("l1i", 2M, l1[0]),
-	PS_HM("l1i", 1G, l1[0]),
+	  .unit = "lookups", .row = "L1 iTLB misses", .row_pos = 5, .name = "L1 iTLB misses" },
+	PS_HM("l1i", "L1 iTLB", 4K, l1[0]),
+	PS_HM("l1i", "L1 iTLB", 2M, l1[0]),
+	PS_HM("l1i", "L1 iTLB", 1G, l1[0]),
 	{ .key = "tlb.l1i.lookups", .src = SC_FN, .fn = l1i_lookups, .label = "lookups",
-	  .unit = "lookups", .flags = SC_TEXT },
-	{ .key = "tlb.l1i.mpki", .src = SC_FN, .fn = l1i_mpki, .unit = "MPKI", .flags = SC_TEXT },
+	  .unit = "lookups", .flags = SC_TEXT, .name = "L1 iTLB lookups" },
+	{ .key = "tlb.l1i.mpki", .src = SC_FN, .fn = l1i_mpki, .unit = "MPKI", .flags = SC_TEXT,
+	  .name = "L1 iTLB misses per 1000 instructions" },
 	{ .key = "tlb.l1d.hits", .src = SC_SUM, .off = OFF(l1[1].hits), .label = "hits",
-	  .unit = "lookups" },
+	  .unit = "lookups", .name = "L1 dTLB hits" },
 	{ .key = "tlb.l1d.misses", .src = SC_SUM, .off = OFF(l1[1].misses), .label = "misses",
-	  .unit = "lookups", .row = "L1 dTLB misses", .row_pos = 6 },
-	PS_HM("l1d", 4K, l1[1]),
-	PS_HM("l1d", 2M, l1[1]),
-	PS_HM("l1d", 1G, l1[1]),
+	  .unit = "lookups", .row = "L1 dTLB misses", .row_pos = 6, .name = "L1 dTLB misses" },
+	PS_HM("l1d", "L1 dTLB", 4K, l1[1]),
+	PS_HM("l1d", "L1 dTLB", 2M, l1[1]),
+	PS_HM("l1d", "L1 dTLB", 1G, l1[1]),
 	{ .key = "tlb.l1d.lookups", .src = SC_FN, .fn = l1d_lookups, .label = "lookups",
-	  .unit = "lookups", .flags = SC_TEXT },
+	  .unit = "lookups", .flags = SC_TEXT, .name = "L1 dTLB lookups" },
 	{ .key = "tlb.l1d.miss_ratio", .src = SC_FN, .fn = l1d_miss_ratio, .unit = "ratio",
-	  .prec = 2, .row = "L1 dTLB miss %", .row_pos = 7, .flags = SC_TEXT },
+	  .prec = 2, .row = "L1 dTLB miss %", .row_pos = 7, .flags = SC_TEXT,
+	  .name = "L1 dTLB misses per lookup" },
 	{ .key = "tlb.l1d.mpki", .src = SC_FN, .fn = l1d_mpki, .unit = "MPKI",
-	  .row = "L1 dTLB MPKI", .row_pos = 8, .flags = SC_TEXT },
-	U("tlb.stlb.hits", stlb.hits, "hits", "lookups"),
-	UR("tlb.stlb.misses", stlb.misses, "misses", "lookups", "STLB misses", 9),
+	  .row = "L1 dTLB MPKI", .row_pos = 8, .flags = SC_TEXT,
+	  .name = "L1 dTLB misses per 1000 instructions" },
+	UN("tlb.stlb.hits", stlb.hits, "hits", "lookups", "STLB hits"),
+	{ .key = "tlb.stlb.misses", .src = SC_U64, .off = OFF(stlb.misses), .label = "misses",
+	  .unit = "lookups", .row = "STLB misses", .row_pos = 9, .name = "STLB misses" },
 	{ .key = "tlb.stlb.miss_ratio", .src = SC_FN, .fn = stlb_miss_ratio, .unit = "ratio",
-	  .prec = 2, .row = "STLB miss %", .row_pos = 10, .flags = SC_TEXT },
+	  .prec = 2, .row = "STLB miss %", .row_pos = 10, .flags = SC_TEXT,
+	  .name = "STLB misses per lookup" },
 	{ .key = "tlb.stlb.lookups", .src = SC_FN, .fn = stlb_lookups, .label = "lookups",
-	  .unit = "lookups", .flags = SC_TEXT },
-	{ .key = "tlb.stlb.mpki", .src = SC_FN, .fn = stlb_mpki, .unit = "MPKI", .flags = SC_TEXT },
+	  .unit = "lookups", .flags = SC_TEXT, .name = "STLB lookups" },
+	{ .key = "tlb.stlb.mpki", .src = SC_FN, .fn = stlb_mpki, .unit = "MPKI", .flags = SC_TEXT,
+	  .name = "STLB misses per 1000 instructions" },
 
 	UR("walk.walks", walks, "page walks", "walks", "page walks", 11),
 	U("walk.cycles", walk_cycles, "walk cycles", "cycles"),
 	UR("walk.pte_reads", pte_reads, "PTE reads", "reads", "PTE reads", 12),
-	PWC_HM("pml5", PWC_PML5),
-	PWC_HM("pml4", PWC_PML4),
-	PWC_HM("pdpt", PWC_PDPT),
-	PWC_HM("pde", PWC_PDE),
-	U("walk.served.l1d", served[CL_L1D], "L1D", "reads"),
-	U("walk.served.l2", served[CL_L2], "L2", "reads"),
-	U("walk.served.llc", served[CL_LLC], "LLC", "reads"),
-	U("walk.served.dram", served[CL_NR], "DRAM", "reads"),
+	PWC_HM("pml5", PWC_PML5, "PML5"),
+	PWC_HM("pml4", PWC_PML4, "PML4"),
+	PWC_HM("pdpt", PWC_PDPT, "PDPT"),
+	PWC_HM("pde", PWC_PDE, "PDE"),
+	UN("walk.served.l1d", served[CL_L1D], "L1D", "reads", "PTE reads served by the L1D"),
+	UN("walk.served.l2", served[CL_L2], "L2", "reads", "PTE reads served by the L2"),
+	UN("walk.served.llc", served[CL_LLC], "LLC", "reads", "PTE reads served by the LLC"),
+	UN("walk.served.dram", served[CL_NR], "DRAM", "reads", "PTE reads served by DRAM"),
 
 	UR("vmstat.pgfault", pgfault, "page faults", "events", "page faults", 13),
 	UR("vmstat.thp_fault_alloc", thp_fault_alloc, "thp_fault_alloc", "events", "THP faults", 14),
@@ -229,7 +245,7 @@ static const struct stat_counter counters[] = {
 	VM(compact_stall, "events"),
 	VM(compact_success, "events"),
 	VM(compact_fail, "events"),
-	U("vmstat.nr_anon_pages", nr_anon_pages, "4K pages", "pages"),
+	UN("vmstat.nr_anon_pages", nr_anon_pages, "4K pages", "pages", "anonymous 4K pages"),
 	VM(nr_anon_transparent_hugepages, "pages"),
 	U("vmstat.nr_hugetlb_pages", nr_hugetlb_pages, "hugetlb 2M pages", "pages"),
 	VM(nr_hugetlb_pages_1g, "pages"),
@@ -261,32 +277,40 @@ static const struct stat_counter counters[] = {
 	{ .key = "vmstat.pgsteal", .src = SC_FN, .fn = pgsteal, .label = "stole", .unit = "pages",
 	  .flags = SC_TEXT },
 
-	U("memory.rss_bytes", rss_bytes, "rss", "bytes"),
-	U("memory.huge_bytes", huge_bytes, "huge", "bytes"),
+	UN("memory.rss_bytes", rss_bytes, "rss", "bytes", "resident memory"),
+	UN("memory.huge_bytes", huge_bytes, "huge", "bytes", "memory mapped by huge pages"),
 	{ .key = "memory.huge_coverage", .src = SC_REAL, .off = OFF(huge_coverage),
-	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 18 },
+	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 18,
+	  .name = "huge page coverage of resident memory" },
 	U("memory.free_pages", free_pages, "free pages", "pages"),
 	{ .key = "memory.fragmentation_index_order9", .src = SC_INT,
 	  .off = OFF(fragmentation_index_order9), .label = "fragmentation index (order 9)",
 	  .unit = "index" },
-	U("memory.swap_bytes", swap_bytes, "in swap", "bytes"),
+	UN("memory.swap_bytes", swap_bytes, "in swap", "bytes", "memory in swap"),
 
-	UR("cycles.total", cyc_total, "cycles", "cycles", "cycles", 1),
-	U("cycles.instructions", cyc_instructions, "instructions", "cycles"),
-	UR("cycles.translation", cyc_translation, "translation", "cycles", "translation cycles", 2),
-	UR("cycles.walk", walk_cycles, "walks", "cycles", "walk cycles", 3),
-	UR("cycles.fault", cyc_fault, "faults", "cycles", "fault cycles", 4),
-	U("cycles.compaction", cyc_compaction, "compaction", "cycles"),
-	U("cycles.khugepaged", cyc_khugepaged, "khugepaged", "cycles"),
-	U("cycles.data", cyc_data, "data", "cycles"),
-	U("cycles.reclaim", cyc_reclaim, "reclaim", "cycles"),
-	U("cycles.kswapd", cyc_kswapd, "kswapd", "cycles"),
+	{ .key = "cycles.total", .src = SC_U64, .off = OFF(cyc_total), .label = "cycles",
+	  .unit = "cycles", .row = "cycles", .row_pos = 1, .name = "total cycles" },
+	UN("cycles.instructions", cyc_instructions, "instructions", "cycles", "instruction cycles"),
+	{ .key = "cycles.translation", .src = SC_U64, .off = OFF(cyc_translation),
+	  .label = "translation", .unit = "cycles", .row = "translation cycles", .row_pos = 2,
+	  .name = "translation cycles" },
+	{ .key = "cycles.walk", .src = SC_U64, .off = OFF(walk_cycles), .label = "walks",
+	  .unit = "cycles", .row = "walk cycles", .row_pos = 3, .name = "walk cycles" },
+	{ .key = "cycles.fault", .src = SC_U64, .off = OFF(cyc_fault), .label = "faults",
+	  .unit = "cycles", .row = "fault cycles", .row_pos = 4, .name = "fault cycles" },
+	UN("cycles.compaction", cyc_compaction, "compaction", "cycles", "compaction cycles"),
+	UN("cycles.khugepaged", cyc_khugepaged, "khugepaged", "cycles", "khugepaged cycles"),
+	UN("cycles.data", cyc_data, "data", "cycles", "data access cycles"),
+	UN("cycles.reclaim", cyc_reclaim, "reclaim", "cycles", "direct reclaim cycles"),
+	UN("cycles.kswapd", cyc_kswapd, "kswapd", "cycles", "kswapd cycles"),
 	{ .key = "cycles.translation_share", .src = SC_FN, .fn = translation_share,
-	  .label = "translation share", .unit = "ratio", .prec = 2, .flags = SC_TEXT },
+	  .label = "translation share", .unit = "ratio", .prec = 2, .flags = SC_TEXT,
+	  .name = "translation share of cycles" },
 };
 #undef OFF
 #undef U
 #undef UR
+#undef UN
 #undef VM
 #undef PS_HM
 #undef PWC_HM
@@ -630,4 +654,15 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
 		}
 		fputc('\n', out);
 	}
+}
+
+int stats_counter_describe(const char *key, const char **name, const char **unit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		if (!strcmp(counters[i].key, key)) {
+			*name = counters[i].name ? counters[i].name : counters[i].label;
+			*unit = counters[i].unit;
+			return 0;
+		}
+	return -1;
 }

@@ -104,4 +104,13 @@ void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *
  */
 void stats_write_compare(const struct stats *s, const char *const *modes, unsigned n, FILE *out);
 
+/*
+ * Figures (plot.c): the report key @key's full name ("tlb.l1d.misses": "L1 dTLB
+ * misses", "cycles.fault": "fault cycles", "vmstat.thp_fault_fallback": its
+ * vmstat name) and unit as the counter table gives it ("lookups", "cycles",
+ * "bytes", "ratio", "MPKI", "pages", "events", ...). 0, or -1 for a key that is
+ * not a counter (a label, a config key).
+ */
+int stats_counter_describe(const char *key, const char **name, const char **unit);
+
 #endif

@@ -14,6 +14,15 @@
  * workload spec by the workload parser, a trace by opening it; an error names
  * the list item's line and column. A worker that met a bad input minutes into
  * a sweep would leave only an empty OUT.csv.d/.
+ *
+ * Workload parameters as axes (workload.KEY): not config keys, so they are not
+ * applied to a config but written into each point's -w spec
+ * (workload_with_param()), and recorded as a --label holding the value as a
+ * number, so the CSV column is numeric. Each combination of their values is a
+ * source of its own (sweep_point_source()): sweep_run.c never lets two values
+ * share a decode, and the report's input identity (workload:SPEC) differs, so a
+ * resumed sweep cannot take one value's report for another's. Every spec they
+ * make is checked at load (check_workload_axes()).
  */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -70,15 +79,20 @@ void sweep_free(struct sweep *sw)
 	}
 	free(sw->inputs);
 	free(sw->input_names);
+	free(sw->is_wl);
 	free(sw->format);
 	for (size_t i = 0; i < sw->nsets; i++)
 		free(sw->sets[i]);
 	free(sw->sets);
 	for (size_t i = 0; i < sw->naxes; i++) {
 		free(sw->axes[i].key);
-		for (size_t j = 0; j < sw->axes[i].nvals; j++)
+		for (size_t j = 0; j < sw->axes[i].nvals; j++) {
 			free(sw->axes[i].vals[j]);
+			if (sw->axes[i].nums)
+				free(sw->axes[i].nums[j]);
+		}
 		free(sw->axes[i].vals);
+		free(sw->axes[i].nums);
 	}
 	free(sw->axes);
 	memset(sw, 0, sizeof(*sw));
@@ -248,6 +262,38 @@ static int check_trace(const char *path, enum trace_format fmt, struct err *e)
 	return 0;
 }
 
+static bool has_wl_axes(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->naxes; i++)
+		if (sw->axes[i].nums)
+			return true;
+	return false;
+}
+
+/*
+ * The spec input @in reads at the workload.KEY values of @idx (per axis; NULL:
+ * each axis's first value); with @strip, the swept keys removed instead (the
+ * CSV's input column). Caller frees.
+ */
+static char *point_spec(const struct sweep *sw, size_t in, const size_t *idx, bool strip)
+{
+	char *spec = xstrdup(strip ? sw->input_names[in] : sw->inputs[in]), *next;
+	struct err e = { 0 };
+
+	for (size_t i = 0; i < sw->naxes; i++) {
+		if (!sw->axes[i].nums)
+			continue;
+		next = strip ? workload_without_param(spec, sw->axes[i].key + 9)
+			     : workload_with_param(spec, sw->axes[i].key + 9,
+						   sw->axes[i].vals[idx ? idx[i] : 0], &e);
+		if (!next)
+			abort(); /* host OOM on a short string */
+		free(spec);
+		spec = next;
+	}
+	return spec;
+}
+
 /*
  * Check every input of @sw (resolved): workload specs with workload_check(),
  * traces with check_trace(). Errors point at the input's item in @n, the
@@ -264,15 +310,21 @@ static int check_inputs(const struct sweep *sw, const struct yctx *y, const yaml
 	for (size_t i = 0; i < sw->ninputs; i++) {
 		struct err e2 = { 0 };
 		char buf[sizeof(e2.file) + sizeof(e2.msg) + 64];
+		int bad;
 
-		if (sw->workload ? !workload_check(sw->inputs[i], &e2)
-				 : !check_trace(sw->inputs[i], fmt, &e2))
+		/* swept workload parameters: every spec they make, at the axis, by
+		 * check_workload_axes() (an axis may give a parameter the spec needs) */
+		if (sw->is_wl[i] && has_wl_axes(sw))
+			continue;
+		bad = sw->is_wl[i] ? workload_check(sw->inputs[i], &e2)
+				   : check_trace(sw->inputs[i], fmt, &e2);
+		if (!bad)
 			continue;
 		if (override) {
 			*y->e = e2; /* "-w: gups: ...", "PATH: ...": as `mmusim run` says it */
 			return -1;
 		}
-		if (sw->workload)
+		if (sw->is_wl[i])
 			return yerr(y, input_node(y, n, i), "workload '%s': %s", sw->input_names[i],
 				    e2.msg);
 		err_format(&e2, buf, sizeof(buf));
@@ -333,6 +385,47 @@ static int load_sets(struct sweep *sw, const struct yctx *y, const yaml_node_t *
 }
 
 /*
+ * input: a list (or one item) mixing traces and workloads: a plain item is a
+ * workload spec when its name is a built-in workload's (workload_is_spec()),
+ * else a trace path; {trace: PATH} and {workload: SPEC} say which.
+ */
+static int load_input_list(struct sweep *sw, const struct yctx *y, const yaml_node_t *v)
+{
+	size_t n = v->type == YAML_SEQUENCE_NODE ? (size_t)(v->data.sequence.items.top -
+							    v->data.sequence.items.start) : 1;
+
+	if (v->type == YAML_SEQUENCE_NODE && !n)
+		return yerr(y, v, "input: empty list");
+	sw->is_wl = xrealloc(NULL, n * sizeof(*sw->is_wl));
+	for (size_t i = 0; i < n; i++) {
+		const yaml_node_t *it = input_node(y, v, i), *ik, *iv;
+		const char *what;
+
+		if (scalar(it)) {
+			sw->is_wl[sw->ninputs] = workload_is_spec(scalar(it));
+			push(&sw->input_names, &sw->ninputs, scalar(it));
+			continue;
+		}
+		if (it->type != YAML_MAPPING_NODE ||
+		    it->data.mapping.pairs.top - it->data.mapping.pairs.start != 1)
+			return yerr(y, it, "input: an item is a trace path, a workload spec, "
+				    "{trace: PATH} or {workload: SPEC}");
+		ik = yaml_document_get_node(y->d, it->data.mapping.pairs.start->key);
+		iv = yaml_document_get_node(y->d, it->data.mapping.pairs.start->value);
+		what = scalar(ik);
+		if (!what || (strcmp(what, "trace") && strcmp(what, "workload")) || !scalar(iv))
+			return yerr(y, it, "input: an item is a trace path, a workload spec, "
+				    "{trace: PATH} or {workload: SPEC}");
+		sw->is_wl[sw->ninputs] = what[0] == 'w';
+		push(&sw->input_names, &sw->ninputs, scalar(iv));
+	}
+	sw->workload = true;
+	for (size_t i = 0; i < sw->ninputs; i++)
+		sw->workload &= sw->is_wl[i];
+	return 0;
+}
+
+/*
  * Every top-level key but config: the input (its node into *@input), format,
  * repeat, set, and the sweep: mapping (into *@sweep_node).
  */
@@ -355,10 +448,19 @@ static int load_top_keys(struct sweep *sw, const struct yctx *y, const yaml_node
 			continue;
 		} else if (!strcmp(key, "trace") || !strcmp(key, "workload")) {
 			if (sw->ninputs)
-				return yerr(y, k, "give trace or workload, once");
+				return yerr(y, k, "give trace, workload or input, once");
 			sw->workload = key[0] == 'w';
 			*input = v;
 			if (scalar_list(y, v, key, &sw->input_names, &sw->ninputs))
+				return -1;
+			sw->is_wl = xrealloc(NULL, sw->ninputs * sizeof(*sw->is_wl));
+			for (size_t i = 0; i < sw->ninputs; i++)
+				sw->is_wl[i] = sw->workload;
+		} else if (!strcmp(key, "input")) {
+			if (sw->ninputs)
+				return yerr(y, k, "give trace, workload or input, once");
+			*input = v;
+			if (load_input_list(sw, y, v))
 				return -1;
 		} else if (!strcmp(key, "format")) {
 			if (!scalar(v) || trace_format_parse(scalar(v)) == TF_NR ||
@@ -380,7 +482,8 @@ static int load_top_keys(struct sweep *sw, const struct yctx *y, const yaml_node
 				return yerr(y, v, "sweep: expected a mapping of config paths to lists of values");
 			*sweep_node = v;
 		} else {
-			return yerr(y, k, "unknown key '%s' (config, trace, workload, format, repeat, set, sweep)",
+			return yerr(y, k, "unknown key '%s' (config, trace, workload, input, format, repeat, "
+				    "set, sweep)",
 				    key);
 		}
 	}
@@ -408,14 +511,28 @@ static int load_axes(struct sweep *sw, const struct yctx *y, const yaml_node_t *
 		a->key = xstrdup(scalar(sk));
 		if (scalar_list(y, sv, a->key, &a->vals, &a->nvals))
 			return -1;
+		if (!strncmp(a->key, "workload.", 9)) {
+			if (!workload_param_known(a->key + 9))
+				return yerr(y, sk, "sweep: '%s': no workload has a parameter '%s' (size, "
+					    "iterations, updates, steps, stride, passes, alpha, refs, seed, "
+					    "madvise)", a->key, a->key + 9);
+			a->nums = xrealloc(NULL, a->nvals * sizeof(*a->nums));
+			memset(a->nums, 0, a->nvals * sizeof(*a->nums));
+		}
 		for (size_t j = 0; j < a->nvals; j++) {
 			struct sim_config c = *base;
 			const yaml_node_t *at = sv;
+			char num[64];
 
 			if (sv->type == YAML_SEQUENCE_NODE)
 				at = yaml_document_get_node(y->d, sv->data.sequence.items.start[j]);
-			if (apply(y, &c, a->key, a->vals[j], at))
+			if (a->nums) {
+				if (workload_param_number(a->key + 9, a->vals[j], num, sizeof(num)))
+					return yerr(y, at, "%s: bad value '%s'", a->key, a->vals[j]);
+				a->nums[j] = xstrdup(num);
+			} else if (apply(y, &c, a->key, a->vals[j], at)) {
 				return -1;
+			}
 		}
 	}
 	return 0;
@@ -433,12 +550,15 @@ static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t 
 		sw->ninputs = 0;
 		sw->workload = workload_override != NULL;
 		push(&sw->input_names, &sw->ninputs, workload_override ? workload_override : trace_override);
+		free(sw->is_wl);
+		sw->is_wl = xrealloc(NULL, sizeof(*sw->is_wl));
+		sw->is_wl[0] = sw->workload;
 	}
 	if (!sw->ninputs)
 		return yerr(y, root, "no input: give trace: or workload: (or a TRACE / -w on the command line)");
 	sw->inputs = xrealloc(NULL, sw->ninputs * sizeof(*sw->inputs));
 	for (size_t i = 0; i < sw->ninputs; i++)
-		sw->inputs[i] = sw->workload || trace_override ? xstrdup(sw->input_names[i])
+		sw->inputs[i] = sw->is_wl[i] || trace_override ? xstrdup(sw->input_names[i])
 							       : resolve(sw->path, sw->input_names[i]);
 	return 0;
 }
@@ -476,7 +596,9 @@ static int check_points(const struct sweep *sw, const struct yctx *y, const yaml
 		}
 		for (size_t i = from; i < sw->naxes && !r; i++) {
 			pre[i + 1] = pre[i];
-			r = apply(y, &pre[i + 1], sw->axes[i].key, sw->axes[i].vals[idx[i]], sweep_node);
+			if (!sw->axes[i].nums) /* (workload.KEY: check_workload_axes()) */
+				r = apply(y, &pre[i + 1], sw->axes[i].key, sw->axes[i].vals[idx[i]],
+					  sweep_node);
 		}
 		if (!r && config_validate(&pre[sw->naxes], "sweep", &e2))
 			r = yerr(y, sweep_node, "point %zu: %s%s%s", p, e2.file[0] ? e2.file : "",
@@ -485,6 +607,90 @@ static int check_points(const struct sweep *sw, const struct yctx *y, const yaml
 	free(pre);
 	free(idx);
 	return r ? -1 : 0;
+}
+
+static const yaml_node_t *axis_node(const struct yctx *y, const yaml_node_t *sweep_node,
+				    const char *key)
+{
+	for (yaml_node_pair_t *q = sweep_node->data.mapping.pairs.start;
+	     q < sweep_node->data.mapping.pairs.top; q++) {
+		const yaml_node_t *k = yaml_document_get_node(y->d, q->key);
+
+		if (scalar(k) && !strcmp(scalar(k), key))
+			return k;
+	}
+	return sweep_node;
+}
+
+/*
+ * The workload.KEY axes apply to every input, so every input must be a
+ * workload (an error names the axis's line). Sets each axis's wl_stride and
+ * sw->nwl_combos, the number of their value combinations.
+ */
+static int workload_axes_apply(struct sweep *sw, const struct yctx *y,
+			       const yaml_node_t *sweep_node)
+{
+	size_t combos = 1;
+
+	for (size_t i = sw->naxes; i-- > 0;) {
+		struct sweep_axis *a = &sw->axes[i];
+
+		if (!a->nums)
+			continue;
+		for (size_t in = 0; in < sw->ninputs; in++)
+			if (!sw->is_wl[in])
+				return yerr(y, axis_node(y, sweep_node, a->key),
+					    "sweep: %s: input '%s' is a trace; workload parameters "
+					    "apply to workloads only", a->key, sw->input_names[in]);
+		a->wl_stride = combos;
+		combos *= a->nvals;
+		if (combos > SWEEP_MAX_POINTS)
+			return yerr(y, sweep_node, "sweep: more than %d points", SWEEP_MAX_POINTS);
+	}
+	sw->nwl_combos = combos;
+	return 0;
+}
+
+/*
+ * Every combination of the workload.KEY values must make, with every input, a
+ * spec that workload_check() accepts ("stream" has no "updates"; a stride
+ * larger than the size). An error names the first such axis's line and the spec.
+ */
+static int check_workload_axes(const struct sweep *sw, const struct yctx *y,
+			       const yaml_node_t *sweep_node)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < sw->naxes && !first; i++)
+		if (sw->axes[i].nums)
+			first = sw->axes[i].key;
+	for (size_t in = 0; in < sw->ninputs && first; in++)
+		for (size_t c = 0; c < sw->nwl_combos; c++) {
+			struct err e2 = { 0 };
+			char *spec = xstrdup(sw->inputs[in]), *next;
+			int r;
+
+			for (size_t i = 0; i < sw->naxes; i++) {
+				const struct sweep_axis *a = &sw->axes[i];
+
+				if (!a->nums)
+					continue;
+				next = workload_with_param(spec, a->key + 9,
+							   a->vals[c / a->wl_stride % a->nvals], &e2);
+				if (!next)
+					abort(); /* host OOM on a short string */
+				free(spec);
+				spec = next;
+			}
+			r = workload_check(spec, &e2);
+			if (r)
+				r = yerr(y, axis_node(y, sweep_node, first), "sweep: workload '%s' (input "
+					 "'%s'): %s", spec, sw->input_names[in], e2.msg);
+			free(spec);
+			if (r)
+				return -1;
+		}
+	return 0;
 }
 
 static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_override,
@@ -510,7 +716,9 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 	    sw->ninputs <= 1 && !trace_override && !workload_override)
 		return yerr(y, sweep_node, "sweep: empty (nothing to sweep)");
 	if (set_inputs(sw, y, root, trace_override, workload_override) ||
-	    check_inputs(sw, y, input, trace_override || workload_override))
+	    workload_axes_apply(sw, y, sweep_node) ||
+	    check_inputs(sw, y, input, trace_override || workload_override) ||
+	    check_workload_axes(sw, y, sweep_node))
 		return -1;
 	sw->seed = base.seed;
 	sw->npoints = sw->ninputs;
@@ -569,6 +777,26 @@ size_t sweep_point_input(const struct sweep *sw, size_t p)
 	return p / (sw->npoints / sw->ninputs);
 }
 
+size_t sweep_nsources(const struct sweep *sw)
+{
+	return sw->ninputs * (sw->nwl_combos ? sw->nwl_combos : 1);
+}
+
+size_t sweep_point_source(const struct sweep *sw, size_t p)
+{
+	size_t rest = p, combo = 0;
+
+	for (size_t i = sw->naxes; i-- > 0;) {
+		size_t j = rest % sw->axes[i].nvals;
+
+		rest /= sw->axes[i].nvals;
+		if (sw->axes[i].nums)
+			combo += j * sw->axes[i].wl_stride;
+	}
+	return sweep_point_input(sw, p) * (sw->nwl_combos ? sw->nwl_combos : 1) + combo;
+}
+
+
 /*
  * The file name carries a hash of the point's command (FNV-1a over its arguments
  * but the report path): a sweep file edited between runs gives new names, so a
@@ -621,10 +849,16 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 		push(&v, &n, "-c");
 		push(&v, &n, sw->config);
 	}
-	if (sw->workload)
+	if (sw->is_wl[in]) {
+		char *spec = point_spec(sw, in, idx, false);
+
 		push(&v, &n, "-w");
-	push(&v, &n, sw->inputs[in]);
-	if (sw->format) {
+		push(&v, &n, spec);
+		free(spec);
+	} else {
+		push(&v, &n, sw->inputs[in]);
+	}
+	if (sw->format && !sw->is_wl[in]) {
 		push(&v, &n, "--format");
 		push(&v, &n, sw->format);
 	}
@@ -646,12 +880,17 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 		push(&v, &n, num);
 	}
 	if (sw->ninputs > 1) {
+		char *name = point_spec(sw, in, idx, true);
+
 		push(&v, &n, "--label");
-		push_kv(&v, &n, "input", sw->input_names[in]);
+		push_kv(&v, &n, "input", name);
+		free(name);
 	}
 	for (size_t i = 0; i < sw->naxes; i++) {
-		push(&v, &n, "--sweep-set");
-		push_kv(&v, &n, sw->axes[i].key, sw->axes[i].vals[idx[i]]);
+		/* workload.KEY: in the spec; its label the value as a number */
+		push(&v, &n, sw->axes[i].nums ? "--label" : "--sweep-set");
+		push_kv(&v, &n, sw->axes[i].key,
+			sw->axes[i].nums ? sw->axes[i].nums[idx[i]] : sw->axes[i].vals[idx[i]]);
 	}
 	push(&v, &n, "--quiet");
 	push(&v, &n, "--json");
@@ -911,6 +1150,29 @@ static int check_rows(const struct row *rows, size_t nrows, const struct cols *c
 	return 0;
 }
 
+/* --reps: one line per point and repetition, a rep column after point, the values as reported. */
+static void write_reps_csv(FILE *out, const struct row *rows, size_t nrows, const struct cols *c)
+{
+	fputs("point,rep", out);
+	for (size_t l = 0; l < c->nlabels; l++) {
+		fputc(',', out);
+		csv_field(out, c->label_keys[l]);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(out, ",%s", c->names[i]);
+	fputc('\n', out);
+	for (size_t i = 0; i < nrows; i++) {
+		fprintf(out, "%zu,%u", rows[i].point, rows[i].rep);
+		for (size_t l = 0; l < c->nlabels; l++) {
+			fputc(',', out);
+			csv_field(out, rows[i].labels[l]);
+		}
+		for (size_t k = 0; k < c->n; k++)
+			put_num(out, rows[i].v[k], c->is_int[k]);
+		fputc('\n', out);
+	}
+}
+
 /* The CSV: a header, then one line per point (the mean and ci95 over its repetitions). */
 static void write_csv(FILE *out, const struct row *rows, size_t nrows, const struct cols *c,
 		      bool repeated)
@@ -960,6 +1222,11 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 
 int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 {
+	return sweep_merge_opts(files, nfiles, out, false, e);
+}
+
+int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep, struct err *e)
+{
 	struct cols c = { 0 };
 	struct row *rows = NULL;
 	size_t nrows = 0;
@@ -982,7 +1249,10 @@ int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 	qsort(rows, nrows, sizeof(*rows), row_cmp);
 	if (check_rows(rows, nrows, &c, &repeated, e))
 		goto out;
-	write_csv(out, rows, nrows, &c, repeated);
+	if (per_rep)
+		write_reps_csv(out, rows, nrows, &c);
+	else
+		write_csv(out, rows, nrows, &c, repeated);
 	ret = 0;
 out:
 	for (size_t i = 0; i < nrows; i++) {

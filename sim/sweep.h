@@ -6,13 +6,20 @@
  * A sweep file (YAML):
  *   config: ../nehalem.yaml        # optional; paths are relative to the sweep file
  *   trace: t.lackey | [a, b]       # or workload: spec | [spec, ...] (a list is swept)
+ *                                  # or input: [t.lackey, spec, {trace: P}, {workload: S}]
  *   format: lackey                 # optional
  *   repeat: 3                      # optional: each point under seeds seed, seed+1, ...
  *   set: { os.memory: 1G }         # optional fixed overrides
  *   sweep:                         # config path: list of values (first key varies slowest)
  *     tlb.l1d.4K.entries: [16, 32, 64]
  *     os.mode: [base, thp]
+ *     workload.size: [16M, 64M]    # a workload parameter (workload.h): every input a workload
  * Points are numbered from 0: the input varies slowest, then the keys in file order.
+ * An input: item is a workload spec when its name (before any ':') is a built-in
+ * workload's, else a trace path; {trace: P} and {workload: S} say which.
+ * A workload.KEY axis sets KEY in each input's spec (workload_with_param()); the
+ * CSV's column holds its value as a number (sizes in bytes), and the input column
+ * the spec as written less the swept keys.
  */
 #ifndef MMUSIM_SWEEP_H
 #define MMUSIM_SWEEP_H
@@ -26,6 +33,8 @@ struct sweep_axis {
 	char *key;
 	char **vals;
 	size_t nvals;
+	char **nums;      /* workload.KEY: the values as numbers (the CSV's); else NULL */
+	size_t wl_stride; /* workload.KEY: its weight in the point's workload combination */
 };
 
 struct sweep {
@@ -34,7 +43,9 @@ struct sweep {
 	char **inputs;     /* resolved trace paths, or workload specs */
 	char **input_names; /* as written in the file (the CSV's input column) */
 	size_t ninputs;
-	bool workload;
+	bool *is_wl;       /* per input: a workload spec (else a trace path) */
+	bool workload;     /* every input is a workload */
+	size_t nwl_combos; /* the product of the workload.KEY axes' lengths (1 without) */
 	char *format;
 	unsigned repeat;
 	uint64_t seed;     /* the base config's seed (repeat r uses seed + r) */
@@ -83,6 +94,14 @@ int sweep_report_matches(const char *file, const char *config_hash, const char *
 /* The input index of point @p. */
 size_t sweep_point_input(const struct sweep *sw, size_t p);
 
+/*
+ * The source of point @p: what it reads, its input and the values of the
+ * workload.KEY axes, as an index below sweep_nsources(): points of one source
+ * (and stream, sweep_run.c) can share one decode; others cannot.
+ */
+size_t sweep_point_source(const struct sweep *sw, size_t p);
+size_t sweep_nsources(const struct sweep *sw);
+
 /* Print @argv as one shell-quoted line. */
 void sweep_print_cmd(FILE *out, char *const *argv);
 
@@ -95,5 +114,13 @@ void sweep_print_cmd(FILE *out, char *const *argv);
  * half-width (Student's t, GSL). 0, or -1 with @e (a bad or inconsistent file).
  */
 int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e);
+
+/*
+ * The same, or with @per_rep one row per point and repetition (merge --reps, a
+ * sweep's OUT.reps.csv): `point`, `rep`, the labels, then each report's own
+ * numbers, no mean or .ci95. `plot` draws such a CSV with the mean of each
+ * point's repetitions and error bars, also for a derived y (A/B, mpki:).
+ */
+int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep, struct err *e);
 
 #endif

@@ -31,13 +31,21 @@ static int point_opts(const struct sweep *sw, size_t p, unsigned rep, const char
 	return run_opts_parse(argc - 1, *av + 1, o, true, e);
 }
 
-/* Which stream a point of @sw with config @c reads (point_stream()). */
+/*
+ * Which stream point @p of @sw with config @c reads (point_stream()): its source
+ * (the input, and the values of any workload.KEY axes: sweep_point_source()),
+ * then the layout and kernel that place its mappings.
+ */
 #define SWEEP_STREAMS (LAYOUT_NR * KERNEL_NR)
-static unsigned stream_of(const struct sweep *sw, const struct sim_config *c)
+static size_t stream_of(const struct sweep *sw, size_t p, const struct sim_config *c)
 {
-	if (sw->workload)
-		return c->kernel;
-	return c->layout * KERNEL_NR + (c->layout == LAYOUT_TRACE ? 0 : c->kernel);
+	size_t k;
+
+	if (sw->is_wl[sweep_point_input(sw, p)])
+		k = c->kernel;
+	else
+		k = c->layout * KERNEL_NR + (c->layout == LAYOUT_TRACE ? 0 : c->kernel);
+	return sweep_point_source(sw, p) * SWEEP_STREAMS + k;
 }
 
 int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsigned rep,
@@ -49,7 +57,7 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	struct run r = { 0 };
 	struct trace_reader *tr = NULL;
 	char id[PROVENANCE_ID_MAX];
-	unsigned stream0 = 0;
+	size_t stream0 = 0;
 	int rc = 0;
 
 	r.sims = calloc(n, sizeof(*r.sims));
@@ -70,12 +78,12 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 			rc = run_config_load(&o[i], &c, e);
 		if (!rc && !i) {
 			tr = run_input_open(&o[0], &c, &rc, e);
-			stream0 = stream_of(sw, &c);
-		} else if (!rc && stream_of(sw, &c) != stream0) {
-			/* sweep_plan() never groups them: the input's layout differs */
+			stream0 = stream_of(sw, pts[0], &c);
+		} else if (!rc && stream_of(sw, pts[i], &c) != stream0) {
+			/* sweep_plan() never groups them: the input or its layout differs */
 			rc = err_set(e, "mmusim", 0, 0,
-				     "points %zu and %zu have different os.kernel or os.layout: run them apart",
-				     pts[0], pts[i]);
+				     "points %zu and %zu read different inputs or have different "
+				     "os.kernel or os.layout: run them apart", pts[0], pts[i]);
 		}
 		if (rc)
 			break;
@@ -115,7 +123,8 @@ out:
 /*
  * Is the report @f of point @p, repetition @rep current: 1 written for the same
  * effective config, input and build (provenance.h); 0 stale; -1 absent; else
- * *@rc is set with @e. @ids[@in] caches the input's identity.
+ * *@rc is set with @e. @ids[@in] caches the identity of the point's source
+ * (sweep_point_source(): a workload.KEY value makes another input).
  */
 static int point_current(const struct sweep *sw, size_t p, unsigned rep, const char *f, size_t in,
 			 char **ids, const char *self, int *rc, struct err *e)
@@ -153,6 +162,16 @@ static int plan_chunks(struct sweep_plan *plan, const size_t *todo, size_t nt, u
 {
 	size_t nch = (nt + SWEEP_GROUP_MAX - 1) / SWEEP_GROUP_MAX;
 
+	if (plan->ntasks + nch > plan->cap) {
+		size_t cap = (plan->ntasks + nch) * 2;
+		struct sweep_task *t = realloc(plan->tasks, cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		memset(t + plan->ntasks, 0, (cap - plan->ntasks) * sizeof(*t));
+		plan->tasks = t;
+		plan->cap = cap;
+	}
 	for (size_t c = 0, at = 0; c < nch && at < nt; c++) {
 		size_t take = (nt - at + (nch - c) - 1) / (nch - c);
 		struct sweep_task *t = &plan->tasks[plan->ntasks++];
@@ -176,7 +195,7 @@ static int plan_chunks(struct sweep_plan *plan, const size_t *todo, size_t nt, u
  * with @e.
  */
 static int point_stream(const struct sweep *sw, size_t p, unsigned rep, const char *self,
-			unsigned *k, struct err *e)
+			size_t *k, struct err *e)
 {
 	char **av;
 	struct run_opts o;
@@ -186,37 +205,53 @@ static int point_stream(const struct sweep *sw, size_t p, unsigned rep, const ch
 	if (!rc)
 		rc = run_config_load(&o, &c, e);
 	if (!rc)
-		*k = stream_of(sw, &c);
+		*k = stream_of(sw, p, &c);
 	sweep_argv_free(av);
 	return rc;
+}
+
+struct keyed {
+	size_t key, p;
+};
+
+static int keyed_cmp(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->p > y->p) - (x->p < y->p);
 }
 
 /* Cut the points @todo of one input and repetition into tasks, one stream at a time. */
 static int plan_input(const struct sweep *sw, struct sweep_plan *plan, size_t *todo, size_t nt,
 		      unsigned rep, const char *self, struct err *e)
 {
-	unsigned *kern;
+	struct keyed *kp;
 	size_t *sub;
 	int rc = 0;
 
 	if (!nt)
 		return 0;
-	kern = calloc(nt, sizeof(*kern));
+	kp = calloc(nt, sizeof(*kp));
 	sub = calloc(nt, sizeof(*sub));
-	if (!kern || !sub)
+	if (!kp || !sub)
 		rc = POOL_EHOST;
-	for (size_t i = 0; i < nt && !rc; i++)
-		rc = point_stream(sw, todo[i], rep, self, &kern[i], e);
-	for (unsigned k = 0; k < SWEEP_STREAMS && !rc; k++) {
+	for (size_t i = 0; i < nt && !rc; i++) {
+		kp[i].p = todo[i];
+		rc = point_stream(sw, todo[i], rep, self, &kp[i].key, e);
+	}
+	if (!rc)
+		qsort(kp, nt, sizeof(*kp), keyed_cmp); /* by stream, then point order */
+	for (size_t i = 0, j; i < nt && !rc; i = j) {
 		size_t ns = 0;
 
-		for (size_t i = 0; i < nt; i++)
-			if (kern[i] == k)
-				sub[ns++] = todo[i];
-		if (ns && plan_chunks(plan, sub, ns, rep))
+		for (j = i; j < nt && kp[j].key == kp[i].key; j++)
+			sub[ns++] = kp[j].p;
+		if (plan_chunks(plan, sub, ns, rep))
 			rc = POOL_EHOST;
 	}
-	free(kern);
+	free(kp);
 	free(sub);
 	return rc;
 }
@@ -229,15 +264,13 @@ static int plan_input(const struct sweep *sw, struct sweep_plan *plan, size_t *t
 int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, unsigned shard_i,
 	       unsigned shard_n, struct sweep_plan *plan, struct err *e)
 {
-	size_t per_input = sw->npoints / sw->ninputs, groups = sw->ninputs * sw->repeat;
-	char **ids = calloc(sw->ninputs, sizeof(*ids)); /* point_current() fills them */
+	size_t per_input = sw->npoints / sw->ninputs, nsrc = sweep_nsources(sw);
+	char **ids = calloc(nsrc, sizeof(*ids)); /* point_current() fills them */
 	size_t *todo = calloc(per_input + 1, sizeof(*todo));
 	int rc = 0;
 
 	memset(plan, 0, sizeof(*plan));
-	plan->tasks = calloc(groups * SWEEP_STREAMS * (per_input / SWEEP_GROUP_MAX + 1) + 1,
-			     sizeof(*plan->tasks));
-	if (!ids || !todo || !plan->tasks)
+	if (!ids || !todo)
 		rc = POOL_EHOST;
 	for (size_t in = 0; in < sw->ninputs && !rc; in++)
 		for (unsigned r = 0; r < sw->repeat && !rc; r++) {
@@ -250,7 +283,8 @@ int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, uns
 					continue;
 				plan->total++;
 				f = sweep_point_file(sw, outdir, p, r);
-				switch (point_current(sw, p, r, f, in, ids, self, &rc, e)) {
+				switch (point_current(sw, p, r, f, sweep_point_source(sw, p), ids, self,
+						      &rc, e)) {
 				case 1:
 					plan->done++; /* done by an earlier run under the same key (resume) */
 					break;
@@ -268,7 +302,7 @@ int sweep_plan(const struct sweep *sw, const char *outdir, const char *self, uns
 		}
 	if (rc == POOL_EHOST)
 		err_host(e, "mmusim", 0, 0, "out of memory");
-	for (size_t i = 0; ids && i < sw->ninputs; i++)
+	for (size_t i = 0; ids && i < nsrc; i++)
 		free(ids[i]);
 	free(ids);
 	free(todo);
@@ -435,9 +469,13 @@ void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *
 		nvals[1] = sw->axes[mode].nvals;
 	}
 	o->out = out;
+	if (sw->ninputs == 1)
+		o->input = sw->input_names[0]; /* the title names it (a trace by its file name) */
 	o->x = dim[0] ? dim[0] : "input";
 	o->by = dim[1];
-	o->logx = !strncmp(o->x, "tlb.", 4) && strstr(o->x, "entries");
+	/* TLB sizes and workload parameters (footprints, counts) span powers of two */
+	o->logx = (!strncmp(o->x, "tlb.", 4) && strstr(o->x, "entries")) ||
+		  (!strncmp(o->x, "workload.", 9) && strcmp(o->x, "workload.madvise"));
 	for (size_t i = 0; o->logx && vals[0] && i < nvals[0]; i++)
 		o->logx = strtod(vals[0][i], NULL) > 0; /* a log axis needs x > 0 */
 	if (o->by && vals[0] && !all_numeric(vals[0], nvals[0]))
@@ -445,7 +483,8 @@ void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *
 	o->y = !strncmp(o->x, "tlb.", 4) ? "mpki:tlb.l1d.misses" : "cycles.total";
 }
 
-int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct err *e)
+int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep,
+		     struct err *e)
 {
 	FILE *f = outfile_stream(of);
 
@@ -454,7 +493,7 @@ int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct er
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	if (sweep_merge(files, n, f, e)) {
+	if (sweep_merge_opts(files, n, f, per_rep, e)) {
 		outfile_abort(of);
 		return -1;
 	}
@@ -628,10 +667,24 @@ static int sweep_schedule(struct sweep_state *s, struct err *e)
 }
 
 /* The CSV from the points' reports, then the figure if --plot. */
+/* OUT.reps.csv beside a regular OUT.csv (caller frees), else NULL. */
+static char *sweep_reps_csv(const char *csv)
+{
+	size_t n = strlen(csv);
+	char *r;
+
+	if (n < 5 || strcmp(csv + n - 4, ".csv") || !outfile_is_regular_path(csv))
+		return NULL;
+	r = malloc(n + 6);
+	if (r)
+		snprintf(r, n + 6, "%.*s.reps.csv", (int)(n - 4), csv);
+	return r;
+}
+
 static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struct err *e)
 {
 	size_t nf;
-	char **files = sweep_point_files(&s->sw, s->outdir, &nf);
+	char **files = sweep_point_files(&s->sw, s->outdir, &nf), *reps = NULL;
 	int rc;
 
 	if (!files) {
@@ -639,9 +692,17 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	rc = sweep_merge_into(csv_of, files, nf, e);
+	rc = sweep_merge_into(csv_of, files, nf, false, e);
 	if (!s->c->quiet && !rc)
 		fprintf(s->c->log, "sweep: %zu points -> %s\n", nf / s->sw.repeat, s->csv);
+	if (!rc && s->sw.repeat > 1 && (reps = sweep_reps_csv(s->csv))) {
+		struct outfile rof;
+
+		rc = outfile_open(&rof, reps, 0, e) ? -1 : sweep_merge_into(&rof, files, nf, true, e);
+		if (!s->c->quiet && !rc)
+			fprintf(s->c->log, "sweep: %zu points x %u repetitions -> %s\n",
+				nf / s->sw.repeat, s->sw.repeat, reps);
+	}
 	for (size_t i = 0; i < nf; i++)
 		free(files[i]);
 	free(files);
@@ -649,12 +710,14 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 		struct plot_opts po;
 
 		sweep_plot_opts(&s->sw, s->c->plot_out, &po);
-		rc = plot_csv(s->csv, &po, e);
+		/* a derived y (mpki:, A/B) of repetitions: its error bars from each repetition */
+		rc = plot_csv(reps && (strchr(po.y, ':') || strchr(po.y, '/')) ? reps : s->csv, &po, e);
 		if (rc && rc != -1)
 			rc = POOL_EHOST; /* gnuplot failed: exit 1 */
 		if (!rc && !s->c->quiet)
 			fprintf(s->c->log, "sweep: plot -> %s\n", s->c->plot_out);
 	}
+	free(reps);
 	return rc;
 }
 

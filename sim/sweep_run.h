@@ -34,7 +34,7 @@ struct sweep_task {
 
 struct sweep_plan {
 	struct sweep_task *tasks;
-	size_t ntasks;
+	size_t ntasks, cap;
 	size_t total;  /* points (x repetitions) of this shard */
 	size_t done;   /* of them finished: reused, then by workers */
 	size_t stale;  /* reports found but written under another config, input or build */
@@ -99,11 +99,12 @@ char *sweep_default_csv(const char *sweep_path);
 void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o);
 
 /*
- * Merge the reports @files into @of (sweep_merge()) and commit it: 0; -1 with
- * @e (a bad report: exit 2); POOL_EHOST with @e (the write failed: exit 1).
- * @of is aborted on failure.
+ * Merge the reports @files into @of (sweep_merge_opts(), one row per repetition
+ * with @per_rep) and commit it: 0; -1 with @e (a bad report: exit 2);
+ * POOL_EHOST with @e (the write failed: exit 1). @of is aborted on failure.
  */
-int sweep_merge_into(struct outfile *of, char *const *files, size_t n, struct err *e);
+int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep,
+		     struct err *e);
 
 /* `mmusim sweep`, its options parsed. */
 struct sweep_cmd {

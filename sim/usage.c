@@ -21,10 +21,11 @@ const char usage_text[] =
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
 	"       mmusim capture [-o OUT] [--tool=mmusim|lackey] -- PROGRAM [ARGS]\n"
 	"       mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
-	"                    [-o results.csv] [--plot OUT.png|OUT.svg] [--quiet]\n"
-	"       mmusim merge OUT.csv RESULT.json...\n"
-	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx]\n"
-	"                   [--kind lines|bars|timeline] [--base V] [--title T] [--table] -o OUT.png|OUT.svg\n"
+	"                    [-o results.csv] [--plot OUT.png|OUT.svg|OUT.pdf] [--quiet]\n"
+	"       mmusim merge [--reps] OUT.csv RESULT.json...\n"
+	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx] [--logy]\n"
+	"                   [--kind lines|bars|timeline] [--base V] [--abs] [--title T] [--input NAME]\n"
+	"                   [--table] -o OUT.png|OUT.svg|OUT.pdf\n"
 	"                   [--script FILE.gp]\n"
 	"       mmusim demo [--outdir DIR]\n"
 	"       mmusim help [CMD]    (or CMD --help)\n"
@@ -70,23 +71,32 @@ static const struct {
 	{ "sweep",
 	  "mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
 	  "             [-o OUT.csv] [--quiet]\n"
-	  "Run every point of a sweep file (config:, trace: or workload: (a list is swept), format:,\n"
-	  "repeat:, set:, sweep: {path: [values]}) and write one CSV row per point.\n"
+	  "Run every point of a sweep file (config:, trace: or workload: (a list is swept), or input:\n"
+	  "mixing both, format:, repeat:, set:, sweep: {path: [values]}; workload.size, .updates and\n"
+	  "the other workload parameters sweep as numbers) and write one CSV row per point (with\n"
+	  "repeat: also OUT.reps.csv, one row per repetition).\n"
 	  "  -j N          worker processes (default: the cores); points of one input share a decode\n"
 	  "  --shard I/N   only every N-th point from I (0-based), e.g. one Slurm array task\n"
 	  "  --list        print one self-contained 'mmusim run' command per point instead of running\n"
 	  "  --outdir DIR  per-point reports (default OUT.csv.d); finished points are skipped on re-runs\n"
 	  "  -o OUT.csv    the CSV (default: the sweep file's name with .csv)\n" },
 	{ "merge",
-	  "mmusim merge OUT.csv RESULT.json...\n"
+	  "mmusim merge [--reps] OUT.csv RESULT.json...\n"
 	  "Join the per-point reports of a sweep (from --list runs or shards) into the CSV 'sweep -o'\n"
-	  "writes: one row per point in point order; repetitions give mean and .ci95 columns.\n" },
+	  "writes: one row per point in point order; repetitions give mean and .ci95 columns.\n"
+	  "  --reps   one row per point and repetition (point, rep, ...): plot draws its means with\n"
+	  "           error bars, derived quantities (A/B, mpki:) included\n" },
 	{ "plot",
-	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--kind lines|bars|timeline]\n"
-	  "            [--base VALUE] [--title T] -o out.png|out.svg [--script FILE.gp]\n"
+	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--logy] [--kind lines|bars|timeline]\n"
+	  "            [--base VALUE] [--abs] [--title T] [--input NAME] -o out.png|out.svg|out.pdf\n"
+	  "            [--script FILE.gp]\n"
 	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot. --script FILE also writes the\n"
 	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp\n"
-	  "plus .png).\n" },
+	  "plus .png).\n"
+	  "  --logx, --logy  log2 x axis, log10 y axis (lines and timelines; values > 0)\n"
+	  "  --abs           % change bars: the absolute values in a panel beside them\n"
+	  "  --input NAME    the input named in the title (default: the CSV's input column\n"
+	  "                  when it holds one value)\n" },
 	{ "config",
 	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
 	  "Print the effective configuration as YAML (every key with its value).\n"

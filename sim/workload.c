@@ -791,3 +791,117 @@ struct trace_reader *workload_open_kernel(const char *spec, uint64_t seed, enum 
 	}
 	return &w->head;
 }
+
+/* --- parameters as sweep axes ---------------------------------------------- */
+
+static int wl_key_index(const char *key)
+{
+	for (unsigned k = 0; k < K_NR; k++)
+		if (!strcmp(key, wl_keys[k].name))
+			return (int)k;
+	return -1;
+}
+
+bool workload_param_known(const char *key)
+{
+	return wl_key_index(key) >= 0;
+}
+
+int workload_param_number(const char *key, const char *val, char *buf, size_t n)
+{
+	int k = wl_key_index(key);
+	struct wl_params p;
+	struct err e = { 0 };
+
+	if (k < 0)
+		return -1;
+	memset(&p, 0, sizeof(p));
+	/* any kind accepting the key parses its value the same way */
+	for (unsigned w = 0; w < WL_NR; w++)
+		if (wl_kinds[w].allowed & KB(k)) {
+			if (wl_parse_value(w, (enum wl_key)k, val, &p, &e))
+				return -1;
+			break;
+		}
+	if (wl_keys[k].type == T_DOUBLE)
+		snprintf(buf, n, "%.15g", p.alpha);
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)p.u[k]);
+	return 0;
+}
+
+char *workload_with_param(const char *spec, const char *key, const char *val, struct err *e)
+{
+	const char *colon = strchr(spec, ':'), *s = colon ? colon + 1 : "";
+	size_t klen = strlen(key), olen = 0;
+	char *out = NULL, sep = ':';
+	FILE *f = open_memstream(&out, &olen);
+	bool done = false;
+
+	if (!f) {
+		err_host(e, "-w", 0, 0, "out of memory");
+		return NULL;
+	}
+	fwrite(spec, 1, colon ? (size_t)(colon - spec) : strlen(spec), f);
+	/* the parameters in their order, @key's value replaced where it was (else appended) */
+	while (*s) {
+		size_t tl = strcspn(s, ",");
+
+		fputc(sep, f);
+		sep = ',';
+		if (!done && tl > klen && !strncmp(s, key, klen) && s[klen] == '=') {
+			fprintf(f, "%s=%s", key, val);
+			done = true;
+		} else {
+			fwrite(s, 1, tl, f);
+		}
+		s += tl;
+		s += *s == ',';
+	}
+	if (!done)
+		fprintf(f, "%c%s=%s", sep, key, val);
+	if (fclose(f)) {
+		free(out);
+		err_host(e, "-w", 0, 0, "out of memory");
+		return NULL;
+	}
+	return out;
+}
+
+bool workload_is_spec(const char *s)
+{
+	size_t n = strcspn(s, ":");
+
+	for (unsigned k = 0; k < WL_NR; k++)
+		if (strlen(wl_kinds[k].name) == n && !strncmp(s, wl_kinds[k].name, n))
+			return true;
+	return false;
+}
+
+char *workload_without_param(const char *spec, const char *key)
+{
+	const char *colon = strchr(spec, ':'), *s = colon ? colon + 1 : "";
+	size_t klen = strlen(key), olen = 0;
+	char *out = NULL, sep = ':';
+	FILE *f = open_memstream(&out, &olen);
+
+	if (!f)
+		return NULL;
+	fwrite(spec, 1, colon ? (size_t)(colon - spec) : strlen(spec), f);
+	while (*s) {
+		size_t tl = strcspn(s, ",");
+
+		if (!(tl > klen && !strncmp(s, key, klen) && s[klen] == '=')) {
+			fputc(sep, f);
+			sep = ',';
+			fwrite(s, 1, tl, f);
+		}
+		s += tl;
+		s += *s == ',';
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

@@ -32,4 +32,32 @@ struct trace_reader *workload_open_kernel(const char *spec, uint64_t seed, enum 
  */
 int workload_check(const char *spec, struct err *e);
 
+/* Whether @s names a built-in workload (the text before any ':'; the rest unchecked). */
+bool workload_is_spec(const char *s);
+
+/*
+ * Workload parameters as sweep axes (sweep.h, "workload.KEY"). Whether @key
+ * names a parameter of some workload (size, iterations, updates, steps,
+ * stride, passes, alpha, refs, seed, madvise).
+ */
+bool workload_param_known(const char *key);
+
+/*
+ * @val of parameter @key as the number it stands for, into @buf: sizes in
+ * bytes and counts as plain integers ("16M" -> "16777216"), alpha as written
+ * in %.15g, madvise 0 or 1. 0, or -1 when @key is unknown or @val bad.
+ */
+int workload_param_number(const char *key, const char *val, char *buf, size_t n);
+
+/*
+ * @spec with its parameter @key set to @val (the value replaced where the
+ * spec gives it, else appended): a new string the caller frees (not checked:
+ * workload_check() it), or NULL with @e when out of memory.
+ */
+char *workload_with_param(const char *spec, const char *key, const char *val, struct err *e);
+
+/* @spec less its parameter @key ("gups:size=1M,updates=9" less size: "gups:updates=9";
+ * "gups:size=1M": "gups"): a new string, or NULL when out of memory. */
+char *workload_without_param(const char *spec, const char *key);
+
 #endif

@@ -2,7 +2,7 @@
  * check_plot.c - Check suite for sim/plot.c (`mmusim plot`): the table each kind of
  * figure is drawn from (exact values: the % change bars, units, derived metrics,
  * error bars, size-suffixed x ticks), the script's key lines, rendering of every
- * kind to PNG and SVG through gnuplot (no temporary left behind), `plot --script`
+ * kind to PNG, SVG and PDF through gnuplot (no temporary left behind), `plot --script`
  * files that gnuplot draws from alone, and the exact
  * message of every kind of bad input.
  *
@@ -178,9 +178,9 @@ START_TEST(test_pct_change_exact)
 	for (size_t k = 0; k < 3; k++)
 		ck_assert_double_exact(t.series[1].x[k], (double)k);
 	ck_assert_ptr_null(t.series[0].err);
-	ck_assert_str_eq(t.title, "cycles.total: % change against os.mode = base, per input");
+	ck_assert_str_eq(t.title, "total cycles: % change against mode = base, per input");
 	ck_assert_str_eq(t.xlabel, "input");
-	ck_assert_str_eq(t.ylabel, "% change in cycles.total against base");
+	ck_assert_str_eq(t.ylabel, "% change in total cycles against base");
 	{
 		/* the seed mail's table of the same numbers */
 		char *buf = NULL;
@@ -190,7 +190,7 @@ START_TEST(test_pct_change_exact)
 		ck_assert_int_eq(plot_write_table(&t, f), 0);
 		fclose(f);
 		ck_assert_str_eq(buf,
-				 "% change in cycles.total against base\n"
+				 "% change in total cycles against base\n"
 				 "input                     base                      thp                     huge\n"
 				 "a                200 (  0.00%)            150 (-25.00%)            250 ( 25.00%)\n"
 				 "b                 64 (  0.00%)             16 (-75.00%)             96 ( 50.00%)\n"
@@ -216,7 +216,7 @@ START_TEST(test_pct_other_base)
 	ck_assert_double_exact(t.series[1].y[0], 100.0 * (150.0 - 250.0) / 250.0);
 	ck_assert_double_exact(t.series[1].y[1], 100.0 * (16.0 - 96.0) / 96.0);
 	ck_assert(isnan(t.series[1].y[2]));
-	ck_assert_str_eq(t.title, "cycles.total: % change against os.mode = huge, per input");
+	ck_assert_str_eq(t.title, "total cycles: % change against mode = huge, per input");
 	plot_table_free(&t);
 }
 END_TEST
@@ -232,10 +232,10 @@ START_TEST(test_bars_absolute)
 	ck_assert(!t.pct);
 	ck_assert_uint_eq(t.nseries, 1);
 	ck_assert_str_eq(t.series[0].name, "walk.cycles");
-	ck_assert_str_eq(t.ylabel, "walk.cycles (cycles)");
+	ck_assert_str_eq(t.ylabel, "walk cycles");
 	ck_assert_double_exact(t.series[0].y[0], 517180.0);
 	ck_assert_double_exact(t.series[0].y[1], 1180.0);
-	ck_assert_str_eq(t.title, "walk.cycles per os.mode");
+	ck_assert_str_eq(t.title, "walk cycles per mode");
 	plot_table_free(&t);
 }
 END_TEST
@@ -269,9 +269,9 @@ START_TEST(test_lines_by_with_ci)
 	}
 	ck_assert_double_exact(t.series[1].err[4], 6187.2);
 	ck_assert_uint_eq(t.nxtics, 0);
-	ck_assert_str_eq(t.title, "tlb.l1d.misses vs tlb.l1d.4K.entries by os.mode");
-	ck_assert_str_eq(t.xlabel, "tlb.l1d.4K.entries (entries)");
-	ck_assert_str_eq(t.ylabel, "tlb.l1d.misses");
+	ck_assert_str_eq(t.title, "L1 dTLB misses vs L1 dTLB 4K entries by mode");
+	ck_assert_str_eq(t.xlabel, "L1 dTLB 4K entries");
+	ck_assert_str_eq(t.ylabel, "L1 dTLB misses");
 	plot_table_free(&t);
 }
 END_TEST
@@ -304,14 +304,14 @@ START_TEST(test_units)
 	struct plot_table t;
 
 	prepare_ok(data("plot_sweep.csv"), &o, &t);
-	ck_assert_str_eq(t.ylabel, "memory.rss (MiB)");
+	ck_assert_str_eq(t.ylabel, "resident memory (MiB)");
 	ck_assert_double_exact(t.series[0].y[0], 6.68167e7 / 1048576.0);
 	ck_assert_double_exact(t.series[0].err[0], 96707.4 / 1048576.0);
 	plot_table_free(&t);
 
 	o.y = "memory.huge_coverage";
 	prepare_ok(data("plot_sweep.csv"), &o, &t);
-	ck_assert_str_eq(t.ylabel, "memory.huge_coverage (%)");
+	ck_assert_str_eq(t.ylabel, "huge page coverage of resident memory (%)");
 	ck_assert_double_exact(t.series[1].y[0], 0.12549 * 100.0);
 	ck_assert_double_exact(t.series[1].err[0], 0.000156379 * 100.0);
 	plot_table_free(&t);
@@ -319,7 +319,7 @@ START_TEST(test_units)
 	o.y = "cycles.total";
 	prepare_ok(data("plot_sweep.csv"), &o, &t);
 	/* a million or more: in millions */
-	ck_assert_str_eq(t.ylabel, "cycles.total (million cycles)");
+	ck_assert_str_eq(t.ylabel, "total cycles (millions)");
 	ck_assert_double_exact(t.series[0].y[0], 1.44564e7 * 1e-6);
 	ck_assert_double_exact(t.series[0].err[0], 9492.17 * 1e-6);
 	plot_table_free(&t);
@@ -332,7 +332,7 @@ START_TEST(test_derived_metrics)
 	struct plot_table t;
 
 	prepare_ok(data("plot_sweep.csv"), &o, &t);
-	ck_assert_str_eq(t.ylabel, "tlb.l1d.misses per 1000 instructions (MPKI)");
+	ck_assert_str_eq(t.ylabel, "L1 dTLB misses per 1000 instructions (MPKI)");
 	ck_assert_double_exact(t.series[0].y[0], 1000.0 * 367071.0 / 1.6e6);
 	ck_assert_double_exact(t.series[1].y[4], 1000.0 * 231824.0 / 1.6e6);
 	ck_assert_ptr_null(t.series[0].err);	/* no error bars on derived metrics */
@@ -340,7 +340,7 @@ START_TEST(test_derived_metrics)
 
 	o.y = "walk.cycles / walk.walks";
 	prepare_ok(data("plot_sweep.csv"), &o, &t);
-	ck_assert_str_eq(t.ylabel, "walk.cycles / walk.walks");
+	ck_assert_str_eq(t.ylabel, "walk cycles / page walks");
 	ck_assert_double_exact(t.series[0].y[0], 2.48128e6 / 240599.0);
 	ck_assert_double_exact(t.series[1].y[2], 2.08273e6 / 204954.0);
 	plot_table_free(&t);
@@ -369,7 +369,7 @@ START_TEST(test_size_suffix_ticks)
 	ck_assert_double_exact(t.series[0].x[0], 524288.0);
 	ck_assert_double_exact(t.series[0].x[5], 16777216.0);
 	ck_assert_double_exact(t.series[0].y[0], 53109248.0 * 1e-6);
-	ck_assert_str_eq(t.ylabel, "walk.cycles (million cycles)");
+	ck_assert_str_eq(t.ylabel, "walk cycles (millions)");
 	ck_assert_uint_eq(t.nxtics, 6);
 	for (int i = 0; i < 6; i++) {
 		ck_assert_str_eq(t.xtic_label[i], label[i]);
@@ -398,15 +398,15 @@ START_TEST(test_timeline)
 	ck_assert_double_exact(t.series[2].y[2], 0.920354 * 100.0);
 	ck_assert_double_exact(t.series[2].x[27], 112.0);
 	ck_assert_double_exact(t.series[0].x[53], 216.0);
-	ck_assert_str_eq(t.xlabel, "time (ms)");
-	ck_assert_str_eq(t.ylabel, "huge_coverage (%)");
-	ck_assert_str_eq(t.title, "huge_coverage over time by mode");
+	ck_assert_str_eq(t.xlabel, "simulated time (ms)");
+	ck_assert_str_eq(t.ylabel, "huge page coverage of resident memory (%)");
+	ck_assert_str_eq(t.title, "huge page coverage of resident memory over time by mode");
 	plot_table_free(&t);
 
 	o.y = "rss_bytes";
 	o.kind = "timeline";
 	prepare_ok(data("plot_timeline.csv"), &o, &t);
-	ck_assert_str_eq(t.ylabel, "rss (MiB)");
+	ck_assert_str_eq(t.ylabel, "resident memory (MiB)");
 	ck_assert_double_exact(t.series[0].y[53], 64.0);
 	plot_table_free(&t);
 }
@@ -420,7 +420,7 @@ static char *script_of(const struct plot_table *t, const char *out, bool svg)
 	FILE *f = open_memstream(&s, &n);
 
 	ck_assert_ptr_nonnull(f);
-	plot_write_script(t, out, svg, f);
+	plot_write_script(t, out, svg ? "svg" : "png", f);
 	ck_assert_int_eq(fclose(f), 0);
 	return s;
 }
@@ -477,7 +477,7 @@ START_TEST(test_script)
 		ck_assert_ptr_nonnull(strstr(s, "set xtics nomirror scale 0 ('x0.lackey.zst' 0, "
 					     "'x1.lackey.zst' 1, "));
 		ck_assert_ptr_nonnull(strstr(s, "with labels rotate by 90 left"));
-		ck_assert_ptr_nonnull(strstr(s, "\nset key title 'os.mode'\n"));
+		ck_assert_ptr_nonnull(strstr(s, "\nset key title 'mode'\n"));
 		free(s);
 		plot_table_free(&t);
 	}
@@ -524,8 +524,12 @@ static void render_and_check(const char *csv, const struct plot_opts *opts, cons
 	size_t n;
 	FILE *f;
 
-	for (int svg = 0; svg < 2; svg++) {
-		snprintf(path, sizeof(path), "%s/%s.%s", out_dir(), name, svg ? "svg" : "png");
+	static const char *const fmt[] = { "png", "svg", "pdf" };
+
+	for (int k = 0; k < 3; k++) {
+		int svg = k == 1;
+
+		snprintf(path, sizeof(path), "%s/%s.%s", out_dir(), name, fmt[k]);
 		unlink(path);
 		o.out = path;
 		if (plot_csv(csv, &o, &e)) {
@@ -539,6 +543,8 @@ static void render_and_check(const char *csv, const struct plot_opts *opts, cons
 		buf[n] = 0;
 		if (svg)
 			ck_assert_msg(strstr(buf, "<svg") != NULL, "%s has no <svg", path);
+		else if (k == 2)	/* pdfcairo */
+			ck_assert_msg(n > 5 && !memcmp(buf, "%PDF-", 5), "%s is not a PDF", path);
 		else
 			ck_assert_msg(n > 8 && !memcmp(buf, png_magic, 8), "%s is not a PNG", path);
 	}
@@ -882,16 +888,16 @@ START_TEST(test_err_output)
 	const char *csv = data("plot_sweep.csv");
 	FILE *f;
 
-	o.out = in_scratch("a.pdf");
+	o.out = in_scratch("a.jpg");
 	ck_assert_int_eq(plot_csv(csv, &o, &e), -1);
 	err_format(&e, msg, sizeof(msg));
-	snprintf(want, sizeof(want), "%s: plot output must end in .png or .svg", o.out);
+	snprintf(want, sizeof(want), "%s: plot output must end in .png, .svg or .pdf", o.out);
 	ck_assert_str_eq(msg, want);
 
 	o.out = NULL;
 	ck_assert_int_eq(plot_csv(csv, &o, &e), -1);
 	err_format(&e, msg, sizeof(msg));
-	ck_assert_str_eq(msg, "-o: no output file given (.png or .svg)");
+	ck_assert_str_eq(msg, "-o: no output file given (.png, .svg or .pdf)");
 
 	o.out = in_scratch("no/such/dir.png");
 	ck_assert_int_eq(plot_csv(csv, &o, &e), -1);
@@ -960,7 +966,7 @@ START_TEST(test_plot_bars_demo)
 	ck_assert_uint_eq(temporaries(), 0);
 	ck_assert_int_eq(plot_bars("a b\nx 1\n", "t", "y", in_scratch("d.jpg"), &e), -1);
 	err_format(&e, msg, sizeof(msg));
-	ck_assert_ptr_nonnull(strstr(msg, "d.jpg: plot output must end in .png or .svg"));
+	ck_assert_ptr_nonnull(strstr(msg, "d.jpg: plot output must end in .png, .svg or .pdf"));
 }
 END_TEST
 

@@ -136,7 +136,7 @@ $MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y walk.walks --by os.mode --l
 $MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y cycles.total --by os.mode --kind bars -o "$T/sw/b.png" >/dev/null &&
 	[ "$(head -c 4 "$T/sw/b.png" | tail -c 3)" = PNG ] && ok || bad "plot bars to png"
 check "$($MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y walk.walks --by os.mode --kind bars --table | sed -n 2p | tr -s ' ')" \
-	"tlb.l1d.4K.entries (entries) base thp" "plot --table header"
+	"L1 dTLB 4K entries base thp" "plot --table header"
 $MMUSIM sweep "$T/sw/s.yaml" -o "$T/sw/j1.csv" --plot "$T/sw/s.png" --quiet && [ -s "$T/sw/s.png" ] && ok || bad "sweep --plot"
 expect_error "$T/sw/j1.csv: no column 'walk.walkz'" $MMUSIM plot "$T/sw/j1.csv" -x tlb.l1d.4K.entries -y walk.walkz -o "$T/sw/x.png"
 [ -e "$T/sw/x.png" ] && bad "a failed plot left its image" || ok
