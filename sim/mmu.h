@@ -72,6 +72,13 @@ struct mmu {
 	mmu_fault_fn fault;    /* installed by the OS */
 	void *os;
 	bool fault_ifetch;     /* the walk that faults is an instruction fetch's (set on a TLB miss) */
+	/*
+	 * An observer of invalidations (mrc.c keeps its stacks in step): called by
+	 * mmu_invalidate_range() with [start, end), by mmu_flush_all() with @all.
+	 * NULL (mmu_init()'s) in every run.
+	 */
+	void (*inval_hook)(void *ctx, vaddr_t start, vaddr_t end, bool all);
+	void *inval_ctx;
 };
 
 /*
