@@ -98,6 +98,7 @@ struct sd_set {
 	uint32_t flush_ts; /* times below it were flushed: those pages and holes are gone */
 	uint32_t gen;      /* the stack's flush generation flush_ts is of */
 	uint32_t nhole, hole_cap;
+	uint32_t total;    /* the 1s in the tree: prefix(clock - 1), one sum saved a lookup */
 	uint32_t *bit;     /* Fenwick tree over 1..cap */
 	uint64_t *key_at;  /* [1..cap]: the page last used at each time, KEY_HOLE or KEY_NONE */
 	uint32_t *hole;    /* the holes' times, a max-heap: hole[0] is the topmost */
@@ -106,6 +107,7 @@ struct sd_set {
 struct sd_ent {
 	uint64_t key;
 	uint32_t ts; /* the page's last use in its set; 0: none yet */
+	bool ro;     /* its translation is read-only (current while live: every change flushes) */
 };
 
 /* The stacks of one side and page size: a set each, one hash for all. */
@@ -135,6 +137,7 @@ struct mrc {
 
 static inline void fen_add(struct sd_set *t, uint32_t i, int32_t v)
 {
+	t->total += (uint32_t)v;
 	for (; i <= t->cap; i += i & -i)
 		t->bit[i] += (uint32_t)v;
 }
@@ -368,6 +371,7 @@ static int set_compact(struct sd_stack *k, struct sd_set *t)
 	t->hole = nhole;
 	t->hole_cap = nh + SET_MIN_CAP;
 	t->cap = ncap;
+	t->total = j - 1;
 	t->clock = j;
 	t->flush_ts = 0;
 	return 0;
@@ -378,23 +382,32 @@ static inline struct sd_set *set_of(const struct mrc *r, struct sd_stack *k, uin
 	return &k->set[r->nsets == 1 ? 0 : key % r->nsets];
 }
 
-/* The distance of @key in @k (holes count) without using it: 1.., or SD_COLD. */
-static uint32_t sd_peek(const struct mrc *r, struct sd_stack *k, uint64_t key)
+/* @key's entry in @k if the page is in the stack, else NULL. */
+static struct sd_ent *sd_live(const struct mrc *r, struct sd_stack *k, uint64_t key)
 {
+	struct sd_ent *p = k->map_n ? map_find(k, key) : NULL;
 	struct sd_set *t;
-	struct sd_ent *p = map_find(k, key);
 
 	if (!p)
-		return SD_COLD;
+		return NULL;
 	t = set_of(r, k, key);
 	set_sync(k, t);
-	if (!ent_live(t, p))
-		return SD_COLD;
-	return 1 + fen_prefix(t, t->clock - 1) - fen_prefix(t, p->ts);
+	return ent_live(t, p) ? p : NULL;
 }
 
-/* Use @key in @k: its distance before (1.., or SD_COLD); it becomes the most recent. */
-static uint32_t sd_access(struct mrc *r, struct sd_stack *k, uint64_t key)
+/* The distance of @p, a page in @k (sd_live()), holes counted. */
+static uint32_t sd_dist(const struct mrc *r, struct sd_stack *k, const struct sd_ent *p)
+{
+	const struct sd_set *t = set_of(r, k, p->key);
+
+	return 1 + t->total - fen_prefix(t, p->ts);
+}
+
+/*
+ * Use @key (a read-only translation if @ro) in @k: its distance before (1.., or
+ * SD_COLD); it becomes the most recent.
+ */
+static uint32_t sd_access(struct mrc *r, struct sd_stack *k, uint64_t key, bool ro)
 {
 	struct sd_set *t = set_of(r, k, key);
 	struct sd_ent *p;
@@ -407,11 +420,12 @@ static uint32_t sd_access(struct mrc *r, struct sd_stack *k, uint64_t key)
 	p = map_get(k, key);
 	if (unlikely(!p))
 		goto oom;
+	p->ro = ro;
 	top = t->nhole ? t->hole[0] : 0;
 	if (ent_live(t, p)) {
 		if (p->ts == t->clock - 1)
 			return 1; /* already the most recent of its set: no hole above it */
-		d = 1 + fen_prefix(t, t->clock - 1) - fen_prefix(t, p->ts);
+		d = 1 + t->total - fen_prefix(t, p->ts);
 		if (top > p->ts) {
 			/* the topmost hole takes the move; the page's place becomes one */
 			hole_take(t, top);
@@ -530,6 +544,43 @@ static void stack_free(const struct mrc *r, struct sd_stack *k)
 }
 
 /*
+ * Before a store on @side: a read-only translation of its page that a stack
+ * holds (current: every change of a translation is flushed) means a
+ * write-protect fault. Each array of the side that holds it (d <= E) first
+ * counts a hit on it (ro_hist). Returns that stack, and the key in *@okey, for
+ * the caller's check that the fault flushed it; NULL otherwise. A translation
+ * in no stack of either side is in no TLB: its store misses everywhere, as any
+ * cold lookup. ro_stores counts those held on either side (the STLB bound).
+ */
+static struct sd_stack *ro_store(struct mrc *r, enum tlb_side side, vaddr_t va, uint64_t *okey)
+{
+	for (int i = 0; i < 2; i++) {
+		int sd = i ? !side : side;
+
+		for (int ps = 0; ps < PS_NR; ps++) {
+			struct sd_stack *k = &r->st[sd][ps];
+			uint64_t key = va >> page_shift_of((enum page_size)ps);
+			struct sd_ent *p = sd_live(r, k, key);
+			uint32_t d;
+
+			if (!p)
+				continue;
+			if (!p->ro)
+				return NULL;
+			r->ro_stores++;
+			if (sd != (int)side)
+				return NULL;
+			d = sd_dist(r, k, p);
+			if (d <= r->maxd)
+				k->ro_hist[d]++;
+			*okey = key;
+			return k;
+		}
+	}
+	return NULL;
+}
+
+/*
  * One L1 lookup (sim_lookup_fn): make it with mmu_access(), then record the
  * distance of the translation it ended with. A repeat of the side's last page,
  * not a store to a read-only one, is distance 1 in its stack, which it leaves as
@@ -540,8 +591,8 @@ static void mrc_lookup(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side,
 	struct mrc *r = ctx;
 	struct mmu *m = &s->mmu;
 	uint64_t vpn = va >> PAGE_SHIFT, okey = 0, entry;
-	enum page_size ps, ops = PS_NR;
-	struct sd_stack *k;
+	struct sd_stack *k, *ok = NULL;
+	enum page_size ps;
 	pfn_t pfn;
 	uint32_t d;
 	bool ro;
@@ -553,15 +604,8 @@ static void mrc_lookup(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side,
 		k->hist[1]++;
 		return;
 	}
-	if (write && pt_lookup(&s->pt, va, &ps, &pfn, &entry) && !(entry & PTE_RW)) {
-		/* a store to a read-only translation: a hit on it where an array holds it */
-		r->ro_stores++;
-		ops = ps;
-		okey = va >> page_shift_of(ps);
-		d = sd_peek(r, &r->st[side][ps], okey);
-		if (d <= r->maxd)
-			r->st[side][ps].ro_hist[d]++;
-	}
+	if (write)
+		ok = ro_store(r, side, va, &okey);
 	mmu_access(m, va, side, write);
 	if (unlikely(s->failed))
 		return;
@@ -574,9 +618,9 @@ static void mrc_lookup(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side,
 		return; /* dropped: the walk counted nothing */
 	}
 	/* the write-protect fault flushed the old translation (sim_wp_fault()) */
-	BUG_ON(ops != PS_NR && sd_peek(r, &r->st[side][ops], okey) != SD_COLD);
+	BUG_ON(ok && sd_live(r, ok, okey));
 	k = &r->st[side][ps];
-	d = sd_access(r, k, va >> page_shift_of(ps));
+	d = sd_access(r, k, va >> page_shift_of(ps), ro);
 	k->lookups++;
 	if (d <= r->maxd)
 		k->hist[d]++;
