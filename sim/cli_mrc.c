@@ -83,11 +83,11 @@ int cmd_mrc(int argc, char **argv)
 		case O_FORMAT: ro.format = optarg; break;
 		case O_PLOT: plot = optarg; break;
 		case O_MAX:
-			mo.max_entries = mrc_count("mrc: --max-entries '%s' is not a count from 1 to 16M",
+			mo.max_entries = mrc_count("mrc: --max-entries '%s' is not a count from 1 to 1M",
 						   optarg, MRC_MAX_ENTRIES);
 			break;
 		case O_SETS:
-			mo.sets = mrc_count("mrc: --sets '%s' is not a count from 1 to 16M", optarg,
+			mo.sets = mrc_count("mrc: --sets '%s' is not a count from 1 to 1M", optarg,
 					    MRC_MAX_ENTRIES);
 			break;
 		default: /* O_SET */
@@ -142,12 +142,15 @@ int cmd_mrc(int argc, char **argv)
 	(void)mrc_write_csv(&res, outfile_stream(&of));
 	if (outfile_commit(&of, &e))
 		die_err(&e);
-	fprintf(stderr, "mrc: %s: %u sets, 1..%u ways; %llu records, %llu read-only stores, %llu invalidations, %.2f s\n",
+	fprintf(stderr, "mrc: %s: %u sets, 1..%u ways; %llu records, %llu read-only stores, %llu invalidation calls, %.2f s\n",
 		tr->name, res.sets, res.ways, (unsigned long long)res.records,
 		(unsigned long long)res.ro_stores, (unsigned long long)res.invalidations,
 		now_seconds() - t0);
 	if (plot) {
-		rc = mrc_plot(&res, tr->name, plot, &e);
+		char title[512];
+
+		snprintf(title, sizeof(title), "%s (%s)", tr->name, os_mode_name[cfg.mode]);
+		rc = mrc_plot(&res, title, plot, &e);
 		if (rc) {
 			print_err(&e);
 			return rc == -1 ? EXIT_BAD : 1;

@@ -5,13 +5,13 @@
  * entries holds the E most recently used pages, so one "stack" ordered by last
  * use answers every size at once: a lookup at stack distance d (the page is the
  * d-th most recently used, 1 for a repeat) hits every array of E >= d entries
- * and misses the others; a page never used, or invalidated since, misses all.
- * One pass counts a histogram of distances; misses(E) = lookups - hits at d <= E
- * (R. L. Mattson, J. Gecsei, D. R. Slutz, I. L. Traiger, "Evaluation techniques
- * for storage hierarchies", IBM Systems Journal 9(2), 1970). With a fixed
- * number of sets S and set = page number mod S (DESIGN.md's counting rules) each
- * set is an LRU stack of its own, and the distance within the page's set gives
- * every associativity 1..W at once (M. D. Hill, A. J. Smith, "Evaluating
+ * and misses the others; a page never used misses all. One pass counts a
+ * histogram of distances; misses(E) = lookups - hits at d <= E (R. L. Mattson,
+ * J. Gecsei, D. R. Slutz, I. L. Traiger, "Evaluation techniques for storage
+ * hierarchies", IBM Systems Journal 9(2), 1970). With a fixed number of sets S
+ * and set = page number mod S (DESIGN.md's counting rules) each set is an LRU
+ * stack of its own, and the distance within the page's set gives every
+ * associativity 1..W at once (M. D. Hill, A. J. Smith, "Evaluating
  * associativity in CPU caches", IEEE Trans. Computers 38(12), 1989).
  *
  * The distance is found in O(log n), as Bennett and Kruskal count it (B. T.
@@ -20,29 +20,39 @@
  * later than its own. Each set keeps a Fenwick tree (P. M. Fenwick, "A new data
  * structure for cumulative frequency tables", Software: Practice and Experience
  * 24(3), 1994) over its timestamps with a 1 at each page's last use, and a hash
- * maps the page to that time: d = 1 + the 1s after it (two prefix sums), then
- * its 1 moves to the new time. When a set's timestamps run out they are
- * renumbered 1..live in order (the tree rebuilt in O(n)) into an array twice
- * the live pages: memory follows the pages in the stacks, not the trace length
- * nor the address space, and each reference costs O(log n) amortized. A repeat
+ * maps the page to that time: d = 1 + the 1s after it (the running total less
+ * one prefix sum), then its 1 moves to the new time. When a set's timestamps
+ * run out they are renumbered 1..n in order (the tree rebuilt in O(n)) into
+ * arrays of 2n + 16: memory follows the pages in the stacks, not the trace
+ * length nor the address space, and a lookup costs O(log n) amortized. A repeat
  * of a side's last page (most lookups) is distance 1 and changes nothing.
  *
+ * Invalidations. An invalidated page cannot just leave the stack: an array of
+ * E entries that held it keeps a free way, which its next miss fills instead of
+ * evicting, while a stack closing the gap would put the (E+1)-th page into it.
+ * So the page leaves a hole (struct sd_set): a position without a page. A lookup
+ * below the topmost hole takes that hole (the pages above it move down into it)
+ * and leaves a hole where it was: the arrays that reach it hit and keep their
+ * free way, the smaller ones that reach the hole fill it. A full flush empties
+ * every stack. With holes, array E holds exactly the pages among the first E
+ * positions, and has a free way for each hole among them.
+ *
  * What is counted, and what a curve equals. The lookups are those of the replay
- * loop (replay.c, DESIGN.md): one per 4 KiB page an I, L or S touches, an M's
- * store then its load, each on its side. The pass runs the whole simulator with
- * the config as given (faults, THP, khugepaged, invalidations), and takes each
- * lookup's page and size from the translation it ends with -- the one an L1
- * miss is counted against (mmu.c) -- so pages are keyed by (page number, size),
- * one stack per side and size. Every TLB invalidation the kernel issues
- * (mmu_invalidate_range(), mmu_flush_all(), through mmu's inval_hook) removes
- * the pages it covers from every stack, as from every array: their next use is
- * a miss at every size. A store to a read-only translation (the zero pages
+ * loop (replay.c sim_run_batch_with(), DESIGN.md): one per 4 KiB page an I, L or
+ * S touches, an M's store then its load, each on its side. The pass runs the
+ * whole simulator with the config as given (faults, THP, khugepaged,
+ * invalidations) and keys each lookup by the translation it ends with -- the
+ * page number and size an L1 miss is counted against (mmu.c) -- one stack per
+ * side and size. Every TLB invalidation the kernel issues reaches the stacks
+ * through mmu's inval_hook (mmu_invalidate_range(), mmu_flush_all()), as it
+ * reaches every array. A store to a read-only translation (the zero pages
  * before their first write, page-cache pages before a private write) takes a
  * write-protect fault, which flushes the page (fault.c sim_wp_fault()): an
  * array holding the old translation counts a hit on it, then the restarted
  * lookup misses; one that does not counts the one miss of the walk that faults.
- * So each such store adds a hit at the old translation's distance (to the
- * lookups of the sizes that hold it) before the lookup of the new one.
+ * So such a store adds a hit at the old translation's distance before the
+ * lookup of the new one. A translation in a stack is current (every change of
+ * one is flushed), so the stacks say which stores meet a read-only one.
  *
  * Point (side X, size P, ways w) of a curve with S sets is then exactly what
  * `mmusim run` reports as tlb.l1X.P.misses (and hits + misses) with the same
@@ -52,15 +62,23 @@
  *    only, mmu.c), nor the PWCs or caches;
  *  - the STLB does, in one case: a store to a read-only translation that misses
  *    the L1 but hits the STLB counts two L1 misses (the one before the fault,
- *    then the restarted lookup's), one without an STLB. A run with an STLB has
+ *    then the restarted lookup's), one without an STLB. Only a translation some
+ *    lookup has put in a stack since it was last invalidated can be in the
+ *    STLB; ro_stores counts the stores to those, so a run with an STLB has
  *    between 0 and ro_stores more misses than the curve, at every size;
  *  - the kernel's decisions do not depend on the TLB in base and hugetlbfs modes
- *    without memory pressure; khugepaged wakes by simulated time, which counts
- *    translation cycles, and reclaim reads the accessed bits that walks set, so
- *    where they act (thp mode past os.khugepaged.scan_sleep_millisecs, reclaim)
- *    the curve follows the page sizes and invalidations of the run with the
- *    config as given.
+ *    without memory pressure. khugepaged's first wake-up comes at the same batch
+ *    whatever the TLB, later ones os.khugepaged.scan_sleep_millisecs of
+ *    simulated time apart, which counts translation cycles; reclaim reads the
+ *    accessed bits that walks set. Where these act, the curve follows the page
+ *    sizes and invalidations of the run with the config as given.
  * tests/check_mrc.c compares curves with separate runs.
+ *
+ * Speed (2 cores, nice -n 19, farm-bench medians of 5, whole processes): all
+ * 4096 sizes of both sides in one pass against eight `mmusim run`s of one size
+ * each -- validation trace 0.21 s against 1.16 s, traces/xz-6.lackey.zst 0.16 s
+ * against 0.75 s; a 256 MiB GUPS (65,536 pages in the stack) 1.1 s, 2.7 times
+ * one run (perf: the Fenwick tree and the hash, then the simulator itself).
  *
  * Leaves out: other replacement policies (fifo, plru and random have no
  * inclusion property), curves of the STLB (its lookups are the L1's misses, a
@@ -523,12 +541,16 @@ static void mrc_inval(void *ctx, vaddr_t start, vaddr_t end, bool all)
 	}
 }
 
+/* A stack's sets and histograms, made at its first lookup (most inputs use 2 or 3 of 6). */
 static int stack_alloc(struct mrc *r, struct sd_stack *k)
 {
 	k->set = calloc(r->nsets, sizeof(*k->set));
 	k->hist = calloc((size_t)r->maxd + 1, sizeof(*k->hist));
 	k->ro_hist = calloc((size_t)r->maxd + 1, sizeof(*k->ro_hist));
-	return k->set && k->hist && k->ro_hist ? 0 : -1;
+	if (k->set && k->hist && k->ro_hist)
+		return 0;
+	r->oom = true;
+	return -1;
 }
 
 static void stack_free(const struct mrc *r, struct sd_stack *k)
@@ -620,6 +642,8 @@ static void mrc_lookup(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side,
 	/* the write-protect fault flushed the old translation (sim_wp_fault()) */
 	BUG_ON(ok && sd_live(r, ok, okey));
 	k = &r->st[side][ps];
+	if (unlikely(!k->hist) && stack_alloc(r, k))
+		return; /* the batch loop reports it */
 	d = sd_access(r, k, va >> page_shift_of(ps), ro);
 	k->lookups++;
 	if (d <= r->maxd)
@@ -688,10 +712,6 @@ int mrc_run(struct sim *s, struct trace_reader *tr, const struct mrc_opts *o,
 	r->nsets = o->sets;
 	r->maxd = o->max_entries / o->sets;
 	r->memo[0].vpn = r->memo[1].vpn = VPN_NONE;
-	for (int side = 0; side < 2; side++)
-		for (int ps = 0; ps < PS_NR; ps++)
-			if (stack_alloc(r, &r->st[side][ps]))
-				goto oom;
 	s->mmu.inval_hook = mrc_inval;
 	s->mmu.inval_ctx = r;
 	rc = mrc_replay(r, s, tr, o, &res->records, e);

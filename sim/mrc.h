@@ -17,7 +17,7 @@
 #include "trace.h"
 
 #define MRC_DEFAULT_MAX_ENTRIES 4096
-#define MRC_MAX_ENTRIES (1u << 24) /* --max-entries cap: 16 M entries, 128 MiB of counters a curve */
+#define MRC_MAX_ENTRIES (1u << 20) /* --max-entries cap: 1M, 16 MiB of counters a curve */
 
 struct mrc_opts {
 	unsigned max_entries; /* N >= 1: sizes up to N entries */
@@ -38,8 +38,8 @@ struct mrc_curve {
 struct mrc_result {
 	unsigned sets, ways;
 	struct mrc_curve curve[2][PS_NR];
-	uint64_t ro_stores;        /* stores to a read-only translation (see mrc.c) */
-	uint64_t invalidations;    /* INVLPG ranges and full flushes the stacks followed */
+	uint64_t ro_stores;        /* stores to a read-only translation held in a stack (mrc.c) */
+	uint64_t invalidations;    /* invalidation calls followed: INVLPG ranges and full flushes */
 	uint64_t records;          /* input records replayed */
 };
 
