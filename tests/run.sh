@@ -5,7 +5,8 @@
 # (tests/e2e_embed.sh), the committed traces/ (tests/e2e_traces.sh), the
 # manual's coverage (tests/man.sh), the documentation's examples
 # (tests/doc_examples.sh; the e2e scripts share tests/e2e_lib.sh) and the
-# markers with run --steps and config host (tests/e2e_steps.sh), the
+# markers with run --steps and config host (tests/e2e_steps.sh), mmusim mrc
+# (tests/e2e_mrc.sh), the
 # comparison with this machine's kernel (tests/native.sh) -- and close
 # with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
@@ -47,6 +48,7 @@ run_script layout_native "os.layout: kernel against this machine's Linux, setarc
 run_script man "every config key and command documented in doc/mmusim.1" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
 run_script e2e_steps "markers, run --steps and config host on the command line" bash
+run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
