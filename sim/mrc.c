@@ -558,6 +558,7 @@ static void stack_free(const struct mrc *r, struct sd_stack *k)
 	for (unsigned i = 0; k->set && i < r->nsets; i++) {
 		free(k->set[i].bit);
 		free(k->set[i].key_at);
+		free(k->set[i].hole);
 	}
 	free(k->set);
 	free(k->map);
