@@ -74,11 +74,12 @@
  *    sizes and invalidations of the run with the config as given.
  * tests/check_mrc.c compares curves with separate runs.
  *
- * Speed (2 cores, nice -n 19, farm-bench medians of 5, whole processes): all
- * 4096 sizes of both sides in one pass against eight `mmusim run`s of one size
- * each -- validation trace 0.21 s against 1.16 s, traces/xz-6.lackey.zst 0.16 s
- * against 0.75 s; a 256 MiB GUPS (65,536 pages in the stack) 1.1 s, 2.7 times
- * one run (perf: the Fenwick tree and the hash, then the simulator itself).
+ * Speed (2 shared cores, nice -n 19, farm-bench medians of 7, whole
+ * processes): all 4096 sizes of both sides in one pass against eight `mmusim
+ * run`s of one size each -- the validation trace 0.22 s against 0.93 s,
+ * traces/xz-6.lackey.zst 0.12 s against 0.59 s, a 256 MiB GUPS (65,536 pages
+ * in the stack) 0.89 s against 2.53 s, 2.8 times one run (perf: the Fenwick
+ * tree and the hash, then the simulator itself); peak RSS below one run's.
  *
  * Leaves out: other replacement policies (fifo, plru and random have no
  * inclusion property), curves of the STLB (its lookups are the L1's misses, a
