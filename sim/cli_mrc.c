@@ -50,7 +50,15 @@ static int mrc_status(int rc, const struct err *e)
 	return 0;
 }
 
-int cmd_mrc(int argc, char **argv)
+/* mrc's command line: what it asks for. */
+struct mrc_args {
+	struct run_opts ro;  /* -c, -w, --set, --format, TRACE: as `run` takes them */
+	struct mrc_opts mo;
+	const char *out, *plot;
+};
+
+/* Parse @argv into @a; a usage error exits 2 (next_opt(), die_usage()). */
+static void mrc_parse(int argc, char **argv, struct mrc_args *a)
 {
 	enum { O_SET = 256, O_FORMAT, O_MAX, O_SETS, O_PLOT };
 	static const struct option lo[] = {
@@ -60,10 +68,56 @@ int cmd_mrc(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "plot", required_argument, NULL, O_PLOT },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->mo = (struct mrc_opts){ MRC_DEFAULT_MAX_ENTRIES, 1, &mrc_interrupted };
+	a->out = "-";
+	opts_reset();
+	while ((c = next_opt(argc, argv, ":c:w:o:h", lo, "mrc", "mrc: unknown option '%s'",
+			     "mrc: %s needs a value")) != -1) {
+		switch (c) {
+		case 'c': a->ro.config = optarg; break;
+		case 'w': a->ro.workload = optarg; break;
+		case 'o': a->out = optarg; break;
+		case O_FORMAT: a->ro.format = optarg; break;
+		case O_PLOT: a->plot = optarg; break;
+		case O_MAX:
+			a->mo.max_entries = mrc_count("mrc: --max-entries '%s' is not a count from 1 to 1M",
+						      optarg, MRC_MAX_ENTRIES);
+			break;
+		case O_SETS:
+			a->mo.sets = mrc_count("mrc: --sets '%s' is not a count from 1 to 1M", optarg,
+					       MRC_MAX_ENTRIES);
+			break;
+		default: /* O_SET */
+			if (a->ro.nsets == RUN_MAX_SETS)
+				die_usage("mrc: too many --set options%s", "");
+			a->ro.sets[a->ro.nsets++] = optarg;
+			break;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (a->ro.trace)
+			die_usage("mrc: unexpected argument '%s'", argv[i]);
+		a->ro.trace = argv[i];
+	}
+	if (!a->ro.trace && !a->ro.workload)
+		die_usage("mrc: no TRACE or -w WORKLOAD given%s", "");
+	if (a->mo.sets > a->mo.max_entries) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%u", a->mo.max_entries);
+		die_usage("mrc: --sets is more than --max-entries (%s): not even one way a set", buf);
+	}
+	if (a->plot && !has_suffix(a->plot, ".png") && !has_suffix(a->plot, ".svg"))
+		die_usage("mrc: --plot '%s' must end in .png or .svg", a->plot);
+}
+
+int cmd_mrc(int argc, char **argv)
+{
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct mrc_opts mo = { MRC_DEFAULT_MAX_ENTRIES, 1, &mrc_interrupted };
-	struct run_opts ro = { 0 };
-	const char *out = "-", *plot = NULL;
+	struct mrc_args a;
 	struct sim_config cfg;
 	struct mrc_result res;
 	struct outfile of;
@@ -71,50 +125,12 @@ int cmd_mrc(int argc, char **argv)
 	struct trace_reader *tr;
 	struct sim *s;
 	double t0;
-	int c, rc;
+	int rc;
 
-	opts_reset();
-	while ((c = next_opt(argc, argv, ":c:w:o:h", lo, "mrc", "mrc: unknown option '%s'",
-			     "mrc: %s needs a value")) != -1) {
-		switch (c) {
-		case 'c': ro.config = optarg; break;
-		case 'w': ro.workload = optarg; break;
-		case 'o': out = optarg; break;
-		case O_FORMAT: ro.format = optarg; break;
-		case O_PLOT: plot = optarg; break;
-		case O_MAX:
-			mo.max_entries = mrc_count("mrc: --max-entries '%s' is not a count from 1 to 1M",
-						   optarg, MRC_MAX_ENTRIES);
-			break;
-		case O_SETS:
-			mo.sets = mrc_count("mrc: --sets '%s' is not a count from 1 to 1M", optarg,
-					    MRC_MAX_ENTRIES);
-			break;
-		default: /* O_SET */
-			if (ro.nsets == RUN_MAX_SETS)
-				die_usage("mrc: too many --set options%s", "");
-			ro.sets[ro.nsets++] = optarg;
-			break;
-		}
-	}
-	for (int i = optind; i < argc; i++) {
-		if (ro.trace)
-			die_usage("mrc: unexpected argument '%s'", argv[i]);
-		ro.trace = argv[i];
-	}
-	if (!ro.trace && !ro.workload)
-		die_usage("mrc: no TRACE or -w WORKLOAD given%s", "");
-	if (mo.sets > mo.max_entries) {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "%u", mo.max_entries);
-		die_usage("mrc: --sets is more than --max-entries (%s): not even one way a set", buf);
-	}
-	if (plot && !has_suffix(plot, ".png") && !has_suffix(plot, ".svg"))
-		die_usage("mrc: --plot '%s' must end in .png or .svg", plot);
-	if (run_config_load(&ro, &cfg, &e))
+	mrc_parse(argc, argv, &a);
+	if (run_config_load(&a.ro, &cfg, &e))
 		die_err(&e);
-	tr = run_input_open(&ro, &cfg, &rc, &e);
+	tr = run_input_open(&a.ro, &cfg, &rc, &e);
 	if (!tr) {
 		if (rc == RUN_EUSAGE)
 			die_usage("mrc: %s", e.msg);
@@ -128,34 +144,35 @@ int cmd_mrc(int argc, char **argv)
 	if (sim_init(s, &cfg, &e))
 		die_err(&e);
 	s->trace_name = tr->name;
-	if (outfile_open(&of, out, 0, &e))
+	/* the output first: a bad path is known before the replay */
+	if (outfile_open(&of, a.out, 0, &e))
 		die_err(&e);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	t0 = now_seconds();
-	mrc_status(mrc_run(s, tr, &mo, &res, &e), &e);
+	mrc_status(mrc_run(s, tr, &a.mo, &res, &e), &e);
 	if (!outfile_stream(&of)) {
-		err_host(&e, out, 0, 0, "out of memory");
+		err_host(&e, a.out, 0, 0, "out of memory");
 		die_err(&e);
 	}
 	/* a write error stays in the stream: outfile_commit() reports it */
 	(void)mrc_write_csv(&res, outfile_stream(&of));
 	if (outfile_commit(&of, &e))
 		die_err(&e);
-	fprintf(stderr, "mrc: %s: %u sets, 1..%u ways; %llu records, %llu read-only stores, %llu invalidation calls, %.2f s\n",
-		tr->name, res.sets, res.ways, (unsigned long long)res.records,
-		(unsigned long long)res.ro_stores, (unsigned long long)res.invalidations,
-		now_seconds() - t0);
-	if (plot) {
+	fprintf(stderr, "mrc: %s: %u sets, 1..%u ways; %llu records, %llu read-only stores, "
+		"%llu invalidation calls, %.2f s\n", tr->name, res.sets, res.ways,
+		(unsigned long long)res.records, (unsigned long long)res.ro_stores,
+		(unsigned long long)res.invalidations, now_seconds() - t0);
+	if (a.plot) {
 		char title[512];
 
 		snprintf(title, sizeof(title), "%s (%s)", tr->name, os_mode_name[cfg.mode]);
-		rc = mrc_plot(&res, title, plot, &e);
+		rc = mrc_plot(&res, title, a.plot, &e);
 		if (rc) {
 			print_err(&e);
 			return rc == -1 ? EXIT_BAD : 1;
 		}
-		fprintf(stderr, "mrc: %s\n", plot);
+		fprintf(stderr, "mrc: %s\n", a.plot);
 	}
 	mrc_result_free(&res);
 	trace_close(tr);
