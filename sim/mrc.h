@@ -20,8 +20,8 @@
 #define MRC_MAX_ENTRIES (1u << 20) /* --max-entries cap: 1M, 16 MiB of counters a curve */
 
 struct mrc_opts {
-	unsigned max_entries; /* N >= 1: sizes up to N entries */
-	unsigned sets;        /* S >= 1: set = page number mod S; ways 1..N/S (1: fully associative) */
+	unsigned max_entries; /* N >= 1: sizes up to N entries (MRC_MAX_ENTRIES at most) */
+	unsigned sets;        /* 1 <= S <= N: set = page number mod S; ways 1..N/S (1: fully associative) */
 	const volatile sig_atomic_t *interrupted; /* polled after every batch; NULL: never */
 };
 
