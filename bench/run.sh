@@ -18,6 +18,8 @@
 #   (g) that trace under configs/zen4.yaml (fully associative L1s, but also an
 #       8-way 3072-entry STLB of two page sizes and 4x the caches) against the
 #       default machine: reported, no target (it measures a bigger machine)
+#   (i) mmusim mrc (every L1 size 1..4096 in one pass) against 8 runs of one size each;
+#       target: at most 1x
 #   (h) capture: xz -6 -T1 over 30 KB natively, under mmusim's Valgrind tool and under lackey
 #       (see below); targets: the tool >= 5x faster than lackey, < 199x native
 # All but (f)'s and (g)'s subjects run the default machine (the article's Nehalem-class core),
@@ -134,6 +136,24 @@ fg=$F
 mg=$S
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(g) zen4.yaml vs default" "$(ms "$fg")" "$(ms "$mg")" \
 	"$(ratio "$mg" "$fg")" "$(mrps "$mg" "$GREFS")" "-"
+
+# (i) mmusim mrc (every fully associative size 1..4096 of both L1 sides, one pass)
+#     against eight runs of one size each (1, 2, 7, 16, 64, 100, 512, 1536 entries, fully
+#     associative, both sides), on the validation trace as mtr; target: at most 1x
+runs8=""
+for n in 1 2 7 16 64 100 512 1536; do
+	runs8="$runs8 $MMUSIM run $TMP/small.mtr --quiet --set tlb.l1d.4K.entries=$n --set tlb.l1d.4K.ways=$n"
+	runs8="$runs8 --set tlb.l1i.4K.entries=$n --set tlb.l1i.4K.ways=$n &&"
+done
+reps=$REPS
+REPS=3
+pair "${runs8% &&}" "$MMUSIM mrc $TMP/small.mtr -o $TMP/mrc.csv"
+REPS=$reps
+fi_=$F
+mi=$S
+ri=$(ratio "$mi" "$fi_")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(i) mrc (1..4096) vs 8 sizes run" "$(ms "$fi_")" "$(ms "$mi")" "$ri" \
+	"-" "<=1x $(verdict "$ri" 1 le)"
 
 # (h) capture: xz -6 -T1 over 30,000 bytes of this repository's text, natively (best of
 # 3), under `mmusim capture` with mmusim's Valgrind tool (best of 3) and with

@@ -41,4 +41,7 @@ void opts_reset(void);
 /* mmusim capture (cli_capture.c) */
 int cmd_capture(int argc, char **argv);
 
+/* mmusim mrc (cli_mrc.c) */
+int cmd_mrc(int argc, char **argv);
+
 #endif

@@ -550,7 +550,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "run", cmd_run },	  { "config", cmd_config }, { "trace", cmd_trace },
 		{ "demo", cmd_demo },	  { "capture", cmd_capture }, { "sweep", cmd_sweep },
-		{ "merge", cmd_merge }, { "plot", cmd_plot },
+		{ "merge", cmd_merge }, { "plot", cmd_plot },	  { "mrc", cmd_mrc },
 	};
 	const char *cmd = argc > 1 ? argv[1] : "help";
 	bool asks_help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));

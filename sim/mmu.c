@@ -339,6 +339,8 @@ static void pwc_flush(struct mmu *m)
 void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end)
 {
 	tlb_invalidate_range(&m->tlb, start, end);
+	if (unlikely(m->inval_hook))
+		m->inval_hook(m->inval_ctx, start, end, false);
 	/* INVLPG also invalidates all paging-structure-cache entries (SDM §4.10.4.1) */
 	pwc_flush(m);
 	mmu_forget(m);
@@ -347,6 +349,8 @@ void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end)
 void mmu_flush_all(struct mmu *m)
 {
 	tlb_flush_all(&m->tlb);
+	if (unlikely(m->inval_hook))
+		m->inval_hook(m->inval_ctx, 0, 0, true);
 	pwc_flush(m);
 	mmu_forget(m);
 }

@@ -82,6 +82,13 @@ struct mmu {
 	bool fault_ifetch;     /* the walk that faults is an instruction fetch's (set on a TLB miss) */
 	vaddr_t win_lo, win_len; /* the window (mmu_window_fn); set by the OS */
 	mmu_window_fn window;  /* installed by the OS, or NULL */
+	/*
+	 * An observer of invalidations (mrc.c keeps its stacks in step): called by
+	 * mmu_invalidate_range() with [start, end), by mmu_flush_all() with @all.
+	 * NULL (mmu_init()'s) in every run.
+	 */
+	void (*inval_hook)(void *ctx, vaddr_t start, vaddr_t end, bool all);
+	void *inval_ctx;
 };
 
 /*

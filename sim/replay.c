@@ -412,6 +412,49 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 	return batch_end(s, b, e);
 }
 
+/*
+ * sim_run_batch() with every L1 lookup handed to @fn, which makes it (with
+ * mmu_access()): the lookups of run_one() in its order -- one per 4 KiB page a
+ * reference touches, an M's store before its load -- and the same events,
+ * instruction counts, failures and background work. For observers of the lookup
+ * stream (mrc.c); not the hot path.
+ */
+int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn fn, void *ctx,
+		       struct err *e)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct trace_rec *r = &b->recs[i];
+		uint32_t k = r->kind;
+		int nacc = k == R_MODIFY ? 2 : k <= R_STORE ? 1 : 0;
+
+		s->nrec[k]++;
+		for (int j = 0; j < nacc; j++) {
+			enum tlb_side side = k == R_IFETCH ? SIDE_I : SIDE_D;
+			bool write = k == R_STORE || (k == R_MODIFY && j == 0);
+			vaddr_t last = r->addr + r->size - 1;
+
+			for (vaddr_t p = r->addr;; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
+				fn(ctx, s, p, side, write);
+				if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p ||
+				    s->failed)
+					break;
+			}
+		}
+		if (k == R_EVENT) {
+			s->rec_no += i;
+			sim_event(s, &b->ev[r->size]);
+			s->rec_no -= i;
+		} else if (k == R_INSNS) {
+			s->st.instructions += r->size;
+		} else {
+			BUG_ON(k > R_MODIFY);
+		}
+		if (unlikely(s->failed))
+			return fail_at(s, i, e);
+	}
+	return batch_end(s, b, e);
+}
+
 /* After a batch: rec_no, the timeline and khugepaged (simulated time). */
 static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 {

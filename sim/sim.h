@@ -134,6 +134,18 @@ static inline void sim_set_plain(struct sim *s)
 	s->plain = s->mmu.data_refs || s->roi.active;
 }
 
+/* One L1 lookup of @va on @side (a store if @write), which the function makes with mmu_access(). */
+typedef void (*sim_lookup_fn)(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side, bool write);
+
+/*
+ * sim_run_batch() handing each L1 lookup to @fn(@ctx, ...) in the order the
+ * replay loop makes them (one per 4 KiB page a reference touches; an M's store
+ * first), for an observer of the lookup stream (mrc.c). Same counts as
+ * sim_run_batch() when @fn calls mmu_access() once.
+ */
+int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn fn, void *ctx,
+		       struct err *e);
+
 /* Fill the end-of-run gauges and cycle totals in s->st. */
 void sim_finish(struct sim *s);
 

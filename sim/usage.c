@@ -27,6 +27,8 @@ const char usage_text[] =
 	"                   [--kind lines|bars|timeline] [--base V] [--abs] [--title T] [--input NAME]\n"
 	"                   [--table] -o OUT.png|OUT.svg|OUT.pdf\n"
 	"                   [--script FILE.gp]\n"
+	"       mmusim mrc [TRACE | -w WORKLOAD] [-c CONFIG.yaml] [--set path=value ...] [--max-entries N]\n"
+	"                  [--sets S] [-o OUT.csv] [--plot OUT.png|OUT.svg]\n"
 	"       mmusim demo [--outdir DIR]\n"
 	"       mmusim help [CMD]    (or CMD --help)\n"
 	"       mmusim version       (or --version)\n"
@@ -117,6 +119,19 @@ static const struct {
 	  "first BEGIN) choose a region of interest.\n"
 	  "--tool=lackey: valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes, its text log\n"
 	  "(PROGRAM.lackey.zst). --keep-on-failure keeps the trace of a program exiting non-zero.\n" },
+	{ "mrc",
+	  "mmusim mrc [TRACE | -w WORKLOAD] [-c CONFIG.yaml] [--set path=value ...] [--format FMT]\n"
+	  "           [--max-entries N] [--sets S] [-o OUT.csv] [--plot OUT.png|OUT.svg]\n"
+	  "Miss-ratio curves in one pass: the exact LRU miss count of an L1 TLB array of every size\n"
+	  "from 1 to N entries, for each side (l1i, l1d) and page size the input uses, by stack\n"
+	  "distances (Mattson et al. 1970). The whole simulator runs (faults, THP, invalidations),\n"
+	  "so page sizes are those a run of the config gets. Point E equals a run's\n"
+	  "tlb.l1X.P.misses with tlb.l1X.P.entries=E, ways=E, tlb.policy=lru, tlb.stlb=[] (man page).\n"
+	  "  --max-entries N  the largest array (default 4096)\n"
+	  "  --sets S         S sets (set = page number mod S): every associativity 1..N/S at once\n"
+	  "  -o OUT.csv       side,page_size,entries,misses,miss_ratio,lookups,sets,ways and the run.*\n"
+	  "                   provenance texts (default: stdout)\n"
+	  "  --plot OUT       the miss ratio against the entries (log x axis), drawn with gnuplot\n" },
 	{ "demo",
 	  "mmusim demo [--outdir DIR]\n"
 	  "STREAM and GUPS under base pages, hugetlbfs and THP: the seed mail's table and DIR/demo.png.\n" },
