@@ -304,7 +304,7 @@ static inline void tlb_hash_del(struct tlb_array *a, unsigned way)
  * (f), fully associative against set-associative L1s: 1.09 -> 1.065, medians
  * of 20 farm-bench pairs.)
  */
-static inline uint64_t tlb_fill_fa_list(struct tlb_array *a, uint64_t key, uint64_t payload)
+static inline __attribute__((always_inline)) uint64_t tlb_fill_fa_list(struct tlb_array *a, uint64_t key, uint64_t payload)
 {
 	struct tlb_ends *e = &a->ends[0];
 	unsigned victim = e->oldest, n = a->newer[victim];
