@@ -313,6 +313,45 @@ int mmusim_events(struct mmusim *m, const struct mmusim_event *evs, size_t n)
 	return 0;
 }
 
+/* A CSV field: quoted when it holds a comma, a quote or a newline (into @out, @n bytes). */
+static void csv_field_to(char *out, size_t n, const char *t)
+{
+	size_t k = 0;
+
+	if (!strpbrk(t, ",\"\n")) {
+		snprintf(out, n, "%s", t);
+		return;
+	}
+	if (k + 1 < n)
+		out[k++] = '"';
+	for (; *t && k + 3 < n; t++) {
+		if (*t == '"')
+			out[k++] = '"';
+		out[k++] = *t;
+	}
+	out[k++] = '"';
+	out[k] = 0;
+}
+
+/*
+ * Every simulator's csv_prov (sim.h): the values of the provenance columns that
+ * end the rows of its timeline, steps and vmas CSVs, as the JSON report has them
+ * (@input_id: "" when the input has no identity yet, as fed references).
+ */
+static void set_csv_prov(struct mmusim *m, const char *input_id)
+{
+	char id[2 * PROVENANCE_ID_MAX + 4];
+
+	csv_field_to(id, sizeof(id), input_id);
+	for (unsigned i = 0; i < m->run.n; i++) {
+		char hash[17];
+
+		provenance_config_hash(&m->run.sims[i].cfg, hash);
+		snprintf(m->run.sims[i].csv_prov, sizeof(m->run.sims[i].csv_prov), ",%s,%s,%s,%s",
+			 provenance_version(), provenance_build_id(), hash, id);
+	}
+}
+
 /* Replay @tr (owned: closed here), named @input_id's way after the drive. */
 static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 		  const char *workload, const char *format)
@@ -327,6 +366,22 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 	m->format = trace_format_name[tr->format];
 	for (unsigned i = 0; i < r->n; i++)
 		r->sims[i].trace_name = m->trace;
+	/*
+	 * Rows written during the run (timeline, steps) end with the input's
+	 * identity: taken now, as input_identity() would take it after the run
+	 * (for a regular file up to 64 MiB a read of it to hash; only then).
+	 */
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->sims[i].timeline || r->sims[i].steps) {
+			char id[PROVENANCE_ID_MAX];
+
+			if (provenance_input_id(path, workload, format, id, sizeof(id), &m->err)) {
+				trace_close(tr);
+				return m->failed = fail(m, MMUSIM_EINPUT);
+			}
+			set_csv_prov(m, id);
+			break;
+		}
 	m->replaying = tr;
 	rc = run_drive(r, tr, &po, &m->err);
 	m->replaying = NULL;
@@ -414,6 +469,7 @@ int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 	if (!(interval_ms > 0))
 		return usage_err(m, "mmusim_timeline: the interval must be a positive number of ms");
 	sim_timeline_header(f);
+	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	for (unsigned i = 0; i < m->run.n; i++)
 		sim_timeline_start(&m->run.sims[i], f,
 				   (cycles_t)(interval_ms * m->cfg.freq_mhz * 1000.0));
@@ -423,6 +479,7 @@ int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 int mmusim_steps(struct mmusim *m, FILE *f)
 {
 	sim_steps_header(f);
+	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	for (unsigned i = 0; i < m->run.n; i++)
 		m->run.sims[i].steps = f;
 	return 0;
@@ -645,8 +702,9 @@ int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
 	FILE *f;
 	int rc;
 
-	if ((rc = snapshot(m, st)))
+	if ((rc = input_identity(m)) || (rc = snapshot(m, st)))
 		return rc;
+	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	if (outfile_open(&of, path, 0, &m->err)) {
 		rc = m->err.host ? MMUSIM_EHOST : MMUSIM_EINPUT;
 	} else if (!(f = outfile_stream(&of))) {

@@ -169,7 +169,7 @@ static void timeline_row(struct sim *s, cycles_t now)
 	fprintf(s->timeline, ",%d", buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER));
 	for (int i = 0; i < 4; i++)
 		fprintf(s->timeline, ",%llu", (unsigned long long)(cur[i] - s->tl_last[i]));
-	fputc('\n', s->timeline);
+	fprintf(s->timeline, "%s\n", s->csv_prov);
 	memcpy(s->tl_last, cur, sizeof(cur));
 }
 
@@ -178,7 +178,7 @@ void sim_timeline_header(FILE *f)
 	fprintf(f, "mode,time_ms,cycles,rss_bytes,huge_bytes,huge_coverage");
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
 		fprintf(f, ",free_order%u", o);
-	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,faults,collapses\n");
+	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,faults,collapses%s\n", SIM_CSV_PROV_COLS);
 }
 
 /*
@@ -194,7 +194,7 @@ void sim_steps_header(FILE *f)
 {
 	fprintf(f, "mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
 		   "thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,"
-		   "thp_zero_page_alloc\n");
+		   "thp_zero_page_alloc%s\n", SIM_CSV_PROV_COLS);
 }
 
 void sim_steps_row(struct sim *s, uint64_t marker)
@@ -206,14 +206,14 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 
 	if (!s->steps)
 		return;
-	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
 		os_mode_name[s->cfg.mode], (unsigned long long)marker,
 		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
 		(unsigned long long)rss, (unsigned long long)(st->nr_mapped * PAGE_SIZE),
 		(unsigned long long)huge, (unsigned long long)st->thp_fault_alloc,
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,
-		(unsigned long long)st->thp_zero_page_alloc);
+		(unsigned long long)st->thp_zero_page_alloc, s->csv_prov);
 }
 
 cycles_t sim_now(const struct sim *s)

@@ -55,6 +55,12 @@ struct sim {
 	cycles_t tl_interval, tl_next;
 	uint64_t tl_last[4]; /* walks, walk cycles, faults, collapses at the last row */
 	FILE *steps; /* --steps: a CSV row at each marker (sim_steps_row()); NULL: none */
+	/*
+	 * What ends every row of the CSVs written during and after the run
+	 * (timeline, steps, vmas): ",VERSION,BUILD_ID,CONFIG_HASH,INPUT_ID", the
+	 * run's provenance as its JSON report has it (mmusim.c); "" if not set.
+	 */
+	char csv_prov[256];
 	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
@@ -184,6 +190,9 @@ void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval);
 
 /* Write the timeline rows that simulated time has passed (after each batch). */
 void sim_timeline_due(struct sim *s);
+
+/* The provenance columns that end those CSVs' headers (csv_prov holds the values). */
+#define SIM_CSV_PROV_COLS ",run.version,run.build_id,run.config_hash,run.input_id"
 
 /* The timeline CSV's header row. */
 void sim_timeline_header(FILE *f);

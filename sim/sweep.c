@@ -1160,6 +1160,8 @@ static void write_reps_csv(FILE *out, const struct row *rows, size_t nrows, cons
 	}
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(out, ",%s", c->names[i]);
+	for (size_t i = 0; i < NR_PROV; i++)
+		fprintf(out, ",run.%s", prov_keys[i]);
 	fputc('\n', out);
 	for (size_t i = 0; i < nrows; i++) {
 		fprintf(out, "%zu,%u", rows[i].point, rows[i].rep);
@@ -1169,6 +1171,10 @@ static void write_reps_csv(FILE *out, const struct row *rows, size_t nrows, cons
 		}
 		for (size_t k = 0; k < c->n; k++)
 			put_num(out, rows[i].v[k], c->is_int[k]);
+		for (size_t k = 0; k < NR_PROV; k++) { /* this repetition's own */
+			fputc(',', out);
+			csv_field(out, rows[i].prov[k]);
+		}
 		fputc('\n', out);
 	}
 }

@@ -543,7 +543,7 @@ void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned
 		fprintf(out, ",%s", hw_key[i]);
 	for (int i = 0; i < VE_NR; i++)
 		fprintf(out, ",%s", ev_key[i]);
-	fputs(",path\n", out);
+	fprintf(out, ",path%s\n", SIM_CSV_PROV_COLS);
 rows:
 	for (size_t k = 0; k < s->vacct.nrec && (!top || shown < top); k++) {
 		const struct vrec *r = &s->vacct.rec[o[k]];
@@ -572,7 +572,7 @@ rows:
 			fprintf(out, ",%llu", (unsigned long long)r->ev[i]);
 		fputc(',', out);
 		csv_text(r->path ? r->path : "", out);
-		fputc('\n', out);
+		fprintf(out, "%s\n", s->csv_prov);
 		shown++;
 	}
 	free(o);

@@ -68,8 +68,16 @@ check "$($MMUSIM config show --set tlb.l1d.4K.entries=032 | grep -c '4K: { entri
 check "$($MMUSIM run -w gups:size=1M,updates=0x10 --json - --quiet | grep -c '"modify": 16,')" 1 "0x10 is hex"
 
 # --- timeline ------------------------------------------------------------------------
-$MMUSIM run -w stream:size=8M,iterations=1 --set os.mode=thp --timeline "$T/tl.csv" --timeline-ms 2 --quiet ||
-	bad "--timeline"
+$MMUSIM run -w stream:size=8M,iterations=1 --set os.mode=thp --timeline "$T/tl.csv" --timeline-ms 2 --quiet \
+	--json "$T/tl.json" --vmas-csv "$T/tlv.csv" || bad "--timeline"
+# every row of the CSVs a run writes ends with its provenance, as its JSON report has it
+# (the input id, a workload spec with a comma, is a quoted field)
+prov="$(sed -n 's/.*"\(version\|build_id\|config_hash\)": "\([^"]*\)".*/\2/p' "$T/tl.json" | paste -sd,),\"workload:stream:size=8M,iterations=1\""
+for f in tl tlv; do
+	check "$(head -1 "$T/$f.csv" | awk -F, '{ print $(NF - 3) "," $(NF - 2) "," $(NF - 1) "," $NF }')" \
+		"run.version,run.build_id,run.config_hash,run.input_id" "$f.csv: provenance columns"
+	check "$(tail -1 "$T/$f.csv" | sed 's/.*,\([^,]*,[^,]*,[^,]*,"[^"]*"\)$/\1/')" "$prov" "$f.csv: a row's provenance"
+done
 head -1 "$T/tl.csv" | grep -q '^mode,time_ms,cycles,rss_bytes,huge_bytes,huge_coverage,free_order0,' && ok ||
 	bad "timeline header: $(head -1 "$T/tl.csv")"
 [ "$(wc -l <"$T/tl.csv")" -ge 3 ] && ok || bad "timeline has $(wc -l <"$T/tl.csv") lines"

@@ -31,20 +31,27 @@ want="$hdr
 base,0,0,0,0,0,0,0,0,0,0,0
 base,1,3,0,12288,0,0,0,0,0,0,0
 base,2,4,0,12288,0,0,0,0,0,0,0"
-"$MMUSIM" run "$T/m.mtr" -q --steps "$T/s.csv" 2>"$T/err"
-check "$(cat "$T/s.csv")" "$want" "run --steps rows"
+# the counters (the 12 first columns; the last 4 are the run's provenance, checked below)
+core() { cut -d, -f1-12 "$1"; }
+"$MMUSIM" run "$T/m.mtr" -q --steps "$T/s.csv" --json "$T/s.json" 2>"$T/err"
+check "$(core "$T/s.csv")" "$want" "run --steps rows"
+check "$(head -1 "$T/s.csv" | cut -d, -f13-)" "run.version,run.build_id,run.config_hash,run.input_id" \
+	"run --steps: the provenance columns"
+check "$(tail -1 "$T/s.csv" | cut -d, -f13-)" \
+	"$(sed -n 's/.*"\(version\|build_id\|config_hash\|input_id\)": "\([^"]*\)".*/\2/p' "$T/s.json" | paste -sd,)" \
+	"run --steps: each row's provenance is the JSON report's"
 # without the zero page the load takes a page of its own
 "$MMUSIM" run "$T/m.mtr" -q --set os.zero_page=false --steps - >"$T/s2.csv" 2>"$T/err"
-check "$(tail -1 "$T/s2.csv")" "base,2,4,0,16384,0,0,0,0,0,0,0" "run --steps with os.zero_page=false"
+check "$(core "$T/s2.csv" | tail -1)" "base,2,4,0,16384,0,0,0,0,0,0,0" "run --steps with os.zero_page=false"
 
 # trace convert keeps the markers; the converted trace gives the same rows
 "$MMUSIM" trace convert "$T/m.mtr" "$T/c.mtr.zst" 2>"$T/err"
 "$MMUSIM" run "$T/c.mtr.zst" -q --steps "$T/c.csv" 2>"$T/err"
-check "$(cat "$T/c.csv")" "$want" "run --steps after trace convert"
+check "$(core "$T/c.csv")" "$want" "run --steps after trace convert"
 
 # no markers: the header alone; a directory is refused
 "$MMUSIM" run -w stream:size=1M,iterations=1 -q --steps "$T/w.csv" 2>"$T/err"
-check "$(cat "$T/w.csv")" "$hdr" "run --steps without markers"
+check "$(core "$T/w.csv")" "$hdr" "run --steps without markers"
 mkdir "$T/dir"
 expect_error "$T/dir: Is a directory" "$MMUSIM" run "$T/m.mtr" -q --steps "$T/dir"
 expect_error "mmusim: --steps needs a value" "$MMUSIM" run "$T/m.mtr" --steps
