@@ -313,26 +313,6 @@ int mmusim_events(struct mmusim *m, const struct mmusim_event *evs, size_t n)
 	return 0;
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a newline (into @out, @n bytes). */
-static void csv_field_to(char *out, size_t n, const char *t)
-{
-	size_t k = 0;
-
-	if (!strpbrk(t, ",\"\n")) {
-		snprintf(out, n, "%s", t);
-		return;
-	}
-	if (k + 1 < n)
-		out[k++] = '"';
-	for (; *t && k + 3 < n; t++) {
-		if (*t == '"')
-			out[k++] = '"';
-		out[k++] = *t;
-	}
-	out[k++] = '"';
-	out[k] = 0;
-}
-
 /*
  * Every simulator's csv_prov (sim.h): the values of the provenance columns that
  * end the rows of its timeline, steps and vmas CSVs, as the JSON report has them
@@ -340,15 +320,19 @@ static void csv_field_to(char *out, size_t n, const char *t)
  */
 static void set_csv_prov(struct mmusim *m, const char *input_id)
 {
-	char id[2 * PROVENANCE_ID_MAX + 4];
-
-	csv_field_to(id, sizeof(id), input_id);
 	for (unsigned i = 0; i < m->run.n; i++) {
+		struct sim *s = &m->run.sims[i];
+		FILE *f = fmemopen(s->csv_prov, sizeof(s->csv_prov), "w");
 		char hash[17];
 
-		provenance_config_hash(&m->run.sims[i].cfg, hash);
-		snprintf(m->run.sims[i].csv_prov, sizeof(m->run.sims[i].csv_prov), ",%s,%s,%s,%s",
-			 provenance_version(), provenance_build_id(), hash, id);
+		s->csv_prov[0] = '\0';
+		if (!f)
+			continue; /* (no memory: the columns stay empty) */
+		provenance_config_hash(&s->cfg, hash);
+		fprintf(f, ",%s,%s,%s,", provenance_version(), provenance_build_id(), hash);
+		csv_put(f, input_id);
+		fclose(f);
+		s->csv_prov[sizeof(s->csv_prov) - 1] = '\0'; /* a full buffer gets no NUL */
 	}
 }
 
@@ -627,15 +611,18 @@ char *mmusim_report_json(struct mmusim *m)
 	return nl;
 }
 
-int mmusim_write_json(struct mmusim *m, const char *path)
+/*
+ * A result file @path (outfile.c: a temporary renamed, or in place for a device),
+ * its content written by @fn(@arg, stream). 0 or a status; on failure only the
+ * message is set (a bad path does not fail the machine).
+ */
+static int write_result(struct mmusim *m, const char *path, void (*fn)(void *arg, FILE *f),
+			void *arg)
 {
-	char *text = mmusim_report_json(m);
 	struct outfile of;
 	FILE *f;
 	int rc = 0;
 
-	if (!text)
-		return m->status ? m->status : MMUSIM_EHOST;
 	if (outfile_open(&of, path, 0, &m->err)) {
 		rc = m->err.host ? MMUSIM_EHOST : MMUSIM_EINPUT;
 	} else if (!(f = outfile_stream(&of))) {
@@ -643,13 +630,29 @@ int mmusim_write_json(struct mmusim *m, const char *path)
 		err_host(&m->err, path, 0, 0, "out of memory");
 		rc = MMUSIM_EHOST;
 	} else {
-		fputs(text, f);
+		fn(arg, f);
 		if (outfile_commit(&of, &m->err))
 			rc = MMUSIM_EHOST;
 	}
-	free(text);
-	if (rc) /* (the message only: a bad path does not fail the machine) */
+	if (rc)
 		err_format(&m->err, m->msg, sizeof(m->msg));
+	return rc;
+}
+
+static void put_text(void *arg, FILE *f)
+{
+	fputs(arg, f);
+}
+
+int mmusim_write_json(struct mmusim *m, const char *path)
+{
+	char *text = mmusim_report_json(m);
+	int rc;
+
+	if (!text)
+		return m->status ? m->status : MMUSIM_EHOST;
+	rc = write_result(m, path, put_text, text);
+	free(text);
 	return rc;
 }
 
@@ -695,29 +698,26 @@ int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out)
 	return 0;
 }
 
+struct vmas_csv_arg {
+	struct mmusim *m;
+	unsigned top;
+};
+
+static void put_vmas_csv(void *arg, FILE *f)
+{
+	const struct vmas_csv_arg *a = arg;
+
+	for (unsigned i = 0; i < a->m->run.n && i < MODE_NR; i++)
+		vmas_write_csv(&a->m->run.sims[i], a->m->run.mode_names[i], i == 0, a->top, f);
+}
+
 int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
 {
 	struct stats st[MODE_NR];
-	struct outfile of;
-	FILE *f;
 	int rc;
 
 	if ((rc = input_identity(m)) || (rc = snapshot(m, st)))
 		return rc;
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
-	if (outfile_open(&of, path, 0, &m->err)) {
-		rc = m->err.host ? MMUSIM_EHOST : MMUSIM_EINPUT;
-	} else if (!(f = outfile_stream(&of))) {
-		outfile_abort(&of);
-		err_host(&m->err, path, 0, 0, "out of memory");
-		rc = MMUSIM_EHOST;
-	} else {
-		for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++)
-			vmas_write_csv(&m->run.sims[i], m->run.mode_names[i], i == 0, top, f);
-		if (outfile_commit(&of, &m->err))
-			rc = MMUSIM_EHOST;
-	}
-	if (rc)
-		err_format(&m->err, m->msg, sizeof(m->msg));
-	return rc;
+	return write_result(m, path, put_vmas_csv, &(struct vmas_csv_arg){ m, top });
 }

@@ -90,6 +90,7 @@
 #include <string.h>
 
 #include "mrc.h"
+#include "util.h"
 #include "plot.h"
 #include "pool.h"
 
@@ -756,22 +757,6 @@ void mrc_result_free(struct mrc_result *res)
 
 static const char *const side_name[2] = { "l1i", "l1d" };
 
-/* @t as a CSV field: quoted when it holds a comma, a quote or a newline. */
-static void csv_text(FILE *f, const char *t)
-{
-	if (!strpbrk(t, ",\"\n")) {
-		fputs(t, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *t; t++) {
-		if (*t == '"')
-			fputc('"', f);
-		fputc(*t, f);
-	}
-	fputc('"', f);
-}
-
 int mrc_write_csv(const struct mrc_result *res, const char *const prov[MRC_NR_PROV], FILE *f)
 {
 	fprintf(f, "side,page_size,entries,misses,miss_ratio,lookups,sets,ways%s\n",
@@ -789,7 +774,7 @@ int mrc_write_csv(const struct mrc_result *res, const char *const prov[MRC_NR_PR
 					(unsigned long long)lk, res->sets, w);
 				for (int k = 0; prov && k < MRC_NR_PROV; k++) {
 					fputc(',', f);
-					csv_text(f, prov[k]);
+					csv_put(f, prov[k]);
 				}
 				fputc('\n', f);
 			}

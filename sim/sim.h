@@ -60,7 +60,7 @@ struct sim {
 	 * (timeline, steps, vmas): ",VERSION,BUILD_ID,CONFIG_HASH,INPUT_ID", the
 	 * run's provenance as its JSON report has it (mmusim.c); "" if not set.
 	 */
-	char csv_prov[256];
+	char csv_prov[512]; /* ids are at most PROVENANCE_ID_MAX bytes, quoted at most twice that */
 	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */

@@ -38,6 +38,7 @@
 
 #include "config.h"
 #include "sweep.h"
+#include "util.h"
 #include "trace.h"
 #include "workload.h"
 
@@ -1031,21 +1032,6 @@ static int row_cmp(const void *a, const void *b)
 	return (x->rep > y->rep) - (x->rep < y->rep);
 }
 
-static void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void put_num(FILE *out, double v, bool is_int)
 {
 	if (is_int && fabs(v) < 9e15 && v == floor(v))
@@ -1156,7 +1142,7 @@ static void write_reps_csv(FILE *out, const struct row *rows, size_t nrows, cons
 	fputs("point,rep", out);
 	for (size_t l = 0; l < c->nlabels; l++) {
 		fputc(',', out);
-		csv_field(out, c->label_keys[l]);
+		csv_put(out, c->label_keys[l]);
 	}
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(out, ",%s", c->names[i]);
@@ -1167,13 +1153,13 @@ static void write_reps_csv(FILE *out, const struct row *rows, size_t nrows, cons
 		fprintf(out, "%zu,%u", rows[i].point, rows[i].rep);
 		for (size_t l = 0; l < c->nlabels; l++) {
 			fputc(',', out);
-			csv_field(out, rows[i].labels[l]);
+			csv_put(out, rows[i].labels[l]);
 		}
 		for (size_t k = 0; k < c->n; k++)
 			put_num(out, rows[i].v[k], c->is_int[k]);
 		for (size_t k = 0; k < NR_PROV; k++) { /* this repetition's own */
 			fputc(',', out);
-			csv_field(out, rows[i].prov[k]);
+			csv_put(out, rows[i].prov[k]);
 		}
 		fputc('\n', out);
 	}
@@ -1186,7 +1172,7 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 	fputs("point", out);
 	for (size_t l = 0; l < c->nlabels; l++) {
 		fputc(',', out);
-		csv_field(out, c->label_keys[l]);
+		csv_put(out, c->label_keys[l]);
 	}
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(out, repeated ? ",%s,%s.ci95" : ",%s", c->names[i], c->names[i]);
@@ -1202,7 +1188,7 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 		fprintf(out, "%zu", rows[i].point);
 		for (size_t l = 0; l < c->nlabels; l++) {
 			fputc(',', out);
-			csv_field(out, rows[i].labels[l]);
+			csv_put(out, rows[i].labels[l]);
 		}
 		for (size_t k = 0; k < c->n; k++) {
 			double *x = xrealloc(NULL, n * sizeof(*x)), mean, ci = 0;
@@ -1220,7 +1206,7 @@ static void write_csv(FILE *out, const struct row *rows, size_t nrows, const str
 		}
 		for (size_t k = 0; k < NR_PROV; k++) { /* the first repetition's */
 			fputc(',', out);
-			csv_field(out, rows[i].prov[k]);
+			csv_put(out, rows[i].prov[k]);
 		}
 		fputc('\n', out);
 	}

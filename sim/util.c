@@ -235,3 +235,18 @@ size_t edit_distance(const char *a, const char *b)
 	free(row);
 	return d;
 }
+
+void csv_put(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

@@ -66,4 +66,7 @@ uint64_t max_rss_bytes(void);
  */
 size_t edit_distance(const char *a, const char *b);
 
+/* @s as one CSV field on @out: quoted when it holds a comma, quote or line break (RFC 4180). */
+void csv_put(FILE *out, const char *s);
+
 #endif

@@ -45,6 +45,7 @@
 #include "sim.h"
 #include "thp.h"
 #include "vmas.h"
+#include "util.h"
 
 static void mmu_counts(const struct mmu *m, uint64_t now[VH_NR])
 {
@@ -178,6 +179,23 @@ void vmas_destroy(struct sim *s)
 	memset(a, 0, sizeof(*a));
 }
 
+/* Room for one more extent: 0, or -1 when host memory ran out. */
+static int ext_room(struct vmas_acct *a)
+{
+	size_t cap;
+	struct vext *e;
+
+	if (a->next < a->cap_ext)
+		return 0;
+	cap = a->cap_ext ? a->cap_ext * 2 : 16;
+	e = realloc(a->ext, cap * sizeof(*e));
+	if (!e)
+		return -1;
+	a->ext = e;
+	a->cap_ext = cap;
+	return 0;
+}
+
 /* Remove [start, end) from the extents, splitting those that straddle. */
 static int ext_remove(struct vmas_acct *a, vaddr_t start, vaddr_t end)
 {
@@ -185,15 +203,8 @@ static int ext_remove(struct vmas_acct *a, vaddr_t start, vaddr_t end)
 
 	if (i < a->next && a->ext[i].start < start && a->ext[i].end > end) {
 		/* one extent holds the hole: split it in two */
-		if (a->next == a->cap_ext) {
-			size_t cap = a->cap_ext ? a->cap_ext * 2 : 16;
-			struct vext *e = realloc(a->ext, cap * sizeof(*e));
-
-			if (!e)
-				return -1;
-			a->ext = e;
-			a->cap_ext = cap;
-		}
+		if (ext_room(a))
+			return -1;
 		memmove(&a->ext[i + 1], &a->ext[i], (a->next - i) * sizeof(*a->ext));
 		a->next++;
 		a->ext[i].end = start;
@@ -233,15 +244,8 @@ static int ext_add(struct vmas_acct *a, vaddr_t start, vaddr_t end, uint32_t rec
 		a->ext[i].start = start;
 		return 0;
 	}
-	if (a->next == a->cap_ext) {
-		size_t cap = a->cap_ext ? a->cap_ext * 2 : 16;
-		struct vext *e = realloc(a->ext, cap * sizeof(*e));
-
-		if (!e)
-			return -1;
-		a->ext = e;
-		a->cap_ext = cap;
-	}
+	if (ext_room(a))
+		return -1;
 	memmove(&a->ext[i + 1], &a->ext[i], (a->next - i) * sizeof(*a->ext));
 	a->ext[i] = (struct vext){ start, end, rec };
 	a->next++;
@@ -512,22 +516,6 @@ static const char *const ev_key[VE_NR] = {
 	"thp_split_page", "thp_collapse_alloc",
 };
 
-/* @s as a CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
-static void csv_text(const char *s, FILE *out)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out)
 {
 	uint32_t *o = vmas_order(s);
@@ -557,7 +545,7 @@ rows:
 		if (r->path) {
 			const char *b = strrchr(r->path, '/');
 
-			csv_text(b ? b + 1 : r->path, out);
+			csv_put(out, b ? b + 1 : r->path);
 		} else {
 			fprintf(out, "%s@0x%llx", vmas_kind(r, o[k]), (unsigned long long)r->start);
 		}
@@ -571,7 +559,7 @@ rows:
 		for (int i = 0; i < VE_NR; i++)
 			fprintf(out, ",%llu", (unsigned long long)r->ev[i]);
 		fputc(',', out);
-		csv_text(r->path ? r->path : "", out);
+		csv_put(out, r->path ? r->path : "");
 		fprintf(out, "%s\n", s->csv_prov);
 		shown++;
 	}

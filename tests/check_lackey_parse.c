@@ -28,15 +28,7 @@
 
 static char tmpdir[256];
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][1024];
-	static int i;
-	char *p = buf[i++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
-}
+#include "check_files.h"
 
 struct want {
 	uint64_t addr;

@@ -19,24 +19,7 @@
 
 static char tmpdir[] = "/tmp/check_markers_XXXXXX";
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][1024];
-	static int i;
-	char *p = buf[i++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_msg(f != NULL, "cannot create %s", path);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
+#include "check_files.h"
 
 /* A reference, form 2 (7-byte address): tag 2 << 6 | size << 2 | kind. */
 #define REF(kind, size, a)                                                                  \

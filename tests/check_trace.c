@@ -51,24 +51,7 @@ static const char *data_path(const char *name)
 	return p;
 }
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][1024];
-	static int i;
-	char *p = buf[i++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_msg(f != NULL, "cannot create %s", path);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
+#include "check_files.h"
 
 static void write_str(const char *path, const char *s)
 {
