@@ -62,6 +62,7 @@ const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "nev
 const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
 						     "never" };
 const char *const pwc_level_name[PWC_NR] = { "pml5", "pml4", "pdpt", "pde" };
+const char *const virt_mode_name[VIRT_NR] = { "none", "nested", "shadow" };
 const char *const cache_level_name[CL_NR] = { "l1d", "l2", "llc" };
 
 /* page_size_name[] lives in stats.c; this file keeps its own copy. */
@@ -100,6 +101,7 @@ enum kcheck {
 	CK_FAULT_AROUND, /* power of two in 4K..2M (fault_around_bytes_set()) */
 	CK_CPI,     /* finite, >= 0 */
 	CK_SHARE,   /* finite, 0 .. 1 */
+	CK_MEMORY0, /* 0 (the default's rule), or as CK_MEMORY */
 };
 
 struct key {
@@ -203,6 +205,28 @@ static const struct key keys[] = {
 	K("roi.sim_insns", KT_U64, roi.sim_insns, CK_NONE),
 
 	K("seed", KT_U64, seed, CK_NONE),
+
+	/* the first key config_write_yaml() leaves out when virt.mode is none (VIRT_KEY0) */
+	KENUM("virt.mode", virt.mode, virt_mode_name, VIRT_NR),
+	K("virt.levels", KT_U32, virt.levels, CK_LEVELS),
+	KARRAY("virt.ntlb", virt.ntlb),
+	KARRAY("virt.pwc.pml5", virt.pwc[PWC_PML5]),
+	KARRAY("virt.pwc.pml4", virt.pwc[PWC_PML4]),
+	KARRAY("virt.pwc.pdpt", virt.pwc[PWC_PDPT]),
+	KARRAY("virt.pwc.pde", virt.pwc[PWC_PDE]),
+	K("virt.cost.exit", KT_U64, virt.exit, CK_NONE),
+	K("host.os.memory", KT_SIZE64, virt.host_memory, CK_MEMORY0),
+	KENUM("host.os.mode", virt.host_mode, os_mode_name, MODE_NR),
+	K("host.os.madvise", KT_BOOL, virt.host_madvise, CK_NONE),
+	KENUM("host.os.thp.enabled", virt.host_thp.enabled, thp_enabled_name, THP_ENABLED_NR),
+	KENUM("host.os.thp.defrag", virt.host_thp.defrag, thp_defrag_name, THP_DEFRAG_NR),
+	K("host.os.khugepaged.pages_to_scan", KT_U32, virt.host_khugepaged.pages_to_scan, CK_NONZERO),
+	KU("host.os.khugepaged.scan_sleep_millisecs", virt.host_khugepaged.scan_sleep_millisecs),
+	KU("host.os.khugepaged.alloc_sleep_millisecs", virt.host_khugepaged.alloc_sleep_millisecs),
+	KU("host.os.khugepaged.max_ptes_none", virt.host_khugepaged.max_ptes_none),
+	K("host.os.khugepaged.defrag", KT_BOOL, virt.host_khugepaged.defrag, CK_NONE),
+	K("host.os.fragmentation.unmovable", KT_DOUBLE, virt.host_fragmentation.unmovable, CK_SHARE),
+	K("host.os.fragmentation.seed", KT_U64, virt.host_fragmentation.seed, CK_NONE),
 };
 
 #define NKEYS ARRAY_SIZE(keys)
@@ -274,6 +298,38 @@ static void hardware_defaults(struct sim_config *c)
 	c->line_size = 64;
 }
 
+/*
+ * virt.* and host.os.*: bare metal by default. The host stage has the guest's
+ * paging-structure cache geometry (AMD's page walk cache holds guest and
+ * nested entries alike, APM Vol. 2 §15.25.5 "Nested Paging and the TLB"; the
+ * split is this model's) and no nested TLB: no vendor publishes its size.
+ */
+static void virt_defaults(struct sim_config *c)
+{
+	struct virt_cfg *v = &c->virt;
+
+	v->mode = VIRT_NONE;
+	v->levels = 4;
+	v->ntlb = (struct array_cfg){ 0, 0 };
+	for (int i = 0; i < PWC_NR; i++)
+		v->pwc[i] = c->pwc[i];
+	/*
+	 * 1360 cycles: one VMRUN to #VMEXIT round trip on an AMD EPYC host, as KVM's
+	 * developers timed it with rdtsc around VMRUN (LKML, "KVM: SVM: use vmsave/
+	 * vmload for saving/restoring additional host state", Dec 2020, samples of
+	 * +1344 to +1376 cycles; lkml.iu.edu/hypermail/linux/kernel/2012.2/00527).
+	 */
+	v->exit = 1360;
+	v->host_memory = 0;
+	/* a host with THP as upstream ships it, and QEMU's guest RAM madvised
+	 * (softmmu/physmem.c ram_block_add(): qemu_madvise(QEMU_MADV_HUGEPAGE)) */
+	v->host_mode = MODE_THP;
+	v->host_madvise = true;
+	v->host_thp = c->thp;
+	v->host_khugepaged = c->khugepaged;
+	v->host_fragmentation = c->fragmentation;
+}
+
 void config_defaults(struct sim_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -340,6 +396,7 @@ void config_defaults(struct sim_config *c)
 	c->extfrag_threshold = 500;
 
 	c->seed = 1;
+	virt_defaults(c);
 }
 
 /* ------------------------------------------------------------ small helpers */
@@ -661,6 +718,10 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 		if (!is_pow2(v) || v < 8 || v > 4096)
 			return snprintf(why, n, "%s is not a power of two in 8..4096", sz), -1;
 		return 0;
+	case CK_MEMORY0:
+		if (!v)
+			return 0;
+		/* fall through */
 	case CK_MEMORY:
 		if (v % (4ULL << 20))
 			return snprintf(why, n,
@@ -836,6 +897,18 @@ static int validate(const struct sim_config *c, const char *origin,
 			return vfail(&v, ps, pw,
 				     "%s is not a multiple of ways * line = %u * %u",
 				     sz, cc->ways, c->line_size);
+	}
+	if (c->virt.mode != VIRT_NONE) {
+		uint64_t hm = c->virt.host_memory ? c->virt.host_memory : 2 * c->memory;
+		char gs[32], hs[32];
+
+		format_size(c->memory, gs, sizeof(gs));
+		format_size(hm, hs, sizeof(hs));
+		if (hm < c->memory + (64ULL << 20))
+			return vfail(&v, "host.os.memory", "os.memory",
+				     "%s cannot hold the guest's %s of memory and 64M for the host", hs, gs);
+		if (hm > (1ULL << 40))
+			return vfail(&v, "host.os.memory", "os.memory", "%s is above the maximum 1T", hs);
 	}
 	return check_roi(&v);
 }
@@ -1588,9 +1661,23 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 	}
 }
 
+/*
+ * The index of virt.mode, where the virt.* and host.* keys begin: a bare-metal
+ * config is written (and hashed: provenance.c) without them, so its text and
+ * config_hash are those of the releases before virtual machines.
+ */
+static size_t virt_key0(void)
+{
+	static size_t k0;
+
+	if (!k0)
+		k0 = (size_t)key_index("virt.mode");
+	return k0;
+}
+
 void config_write_yaml(const struct sim_config *c, FILE *out)
 {
 	fputs("# mmusim configuration (every key; `mmusim config show` writes this)\n",
 	      out);
-	emit_block(c, out, 0, NKEYS, 0, 0);
+	emit_block(c, out, 0, c->virt.mode == VIRT_NONE ? virt_key0() : NKEYS, 0, 0);
 }

@@ -169,6 +169,33 @@ struct roi_cfg {
 	uint64_t skip_insns, warmup_insns, sim_insns;
 };
 
+/*
+ * virt.mode: where the machine runs (sim/virt.c). none: bare metal, as every
+ * run before issue 15. nested: two translation stages in hardware (AMD NPT,
+ * Intel EPT): the guest's page table, each of its reads and the final address
+ * translated by the host's. shadow: the hypervisor keeps a table from guest
+ * virtual to host physical addresses that the hardware walks (PVM, KVM
+ * without NPT/EPT), built on shadow faults.
+ */
+enum virt_mode { VIRT_NONE, VIRT_NESTED, VIRT_SHADOW, VIRT_NR };
+extern const char *const virt_mode_name[VIRT_NR]; /* "none", "nested", "shadow" */
+
+/* virt.* and host.os.*: the hypervisor's hardware and the host kernel under the guest. */
+struct virt_cfg {
+	enum virt_mode mode;
+	unsigned levels;             /* virt.levels: the host stage's paging levels (4 or 5) */
+	struct array_cfg ntlb;       /* virt.ntlb: nested TLB, gPA -> hPA (any host page size) */
+	struct array_cfg pwc[PWC_NR]; /* virt.pwc.*: the host stage's paging-structure caches */
+	cycles_t exit;               /* virt.cost.exit: one VM exit and the re-entry */
+	/* the host kernel (a second kernel model; host.os.*) */
+	uint64_t host_memory;        /* host.os.memory; 0: twice os.memory */
+	enum os_mode host_mode;      /* host.os.mode: how guest memory is backed */
+	bool host_madvise;           /* host.os.madvise: MADV_HUGEPAGE on guest memory (QEMU) */
+	struct thp_cfg host_thp;     /* host.os.thp.enabled, .defrag */
+	struct khugepaged_cfg host_khugepaged; /* host.os.khugepaged.* */
+	struct fragmentation_cfg host_fragmentation; /* host.os.fragmentation.* */
+};
+
 struct sim_config {
 	/* cpu */
 	char cpu_name[64];
@@ -217,6 +244,8 @@ struct sim_config {
 	struct roi_cfg roi; /* roi.*: the region of interest (not the machine: how it is run) */
 
 	uint64_t seed; /* seed: random replacement and anything else stochastic */
+
+	struct virt_cfg virt; /* virt.*, host.os.*: written out only when virt.mode is not none */
 };
 
 /* Fill @c with the built-in defaults (the article's machine). Cannot fail. */

@@ -29,16 +29,7 @@
 #include <string.h>
 
 #include "mmu.h"
-
-static const unsigned pwc_shift[PWC_NR] = {
-	[PWC_PML5] = 48, [PWC_PML4] = 39, [PWC_PDPT] = 30, [PWC_PDE] = 21,
-};
-
-/* The PWC that caches an entry read at paging level @level (5..2). */
-static inline enum pwc_level pwc_for_level(unsigned level)
-{
-	return level == 5 ? PWC_PML5 : level == 4 ? PWC_PML4 : level == 3 ? PWC_PDPT : PWC_PDE;
-}
+#include "mmu_walk.h"
 
 void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn)
 {
@@ -100,29 +91,6 @@ static __attribute__((noinline)) bool walk_general(struct mmu *m, vaddr_t va, bo
 	return true;
 }
 
-/*
- * Probe the paging-structure cache @pl for @va: true on a hit, with the table it
- * caches in *@table. A PWC of no entries is not probed (and counts nothing).
- */
-static inline __attribute__((always_inline)) bool pwc_probe(struct mmu *m, enum pwc_level pl,
-							    vaddr_t va, const struct pt_node **table)
-{
-	struct tlb_array *a = &m->pwc[pl];
-	long e;
-
-	if (!a->ways)
-		return false;
-	m->st.walk_cycles += m->pwc_latency;
-	e = tlb_array_lookup(a, va >> pwc_shift[pl]);
-	if (e < 0) {
-		m->st.pwc[pl].misses++;
-		return false;
-	}
-	m->st.pwc[pl].hits++;
-	*table = (const struct pt_node *)(uintptr_t)a->payload[e];
-	return true;
-}
-
 /* Walk @va; fault it in if needed. Returns false if the fault hook failed. */
 static inline bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, pfn_t *pfn)
 {
@@ -130,6 +98,8 @@ static inline bool walk(struct mmu *m, vaddr_t va, bool write, enum page_size *p
 	unsigned start_level;
 
 	m->st.walks++;
+	if (unlikely(m->nested != NULL))
+		return mmu_nested_walk(m, va, write, ps, pfn);
 	if (unlikely(va >= m->va_limit)) {
 		/* the walk would alias a lower address: refuse, as a non-canonical access faults */
 		m->fault(m->os, va, write, false);
@@ -379,6 +349,7 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 
 void mmu_destroy(struct mmu *m)
 {
+	mmu_nested_destroy(m);
 	for (int i = 0; i < PWC_NR; i++)
 		tlb_array_free(&m->pwc[i]);
 	tlb_free(&m->tlb);
@@ -388,7 +359,7 @@ void mmu_destroy(struct mmu *m)
 /* --- invariants --------------------------------------------------------- */
 
 struct tlb_inv_ctx {
-	const struct pagetable *pt;
+	const struct mmu *m;
 	int ps; /* the array's page size, or -1 for the STLB (size in the key) */
 };
 
@@ -404,7 +375,7 @@ static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
 	} else {
 		ps = (enum page_size)c->ps;
 	}
-	BUG_ON(!pt_lookup(c->pt, key << page_shift_of(ps), &got, &pfn, NULL));
+	BUG_ON(!mmu_lookup(c->m, key << page_shift_of(ps), &got, &pfn));
 	BUG_ON(got != ps || pfn != (payload & ~TLB_RO));
 }
 
@@ -423,7 +394,7 @@ static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
 void mmu_check_invariants(const struct mmu *m)
 {
 	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 }; /* the table each PWC points at */
-	struct tlb_inv_ctx c = { m->pt, 0 };
+	struct tlb_inv_ctx c = { m, 0 };
 
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
@@ -442,6 +413,7 @@ void mmu_check_invariants(const struct mmu *m)
 		tlb_array_check_invariants(&m->pwc[i]);
 		tlb_array_for_each(&m->pwc[i], inv_pwc_entry, &pc);
 	}
+	mmu_nested_check_invariants(m);
 	/* the memo must agree with the L1 */
 	for (int side = 0; side < 2; side++)
 		if (m->last_vpn[side] != VPN_NONE) {

@@ -43,6 +43,15 @@ struct mmu_stats {
 	cycles_t cyc_data;          /* data references through the caches (data_refs) */
 };
 
+/* What the two-stage walk counts (virt.mode nested; mmu_nested.c). */
+struct mmu_nested_stats {
+	uint64_t guest_reads, host_reads;   /* entries read from each stage's tables */
+	cycles_t guest_cycles, host_cycles; /* their cycles (host: with its NTLB and PWC probes) */
+	struct mmu_hit_miss ntlb;           /* nested TLB lookups */
+	struct mmu_hit_miss pwc[PWC_NR];    /* the host stage's paging-structure caches */
+	uint64_t host_faults;               /* NPT/EPT violations the host kernel served */
+};
+
 /*
  * The fault hook: the OS's #PF handler. @write: the access is a store; @wp: the
  * entry was present but read-only (a write-protect fault), else not present.
@@ -58,6 +67,8 @@ typedef int (*mmu_fault_fn)(void *os, vaddr_t va, bool write, bool wp);
  * vmas.c). Without a hook the window is the whole address space.
  */
 typedef void (*mmu_window_fn)(void *os, vaddr_t va);
+
+struct mmu_nested;
 
 struct mmu {
 	/* hot: the per-side memo of the last L1 hit (see mmu_access_inline()) */
@@ -89,7 +100,57 @@ struct mmu {
 	 */
 	void (*inval_hook)(void *ctx, vaddr_t start, vaddr_t end, bool all);
 	void *inval_ctx;
+	/* virt.mode nested: the host stage (mmu_nested_init()); NULL: one stage */
+	struct mmu_nested *nested;
 };
+
+/*
+ * The host stage of a nested walk: the host's table of the guest's memory (a
+ * guest-physical address gpa is the host's virtual address hbase + gpa, as in
+ * the host process that holds guest RAM), the nested TLB (gPA -> hPA) and the
+ * host stage's paging-structure caches. A host entry not present calls
+ * host_fault(host, hbase + gpa, true, false): an NPT/EPT violation.
+ */
+struct mmu_nested {
+	struct pagetable *hpt;
+	vaddr_t hbase;
+	mmu_fault_fn host_fault;
+	void *host;
+	struct tlb_array ntlb;         /* key: tlb_stlb_key(hbase + gpa, host page size) */
+	unsigned ntlb_sizes;           /* the host page sizes it may hold (1 << enum page_size) */
+	struct tlb_array pwc[PWC_NR];  /* keyed by (hbase + gpa) >> pwc_shift[] */
+	unsigned latency;              /* one NTLB or host PWC probe: walk.pwc_latency */
+	struct mmu_nested_stats st;
+};
+
+/*
+ * Give @m a host stage from @cfg's virt.* (virt.mode nested): @hpt, @hbase,
+ * @host_fault(@host, ...) as in struct mmu_nested. 0, or -1 on host OOM.
+ */
+int mmu_nested_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *hpt, vaddr_t hbase,
+		    mmu_fault_fn host_fault, void *host);
+
+/*
+ * The host changed its mapping of guest memory (the host kernel's TLB flush for
+ * [start, end) of its address space): what was derived from it goes, as KVM's
+ * MMU notifier flushes the whole guest's TLB (kvm_flush_remote_tlbs()): the
+ * nested TLB, the host stage's PWCs and every guest translation.
+ */
+void mmu_host_invalidate(struct mmu *m);
+
+/* Free the host stage (mmu_destroy() calls it). */
+void mmu_nested_destroy(struct mmu *m);
+
+/* The nested TLB and the host stage's PWCs agree with the host's table. Aborts. */
+void mmu_nested_check_invariants(const struct mmu *m);
+
+/*
+ * The translation of @va as the tables give it, without side effects: the size
+ * of the TLB entry it fills and that page's first frame. With a host stage,
+ * both stages: the smaller of the two pages, its host-physical frame. false if
+ * a stage has no mapping.
+ */
+bool mmu_lookup(const struct mmu *m, vaddr_t va, enum page_size *ps, pfn_t *pfn);
 
 /*
  * Build the TLBs, PWCs and caches of @cfg (validated) walking @pt (which the OS

@@ -154,6 +154,14 @@ static inline unsigned pt_index(vaddr_t va, unsigned level)
 	return (unsigned)(va >> level_shift(level)) & (PT_ENTRIES - 1);
 }
 
+/* Tell the observer (pt->on_write) that the entry of @n mapping @va changed. */
+static inline void wrote(const struct pagetable *pt, const struct pt_node *n, vaddr_t va)
+{
+	if (unlikely(pt->on_write != NULL))
+		pt->on_write(pt->on_write_ctx, n->pfn, va & ~((1ULL << level_shift(n->level)) - 1),
+			     n->level);
+}
+
 static inline bool is_leaf(uint64_t e, unsigned level)
 {
 	return level == 1 || (e & PTE_PS);
@@ -327,6 +335,7 @@ int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool 
 			n->child[i] = c;
 			n->e[i] = (uint64_t)c->pfn << PAGE_SHIFT | PT_TABLE_FLAGS;
 			n->used++;
+			wrote(pt, n, va);
 		}
 		BUG_ON(is_leaf(n->e[i], level));
 		n = n->child[i];
@@ -339,6 +348,7 @@ int pt_map(struct pagetable *pt, vaddr_t va, enum page_size ps, pfn_t pfn, bool 
 		pt->host_oom = true; /* giving a PT table its full array */
 		return -1;
 	}
+	wrote(pt, n, va);
 	pt->nr_leaves[ps]++;
 	return 0;
 }
@@ -376,6 +386,7 @@ void pt_split_pmd(struct pagetable *pt, vaddr_t va, pfn_t table_pfn, pfn_t zero_
 	t->used = PT_ENTRIES;
 	pd->child[i] = t;
 	pd->e[i] = (uint64_t)table_pfn << PAGE_SHIFT | PT_TABLE_FLAGS | PTE_A;
+	wrote(pt, pd, va);
 	pt->nr_leaves[PS_2M]--;
 	pt->nr_leaves[PS_4K] += PT_ENTRIES;
 }
@@ -407,6 +418,7 @@ pfn_t pt_collapse_pmd(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable
 	pd->child[i] = NULL;
 	pd->e[i] = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_PS | PTE_A |
 		   (writable ? PTE_RW : 0);
+	wrote(pt, pd, va);
 	pt->nr_leaves[PS_2M]++;
 	return table;
 }
@@ -422,6 +434,7 @@ void pt_retract_pmd(struct pagetable *pt, vaddr_t va)
 	node_free(pt, t);
 	pd->child[i] = NULL;
 	ent_set(pd, i, 0); /* (an upper table: full, nothing moves) */
+	wrote(pt, pd, va);
 }
 
 void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
@@ -433,6 +446,7 @@ void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
 
 	BUG_ON(!sl || !(*sl & PTE_P));
 	*sl = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | PTE_A | (writable ? PTE_RW | PTE_D : 0);
+	wrote(pt, t, va);
 }
 
 void pt_set_swap(struct pagetable *pt, vaddr_t va, uint64_t swp)
@@ -483,6 +497,7 @@ void pt_swap_in(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable)
 
 	BUG_ON(!sl || !*sl || (*sl & PTE_P));
 	*sl = (uint64_t)pfn << PAGE_SHIFT | PTE_P | PTE_US | (writable ? PTE_RW : 0);
+	wrote(pt, t, va);
 	pt->nr_swap--;
 	pt->nr_leaves[PS_4K]++;
 }
@@ -497,6 +512,7 @@ int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t swp)
 		return -1;
 	t = pte_node(pt, va);
 	*slot(t, i) = swp << PAGE_SHIFT | PTE_SWP;
+	wrote(pt, t, va);
 	pt->nr_leaves[PS_4K]--;
 	pt->nr_swap++;
 	return 0;
@@ -514,6 +530,8 @@ bool pt_test_clear_young(struct pagetable *pt, vaddr_t va)
 			return false;
 		if (is_leaf(e, level)) {
 			*sl = e & ~PTE_A;
+			if (e & PTE_A)
+				wrote(pt, n, va);
 			return e & PTE_A;
 		}
 		n = n->child[i];
@@ -607,6 +625,7 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 			if (u->fn)
 				u->fn(u->ctx, lo, PS_4K, PFN_NONE, e);
 			ent_set(n, i, 0);
+			wrote(u->pt, n, lo);
 			unused_back(n, &pos);
 			u->pt->nr_swap--;
 			continue;
@@ -617,6 +636,7 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 			if (u->fn)
 				u->fn(u->ctx, lo, leaf_size(n->level), pte_pfn(e), e);
 			ent_set(n, i, 0);
+			wrote(u->pt, n, lo);
 			unused_back(n, &pos);
 			u->pt->nr_leaves[leaf_size(n->level)]--;
 			u->cleared++;
@@ -627,6 +647,7 @@ static void unmap_rec(struct unmap_ctx *u, struct pt_node *n, vaddr_t base)
 			node_free(u->pt, n->child[i]);
 			n->child[i] = NULL;
 			ent_set(n, i, 0); /* (an upper table: full, nothing moves) */
+			wrote(u->pt, n, lo);
 		}
 	}
 }
@@ -643,7 +664,7 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 	return u.cleared;
 }
 
-static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vaddr_t end,
+static uint64_t protect_rec(const struct pagetable *pt, struct pt_node *n, vaddr_t base, vaddr_t start, vaddr_t end,
 			    bool writable, pfn_t ro_a, pfn_t ro_b, struct pt_span *sp)
 {
 	uint64_t step = 1ULL << level_shift(n->level), changed = 0;
@@ -662,10 +683,11 @@ static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vadd
 				continue;
 			changed++;
 			*sl = ne;
+			wrote(pt, n, lo);
 			if (sp)
 				pt_span_add(sp, lo, leaf_size(n->level));
 		} else {
-			changed += protect_rec(n->child[i], lo, start, end, writable, ro_a, ro_b, sp);
+			changed += protect_rec(pt, n->child[i], lo, start, end, writable, ro_a, ro_b, sp);
 		}
 	}
 	return changed;
@@ -674,7 +696,7 @@ static uint64_t protect_rec(struct pt_node *n, vaddr_t base, vaddr_t start, vadd
 uint64_t pt_protect_range_span(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
 			       pfn_t ro_a, pfn_t ro_b, struct pt_span *sp)
 {
-	return end > start ? protect_rec(pt->root, 0, start, end, writable, ro_a, ro_b, sp) : 0;
+	return end > start ? protect_rec(pt, pt->root, 0, start, end, writable, ro_a, ro_b, sp) : 0;
 }
 
 uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,

@@ -53,6 +53,15 @@ struct pagetable {
 	uint64_t nr_leaves[PS_NR];
 	uint64_t nr_swap; /* swap entries */
 	bool host_oom;    /* a failure was the host's memory, not a table frame (sticky) */
+	/*
+	 * An observer of the entries software writes (every function below that
+	 * changes an entry of a linked table; not the A/D bits a walk sets, which
+	 * are the hardware's): @table the frame holding the entry, @va the first
+	 * address the entry maps, @level its level. virt.c traps writes to guest
+	 * tables a shadow table was built from. NULL: none.
+	 */
+	void (*on_write)(void *ctx, pfn_t table, vaddr_t va, unsigned level);
+	void *on_write_ctx;
 };
 
 /* One walk from the root down to a leaf or a non-present entry. */

@@ -461,6 +461,10 @@ static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 	s->rec_no += b->n;
 	if (unlikely(s->timeline))
 		sim_timeline_due(s);
+	if (unlikely(s->virt != NULL) && virt_tick(s)) {
+		*e = s->err;
+		return -1;
+	}
 	/* background work due by simulated time: one test per batch */
 	if (unlikely(s->thp.mm_registered) && sim_now(s) >= s->khugepaged.next_wake) {
 		cycles_t now = sim_now(s);

@@ -111,7 +111,10 @@ void roi_reset_counters(struct sim *s)
 	 */
 	s->now_insns += s->nrec[R_IFETCH] + s->st.instructions;
 	s->now_cycles += s->mmu.st.cyc_translation + s->mmu.st.walk_cycles + s->st.cyc_fault +
-			 s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim;
+			 s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim + s->cyc_virt;
+	s->cyc_virt = 0;
+	if (s->virt)
+		virt_reset_counts(s);
 	vmas_reset_counts(s); /* before the MMU's counters: it charges what they hold */
 	memset(s->nrec, 0, sizeof(s->nrec));
 	memset(&s->mmu.st, 0, sizeof(s->mmu.st));

@@ -48,6 +48,8 @@ static void pt_frame_free(void *ctx, pfn_t pfn)
 
 	buddy_free(&s->buddy, pfn, 0);
 	s->st.nr_page_table_pages--;
+	if (unlikely(s->virt != NULL))
+		virt_table_freed(s, pfn);
 }
 
 int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
@@ -96,6 +98,8 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
 	roi_init(s);
+	if (cfg->virt.mode != VIRT_NONE)
+		return virt_init(s, e);
 	return 0;
 oom:
 	return err_host(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
@@ -103,6 +107,8 @@ oom:
 
 void sim_destroy(struct sim *s)
 {
+	if (s->virt) /* the guest's teardown traps nothing: the shadow table goes whole */
+		s->pt.on_write = NULL;
 	if (s->pt.root) {
 		sim_exit_mmap(s);
 		pt_destroy(&s->pt);
@@ -118,6 +124,7 @@ void sim_destroy(struct sim *s)
 	buddy_destroy(&s->buddy);
 	vma_set_free(&s->vmas);
 	vmas_destroy(s);
+	virt_destroy(s);
 }
 
 
@@ -223,7 +230,7 @@ cycles_t sim_now(const struct sim *s)
 
 	return (cycles_t)((double)insns * s->cfg.cpi) + s->now_cycles + s->mmu.st.cyc_translation +
 	       s->mmu.st.walk_cycles + s->st.cyc_fault + s->mmu.st.cyc_data + s->st.cyc_compaction +
-	       s->st.cyc_reclaim;
+	       s->st.cyc_reclaim + s->cyc_virt;
 }
 
 /* --- the end of a run --------------------------------------------------- */
@@ -281,8 +288,10 @@ void sim_finish(struct sim *s)
 	st->cpi = s->cfg.cpi;
 	st->cyc_instructions = (cycles_t)((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;
+	if (s->virt)
+		virt_finish(s);
 	st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data +
-			st->cyc_compaction + st->cyc_reclaim;
+			st->cyc_compaction + st->cyc_reclaim + st->cyc_virt;
 	st->swap_bytes = s->pt.nr_swap * PAGE_SIZE;
 	(void)l1_misses;
 	roi_finish(s);
@@ -441,4 +450,6 @@ void sim_check_invariants(struct sim *s)
 	mmu_check_invariants(&s->mmu); /* TLB and PWC entries agree with the page table */
 	free(c.owned);
 	free(c.slots);
+	if (s->virt)
+		virt_check_invariants(s);
 }

@@ -25,6 +25,7 @@
 #include "thp.h"
 #include "vma.h"
 #include "vmas.h"
+#include "virt.h"
 
 struct sim {
 	struct mmu mmu; /* the hardware: TLBs, PWCs, caches, memo; faults come back via sim_fault() */
@@ -71,6 +72,8 @@ struct sim {
 	uint64_t rec_no;        /* records consumed, for messages */
 	char fail_msg[256];     /* a failure's message without its record number (sim_fail()) */
 	struct err err;
+	struct virt *virt;  /* virt.mode nested or shadow: the hypervisor and host (virt.c); else NULL */
+	cycles_t cyc_virt;  /* VM exits and host faults the guest waited for (in sim_now()) */
 };
 
 /* Build every model from @cfg (validated). 0, or -1 with @e (host OOM, pool). */

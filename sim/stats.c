@@ -40,6 +40,7 @@ enum sc_src {
 
 enum sc_flag {
 	SC_TEXT = 1, /* derived for the text and --modes tables, not in the JSON */
+	SC_VIRT = 2, /* a virtual machine's (stats_virt): reported only when virt.mode is not none */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -166,6 +167,11 @@ static struct sc_val translation_share(const struct stats *s)
 	UN("tlb." side "." #ps ".misses", m.misses[PS_##ps], "misses", "lookups",             \
 	   nm " " #ps " misses")
 /* Hits and misses of a page-walk cache level. */
+/* A virtual machine's count (SC_VIRT). */
+#define VU(k, m, l, u, nm) \
+	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .name = nm, .flags = SC_VIRT }
+#define VHM(k, m, nm) VU(k ".hits", m.hits, "hits", "lookups", nm " hits"), \
+	VU(k ".misses", m.misses, "misses", "lookups", nm " misses")
 #define PWC_HM(lvl, i, nm)                                                                     \
 	UN("walk.pwc." lvl ".hits", pwc[i].hits, "hits", "lookups", nm " PWC hits"),          \
 	UN("walk.pwc." lvl ".misses", pwc[i].misses, "misses", "lookups", nm " PWC misses")
@@ -303,6 +309,62 @@ static const struct stat_counter counters[] = {
 	UN("cycles.data", cyc_data, "data", "cycles", "data access cycles"),
 	UN("cycles.reclaim", cyc_reclaim, "reclaim", "cycles", "direct reclaim cycles"),
 	UN("cycles.kswapd", cyc_kswapd, "kswapd", "cycles", "kswapd cycles"),
+	VU("cycles.virt", cyc_virt, "virtualization", "cycles",
+	   "cycles of VM exits and host faults the guest waited for"),
+
+	VU("walk.guest.reads", virt.guest_reads, "guest entries read", "entries",
+	   "guest page-table entries read by nested walks"),
+	VU("walk.guest.cycles", virt.guest_cycles, "guest cycles", "cycles", "guest-stage walk cycles"),
+	VU("walk.host.reads", virt.host_reads, "host entries read", "entries",
+	   "host page-table entries read by nested walks"),
+	VU("walk.host.cycles", virt.host_cycles, "host cycles", "cycles",
+	   "host-stage walk cycles (with NTLB and host PWC probes)"),
+	VU("walk.host.faults", virt.host_faults, "host faults", "events",
+	   "host page faults on guest memory (NPT/EPT violations and guest page zeroing)"),
+	VHM("walk.ntlb", virt.ntlb, "nested TLB"),
+	VHM("walk.host_pwc.pml5", virt.hpwc[PWC_PML5], "host PML5E PWC"),
+	VHM("walk.host_pwc.pml4", virt.hpwc[PWC_PML4], "host PML4E PWC"),
+	VHM("walk.host_pwc.pdpt", virt.hpwc[PWC_PDPT], "host PDPTE PWC"),
+	VHM("walk.host_pwc.pde", virt.hpwc[PWC_PDE], "host PDE PWC"),
+	VU("virt.shadow.faults", virt.shadow_faults, "shadow faults", "events",
+	   "shadow page faults (VM exits that built a shadow entry)"),
+	VU("virt.shadow.pte_writes", virt.pte_writes, "trapped PTE writes", "events",
+	   "guest page-table writes trapped (write-protected shadowed tables)"),
+	VU("virt.shadow.zapped", virt.zapped, "shadow entries zapped", "entries",
+	   "shadow leaves removed after guest page-table writes and host changes"),
+	VU("virt.shadow.guest_reads", virt.shadow_guest_reads, "guest entries read", "entries",
+	   "guest page-table entries the hypervisor read on shadow faults"),
+	VU("virt.cycles.exits", virt.cyc_exits, "exit cycles", "cycles",
+	   "cycles of VM exits (shadow faults, trapped writes)"),
+	VU("virt.cycles.host", virt.cyc_host, "host cycles", "cycles",
+	   "host kernel cycles the guest waited for (faults, compaction, reclaim)"),
+	VU("virt.huge.guest_pages", virt.guest_huge, "guest 2M pages", "pages",
+	   "guest 2 MiB pages mapped at the end"),
+	VU("virt.huge.aligned", virt.aligned_huge, "backed by host huge pages", "pages",
+	   "guest 2 MiB pages inside one host huge page (Gemini's well-aligned)"),
+	VU("host.vmstat.pgfault", virt.host_pgfault, "pgfault", "events", "host page faults"),
+	VU("host.vmstat.thp_fault_alloc", virt.host_thp_fault_alloc, "thp_fault_alloc", "events",
+	   "host THP faults"),
+	VU("host.vmstat.thp_fault_fallback", virt.host_thp_fault_fallback, "thp_fault_fallback",
+	   "events", "host THP fault fallbacks"),
+	VU("host.vmstat.thp_collapse_alloc", virt.host_thp_collapse_alloc, "thp_collapse_alloc",
+	   "events", "host THP collapses"),
+	VU("host.vmstat.thp_split_pmd", virt.host_thp_split_pmd, "thp_split_pmd", "events",
+	   "host PMD splits"),
+	VU("host.vmstat.compact_stall", virt.host_compact_stall, "compact_stall", "events",
+	   "host direct compactions"),
+	VU("host.vmstat.khugepaged_pages_collapsed", virt.host_pages_collapsed,
+	   "khugepaged_pages_collapsed", "pages", "host pages khugepaged collapsed"),
+	VU("host.vmstat.khugepaged_full_scans", virt.host_full_scans, "khugepaged_full_scans",
+	   "events", "host khugepaged full scans"),
+	VU("host.vmstat.nr_page_table_pages", virt.host_page_table_pages, "nr_page_table_pages",
+	   "pages", "host page-table pages (the guest-memory mapping's)"),
+	VU("host.vmstat.shadow_pages", virt.host_shadow_pages, "shadow table pages", "pages",
+	   "host pages holding the shadow table"),
+	VU("host.memory.rss_bytes", virt.host_rss_bytes, "rss", "bytes",
+	   "host memory backing the guest"),
+	VU("host.memory.huge_bytes", virt.host_huge_bytes, "huge", "bytes",
+	   "host memory backing the guest with huge pages"),
 	{ .key = "cycles.translation_share", .src = SC_FN, .fn = translation_share,
 	  .label = "translation share", .unit = "ratio", .prec = 2, .flags = SC_TEXT,
 	  .name = "translation share of cycles" },
@@ -314,6 +376,8 @@ static const struct stat_counter counters[] = {
 #undef VM
 #undef PS_HM
 #undef PWC_HM
+#undef VU
+#undef VHM
 
 #define NR_ROWS 18 /* rows of the --modes table */
 
@@ -456,6 +520,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 		const char *leaf;
 
 		if (counters[i].flags & SC_TEXT)
+			continue;
+		if ((counters[i].flags & SC_VIRT) && !s->virt.mode)
 			continue;
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));

@@ -33,6 +33,24 @@ struct stats_roi {
 	bool stopped; /* roi.sim_* ended the replay */
 };
 
+/*
+ * A virtual machine's counters (virt.mode nested or shadow; virt.c): reported
+ * only then, so a bare-metal report is what it was before virtual machines.
+ * host_*: the host kernel's own counters over the run (host.*).
+ */
+struct stats_virt {
+	unsigned mode; /* enum virt_mode; VIRT_NONE: none of these rows is reported */
+	uint64_t guest_reads, host_reads, host_faults;
+	cycles_t guest_cycles, host_cycles;
+	struct hit_miss ntlb, hpwc[PWC_NR];
+	uint64_t shadow_faults, pte_writes, zapped, shadow_guest_reads;
+	cycles_t cyc_exits, cyc_host;
+	uint64_t guest_huge, aligned_huge; /* guest 2 MiB pages; those inside one host huge page */
+	uint64_t host_pgfault, host_thp_fault_alloc, host_thp_fault_fallback, host_thp_collapse_alloc,
+		host_thp_split_pmd, host_compact_stall, host_pages_collapsed, host_full_scans;
+	uint64_t host_rss_bytes, host_huge_bytes, host_page_table_pages, host_shadow_pages;
+};
+
 struct stats {
 	/* refs */
 	uint64_t instructions, ifetch, load, store, modify, lookups[2];
@@ -68,7 +86,9 @@ struct stats {
 	cycles_t cyc_compaction, cyc_khugepaged; /* compaction: the app's stall; khugepaged: its own CPU */
 	cycles_t cyc_reclaim, cyc_kswapd; /* direct reclaim: the app's stall; kswapd: its own CPU */
 	uint64_t compact_migrated;
+	cycles_t cyc_virt; /* the hypervisor's and host kernel's work the guest waited for */
 	double cpi;
+	struct stats_virt virt;
 	/* run */
 	struct stats_roi roi;
 	double wall_seconds;
