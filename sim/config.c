@@ -63,6 +63,7 @@ const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+m
 						     "never" };
 const char *const pwc_level_name[PWC_NR] = { "pml5", "pml4", "pdpt", "pde" };
 const char *const virt_mode_name[VIRT_NR] = { "none", "nested", "shadow" };
+const char *const hugetlb_size_name[2] = { "2M", "1G" };
 const char *const cache_level_name[CL_NR] = { "l1d", "l2", "llc" };
 
 /* page_size_name[] lives in stats.c; this file keeps its own copy. */
@@ -218,6 +219,7 @@ static const struct key keys[] = {
 	K("host.os.memory", KT_SIZE64, virt.host_memory, CK_MEMORY0),
 	KENUM("host.os.mode", virt.host_mode, os_mode_name, MODE_NR),
 	K("host.os.madvise", KT_BOOL, virt.host_madvise, CK_NONE),
+	KENUM("host.os.hugetlbfs.page_size", virt.host_hugetlb_1g, hugetlb_size_name, 2),
 	KENUM("host.os.thp.enabled", virt.host_thp.enabled, thp_enabled_name, THP_ENABLED_NR),
 	KENUM("host.os.thp.defrag", virt.host_thp.defrag, thp_defrag_name, THP_DEFRAG_NR),
 	K("host.os.khugepaged.pages_to_scan", KT_U32, virt.host_khugepaged.pages_to_scan, CK_NONZERO),
@@ -909,6 +911,12 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "%s cannot hold the guest's %s of memory and 64M for the host", hs, gs);
 		if (hm > (1ULL << 40))
 			return vfail(&v, "host.os.memory", "os.memory", "%s is above the maximum 1T", hs);
+		if (c->virt.host_mode == MODE_HUGETLBFS && c->virt.host_hugetlb_1g &&
+		    ((c->memory & (PUD_SIZE - 1)) || c->memory + (64ULL << 20) > (hm & ~(PUD_SIZE - 1))))
+			return vfail(&v, "host.os.hugetlbfs.page_size", "os.memory",
+				     "1G host pages need os.memory (%s) a multiple of 1G and host.os.memory (%s) "
+				     "1G more than it",
+				     gs, hs);
 	}
 	return check_roi(&v);
 }

@@ -179,6 +179,7 @@ struct roi_cfg {
  */
 enum virt_mode { VIRT_NONE, VIRT_NESTED, VIRT_SHADOW, VIRT_NR };
 extern const char *const virt_mode_name[VIRT_NR]; /* "none", "nested", "shadow" */
+extern const char *const hugetlb_size_name[2];     /* "2M", "1G" */
 
 /* virt.* and host.os.*: the hypervisor's hardware and the host kernel under the guest. */
 struct virt_cfg {
@@ -191,6 +192,7 @@ struct virt_cfg {
 	uint64_t host_memory;        /* host.os.memory; 0: twice os.memory */
 	enum os_mode host_mode;      /* host.os.mode: how guest memory is backed */
 	bool host_madvise;           /* host.os.madvise: MADV_HUGEPAGE on guest memory (QEMU) */
+	unsigned host_hugetlb_1g;    /* host.os.hugetlbfs.page_size: 0 = 2M, 1 = 1G pages */
 	struct thp_cfg host_thp;     /* host.os.thp.enabled, .defrag */
 	struct khugepaged_cfg host_khugepaged; /* host.os.khugepaged.* */
 	struct fragmentation_cfg host_fragmentation; /* host.os.fragmentation.* */

@@ -361,9 +361,13 @@ static void host_config(const struct sim_config *g, struct sim_config *hc)
 	hc->khugepaged = v->host_khugepaged;
 	hc->fragmentation = v->host_fragmentation;
 	hc->levels = v->levels;
-	/* -mem-path on hugetlbfs: a persistent pool of the guest's size */
-	hc->hugetlb_pages = v->host_mode == MODE_HUGETLBFS ? (unsigned)(g->memory >> PMD_SHIFT) : 0;
+	/* -mem-path on hugetlbfs: a persistent pool of the guest's size, of 2M or 1G pages */
+	hc->hugetlb_pages = 0;
 	hc->hugetlb_1g_pages = 0;
+	if (v->host_mode == MODE_HUGETLBFS && v->host_hugetlb_1g)
+		hc->hugetlb_1g_pages = (unsigned)(g->memory >> PUD_SHIFT);
+	else if (v->host_mode == MODE_HUGETLBFS)
+		hc->hugetlb_pages = (unsigned)(g->memory >> PMD_SHIFT);
 	hc->swap_size = 0;
 	hc->data_refs = false;
 	hc->implicit.enabled = false;

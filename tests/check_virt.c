@@ -1,0 +1,267 @@
+/*
+ * check_virt.c - virtual machines (sim/virt.c, sim/mmu_nested.c): exact entry
+ * counts of the two-dimensional walk for every guest/host page-size pair with
+ * no translation caches (n guest entries over m host entries read
+ * n * (m + 1) + m: 24 for 4 + 4, Bhargava et al., ASPLOS 2008), what the
+ * nested TLB, the host stage's PWCs and the guest's PWCs save, the TLB entry
+ * size (the smaller of the two stages' pages), and shadow paging's faults,
+ * trapped guest PTE writes and the shadow entries they zap. Scenarios on the
+ * kernel-model fixture (check_common.h: every invariant, the host's and the
+ * shadow table's included, after every record).
+ */
+#include <check.h>
+#include <stdio.h>
+
+#include "check_common.h"
+#include "check_run.h"
+
+#define MMAP_2G "SYSCALL[7,1](9) sys_mmap ( 0x0, 2147483648, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
+#define DONTNEED_4K(a) "SYSCALL[7,1](28) sys_madvise ( " a ", 4096, 4 ) --> [pre-success] Success(0x0)\n"
+
+/* --set values that remove every translation cache but the TLBs */
+#define NO_PWC "walk.pwc.pml4.entries=0", "walk.pwc.pml4.ways=0", "walk.pwc.pdpt.entries=0", \
+	"walk.pwc.pdpt.ways=0", "walk.pwc.pde.entries=0", "walk.pwc.pde.ways=0"
+#define NO_HPWC "virt.pwc.pml4.entries=0", "virt.pwc.pml4.ways=0", "virt.pwc.pdpt.entries=0", \
+	"virt.pwc.pdpt.ways=0", "virt.pwc.pde.entries=0", "virt.pwc.pde.ways=0"
+
+static const char *const guest_set[PS_NR][2] = {
+	[PS_4K] = { "os.mode=base", "os.hugetlbfs.pages_1g=0" },
+	[PS_2M] = { "os.mode=thp", "os.hugetlbfs.pages_1g=0" },
+	[PS_1G] = { "os.mode=hugetlbfs", "os.hugetlbfs.pages_1g=1" },
+};
+static const char *const host_set[PS_NR][2] = {
+	[PS_4K] = { "host.os.mode=base", "host.os.hugetlbfs.page_size=2M" },
+	[PS_2M] = { "host.os.mode=thp", "host.os.hugetlbfs.page_size=2M" },
+	[PS_1G] = { "host.os.mode=hugetlbfs", "host.os.hugetlbfs.page_size=1G" },
+};
+/* entries a walk reads of a 4-level table mapping a page of each size */
+static const unsigned reads_of[PS_NR] = { 4, 3, 2 };
+
+struct counts {
+	uint64_t reads, guest, host, walks, ntlb_hits, misses[PS_NR];
+};
+
+static struct counts now(void)
+{
+	struct counts c = { S->mmu.st.pte_reads, S->mmu.nested->st.guest_reads,
+			    S->mmu.nested->st.host_reads, S->mmu.st.walks, S->mmu.nested->st.ntlb.hits,
+			    { 0 } };
+
+	mmu_fold_memo(&S->mmu);
+	for (int i = 0; i < PS_NR; i++)
+		c.misses[i] = S->mmu.st.l1[SIDE_D].misses[i];
+	return c;
+}
+
+/* One load of @va after the TLBs are emptied (and the guest's PWCs with @pwcs): its counts. */
+static struct counts walk_again(vaddr_t va, bool pwcs)
+{
+	struct counts a, b;
+
+	if (pwcs) {
+		mmu_flush_all(&S->mmu);
+	} else {
+		tlb_flush_all(&S->mmu.tlb);
+		mmu_forget(&S->mmu);
+	}
+	a = now();
+	mmu_access(&S->mmu, va, SIDE_D, false);
+	b = now();
+	sim_check_invariants(S);
+	return (struct counts){ b.reads - a.reads, b.guest - a.guest, b.host - a.host,
+				b.walks - a.walks, b.ntlb_hits - a.ntlb_hits,
+				{ b.misses[0] - a.misses[0], b.misses[1] - a.misses[1],
+				  b.misses[2] - a.misses[2] } };
+}
+
+/* Guest page @g over host page @h, no PWC and no nested TLB: n * (m + 1) + m entries. */
+START_TEST(nested_reads_every_pair)
+{
+	enum page_size g = (enum page_size)(_i / PS_NR), h = (enum page_size)(_i % PS_NR);
+	unsigned n = reads_of[g], m = reads_of[h];
+	enum page_size entry = g < h ? g : h;
+	struct counts c;
+
+	run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.memory=2G", guest_set[g][0],
+	    guest_set[g][1], host_set[h][0], host_set[h][1], NO_PWC, NO_HPWC,
+	    "tlb.l1d.1G.entries=4", "tlb.l1d.1G.ways=4", NULL); /* (Nehalem has no 1G TLB) */
+	c = walk_again(0x40000000, true);
+	ck_assert_uint_eq(c.walks, 1);
+	ck_assert_uint_eq(c.guest, n);
+	ck_assert_uint_eq(c.host, n * m + m);
+	ck_assert_uint_eq(c.reads, n * (m + 1) + m);
+	/* the TLB entry has the smaller page: one L1 miss counted against that size */
+	for (int i = 0; i < PS_NR; i++)
+		ck_assert_uint_eq(c.misses[i], i == (int)entry);
+	{
+		enum page_size ps;
+		pfn_t pfn;
+
+		ck_assert(mmu_lookup(&S->mmu, 0x40000000, &ps, &pfn));
+		ck_assert_int_eq(ps, entry);
+	}
+	/* a second 4 KiB page of the same guest page: a new walk unless the entry is larger */
+	{
+		uint64_t w0 = S->mmu.st.walks;
+
+		mmu_access(&S->mmu, 0x40001000, SIDE_D, false);
+		mmu_access(&S->mmu, 0x40000000, SIDE_D, false);
+		ck_assert_uint_eq(S->mmu.st.walks - w0, entry == PS_4K ? 1 : 0);
+	}
+	done();
+}
+END_TEST
+
+/* 5-level paging in both stages: 5 * 6 + 5 = 35 entries. */
+START_TEST(nested_reads_5_levels)
+{
+	struct counts c;
+
+	run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "walk.levels=5", "virt.levels=5",
+	    "os.mode=base", "host.os.mode=base", NO_PWC, NO_HPWC, "walk.pwc.pml5.entries=0",
+	    "walk.pwc.pml5.ways=0", "virt.pwc.pml5.entries=0", "virt.pwc.pml5.ways=0", NULL);
+	c = walk_again(0x40000000, true);
+	ck_assert_uint_eq(c.guest, 5);
+	ck_assert_uint_eq(c.host, 30);
+	ck_assert_uint_eq(c.reads, 35);
+	done();
+}
+END_TEST
+
+/*
+ * What each cache saves, 4 KiB pages in both stages, on a walk of a page
+ * walked before (so every structure holds what the walk needs):
+ *  - the nested TLB alone: the 5 host translations hit, 4 guest entries read;
+ *  - the host PWCs alone: each host translation reads its PTE only, 4 + 5;
+ *  - the guest's PWCs alone (kept across the flush): the PDE cache gives the
+ *    PT's host-physical address, 1 guest entry, then the data's host walk, 1 + 4;
+ *  - all three: 1 guest entry, the data's translation from the nested TLB.
+ */
+START_TEST(nested_caches)
+{
+	static const struct {
+		bool ntlb, hpwc, gpwc;
+		unsigned guest, host, ntlb_hits;
+	} k[] = {
+		{ true, false, false, 4, 0, 5 },
+		{ false, true, false, 4, 5, 0 },
+		{ false, false, true, 1, 4, 0 },
+		{ true, true, true, 1, 0, 1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(k); i++) {
+		const char *ntlb[2] = { k[i].ntlb ? "virt.ntlb.entries=16" : "virt.ntlb.entries=0",
+					k[i].ntlb ? "virt.ntlb.ways=16" : "virt.ntlb.ways=0" };
+		struct counts c;
+
+		if (k[i].gpwc && k[i].hpwc)
+			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
+			    ntlb[0], ntlb[1], NULL);
+		else if (k[i].gpwc)
+			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
+			    ntlb[0], ntlb[1], NO_HPWC, NULL);
+		else if (k[i].hpwc)
+			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
+			    ntlb[0], ntlb[1], NO_PWC, NULL);
+		else
+			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
+			    ntlb[0], ntlb[1], NO_PWC, NO_HPWC, NULL);
+		walk_again(0x40000000, true); /* every structure warm, no fault on the way */
+		c = walk_again(0x40000000, !k[i].gpwc);
+		ck_assert_msg(c.guest == k[i].guest && c.host == k[i].host && c.ntlb_hits == k[i].ntlb_hits,
+			      "case %zu: guest %llu host %llu ntlb hits %llu", i, (unsigned long long)c.guest,
+			      (unsigned long long)c.host, (unsigned long long)c.ntlb_hits);
+		ck_assert_uint_eq(c.reads, c.guest + c.host);
+		done();
+	}
+}
+END_TEST
+
+/*
+ * Shadow paging, 4 KiB pages: the first store to a page exits twice (the
+ * shadow fault that injects the guest's #PF, and the retry), and the guest's
+ * PTE write between them traps once its table is shadowed; the very first
+ * fault's trap is the root entry's (the tables below it are new). The
+ * hypervisor reads 1 + 4 guest entries for the first page, 4 + 4 after.
+ */
+START_TEST(shadow_faults)
+{
+	run(MMAP_2G " S 40000000,8\n S 40001000,8\n S 40002000,8\n", "virt.mode=shadow", "os.mode=base",
+	    "host.os.mode=base", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 3);
+	ck_assert_uint_eq(S->st.virt.shadow_faults, 6);
+	ck_assert_uint_eq(S->st.virt.pte_writes, 3);
+	ck_assert_uint_eq(S->st.virt.zapped, 0);
+	ck_assert_uint_eq(S->st.virt.shadow_guest_reads, 5 + 8 + 8);
+	ck_assert_uint_eq(S->st.walks, 3);
+	ck_assert_uint_eq(S->st.virt.cyc_exits, 9 * S->cfg.virt.exit);
+	ck_assert_uint_eq(S->virt->spt.nr_leaves[PS_4K], 3);
+	/* the host backs 3 data pages and 4 table pages of the guest */
+	ck_assert_uint_eq(S->st.virt.host_pgfault, 7);
+	done();
+}
+END_TEST
+
+/*
+ * A guest PTE write to a shadowed table: MADV_DONTNEED of one page traps,
+ * zaps its shadow entry and flushes its TLB entry (the next load walks and
+ * shadow-faults again: the guest maps the zero page, read-only, whose PTE
+ * write traps too); the other pages keep theirs and hit.
+ */
+START_TEST(shadow_invalidation)
+{
+	run(MMAP_2G " S 40000000,8\n S 40001000,8\n S 40002000,8\n" DONTNEED_4K("0x40001000")
+		" L 40000000,8\n L 40002000,8\n L 40001000,8\n L 40001008,8\n",
+	    "virt.mode=shadow", "os.mode=base", "host.os.mode=base", NULL);
+	ck_assert_uint_eq(S->st.virt.zapped, 1);
+	ck_assert_uint_eq(S->st.virt.pte_writes, 3 + 1 + 1);
+	ck_assert_uint_eq(S->st.virt.shadow_faults, 6 + 2);
+	ck_assert_uint_eq(S->st.walks, 3 + 1);
+	ck_assert_uint_eq(S->st.pgfault, 4);
+	done();
+}
+END_TEST
+
+/* Shadow entries have the smaller page: a guest THP over host 4K pages is 512 shadow leaves. */
+START_TEST(shadow_entry_size)
+{
+	static const struct {
+		const char *guest, *host;
+		enum page_size ps;
+	} k[] = {
+		{ "os.mode=base", "host.os.mode=thp", PS_4K },
+		{ "os.mode=thp", "host.os.mode=base", PS_4K },
+		{ "os.mode=thp", "host.os.mode=thp", PS_2M },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(k); i++) {
+		enum page_size ps;
+		pfn_t pfn;
+
+		run(MMAP_2G " S 40000000,8\n S 40001000,8\n", "virt.mode=shadow", k[i].guest, k[i].host,
+		    NULL);
+		ck_assert(pt_lookup(&S->virt->spt, 0x40001000, &ps, &pfn, NULL));
+		ck_assert_int_eq(ps, k[i].ps);
+		ck_assert_uint_eq(S->st.walks, k[i].ps == PS_4K ? 2 : 1);
+		/* Gemini's count: a guest huge page in one host huge page */
+		ck_assert_uint_eq(S->st.virt.aligned_huge, k[i].ps == PS_2M);
+		done();
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("virt");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, nested_reads_every_pair, 0, PS_NR * PS_NR);
+	tcase_add_test(tc, nested_reads_5_levels);
+	tcase_add_test(tc, nested_caches);
+	tcase_add_test(tc, shadow_faults);
+	tcase_add_test(tc, shadow_invalidation);
+	tcase_add_test(tc, shadow_entry_size);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
