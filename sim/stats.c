@@ -562,6 +562,16 @@ static const struct {
 	{ NULL, "\n  STLB         {+tlb.stlb.lookups:14}  {+tlb.stlb.misses:12}  ({tlb.stlb.mpki})\n" },
 	{ NULL, "  {+walk.walks:14}  {+walk.pte_reads} ({+walk.served.l1d}, {+walk.served.l2}, "
 		"{+walk.served.llc}, {+walk.served.dram})\n" },
+	{ "walk.guest.reads walk.host.reads",
+	  "  nested: {+walk.guest.reads} ({walk.guest.cycles} cycles), {+walk.host.reads} "
+	  "({walk.host.cycles} cycles), nested TLB {walk.ntlb.hits}/{walk.ntlb.misses}\n" },
+	{ "virt.shadow.faults",
+	  "  shadow: {+virt.shadow.faults}, {+virt.shadow.pte_writes}, {+virt.shadow.zapped}, "
+	  "{+virt.cycles.exits}\n" },
+	{ "host.vmstat.pgfault virt.huge.guest_pages",
+	  "  host: {+host.vmstat.pgfault}, {+host.vmstat.thp_fault_alloc}, "
+	  "{+host.vmstat.thp_collapse_alloc}, {+host.memory.rss_bytes}, {+host.memory.huge_bytes}; "
+	  "{virt.huge.aligned} of {virt.huge.guest_pages} guest 2M pages in host huge pages\n" },
 	{ NULL, "  {+vmstat.pgfault:13}  {+vmstat.nr_anon_pages}, {+vmstat.nr_hugetlb_pages}, "
 		"{+vmstat.nr_page_table_pages}, {+vmstat.tlb_invalidations}\n" },
 	{ NULL, "  memory: {+memory.rss_bytes}, {+memory.huge_bytes} ({memory.huge_coverage} "
@@ -575,6 +585,7 @@ static const struct {
 	{ "cycles.data", " + {+cycles.data}" },
 	{ "cycles.compaction", " + {+cycles.compaction}" },
 	{ "cycles.reclaim", " + {+cycles.reclaim}" },
+	{ "cycles.virt", " + {+cycles.virt}" },
 	{ NULL, "\n  {+cycles.translation_share} of cycles\n" },
 };
 
