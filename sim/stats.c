@@ -733,6 +733,14 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
 	}
 }
 
+bool stats_counter_virt_only(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		if (!strcmp(counters[i].key, key))
+			return counters[i].flags & SC_VIRT;
+	return false;
+}
+
 int stats_counter_describe(const char *key, const char **name, const char **unit)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)

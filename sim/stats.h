@@ -133,4 +133,7 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
  */
 int stats_counter_describe(const char *key, const char **name, const char **unit);
 
+/* Is @key a virtual machine's row (reported only when virt.mode is not none)? */
+bool stats_counter_virt_only(const char *key);
+
 #endif

@@ -37,6 +37,7 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "stats.h"
 #include "sweep.h"
 #include "util.h"
 #include "trace.h"
@@ -949,6 +950,7 @@ struct row {
 	unsigned rep;
 	char **labels; /* values, in the column order */
 	double *v;
+	size_t nv; /* numbers in v: the columns when it was read (add_virt_names() adds more) */
 	char *prov[NR_PROV]; /* run.version, ...: "" where the report has none */
 	const char *file;
 };
@@ -982,6 +984,34 @@ static void flatten_names(json_t *j, const char *prefix, struct cols *c)
 			c->is_int[c->n++] = json_is_integer(v);
 		}
 	}
+}
+
+/*
+ * A virtual machine's report after a bare-metal first one: its rows (virt.*,
+ * walk.guest, host.*, ...) become columns too, empty in bare-metal rows. The
+ * columns are the first report's, then these in order of first appearance.
+ */
+static void add_virt_names(json_t *root, struct cols *c)
+{
+	struct cols more = { 0 };
+
+	flatten_names(root, "", &more);
+	for (size_t i = 0; i < more.n; i++) {
+		size_t k;
+
+		for (k = 0; k < c->n && strcmp(c->names[k], more.names[i]); k++)
+			;
+		if (k == c->n && stats_counter_virt_only(more.names[i])) {
+			c->names = xrealloc(c->names, (c->n + 1) * sizeof(*c->names));
+			c->is_int = xrealloc(c->is_int, (c->n + 1) * sizeof(*c->is_int));
+			c->names[c->n] = more.names[i];
+			c->is_int[c->n++] = more.is_int[i];
+			more.names[i] = NULL;
+		}
+		free(more.names[i]);
+	}
+	free(more.names);
+	free(more.is_int);
 }
 
 /* The value at dotted @path, or NULL. */
@@ -1034,7 +1064,9 @@ static int row_cmp(const void *a, const void *b)
 
 static void put_num(FILE *out, double v, bool is_int)
 {
-	if (is_int && fabs(v) < 9e15 && v == floor(v))
+	if (isnan(v)) /* a virtual machine's column in a bare-metal point's row */
+		fputc(',', out);
+	else if (is_int && fabs(v) < 9e15 && v == floor(v))
 		fprintf(out, ",%lld", (long long)v);
 	else
 		fprintf(out, ",%.15g", v);
@@ -1074,8 +1106,11 @@ static int read_row(const char *file, const char *first_file, bool first, struct
 		}
 		flatten_names(root, "", c);
 	}
+	if (!first)
+		add_virt_names(root, c);
 	r->labels = calloc(c->nlabels + 1, sizeof(*r->labels));
 	r->v = calloc(c->n + 1, sizeof(*r->v));
+	r->nv = c->n;
 	if (!r->labels || !r->v) {
 		err_host(e, file, 0, 0, "out of memory");
 		goto out;
@@ -1101,6 +1136,10 @@ static int read_row(const char *file, const char *first_file, bool first, struct
 	for (size_t i = 0; i < c->n; i++) {
 		json_t *x = at_path(root, c->names[i]);
 
+		if (!x && stats_counter_virt_only(c->names[i])) {
+			r->v[i] = NAN; /* bare metal: no virtual machine's rows */
+			continue;
+		}
 		if (!json_is_number(x)) {
 			err_set(e, file, 0, 0, "no number at %s (a report of another version?)", c->names[i]);
 			goto out;
@@ -1238,6 +1277,12 @@ int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep,
 		if (r)
 			goto out;
 	}
+	for (size_t i = 0; i < nrows; i++) /* columns a later report added: empty here */
+		if (rows[i].nv < c.n) {
+			rows[i].v = xrealloc(rows[i].v, c.n * sizeof(*rows[i].v));
+			while (rows[i].nv < c.n)
+				rows[i].v[rows[i].nv++] = NAN;
+		}
 	qsort(rows, nrows, sizeof(*rows), row_cmp);
 	if (check_rows(rows, nrows, &c, &repeated, e))
 		goto out;
