@@ -28,15 +28,21 @@
  *       TableSize)", "suggested: 4x number of table entries"). HPCC draws
  *       indices from its LFSR over a power-of-two table; here they come
  *       from mt19937 over any table size.
- *   chase:size=S[,steps=N]  pointer chase through the S/64 cache lines in
- *       the order of one random cycle through all of them (Sattolo's
- *       algorithm on the GSL generator). The initialisation stores each
- *       line's next pointer (one 8-byte store at the start of each line, in
+ *   chase:size=S[,steps=N][,stride=B]  pointer chase through the S/B
+ *       elements of B bytes in the order of one random cycle through all of
+ *       them (Sattolo's algorithm on the GSL generator); each element is
+ *       visited at its first 8 bytes, so a step touches one cache line of
+ *       its element. B is a power of two, 64 <= B <= S, S a multiple of B;
+ *       the default 64 chases every cache line, B = 4K one line per 4 KiB
+ *       page (the classic TLB pointer chase: each step a new page, no two
+ *       steps share a cache line). The initialisation stores each element's
+ *       next pointer (one 8-byte store at the start of each element, in
  *       address order; the permutation itself lives in an untraced index
- *       array), then N dependent 8-byte loads follow the cycle from line 0.
- *       N defaults to S/64: one full lap. S/64 is capped at CHASE_LINES_MAX
- *       (16 GiB). Set-up walks the cycle once (a dependent, cache-missing
- *       loop: about 4 s for 1 GiB on the development machine).
+ *       array), then N dependent 8-byte loads follow the cycle from element
+ *       0. N defaults to S/B: one full lap. S/B is capped at CHASE_LINES_MAX
+ *       (2^28 elements, 16 GiB at B = 64). Set-up walks the cycle once (a
+ *       dependent, cache-missing loop: about 4 s for 1 GiB at B = 64 on the
+ *       development machine).
  *   stride:size=S,stride=B[,passes=N]  loads at base + k*B, k = 0..S/B-1,
  *       N passes (default 1). No initialisation. The load size is the
  *       largest power of two <= min(B, 8) (a byte walk for B = 1), so no
@@ -88,7 +94,8 @@
  *   gups update 12: HPCC's LFSR step (lea, mov, xor, test, mov, mov, cmovs),
  *                   and, xor to memory, add, cmp, jne
  *   chase init   9: load of the index array, 2 shifts, add, store, mov,
- *                   add, cmp, jne (the index-array load is not traced)
+ *                   add, cmp, jne (the index-array load is not traced; the
+ *                   shifts are by log2(B), the same code for every stride)
  *   chase step   4: mov (p), p; add, cmp, jne
  *   stride       4: add mem to sum; add, cmp, jb
  *   zipf         4: as stride; the generator's own instructions that pick the
@@ -175,7 +182,8 @@ static const struct {
 } wl_kinds[WL_NR] = {
 	[WL_STREAM] = { "stream", KB(K_SIZE) | KB(K_ITERATIONS) | COMMON_KEYS, KB(K_SIZE) },
 	[WL_GUPS] = { "gups", KB(K_SIZE) | KB(K_UPDATES) | COMMON_KEYS, KB(K_SIZE) },
-	[WL_CHASE] = { "chase", KB(K_SIZE) | KB(K_STEPS) | COMMON_KEYS, KB(K_SIZE) },
+	[WL_CHASE] = { "chase", KB(K_SIZE) | KB(K_STEPS) | KB(K_STRIDE) | COMMON_KEYS,
+		       KB(K_SIZE) },
 	[WL_STRIDE] = { "stride", KB(K_SIZE) | KB(K_STRIDE) | KB(K_PASSES) | COMMON_KEYS,
 			KB(K_SIZE) | KB(K_STRIDE) },
 	[WL_ZIPF] = { "zipf", KB(K_SIZE) | KB(K_ALPHA) | KB(K_REFS) | COMMON_KEYS,
@@ -202,7 +210,7 @@ struct wl_reader {
 	uint64_t n;       /* elements: doubles, words, lines, loads per pass, or refs */
 	uint64_t repeat;  /* stream iterations, stride passes */
 	uint64_t count;   /* gups updates, chase steps */
-	uint64_t stride;  /* stride: bytes between loads */
+	uint64_t stride;  /* stride: bytes between loads; chase: bytes per element */
 	uint32_t ref_size; /* stride: bytes per load */
 
 	/* Progress. */
@@ -216,7 +224,7 @@ struct wl_reader {
 	bool madvise;
 	enum os_kernel kernel; /* whose mmap placement (wl_map()) */
 
-	uint32_t *order;             /* chase: the line visited at each step of a lap */
+	uint32_t *order;             /* chase: the element visited at each step of a lap */
 	uint32_t *page_of_rank;      /* zipf: rank - 1 -> page */
 	gsl_ran_discrete_t *zipf;    /* zipf: alias table over ranks */
 
@@ -351,8 +359,8 @@ static inline uint64_t wl_uniform(const gsl_rng *r, uint64_t n)
 }
 
 /*
- * Sattolo's algorithm makes next[] (line -> its successor) one cycle through
- * all @n lines; the lap from line 0 is then written out as order[], so that
+ * Sattolo's algorithm makes next[] (element -> its successor) one cycle through
+ * all @n elements (cache lines at the default stride); the lap from element 0 is then written out as order[], so that
  * generating a step reads order[] sequentially instead of chasing next[]
  * (measured on chase:size=64M,steps=20000000: 44 M -> 210 M refs/s).
  * next[] lives only during set-up.
@@ -545,7 +553,7 @@ static size_t chase_fill(struct wl_reader *w, struct trace_rec *r, size_t cap)
 	if (w->phase == PH_INIT) {
 		for (; i < w->n && k + 2 <= cap; i++, k += 2) {
 			rec_put(&r[k], 0, INSNS_CHASE_INIT, R_INSNS);
-			rec_put(&r[k + 1], base + CACHE_LINE * i, 8, R_STORE);
+			rec_put(&r[k + 1], base + w->stride * i, 8, R_STORE);
 		}
 		w->i = i;
 		if (i < w->n)
@@ -556,7 +564,7 @@ static size_t chase_fill(struct wl_reader *w, struct trace_rec *r, size_t cap)
 	}
 	for (; i < w->count && k + 2 <= cap; i++, k += 2) {
 		rec_put(&r[k], 0, INSNS_CHASE_STEP, R_INSNS);
-		rec_put(&r[k + 1], base + (uint64_t)CACHE_LINE * order[pos], 8, R_LOAD);
+		rec_put(&r[k + 1], base + w->stride * order[pos], 8, R_LOAD);
 		if (++pos == w->n)
 			pos = 0;
 	}
@@ -687,10 +695,22 @@ static int wl_setup(struct wl_reader *w, const struct wl_params *p, uint64_t see
 		if (size % CACHE_LINE)
 			return wl_err(e, k, "size %llu is not a multiple of %d",
 				      (unsigned long long)size, CACHE_LINE);
-		w->n = size / CACHE_LINE;
+		w->stride = (p->given & KB(K_STRIDE)) ? p->u[K_STRIDE] : CACHE_LINE;
+		if (w->stride < CACHE_LINE || (w->stride & (w->stride - 1)))
+			return wl_err(e, k, "stride %llu is not a power of two >= %d",
+				      (unsigned long long)w->stride, CACHE_LINE);
+		if (w->stride > size)
+			return wl_err(e, k, "stride %llu is larger than size %llu",
+				      (unsigned long long)w->stride, (unsigned long long)size);
+		if (size % w->stride)
+			return wl_err(e, k, "size %llu is not a multiple of stride %llu",
+				      (unsigned long long)size, (unsigned long long)w->stride);
+		w->n = size / w->stride;
 		if (w->n > CHASE_LINES_MAX)
-			return wl_err(e, k, "%llu lines is more than the %llu supported",
-				      (unsigned long long)w->n, CHASE_LINES_MAX);
+			return wl_err(e, k, "%llu %s is more than the %llu supported",
+				      (unsigned long long)w->n,
+				      w->stride == CACHE_LINE ? "lines" : "elements",
+				      CHASE_LINES_MAX);
 		w->count = (p->given & KB(K_STEPS)) ? p->u[K_STEPS] : w->n;
 		if (wl_map(w, size, e))
 			return -1;

@@ -357,6 +357,47 @@ START_TEST(test_zen4_file)
 }
 END_TEST
 
+/* configs/zen5.yaml: this build machine's core, each value as the file's comments source it. */
+START_TEST(test_zen5_file)
+{
+	struct sim_config c, d;
+	struct err e;
+
+	load_machine(&c, "zen5.yaml");
+	ck_assert_int_eq(config_validate(&c, "zen5.yaml", &e), 0);
+	ck_assert_uint_eq(c.freq_mhz, 3600);
+	for (int ps = 0; ps < PS_NR; ps++) {
+		ck_assert_uint_eq(c.l1d[ps].entries, 96);
+		ck_assert_uint_eq(c.l1d[ps].ways, 96);
+		ck_assert_uint_eq(c.l1i[ps].entries, 64);
+		ck_assert_uint_eq(c.l1i[ps].ways, 64);
+	}
+	ck_assert_uint_eq(c.nr_stlb, 2);
+	ck_assert_uint_eq(c.stlb[0].entries, 4096);
+	ck_assert_uint_eq(c.stlb[0].ways, 16);
+	ck_assert_uint_eq(c.stlb[0].pages, M4K | M2M);
+	ck_assert_uint_eq(c.stlb[1].entries, 64);
+	ck_assert_uint_eq(c.stlb[1].ways, 64);
+	ck_assert_uint_eq(c.stlb[1].pages, M1G);
+	ck_assert_uint_eq(c.lat_stlb, 7);
+	ck_assert_uint_eq(c.cache[CL_L1D].size, 48 << 10);
+	ck_assert_uint_eq(c.cache[CL_L1D].ways, 12);
+	ck_assert_uint_eq(c.cache[CL_L1D].latency, 4);
+	ck_assert_uint_eq(c.cache[CL_L2].size, 1 << 20);
+	ck_assert_uint_eq(c.cache[CL_L2].ways, 16);
+	ck_assert_uint_eq(c.cache[CL_L2].latency, 14);
+	ck_assert_uint_eq(c.cache[CL_LLC].size, 32ULL << 20);
+	ck_assert_uint_eq(c.cache[CL_LLC].ways, 16);
+	ck_assert_uint_eq(c.cache[CL_LLC].latency, 50);
+	ck_assert_uint_eq(c.dram_latency, 200);
+	/* os.* is not in the file: defaults kept. */
+	config_defaults(&d);
+	ck_assert_uint_eq(c.memory, d.memory);
+	ck_assert_int_eq(c.mode, d.mode);
+	roundtrip_over(&c, &d);
+}
+END_TEST
+
 START_TEST(test_roundtrip_defaults)
 {
 	struct sim_config d, base, back;
@@ -800,6 +841,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_skylake_file);
 	tcase_add_test(tc, test_golden_cove_file);
 	tcase_add_test(tc, test_zen4_file);
+	tcase_add_test(tc, test_zen5_file);
 	tcase_add_test(tc, test_roundtrip_defaults);
 	tcase_add_test(tc, test_roundtrip_edges);
 	tcase_add_test(tc, test_empty_inputs);

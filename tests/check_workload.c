@@ -1,8 +1,10 @@
 /*
  * check_workload.c - the built-in workloads (sim/workload.c): exact record
  * counts and order, the mmap/madvise events and the address layout, the chase
- * cycle, stride addresses, the Zipf popularity law, determinism by seed,
- * counts with K/M/G/T suffixes, and every error message for a bad spec, from
+ * cycle (over every line, or one line per stride=B element, the default
+ * stride pinned to the records from before stride= existed), stride
+ * addresses, the Zipf popularity law, determinism by seed, counts with
+ * K/M/G/T suffixes, and every error message for a bad spec, from
  * workload_open() and workload_check() alike.
  */
 #include <check.h>
@@ -434,6 +436,116 @@ START_TEST(test_chase)
 }
 END_TEST
 
+/* FNV-1a over each record's address, size and kind and each event's kind, address, length. */
+static uint64_t run_fields_hash(const struct run *r)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct trace_rec *rec = &r->recs[i];
+		uint64_t v[3] = { rec->addr, rec->size, rec->kind };
+
+		for (unsigned f = 0; f < 3; f++)
+			for (unsigned b = 0; b < 8; b++)
+				h = (h ^ ((v[f] >> (8 * b)) & 0xff)) * 1099511628211ULL;
+	}
+	for (i = 0; i < r->nev; i++) {
+		uint64_t v[3] = { r->ev[i].kind, r->ev[i].addr, r->ev[i].len };
+
+		for (unsigned f = 0; f < 3; f++)
+			for (unsigned b = 0; b < 8; b++)
+				h = (h ^ ((v[f] >> (8 * b)) & 0xff)) * 1099511628211ULL;
+	}
+	return h;
+}
+
+/*
+ * chase with stride=B: one element of B bytes per step, visited at its first 8
+ * bytes; stride=4K is one line per 4 KiB page.
+ */
+START_TEST(test_chase_stride)
+{
+	/* 1 MiB is a multiple of 2 MiB for no kernel: a 4 KiB-aligned top-down mapping */
+	const uint64_t base = MMAP_BASE - 0x100000, pages = 256;
+	unsigned char *seen = calloc(pages, 1);
+	const struct trace_rec *ld;
+	struct run r, r2;
+	uint64_t i;
+
+	run_collect(&r, "chase:size=1M,stride=4K", 5);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
+	ck_assert_uint_eq(r.kinds[R_STORE], pages);
+	ck_assert_uint_eq(r.kinds[R_LOAD], pages); /* steps default to one lap, S/B */
+	ck_assert_uint_eq(r.insns, 9 * pages + 4 * pages);
+	ck_assert_uint_eq(r.n, 1 + 4 * pages);
+	check_mmap(&r.ev[0], base, 1 << 20);
+	/* one next pointer per page, in address order */
+	for (i = 0; i < pages; i++) {
+		check_rec(&r.recs[1 + 2 * i], 0, 9, R_INSNS);
+		check_rec(&r.recs[2 + 2 * i], base + 4096 * i, 8, R_STORE);
+	}
+	/* the lap's addresses are exactly {base + k * 4096}, each once, from page 0 */
+	ld = &r.recs[1 + 2 * pages];
+	ck_assert_uint_eq(ld[1].addr, base);
+	for (i = 0; i < pages; i++) {
+		uint64_t off = ld[2 * i + 1].addr - base;
+
+		check_rec(&ld[2 * i], 0, 4, R_INSNS);
+		CHECK(ld[2 * i + 1].kind == R_LOAD && ld[2 * i + 1].size == 8 &&
+		      ld[2 * i + 1].addr >= base && off % 4096 == 0 && off / 4096 < pages &&
+		      !seen[off / 4096], "step %llu: kind %u size %u offset 0x%llx",
+		      (unsigned long long)i, ld[2 * i + 1].kind, ld[2 * i + 1].size,
+		      (unsigned long long)off);
+		seen[off / 4096] = 1;
+	}
+	for (i = 0; i < pages; i++)
+		CHECK(seen[i], "page %llu not visited", (unsigned long long)i);
+	/* not the identity walk */
+	ck_assert_uint_ne(ld[3].addr, base + 4096);
+	check_inside(&r);
+
+	/* steps=N continues around the same cycle */
+	run_collect(&r2, "chase:size=1M,stride=4K,steps=600", 5);
+	ck_assert_uint_eq(r2.kinds[R_LOAD], 600);
+	for (i = 0; i < 600; i++)
+		CHECK(r2.recs[2 + 2 * pages + 2 * i].addr == ld[2 * (i % pages) + 1].addr,
+		      "step %llu is not step %llu of the lap", (unsigned long long)i,
+		      (unsigned long long)(i % pages));
+	run_free(&r2);
+	run_free(&r);
+	free(seen);
+
+	/* stride = size: one element, a cycle of length one */
+	run_collect(&r, "chase:size=2M,stride=2M,steps=3", 5);
+	ck_assert_uint_eq(r.kinds[R_STORE], 1);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 3);
+	ck_assert_uint_eq(r.recs[r.n - 1].addr, MMAP_BASE - (2 << 20));
+	run_free(&r);
+
+	/*
+	 * The default stride is 64 and changes nothing: the same records as the
+	 * explicit stride=64, and the hashes of the records the chase made before
+	 * stride= existed (computed with commit a6a32d3 at seed 42).
+	 */
+	run_collect(&r, "chase:size=64K,steps=3000", 42);
+	run_collect(&r2, "chase:size=64K,steps=3000,stride=64", 42);
+	ck_assert_uint_eq(r.n, 8049);
+	ck_assert_uint_eq(r.n, r2.n);
+	ck_assert_int_eq(memcmp(r.recs, r2.recs, r.n * sizeof(*r.recs)), 0);
+	ck_assert_uint_eq(run_fields_hash(&r), 0x68b384589b5850c7ULL);
+	run_free(&r2);
+	run_free(&r);
+	run_collect(&r, "chase:size=1M", 42);
+	ck_assert_uint_eq(r.n, 65537);
+	ck_assert_uint_eq(run_fields_hash(&r), 0xd54c53e6e618376fULL);
+	run_free(&r);
+	run_collect(&r, "chase:size=64K,steps=3000,madvise=1", 42);
+	ck_assert_uint_eq(run_fields_hash(&r), 0xee297f4a4e162f4bULL);
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(test_stride)
 {
 	const uint64_t base = MMAP_BASE - 0x10000;
@@ -672,7 +784,18 @@ START_TEST(test_errors)
 		{ "gups:size=1004", "-w: gups: size 1004 is not a multiple of 8" },
 		{ "chase:size=96", "-w: chase: size 96 is not a multiple of 64" },
 		{ "chase:size=64K,steps=0", "-w: chase: steps must not be 0" },
-		{ "chase:size=64K,stride=64", "-w: chase: unknown parameter 'stride'" },
+		{ "chase:size=64K,stride=0", "-w: chase: stride must not be 0" },
+		{ "chase:size=64K,stride=32", "-w: chase: stride 32 is not a power of two >= 64" },
+		{ "chase:size=64K,stride=96", "-w: chase: stride 96 is not a power of two >= 64" },
+		{ "chase:size=64K,stride=4097", "-w: chase: stride 4097 is not a power of two >= 64" },
+		{ "chase:size=64K,stride=128K", "-w: chase: stride 131072 is larger than size 65536" },
+		{ "chase:size=192,stride=128", "-w: chase: size 192 is not a multiple of stride 128" },
+		{ "chase:size=6K,stride=4K", "-w: chase: size 6144 is not a multiple of stride 4096" },
+		{ "chase:size=64K,stride=4Q",
+		  "-w: chase: bad stride '4Q' (expected bytes with an optional K, M, G or T suffix)" },
+		{ "chase:size=64K,stride=64,stride=64", "-w: chase: parameter 'stride' given twice" },
+		{ "chase:size=2T,stride=4K",
+		  "-w: chase: 536870912 elements is more than the 268435456 supported" },
 		{ "chase:size=32G", "-w: chase: 536870912 lines is more than the 268435456 supported" },
 		{ "stride:size=64K", "-w: stride: missing parameter 'stride'" },
 		{ "stride:stride=8", "-w: stride: missing parameter 'size'" },
@@ -803,6 +926,7 @@ static Suite *workload_suite(void)
 	tcase_add_test(tc, test_gups);
 	tcase_add_test(tc, test_gups_uniform);
 	tcase_add_test(tc, test_chase);
+	tcase_add_test(tc, test_chase_stride);
 	tcase_add_test(tc, test_stride);
 	tcase_add_test(tc, test_zipf);
 	tcase_add_test(tc, test_determinism);
