@@ -162,6 +162,14 @@ FIGS_fragmentation := fragmentation fragmentation-fallbacks
 FIG_fragmentation := -x os.fragmentation.unmovable -y memory.huge_coverage --input gups:size=512M,updates=1000000
 FIG_fragmentation-fallbacks := -x os.fragmentation.unmovable -y vmstat.thp_fault_alloc,vmstat.thp_fault_fallback --input gups:size=512M,updates=1000000
 
+# virt: the sweep, then plots/virt.awk's table of guest THP's % change per setup beside this
+# machine's measurement (plots/data/virt-native.csv), drawn as bars of values
+figure-virt: mmusim
+	@mkdir -p plots/out
+	./mmusim sweep configs/experiments/virt.yaml -o plots/out/virt.csv --quiet
+	awk -f plots/virt.awk plots/data/virt-native.csv plots/out/virt.csv >plots/out/virt-change.csv
+	$(foreach o,png pdf,./mmusim plot plots/out/virt-change.csv -x case -y thp_change_pct --by setup --kind bars --values --title 'guest THP against guest 4 KiB pages: % change in time per step' -o plots/out/virt.$(o) $(if $(filter png,$(o)),--script plots/virt.gp) && ) true
+
 figures: ensure-deps
 	@$(MAKE) --no-print-directory mmusim
 	@$(MAKE) --no-print-directory $(EXPERIMENTS:%=figure-%)

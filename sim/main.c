@@ -368,7 +368,7 @@ static int plot_status(int r, const struct err *e)
 static int cmd_plot(int argc, char **argv)
 {
 	enum { OPT_BY = 256, OPT_KIND, OPT_BASE, OPT_TITLE, OPT_LOGX, OPT_TABLE, OPT_SCRIPT,
-	       OPT_LOGY, OPT_ABS, OPT_INPUT };
+	       OPT_LOGY, OPT_ABS, OPT_INPUT, OPT_VALUES };
 	static const struct option lo[] = {
 		{ "by", required_argument, NULL, OPT_BY }, { "kind", required_argument, NULL, OPT_KIND },
 		{ "base", required_argument, NULL, OPT_BASE },
@@ -377,6 +377,7 @@ static int cmd_plot(int argc, char **argv)
 		{ "table", no_argument, NULL, OPT_TABLE }, { "help", no_argument, NULL, 'h' },
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "logy", no_argument, NULL, OPT_LOGY }, { "abs", no_argument, NULL, OPT_ABS },
+		{ "values", no_argument, NULL, OPT_VALUES },
 		{ "input", required_argument, NULL, OPT_INPUT }, { NULL, 0, NULL, 0 },
 	};
 	struct plot_opts o = { 0 };
@@ -400,6 +401,7 @@ static int cmd_plot(int argc, char **argv)
 		case OPT_SCRIPT: o.script = optarg; break;
 		case OPT_LOGY: o.logy = true; break;
 		case OPT_ABS: o.abs = true; break;
+		case OPT_VALUES: o.values = true; break;
 		case OPT_INPUT: o.input = optarg; break;
 		default: table = true; break;
 		}

@@ -1679,6 +1679,10 @@ static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_
 		err_set(e, "--logy", 0, 0, "only for lines and timelines (bars start at 0)");
 		goto out;
 	}
+	if (o->values && (kind != PLOT_BARS || !by || o->base || o->abs)) {
+		err_set(e, "--values", 0, 0, "only for --kind bars with --by, without --base and --abs");
+		goto out;
+	}
 	if (o->abs && (kind != PLOT_BARS || !by)) {
 		err_set(e, "--abs", 0, 0, "only for %% change bars (--kind bars with --by)");
 		goto out;
@@ -1692,7 +1696,7 @@ static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_
 		oom(e, csv_path);
 		goto out;
 	}
-	t->pct = kind == PLOT_BARS && by;
+	t->pct = kind == PLOT_BARS && by && !o->values;
 	t->series = calloc(by ? rs.nby : 1, sizeof(*t->series));
 	if (!t->series || label_table(t, o, x, y, by, &ye, base, &rs)) {
 		oom(e, csv_path);
@@ -2170,6 +2174,8 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 		fprintf(f, " --logy");
 	if (o->abs)
 		fprintf(f, " --abs");
+	if (o->values)
+		fprintf(f, " --values");
 	put_opt(f, "--kind", kind_name[t->kind]);
 	put_opt(f, "--input", o->input);
 	put_opt(f, "--base", t->kind == PLOT_BARS && t->pct ? t->base_name : NULL);

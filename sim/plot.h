@@ -67,6 +67,7 @@ enum plot_kind {
 struct plot_opts {
 	const char *x, *y, *by;
 	bool logx, logy, abs;
+	bool values; /* --values: bars of the values, a colour per --by value, no % change */
 	const char *input;
 	const char *kind;
 	const char *title;

@@ -86,6 +86,13 @@ void sweep_free(struct sweep *sw)
 	for (size_t i = 0; i < sw->nsets; i++)
 		free(sw->sets[i]);
 	free(sw->sets);
+	for (size_t i = 0; sw->input_sets && i < sw->ninputs; i++) {
+		for (size_t j = 0; j < sw->input_nsets[i]; j++)
+			free(sw->input_sets[i][j]);
+		free(sw->input_sets[i]);
+	}
+	free(sw->input_sets);
+	free(sw->input_nsets);
 	for (size_t i = 0; i < sw->naxes; i++) {
 		free(sw->axes[i].key);
 		for (size_t j = 0; j < sw->axes[i].nvals; j++) {
@@ -362,8 +369,18 @@ static int load_base_config(struct sweep *sw, const struct yctx *y, const yaml_n
 }
 
 /* set: { path: value, ... }: applied to @base and kept as "path=value" for every point. */
+static int load_set_list(const struct yctx *y, const yaml_node_t *v, struct sim_config *base,
+			 char ***list, size_t *n);
+
 static int load_sets(struct sweep *sw, const struct yctx *y, const yaml_node_t *v,
 		     struct sim_config *base)
+{
+	return load_set_list(y, v, base, &sw->sets, &sw->nsets);
+}
+
+/* A set: mapping's "path=value" items into @list, each checked on @base. */
+static int load_set_list(const struct yctx *y, const yaml_node_t *v, struct sim_config *base,
+			 char ***list, size_t *nlist)
 {
 	if (v->type != YAML_MAPPING_NODE)
 		return yerr(y, v, "set: expected a mapping of config paths to values");
@@ -380,7 +397,7 @@ static int load_sets(struct sweep *sw, const struct yctx *y, const yaml_node_t *
 		n = strlen(scalar(sk)) + strlen(scalar(sv)) + 2;
 		kv = xrealloc(NULL, n);
 		snprintf(kv, n, "%s=%s", scalar(sk), scalar(sv));
-		push(&sw->sets, &sw->nsets, kv);
+		push(list, nlist, kv);
 		free(kv);
 	}
 	return 0;
@@ -391,7 +408,8 @@ static int load_sets(struct sweep *sw, const struct yctx *y, const yaml_node_t *
  * workload spec when its name is a built-in workload's (workload_is_spec()),
  * else a trace path; {trace: PATH} and {workload: SPEC} say which.
  */
-static int load_input_list(struct sweep *sw, const struct yctx *y, const yaml_node_t *v)
+static int load_input_list(struct sweep *sw, const struct yctx *y, const yaml_node_t *v,
+			   const struct sim_config *base)
 {
 	size_t n = v->type == YAML_SEQUENCE_NODE ? (size_t)(v->data.sequence.items.top -
 							    v->data.sequence.items.start) : 1;
@@ -399,26 +417,48 @@ static int load_input_list(struct sweep *sw, const struct yctx *y, const yaml_no
 	if (v->type == YAML_SEQUENCE_NODE && !n)
 		return yerr(y, v, "input: empty list");
 	sw->is_wl = xrealloc(NULL, n * sizeof(*sw->is_wl));
+	sw->input_sets = calloc(n, sizeof(*sw->input_sets));
+	sw->input_nsets = calloc(n, sizeof(*sw->input_nsets));
+	if (!sw->input_sets || !sw->input_nsets)
+		abort();
 	for (size_t i = 0; i < n; i++) {
-		const yaml_node_t *it = input_node(y, v, i), *ik, *iv;
-		const char *what;
+		const yaml_node_t *it = input_node(y, v, i), *ik = NULL, *iv = NULL, *is = NULL;
+		const char *what = NULL;
 
 		if (scalar(it)) {
 			sw->is_wl[sw->ninputs] = workload_is_spec(scalar(it));
 			push(&sw->input_names, &sw->ninputs, scalar(it));
 			continue;
 		}
-		if (it->type != YAML_MAPPING_NODE ||
-		    it->data.mapping.pairs.top - it->data.mapping.pairs.start != 1)
+		if (it->type != YAML_MAPPING_NODE)
 			return yerr(y, it, "input: an item is a trace path, a workload spec, "
-				    "{trace: PATH} or {workload: SPEC}");
-		ik = yaml_document_get_node(y->d, it->data.mapping.pairs.start->key);
-		iv = yaml_document_get_node(y->d, it->data.mapping.pairs.start->value);
-		what = scalar(ik);
-		if (!what || (strcmp(what, "trace") && strcmp(what, "workload")) || !scalar(iv))
+				    "{trace: PATH} or {workload: SPEC}, with set: {...} for it alone");
+		for (yaml_node_pair_t *q = it->data.mapping.pairs.start; q < it->data.mapping.pairs.top; q++) {
+			const yaml_node_t *qk = yaml_document_get_node(y->d, q->key);
+			const yaml_node_t *qv = yaml_document_get_node(y->d, q->value);
+			const char *name = scalar(qk);
+
+			if (name && !strcmp(name, "set") && !is) {
+				is = qv;
+			} else if (name && (!strcmp(name, "trace") || !strcmp(name, "workload")) && !ik) {
+				ik = qk;
+				iv = qv;
+				what = name;
+			} else {
+				return yerr(y, qk, "input: an item's keys are trace or workload, and set");
+			}
+		}
+		if (!what || !scalar(iv))
 			return yerr(y, it, "input: an item is a trace path, a workload spec, "
-				    "{trace: PATH} or {workload: SPEC}");
+				    "{trace: PATH} or {workload: SPEC}, with set: {...} for it alone");
 		sw->is_wl[sw->ninputs] = what[0] == 'w';
+		if (is) { /* checked on a copy of the base: each input's own */
+			struct sim_config scratch = *base;
+
+			if (load_set_list(y, is, &scratch, &sw->input_sets[sw->ninputs],
+					  &sw->input_nsets[sw->ninputs]))
+				return -1;
+		}
 		push(&sw->input_names, &sw->ninputs, scalar(iv));
 	}
 	sw->workload = true;
@@ -462,7 +502,7 @@ static int load_top_keys(struct sweep *sw, const struct yctx *y, const yaml_node
 			if (sw->ninputs)
 				return yerr(y, k, "give trace, workload or input, once");
 			*input = v;
-			if (load_input_list(sw, y, v))
+			if (load_input_list(sw, y, v, base))
 				return -1;
 		} else if (!strcmp(key, "format")) {
 			if (!scalar(v) || trace_format_parse(scalar(v)) == TF_NR ||
@@ -545,6 +585,8 @@ static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t 
 		      const char *trace_override, const char *workload_override)
 {
 	if (trace_override || workload_override) {
+		size_t nfile_inputs = sw->ninputs;
+
 		for (size_t i = 0; i < sw->ninputs; i++)
 			free(sw->input_names[i]);
 		free(sw->input_names);
@@ -555,6 +597,15 @@ static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t 
 		free(sw->is_wl);
 		sw->is_wl = xrealloc(NULL, sizeof(*sw->is_wl));
 		sw->is_wl[0] = sw->workload;
+		for (size_t i = 0; sw->input_sets && i < nfile_inputs; i++) {
+			for (size_t j = 0; j < sw->input_nsets[i]; j++)
+				free(sw->input_sets[i][j]);
+			free(sw->input_sets[i]);
+		}
+		free(sw->input_sets);
+		free(sw->input_nsets);
+		sw->input_sets = NULL; /* the file's per-input sets go with its inputs */
+		sw->input_nsets = NULL;
 	}
 	if (!sw->ninputs)
 		return yerr(y, root, "no input: give trace: or workload: (or a TRACE / -w on the command line)");
@@ -867,6 +918,10 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 	for (size_t i = 0; i < sw->nsets; i++) {
 		push(&v, &n, "--set");
 		push(&v, &n, sw->sets[i]);
+	}
+	for (size_t i = 0; sw->input_sets && i < sw->input_nsets[in]; i++) {
+		push(&v, &n, "--set");
+		push(&v, &n, sw->input_sets[in][i]);
 	}
 	if (sw->repeat > 1) {
 		snprintf(num, sizeof(num), "seed=%llu", (unsigned long long)(sw->seed + rep));

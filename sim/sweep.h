@@ -51,6 +51,10 @@ struct sweep {
 	uint64_t seed;     /* the base config's seed (repeat r uses seed + r) */
 	char **sets;       /* fixed "path=value" */
 	size_t nsets;
+	/* per input (input: items {workload: SPEC, set: {...}}): "path=value" applied
+	 * after sets, before the swept keys; NULL, or ninputs entries */
+	char ***input_sets;
+	size_t *input_nsets;
 	struct sweep_axis *axes;
 	size_t naxes;
 	size_t npoints;    /* ninputs x product of the axes' lengths */

@@ -24,7 +24,7 @@ const char usage_text[] =
 	"                    [-o results.csv] [--plot OUT.png|OUT.svg|OUT.pdf] [--quiet]\n"
 	"       mmusim merge [--reps] OUT.csv RESULT.json...\n"
 	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx] [--logy]\n"
-	"                   [--kind lines|bars|timeline] [--base V] [--abs] [--title T] [--input NAME]\n"
+	"                   [--kind lines|bars|timeline] [--base V] [--abs] [--values] [--title T] [--input NAME]\n"
 	"                   [--table] -o OUT.png|OUT.svg|OUT.pdf\n"
 	"                   [--script FILE.gp]\n"
 	"       mmusim mrc [TRACE | -w WORKLOAD] [-c CONFIG.yaml] [--set path=value ...] [--max-entries N]\n"
@@ -90,13 +90,14 @@ static const struct {
 	  "           error bars, derived quantities (A/B, mpki:) included\n" },
 	{ "plot",
 	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--logy] [--kind lines|bars|timeline]\n"
-	  "            [--base VALUE] [--abs] [--title T] [--input NAME] -o out.png|out.svg|out.pdf\n"
+	  "            [--base VALUE] [--abs] [--values] [--title T] [--input NAME] -o out.png|out.svg|out.pdf\n"
 	  "            [--script FILE.gp]\n"
 	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot. --script FILE also writes the\n"
 	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp\n"
 	  "plus .png).\n"
 	  "  --logx, --logy  log2 x axis, log10 y axis (lines and timelines; values > 0)\n"
 	  "  --abs           % change bars: the absolute values in a panel beside them\n"
+	  "  --values        bars with --by: the values themselves, a colour per --by value\n"
 	  "  --input NAME    the input named in the title (default: the CSV's input column\n"
 	  "                  when it holds one value)\n" },
 	{ "config",
