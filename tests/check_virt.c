@@ -14,6 +14,7 @@
 
 #include "check_common.h"
 #include "check_run.h"
+#include "mmap.h"
 
 #define MMAP_2G "SYSCALL[7,1](9) sys_mmap ( 0x0, 2147483648, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
 #define DONTNEED_4K(a) "SYSCALL[7,1](28) sys_madvise ( " a ", 4096, 4 ) --> [pre-success] Success(0x0)\n"
@@ -250,6 +251,49 @@ START_TEST(shadow_entry_size)
 }
 END_TEST
 
+/*
+ * The host discards guest memory (MADV_DONTNEED on the host's mapping, as
+ * virtio-balloon and free page reporting do): its TLB flush reaches the guest's
+ * MMU. Shadow: the leaves that mapped the discarded frames are zapped; the next
+ * access exits once (the guest's PTE is still there: no guest fault) and the
+ * host faults the page back. Nested: the nested TLB and the guest's TLBs are
+ * flushed; the next access walks and meets an NPT violation.
+ */
+START_TEST(host_discards_guest_memory)
+{
+	for (int nested = 0; nested < 2; nested++) {
+		struct os_event ev = { .kind = EV_MADVISE, .fd = -1, .advice = MADV_DONTNEED_ };
+		uint64_t faults, walks, hfaults, pgfault;
+
+		run(MMAP_2G " S 40000000,8\n S 40001000,8\n", nested ? "virt.mode=nested" : "virt.mode=shadow",
+		    "os.mode=base", "host.os.mode=base", "virt.ntlb.entries=16", "virt.ntlb.ways=16", NULL);
+		ev.addr = S->virt->hbase;
+		ev.len = S->cfg.memory;
+		ck_assert_int_eq(sim_event(S->virt->host, &ev), 0);
+		sim_check_invariants(S);
+		if (!nested) {
+			ck_assert_uint_eq(S->virt->zapped, 2);
+			ck_assert_uint_eq(S->virt->spt.nr_leaves[PS_4K], 0);
+		} else {
+			ck_assert_uint_eq(S->mmu.nested->ntlb.nr_valid, 0);
+		}
+		faults = S->virt->shadow_faults;
+		walks = S->mmu.st.walks;
+		hfaults = S->virt->host->st.pgfault;
+		pgfault = S->st.pgfault;
+		mmu_access(&S->mmu, 0x40001000, SIDE_D, false);
+		sim_check_invariants(S);
+		ck_assert_uint_eq(S->mmu.st.walks - walks, 1);
+		ck_assert_uint_eq(S->virt->shadow_faults - faults, nested ? 0 : 1);
+		ck_assert_uint_eq(S->st.pgfault - pgfault, 0);
+		/* the data page and the guest's 4 table pages (read by the nested walk, or by
+		 * the hypervisor's walk of the guest's table) */
+		ck_assert_uint_eq(S->virt->host->st.pgfault - hfaults, 5);
+		done();
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("virt");
@@ -262,6 +306,7 @@ int main(void)
 	tcase_add_test(tc, shadow_faults);
 	tcase_add_test(tc, shadow_invalidation);
 	tcase_add_test(tc, shadow_entry_size);
+	tcase_add_test(tc, host_discards_guest_memory);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
