@@ -4,6 +4,7 @@
 #   make demo     the embedded default: base vs hugetlbfs, table + plots/out/demo.png
 #   make bench    speed against a floor measured in the same run
 #   make figures  every experiment (configs/experiments/) swept and drawn into plots/out/ (minutes)
+#   make native-virt  issue 15's native chase/GUPS table on this machine into plots/data/ (minutes)
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
 #   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page,
@@ -37,7 +38,7 @@ TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 EMBED := $(BUILD)/examples/embed
 
-.PHONY: all check check-run demo bench figures debug check-debug deps ensure-deps golden-update clean tests install fuzz
+.PHONY: all check check-run demo bench figures native-virt debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
 all: mmusim vgtool
 
@@ -178,6 +179,17 @@ figure-%: mmusim
 	@mkdir -p plots/out
 	./mmusim sweep configs/experiments/$*.yaml -o plots/out/$*.csv --quiet $(if $(FIG_$*)$(FIGS_$*),,--plot plots/out/$*.png)
 	$(foreach f,$(or $(FIGS_$*),$(if $(FIG_$*),$*)),./mmusim plot plots/out/$*.csv $(FIG_$(f)) -o plots/out/$(f).png --script plots/$(f).gp && ./mmusim plot plots/out/$*.csv $(FIG_$(f)) -o plots/out/$(f).pdf && ) true
+
+# make native-virt: issue 15's native table on this machine (tests/native/virt_chase.c: a
+# pointer chase over one line per 4 KiB page at 16M-1G and GUPS over 1G, 4 KiB pages against
+# THP, median of 5 runs) into plots/data/virt-native.csv, with the machine, date and every run in
+# plots/data/virt-native.txt (plots/data/README.md). Minutes, and it wants a quiet machine: not
+# part of make check, which runs only its --quick smoke mode (tests/virt_native.sh).
+native-virt: $(BUILD)/virt_chase
+	sh tests/native/virt_measure.sh $(BUILD)/virt_chase plots/data
+
+$(BUILD)/virt_chase: tests/native/virt_chase.c | $(BUILD)
+	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<
 
 debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" build/debug/mmusim

@@ -1,0 +1,365 @@
+/*
+ * virt_chase.c - the native side of issue 15's table: on the machine it runs on,
+ * the time per step of a pointer chase over one cache line per 4 KiB page and
+ * the time per update of GUPS, each with the buffer in 4 KiB pages
+ * (madvise(MADV_NOHUGEPAGE)) and in transparent huge pages (madvise(MADV_HUGEPAGE)),
+ * as a CSV on stdout:
+ *
+ *   workload,footprint,pages,ns_per_step,anon_huge_share,runs
+ *
+ * workload is chase or gups; footprint the buffer in bytes; pages 4K or thp;
+ * ns_per_step the median over the runs of (time / steps) in nanoseconds (a chase
+ * step or a GUPS update); anon_huge_share the smallest share of the buffer that
+ * /proc/self/smaps reported as AnonHugePages over the runs (0 to 1); runs how
+ * many runs the median is taken over.
+ *
+ *   virt_chase            footprints 16M, 64M, 256M, 1G (chase) and 1G (GUPS), 5 runs
+ *   virt_chase --quick    a smoke run for make check: 4M each, 3 short runs
+ *
+ * The chase has the shape of mmusim's chase:size=S,stride=4K workload
+ * (sim/workload.c): one random cycle through the S/4K pages made by Sattolo's
+ * algorithm, each page visited at its first 8 bytes, the next pointers stored in
+ * address order (which also faults every page in), then dependent 8-byte loads
+ * from page 0. GUPS is HPCC RandomAccess's update loop (Table[i] = i written in
+ * order, then Table[r & (words - 1)] ^= r) with xorshift64* in place of HPCC's
+ * LFSR. Both generators have fixed seeds, so every run chases the same cycle and
+ * updates the same words.
+ *
+ * Each run maps a fresh buffer (its own physical pages: the runs differ in
+ * placement, not only in timing noise), 2 MiB aligned, of exactly the footprint,
+ * applies the madvise before touching it, touches it, reads the buffer's
+ * AnonHugePages from /proc/self/smaps, walks one untimed lap (chase) or 2^20
+ * untimed updates (GUPS) and then times chunks of steps until at least
+ * min_seconds and min_steps have passed. The 4K and thp runs alternate (4K
+ * first in even runs, thp first in odd ones), so a drift of the machine (another
+ * job starting) falls on both alike. The process stays
+ * on the CPU it started on. The CPUID brand, family and model and the per-run
+ * numbers go to stderr.
+ *
+ * Exit status: 0, or 2 with a message for a bad argument, 1 when the machine
+ * refuses (mmap, /proc/self/smaps).
+ */
+#define _GNU_SOURCE
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define PAGE 4096UL
+#define HPAGE (2UL << 20)
+#define MAXRUNS 15
+#define CHUNK (1UL << 16)       /* steps between two looks at the clock */
+#define GUPS_WARM (1UL << 20)   /* untimed updates before a GUPS run */
+
+enum pages { PG_4K, PG_THP };
+static const char *const pages_name[] = { "4K", "thp" };
+
+struct opts {
+	uint64_t chase_sizes[8];
+	unsigned nchase;
+	uint64_t gups_size;
+	unsigned runs;
+	double min_seconds;
+	uint64_t min_steps;
+};
+
+struct result {
+	double ns[MAXRUNS];
+	double min_share;
+};
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* xorshift64* (Vigna): a fixed-seed generator, fast next to a cache miss. */
+static inline uint64_t xs64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* A buffer of @size bytes (a multiple of 2 MiB) on a 2 MiB boundary, one VMA, advised. */
+static char *buf_map(uint64_t size, enum pages pg)
+{
+	char *raw = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	uintptr_t start, end;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	start = ((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1);
+	end = start + size;
+	if (start > (uintptr_t)raw)
+		munmap(raw, start - (uintptr_t)raw);
+	if ((uintptr_t)raw + size + HPAGE > end)
+		munmap((char *)end, (uintptr_t)raw + size + HPAGE - end);
+	if (madvise((char *)start, size, pg == PG_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
+		munmap((char *)start, size);
+		return NULL;
+	}
+	return (char *)start;
+}
+
+/*
+ * The share of [@buf, @buf + @size) that /proc/self/smaps reports as AnonHugePages:
+ * the sum over the VMAs overlapping it (buf_map() makes it one VMA of exactly that
+ * range), or -1 if smaps cannot be read.
+ */
+static double huge_share(const char *buf, uint64_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long lo, hi, kb, total = 0;
+	int in = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = lo < (uintptr_t)buf + size && hi > (uintptr_t)buf;
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			total += kb;
+	}
+	fclose(f);
+	return (double)total * 1024 / (double)size;
+}
+
+/* @steps dependent loads from @p; noinline so that the loop is the same for every caller. */
+static __attribute__((noinline)) void *chase_steps(void *p, uint64_t steps)
+{
+	while (steps--)
+		p = *(void **)p;
+	return p;
+}
+
+/* @n random read-modify-writes of @t[0..mask] from generator state @s. */
+static __attribute__((noinline)) void gups_updates(uint64_t *t, uint64_t mask, uint64_t *s,
+						   uint64_t n)
+{
+	uint64_t x = *s;
+
+	while (n--) {
+		uint64_t r;
+
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		r = x * 0x2545F4914F6CDD1DULL;
+		t[r & mask] ^= r;
+	}
+	*s = x;
+}
+
+/* Sattolo's algorithm: next[] one cycle through all @n pages, from a fixed seed. */
+static uint32_t *chase_cycle(uint64_t n)
+{
+	uint32_t *next = malloc(n * sizeof(*next));
+	uint64_t s = 0x9E3779B97F4A7C15ULL, i;
+
+	if (!next)
+		return NULL;
+	for (i = 0; i < n; i++)
+		next[i] = (uint32_t)i;
+	for (i = n - 1; i > 0; i--) {
+		uint64_t j = xs64(&s) % i; /* j < i: never a fixed point */
+		uint32_t t = next[i];
+
+		next[i] = next[j];
+		next[j] = t;
+	}
+	return next;
+}
+
+static void *volatile sink;
+static volatile uint64_t sink_u;
+
+/* One timed chase run over a fresh buffer; the ns per step, or -1. */
+static double chase_run(uint64_t size, enum pages pg, const uint32_t *next,
+			const struct opts *o, double *share)
+{
+	uint64_t n = size / PAGE, i, steps = 0;
+	char *buf = buf_map(size, pg);
+	void *p;
+	double t0, t;
+
+	if (!buf)
+		return -1;
+	for (i = 0; i < n; i++) /* the next pointers, in address order: faults every page */
+		*(void **)(buf + i * PAGE) = buf + (uint64_t)next[i] * PAGE;
+	*share = huge_share(buf, size);
+	p = chase_steps(buf, n < CHUNK ? CHUNK : n); /* one untimed lap */
+	t0 = now();
+	do {
+		p = chase_steps(p, CHUNK);
+		steps += CHUNK;
+		t = now() - t0;
+	} while (t < o->min_seconds || steps < o->min_steps);
+	sink = p;
+	munmap(buf, size);
+	return t / (double)steps * 1e9;
+}
+
+/* One timed GUPS run over a fresh table; the ns per update, or -1. */
+static double gups_run(uint64_t size, enum pages pg, const struct opts *o, double *share)
+{
+	uint64_t words = size / 8, i, steps = 0, s = 0x2545F4914F6CDD1DULL;
+	uint64_t *t = (uint64_t *)buf_map(size, pg);
+	double t0, el;
+
+	if (!t)
+		return -1;
+	for (i = 0; i < words; i++)
+		t[i] = i;
+	*share = huge_share((char *)t, size);
+	gups_updates(t, words - 1, &s, GUPS_WARM);
+	t0 = now();
+	do {
+		gups_updates(t, words - 1, &s, CHUNK);
+		steps += CHUNK;
+		el = now() - t0;
+	} while (el < o->min_seconds || steps < o->min_steps);
+	sink_u = t[s & (words - 1)];
+	munmap(t, size);
+	return el / (double)steps * 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * @o->runs runs of @wl ("chase" or "gups") at @size for 4K and thp pages,
+ * alternating; one CSV row per page size. 0, or -1 if the machine refused.
+ */
+static int measure(const char *wl, uint64_t size, const struct opts *o)
+{
+	struct result r[2] = { { .min_share = 2 }, { .min_share = 2 } };
+	uint32_t *next = NULL;
+	unsigned run;
+	int pg;
+
+	if (!strcmp(wl, "chase") && !(next = chase_cycle(size / PAGE)))
+		return -1;
+	for (run = 0; run < o->runs; run++) {
+		for (int k = 0; k < 2; k++) {
+			double share = -1, ns;
+
+			pg = run % 2 ? PG_THP - k : PG_4K + k; /* odd runs start with thp */
+
+			ns = next ? chase_run(size, pg, next, o, &share)
+				  : gups_run(size, pg, o, &share);
+			if (ns < 0 || share < 0) {
+				fprintf(stderr, "virt_chase: %s %llu %s: %s failed\n", wl,
+					(unsigned long long)size, pages_name[pg],
+					ns < 0 ? "mmap/madvise" : "reading /proc/self/smaps");
+				free(next);
+				return -1;
+			}
+			r[pg].ns[run] = ns;
+			if (share < r[pg].min_share)
+				r[pg].min_share = share;
+			fprintf(stderr, "%s %llu %s run %u: %.2f ns/step, AnonHugePages %.4f\n", wl,
+				(unsigned long long)size, pages_name[pg], run + 1, ns, share);
+		}
+	}
+	free(next);
+	for (pg = PG_4K; pg <= PG_THP; pg++)
+		printf("%s,%llu,%s,%.2f,%.4f,%u\n", wl, (unsigned long long)size, pages_name[pg],
+		       median(r[pg].ns, o->runs), r[pg].min_share, o->runs);
+	fflush(stdout);
+	return 0;
+}
+
+/* The CPUID brand string, family and model on stderr (the machine of the numbers). */
+static void print_cpu(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned r[12], a, b, c, d;
+	char brand[49] = "";
+
+	if (__get_cpuid(0x80000000, &a, &b, &c, &d) && a >= 0x80000004) {
+		for (unsigned l = 0; l < 3; l++)
+			__get_cpuid(0x80000002 + l, &r[4 * l], &r[4 * l + 1], &r[4 * l + 2],
+				    &r[4 * l + 3]);
+		memcpy(brand, r, 48);
+		for (a = 48; a > 0 && (brand[a - 1] == ' ' || !brand[a - 1]); a--)
+			brand[a - 1] = 0;
+	}
+	if (__get_cpuid(1, &a, &b, &c, &d))
+		fprintf(stderr, "cpuid: \"%s\", family %u model %u stepping %u\n", brand,
+			((a >> 8) & 0xf) + ((a >> 20) & 0xff), ((a >> 4) & 0xf) | ((a >> 12) & 0xf0),
+			a & 0xf);
+#endif
+}
+
+static void pin_to_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set); /* best effort: unpinned still measures */
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.chase_sizes = { 16UL << 20, 64UL << 20, 256UL << 20, 1UL << 30 },
+		.nchase = 4, .gups_size = 1UL << 30, .runs = 5,
+		.min_seconds = 1.0, .min_steps = 1UL << 22,
+	};
+	unsigned i;
+
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--quick"))) {
+		fprintf(stderr, "virt_chase: %s: unknown argument\nusage: virt_chase [--quick]\n",
+			argv[argc == 2 ? 1 : 2]);
+		return 2;
+	}
+	if (argc == 2) {
+		o.chase_sizes[0] = 4UL << 20;
+		o.nchase = 1;
+		o.gups_size = 4UL << 20;
+		o.runs = 3;
+		o.min_seconds = 0.01;
+		o.min_steps = CHUNK;
+	}
+	print_cpu();
+	pin_to_this_cpu();
+	printf("workload,footprint,pages,ns_per_step,anon_huge_share,runs\n");
+	for (i = 0; i < o.nchase; i++)
+		if (measure("chase", o.chase_sizes[i], &o))
+			return 1;
+	if (measure("gups", o.gups_size, &o))
+		return 1;
+	return 0;
+}
