@@ -168,8 +168,8 @@ FIG_fragmentation-fallbacks := -x os.fragmentation.unmovable -y vmstat.thp_fault
 figure-virt: mmusim
 	@mkdir -p plots/out
 	./mmusim sweep configs/experiments/virt.yaml -o plots/out/virt.csv --quiet
-	awk -f plots/virt.awk plots/data/virt-native.csv plots/out/virt.csv >plots/out/virt-change.csv
-	$(foreach o,png pdf,./mmusim plot plots/out/virt-change.csv -x case -y thp_change_pct --by setup --kind bars --values --title 'guest THP against guest 4 KiB pages: % change in time per step' -o plots/out/virt.$(o) $(if $(filter png,$(o)),--script plots/virt.gp) && ) true
+	awk -f plots/virt.awk plots/data/virt-native.csv plots/data/virt-native-sessions.csv plots/out/virt.csv >plots/out/virt-change.csv
+	$(foreach o,png pdf,./mmusim plot plots/out/virt-change.csv -x case -y '% change in time per step' --by setup --kind bars --values --title 'guest THP against guest 4 KiB pages, by how the guest runs' -o plots/out/virt.$(o) $(if $(filter png,$(o)),--script plots/virt.gp) && ) true
 
 figures: ensure-deps
 	@$(MAKE) --no-print-directory mmusim
