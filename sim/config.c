@@ -809,6 +809,8 @@ static int check_array(const struct vctx *v, const char *prefix, unsigned entrie
 		return vfail(v, pw, pe, "%u exceeds entries %u", ways, entries);
 	if (entries % ways)
 		return vfail(v, pw, pe, "%u does not divide entries %u", ways, entries);
+	if (ways > 65535) /* tlb.c keeps a way's index in 16 bits */
+		return vfail(v, pw, pe, "%u ways: at most 65535", ways);
 	return 0;
 }
 
@@ -911,6 +913,13 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "%s cannot hold the guest's %s of memory and 64M for the host", hs, gs);
 		if (hm > (1ULL << 40))
 			return vfail(&v, "host.os.memory", "os.memory", "%s is above the maximum 1T", hs);
+		if (check_array(&v, "virt.ntlb", c->virt.ntlb.entries, c->virt.ntlb.ways))
+			return -1;
+		for (unsigned l = 0; l < PWC_NR; l++) {
+			snprintf(p, sizeof(p), "virt.pwc.%s", pwc_level_name[l]);
+			if (check_array(&v, p, c->virt.pwc[l].entries, c->virt.pwc[l].ways))
+				return -1;
+		}
 		if (c->virt.host_mode == MODE_HUGETLBFS && c->virt.host_hugetlb_1g &&
 		    ((c->memory & (PUD_SIZE - 1)) || c->memory + (64ULL << 20) > (hm & ~(PUD_SIZE - 1))))
 			return vfail(&v, "host.os.hugetlbfs.page_size", "os.memory",

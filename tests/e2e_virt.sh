@@ -34,6 +34,12 @@ expect_error "--set: host.os.memory: 1G cannot hold the guest's 1G of memory and
 expect_error "--set: host.os.hugetlbfs.page_size: 1G host pages need os.memory" \
 	$MMUSIM run $VAL --set virt.mode=nested --set os.memory=1536M --set host.os.mode=hugetlbfs \
 	--set host.os.hugetlbfs.page_size=1G
+expect_error "--set: virt.ntlb.ways: 2 does not divide entries 3" \
+	$MMUSIM run $VAL --set virt.mode=nested --set virt.ntlb.entries=3 --set virt.ntlb.ways=2
+expect_error "--set: virt.pwc.pde.ways: 70000 ways: at most 65535" \
+	$MMUSIM run $VAL --set virt.mode=nested --set virt.pwc.pde.entries=70000 --set virt.pwc.pde.ways=70000
+expect_error "--set: tlb.l1d.4K.ways: 70000 ways: at most 65535" \
+	$MMUSIM run $VAL --set tlb.l1d.4K.entries=70000 --set tlb.l1d.4K.ways=70000
 $MMUSIM run $VAL --set virt.mode=nested --set os.memory=1G --json "$T/n.json" --quiet || bad "run nested"
 check "$(field "$T/n.json" walk walks)" "$(field "$T/a.json" walk walks)" \
 	"nested: the same walks as bare metal (the TLBs see the same entries: host THP, guest base)"
