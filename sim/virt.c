@@ -99,12 +99,16 @@ static int host_fault_at(struct sim *s, vaddr_t hva)
 
 /*
  * The host frame of guest frame @gfn, faulted in if the host has none yet:
- * *@hfn and the host page's size *@hps. false on failure (s->err).
+ * *@hfn and the host page's size *@hps. false on failure (s->err). The
+ * hypervisor gets it as KVM does, by GUP (hva_to_pfn()), whose FOLL_TOUCH marks
+ * the page accessed (mm/gup.c): its host entry is made young, so host
+ * khugepaged sees the guest's memory in use (it wants a young PTE).
  */
 static bool host_touch(struct sim *s, pfn_t gfn, pfn_t *hfn, enum page_size *hps)
 {
 	struct virt *v = s->virt;
 	vaddr_t hva = v->hbase + ((vaddr_t)gfn << PAGE_SHIFT);
+	struct pt_path p;
 	pfn_t first;
 
 	if (!pt_lookup(&v->host->pt, hva, hps, &first, NULL)) {
@@ -113,6 +117,7 @@ static bool host_touch(struct sim *s, pfn_t gfn, pfn_t *hfn, enum page_size *hps
 			return false;
 		BUG_ON(!pt_lookup(&v->host->pt, hva, hps, &first, NULL));
 	}
+	pt_walk(&v->host->pt, hva, false, v->host->pt.levels, NULL, &p); /* (sets A) */
 	*hfn = first + ((hva >> PAGE_SHIFT) & (pages_of(*hps) - 1));
 	return true;
 }

@@ -14,6 +14,7 @@
 
 #include "check_common.h"
 #include "check_run.h"
+#include "khugepaged.h"
 #include "mmap.h"
 
 #define MMAP_2G "SYSCALL[7,1](9) sys_mmap ( 0x0, 2147483648, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
@@ -294,6 +295,55 @@ START_TEST(host_discards_guest_memory)
 }
 END_TEST
 
+/*
+ * Host khugepaged collapses guest memory: the host backs a guest THP with 4 KiB
+ * pages (THP enabled=madvise and guest memory not madvised), then the mapping
+ * is madvised MADV_HUGEPAGE and khugepaged collapses the 2 MiB under the
+ * guest's page. The collapse's flush reaches the guest: the next access walks
+ * again and fills a 2 MiB entry (shadow: a 2 MiB shadow leaf), and the guest
+ * page is now backed by one host huge page (virt.huge.aligned 0 -> 1).
+ */
+START_TEST(host_khugepaged_collapses)
+{
+	for (int nested = 0; nested < 2; nested++) {
+		struct os_event ev = { .kind = EV_MADVISE, .fd = -1, .advice = MADV_HUGEPAGE_ };
+		enum page_size ps;
+		pfn_t pfn;
+		uint64_t walks;
+
+		run(MMAP_2G " S 40000000,8\n S 40001000,8\n", nested ? "virt.mode=nested" : "virt.mode=shadow",
+		    "os.mode=thp", "host.os.mode=thp", "host.os.thp.enabled=madvise", "host.os.madvise=false",
+		    NULL);
+		ck_assert_uint_eq(S->st.virt.guest_huge, 1);
+		ck_assert_uint_eq(S->st.virt.aligned_huge, 0);
+		ck_assert_uint_eq(S->st.virt.host_thp_fault_alloc, 0);
+		ck_assert(mmu_lookup(&S->mmu, 0x40000000, &ps, &pfn));
+		ck_assert_int_eq(ps, PS_4K);
+		ev.addr = S->virt->hbase;
+		ev.len = S->cfg.memory;
+		ck_assert_int_eq(sim_event(S->virt->host, &ev), 0);
+		for (int i = 0; i < 1000 && !S->virt->host->st.thp_collapse_alloc; i++)
+			khugepaged_do_scan(S->virt->host);
+		ck_assert_uint_ge(S->virt->host->st.thp_collapse_alloc, 1);
+		sim_check_invariants(S);
+		walks = S->mmu.st.walks;
+		mmu_access(&S->mmu, 0x40001000, SIDE_D, false);
+		mmu_access(&S->mmu, 0x40002000, SIDE_D, false); /* same 2 MiB entry: no walk */
+		sim_check_invariants(S);
+		ck_assert_uint_eq(S->mmu.st.walks - walks, 1);
+		ck_assert(mmu_lookup(&S->mmu, 0x40000000, &ps, &pfn));
+		ck_assert_int_eq(ps, PS_2M);
+		if (!nested) {
+			ck_assert(pt_lookup(&S->virt->spt, 0x40001000, &ps, &pfn, NULL));
+			ck_assert_int_eq(ps, PS_2M);
+		}
+		sim_finish(S);
+		ck_assert_uint_eq(S->st.virt.aligned_huge, 1);
+		done();
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("virt");
@@ -307,6 +357,7 @@ int main(void)
 	tcase_add_test(tc, shadow_invalidation);
 	tcase_add_test(tc, shadow_entry_size);
 	tcase_add_test(tc, host_discards_guest_memory);
+	tcase_add_test(tc, host_khugepaged_collapses);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
