@@ -344,6 +344,30 @@ START_TEST(host_khugepaged_collapses)
 }
 END_TEST
 
+/*
+ * A fragmented host (a pinned page in every pageblock): its THP faults fall
+ * back, so a guest THP is backed by 4 KiB pages and fills 4 KiB entries
+ * (virt.huge.aligned 0), in both modes.
+ */
+START_TEST(host_fragmented)
+{
+	for (int nested = 0; nested < 2; nested++) {
+		enum page_size ps;
+		pfn_t pfn;
+
+		run(MMAP_2G " S 40000000,8\n", nested ? "virt.mode=nested" : "virt.mode=shadow", "os.mode=thp",
+		    "host.os.mode=thp", "host.os.fragmentation.unmovable=1", "host.os.thp.defrag=never", NULL);
+		ck_assert_uint_eq(S->st.virt.guest_huge, 1);
+		ck_assert_uint_eq(S->st.virt.aligned_huge, 0);
+		ck_assert_uint_eq(S->st.virt.host_thp_fault_alloc, 0);
+		ck_assert_uint_ge(S->st.virt.host_thp_fault_fallback, 1);
+		ck_assert(mmu_lookup(&S->mmu, 0x40000000, &ps, &pfn));
+		ck_assert_int_eq(ps, PS_4K);
+		done();
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("virt");
@@ -358,6 +382,7 @@ int main(void)
 	tcase_add_test(tc, shadow_entry_size);
 	tcase_add_test(tc, host_discards_guest_memory);
 	tcase_add_test(tc, host_khugepaged_collapses);
+	tcase_add_test(tc, host_fragmented);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
