@@ -336,6 +336,8 @@ static const struct stat_counter counters[] = {
 	   "guest page-table entries the hypervisor read on shadow faults"),
 	VU("virt.cycles.exits", virt.cyc_exits, "exit cycles", "cycles",
 	   "cycles of VM exits (shadow faults, trapped writes)"),
+	VU("virt.cycles.guest_reads", virt.cyc_reads, "guest read cycles", "cycles",
+	   "cycles of the hypervisor's reads of guest tables on shadow faults"),
 	VU("virt.cycles.host", virt.cyc_host, "host cycles", "cycles",
 	   "host kernel cycles the guest waited for (faults, compaction, reclaim)"),
 	VU("virt.huge.guest_pages", virt.guest_huge, "guest 2M pages", "pages",

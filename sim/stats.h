@@ -44,7 +44,7 @@ struct stats_virt {
 	cycles_t guest_cycles, host_cycles;
 	struct hit_miss ntlb, hpwc[PWC_NR];
 	uint64_t shadow_faults, pte_writes, zapped, shadow_guest_reads;
-	cycles_t cyc_exits, cyc_host;
+	cycles_t cyc_exits, cyc_reads, cyc_host;
 	uint64_t guest_huge, aligned_huge; /* guest 2 MiB pages; those inside one host huge page */
 	uint64_t host_pgfault, host_thp_fault_alloc, host_thp_fault_fallback, host_thp_collapse_alloc,
 		host_thp_split_pmd, host_compact_stall, host_pages_collapsed, host_full_scans;

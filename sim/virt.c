@@ -217,6 +217,7 @@ static bool read_guest_path(struct sim *s, const struct pt_path *p)
 			return false;
 		cache_access(&s->mmu.cache, (paddr_t)hfn << PAGE_SHIFT | (p->pa[k] & (PAGE_SIZE - 1)), &c);
 		s->cyc_virt += c;
+		v->cyc_reads += c;
 		v->shadow_guest_reads++;
 		v->shadowed[gfn] = 1;
 	}
@@ -496,7 +497,7 @@ void virt_reset_counts(struct sim *s)
 	struct virt *v = s->virt;
 
 	v->shadow_faults = v->pte_writes = v->zapped = v->shadow_guest_reads = v->host_faults = 0;
-	v->cyc_exits = 0;
+	v->cyc_exits = v->cyc_reads = 0;
 	if (s->mmu.nested)
 		memset(&s->mmu.nested->st, 0, sizeof(s->mmu.nested->st));
 	v->host_base = v->host->st; /* the host's events from here on */
@@ -557,7 +558,8 @@ void virt_finish(struct sim *s)
 	sv->zapped = v->zapped;
 	sv->shadow_guest_reads = v->shadow_guest_reads;
 	sv->cyc_exits = v->cyc_exits;
-	sv->cyc_host = s->cyc_virt - v->cyc_exits;
+	sv->cyc_reads = v->cyc_reads;
+	sv->cyc_host = s->cyc_virt - v->cyc_exits - v->cyc_reads;
 	pt_for_each_leaf(&s->pt, count_huge, &hc);
 	sv->guest_huge = hc.guest;
 	sv->aligned_huge = hc.aligned;

@@ -27,6 +27,7 @@ struct virt {
 	/* counters (copied into the report by virt_finish()) */
 	uint64_t shadow_faults, pte_writes, zapped, shadow_guest_reads, host_faults;
 	cycles_t cyc_exits; /* VM exits: shadow faults, trapped writes (virt.cost.exit each) */
+	cycles_t cyc_reads; /* the hypervisor's reads of guest tables on shadow faults */
 	struct stats host_base; /* the host's counters at the last warm-up reset */
 };
 

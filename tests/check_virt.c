@@ -198,8 +198,12 @@ START_TEST(shadow_faults)
 	ck_assert_uint_eq(S->st.walks, 3);
 	ck_assert_uint_eq(S->st.virt.cyc_exits, 9 * S->cfg.virt.exit);
 	ck_assert_uint_eq(S->virt->spt.nr_leaves[PS_4K], 3);
-	/* the host backs 3 data pages and 4 table pages of the guest */
+	/* the host backs 3 data pages and 4 table pages of the guest: 7 faults, each a
+	 * fault and a page cleared, which the guest waits for */
 	ck_assert_uint_eq(S->st.virt.host_pgfault, 7);
+	ck_assert_uint_eq(S->st.virt.cyc_host, 7 * (S->cfg.cost.fault + S->cfg.cost.clear_page));
+	ck_assert_uint_eq(S->st.cyc_virt, S->st.virt.cyc_exits + S->st.virt.cyc_reads + S->st.virt.cyc_host);
+	ck_assert_uint_gt(S->st.virt.cyc_reads, 0);
 	done();
 }
 END_TEST
