@@ -3,7 +3,8 @@
  * counts of the two-dimensional walk for every guest/host page-size pair with
  * no translation caches (n guest entries over m host entries read
  * n * (m + 1) + m: 24 for 4 + 4, Bhargava et al., ASPLOS 2008), what the
- * nested TLB, the host stage's PWCs and the guest's PWCs save, the TLB entry
+ * nested TLB, the host stage's PWCs and the guest's PWCs save for every pair
+ * too, host khugepaged, host discards and host fragmentation, the TLB entry
  * size (the smaller of the two stages' pages), and shadow paging's faults,
  * trapped guest PTE writes and the shadow entries they zap. Scenarios on the
  * kernel-model fixture (check_common.h: every invariant, the host's and the
@@ -36,6 +37,7 @@ static const char *const host_set[PS_NR][2] = {
 	[PS_2M] = { "host.os.mode=thp", "host.os.hugetlbfs.page_size=2M" },
 	[PS_1G] = { "host.os.mode=hugetlbfs", "host.os.hugetlbfs.page_size=1G" },
 };
+static const char *const ps_label[PS_NR] = { "4K", "2M", "1G" };
 /* entries a walk reads of a 4-level table mapping a page of each size */
 static const unsigned reads_of[PS_NR] = { 4, 3, 2 };
 
@@ -131,23 +133,28 @@ START_TEST(nested_reads_5_levels)
 END_TEST
 
 /*
- * What each cache saves, 4 KiB pages in both stages, on a walk of a page
- * walked before (so every structure holds what the walk needs):
- *  - the nested TLB alone: the 5 host translations hit, 4 guest entries read;
- *  - the host PWCs alone: each host translation reads its PTE only, 4 + 5;
- *  - the guest's PWCs alone (kept across the flush): the PDE cache gives the
- *    PT's host-physical address, 1 guest entry, then the data's host walk, 1 + 4;
+ * What each cache saves, for guest page @g over host page @h (every pair), on a
+ * walk of a page walked before (so every structure holds what the walk needs;
+ * the host backs guest tables and data with pages of one size):
+ *  - the nested TLB alone: the n + 1 host translations (each guest table's
+ *    frame, the data's) hit; the n guest entries are read;
+ *  - the host PWCs alone: each host translation reads only its leaf, n + (n + 1);
+ *  - the guest's PWCs alone (kept across the flush: a TLB flush, not INVLPG or
+ *    CR3): the longest match gives the last guest table's host-physical
+ *    address, 1 guest entry, then the data's host walk, 1 + m;
  *  - all three: 1 guest entry, the data's translation from the nested TLB.
  */
 START_TEST(nested_caches)
 {
-	static const struct {
+	enum page_size g = (enum page_size)(_i / PS_NR), h = (enum page_size)(_i % PS_NR);
+	unsigned n = reads_of[g], m = reads_of[h];
+	const struct {
 		bool ntlb, hpwc, gpwc;
 		unsigned guest, host, ntlb_hits;
 	} k[] = {
-		{ true, false, false, 4, 0, 5 },
-		{ false, true, false, 4, 5, 0 },
-		{ false, false, true, 1, 4, 0 },
+		{ true, false, false, n, 0, n + 1 },
+		{ false, true, false, n, n + 1, 0 },
+		{ false, false, true, 1, m, 0 },
 		{ true, true, true, 1, 0, 1 },
 	};
 
@@ -156,23 +163,23 @@ START_TEST(nested_caches)
 					k[i].ntlb ? "virt.ntlb.ways=16" : "virt.ntlb.ways=0" };
 		struct counts c;
 
+#define PAIR "virt.mode=nested", "os.memory=2G", guest_set[g][0], guest_set[g][1], host_set[h][0], \
+	host_set[h][1], ntlb[0], ntlb[1]
 		if (k[i].gpwc && k[i].hpwc)
-			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
-			    ntlb[0], ntlb[1], NULL);
+			run(MMAP_2G " S 40000000,8\n", PAIR, NULL);
 		else if (k[i].gpwc)
-			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
-			    ntlb[0], ntlb[1], NO_HPWC, NULL);
+			run(MMAP_2G " S 40000000,8\n", PAIR, NO_HPWC, NULL);
 		else if (k[i].hpwc)
-			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
-			    ntlb[0], ntlb[1], NO_PWC, NULL);
+			run(MMAP_2G " S 40000000,8\n", PAIR, NO_PWC, NULL);
 		else
-			run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.mode=base", "host.os.mode=base",
-			    ntlb[0], ntlb[1], NO_PWC, NO_HPWC, NULL);
+			run(MMAP_2G " S 40000000,8\n", PAIR, NO_PWC, NO_HPWC, NULL);
+#undef PAIR
 		walk_again(0x40000000, true); /* every structure warm, no fault on the way */
 		c = walk_again(0x40000000, !k[i].gpwc);
 		ck_assert_msg(c.guest == k[i].guest && c.host == k[i].host && c.ntlb_hits == k[i].ntlb_hits,
-			      "case %zu: guest %llu host %llu ntlb hits %llu", i, (unsigned long long)c.guest,
-			      (unsigned long long)c.host, (unsigned long long)c.ntlb_hits);
+			      "guest %s host %s case %zu: guest %llu host %llu ntlb hits %llu", ps_label[g],
+			      ps_label[h], i, (unsigned long long)c.guest, (unsigned long long)c.host,
+			      (unsigned long long)c.ntlb_hits);
 		ck_assert_uint_eq(c.reads, c.guest + c.host);
 		done();
 	}
@@ -380,7 +387,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, nested_reads_every_pair, 0, PS_NR * PS_NR);
 	tcase_add_test(tc, nested_reads_5_levels);
-	tcase_add_test(tc, nested_caches);
+	tcase_add_loop_test(tc, nested_caches, 0, PS_NR * PS_NR);
 	tcase_add_test(tc, shadow_faults);
 	tcase_add_test(tc, shadow_invalidation);
 	tcase_add_test(tc, shadow_entry_size);
