@@ -116,19 +116,30 @@ START_TEST(nested_reads_every_pair)
 }
 END_TEST
 
-/* 5-level paging in both stages: 5 * 6 + 5 = 35 entries. */
+/* 5-level paging at either stage or both: 4 * 6 + 5 = 29, 5 * 5 + 4 = 29, 5 * 6 + 5 = 35. */
 START_TEST(nested_reads_5_levels)
 {
-	struct counts c;
+	static const struct {
+		const char *guest, *host;
+		unsigned n, m;
+	} k[] = {
+		{ "walk.levels=4", "virt.levels=5", 4, 5 },
+		{ "walk.levels=5", "virt.levels=4", 5, 4 },
+		{ "walk.levels=5", "virt.levels=5", 5, 5 },
+	};
 
-	run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "walk.levels=5", "virt.levels=5",
-	    "os.mode=base", "host.os.mode=base", NO_PWC, NO_HPWC, "walk.pwc.pml5.entries=0",
-	    "walk.pwc.pml5.ways=0", "virt.pwc.pml5.entries=0", "virt.pwc.pml5.ways=0", NULL);
-	c = walk_again(0x40000000, true);
-	ck_assert_uint_eq(c.guest, 5);
-	ck_assert_uint_eq(c.host, 30);
-	ck_assert_uint_eq(c.reads, 35);
-	done();
+	for (size_t i = 0; i < ARRAY_SIZE(k); i++) {
+		struct counts c;
+
+		run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", k[i].guest, k[i].host, "os.mode=base",
+		    "host.os.mode=base", NO_PWC, NO_HPWC, "walk.pwc.pml5.entries=0", "walk.pwc.pml5.ways=0",
+		    "virt.pwc.pml5.entries=0", "virt.pwc.pml5.ways=0", NULL);
+		c = walk_again(0x40000000, true);
+		ck_assert_uint_eq(c.guest, k[i].n);
+		ck_assert_uint_eq(c.host, k[i].n * k[i].m + k[i].m);
+		ck_assert_uint_eq(c.reads, k[i].n * (k[i].m + 1) + k[i].m);
+		done();
+	}
 }
 END_TEST
 
