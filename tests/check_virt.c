@@ -390,6 +390,112 @@ START_TEST(host_fragmented)
 }
 END_TEST
 
+/*
+ * The guest's kernel does the same work whatever runs it: a generated scenario
+ * (four 8 MiB mappings, two of them madvised MADV_HUGEPAGE; loads and stores
+ * with locality; MADV_DONTNEED, mprotect read-only and back, munmap and a new
+ * mmap in between) replayed on bare metal, nested and shadow, over host THP and
+ * host 4 KiB pages, invariants after every record. Every guest vmstat counter
+ * and the RSS are equal; over host THP (no guest 1 GiB pages) the TLBs hold the
+ * same entries, so their hits and misses and the walks are equal too; over host
+ * 4 KiB pages every entry is 4 KiB.
+ */
+static char *scenario(unsigned seed)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *t = malloc(cap);
+	uint64_t x = seed * 2654435761u + 1;
+	vaddr_t base[4] = { 0x40000000, 0x40800000, 0x41000000, 0x41800000 };
+
+#define RND() (x = x * 6364136223846793005ULL + 1442695040888963407ULL, x >> 33)
+#define OUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
+	ck_assert_ptr_nonnull(t);
+	for (int i = 0; i < 4; i++) {
+		OUT("SYSCALL[7,1](9) sys_mmap ( 0x0, 8388608, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x%lx)\n",
+		    (unsigned long)base[i]);
+		if (i & 1)
+			OUT("SYSCALL[7,1](28) sys_madvise ( 0x%lx, 8388608, 14 ) --> [pre-success] Success(0x0)\n",
+			    (unsigned long)base[i]);
+	}
+	for (int step = 0; step < 4000; step++) {
+		unsigned r = (unsigned)RND() % 1000, m = (unsigned)RND() % 4;
+		vaddr_t page = base[m] + ((RND() % 2048) << 12);
+
+		if (r < 5) {
+			OUT("SYSCALL[7,1](28) sys_madvise ( 0x%lx, 65536, 4 ) --> [pre-success] Success(0x0)\n",
+			    (unsigned long)(page & ~0xffffUL));
+		} else if (r < 8) {
+			OUT("SYSCALL[7,1](10) sys_mprotect ( 0x%lx, 2097152, 1 ) --> [pre-success] Success(0x0)\n",
+			    (unsigned long)(page & ~0x1fffffUL));
+			OUT("SYSCALL[7,1](10) sys_mprotect ( 0x%lx, 2097152, 3 ) --> [pre-success] Success(0x0)\n",
+			    (unsigned long)(page & ~0x1fffffUL));
+		} else if (r < 9) {
+			OUT("SYSCALL[7,1](11) sys_munmap ( 0x%lx, 8388608 ) --> [pre-success] Success(0x0)\n",
+			    (unsigned long)base[m]);
+			OUT("SYSCALL[7,1](9) sys_mmap ( 0x0, 8388608, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x%lx)\n",
+			    (unsigned long)base[m]);
+		} else {
+			for (int k = 0; k < 4; k++)
+				OUT(" %c %lx,8\n", r % 3 ? 'L' : 'S', (unsigned long)(page + ((RND() % 512) << 3)));
+		}
+	}
+#undef RND
+#undef OUT
+	return t;
+}
+
+START_TEST(guest_kernel_unchanged)
+{
+	static const char *const modes[][2] = {
+		{ "virt.mode=none", "host.os.mode=thp" },
+		{ "virt.mode=nested", "host.os.mode=thp" },
+		{ "virt.mode=shadow", "host.os.mode=thp" },
+		{ "virt.mode=nested", "host.os.mode=base" },
+		{ "virt.mode=shadow", "host.os.mode=base" },
+	};
+	char *t = scenario(_i + 1);
+	struct stats ref = { 0 };
+
+	check_every = 7; /* (4000 steps x 5 machines) */
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct stats st;
+
+		run(t, modes[i][0], modes[i][1], "os.mode=thp", NULL);
+		st = S->st;
+		if (!i) { /* a scenario that exercises what could differ */
+			ref = st;
+			ck_assert_uint_gt(ref.thp_fault_alloc, 0);
+			ck_assert_uint_gt(ref.thp_split_pmd, 0);
+			ck_assert_uint_gt(ref.tlb_invalidations, 0);
+			ck_assert_uint_gt(ref.l1[SIDE_D].misses[PS_2M], 0);
+		}
+		if (i == 2) /* shadow: guest table writes trapped and zapped shadow leaves */
+			ck_assert(st.virt.pte_writes > 0 && st.virt.zapped > 0);
+#define SAME(f) ck_assert_msg(st.f == ref.f, "%s %s: " #f " %llu, bare metal %llu", modes[i][0], \
+			      modes[i][1], (unsigned long long)st.f, (unsigned long long)ref.f)
+		SAME(pgfault); SAME(thp_fault_alloc); SAME(thp_fault_fallback); SAME(thp_split_pmd);
+		SAME(thp_split_page); SAME(thp_collapse_alloc); SAME(nr_anon_pages);
+		SAME(nr_anon_transparent_hugepages); SAME(nr_page_table_pages); SAME(tlb_invalidations);
+		SAME(rss_bytes); SAME(huge_bytes); SAME(thp_zero_page_alloc);
+		if (i < 3) { /* host THP: the same entries */
+			for (int side = 0; side < 2; side++)
+				for (int ps = 0; ps < PS_NR; ps++) {
+					SAME(l1[side].hits[ps]);
+					SAME(l1[side].misses[ps]);
+				}
+			SAME(stlb.hits); SAME(stlb.misses); SAME(walks);
+		} else { /* host 4 KiB pages: 4 KiB entries only */
+			ck_assert_uint_eq(st.l1[SIDE_D].hits[PS_2M] + st.l1[SIDE_D].misses[PS_2M], 0);
+			ck_assert_uint_gt(st.l1[SIDE_D].misses[PS_4K], ref.l1[SIDE_D].misses[PS_4K]);
+		}
+#undef SAME
+		done();
+	}
+	check_every = 1;
+	free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("virt");
@@ -405,6 +511,7 @@ int main(void)
 	tcase_add_test(tc, host_discards_guest_memory);
 	tcase_add_test(tc, host_khugepaged_collapses);
 	tcase_add_test(tc, host_fragmented);
+	tcase_add_loop_test(tc, guest_kernel_unchanged, 0, 3);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
