@@ -70,6 +70,21 @@ static void push(char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = xstrdup(s);
 }
 
+/* The per-input set: lists (input: items with set:). */
+static void free_input_sets(struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->ninput_sets; i++) {
+		for (size_t j = 0; j < sw->input_nsets[i]; j++)
+			free(sw->input_sets[i][j]);
+		free(sw->input_sets[i]);
+	}
+	free(sw->input_sets);
+	free(sw->input_nsets);
+	sw->input_sets = NULL;
+	sw->input_nsets = NULL;
+	sw->ninput_sets = 0;
+}
+
 void sweep_free(struct sweep *sw)
 {
 	free(sw->path);
@@ -86,13 +101,7 @@ void sweep_free(struct sweep *sw)
 	for (size_t i = 0; i < sw->nsets; i++)
 		free(sw->sets[i]);
 	free(sw->sets);
-	for (size_t i = 0; sw->input_sets && i < sw->ninputs; i++) {
-		for (size_t j = 0; j < sw->input_nsets[i]; j++)
-			free(sw->input_sets[i][j]);
-		free(sw->input_sets[i]);
-	}
-	free(sw->input_sets);
-	free(sw->input_nsets);
+	free_input_sets(sw);
 	for (size_t i = 0; i < sw->naxes; i++) {
 		free(sw->axes[i].key);
 		for (size_t j = 0; j < sw->axes[i].nvals; j++) {
@@ -368,10 +377,10 @@ static int load_base_config(struct sweep *sw, const struct yctx *y, const yaml_n
 	return 0;
 }
 
-/* set: { path: value, ... }: applied to @base and kept as "path=value" for every point. */
 static int load_set_list(const struct yctx *y, const yaml_node_t *v, struct sim_config *base,
 			 char ***list, size_t *n);
 
+/* set: { path: value, ... }: applied to @base and kept as "path=value" for every point. */
 static int load_sets(struct sweep *sw, const struct yctx *y, const yaml_node_t *v,
 		     struct sim_config *base)
 {
@@ -421,6 +430,7 @@ static int load_input_list(struct sweep *sw, const struct yctx *y, const yaml_no
 	sw->input_nsets = calloc(n, sizeof(*sw->input_nsets));
 	if (!sw->input_sets || !sw->input_nsets)
 		abort();
+	sw->ninput_sets = n;
 	for (size_t i = 0; i < n; i++) {
 		const yaml_node_t *it = input_node(y, v, i), *ik = NULL, *iv = NULL, *is = NULL;
 		const char *what = NULL;
@@ -585,8 +595,6 @@ static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t 
 		      const char *trace_override, const char *workload_override)
 {
 	if (trace_override || workload_override) {
-		size_t nfile_inputs = sw->ninputs;
-
 		for (size_t i = 0; i < sw->ninputs; i++)
 			free(sw->input_names[i]);
 		free(sw->input_names);
@@ -597,15 +605,7 @@ static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t 
 		free(sw->is_wl);
 		sw->is_wl = xrealloc(NULL, sizeof(*sw->is_wl));
 		sw->is_wl[0] = sw->workload;
-		for (size_t i = 0; sw->input_sets && i < nfile_inputs; i++) {
-			for (size_t j = 0; j < sw->input_nsets[i]; j++)
-				free(sw->input_sets[i][j]);
-			free(sw->input_sets[i]);
-		}
-		free(sw->input_sets);
-		free(sw->input_nsets);
-		sw->input_sets = NULL; /* the file's per-input sets go with its inputs */
-		sw->input_nsets = NULL;
+		free_input_sets(sw); /* the file's per-input sets go with its inputs */
 	}
 	if (!sw->ninputs)
 		return yerr(y, root, "no input: give trace: or workload: (or a TRACE / -w on the command line)");

@@ -55,6 +55,7 @@ struct sweep {
 	 * after sets, before the swept keys; NULL, or ninputs entries */
 	char ***input_sets;
 	size_t *input_nsets;
+	size_t ninput_sets; /* entries of input_sets (a failed load may stop before ninputs) */
 	struct sweep_axis *axes;
 	size_t naxes;
 	size_t npoints;    /* ninputs x product of the axes' lengths */
