@@ -316,6 +316,19 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 		}
 		return 0;
 	}
+	/*
+	 * A move's destination never overlaps its source in Linux: without
+	 * MREMAP_FIXED get_unmapped_area() picks a free range (the source is still
+	 * mapped), with it mremap_to() fails with EINVAL (mm/mremap.c). A trace
+	 * that says otherwise is inconsistent: an error, not a move onto itself.
+	 */
+	if (nw < old + olen && old < nw + nlen) {
+		s->failed = true;
+		return err_set(&s->err, s->trace_name, ev->line, 0,
+			       "mremap moves 0x%llx+%llu onto 0x%llx+%llu, which overlaps it (Linux never does)",
+			       (unsigned long long)old, (unsigned long long)olen, (unsigned long long)nw,
+			       (unsigned long long)nlen);
+	}
 	/* moved: take the leaves of the kept part, drop the rest, map them at nw */
 	if ((nw - old) & (PMD_SIZE - 1))
 		for (vaddr_t a = old & ~(PMD_SIZE - 1); a < old + keep; a += PMD_SIZE)
