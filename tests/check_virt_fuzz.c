@@ -212,16 +212,40 @@ START_TEST(differential)
 }
 END_TEST
 
-static const char *const cfg_keys[] = {
-	"virt.mode", "virt.levels", "virt.ntlb.entries", "virt.ntlb.ways", "virt.pwc.pde.entries",
-	"virt.pwc.pde.ways", "virt.pwc.pml4.entries", "host.os.mode", "host.os.memory",
-	"host.os.hugetlbfs.page_size", "host.os.hugetlbfs.pages", "host.os.khugepaged.enabled",
+/* keys, each with values of its type (picked 3 times in 4) to reach sim_init() */
+static const struct {
+	const char *key, *good[5];
+} cfg_keys[] = {
+	{ "virt.mode", { "none", "nested", "shadow", "nested", "shadow" } },
+	{ "virt.levels", { "4", "5", "3", "4", "6" } },
+	{ "virt.ntlb.entries", { "0", "16", "32", "64", "24" } },
+	{ "virt.ntlb.ways", { "0", "1", "4", "16", "3" } },
+	{ "virt.pwc.pde.entries", { "0", "32", "16", "1", "3" } },
+	{ "virt.pwc.pde.ways", { "0", "4", "1", "2", "32" } },
+	{ "virt.pwc.pml4.entries", { "0", "2", "4", "8", "1" } },
+	{ "virt.pwc.pml5.ways", { "0", "1", "2", "4", "0" } },
+	{ "virt.cost.exit", { "0", "1", "1000", "18446744073709551615", "1200" } },
+	{ "host.os.memory", { "0", "64M", "128M", "1G", "4K" } },
+	{ "host.os.mode", { "base", "thp", "hugetlbfs", "thp", "hugetlbfs" } },
+	{ "host.os.madvise", { "true", "false", "true", "false", "true" } },
+	{ "host.os.hugetlbfs.page_size", { "2M", "1G", "2M", "1G", "4K" } },
+	{ "host.os.thp.enabled", { "always", "madvise", "never", "always", "never" } },
+	{ "host.os.thp.defrag", { "always", "defer", "madvise", "never", "defer+madvise" } },
+	{ "host.os.khugepaged.pages_to_scan", { "1", "8", "4096", "0", "512" } },
+	{ "host.os.khugepaged.scan_sleep_millisecs", { "0", "1", "10000", "100", "4294967295" } },
+	{ "host.os.khugepaged.max_ptes_none", { "0", "511", "512", "1", "256" } },
+	{ "host.os.khugepaged.defrag", { "true", "false", "true", "false", "true" } },
+	{ "host.os.fragmentation.unmovable", { "0", "0.5", "0.99", "1", "0.1" } },
+	{ "host.os.fragmentation.seed", { "0", "1", "42", "7", "18446744073709551615" } },
 };
 static const char *const cfg_vals[] = {
 	"0", "1", "2", "3", "4", "5", "7", "16", "64", "65535", "65536", "-1", "1G", "2M", "4K",
 	"none", "nested", "shadow", "thp", "base", "hugetlbfs", "", "x", "1e99", "18446744073709551616",
-	"true", "false", "256M", "3M",
+	"true", "false", "256M", "3M", "0.5", "1.5", "always", "never", "madvise", "defer",
 };
+
+#define NKEYS (sizeof(cfg_keys) / sizeof(*cfg_keys))
+#define NVALS (sizeof(cfg_vals) / sizeof(*cfg_vals))
 
 /* A few records through @s: a mapping, stores, a DONTNEED; invariants after each. */
 static void run_small(struct sim *s)
@@ -257,6 +281,8 @@ static void run_small(struct sim *s)
 
 START_TEST(bad_config)
 {
+	unsigned ran = 0;
+
 	rng = (uint64_t)_i * 7919 + 3;
 	for (int it = 0; it < 20; it++) {
 		struct sim_config c;
@@ -268,9 +294,11 @@ START_TEST(bad_config)
 		config_defaults(&c);
 		c.memory = 64ULL << 20;
 		ck_assert_int_eq(config_set(&c, "virt.mode=nested", &e), 0);
-		for (int j = 0; j < 3; j++) {
-			snprintf(set, sizeof(set), "%s=%s", cfg_keys[rnd() % (sizeof(cfg_keys) / sizeof(*cfg_keys))],
-				 cfg_vals[rnd() % (sizeof(cfg_vals) / sizeof(*cfg_vals))]);
+		for (int j = 0, nset = 1 + (int)(rnd() % 2); j < nset; j++) {
+			unsigned k = (unsigned)(rnd() % NKEYS);
+
+			snprintf(set, sizeof(set), "%s=%s", cfg_keys[k].key,
+				 rnd() % 4 ? cfg_keys[k].good[rnd() % 5] : cfg_vals[rnd() % NVALS]);
 			if (config_set(&c, set, &e) != 0)
 				ok = false;
 		}
@@ -280,9 +308,13 @@ START_TEST(bad_config)
 		if (sim_init(s, &c, &e) == 0) {
 			run_small(s);
 			sim_destroy(s);
+			ran++;
 		}
 		free(s);
 	}
+	if (getenv("VFUZZ_VERBOSE"))
+		fprintf(stderr, "bad_config %d: %u of 20 configs ran\n", _i, ran);
+	ck_assert_uint_gt(ran, 0); /* the values reach sim_init(), not only the parser */
 }
 END_TEST
 
