@@ -165,6 +165,7 @@ static void same_tlb(const struct stats *a, const struct stats *b, int seed, con
 	EQ(stlb.hits); EQ(stlb.misses); EQ(walks);
 }
 
+static const char *const virt_modes[] = { "virt.mode=none", "virt.mode=nested", "virt.mode=shadow" };
 static const char *const os_mode[] = { "os.mode=base", "os.mode=thp" };
 
 START_TEST(differential)
@@ -318,6 +319,69 @@ START_TEST(bad_config)
 }
 END_TEST
 
+/*
+ * KNOWN FAILING (model bug, left for the lead; found by an earlier version of
+ * gen(), seed 23, whose mremap destinations could overlap the source): an
+ * mremap(MREMAP_MAYMOVE) whose recorded result overlaps the mapping it moves
+ * aborts the simulator in thp_deposit() ("BUG at sim/thp.c:93: t->dep_key[i]")
+ * with every virt.mode, bare metal included. Linux cannot return such an
+ * address (mremap_to()/get_unmapped_area() give an unmapped range; with
+ * MREMAP_FIXED an overlap is -EINVAL), so the record is bad input: it must be
+ * reported as an error (file:line, exit 2) or replayed consistently, not crash.
+ * Minimal trace below; `mmusim run T --format lackey` aborts on it too.
+ */
+START_TEST(FAILING_mremap_overlapping_source)
+{
+	static const char trace[] =
+		SC "(9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
+		" S 40000000,8\n S 40200000,8\n"
+		SC "(25) sys_mremap ( 0x40000000, 4194304, 8388608, 0x1 ) --> [pre-success] Success(0x40200000)\n";
+	char path[] = "/tmp/check_vfuzz_XXXXXX";
+	int fd = mkstemp(path), n, failed = 0;
+	struct sim_config c;
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	struct sim *s = calloc(1, sizeof(*s));
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, trace, strlen(trace)), (ssize_t)strlen(trace));
+	close(fd);
+	config_defaults(&c);
+	c.memory = 256ULL << 20;
+	c.mode = MODE_THP;
+	ck_assert_int_eq(config_set(&c, virt_modes[_i], &e), 0);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), 0);
+	ck_assert_int_eq(sim_init(s, &c, &e), 0);
+	r = trace_open(path, TF_LACKEY, &e);
+	ck_assert_ptr_nonnull(r);
+	s->trace_name = r->name;
+	while (!failed && (n = trace_next(r, &b, &e)) != 0) {
+		if (n < 0) {
+			failed = 1;
+			break;
+		}
+		for (size_t i = 0; i < b.n && !failed; i++) {
+			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
+
+			if (sim_run_batch(s, &one, &e) != 0)
+				failed = 1;
+			else
+				sim_check_invariants(s);
+		}
+	}
+	/* either outcome but the abort is acceptable: an error naming the record, or a
+	 * replay (the simulator takes a recorded overlapping mmap as MAP_FIXED) after
+	 * which every invariant holds */
+	if (failed)
+		ck_assert_msg(strstr(e.msg, ":4") != NULL, "the error names line 4: %s", e.msg);
+	trace_close(r);
+	unlink(path);
+	sim_destroy(s);
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("virt_fuzz");
@@ -326,6 +390,8 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, differential, 0, NSEEDS);
 	tcase_add_loop_test(tc, bad_config, 0, 10);
+	/* KNOWN FAILING: see the comment above the test */
+	tcase_add_loop_test(tc, FAILING_mremap_overlapping_source, 0, 3);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
