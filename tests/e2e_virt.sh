@@ -47,6 +47,16 @@ g=$(field "$T/n.json" guest reads)
 h=$(field "$T/n.json" host reads)
 check "$(field "$T/n.json" walk pte_reads)" "$((g + h))" "nested: pte_reads = guest + host reads"
 
+# an mremap onto an overlapping range (helper-31's fuzzer): bad input, not an abort
+cat >"$T/mr.lackey" <<'LACKEY'
+SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)
+ S 40000000,8
+ S 40200000,8
+SYSCALL[7,1](25) sys_mremap ( 0x40000000, 4194304, 8388608, 0x1 ) --> [pre-success] Success(0x40200000)
+LACKEY
+expect_error "$T/mr.lackey:4: mremap moves 0x40000000+4194304 onto 0x40200000+8388608, which overlaps it" \
+	$MMUSIM run "$T/mr.lackey" --format lackey --set os.mode=thp --set virt.mode=shadow
+
 # --- sweeps: per-input set:, and mixed bare-metal and virtual points ----------------------
 cat >"$T/s.yaml" <<'YAML'
 set: { os.memory: 1G }
