@@ -345,8 +345,8 @@ START_TEST(test_lackey_syscalls)
 	o = &rs.ev[rs.r[12].size];
 	ck_assert_uint_eq(o->new_len, 16777216);
 	ck_assert_uint_eq(o->flags, 1);
-	ck_assert_uint_eq(o->new_addr, 0x5000000);
-	ev_is(&rs, 13, EV_MREMAP, 0x5000000, 16777216, 30);
+	ck_assert_uint_eq(o->new_addr, 0x8000000);
+	ev_is(&rs, 13, EV_MREMAP, 0x8000000, 16777216, 30);
 	o = &rs.ev[rs.r[13].size];
 	ck_assert_uint_eq(o->new_len, 4096);
 	ck_assert_uint_eq(o->flags, 3);
