@@ -1685,11 +1685,7 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
  */
 static size_t virt_key0(void)
 {
-	static size_t k0;
-
-	if (!k0)
-		k0 = (size_t)key_index("virt.mode");
-	return k0;
+	return (size_t)key_index("virt.mode");
 }
 
 void config_write_yaml(const struct sim_config *c, FILE *out)
