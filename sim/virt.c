@@ -81,8 +81,10 @@ static cycles_t host_cost(const struct sim *h)
 
 static int host_failed(struct sim *s)
 {
+	const char *why = s->virt->host->fail_msg;
+
 	return sim_fail(s, "the host ran out of memory backing the guest (host.os.memory): %s",
-			s->virt->host->fail_msg);
+			*why ? why : "no free frame for the shadow table");
 }
 
 /* The host's fault at @hva, its cycles charged to the guest. 0 or -1 (s->err). */
