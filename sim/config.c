@@ -322,6 +322,9 @@ static void virt_defaults(struct sim_config *c)
 	 * +1344 to +1376 cycles; lkml.iu.edu/hypermail/linux/kernel/2012.2/00527).
 	 */
 	v->exit = 1360;
+	/* documented default 0: twice os.memory, so the host holds all of the guest's
+	 * memory, its own tables and the shadow table with room to spare (host memory
+	 * is a config value: no source fixes one ratio) */
 	v->host_memory = 0;
 	/* a host with THP as upstream ships it, and QEMU's guest RAM madvised
 	 * (softmmu/physmem.c ram_block_add(): qemu_madvise(QEMU_MADV_HUGEPAGE)) */

@@ -44,18 +44,10 @@ static void walk_account(struct mmu *m, vaddr_t va, const struct pt_path *p, uns
 {
 	for (unsigned k = from; k < p->nr; k++) {
 		unsigned served = cache_access(&m->cache, p->pa[k], &m->st.walk_cycles);
-		unsigned level = p->level[k];
 
 		m->st.served[served]++;
 		m->st.pte_reads++;
-		if (level >= 2 && (p->entry[k] & PTE_P) && !(p->entry[k] & PTE_PS)) {
-			enum pwc_level pl = pwc_for_level(level);
-			struct tlb_array *a = &m->pwc[pl];
-			uint64_t key = va >> pwc_shift[pl];
-
-			if (a->ways && tlb_array_probe(a, key) < 0)
-				tlb_array_fill(a, key, (uint64_t)(uintptr_t)pt_table_at(m->pt, va, level - 1));
-		}
+		pwc_fill_entry(m->pwc, m->pt, va, p->level[k], p->entry[k]);
 	}
 }
 
@@ -74,17 +66,15 @@ static __attribute__((noinline)) bool walk_general(struct mmu *m, vaddr_t va, bo
 	walk_account(m, va, &p, 0);
 	/* not present, or a write to a read-only leaf (the zero page): fault, resume */
 	for (int tries = 0; !p.present || (write && !(p.entry[p.nr - 1] & PTE_RW)); tries++) {
-		unsigned stop = p.level[p.nr - 1];
-		struct pt_path q;
+		unsigned stop;
 
 		BUG_ON(tries > 2);
 		if (m->fault(m->os, va, write, p.present))
 			return false;
 		/* resume: re-read the entry that was not present, now filled in */
-		stop = stop < m->pt->levels && !pt_table_at(m->pt, va, stop) ? m->pt->levels : stop;
-		pt_walk(m->pt, va, write, stop, stop == m->pt->levels ? NULL : pt_table_at(m->pt, va, stop), &q);
-		walk_account(m, va, &q, 0);
-		p = q;
+		stop = walk_resume(m->pt, va, p.level[p.nr - 1], &table);
+		pt_walk(m->pt, va, write, stop, table, &p);
+		walk_account(m, va, &p, 0);
 	}
 	*ps = p.ps;
 	*pfn = p.pfn | (p.entry[p.nr - 1] & PTE_RW ? 0 : TLB_RO);

@@ -70,18 +70,9 @@ static void host_walk(struct mmu *m, vaddr_t hva, bool write, unsigned start,
 
 	pt_walk(n->hpt, hva, write, start, table, q);
 	for (unsigned k = 0; k < q->nr; k++) {
-		unsigned level = q->level[k];
-
 		read_entry(m, q->pa[k], &n->st.host_cycles);
 		n->st.host_reads++;
-		if (level >= 2 && (q->entry[k] & PTE_P) && !(q->entry[k] & PTE_PS)) {
-			enum pwc_level pl = pwc_for_level(level);
-			struct tlb_array *a = &n->pwc[pl];
-			uint64_t key = hva >> pwc_shift[pl];
-
-			if (a->ways && tlb_array_probe(a, key) < 0)
-				tlb_array_fill(a, key, (uint64_t)(uintptr_t)pt_table_at(n->hpt, hva, level - 1));
-		}
+		pwc_fill_entry(n->pwc, n->hpt, hva, q->level[k], q->entry[k]);
 	}
 }
 
@@ -119,22 +110,9 @@ static bool ntranslate(struct mmu *m, pfn_t gfn, bool write, pfn_t *hfn, enum pa
 		n->st.ntlb.misses++;
 	}
 	c0 = n->st.host_cycles;
-	if (pwc_probe_array(&n->pwc[PWC_PDE], PWC_PDE, hva, n->latency, &n->st.host_cycles,
-			    &n->st.pwc[PWC_PDE], &table))
-		start = 1;
-	else if (pwc_probe_array(&n->pwc[PWC_PDPT], PWC_PDPT, hva, n->latency, &n->st.host_cycles,
-				 &n->st.pwc[PWC_PDPT], &table))
-		start = 2;
-	else if (pwc_probe_array(&n->pwc[PWC_PML4], PWC_PML4, hva, n->latency, &n->st.host_cycles,
-				 &n->st.pwc[PWC_PML4], &table))
-		start = 3;
-	else if (levels == 5 && pwc_probe_array(&n->pwc[PWC_PML5], PWC_PML5, hva, n->latency,
-						 &n->st.host_cycles, &n->st.pwc[PWC_PML5], &table))
-		start = 4;
+	start = pwc_search(n->pwc, n->st.pwc, levels, hva, n->latency, &n->st.host_cycles, &table);
 	m->st.walk_cycles += n->st.host_cycles - c0; /* the probes' latency */
 	for (int tries = 0;; tries++) {
-		unsigned stop;
-
 		host_walk(m, hva, write, start, table, &q);
 		if (q.present)
 			break;
@@ -142,11 +120,7 @@ static bool ntranslate(struct mmu *m, pfn_t gfn, bool write, pfn_t *hfn, enum pa
 		n->st.host_faults++;
 		if (n->host_fault(n->host, hva, true, false))
 			return false;
-		stop = q.level[q.nr - 1];
-		if (stop < levels && !pt_table_at(n->hpt, hva, stop))
-			stop = levels;
-		start = stop;
-		table = stop == levels ? NULL : pt_table_at(n->hpt, hva, stop);
+		start = walk_resume(n->hpt, hva, q.level[q.nr - 1], &table);
 	}
 	*hps = q.ps;
 	*hfn = q.pfn + ((hva >> PAGE_SHIFT) & (pages_of(q.ps) - 1));
@@ -182,7 +156,6 @@ static bool guest_account(struct mmu *m, vaddr_t va, const struct pt_path *p, bo
 	for (unsigned k = 0; k < p->nr; k++) {
 		pfn_t gfn = (pfn_t)(p->pa[k] >> PAGE_SHIFT), hfn;
 		enum page_size hps;
-		unsigned level = p->level[k];
 
 		if (k || !first_known || !host_frame(n, gfn, &hfn, &hps))
 			if (!ntranslate(m, gfn, false, &hfn, &hps))
@@ -190,14 +163,7 @@ static bool guest_account(struct mmu *m, vaddr_t va, const struct pt_path *p, bo
 		read_entry(m, (paddr_t)hfn << PAGE_SHIFT | (p->pa[k] & (PAGE_SIZE - 1)),
 			   &n->st.guest_cycles);
 		n->st.guest_reads++;
-		if (level >= 2 && (p->entry[k] & PTE_P) && !(p->entry[k] & PTE_PS)) {
-			enum pwc_level pl = pwc_for_level(level);
-			struct tlb_array *a = &m->pwc[pl];
-			uint64_t key = va >> pwc_shift[pl];
-
-			if (a->ways && tlb_array_probe(a, key) < 0)
-				tlb_array_fill(a, key, (uint64_t)(uintptr_t)pt_table_at(m->pt, va, level - 1));
-		}
+		pwc_fill_entry(m->pwc, m->pt, va, p->level[k], p->entry[k]);
 	}
 	return true;
 }
@@ -215,18 +181,9 @@ bool mmu_nested_walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, 
 		m->fault(m->os, va, write, false);
 		return false;
 	}
-	if (pwc_probe(m, PWC_PDE, va, &table))
-		start = 1;
-	else if (pwc_probe(m, PWC_PDPT, va, &table))
-		start = 2;
-	else if (pwc_probe(m, PWC_PML4, va, &table))
-		start = 3;
-	else if (levels == 5 && pwc_probe(m, PWC_PML5, va, &table))
-		start = 4;
+	start = pwc_search(m->pwc, m->st.pwc, levels, va, m->pwc_latency, &m->st.walk_cycles, &table);
 	known = table != NULL;
 	for (int tries = 0;; tries++) {
-		unsigned stop;
-
 		pt_walk(m->pt, va, write, start, table, &p);
 		if (!guest_account(m, va, &p, known))
 			return false;
@@ -236,11 +193,7 @@ bool mmu_nested_walk(struct mmu *m, vaddr_t va, bool write, enum page_size *ps, 
 		BUG_ON(tries > 2);
 		if (m->fault(m->os, va, write, p.present))
 			return false;
-		stop = p.level[p.nr - 1];
-		if (stop < levels && !pt_table_at(m->pt, va, stop))
-			stop = levels;
-		start = stop;
-		table = stop == levels ? NULL : pt_table_at(m->pt, va, stop);
+		start = walk_resume(m->pt, va, p.level[p.nr - 1], &table);
 		known = true;
 	}
 	/* the data's guest frame through the host stage */

@@ -44,12 +44,63 @@ static inline __attribute__((always_inline)) bool pwc_probe_array(struct tlb_arr
 	return true;
 }
 
+/*
+ * A walk of @va in @pt read @entry at paging level @level: the PWC of that level
+ * (of the array set @pwc) caches the table it points to, unless the entry is a
+ * leaf or not present (SDM Vol. 3A §4.10.3.1: only non-leaf entries).
+ */
+static inline void pwc_fill_entry(struct tlb_array *pwc, const struct pagetable *pt, vaddr_t va,
+				  unsigned level, uint64_t entry)
+{
+	if (level >= 2 && (entry & PTE_P) && !(entry & PTE_PS)) {
+		enum pwc_level pl = pwc_for_level(level);
+		struct tlb_array *a = &pwc[pl];
+		uint64_t key = va >> pwc_shift[pl];
+
+		if (a->ways && tlb_array_probe(a, key) < 0)
+			tlb_array_fill(a, key, (uint64_t)(uintptr_t)pt_table_at(pt, va, level - 1));
+	}
+}
+
 /* The guest's (or bare metal's) PWC @pl. */
 static inline __attribute__((always_inline)) bool pwc_probe(struct mmu *m, enum pwc_level pl,
 							    vaddr_t va, const struct pt_node **table)
 {
 	return pwc_probe_array(&m->pwc[pl], pl, va, m->pwc_latency, &m->st.walk_cycles,
 			       &m->st.pwc[pl], table);
+}
+
+/*
+ * The longest match for @va among the PWCs @pwc of a table of @levels levels
+ * (PDE, PDPT, PML4, then PML5 at 5 levels), each probe as pwc_probe_array():
+ * the level a walk starts at, with the cached table in *@table (the root's
+ * level and NULL when none hits). mmu.c's walk() unrolls the same search.
+ */
+static inline unsigned pwc_search(struct tlb_array *pwc, struct mmu_hit_miss *hm, unsigned levels,
+				  vaddr_t va, unsigned latency, cycles_t *cyc,
+				  const struct pt_node **table)
+{
+	static const enum pwc_level order[] = { PWC_PDE, PWC_PDPT, PWC_PML4, PWC_PML5 };
+
+	for (unsigned i = 0; i < 4 && (order[i] != PWC_PML5 || levels == 5); i++)
+		if (pwc_probe_array(&pwc[order[i]], order[i], va, latency, cyc, &hm[order[i]], table))
+			return i + 1;
+	*table = NULL;
+	return levels;
+}
+
+/*
+ * Where a walk of @va in @pt resumes after the fault that stopped it at level
+ * @stop: the entry it could not use, re-read in that level's table, or from the
+ * root when the fault removed that table. The level, the table in *@table.
+ */
+static inline unsigned walk_resume(const struct pagetable *pt, vaddr_t va, unsigned stop,
+				   const struct pt_node **table)
+{
+	if (stop < pt->levels && (*table = pt_table_at(pt, va, stop)) != NULL)
+		return stop;
+	*table = NULL;
+	return pt->levels;
 }
 
 /*

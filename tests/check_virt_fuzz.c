@@ -255,30 +255,9 @@ static void run_small(struct sim *s)
 {
 	static const char trace[] = MMAP_4M MADV_HUGE_4M " S 40000000,8\n S 40201000,8\n L 40000008,8\n"
 		SC "(28) sys_madvise ( 0x40000000, 4096, 4 ) --> [pre-success] Success(0x0)\n L 40000000,8\n";
-	char path[] = "/tmp/check_vfuzz_XXXXXX";
-	int fd = mkstemp(path);
 	struct err e = { 0 };
-	struct trace_reader *r;
-	struct trace_batch b;
-	int n;
 
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, trace, strlen(trace)), (ssize_t)strlen(trace));
-	close(fd);
-	r = trace_open(path, TF_LACKEY, &e);
-	ck_assert_msg(r != NULL, "%s", e.msg);
-	s->trace_name = r->name;
-	while ((n = trace_next(r, &b, &e)) > 0) {
-		for (size_t i = 0; i < b.n; i++) {
-			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
-
-			if (sim_run_batch(s, &one, &e) != 0)
-				break; /* an error (e.g. out of memory) is a clean outcome */
-			sim_check_invariants(s);
-		}
-	}
-	trace_close(r);
-	unlink(path);
+	replay_trace(s, trace, &e); /* an error (e.g. out of memory) is a clean outcome */
 	sim_finish(s);
 }
 
@@ -336,47 +315,21 @@ START_TEST(mremap_overlapping_source)
 		SC "(9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
 		" S 40000000,8\n S 40200000,8\n"
 		SC "(25) sys_mremap ( 0x40000000, 4194304, 8388608, 0x1 ) --> [pre-success] Success(0x40200000)\n";
-	char path[] = "/tmp/check_vfuzz_XXXXXX";
-	int fd = mkstemp(path), n, failed = 0;
 	struct sim_config c;
 	struct err e = { 0 };
-	struct trace_reader *r;
-	struct trace_batch b;
 	struct sim *s = calloc(1, sizeof(*s));
 
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, trace, strlen(trace)), (ssize_t)strlen(trace));
-	close(fd);
 	config_defaults(&c);
 	c.memory = 256ULL << 20;
 	c.mode = MODE_THP;
 	ck_assert_int_eq(config_set(&c, virt_modes[_i], &e), 0);
 	ck_assert_int_eq(config_validate(&c, "--set", &e), 0);
 	ck_assert_int_eq(sim_init(s, &c, &e), 0);
-	r = trace_open(path, TF_LACKEY, &e);
-	ck_assert_ptr_nonnull(r);
-	s->trace_name = r->name;
-	while (!failed && (n = trace_next(r, &b, &e)) != 0) {
-		if (n < 0) {
-			failed = 1;
-			break;
-		}
-		for (size_t i = 0; i < b.n && !failed; i++) {
-			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
-
-			if (sim_run_batch(s, &one, &e) != 0)
-				failed = 1;
-			else
-				sim_check_invariants(s);
-		}
-	}
 	/* an error naming the record, as bad input (exit 2) */
-	ck_assert(failed);
+	ck_assert_int_eq(replay_trace(s, trace, &e), -1);
 	ck_assert_uint_eq(e.line, 4);
 	ck_assert(!e.host);
 	ck_assert_msg(strstr(e.msg, "overlaps it") != NULL, "%s", e.msg);
-	trace_close(r);
-	unlink(path);
 	sim_destroy(s);
 	free(s);
 }
