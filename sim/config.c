@@ -186,6 +186,7 @@ static const struct key keys[] = {
 	KENUM("os.thp.enabled", thp.enabled, thp_enabled_name, THP_ENABLED_NR),
 	KENUM("os.thp.defrag", thp.defrag, thp_defrag_name, THP_DEFRAG_NR),
 	K("os.thp.use_zero_page", KT_BOOL, thp.use_zero_page, CK_NONE),
+	K("os.thp.huge_zero_allocated", KT_BOOL, thp.huge_zero_allocated, CK_NONE),
 	K("os.thp.read_only_thp_for_fs", KT_BOOL, thp.read_only_thp_for_fs, CK_NONE),
 	K("os.khugepaged.pages_to_scan", KT_U32, khugepaged.pages_to_scan, CK_NONZERO),
 	KU("os.khugepaged.scan_sleep_millisecs", khugepaged.scan_sleep_millisecs),

@@ -133,6 +133,8 @@ struct thp_cfg {
 	enum thp_enabled enabled;
 	enum thp_defrag defrag;
 	bool use_zero_page;
+	bool huge_zero_allocated; /* the huge zero page exists when the run starts (config host:
+				     /proc/vmstat thp_zero_page_alloc > 0) */
 	bool read_only_thp_for_fs; /* CONFIG_READ_ONLY_THP_FOR_FS: khugepaged and MADV_COLLAPSE
 				      collapse read-only file text (khugepaged.c collapse_file()) */
 };

@@ -8,9 +8,16 @@
  *                           defrag_show())
  *   os.thp.use_zero_page    transparent_hugepage/use_zero_page ("0" or "1")
  *   os.khugepaged.*         transparent_hugepage/khugepaged/FILE (decimal numbers)
- *   os.zero_page            false when the kernel command line has
- *                           pvm_no_zero_page=1 (this project's build machine's
- *                           kernel refuses the zero page; not an upstream option)
+ *   os.zero_page            whether a read of a fresh anonymous page maps the
+ *                           zero page, probed (hostcfg_probe_zero_page()); where
+ *                           pagemap cannot be read, false when the command line
+ *                           has pvm_no_zero_page=1 (a kernel of this project's
+ *                           build machines that refuses it; not upstream)
+ *   os.thp.huge_zero_allocated  true when /proc/vmstat's thp_zero_page_alloc is
+ *                           above 0: the huge zero page has been allocated since
+ *                           boot and, freed only by its shrinker under memory
+ *                           pressure (or never, CONFIG_PERSISTENT_HUGE_ZERO_FOLIO),
+ *                           is there for the next program's read fault
  *   os.kernel               `uname -r`'s MAJOR.MINOR when it is a modelled profile
  *   os.fault_around_bytes   /sys/kernel/debug/fault_around_bytes when readable
  *                           (debugfs is usually root-only), else the default
@@ -19,10 +26,14 @@
  * machine-sized buddy allocator only slows the replay), the TLB and cache
  * geometry (not in sysfs in a form the model takes; pick one of configs/).
  */
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "hostcfg.h"
 
@@ -102,8 +113,23 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 		else
 			snprintf(out[n++], 64, "os.khugepaged.%s=%llu", khp_file[i], v);
 	}
-	if (t->cmdline && has_word(t->cmdline, "pvm_no_zero_page=1"))
+	if (t->zero_page > 0)
+		snprintf(out[n++], 64, "os.zero_page=true");
+	else if (t->zero_page < 0 || (t->cmdline && has_word(t->cmdline, "pvm_no_zero_page=1")))
 		snprintf(out[n++], 64, "os.zero_page=false");
+	if (t->vmstat) {
+		const char *p = strstr(t->vmstat, "\nthp_zero_page_alloc ");
+
+		if (!strncmp(t->vmstat, "thp_zero_page_alloc ", 20))
+			p = t->vmstat - 1;
+		if (p) {
+			p += 21;
+			if (*p < '0' || *p > '9')
+				return err_set(e, "/proc/vmstat", 0, 0, "unexpected text");
+			snprintf(out[n++], 64, "os.thp.huge_zero_allocated=%s",
+				 strtoull(p, NULL, 10) > 0 ? "true" : "false");
+		}
+	}
 	if (t->release) {
 		unsigned maj, min;
 
@@ -122,10 +148,10 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 	return n;
 }
 
-/* @root/@path's text (at most 4 KiB) into a fresh string, or NULL if unreadable. */
-static char *slurp(const char *root, const char *path)
+/* @root/@path's text (at most @max bytes) into a fresh string, or NULL if unreadable. */
+static char *slurp_max(const char *root, const char *path, size_t max)
 {
-	char name[4200], *s = calloc(1, 4097);
+	char name[4200], *s = calloc(1, max + 1);
 	FILE *f;
 	size_t n;
 
@@ -135,10 +161,36 @@ static char *slurp(const char *root, const char *path)
 		free(s);
 		return NULL;
 	}
-	n = fread(s, 1, 4096, f);
+	n = fread(s, 1, max, f);
 	s[n] = '\0';
 	fclose(f);
 	return s;
+}
+
+static char *slurp(const char *root, const char *path)
+{
+	return slurp_max(root, path, 4096);
+}
+
+int hostcfg_probe_zero_page(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	volatile unsigned char *p;
+	uint64_t ent = 0;
+	int fd, ret = 0;
+
+	p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	(void)p[0]; /* the read fault */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &ent, sizeof(ent), (off_t)((uintptr_t)p / (uintptr_t)pg * 8)) ==
+			       (ssize_t)sizeof(ent) && (ent >> 63 & 1))
+		ret = ent >> 56 & 1 ? -1 : 1; /* PM_PRESENT; PM_MMAP_EXCLUSIVE (Documentation/admin-guide/mm/pagemap.rst) */
+	if (fd >= 0)
+		close(fd);
+	munmap((void *)p, (size_t)pg);
+	return ret;
 }
 
 int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
@@ -163,6 +215,9 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	}
 	t.cmdline = slurp(root, "/proc/cmdline");
 	t.fault_around = slurp(root, "/sys/kernel/debug/fault_around_bytes");
+	t.vmstat = slurp_max(root, "/proc/vmstat", 1 << 16);
+	if (!*root)
+		t.zero_page = hostcfg_probe_zero_page();
 	if (*root)
 		t.release = rel = slurp(root, "/proc/sys/kernel/osrelease");
 	else if (!uname(&u))
@@ -179,6 +234,7 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 		free((char *)t.khugepaged[i]);
 	free((char *)t.cmdline);
 	free((char *)t.fault_around);
+	free((char *)t.vmstat);
 	free(rel);
 	free(sets);
 	return ret;

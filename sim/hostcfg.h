@@ -21,9 +21,14 @@ struct hostcfg_text {
 	const char *cmdline;       /* /proc/cmdline */
 	const char *release;       /* uname -r */
 	const char *fault_around;  /* /sys/kernel/debug/fault_around_bytes */
+	const char *vmstat;        /* /proc/vmstat */
+	int zero_page;             /* what a read of a fresh anonymous page mapped, probed in
+				    * this process (hostcfg_probe_zero_page()): 1 the zero
+				    * page, -1 a page of its own, 0 not probed (the command
+				    * line decides) */
 };
 
-#define HOSTCFG_MAX 16
+#define HOSTCFG_MAX 20
 
 /*
  * The config assignments ("os.thp.enabled=madvise", ...) that @t implies,
@@ -32,6 +37,15 @@ struct hostcfg_text {
  * for khugepaged's, "DIR/khugepaged/: unexpected text in FILE").
  */
 int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e);
+
+/*
+ * Whether this kernel gives the zero page: one fresh private anonymous page
+ * is read and its /proc/self/pagemap entry looked at (present and not
+ * PM_MMAP_EXCLUSIVE: vm_normal_page() found no page of its own, so the PTE
+ * maps the zero page; mm/memory.c do_anonymous_page()). 1 given, -1 refused,
+ * 0 when pagemap cannot be read.
+ */
+int hostcfg_probe_zero_page(void);
 
 /* Read the files under @root ("" for this machine) and apply them to @c. 0 or -1 with @e. */
 int hostcfg_apply(struct sim_config *c, const char *root, struct err *e);

@@ -13,7 +13,8 @@
  * (thp_zero_page_alloc) as GFP_TRANSHUGE without __GFP_MOVABLE - an UNMOVABLE
  * block, with direct compaction and reclaim whatever defrag says - and
  * retried by every read fault while it fails (thp_zero_page_alloc_failed,
- * thp_fault_fallback). A write fault allocates order 9 under the gfp mask of
+ * thp_fault_fallback); with os.thp.huge_zero_allocated it exists from the
+ * start, as on a machine where another program already made it. A write fault allocates order 9 under the gfp mask of
  * vma_thp_gfp_mask(): defrag always gives GFP_TRANSHUGE (| __GFP_NORETRY
  * without VM_HUGEPAGE); defer+madvise and madvise give __GFP_DIRECT_RECLAIM to
  * VM_HUGEPAGE VMAs only; the rest is GFP_TRANSHUGE_LIGHT, which neither compacts
@@ -137,7 +138,20 @@ int thp_init(struct sim *s)
 		return -1;
 	/* the 4K zero page: a kernel page, reserved for the run */
 	t->zero_pfn = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE);
-	return t->zero_pfn == PFN_NONE ? -1 : 0;
+	if (t->zero_pfn == PFN_NONE)
+		return -1;
+	/*
+	 * os.thp.huge_zero_allocated: an earlier program's read fault allocated the
+	 * huge zero page (get_huge_zero_folio()), or the kernel did at boot
+	 * (CONFIG_PERSISTENT_HUGE_ZERO_FOLIO, 6.18); it stays until the shrinker
+	 * frees it with no user left (shrink_huge_zero_folio_scan()), which this
+	 * run does not model. Taken here, uncounted: thp_zero_page_alloc counts
+	 * only the run's own allocation. If memory is too fragmented to hold it,
+	 * the first read fault allocates it as without the key.
+	 */
+	if (s->cfg.thp.huge_zero_allocated && s->cfg.zero_page && s->cfg.thp.use_zero_page)
+		t->huge_zero_pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_UNMOVABLE);
+	return 0;
 }
 
 void thp_destroy(struct sim *s)

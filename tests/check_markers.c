@@ -278,6 +278,37 @@ START_TEST(test_hostcfg_sets)
 }
 END_TEST
 
+/* The zero pages as the running kernel has them: the probe wins over the command line,
+ * the huge zero page is there once /proc/vmstat has counted its allocation. */
+START_TEST(test_hostcfg_zero_pages)
+{
+	char out[HOSTCFG_MAX][64];
+	struct err e = { 0 };
+	struct hostcfg_text t = { .cmdline = "quiet pvm_no_zero_page=1\n", .zero_page = 1 };
+
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.zero_page=true");
+	t = (struct hostcfg_text){ .cmdline = "quiet\n", .zero_page = -1 };
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.zero_page=false");
+	t = (struct hostcfg_text){ .vmstat = "nr_free_pages 5\nthp_zero_page_alloc 1\n"
+					     "thp_zero_page_alloc_failed 0\n" };
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.thp.huge_zero_allocated=true");
+	t.vmstat = "thp_zero_page_alloc 0\nthp_zero_page_alloc_failed 3\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.thp.huge_zero_allocated=false");
+	/* no THP counters (CONFIG_TRANSPARENT_HUGEPAGE off): the key keeps its default */
+	t.vmstat = "nr_free_pages 5\nthp_zero_page_alloc_failed 3\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 1);
+	t.vmstat = "nr_free_pages 5\nthp_zero_page_alloc x\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.file, "/proc/vmstat");
+	/* whatever this kernel does, the probe answers */
+	ck_assert(hostcfg_probe_zero_page() != 0);
+}
+END_TEST
+
 START_TEST(test_hostcfg_bad_text)
 {
 	struct hostcfg_text t = { .enabled = "always madvise never\n" };
@@ -374,6 +405,7 @@ int main(void)
 	tcase_add_test(tc, test_writer_needs_v2);
 	tcase_add_test(tc, test_steps_rows);
 	tcase_add_test(tc, test_hostcfg_sets);
+	tcase_add_test(tc, test_hostcfg_zero_pages);
 	tcase_add_test(tc, test_hostcfg_bad_text);
 	tcase_add_test(tc, test_hostcfg_apply);
 	suite_add_tcase(s, tc);

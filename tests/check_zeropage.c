@@ -187,6 +187,27 @@ START_TEST(thp_and_zero_pages)
 	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 1);
 	ck_assert(anon_vma(0x40000000));
 	done();
+	/* a machine where the huge zero page already exists (os.thp.huge_zero_allocated,
+	 * as config host reads it): mapped, not counted; taken at boot, 2 MiB less free */
+	{
+		unsigned long long free0;
+
+		run("", NULL);
+		free0 = S->buddy.nr_free_pages;
+		done();
+		run(MMAP_4M " L 40000010,8\n L 40200010,8\n", "os.thp.huge_zero_allocated=true", NULL);
+		ck_assert_uint_eq(S->thp.nr_zero_pmds, 2);
+		ck_assert_uint_eq(S->st.thp_zero_page_alloc, 0);
+		ck_assert_uint_eq(S->st.thp_zero_page_alloc_failed, 0);
+		done();
+		run("", "os.thp.huge_zero_allocated=true", NULL);
+		ck_assert_uint_eq(S->buddy.nr_free_pages, free0 - HPAGE_PMD_NR);
+		done();
+		/* with the zero pages refused it is not there to take (mm_forbids_zeropage()) */
+		run("", "os.thp.huge_zero_allocated=true", "os.zero_page=false", NULL);
+		ck_assert_uint_eq(S->buddy.nr_free_pages, free0);
+		done();
+	}
 	/* THP never, a VMA too small for 2M, MADV_NOHUGEPAGE: the 4K zero page */
 	run(MMAP_4M " L 40000010,8\n", "os.thp.enabled=never", NULL);
 	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);

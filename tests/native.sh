@@ -6,7 +6,7 @@
 # (getrusage), Rss and AnonHugePages (/proc/self/smaps_rollup) and the thp_*
 # events of /proc/vmstat. It is captured once by mmusim's Valgrind tool (each
 # getppid() a MARKER record) and replayed with `run --steps` under `config host`
-# (this machine's THP sysfs settings, pvm_no_zero_page, its kernel release). Per
+# (this machine's THP sysfs settings, its zero pages, its kernel release). Per
 # step (between two markers) and per figure, the native delta must equal the
 # replay's exactly:
 #
@@ -56,7 +56,12 @@ dd if="$T/steps" of="$T/steps4k" bs=4096 status=none && chmod +x "$T/steps4k" ||
 # page short natively (Rss 60 KiB, not 64): most likely a folio of the fresh binary
 # locked for writeback at that moment.
 sync "$T/steps" "$T/steps4k" || exit 1
+# The zero pages as this kernel has them, for the log: config host probes whether a read
+# maps the zero page (os.zero_page) and reads whether the huge zero page exists
+# (os.thp.huge_zero_allocated); each case reads them again right before its replay, after
+# its native runs, since a native run may have made the huge zero page.
 "$MMUSIM" config host >"$T/host.yaml" || exit 1
+echo "machine: $(uname -r), $(grep -o 'zero_page: [a-z]*' "$T/host.yaml"), $(grep -o 'use_zero_page: [a-z]*, huge_zero_allocated: [a-z]*' "$T/host.yaml")"
 setarch=""
 setarch -R true 2>/dev/null && setarch="setarch -R"
 
@@ -132,6 +137,7 @@ for spec in $CASES; do
 		fails=$((fails + 1))
 		continue
 	fi
+	"$MMUSIM" config host >"$T/host.yaml" || exit 1
 	# Every file these cases map was just written (the data files by the program, the
 	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it.
 	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=warm -q \
