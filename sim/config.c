@@ -57,6 +57,7 @@ const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" 
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
 const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
 const char *const os_layout_name[LAYOUT_NR] = { "auto", "kernel", "trace" };
+const char *const os_profile_name[PROFILE_NR] = { "linux", "osless" };
 const char *const file_cache_name[FILE_CACHE_NR] = { "cold", "warm" };
 const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
 const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
@@ -74,6 +75,19 @@ _Static_assert(sizeof(enum repl_policy) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_mode) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_kernel) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum os_layout) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum os_profile) == sizeof(unsigned), "enum size");
+
+/*
+ * os.profile osless: what a simulator without a kernel does on a trace without
+ * system calls. A read maps a page of its own (no zero page to break with a
+ * flush), a fault maps one page (no fault-around, which DynamoRIO's one
+ * page-table entry per touched page never has), and a region first touched by
+ * a fetch is a 4 KiB implicit region of its own, so a data page beside code is
+ * anonymous and writable, never file text copied on its first store.
+ */
+#define OSLESS_ZERO_PAGE false
+#define OSLESS_FAULT_AROUND 4096ULL
+#define OSLESS_GRANULE 4096ULL
 _Static_assert(sizeof(enum file_cache) == sizeof(unsigned), "enum size");
 _Static_assert(STLB_MAX_ARRAYS == 4, "keys[] spells out tlb.stlb.0 .. tlb.stlb.3");
 
@@ -164,6 +178,7 @@ static const struct key keys[] = {
 	KU("cache.dram_latency", dram_latency),
 	K("cache.data_refs", KT_BOOL, data_refs, CK_NONE),
 
+	KENUM("os.profile", profile, os_profile_name, PROFILE_NR),
 	K("os.memory", KT_SIZE64, memory, CK_MEMORY),
 	KENUM("os.mode", mode, os_mode_name, MODE_NR),
 	KENUM("os.kernel", kernel, os_kernel_name, KERNEL_NR),
@@ -931,6 +946,17 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "1G more than it",
 				     gs, hs);
 	}
+	if (c->profile == PROFILE_OSLESS) {
+		if (c->zero_page != OSLESS_ZERO_PAGE)
+			return vfail(&v, "os.zero_page", "os.profile",
+				     "true contradicts os.profile osless (no zero page)");
+		if (c->fault_around_bytes != OSLESS_FAULT_AROUND)
+			return vfail(&v, "os.fault_around_bytes", "os.profile",
+				     "contradicts os.profile osless (4K: no fault-around)");
+		if (c->implicit.granule != OSLESS_GRANULE)
+			return vfail(&v, "os.implicit.granule", "os.profile",
+				     "contradicts os.profile osless (4K implicit regions)");
+	}
 	return check_roi(&v);
 }
 
@@ -1208,6 +1234,11 @@ static int apply_leaf(struct loader *ld, int ki, const char *path, const yaml_ma
 		return lerr(ld, km, "%s: %s is out of range (at most 4294967295)", path, s);
 store:
 	set_uint(c, k, v);
+	if (!strcmp(k->path, "os.profile") && v == PROFILE_OSLESS) {
+		c->zero_page = OSLESS_ZERO_PAGE;
+		c->fault_around_bytes = OSLESS_FAULT_AROUND;
+		c->implicit.granule = OSLESS_GRANULE;
+	}
 check:
 	if (check_value(c, k, why, sizeof(why)))
 		return lerr(ld, km, "%s: %s", path, why);

@@ -45,6 +45,17 @@ extern const char *const os_kernel_name[KERNEL_NR]; /* "6.6", "6.8", "6.12", "6.
 enum os_layout { LAYOUT_AUTO, LAYOUT_KERNEL, LAYOUT_TRACE, LAYOUT_NR };
 extern const char *const os_layout_name[LAYOUT_NR]; /* "auto", "kernel", "trace" */
 
+/*
+ * os.profile: linux, the kernel as the os.* keys describe it; osless, the profile
+ * for comparisons with simulators that have no kernel (DynamoRIO drcachesim,
+ * ChampSim): no zero page, no fault-around, 4 KiB implicit regions, so that no
+ * kernel action touches a TLB on a trace without system calls. Setting it to
+ * osless sets those three keys (config.c OSLESS_*); a later value that
+ * contradicts them is an error.
+ */
+enum os_profile { PROFILE_LINUX, PROFILE_OSLESS, PROFILE_NR };
+extern const char *const os_profile_name[PROFILE_NR]; /* "linux", "osless" */
+
 /* os.file_cache: what the page cache holds when the trace starts (filemap.c). */
 enum file_cache { FILE_CACHE_COLD, FILE_CACHE_WARM, FILE_CACHE_NR };
 extern const char *const file_cache_name[FILE_CACHE_NR]; /* "cold", "warm" */
@@ -227,6 +238,7 @@ struct sim_config {
 	bool data_refs;
 
 	/* os */
+	enum os_profile profile; /* os.profile */
 	uint64_t memory; /* bytes of simulated physical memory */
 	enum os_mode mode;
 	enum os_kernel kernel; /* os.kernel */

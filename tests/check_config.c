@@ -659,6 +659,49 @@ START_TEST(test_set_errors)
 }
 END_TEST
 
+/* os.profile osless sets its three keys where it appears; a later contradiction is an error */
+START_TEST(test_profile_osless)
+{
+	struct sim_config c;
+	struct err e = { 0 };
+
+	config_defaults(&c);
+	ck_assert_int_eq(c.profile, PROFILE_LINUX);
+	ck_assert_int_eq(config_set(&c, "os.profile=osless", &e), 0);
+	ck_assert_int_eq(c.profile, PROFILE_OSLESS);
+	ck_assert(!c.zero_page);
+	ck_assert_uint_eq(c.fault_around_bytes, 4096);
+	ck_assert_uint_eq(c.implicit.granule, 4096);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), 0);
+	roundtrip_over(&c, &c);
+	/* linux sets nothing back: the keys stay as they are, and may be anything */
+	ck_assert_int_eq(config_set(&c, "os.profile=linux", &e), 0);
+	ck_assert(!c.zero_page);
+	ck_assert_int_eq(config_set(&c, "os.zero_page=true", &e), 0);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), 0);
+	/* osless then a contradicting key, in a file: the key's position */
+	config_defaults(&c);
+	ck_assert_int_eq(config_load_string(&c, "os:\n  profile: osless\n  fault_around_bytes: 64K\n",
+					    "t.yaml", &e), -1);
+	{
+		char msg[512];
+
+		err_format(&e, msg, sizeof(msg));
+		ck_assert_str_eq(msg, "t.yaml:3:3: os.fault_around_bytes: contradicts os.profile osless "
+				      "(4K: no fault-around)");
+	}
+	/* the key after the profile in the same file may agree */
+	config_defaults(&c);
+	ck_assert_int_eq(config_load_string(&c, "os: { profile: osless, zero_page: false }\n", "t.yaml",
+					    &e), 0);
+	config_defaults(&c);
+	ck_assert_int_eq(config_set(&c, "os.profile=osless", &e), 0);
+	ck_assert_int_eq(config_set(&c, "os.implicit.granule=2M", &e), 0);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), -1);
+	ck_assert_str_eq(e.msg, "os.implicit.granule: contradicts os.profile osless (4K implicit regions)");
+}
+END_TEST
+
 START_TEST(test_get)
 {
 	struct sim_config c;
@@ -848,6 +891,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_file_forms);
 	tcase_add_test(tc, test_set_types);
 	tcase_add_test(tc, test_set_errors);
+	tcase_add_test(tc, test_profile_osless);
 	tcase_add_test(tc, test_get);
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_load_file_errors);
