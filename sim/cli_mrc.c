@@ -69,6 +69,7 @@ static void mrc_parse(int argc, char **argv, struct mrc_args *a)
 		{ "output", required_argument, NULL, 'o' }, { "plot", required_argument, NULL, O_PLOT },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
+	struct err e;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -94,6 +95,8 @@ static void mrc_parse(int argc, char **argv, struct mrc_args *a)
 		default: /* O_SET */
 			if (a->ro.nsets == RUN_MAX_SETS)
 				die_usage("mrc: too many --set options%s", "");
+			if (run_set_arg(argc, argv, optind, optarg, &e))
+				die_usage("mrc: %s", e.msg);
 			a->ro.sets[a->ro.nsets++] = optarg;
 			break;
 		}

@@ -111,6 +111,19 @@ static int missing_value(char **argv, struct err *e)
 	return usage(e, "%s needs a value", a);
 }
 
+int run_set_arg(int argc, char **argv, int next, const char *arg, struct err *e)
+{
+	if (strchr(arg, '=') && arg[0] != '=')
+		return 0;
+	memset(e, 0, sizeof(*e));
+	if (next < argc && argv[next][0] != '-' && !strchr(arg, '='))
+		snprintf(e->msg, sizeof(e->msg), "--set %.100s: expected path=value (--set %.100s=%.100s?)",
+			 arg, arg, argv[next]);
+	else
+		snprintf(e->msg, sizeof(e->msg), "--set %.100s: expected path=value", arg);
+	return RUN_EUSAGE;
+}
+
 /* --vmas (the top 10) or --vmas=N (N >= 1) mappings by walk cycles. */
 static int vmas_opt(struct run_opts *o, const char *arg, struct err *e)
 {
@@ -150,6 +163,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 		case OPT_SET:
 			if (o->nsets == RUN_MAX_SETS)
 				return usage(e, "too many --set options", "");
+			rc = run_set_arg(argc, argv, optind, optarg, e);
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_LABEL:

@@ -63,6 +63,13 @@ struct run_opts {
  */
 int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, struct err *e);
 
+/*
+ * A --set value @arg must be path=value: 0, or RUN_EUSAGE with @e's message, which
+ * suggests joining the next argument (argv[@next]) when @arg has no '=' and the user
+ * likely wrote `--set os.mode thp`.
+ */
+int run_set_arg(int argc, char **argv, int next, const char *arg, struct err *e);
+
 /* The effective config: defaults, then -c, then each --set; validated. 0 or -1 with @e. */
 int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e);
 

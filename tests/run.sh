@@ -50,6 +50,7 @@ run_script e2e_traces "the committed traces" bash
 run_script layout_native "os.layout: kernel against this machine's Linux, setarch -R" bash
 run_script man "every config key and command documented in doc/mmusim.1" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
+run_script e2e_profile "os.profile osless gives DynamoRIO's counts from the command line; --set without '='" bash
 run_script e2e_steps "markers, run --steps and config host on the command line" bash
 run_script e2e_roi "the region of interest: run --skip-refs & co., --modes, sweeps" bash
 run_script vmas "run --vmas, --vmas-csv and the per-mapping JSON against golden and totals" bash
