@@ -227,7 +227,8 @@ install: mmusim vgtool $(BUILD)/install/libmmusim.a
 		for f in $(VG_STOCK)/*; do ln -sfn "$$f" $(DESTDIR)$(PREFIX)/lib/mmusim/valgrind/; done; \
 	else echo "mmusim's Valgrind tool not installed (not built)"; fi
 	install -m 644 $(BUILD)/install/libmmusim.a $(DESTDIR)$(PREFIX)/lib/libmmusim.a
-	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' \
+		'datadir=$${prefix}/share/mmusim' '' \
 		'Name: mmusim' 'Description: x86-64 MMU and Linux memory manager simulator (include/mmusim.h)' \
 		'Version: $(VERSION)' 'Requires: $(LIB_PKGS)' 'Cflags: -I$${includedir}' \
 		'Libs: -L$${libdir} -lmmusim -lpthread -lm' >$(DESTDIR)$(PREFIX)/lib/pkgconfig/mmusim.pc

@@ -4,7 +4,8 @@
  * another program drives reference by reference, or with whole traces.
  *
  *   struct mmusim *m;
- *   if (mmusim_create(&m, &(struct mmusim_options){ .config_path = "skylake.yaml" })) {
+ *   (machine files: $(pkg-config --variable=datadir mmusim)/configs/*.yaml)
+ *   if (mmusim_create(&m, &(struct mmusim_options){ .config_path = path })) {
  *           fprintf(stderr, "%s\n", m ? mmusim_error(m) : "out of memory");
  *           mmusim_destroy(m);
  *           return 1;

@@ -38,6 +38,10 @@ if ! grep -q __asan_init "$MMUSIM"; then
 		cc examples/embed.c $(pkg-config --cflags --libs mmusim) -o "$T/embed" 2>"$T/cc.log" &&
 			"$T/embed" "$TRACE" >"$T/got2" && cmp -s "$T/got2" "$T/want" && ok ||
 			bad "embed from the installed layout: $(cat "$T/cc.log" "$T/got2" | head -5)"
+		# the machine files where the .pc says they are
+		dd=$(pkg-config --variable=datadir mmusim)
+		check "$dd" "$T/pfx/share/mmusim" "mmusim.pc's datadir"
+		[ -f "$dd/configs/skylake.yaml" ] && ok || bad "no configs/skylake.yaml under the .pc's datadir"
 		cc examples/embed.c $(pkg-config --static --cflags --libs mmusim) -o "$T/embed-static" \
 			2>"$T/cc.log" && ok || bad "pkg-config --static: $(head -5 "$T/cc.log")"
 		# the archive's only global symbols are the API's: a program's own names do not clash
