@@ -119,23 +119,23 @@ native_runs() {
 		"$T/$name.all" | sort -k1,1n -k2,2 >"$T/$name.native"
 }
 
-pass=0 xfail=0 fails=0
-for spec in $CASES; do
-	IFS=: read -r name prog bin <<<"$spec"
+# run_case NAME:PROG:BIN - native runs, capture, replay under config host, compare
+run_case() {
+	IFS=: read -r name prog bin <<<"$1"
 	if [ "$name" = file-private-hintless ] && [ -z "$setarch" ]; then
 		echo "skip $name: without setarch -R its address, so its fault count, is random"
-		continue
+		return
 	fi
 	: >"$T/$name.all"
 	if ! native_runs "$RUNS"; then
 		echo "FAIL $name: the native run failed: $(head -1 "$T/$name.err")"
 		fails=$((fails + 1))
-		continue
+		return
 	fi
 	if ! (cd "$T" && "$MMUSIM" capture -o "$T/$name.mtr" -- "./$bin" "$prog" "$T" >/dev/null 2>"$T/$name.err"); then
 		echo "FAIL $name: capture failed: $(tail -1 "$T/$name.err")"
 		fails=$((fails + 1))
-		continue
+		return
 	fi
 	"$MMUSIM" config host >"$T/host.yaml" || exit 1
 	# Every file these cases map was just written (the data files by the program, the
@@ -144,13 +144,13 @@ for spec in $CASES; do
 		--steps "$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
 		fails=$((fails + 1))
-		continue
+		return
 	fi
 	replay_deltas "$T/$name.csv" | sort -k1,1n -k2,2 >"$T/$name.replay"
 	if [ "$(cut -d' ' -f1,2 "$T/$name.native")" != "$(cut -d' ' -f1,2 "$T/$name.replay")" ]; then
 		echo "FAIL $name: $(wc -l <"$T/$name.native") native figures, $(wc -l <"$T/$name.replay") replayed (markers differ)"
 		fails=$((fails + 1))
-		continue
+		return
 	fi
 	# Another process's THP events can outlast the minimum of RUNS runs while other
 	# work loads the machine: where every difference is a system-wide thp_* figure
@@ -189,6 +189,27 @@ for spec in $CASES; do
 		echo "ok $name"
 		pass=$((pass + 1))
 	fi
+}
+
+pass=0 xfail=0 fails=0
+for spec in $CASES; do
+	run_case "$spec"
 done
+
+# Both ways of the huge zero page: as root, thp-read once more with
+# transparent_hugepage/use_zero_page flipped (config host reads it before the
+# replay), the value restored on any exit. Where the kernel gives zero pages this
+# is the huge zero page against a THP on the first read; where it refuses them
+# (mm_forbids_zeropage()) both are a THP, and the replay must say the same.
+UZP=/sys/kernel/mm/transparent_hugepage/use_zero_page
+if [ "$(id -u)" = 0 ] && [ -w "$UZP" ] && uzp0=$(cat "$UZP") && [ "$uzp0" = 0 -o "$uzp0" = 1 ]; then
+	trap 'echo "$uzp0" >"$UZP"; rm -rf "$T"' EXIT
+	trap 'exit 130' INT TERM
+	echo $((1 - uzp0)) >"$UZP" &&
+		run_case "thp-read-use_zero_page=$((1 - uzp0)):thp-read:steps"
+	echo "$uzp0" >"$UZP" || { echo "FAIL: cannot restore $UZP to $uzp0"; fails=$((fails + 1)); }
+else
+	echo "skip thp-read with use_zero_page flipped: not root, or $UZP not writable"
+fi
 echo "  native: $pass cases equal to the replay, $xfail expected failures, $fails failed"
 [ "$fails" -eq 0 ]
