@@ -4,7 +4,7 @@
  * another program drives reference by reference, or with whole traces.
  *
  *   struct mmusim *m;
- *   (machine files: $(pkg-config --variable=datadir mmusim)/configs/*.yaml)
+ *   (machine files: the configs/ folder of $(pkg-config --variable=datadir mmusim))
  *   if (mmusim_create(&m, &(struct mmusim_options){ .config_path = path })) {
  *           fprintf(stderr, "%s\n", m ? mmusim_error(m) : "out of memory");
  *           mmusim_destroy(m);

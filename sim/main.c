@@ -452,13 +452,13 @@ static void sweep_parse(int argc, char **argv, struct sweep_cmd *s)
 		{ "run-points", required_argument, NULL, OPT_RUN_POINTS },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *bad = "sweep: unknown option or missing value '%s'";
+	const char *bad = "sweep: unknown option '%s'";
 	uint64_t v;
 	int c;
 
 	s->shard_n = s->threads = 1;
 	opts_reset();
-	while ((c = next_opt(argc, argv, ":j:o:w:qh", lo, "sweep", bad, bad)) != -1) {
+	while ((c = next_opt(argc, argv, ":j:o:w:qh", lo, "sweep", bad, "sweep: %s needs a value")) != -1) {
 		switch (c) {
 		case 'j':
 			if (parse_u64(optarg, &v) || !v || v > 1024)
@@ -479,7 +479,7 @@ static void sweep_parse(int argc, char **argv, struct sweep_cmd *s)
 		default:
 			/* internal: --run-points PTS REP THREADS, a worker's share */
 			if (optind + 1 >= argc)
-				die_usage(bad, "--run-points");
+				die_usage("sweep: %s needs PTS REP THREADS", "--run-points");
 			s->run_points = optarg;
 			s->rep = (unsigned)strtoul(argv[optind++], NULL, 10);
 			s->threads = (unsigned)strtoul(argv[optind++], NULL, 10);
