@@ -281,6 +281,10 @@ int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out);
  */
 int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top);
 
+/* The same CSV to the stream @out (`run --vmas-csv` opens its file before the
+ * replay). 0, a feeding error, or MMUSIM_EHOST (the write failed). */
+int mmusim_report_vmas_csv(struct mmusim *m, unsigned top, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

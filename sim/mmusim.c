@@ -711,7 +711,8 @@ static void put_vmas_csv(void *arg, FILE *f)
 		vmas_write_csv(&a->m->run.sims[i], a->m->run.mode_names[i], i == 0, a->top, f);
 }
 
-int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
+/* The mappings' CSV is up to date: the breakdown and its provenance columns. */
+static int vmas_csv_ready(struct mmusim *m)
 {
 	struct stats st[MODE_NR];
 	int rc;
@@ -719,5 +720,28 @@ int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
 	if ((rc = input_identity(m)) || (rc = snapshot(m, st)))
 		return rc;
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
+	return 0;
+}
+
+int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
+{
+	int rc = vmas_csv_ready(m);
+
+	if (rc)
+		return rc;
 	return write_result(m, path, put_vmas_csv, &(struct vmas_csv_arg){ m, top });
+}
+
+int mmusim_report_vmas_csv(struct mmusim *m, unsigned top, FILE *out)
+{
+	int rc = vmas_csv_ready(m);
+
+	if (rc)
+		return rc;
+	put_vmas_csv(&(struct vmas_csv_arg){ m, top }, out);
+	if (fflush(out) || ferror(out)) {
+		err_set(&m->err, "mmusim", 0, 0, "writing the mappings CSV failed");
+		return fail(m, MMUSIM_EHOST);
+	}
+	return 0;
 }
