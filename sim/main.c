@@ -350,6 +350,9 @@ static int cmd_trace(int argc, char **argv)
 		if (npos != 2)
 			die_usage("trace convert needs IN and OUT%s", "");
 		out = pos[1];
+		if (outfile_check_distinct(&(struct outfile_role){ out, "OUT" }, 1,
+					   &(struct outfile_role){ pos[0], "the trace" }, 1, &e))
+			die_err(&e);
 		tr = trace_open(pos[0], f, &e);
 	} else {
 		die_usage("trace: unknown subcommand '%s'", argv[0]);
@@ -443,6 +446,9 @@ static int cmd_plot(int argc, char **argv)
 		die_usage("plot: no RESULTS.csv given%s", "");
 	if (!o.out && !o.script && !table)
 		die_usage("plot: no -o OUT.png|OUT.svg|OUT.pdf given%s", "");
+	if (outfile_check_distinct((struct outfile_role[]){ { o.out, "-o" }, { o.script, "--script" } }, 2,
+				   &(struct outfile_role){ csv, "the CSV" }, 1, &e))
+		die_err(&e);
 	if (table) {
 		/* the mail's table, then the figure if -o names one */
 		struct plot_table t;
@@ -566,10 +572,31 @@ static int cmd_merge(int argc, char **argv)
 		per_rep = true;
 	if (argc - optind < 2)
 		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
+	/* OUT forgotten (a shell glob of reports): the first report is no CSV to write over */
+	if (sweep_file_is_report(argv[optind]))
+		die_usage("merge: '%s' is a JSON report, not the CSV to write: the OUT operand is missing "
+			  "(mmusim merge OUT.csv RESULT.json...)", argv[optind]);
+	{
+		size_t nin = (size_t)(argc - optind - 1);
+		struct outfile_role *ins = calloc(nin, sizeof(*ins));
+
+		if (!ins) {
+			err_host(&e, "mmusim", 0, 0, "out of memory");
+			return status_of(POOL_EHOST, &e);
+		}
+		for (size_t i = 0; i < nin; i++)
+			ins[i] = (struct outfile_role){ argv[optind + 1 + i], "the report" };
+		if (outfile_check_distinct(&(struct outfile_role){ argv[optind], "OUT" }, 1, ins, nin, &e)) {
+			free(ins);
+			return status_of(-1, &e);
+		}
+		free(ins);
+	}
+	catch_signals(); /* an interrupted merge removes its temporary */
 	if (outfile_open(&of, argv[optind], 0, &e))
 		return status_of(-1, &e);
 	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1),
-					  per_rep, &e), &e);
+					  per_rep, stderr, &e), &e);
 }
 
 int main(int argc, char **argv)
