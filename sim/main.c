@@ -202,6 +202,10 @@ static int cmd_run(int argc, char **argv)
 		show_progress(&(struct progress){ p.t0, 0, true, tty, true, m }, mmusim_records(m));
 	if (tf)
 		commit_output(m, &tl);
+	if (tf && mmusim_timeline_elided(m))
+		fprintf(stderr, "mmusim: --timeline: %llu idle intervals left out (simulated time passed "
+			"them within one batch of records; the row after them repeats them)\n",
+			(unsigned long long)mmusim_timeline_elided(m));
 	if (sf)
 		commit_output(m, &so);
 	if (jf) {

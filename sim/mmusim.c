@@ -450,14 +450,26 @@ int mmusim_replay_workload(struct mmusim *m, const char *spec)
 
 int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 {
-	if (!(interval_ms > 0))
-		return usage_err(m, "mmusim_timeline: the interval must be a positive number of ms");
+	double cyc = interval_ms * m->cfg.freq_mhz * 1000.0;
+
+	if (!(interval_ms >= SIM_TIMELINE_MIN_MS))
+		return usage_err(m, "mmusim_timeline: the interval must be at least 0.001 ms (1 us)");
+	if (!(cyc < 0x1p62))
+		return usage_err(m, "mmusim_timeline: the interval is longer than 2^62 cycles");
 	sim_timeline_header(f);
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	for (unsigned i = 0; i < m->run.n; i++)
-		sim_timeline_start(&m->run.sims[i], f,
-				   (cycles_t)(interval_ms * m->cfg.freq_mhz * 1000.0));
+		sim_timeline_start(&m->run.sims[i], f, (cycles_t)cyc);
 	return 0;
+}
+
+uint64_t mmusim_timeline_elided(const struct mmusim *m)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < m->run.n; i++)
+		n += m->run.sims[i].tl_elided;
+	return n;
 }
 
 int mmusim_steps(struct mmusim *m, FILE *f)
