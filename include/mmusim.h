@@ -193,11 +193,19 @@ int mmusim_replay(struct mmusim *m, const char *path, const char *format);
 int mmusim_replay_workload(struct mmusim *m, const char *spec);
 
 /*
- * Write a CSV row every @interval_ms of simulated time (> 0) to @f, from every
- * mode, header first (`run --timeline`). Call before feeding; the caller owns
- * @f and keeps it open until mmusim_destroy(). 0 or MMUSIM_EUSAGE.
+ * Write a CSV row every @interval_ms of simulated time (at least 0.001, and at
+ * most 2^62 cycles) to @f, from every mode, header first (`run --timeline`).
+ * Rows are written between batches of 4096 records: when simulated time passes
+ * several intervals within one, the first row carries its counts, the last
+ * closes the idle stretch, and the idle rows between are left out (counted by
+ * mmusim_timeline_elided()), so the file grows with the input, never with
+ * simulated time. Call before feeding; the caller owns @f and keeps it open
+ * until mmusim_destroy(). 0 or MMUSIM_EUSAGE.
  */
 int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms);
+
+/* The idle timeline rows left out so far, every mode together. */
+uint64_t mmusim_timeline_elided(const struct mmusim *m);
 
 /*
  * Write a CSV row to @f at each marker of the input (an mtr version 2 MARKER
@@ -281,6 +289,10 @@ int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out);
  * path), MMUSIM_EHOST, or a feeding error.
  */
 int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top);
+
+/* The same CSV to the stream @out (`run --vmas-csv` opens its file before the
+ * replay). 0, a feeding error, or MMUSIM_EHOST (the write failed). */
+int mmusim_report_vmas_csv(struct mmusim *m, unsigned top, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -135,6 +135,11 @@ int cmd_mrc(int argc, char **argv)
 	const char *prov[MRC_NR_PROV];
 
 	mrc_parse(argc, argv, &a);
+	/* no result replaces an input or the other result (exit 2 before any work) */
+	if (outfile_check_distinct((struct outfile_role[]){ { a.out, "-o" }, { a.plot, "--plot" } }, 2,
+				   (struct outfile_role[]){ { a.ro.config, "the config" },
+							    { a.ro.trace, "the trace" } }, 2, &e))
+		die_err(&e);
 	if (run_config_load(&a.ro, &cfg, &e))
 		die_err(&e);
 	tr = run_input_open(&a.ro, &cfg, &rc, &e);
@@ -151,11 +156,12 @@ int cmd_mrc(int argc, char **argv)
 	if (sim_init(s, &cfg, &e))
 		die_err(&e);
 	s->trace_name = tr->name;
-	/* the output first: a bad path is known before the replay */
-	if (outfile_open(&of, a.out, 0, &e))
-		die_err(&e);
+	/* signals first (an interrupted run removes the temporary), then the output:
+	 * a bad path is known before the replay */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (outfile_open(&of, a.out, 0, &e))
+		die_err(&e);
 	t0 = now_seconds();
 	mrc_status(mrc_run(s, tr, &a.mo, &res, &e), &e);
 	if (!outfile_stream(&of)) {

@@ -114,10 +114,19 @@ enum kcheck {
 	CK_MEMORY,  /* multiple of 4 MiB, 64 MiB .. 1 TiB */
 	CK_GRANULE, /* power of two in 4K..1G */
 	CK_FAULT_AROUND, /* power of two in 4K..2M (fault_around_bytes_set()) */
-	CK_CPI,     /* finite, >= 0 */
+	CK_CPI,     /* 0 .. CPI_MAX */
 	CK_SHARE,   /* finite, 0 .. 1 */
 	CK_MEMORY0, /* 0 (the default's rule), or as CK_MEMORY */
 };
+
+/*
+ * The largest cpu.cpi: more than a core that waits on main memory at every
+ * instruction (a DRAM access is a few hundred cycles) spends, and small enough
+ * that instructions x CPI stays a 64-bit cycle count for any trace of up to
+ * 1.8e16 instructions (cycles_of() saturates beyond). The doubles' ranges:
+ * cpu.cpi 0 .. CPI_MAX, os.fragmentation.unmovable and its host.os twin 0 .. 1.
+ */
+#define CPI_MAX 1000.0
 
 struct key {
 	const char *path;
@@ -704,8 +713,9 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 
 		if (k->check == CK_CPI && !isfinite(d))
 			return snprintf(why, n, "not a finite number"), -1;
-		if (k->check == CK_CPI && d < 0)
-			return snprintf(why, n, "%g is negative", d), -1;
+		if (k->check == CK_CPI && !(d >= 0 && d <= CPI_MAX))
+			return snprintf(why, n, "%g is not a number of cycles per instruction from 0 to %g",
+					d, CPI_MAX), -1;
 		if (k->check == CK_SHARE && !(d >= 0 && d <= 1))
 			return snprintf(why, n, "%g is not a share between 0 and 1", d), -1;
 		return 0;

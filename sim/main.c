@@ -106,36 +106,41 @@ static void api_check(struct mmusim *m, int rc)
 	exit(status_of(rc, &e));
 }
 
-/* --timeline: the CSV opened in @tl, a row every --timeline-ms (default 1). */
-static void start_timeline(struct mmusim *m, const struct run_opts *o, struct outfile *tl)
-{
-	struct err e = { 0 };
-	FILE *tf;
-
-	check(outfile_open(tl, o->timeline, 0, &e), &e);
-	tf = outfile_stream(tl);
-	if (!tf) {
-		outfile_abort(tl);
-		err_set(&e, o->timeline, 0, 0, "out of memory");
-		check(POOL_EHOST, &e);
-	}
-	api_check(m, mmusim_timeline(m, tf, o->timeline_interval));
-}
-
-/* --steps: the CSV opened in @so, a row per marker. */
-static void start_steps(struct mmusim *m, const struct run_opts *o, struct outfile *so)
+/*
+ * Output @path (when given) opened before any work, so a bad path (no such
+ * directory, no permission, a directory) is exit 2 now and not after the run;
+ * a regular file is written to a temporary that a failed or interrupted run
+ * removes (atexit(outfile_remove_pending)) and that replaces the file only
+ * when committed. NULL when not given.
+ */
+static FILE *open_output(struct outfile *of, const char *path)
 {
 	struct err e = { 0 };
 	FILE *f;
 
-	check(outfile_open(so, o->steps, 0, &e), &e);
-	f = outfile_stream(so);
+	memset(of, 0, sizeof(*of));
+	of->fd = -1;
+	if (!path)
+		return NULL;
+	check(outfile_open(of, path, 0, &e), &e);
+	f = outfile_stream(of);
 	if (!f) {
-		outfile_abort(so);
-		err_set(&e, o->steps, 0, 0, "out of memory");
+		outfile_abort(of);
+		err_host(&e, path, 0, 0, "out of memory");
 		check(POOL_EHOST, &e);
 	}
-	api_check(m, mmusim_steps(m, f));
+	return f;
+}
+
+/* Commit @of (opened by open_output()) or exit 1 saying why; @m is freed on failure. */
+static void commit_output(struct mmusim *m, struct outfile *of)
+{
+	struct err e = { 0 };
+
+	if (outfile_commit(of, &e)) {
+		mmusim_destroy(m);
+		check(POOL_EHOST, &e);
+	}
 }
 
 /*
@@ -146,17 +151,32 @@ static void start_steps(struct mmusim *m, const struct run_opts *o, struct outfi
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
-	struct outfile tl, so;
+	struct outfile tl, so, jo, vo;
 	struct err e = { 0 };
 	struct progress p = { 0 };
-	bool tty;
+	bool tty, json_stdout;
 	struct mmusim *m;
+	FILE *tf, *sf, *jf, *vf;
 	int rc;
 
 	rc = run_opts_parse(argc, argv, &o, true, &e);
 	if (rc == RUN_HELP)
 		return help("run");
 	check(rc, &e);
+	/* no result replaces an input or another result (exit 2 before any work) */
+	check(outfile_check_distinct((struct outfile_role[]){ { o.json, "--json" },
+							      { o.timeline, "--timeline" },
+							      { o.steps, "--steps" },
+							      { o.vmas_csv, "--vmas-csv" } }, 4,
+				     (struct outfile_role[]){ { o.config, "the config" },
+							      { o.trace, "the trace" } }, 2, &e),
+	      &e);
+	json_stdout = o.json && !strcmp(o.json, "-");
+	catch_signals(); /* before the first temporary: an interrupted run removes them */
+	tf = open_output(&tl, o.timeline);
+	sf = open_output(&so, o.steps);
+	jf = open_output(&jo, o.json);
+	vf = open_output(&vo, o.vmas_csv);
 	tty = isatty(2);
 	rc = mmusim_create(&m, &(struct mmusim_options){
 		.config_path = o.config, .sets = o.sets, .nsets = o.nsets, .modes = o.modes,
@@ -164,11 +184,10 @@ static int cmd_run(int argc, char **argv)
 		.interrupted = &interrupted, .progress = o.quiet ? NULL : show_progress,
 		.progress_arg = &p });
 	api_check(m, rc);
-	if (o.timeline)
-		start_timeline(m, &o, &tl);
-	if (o.steps)
-		start_steps(m, &o, &so);
-	catch_signals();
+	if (tf)
+		api_check(m, mmusim_timeline(m, tf, o.timeline_interval));
+	if (sf)
+		api_check(m, mmusim_steps(m, sf));
 	p = (struct progress){ now_seconds(), now_seconds() + (tty ? 1.0 : PROGRESS_EVERY), false,
 			       tty, false, m };
 	if (!o.trace && !o.workload && !o.quiet)
@@ -181,20 +200,33 @@ static int cmd_run(int argc, char **argv)
 	api_check(m, rc);
 	if (!o.quiet && p.printed)
 		show_progress(&(struct progress){ p.t0, 0, true, tty, true, m }, mmusim_records(m));
-	if (o.timeline && outfile_commit(&tl, &e))
-		check(POOL_EHOST, &e);
-	if (o.steps && outfile_commit(&so, &e))
-		check(POOL_EHOST, &e);
-	if (o.json)
-		api_check(m, mmusim_write_json(m, o.json));
+	if (tf)
+		commit_output(m, &tl);
+	if (tf && mmusim_timeline_elided(m))
+		fprintf(stderr, "mmusim: --timeline: %llu idle intervals left out (simulated time passed "
+			"them within one batch of records; the row after them repeats them)\n",
+			(unsigned long long)mmusim_timeline_elided(m));
+	if (sf)
+		commit_output(m, &so);
+	if (jf) {
+		char *text = mmusim_report_json(m);
+
+		if (!text)
+			api_check(m, mmusim_status(m) ? mmusim_status(m) : MMUSIM_EHOST);
+		fputs(text, jf);
+		free(text);
+		commit_output(m, &jo);
+	}
 	/* stdout's write errors are not checked, as `run` never did */
-	if (!o.quiet && !(o.json && !strcmp(o.json, "-")))
+	if (!o.quiet && !json_stdout)
 		(void)mmusim_report_text(m, stdout);
 	/* --vmas: asked for, so printed under -q too; not when the JSON goes to stdout */
-	if (o.vmas_top && !(o.json && !strcmp(o.json, "-")))
+	if (o.vmas_top && !json_stdout)
 		api_check(m, mmusim_report_vmas(m, o.vmas_top, stdout));
-	if (o.vmas_csv)
-		api_check(m, mmusim_write_vmas_csv(m, o.vmas_csv, o.vmas_top));
+	if (vf) {
+		api_check(m, mmusim_report_vmas_csv(m, o.vmas_top, vf));
+		commit_output(m, &vo);
+	}
 	mmusim_destroy(m);
 	return 0;
 }
@@ -322,6 +354,9 @@ static int cmd_trace(int argc, char **argv)
 		if (npos != 2)
 			die_usage("trace convert needs IN and OUT%s", "");
 		out = pos[1];
+		if (outfile_check_distinct(&(struct outfile_role){ out, "OUT" }, 1,
+					   &(struct outfile_role){ pos[0], "the trace" }, 1, &e))
+			die_err(&e);
 		tr = trace_open(pos[0], f, &e);
 	} else {
 		die_usage("trace: unknown subcommand '%s'", argv[0]);
@@ -415,6 +450,9 @@ static int cmd_plot(int argc, char **argv)
 		die_usage("plot: no RESULTS.csv given%s", "");
 	if (!o.out && !o.script && !table)
 		die_usage("plot: no -o OUT.png|OUT.svg|OUT.pdf given%s", "");
+	if (outfile_check_distinct((struct outfile_role[]){ { o.out, "-o" }, { o.script, "--script" } }, 2,
+				   &(struct outfile_role){ csv, "the CSV" }, 1, &e))
+		die_err(&e);
 	if (table) {
 		/* the mail's table, then the figure if -o names one */
 		struct plot_table t;
@@ -538,10 +576,31 @@ static int cmd_merge(int argc, char **argv)
 		per_rep = true;
 	if (argc - optind < 2)
 		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
+	/* OUT forgotten (a shell glob of reports): the first report is no CSV to write over */
+	if (sweep_file_is_report(argv[optind]))
+		die_usage("merge: '%s' is a JSON report, not the CSV to write: the OUT operand is missing "
+			  "(mmusim merge OUT.csv RESULT.json...)", argv[optind]);
+	{
+		size_t nin = (size_t)(argc - optind - 1);
+		struct outfile_role *ins = calloc(nin, sizeof(*ins));
+
+		if (!ins) {
+			err_host(&e, "mmusim", 0, 0, "out of memory");
+			return status_of(POOL_EHOST, &e);
+		}
+		for (size_t i = 0; i < nin; i++)
+			ins[i] = (struct outfile_role){ argv[optind + 1 + i], "the report" };
+		if (outfile_check_distinct(&(struct outfile_role){ argv[optind], "OUT" }, 1, ins, nin, &e)) {
+			free(ins);
+			return status_of(-1, &e);
+		}
+		free(ins);
+	}
+	catch_signals(); /* an interrupted merge removes its temporary */
 	if (outfile_open(&of, argv[optind], 0, &e))
 		return status_of(-1, &e);
 	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1),
-					  per_rep, &e), &e);
+					  per_rep, stderr, &e), &e);
 }
 
 int main(int argc, char **argv)

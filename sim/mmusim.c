@@ -450,14 +450,26 @@ int mmusim_replay_workload(struct mmusim *m, const char *spec)
 
 int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 {
-	if (!(interval_ms > 0))
-		return usage_err(m, "mmusim_timeline: the interval must be a positive number of ms");
+	double cyc = interval_ms * m->cfg.freq_mhz * 1000.0;
+
+	if (!(interval_ms >= SIM_TIMELINE_MIN_MS))
+		return usage_err(m, "mmusim_timeline: the interval must be at least 0.001 ms (1 us)");
+	if (!(cyc < 0x1p62))
+		return usage_err(m, "mmusim_timeline: the interval is longer than 2^62 cycles");
 	sim_timeline_header(f);
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	for (unsigned i = 0; i < m->run.n; i++)
-		sim_timeline_start(&m->run.sims[i], f,
-				   (cycles_t)(interval_ms * m->cfg.freq_mhz * 1000.0));
+		sim_timeline_start(&m->run.sims[i], f, (cycles_t)cyc);
 	return 0;
+}
+
+uint64_t mmusim_timeline_elided(const struct mmusim *m)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < m->run.n; i++)
+		n += m->run.sims[i].tl_elided;
+	return n;
 }
 
 int mmusim_steps(struct mmusim *m, FILE *f)
@@ -711,7 +723,8 @@ static void put_vmas_csv(void *arg, FILE *f)
 		vmas_write_csv(&a->m->run.sims[i], a->m->run.mode_names[i], i == 0, a->top, f);
 }
 
-int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
+/* The mappings' CSV is up to date: the breakdown and its provenance columns. */
+static int vmas_csv_ready(struct mmusim *m)
 {
 	struct stats st[MODE_NR];
 	int rc;
@@ -719,5 +732,28 @@ int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
 	if ((rc = input_identity(m)) || (rc = snapshot(m, st)))
 		return rc;
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
+	return 0;
+}
+
+int mmusim_write_vmas_csv(struct mmusim *m, const char *path, unsigned top)
+{
+	int rc = vmas_csv_ready(m);
+
+	if (rc)
+		return rc;
 	return write_result(m, path, put_vmas_csv, &(struct vmas_csv_arg){ m, top });
+}
+
+int mmusim_report_vmas_csv(struct mmusim *m, unsigned top, FILE *out)
+{
+	int rc = vmas_csv_ready(m);
+
+	if (rc)
+		return rc;
+	put_vmas_csv(&(struct vmas_csv_arg){ m, top }, out);
+	if (fflush(out) || ferror(out)) {
+		err_set(&m->err, "mmusim", 0, 0, "writing the mappings CSV failed");
+		return fail(m, MMUSIM_EHOST);
+	}
+	return 0;
 }

@@ -185,6 +185,132 @@ bool outfile_is_regular_path(const char *path)
 	return kind == DEST_REPLACE;
 }
 
+/* What a path names, for outfile_check_distinct(). */
+struct ident {
+	bool known;    /* dev and ino are set */
+	bool exists;   /* else dev/ino are the directory's and name the entry */
+	int fd;        /* a descriptor of ours ("-", /dev/stdout): its number, else -1 */
+	dev_t dev;
+	ino_t ino;
+	const char *name; /* a file to be created: its last component (in buf) */
+	char buf[PATH_MAX];
+};
+
+/* The device and inode of @p's directory, @p's last component in id->name. */
+static void ident_new(struct ident *id, const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	struct stat st;
+
+	snprintf(id->buf, sizeof(id->buf), "%s", p);
+	id->name = id->buf;
+	if (!slash) {
+		if (stat(".", &st))
+			return;
+	} else {
+		size_t dl = (size_t)(slash - p);
+
+		id->buf[dl ? dl : 1] = 0; /* "/x": the root */
+		if (stat(id->buf, &st))
+			return;
+		snprintf(id->buf, sizeof(id->buf), "%s", slash + 1);
+	}
+	id->known = true;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+}
+
+/* @p as an output (@out) or an input: what it names, or nothing known. */
+static void ident_of(struct ident *id, const char *p, bool out)
+{
+	struct stat st;
+	char *where = NULL;
+	int fd = -1, mode, kind;
+
+	memset(id, 0, sizeof(*id));
+	id->fd = -1;
+	if (!strcmp(p, "-")) {
+		fd = out ? STDOUT_FILENO : STDIN_FILENO;
+		kind = DEST_FD;
+	} else if (!out) {
+		if (stat(p, &st) || S_ISCHR(st.st_mode) || S_ISDIR(st.st_mode))
+			return; /* its open says what is wrong; a device is no file to replace */
+		id->known = id->exists = true;
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+		return;
+	} else {
+		kind = resolve(p, &where, &fd, &mode);
+	}
+	if (kind == DEST_FD) {
+		id->fd = fd;
+		if (!fstat(fd, &st) && !S_ISCHR(st.st_mode)) {
+			id->known = id->exists = true;
+			id->dev = st.st_dev;
+			id->ino = st.st_ino;
+		}
+	} else if (kind == DEST_REPLACE || kind == DEST_IN_PLACE) {
+		if (!stat(where, &st)) {
+			if (!S_ISCHR(st.st_mode)) {
+				id->known = id->exists = true;
+				id->dev = st.st_dev;
+				id->ino = st.st_ino;
+			}
+		} else if (errno == ENOENT) {
+			ident_new(id, where);
+		}
+	}
+	free(where);
+}
+
+static bool ident_same(const struct ident *a, const struct ident *b)
+{
+	if (a->fd == STDOUT_FILENO && b->fd == STDOUT_FILENO)
+		return true;
+	if (!a->known || !b->known || a->exists != b->exists || a->dev != b->dev || a->ino != b->ino)
+		return false;
+	return a->exists || !strcmp(a->name, b->name);
+}
+
+int outfile_check_distinct(const struct outfile_role *outs, size_t nout,
+			   const struct outfile_role *ins, size_t nin, struct err *e)
+{
+	struct ident *id = calloc(nout + nin + 1, sizeof(*id));
+	int r = 0;
+
+	if (!id)
+		return err_host(e, "mmusim", 0, 0, "out of memory");
+	for (size_t i = 0; i < nout; i++)
+		if (outs[i].path)
+			ident_of(&id[i], outs[i].path, true);
+	for (size_t j = 0; j < nin; j++)
+		if (ins[j].path)
+			ident_of(&id[nout + j], ins[j].path, false);
+	for (size_t i = 0; i < nout && !r; i++) {
+		if (!outs[i].path)
+			continue;
+		for (size_t j = 0; j < nin && !r; j++)
+			if (ins[j].path && ident_same(&id[i], &id[nout + j]))
+				r = err_set(e, outs[i].path, 0, 0,
+					    "%s is the same file as %s %s; a result may not replace an input",
+					    outs[i].what, ins[j].what, ins[j].path);
+		for (size_t j = 0; j < i && !r; j++) {
+			if (!outs[j].path || !ident_same(&id[i], &id[j]))
+				continue;
+			if (id[i].fd == STDOUT_FILENO && id[j].fd == STDOUT_FILENO)
+				r = err_set(e, outs[i].path, 0, 0,
+					    "%s writes standard output, as %s %s does; send one of them to a file",
+					    outs[i].what, outs[j].what, outs[j].path);
+			else
+				r = err_set(e, outs[i].path, 0, 0,
+					    "%s is the same file as %s %s; one result would replace the other",
+					    outs[i].what, outs[j].what, outs[j].path);
+		}
+	}
+	free(id);
+	return r;
+}
+
 static int open_replace(struct outfile *o, const char *target, int mode, struct err *e)
 {
 	size_t n = strlen(target) + 48;

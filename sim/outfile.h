@@ -93,6 +93,28 @@ void outfile_abort(struct outfile *o);
  */
 bool outfile_is_regular_path(const char *path);
 
+/* A file a command reads or writes, for outfile_check_distinct(). */
+struct outfile_role {
+	const char *path; /* NULL: not given (skipped) */
+	const char *what; /* how messages name it: "--json", "the trace", "-o" */
+};
+
+/*
+ * Before any work, that no output would replace an input or another output:
+ * each output of @outs is compared with each input of @ins and with the other
+ * outputs by device and inode, links followed as outfile_open() follows them
+ * (an input "-" is standard input itself); an output that does not exist yet
+ * by its directory's device and inode and its name, so two outputs naming one
+ * new file are caught too. Standard output ("-", /dev/stdout, /dev/fd/1) given
+ * twice is refused (two results interleaved on one stream cannot be told apart).
+ * A character device (/dev/null, a terminal) other than standard output may
+ * take several outputs. Paths that do not resolve are left for their open to
+ * report. Returns 0, or -1 with @e (bad usage: "OUT: --json is the same file
+ * as the trace T; ...").
+ */
+int outfile_check_distinct(const struct outfile_role *outs, size_t nout,
+			   const struct outfile_role *ins, size_t nin, struct err *e);
+
 /* Remove every temporary not yet committed. Async-signal-safe (unlink only). */
 void outfile_remove_pending(void);
 

@@ -472,6 +472,11 @@ static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 		while (now >= s->khugepaged.next_wake && !s->failed) {
 			cycles_t w = s->khugepaged.next_wake;
 
+			/* a long stretch of simulated time: many passes; a signal ends them
+			 * (the pool then stops before the next batch) */
+			if (s->stop && *s->stop)
+				break;
+
 			khugepaged_do_scan(s);
 			if (s->khugepaged.next_wake == w)
 				break; /* a sleep of 0 ms: one pass per batch */

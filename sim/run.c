@@ -7,6 +7,7 @@
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,8 +195,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 	}
 	o->timeline_interval = 1.0;
 	if (o->timeline_ms && (parse_double(o->timeline_ms, &o->timeline_interval) ||
-			       !(o->timeline_interval > 0)))
-		return usage(e, "--timeline-ms: '%s' is not a positive number of milliseconds",
+			       !(o->timeline_interval >= SIM_TIMELINE_MIN_MS) ||
+			       !isfinite(o->timeline_interval)))
+		return usage(e, "--timeline-ms: '%s' is not a number of milliseconds from 0.001 (1 us) up",
 			     o->timeline_ms);
 	if (o->workload && o->trace)
 		return usage(e, "give a TRACE or -w WORKLOAD, not both%s", "");

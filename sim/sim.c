@@ -152,10 +152,22 @@ static void timeline_row(struct sim *s, cycles_t now);
 
 void sim_timeline_due(struct sim *s)
 {
-	cycles_t now = sim_now(s);
+	cycles_t now = sim_now(s), k;
 
-	for (; now >= s->tl_next; s->tl_next += s->tl_interval)
+	if (now < s->tl_next)
+		return;
+	timeline_row(s, s->tl_next); /* the batch's counts */
+	k = (now - s->tl_next) / s->tl_interval; /* idle intervals after it, all passed */
+	if (k) {
+		s->tl_elided += k - 1;
+		s->tl_next += k * s->tl_interval; /* <= now: no overflow */
 		timeline_row(s, s->tl_next);
+	}
+	if (s->tl_next > CYCLES_MAX - s->tl_interval) {
+		s->timeline = NULL; /* the end of 64-bit time: no row is due any more */
+		return;
+	}
+	s->tl_next += s->tl_interval;
 }
 
 /* One timeline row (time in simulated ms); interval columns are deltas. */
@@ -228,7 +240,7 @@ cycles_t sim_now(const struct sim *s)
 	/* now_*: what a warm-up's reset took from the counters (roi.c) */
 	uint64_t insns = s->now_insns + s->nrec[R_IFETCH] + s->st.instructions;
 
-	return (cycles_t)((double)insns * s->cfg.cpi) + s->now_cycles + s->mmu.st.cyc_translation +
+	return cycles_of((double)insns * s->cfg.cpi) + s->now_cycles + s->mmu.st.cyc_translation +
 	       s->mmu.st.walk_cycles + s->st.cyc_fault + s->mmu.st.cyc_data + s->st.cyc_compaction +
 	       s->st.cyc_reclaim + s->cyc_virt;
 }
@@ -286,7 +298,7 @@ void sim_finish(struct sim *s)
 	st->free_pages = s->buddy.nr_free_pages;
 	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
-	st->cyc_instructions = (cycles_t)((double)st->instructions * s->cfg.cpi + 0.5);
+	st->cyc_instructions = cycles_of((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;
 	if (s->virt)
 		virt_finish(s);

@@ -17,6 +17,8 @@
 #include "lru.h"
 #include "mmu.h"
 #include "pagetable.h"
+#include <signal.h>
+
 #include "reclaim.h"
 #include "roi.h"
 #include "stats.h"
@@ -54,6 +56,9 @@ struct sim {
 	/* --timeline: a CSV row every tl_interval cycles of simulated time */
 	FILE *timeline;
 	cycles_t tl_interval, tl_next;
+	uint64_t tl_elided; /* idle intervals whose rows were left out (sim_timeline_due()) */
+	/* set by a signal (pool_opts.interrupted): loops inside a batch end early; NULL: never */
+	const volatile sig_atomic_t *stop;
 	uint64_t tl_last[4]; /* walks, walk cycles, faults, collapses at the last row */
 	FILE *steps; /* --steps: a CSV row at each marker (sim_steps_row()); NULL: none */
 	/*
@@ -191,11 +196,24 @@ cycles_t sim_now(const struct sim *s);
  */
 void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval);
 
-/* Write the timeline rows that simulated time has passed (after each batch). */
+/*
+ * Write the timeline rows that simulated time has passed (after each batch):
+ * the first row due carries the batch's counts; when simulated time passed
+ * more intervals within the batch (a long instruction stretch, a slow fault),
+ * the rows between would repeat the last one with zero deltas, so only the
+ * last of them is written and the others are counted in tl_elided. At most
+ * two rows a batch: the file grows with the input, not with simulated time.
+ */
 void sim_timeline_due(struct sim *s);
 
 /* The provenance columns that end those CSVs' headers (csv_prov holds the values). */
 #define SIM_CSV_PROV_COLS ",run.version,run.build_id,run.config_hash,run.input_id"
+
+/* The shortest --timeline interval, in simulated ms: rows are written between
+ * batches of TRACE_BATCH records, which take at least that long (a record at
+ * least a cycle: 4096 cycles are 1.5 us at 2.8 GHz); a shorter one would only
+ * give rows left out as idle. */
+#define SIM_TIMELINE_MIN_MS 0.001
 
 /* The timeline CSV's header row. */
 void sim_timeline_header(FILE *f);

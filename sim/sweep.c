@@ -931,6 +931,9 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 	snprintf(num, sizeof(num), "point=%zu", p);
 	push(&v, &n, "--label");
 	push(&v, &n, num);
+	snprintf(num, sizeof(num), "points=%zu", sw->npoints); /* merge warns of gaps */
+	push(&v, &n, "--label");
+	push(&v, &n, num);
 	if (sw->repeat > 1) {
 		snprintf(num, sizeof(num), "rep=%u", rep);
 		push(&v, &n, "--label");
@@ -1002,6 +1005,7 @@ static const char *const prov_keys[] = { "version", "build_id", "config_hash", "
 
 struct row {
 	size_t point;
+	size_t npoints; /* run.labels.points: the sweep's point count, 0 if not said */
 	unsigned rep;
 	char **labels; /* values, in the column order */
 	double *v;
@@ -1108,6 +1112,12 @@ static json_t *labels_of(json_t *root)
 	return run ? json_object_get(run, "labels") : NULL;
 }
 
+/* The labels a sweep gives every point for merge (point, rep, points): no CSV column. */
+static bool merge_own_label(const char *k)
+{
+	return !strcmp(k, "point") || !strcmp(k, "rep") || !strcmp(k, "points");
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -1154,9 +1164,11 @@ static int read_row(const char *file, const char *first_file, bool first, struct
 	r->point = strtoull(text, NULL, 10);
 	if ((v = json_object_get(labels, "rep")) && !label_text(v, text, sizeof(text)))
 		r->rep = (unsigned)strtoul(text, NULL, 10);
+	if ((v = json_object_get(labels, "points")) && !label_text(v, text, sizeof(text)))
+		r->npoints = strtoull(text, NULL, 10);
 	if (first) {
 		json_object_foreach(labels, k, v) {
-			if (strcmp(k, "point") && strcmp(k, "rep"))
+			if (!merge_own_label(k))
 				push(&c->label_keys, &c->nlabels, k);
 		}
 		flatten_names(root, "", c);
@@ -1171,7 +1183,7 @@ static int read_row(const char *file, const char *first_file, bool first, struct
 		goto out;
 	}
 	json_object_foreach(labels, k, v) {
-		if (!strcmp(k, "point") || !strcmp(k, "rep"))
+		if (merge_own_label(k))
 			continue;
 		if (li >= c->nlabels || strcmp(k, c->label_keys[li]) || label_text(v, text, sizeof(text))) {
 			err_set(e, file, 0, 0, "its labels differ from %s's", first_file);
@@ -1311,7 +1323,44 @@ int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e)
 	return sweep_merge_opts(files, nfiles, out, false, e);
 }
 
+/*
+ * The points of the sweep (run.labels.points) that no report gives, on @log: a
+ * merge of some shards only, or of a sweep stopped half-way, leaves gaps in the
+ * CSV that its rows do not show.
+ */
+static void warn_gaps(const struct row *rows, size_t nrows, FILE *log)
+{
+	size_t total = 0, have = 0, first = SIZE_MAX, next = 0;
+
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].npoints > total)
+			total = rows[i].npoints;
+	if (!log || !total)
+		return; /* reports of another version, or merged by hand: nothing to check */
+	for (size_t i = 0; i < nrows; i++) { /* sorted by point */
+		if (i && rows[i].point == rows[i - 1].point)
+			continue;
+		if (rows[i].point >= total)
+			continue;
+		if (first == SIZE_MAX && rows[i].point > next)
+			first = next;
+		next = rows[i].point + 1;
+		have++;
+	}
+	if (first == SIZE_MAX && next < total)
+		first = next;
+	if (have < total)
+		fprintf(log, "merge: warning: no report for %zu of the sweep's %zu points (the first: point %zu); "
+			"the CSV has gaps\n", total - have, total, first);
+}
+
 int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep, struct err *e)
+{
+	return sweep_merge_log(files, nfiles, out, per_rep, NULL, e);
+}
+
+int sweep_merge_log(char *const *files, size_t nfiles, FILE *out, bool per_rep, FILE *log,
+		    struct err *e)
 {
 	struct cols c = { 0 };
 	struct row *rows = NULL;
@@ -1345,6 +1394,7 @@ int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep,
 		write_reps_csv(out, rows, nrows, &c);
 	else
 		write_csv(out, rows, nrows, &c, repeated);
+	warn_gaps(rows, nrows, log);
 	ret = 0;
 out:
 	for (size_t i = 0; i < nrows; i++) {
@@ -1364,6 +1414,20 @@ out:
 	free(c.names);
 	free(c.is_int);
 	return ret;
+}
+
+bool sweep_file_is_report(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int c;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !(f = fopen(path, "r")))
+		return false;
+	while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		;
+	fclose(f);
+	return c == '{';
 }
 
 int sweep_report_matches(const char *file, const char *config_hash, const char *input_id,

@@ -77,7 +77,8 @@ void sweep_free(struct sweep *sw);
 /*
  * The `mmusim run` arguments of point @p, repetition @rep (NULL-terminated,
  * argv[0] = @self; the caller frees with sweep_argv_free). The report goes to
- * @json. Labels record point, rep, the swept input and the swept keys.
+ * @json. Labels record point, the sweep's point count (points, for merge's
+ * check of gaps), rep, the swept input and the swept keys.
  */
 char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const char *self,
 			const char *json);
@@ -113,7 +114,7 @@ void sweep_print_cmd(FILE *out, char *const *argv);
 /*
  * merge: read the reports @files (written by `mmusim run --label point=...`), and
  * write the CSV to @out: one row per point in point order: `point`, the labels in
- * the order the first report has them (except point and rep), then every numeric
+ * the order the first report has them (except point, points and rep), then every numeric
  * report field outside `run`, flattened with dots. Several reports of one point
  * (repetitions) give the mean, and a `.ci95` column with the 95% confidence
  * half-width (Student's t, GSL). 0, or -1 with @e (a bad or inconsistent file).
@@ -127,5 +128,19 @@ int sweep_merge(char *const *files, size_t nfiles, FILE *out, struct err *e);
  * point's repetitions and error bars, also for a derived y (A/B, mpki:).
  */
 int sweep_merge_opts(char *const *files, size_t nfiles, FILE *out, bool per_rep, struct err *e);
+
+/*
+ * The same, and a warning on @log (NULL: none) when the reports leave points of
+ * their sweep without a row (each point's report carries the sweep's point
+ * count, run.labels.points, and its index, run.labels.point).
+ */
+int sweep_merge_log(char *const *files, size_t nfiles, FILE *out, bool per_rep, FILE *log,
+		    struct err *e);
+
+/*
+ * Whether @path is an existing regular file whose first non-blank byte is '{':
+ * a JSON report, never the CSV `merge` writes (a forgotten OUT operand).
+ */
+bool sweep_file_is_report(const char *path);
 
 #endif

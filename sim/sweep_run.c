@@ -483,7 +483,7 @@ void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *
 	o->y = !strncmp(o->x, "tlb.", 4) ? "mpki:tlb.l1d.misses" : "cycles.total";
 }
 
-int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep,
+int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep, FILE *log,
 		     struct err *e)
 {
 	FILE *f = outfile_stream(of);
@@ -493,7 +493,7 @@ int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	if (sweep_merge_opts(files, n, f, per_rep, e)) {
+	if (sweep_merge_log(files, n, f, per_rep, log, e)) {
 		outfile_abort(of);
 		return -1;
 	}
@@ -692,13 +692,14 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		return POOL_EHOST;
 	}
-	rc = sweep_merge_into(csv_of, files, nf, false, e);
+	/* a shard's CSV has the other shards' points missing: no warning */
+	rc = sweep_merge_into(csv_of, files, nf, false, s->c->shard_n == 1 ? s->c->log : NULL, e);
 	if (!s->c->quiet && !rc)
 		fprintf(s->c->log, "sweep: %zu points -> %s\n", nf / s->sw.repeat, s->csv);
 	if (!rc && s->sw.repeat > 1 && (reps = sweep_reps_csv(s->csv))) {
 		struct outfile rof;
 
-		rc = outfile_open(&rof, reps, 0, e) ? -1 : sweep_merge_into(&rof, files, nf, true, e);
+		rc = outfile_open(&rof, reps, 0, e) ? -1 : sweep_merge_into(&rof, files, nf, true, NULL, e);
 		if (!s->c->quiet && !rc)
 			fprintf(s->c->log, "sweep: %zu points x %u repetitions -> %s\n",
 				nf / s->sw.repeat, s->sw.repeat, reps);
@@ -721,6 +722,36 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 	return rc;
 }
 
+/*
+ * No result replaces an input or another result: the CSV, OUT.reps.csv and the
+ * figure against the sweep file, its config and its traces. 0, or -1 with @e.
+ */
+static int sweep_check_distinct(const struct sweep_state *s, struct err *e)
+{
+	const struct sweep *sw = &s->sw;
+	char *reps = sw->repeat > 1 ? sweep_reps_csv(s->csv) : NULL;
+	struct outfile_role outs[3] = { { s->csv, "-o" }, { reps, "the repetitions' CSV" },
+					{ s->c->plot_out, "--plot" } };
+	struct outfile_role *ins = calloc(sw->ninputs + 2, sizeof(*ins));
+	size_t nin = 0;
+	int rc;
+
+	if (!ins) {
+		free(reps);
+		err_host(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	ins[nin++] = (struct outfile_role){ s->c->file, "the sweep file" };
+	ins[nin++] = (struct outfile_role){ sw->config, "the sweep's config" };
+	for (size_t i = 0; i < sw->ninputs; i++)
+		if (!sw->is_wl[i])
+			ins[nin++] = (struct outfile_role){ sw->inputs[i], "the trace" };
+	rc = outfile_check_distinct(outs, 3, ins, nin, e);
+	free(ins);
+	free(reps);
+	return rc;
+}
+
 /* After the sweep is loaded: the directories, then list, or run and merge. */
 static int sweep_command_loaded(struct sweep_state *s, struct err *e)
 {
@@ -732,6 +763,8 @@ static int sweep_command_loaded(struct sweep_state *s, struct err *e)
 
 	if (c->plot_out && !outfile_is_regular_path(s->csv))
 		return usage_err(e, "sweep: --plot reads the CSV back; -o '%s' is not a regular file", s->csv);
+	if (!c->run_points && (rc = sweep_check_distinct(s, e)))
+		return rc;
 	if ((rc = sweep_outdir(s, e)))
 		return rc;
 	sl = readlink("/proc/self/exe", s->self, sizeof(s->self) - 1);
@@ -743,8 +776,14 @@ static int sweep_command_loaded(struct sweep_state *s, struct err *e)
 	if (c->run_points)
 		return sweep_run_here(s, e);
 	if (mkdir_p(s->outdir)) {
-		err_set(e, s->outdir, 0, 0, "%s", strerror(errno));
-		return POOL_EHOST;
+		int err = errno;
+
+		/* no permission, a file in the way, a read-only file system: the user's path */
+		if (err == ENOSPC || err == EIO || err == ENOMEM || err == EDQUOT) {
+			err_host(e, s->outdir, 0, 0, "%s", strerror(err));
+			return POOL_EHOST;
+		}
+		return err_set(e, s->outdir, 0, 0, "%s", strerror(err));
 	}
 	/* The CSV is opened before any point runs: a directory or an unwritable path is
 	 * said now, not after the sweep. */

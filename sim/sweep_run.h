@@ -99,11 +99,12 @@ char *sweep_default_csv(const char *sweep_path);
 void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o);
 
 /*
- * Merge the reports @files into @of (sweep_merge_opts(), one row per repetition
- * with @per_rep) and commit it: 0; -1 with @e (a bad report: exit 2);
+ * Merge the reports @files into @of (sweep_merge_log(), one row per repetition
+ * with @per_rep; points of the sweep left without a report are warned of on
+ * @log, NULL: not) and commit it: 0; -1 with @e (a bad report: exit 2);
  * POOL_EHOST with @e (the write failed: exit 1). @of is aborted on failure.
  */
-int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep,
+int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep, FILE *log,
 		     struct err *e);
 
 /* `mmusim sweep`, its options parsed. */

@@ -17,6 +17,19 @@ typedef uint64_t paddr_t;  /* physical address */
 typedef uint64_t pfn_t;    /* physical frame number (4 KiB frames) */
 typedef uint64_t cycles_t; /* simulated core cycles */
 
+#define CYCLES_MAX UINT64_MAX
+
+/*
+ * @c (>= 0) cycles as a count, saturated at CYCLES_MAX: a double of 2^64 or
+ * more converted to an integer is undefined (x86-64 gives 2^63, or 0 once
+ * GCC's unsigned conversion subtracts 2^63 and flips the top bit back: what
+ * made cpu.cpi=1e308 report 0 instruction cycles).
+ */
+static inline cycles_t cycles_of(double c)
+{
+	return c < 0x1p64 ? (cycles_t)c : CYCLES_MAX;
+}
+
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
 #define PMD_SHIFT 21

@@ -52,7 +52,7 @@ static const struct {
 	  "  --set path=value override one config key (see 'mmusim config show' for every path)\n"
 	  "  --modes a,b,c    run the input once per mode (decoded once) and print the % change table\n"
 	  "  --json FILE|-    the report as JSON (written to a temporary name, then renamed)\n"
-	  "  --timeline FILE  a CSV row every --timeline-ms (default 1) of simulated time\n"
+	  "  --timeline FILE  a CSV row every --timeline-ms (default 1, at least 0.001) of simulated time\n"
 	  "  --steps FILE     a CSV row of counters at each marker of the trace (getppid() captured)\n"
 	  "  --label k=v      record k=v in run.labels (sweeps use it); --sweep-set k=v = --set + --label\n"
 	  "  --vmas[=N]       the N (default 10) mappings with the most walk cycles: faults, TLB misses,\n"

@@ -807,7 +807,13 @@ START_TEST(test_load_errors)
 			"t.yaml:1:19: os.implicit.granule: 3M is not a power of two in 4K..1G", "");
 	expect_load_err("os: { implicit: { granule: 2G } }\n",
 			"t.yaml:1:19: os.implicit.granule: 2G is not a power of two in 4K..1G", "");
-	expect_load_err("cpu: { cpi: -1 }\n", "t.yaml:1:8: cpu.cpi: -1 is negative", "");
+	expect_load_err("cpu: { cpi: -1 }\n",
+			"t.yaml:1:8: cpu.cpi: -1 is not a number of cycles per instruction from 0 to 1000", "");
+	/* 1e308 x instructions is no 64-bit cycle count (it used to give 0 instruction cycles) */
+	expect_load_err("cpu: { cpi: 1e308 }\n",
+			"t.yaml:1:8: cpu.cpi: 1e+308 is not a number of cycles per instruction from 0 to 1000", "");
+	expect_load_err("cpu: { cpi: 1000.5 }\n",
+			"t.yaml:1:8: cpu.cpi: 1000.5 is not a number of cycles per instruction from 0 to 1000", "");
 	expect_load_err("cpu: { cpi: .inf }\n",
 			"t.yaml:1:8: cpu.cpi: expected a number, got '.inf'", "");
 	expect_load_err("cpu: { freq_mhz: 0 }\n",

@@ -55,6 +55,7 @@ run_script e2e_steps "markers, run --steps and config host on the command line" 
 run_script e2e_roi "the region of interest: run --skip-refs & co., --modes, sweeps" bash
 run_script vmas "run --vmas, --vmas-csv and the per-mapping JSON against golden and totals" bash
 run_script e2e_figs "workload.size swept as numbers, OUT.reps.csv, plot to PDF, --logy, -y A,B, --abs" bash
+run_script e2e_outputs "outputs: bounded timelines, SIGTERM, none replacing an input or another, opened before the work" bash
 run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
