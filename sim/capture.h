@@ -15,6 +15,8 @@ struct capture_stats {
 	uint64_t out_bytes;   /* bytes written to OUT (compressed size) */
 	double seconds;       /* wall time from fork to the end of the output */
 	int signo;            /* the SIGINT/SIGTERM/SIGHUP that interrupted it; 0 if none */
+	unsigned execs;       /* mmusim tool: execs followed (the trace is of the last image) */
+	char program[256];    /* mmusim tool: the program of that image, as Valgrind ran it */
 };
 
 /*
