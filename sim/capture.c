@@ -17,6 +17,17 @@
  *   under Valgrind and would write its own references into the same log,
  *   mixing two address spaces into one stream with nothing to tell them apart.
  *   Children are not traced (exec'd ones never are, --trace-children=no).
+ *   An exec ends lackey's log (its descriptor does not survive it): a log
+ *   whose last line is an execve() call with no result fails the capture,
+ *   naming the program (cap_lackey_exec()).
+ * - mmusim's tool follows exec (capture/mm_main.c, --trace-children=yes):
+ *   an "MMSX" frame starts a new image and the output starts again (a
+ *   regular file: truncated, the compressor restarted; in place: the first
+ *   CAP_HOLD bytes are held in memory, dropped at an exec, an exec after them
+ *   fails); an "MMSE" frame (an execve() call) not followed by an image is an
+ *   exec Valgrind could not start: the capture fails naming the program.
+ *   Valgrind's environment gets an empty LD_PRELOAD when it has none
+ *   (cap_env()), so that a direct capture and an exec'd one see the same.
  * - Compression levels are picked so the compressor is never the bottleneck:
  *   lackey under Valgrind writes about 10 MB/s of text on the build machine;
  *   on that text zstd level 3 (ZSTD_CLEVEL_DEFAULT) ran at 800 MB/s, gzip level
@@ -99,6 +110,7 @@
  * documented default: 16 MiB is several million references (2-4 bytes each).
  */
 #define CAP_HOLD (16u << 20)
+#define CAP_TAIL 8192 /* lackey: the log's last bytes kept, for its last line (a path is 4096) */
 
 struct capture {
 	const char *prog;
@@ -114,8 +126,11 @@ struct capture {
 	char note[CAP_NOTE_MAX + 1];
 	unsigned images;                 /* MMSX frames: images traced, the last one kept */
 	bool exec_pending;               /* an execve() announced, its image not started (yet) */
+	bool lackey_exec;                /* lackey's log ends in an execve() (cap_lackey_exec()) */
 	char exec_path[CAP_NOTE_MAX + 1];
 	char lost[CAP_NOTE_MAX + 200];   /* an exec that could not be followed, why */
+	char tail[CAP_TAIL + 1];         /* lackey: the log's last bytes (cap_lackey_exec()) */
+	size_t tail_n;
 	unsigned char *hold;             /* in place: the stream not yet written (CAP_HOLD) */
 	size_t hold_n, hold_cap;
 	bool holding;
@@ -326,8 +341,54 @@ static bool cap_hold(struct capture *c, const unsigned char *p, size_t n)
 	return true;
 }
 
+/* lackey: keep the log's last CAP_TAIL bytes. */
+static void cap_tail(struct capture *c, const unsigned char *p, size_t n)
+{
+	if (n >= CAP_TAIL) {
+		memcpy(c->tail, p + n - CAP_TAIL, CAP_TAIL);
+		c->tail_n = CAP_TAIL;
+		return;
+	}
+	if (c->tail_n + n > CAP_TAIL) {
+		size_t drop = c->tail_n + n - CAP_TAIL;
+
+		memmove(c->tail, c->tail + drop, c->tail_n - drop);
+		c->tail_n -= drop;
+	}
+	memcpy(c->tail + c->tail_n, p, n);
+	c->tail_n += n;
+}
+
+/*
+ * lackey: did the log end in an execve() that succeeded? Its descriptor does
+ * not survive the exec (--trace-children=no: the new program runs natively),
+ * so the last line is the call, "SYSCALL[PID,TID](59) sys_execve ( 0xADDR(PATH),
+ * ...)", with no "-->" result after it. The PATH into @path.
+ */
+static bool cap_lackey_exec(struct capture *c, char *path, size_t n)
+{
+	char *line, *q, *end;
+
+	c->tail[c->tail_n] = 0;
+	line = strrchr(c->tail, '\n');
+	line = line ? line + 1 : c->tail;
+	if (strncmp(line, "SYSCALL[", 8) || !strstr(line, ") sys_execve ( ") || strstr(line, "-->"))
+		return false;
+	q = strstr(line, "sys_execve ( ");
+	q = q ? strchr(q, '(') : NULL;
+	q = q ? strchr(q + 1, '(') : NULL;
+	end = q ? strstr(q, "), ") : NULL;
+	if (!end)
+		snprintf(path, n, "?");
+	else
+		snprintf(path, n, "%.*s", (int)(end - q - 1), q + 1);
+	return true;
+}
+
 static void cap_put_stream(struct capture *c, const unsigned char *p, size_t n)
 {
+	if (!c->mm)
+		cap_tail(c, p, n);
 	c->st.trace_bytes += n;
 	if (c->discard)
 		return;
@@ -642,6 +703,9 @@ static const char *cap_failure(const struct capture *c, char *buf, size_t n)
 	else if (c->exec_pending)
 		snprintf(buf, n, "cannot follow the exec of %.*s: Valgrind did not start it under "
 			 "mmusim's tool (see the message above)", (int)n - 100, c->exec_path);
+	else if (c->lackey_exec)
+		snprintf(buf, n, "cannot follow the exec of %.*s with --tool=lackey (its log ends "
+			 "there); the default tool follows it", (int)n - 100, c->exec_path);
 	else if (c->status == -1)
 		snprintf(buf, n, "%s: exit status lost (SIGCHLD is ignored)", c->prog);
 	else if (WIFEXITED(c->status) && WEXITSTATUS(c->status))
@@ -963,10 +1027,11 @@ int capture_run_opts(const char *out, char *const argv[], const struct capture_o
 	close(c->rfd);
 	cap_signals(c); /* a last look: a ^C that came with the exit still counts */
 	cap_progress(c, true);
+	c->lackey_exec = !c->mm && cap_lackey_exec(c, c->exec_path, sizeof(c->exec_path));
 
 	fail = cap_failure(c, why, sizeof(why));
 	if (fail && c->o->keep_on_failure && !c->intr && !c->werr && !c->lost[0] &&
-	    !c->exec_pending && c->status != -1 && WIFEXITED(c->status)) {
+	    !c->exec_pending && !c->lackey_exec && c->status != -1 && WIFEXITED(c->status)) {
 		fprintf(stderr, "capture: warning: %s; the trace is kept (--keep-on-failure)\n", fail);
 		fail = NULL;
 	}

@@ -155,5 +155,13 @@ check "$?" 1 "an exec after 16 MiB written to /dev/null: exit 1"
 grep -q "^capture: cannot follow the exec of ./pages: the trace before it (over 16 MiB) is already written to /dev/null" \
 	"$T/null.err" && ok || bad "the message: $(tail -1 "$T/null.err")"
 
+# lackey: its log descriptor does not survive an exec; a log that ends in execve() fails
+(cd "$T" && "$MMUSIM" capture --tool=lackey -o lackey.zst -- env ./pages 4 >/dev/null 2>"$T/lackey.err")
+check "$?" 1 "--tool=lackey -- env ./pages: exit 1"
+check "$(tail -1 "$T/lackey.err")" \
+	"capture: cannot follow the exec of ./pages with --tool=lackey (its log ends there); the default tool follows it" \
+	"--tool=lackey names the exec'd program"
+[ -e "$T/lackey.zst" ] && bad "a lackey trace was left" || ok
+
 echo "  e2e_capture: $((n - fails)) of $n checks passed"
 [ $fails -eq 0 ]
