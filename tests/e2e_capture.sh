@@ -6,7 +6,8 @@
 # `run --json` counts), also compressed, also to standard output, also when
 # the first image wrote megabytes before its exec; a shell's forked child
 # (sh -c 'PROG; true') is not traced and leaves the shell's trace whole; an exec
-# that cannot be followed fails with exit 1 naming the program.
+# that cannot be followed fails with exit 1 naming the program; `make demo`
+# builds the tool.
 #
 # PROG is tests/capture/pages.c, static and non-PIE (fixed addresses), as
 # tests/native.sh builds its programs; the captures run under setarch -R where
@@ -162,6 +163,12 @@ check "$(tail -1 "$T/lackey.err")" \
 	"capture: cannot follow the exec of ./pages with --tool=lackey (its log ends there); the default tool follows it" \
 	"--tool=lackey names the exec'd program"
 [ -e "$T/lackey.zst" ] && bad "a lackey trace was left" || ok
+
+# make demo, the README's set-up, builds the capture tool too (dry run into a scratch build dir)
+if command -v make >/dev/null 2>&1 && [ -f Makefile ]; then
+	make -n demo BUILD="$T/build" 2>/dev/null | grep -q 'mm_main\.vg\.o' && ok ||
+		bad "make demo does not build the capture tool (vgtool)"
+fi
 
 echo "  e2e_capture: $((n - fails)) of $n checks passed"
 [ $fails -eq 0 ]
