@@ -138,8 +138,9 @@ check: ensure-deps
 check-run: $(BUILD)/mmusim tests $(EMBED) vgtool
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
 
+# the capture tool too: the README's `mmusim capture` example works right after `make demo`
 demo: ensure-deps
-	@$(MAKE) --no-print-directory mmusim
+	@$(MAKE) --no-print-directory mmusim vgtool
 	./mmusim demo
 
 bench: ensure-deps

@@ -45,6 +45,29 @@
  * record with the child's pid); with --fork-out=PREFIX the child writes its
  * own PREFIX.PID.mtr (mm_fork_child()), removed if the child execs.
  *
+ * Exec (valgrind --trace-children=yes, which capture.c passes): the trace
+ * follows the image that runs. When the traced process calls execve(), the
+ * frames so far belong to an image that is about to go: Valgrind restarts
+ * itself on the new program with the same options (PRE(sys_execve) passes
+ * VG_(args_for_valgrind) on), a new instance of this tool writes a new mtr
+ * stream from the new image's first instruction, and capture.c drops the old
+ * one. So `capture -- env PROG`, `sh -c 'exec PROG'`, a #!/usr/bin/env script
+ * or a launcher shim give PROG's own trace. What crosses the exec: the
+ * descriptor (its close-on-exec flag cleared, and --out-fd rewritten in
+ * VG_(args_for_valgrind) to its number in Valgrind's reserved range, since the
+ * original number belongs to the program). Out-of-band frames tell capture.c
+ * what happens (mm_note()): "MMSX" + the program's path at the start of each
+ * image (anything before it is dropped), "MMSE" + the path at each execve()
+ * call ("MMSE" with no path when the call failed: the image goes on). An MMSE
+ * not followed by MMSX when Valgrind exits is an exec that could not be
+ * followed (Valgrind could not start the program: a platform the tool is not
+ * built for); capture.c then fails naming the program. A set-user-ID or
+ * set-group-ID program cannot run under Valgrind (its execve() fails with
+ * EACCES, as valgrind(1) says for --trace-children): the tool says so. A
+ * forked child is not followed across its exec: it turns
+ * VG_(clo_trace_children) off, so that `sh -c 'a; b'` runs a and b natively
+ * and the trace is the shell's.
+ *
  * Markers: each successful getppid() (a call with no effect on memory that
  * a program can make at will) is a MARKER record, in order with the
  * references, so that a replay can report its counters there (`run --steps`;
@@ -70,6 +93,8 @@
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_clreq.h"
+#include "pub_tool_xarray.h"
+#include "pub_tool_clientstate.h"
 
 #include "../include/mmusim_roi.h"
 
@@ -81,12 +106,18 @@
 extern Int VG_(safe_fd)(Int oldfd);
 extern Bool VG_(resolve_filename)(Int fd, const HChar **buf);
 extern Addr VG_(brk_base); /* pub_core_clientstate.h: where the client's break starts */
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg); /* pub_core_libcfile.h */
+extern Bool VG_(clo_trace_children); /* pub_core_options.h: --trace-children */
 
 #define MM_ARGS 5      /* data addresses per helper call (amd64 dirty calls take 6 arguments) */
 #define MM_GROUP 128   /* references per group at most */
 #define MM_BUF (1u << 20)
 #define MM_SLACK 8192  /* room kept for one group (128 x 10 bytes) or a path record */
 #define MM_FRAME 24
+/* Frame magics (little-endian "MMSF", "MMSX", "MMSE"): data, an image starts, an execve(). */
+#define MM_DATA 0x46534d4du
+#define MM_IMAGE 0x58534d4du
+#define MM_EXEC 0x45534d4du
 
 /* mtr (sim/trace_mtr.c): tags and kinds. */
 enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
@@ -131,7 +162,7 @@ static void out_flush(void)
 
 	if (out_fd < 0 || !len)
 		goto done;
-	*(UInt *)buf = 0x46534d4d; /* "MMSF" */
+	*(UInt *)buf = MM_DATA;
 	*(UInt *)(buf + 4) = len;
 	*(ULong *)(buf + 8) = n_insns;
 	*(ULong *)(buf + 16) = n_refs;
@@ -149,6 +180,33 @@ static void out_flush(void)
 	}
 done:
 	blen = MM_FRAME;
+}
+
+/* An out-of-band frame for capture.c: @magic, then @s (not part of the mtr stream). */
+static void mm_note(UInt magic, const HChar *s)
+{
+	UChar f[MM_FRAME + 4096];
+	UInt n = s ? (UInt)VG_(strlen)(s) : 0, off = 0;
+
+	if (out_fd < 0 || raw_out)
+		return;
+	if (n > 4096)
+		n = 4096;
+	*(UInt *)f = magic;
+	*(UInt *)(f + 4) = n;
+	*(ULong *)(f + 8) = n_insns;
+	*(ULong *)(f + 16) = n_refs;
+	VG_(memcpy)(f + MM_FRAME, s, n);
+	while (off < MM_FRAME + n) {
+		Int r = VG_(write)(out_fd, f + off, (Int)(MM_FRAME + n - off));
+
+		if (r <= 0) {
+			VG_(umsg)("mmusim: cannot write the trace (fd %d): stopping output\n", out_fd);
+			out_fd = -1;
+			return;
+		}
+		off += (UInt)r;
+	}
 }
 
 static inline UChar *put_v(UChar *p, ULong v)
@@ -466,14 +524,76 @@ static Bool mm_client_request(ThreadId tid, UWord *arg, UWord *ret)
 
 /* ---------------------------------------------------------------- syscalls */
 
+static HChar exec_path[4097]; /* the program of the execve() under way */
+
+/* Copy the client's string at @a (at most 4096 bytes, readable ones only) into exec_path. */
+static void exec_path_copy(Addr a)
+{
+	UInt n = 0;
+
+	while (n < sizeof(exec_path) - 1) {
+		if ((n == 0 || ((a + n) & 4095) == 0) &&
+		    !VG_(am_is_valid_for_client)(a + n, 1, VKI_PROT_READ))
+			break;
+		if (!(exec_path[n] = *(const HChar *)(a + n)))
+			break;
+		n++;
+	}
+	exec_path[n] = 0;
+}
+
+/*
+ * The traced process calls execve(): tell capture.c (MMSE), and hand the
+ * descriptor to the Valgrind that the exec starts (see the header). What the
+ * buffer holds stays: if the call fails, the image goes on.
+ */
+static void mm_pre_exec(UWord path)
+{
+	static HChar arg[40];
+	XArray *va = VG_(args_for_valgrind);
+
+	exec_path_copy(path);
+	mm_note(MM_EXEC, exec_path[0] ? exec_path : "?");
+	if (out_fd < 0 || !va)
+		return;
+	VG_(sprintf)(arg, "--out-fd=%d", out_fd);
+	for (Word i = VG_(args_for_valgrind_noexecpass); i < VG_(sizeXA)(va); i++) {
+		HChar **a = (HChar **)VG_(indexXA)(va, i);
+
+		if (!VG_(strncmp)(*a, "--out-fd=", 9))
+			*a = arg;
+	}
+	VG_(fcntl)(out_fd, VKI_F_SETFD, 0);
+}
+
+/* The execve() failed: the descriptor is ours again; say why when Valgrind refused it. */
+static void mm_exec_failed(SysRes res)
+{
+	struct vg_stat sb;
+
+	if (out_fd < 0)
+		return;
+	VG_(fcntl)(out_fd, VKI_F_SETFD, VKI_FD_CLOEXEC);
+	mm_note(MM_EXEC, NULL);
+	VG_(memset)(&sb, 0, sizeof(sb));
+	if (sr_Err(res) == VKI_EACCES && !sr_isError(VG_(stat)(exec_path, &sb)) &&
+	    (sb.mode & (VKI_S_ISUID | VKI_S_ISGID)))
+		VG_(umsg)("mmusim: cannot trace %s: a set-user-ID or set-group-ID program does not "
+			  "run under Valgrind\n", exec_path);
+}
+
 static void mm_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
-	(void)tid, (void)args, (void)nargs;
-	if (no == __NR_execve && raw_out && out_fd >= 0) {
-		/* A forked child that runs another program: not traced (--trace-children=no). */
+	(void)tid, (void)nargs;
+	if (no != __NR_execve)
+		return;
+	if (raw_out && out_fd >= 0) {
+		/* A forked child that runs another program: not traced (mm_fork_child()). */
 		VG_(close)(out_fd);
 		VG_(unlink)(child_tmp);
 		out_fd = -1;
+	} else if (!raw_out && out_fd >= 0) {
+		mm_pre_exec(args[0]);
 	}
 }
 
@@ -503,6 +623,8 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 	UWord r;
 
 	(void)tid, (void)nargs;
+	if (no == __NR_execve && sr_isError(res) && !raw_out)
+		mm_exec_failed(res);
 	/* Mapping calls are recorded also outside the region of interest: the replay needs them. */
 	if (sr_isError(res) || out_fd < 0)
 		return;
@@ -559,6 +681,8 @@ static void mm_fork_child(ThreadId tid)
 	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
 	SysRes r;
 
+	/* Its execs run natively, as with --trace-children=no: the trace is the parent's. */
+	VG_(clo_trace_children) = False;
 	if (out_fd >= 0)
 		VG_(close)(out_fd);
 	out_fd = -1;
@@ -809,6 +933,7 @@ static void mm_post_clo_init(void)
 	if (clo_fd < 0 || clo_skip < 0 || clo_max < 0)
 		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N (and counts >= 0)\n");
 	out_fd = VG_(safe_fd)((Int)clo_fd);
+	mm_note(MM_IMAGE, VG_(args_the_exename));
 	buf = VG_(malloc)("mmusim.buf", MM_BUF);
 	blen = MM_FRAME;
 	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));

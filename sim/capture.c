@@ -17,6 +17,17 @@
  *   under Valgrind and would write its own references into the same log,
  *   mixing two address spaces into one stream with nothing to tell them apart.
  *   Children are not traced (exec'd ones never are, --trace-children=no).
+ *   An exec ends lackey's log (its descriptor does not survive it): a log
+ *   whose last line is an execve() call with no result fails the capture,
+ *   naming the program (cap_lackey_exec()).
+ * - mmusim's tool follows exec (capture/mm_main.c, --trace-children=yes):
+ *   an "MMSX" frame starts a new image and the output starts again (a
+ *   regular file: truncated, the compressor restarted; in place: the first
+ *   CAP_HOLD bytes are held in memory, dropped at an exec, an exec after them
+ *   fails); an "MMSE" frame (an execve() call) not followed by an image is an
+ *   exec Valgrind could not start: the capture fails naming the program.
+ *   Valgrind's environment gets an empty LD_PRELOAD when it has none
+ *   (cap_env()), so that a direct capture and an exec'd one see the same.
  * - Compression levels are picked so the compressor is never the bottleneck:
  *   lackey under Valgrind writes about 10 MB/s of text on the build machine;
  *   on that text zstd level 3 (ZSTD_CLEVEL_DEFAULT) ran at 800 MB/s, gzip level
@@ -82,9 +93,24 @@
 #define CAP_XZ_PRESET 1
 #define CAP_ZSTD_LEVEL ZSTD_CLEVEL_DEFAULT /* 3 */
 
-/* The frame header of the mmusim tool's pipe (capture/mm_main.c): "MMSF", length, insns, refs. */
+/*
+ * The frame header of the mmusim tool's pipe (capture/mm_main.c): magic, length, insns, refs.
+ * "MMSF": length bytes of the mtr stream; "MMSX": an image starts (length bytes of its path),
+ * what came before is dropped; "MMSE": the program calls execve() (the path; none: it failed).
+ */
 #define CAP_FRAME 24
 #define CAP_FRAME_MAGIC 0x46534d4du
+#define CAP_FRAME_IMAGE 0x58534d4du
+#define CAP_FRAME_EXEC 0x45534d4du
+#define CAP_NOTE_MAX 4096 /* the tool's longest path (mm_note()) */
+/*
+ * Written in place (standard output, a FIFO), a trace cannot be taken back once written: the
+ * first CAP_HOLD bytes of the mtr stream are held in memory, so that an exec within them (env,
+ * sh -c 'exec ...', a #! script, a launcher shim: each well under this) is followed. A
+ * documented default: 16 MiB is several million references (2-4 bytes each).
+ */
+#define CAP_HOLD (16u << 20)
+#define CAP_TAIL 8192 /* lackey: the log's last bytes kept, for its last line (a path is 4096) */
 
 struct capture {
 	const char *prog;
@@ -95,6 +121,19 @@ struct capture {
 	unsigned fhn;                    /* bytes of it so far */
 	uint32_t frame_left;             /* stream bytes left in the current frame */
 	bool bad_frame;
+	uint32_t note_magic, note_left;  /* an out-of-band frame being read (CAP_FRAME_IMAGE/EXEC) */
+	uint32_t note_n;
+	char note[CAP_NOTE_MAX + 1];
+	unsigned images;                 /* MMSX frames: images traced, the last one kept */
+	bool exec_pending;               /* an execve() announced, its image not started (yet) */
+	bool lackey_exec;                /* lackey's log ends in an execve() (cap_lackey_exec()) */
+	char exec_path[CAP_NOTE_MAX + 1];
+	char lost[CAP_NOTE_MAX + 200];   /* an exec that could not be followed, why */
+	char tail[CAP_TAIL + 1];         /* lackey: the log's last bytes (cap_lackey_exec()) */
+	size_t tail_n;
+	unsigned char *hold;             /* in place: the stream not yet written (CAP_HOLD) */
+	size_t hold_n, hold_cap;
+	bool holding;
 	double t0, next_progress;
 	bool progress_shown;
 	char out[PATH_MAX];
@@ -264,13 +303,153 @@ static void cap_signals(struct capture *c)
 	}
 }
 
+/* Write what is held (in place, see CAP_HOLD): from now on the stream goes out as it comes. */
+static int cap_release(struct capture *c)
+{
+	int r = 0;
+
+	if (c->holding && c->hold_n)
+		r = cap_put(c, c->hold, c->hold_n, false);
+	c->holding = false;
+	free(c->hold);
+	c->hold = NULL;
+	c->hold_n = c->hold_cap = 0;
+	return r;
+}
+
+/* Keep @n more bytes in the hold; false when it is full (or cannot grow). */
+static bool cap_hold(struct capture *c, const unsigned char *p, size_t n)
+{
+	if (c->hold_n + n > CAP_HOLD)
+		return false;
+	if (c->hold_n + n > c->hold_cap) {
+		size_t cap = c->hold_cap ? c->hold_cap : CAP_RBUF;
+		unsigned char *h;
+
+		while (cap < c->hold_n + n)
+			cap *= 2;
+		if (cap > CAP_HOLD)
+			cap = CAP_HOLD;
+		h = realloc(c->hold, cap);
+		if (!h)
+			return false;
+		c->hold = h;
+		c->hold_cap = cap;
+	}
+	memcpy(c->hold + c->hold_n, p, n);
+	c->hold_n += n;
+	return true;
+}
+
+/* lackey: keep the log's last CAP_TAIL bytes. */
+static void cap_tail(struct capture *c, const unsigned char *p, size_t n)
+{
+	if (n >= CAP_TAIL) {
+		memcpy(c->tail, p + n - CAP_TAIL, CAP_TAIL);
+		c->tail_n = CAP_TAIL;
+		return;
+	}
+	if (c->tail_n + n > CAP_TAIL) {
+		size_t drop = c->tail_n + n - CAP_TAIL;
+
+		memmove(c->tail, c->tail + drop, c->tail_n - drop);
+		c->tail_n -= drop;
+	}
+	memcpy(c->tail + c->tail_n, p, n);
+	c->tail_n += n;
+}
+
+/*
+ * lackey: did the log end in an execve() that succeeded? Its descriptor does
+ * not survive the exec (--trace-children=no: the new program runs natively),
+ * so the last line is the call, "SYSCALL[PID,TID](59) sys_execve ( 0xADDR(PATH),
+ * ...)", with no "-->" result after it. The PATH into @path.
+ */
+static bool cap_lackey_exec(struct capture *c, char *path, size_t n)
+{
+	char *line, *q, *end;
+
+	c->tail[c->tail_n] = 0;
+	line = strrchr(c->tail, '\n');
+	line = line ? line + 1 : c->tail;
+	if (strncmp(line, "SYSCALL[", 8) || !strstr(line, ") sys_execve ( ") || strstr(line, "-->"))
+		return false;
+	q = strstr(line, "sys_execve ( ");
+	q = q ? strchr(q, '(') : NULL;
+	q = q ? strchr(q + 1, '(') : NULL;
+	end = q ? strstr(q, "), ") : NULL;
+	if (!end)
+		snprintf(path, n, "?");
+	else
+		snprintf(path, n, "%.*s", (int)(end - q - 1), q + 1);
+	return true;
+}
+
 static void cap_put_stream(struct capture *c, const unsigned char *p, size_t n)
 {
+	if (!c->mm)
+		cap_tail(c, p, n);
 	c->st.trace_bytes += n;
 	if (c->discard)
 		return;
-	if (cap_put(c, p, n, false))
+	if (c->holding && cap_hold(c, p, n))
+		return;
+	if ((c->holding && cap_release(c)) || cap_put(c, p, n, false))
 		cap_stop(c, SIGTERM);
+}
+
+/*
+ * A new image starts (the program exec'd another): the trace so far is
+ * dropped; the output starts again, empty. Written in place and out of the
+ * hold, it cannot be taken back: the capture fails, naming the program.
+ */
+static void cap_restart(struct capture *c)
+{
+	struct err e = { 0 };
+
+	c->st.trace_bytes = 0;
+	c->st.insns = c->st.refs = 0;
+	if (c->discard)
+		return;
+	if (c->holding) {
+		c->hold_n = 0;
+		return;
+	}
+	if (c->in_place) {
+		snprintf(c->lost, sizeof(c->lost),
+			 "cannot follow the exec of %.1500s: the trace before it (over %u MiB) is "
+			 "already written to %.1000s; capture %.1500s directly, or into a file",
+			 c->note, CAP_HOLD >> 20, c->oname, c->note);
+		cap_stop(c, SIGKILL);
+		return;
+	}
+	zout_free(&c->z);
+	if (ftruncate(c->ofd, 0) || lseek(c->ofd, 0, SEEK_SET) < 0) {
+		cap_out_error(c, "write error", errno);
+		cap_stop(c, SIGKILL);
+	} else if (zout_init(&c->z, c->ofd, c->comp, cap_level[c->comp], ZOUT_ZSTD_CHECKSUM, c->out,
+			     &e)) {
+		cap_out_error(c, cap_codec_failed[c->comp], ENOMEM);
+		cap_stop(c, SIGKILL);
+	}
+	c->st.out_bytes = 0;
+}
+
+/* An out-of-band frame of the tool, complete in c->note. */
+static void cap_note(struct capture *c)
+{
+	c->note[c->note_n] = 0;
+	if (c->note_magic == CAP_FRAME_EXEC) {
+		c->exec_pending = c->note_n > 0;
+		memcpy(c->exec_path, c->note, c->note_n + 1);
+	} else {
+		if (c->images++)
+			cap_restart(c);
+		c->st.execs = c->images - 1;
+		c->exec_pending = false;
+		snprintf(c->st.program, sizeof(c->st.program), "%.*s", (int)sizeof(c->st.program) - 1,
+			 c->note);
+	}
 }
 
 static uint64_t cap_le(const unsigned char *p, unsigned n)
@@ -286,6 +465,18 @@ static uint64_t cap_le(const unsigned char *p, unsigned n)
 static void cap_deframe(struct capture *c, const unsigned char *p, size_t n)
 {
 	while (n && !c->bad_frame) {
+		if (c->note_left) {
+			size_t k = n < c->note_left ? n : c->note_left;
+
+			memcpy(c->note + c->note_n, p, k);
+			c->note_n += (uint32_t)k;
+			c->note_left -= (uint32_t)k;
+			p += k;
+			n -= k;
+			if (!c->note_left)
+				cap_note(c);
+			continue;
+		}
 		if (c->frame_left) {
 			size_t k = n < c->frame_left ? n : c->frame_left;
 
@@ -302,12 +493,22 @@ static void cap_deframe(struct capture *c, const unsigned char *p, size_t n)
 		if (c->fhn < CAP_FRAME)
 			break;
 		c->fhn = 0;
-		if (cap_le(c->fh, 4) != CAP_FRAME_MAGIC) {
+		c->note_magic = (uint32_t)cap_le(c->fh, 4);
+		if ((c->note_magic != CAP_FRAME_MAGIC && c->note_magic != CAP_FRAME_IMAGE &&
+		     c->note_magic != CAP_FRAME_EXEC) ||
+		    (c->note_magic != CAP_FRAME_MAGIC && cap_le(c->fh + 4, 4) > CAP_NOTE_MAX)) {
 			/* Not the tool's framing: the trace is lost; stop rather than write garbage. */
 			c->bad_frame = true;
 			cap_out_error(c, "bad data from the Valgrind tool", EPROTO);
 			cap_stop(c, SIGKILL);
 			break;
+		}
+		if (c->note_magic != CAP_FRAME_MAGIC) {
+			c->note_n = 0;
+			c->note_left = (uint32_t)cap_le(c->fh + 4, 4);
+			if (!c->note_left)
+				cap_note(c);
+			continue;
 		}
 		c->frame_left = (uint32_t)cap_le(c->fh + 4, 4);
 		c->st.insns = cap_le(c->fh + 8, 8);
@@ -434,6 +635,7 @@ static int cap_open_out(struct capture *c, const char *out, struct err *e)
 		return -1;
 	c->ofd = c->of.fd;
 	c->in_place = outfile_in_place(&c->of);
+	c->holding = c->in_place && c->mm;
 	c->to_stdout = c->in_place && cap_is_stdout(c->ofd);
 	if (!strcmp(c->out, "-")) {
 		c->oname = "<stdout>";
@@ -460,8 +662,10 @@ static int cap_close_out(struct capture *c, bool commit, const char *why, struct
 {
 	bool want = commit;
 
-	if (commit && cap_put(c, NULL, 0, true))
+	/* The held stream (in place) goes in the ending call: zstd's one-shot frame, as a file's. */
+	if (commit && cap_put(c, c->holding ? c->hold : NULL, c->holding ? c->hold_n : 0, true))
 		commit = false;
+	c->holding = false;
 	/* (An mtr stream cut short lacks its end marker: the reader rejects it as it is.) */
 	if (c->in_place && c->comp == TIO_NONE && !c->mm && !commit && why && !c->werr) {
 		char line[800];
@@ -494,6 +698,14 @@ static const char *cap_failure(const struct capture *c, char *buf, size_t n)
 		snprintf(buf, n, "interrupted by signal %d (%s)", c->intr, strsignal(c->intr));
 	else if (c->werr)
 		snprintf(buf, n, "%s: %s: %s", c->oname, c->werr_what, strerror(c->werr));
+	else if (c->lost[0])
+		snprintf(buf, n, "%.*s", (int)n - 1, c->lost);
+	else if (c->exec_pending)
+		snprintf(buf, n, "cannot follow the exec of %.*s: Valgrind did not start it under "
+			 "mmusim's tool (see the message above)", (int)n - 100, c->exec_path);
+	else if (c->lackey_exec)
+		snprintf(buf, n, "cannot follow the exec of %.*s with --tool=lackey (its log ends "
+			 "there); the default tool follows it", (int)n - 100, c->exec_path);
 	else if (c->status == -1)
 		snprintf(buf, n, "%s: exit status lost (SIGCHLD is ignored)", c->prog);
 	else if (WIFEXITED(c->status) && WEXITSTATUS(c->status))
@@ -530,30 +742,44 @@ static bool cap_fork_prefix(const struct capture *c, char *buf, size_t n)
 
 extern char **environ;
 
-/* Our environment with VALGRIND_LIB=@dir (replacing one that is set); NULL if out of memory. */
+/*
+ * Valgrind's environment: ours, with VALGRIND_LIB=@dir (replacing one that is
+ * set; none when @dir is NULL) and an empty LD_PRELOAD when none is set.
+ * Valgrind puts its preload library in front of the program's LD_PRELOAD
+ * ("vgpreload_core-amd64-linux.so:VALUE", where the variable is); followed
+ * across an exec, the program's variable comes back emptied of it and gets it
+ * again, so an image started by exec sees "vgpreload...so:" in place. Set
+ * here, a direct capture sees the same: the same environment, byte for byte
+ * and in the same order, so the same start-up references (ld.so and libc scan
+ * it) whether a program is captured directly or through env, a shell's exec
+ * or a #! script. NULL if out of memory.
+ */
 static char **cap_env(const char *dir)
 {
 	size_t n = 0, k = 0;
+	bool preload = false;
 	char **env;
 
 	while (environ[n])
-		n++;
-	env = calloc(n + 2, sizeof(*env));
+		preload |= !strncmp(environ[n++], "LD_PRELOAD=", 11);
+	env = calloc(n + 3, sizeof(*env));
 	if (!env)
 		return NULL;
-	if (asprintf(&env[k++], "VALGRIND_LIB=%s", dir) < 0) {
+	if (dir && asprintf(&env[k++], "VALGRIND_LIB=%s", dir) < 0) {
 		free(env);
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "VALGRIND_LIB=", 13))
+		if (!dir || strncmp(environ[i], "VALGRIND_LIB=", 13))
 			env[k++] = environ[i];
+	if (!preload)
+		env[k++] = (char *)"LD_PRELOAD=";
 	return env;
 }
 
-static void cap_env_free(char **env)
+static void cap_env_free(char **env, bool own_first)
 {
-	if (env)
+	if (env && own_first)
 		free(env[0]);
 	free(env);
 }
@@ -620,20 +846,20 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 	while (argv[argc])
 		argc++;
 	vargv = calloc(argc + 12, sizeof(*vargv));
-	if (!vargv || (c->mm && !(envp = cap_env(c->vglib)))) {
+	if (!vargv || !(envp = cap_env(c->mm ? c->vglib : NULL))) {
 		free(vargv);
 		return err_host(e, "capture", 0, 0, "out of memory");
 	}
 	if (pipe2(lp, O_CLOEXEC)) {
 		free(vargv);
-		cap_env_free(envp);
+		cap_env_free(envp, c->mm);
 		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
 	}
 	if (pipe2(sp, O_CLOEXEC)) {
 		close(lp[0]);
 		close(lp[1]);
 		free(vargv);
-		cap_env_free(envp);
+		cap_env_free(envp, c->mm);
 		return err_set(e, "capture", 0, 0, "pipe: %s", strerror(errno));
 	}
 	/* Fewer wake-ups per megabyte; best effort (pipe(7): may be refused). */
@@ -648,6 +874,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 		snprintf(logfd, sizeof(logfd), "--out-fd=%d", lp[1]);
 		vargv[i++] = (char *)"-q";
 		vargv[i++] = (char *)"--tool=mmusim";
+		vargv[i++] = (char *)"--trace-children=yes"; /* follow exec (mm_main.c) */
 		vargv[i++] = logfd;
 		if (c->o->skip_insns) {
 			snprintf(skip, sizeof(skip), "--skip-insns=%llu",
@@ -684,10 +911,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 		sigprocmask(SIG_SETMASK, old_mask, NULL);
 		if (fcntl(lp[1], F_SETFD, 0) == 0 &&
 		    (!c->to_stdout || dup2(STDERR_FILENO, STDOUT_FILENO) == STDOUT_FILENO)) {
-			if (envp)
-				execve(valgrind, vargv, envp);
-			else
-				execv(valgrind, vargv);
+			execve(valgrind, vargv, envp);
 		}
 		err = errno;
 		if (write(sp[1], &err, sizeof(err)) < 0)
@@ -696,7 +920,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 	}
 	werr = errno;
 	free(vargv);
-	cap_env_free(envp);
+	cap_env_free(envp, c->mm);
 	close(lp[1]);
 	close(sp[1]);
 	if (c->pid < 0) {
@@ -803,10 +1027,11 @@ int capture_run_opts(const char *out, char *const argv[], const struct capture_o
 	close(c->rfd);
 	cap_signals(c); /* a last look: a ^C that came with the exit still counts */
 	cap_progress(c, true);
+	c->lackey_exec = !c->mm && cap_lackey_exec(c, c->exec_path, sizeof(c->exec_path));
 
 	fail = cap_failure(c, why, sizeof(why));
-	if (fail && c->o->keep_on_failure && !c->intr && !c->werr && c->status != -1 &&
-	    WIFEXITED(c->status)) {
+	if (fail && c->o->keep_on_failure && !c->intr && !c->werr && !c->lost[0] &&
+	    !c->exec_pending && !c->lackey_exec && c->status != -1 && WIFEXITED(c->status)) {
 		fprintf(stderr, "capture: warning: %s; the trace is kept (--keep-on-failure)\n", fail);
 		fail = NULL;
 	}
@@ -839,6 +1064,7 @@ out_free:
 	if (st)
 		*st = c->st;
 	zout_free(&c->z);
+	free(c->hold);
 	free(c->rbuf);
 	free(c);
 	return ret;

@@ -15,6 +15,8 @@ struct capture_stats {
 	uint64_t out_bytes;   /* bytes written to OUT (compressed size) */
 	double seconds;       /* wall time from fork to the end of the output */
 	int signo;            /* the SIGINT/SIGTERM/SIGHUP that interrupted it; 0 if none */
+	unsigned execs;       /* mmusim tool: execs followed (the trace is of the last image) */
+	char program[256];    /* mmusim tool: the program of that image, as Valgrind ran it */
 };
 
 /*
@@ -60,7 +62,7 @@ struct capture_opts {
 
 /*
  * capture_run_stats() with @o: tool "mmusim" runs `valgrind -q
- * --tool=mmusim --out-fd=N [--skip-insns=N] [--max-insns=N] [--roi=yes] -- PROGRAM ARGS`
+ * --tool=mmusim --trace-children=yes --out-fd=N [--skip-insns=N] [--max-insns=N] [--roi=yes] -- PROGRAM ARGS`
  * with VALGRIND_LIB set to the directory holding the tool (o->tool_dir; else
  * $MMUSIM_VALGRIND_LIB; else valgrind/ beside the mmusim binary, as `make`
  * builds it; else ../lib/mmusim/valgrind from it, as `make install` puts it)
@@ -68,7 +70,10 @@ struct capture_opts {
  * "basename(PROGRAM).mtr.zst". A child the program forks is traced into
  * PREFIX.PID.mtr (uncompressed; PREFIX: OUT without .zst/.gz/.xz and .mtr;
  * none when OUT is not a regular file; removed when the child execs), the
- * parent's trace notes the fork. Tool "lackey" is capture_run_stats().
+ * parent's trace notes the fork. The trace follows exec (capture/mm_main.c):
+ * what the program ran before its last execve() is dropped; an exec that
+ * cannot be followed fails, naming the program. Tool "lackey" is
+ * capture_run_stats().
  * Errors as capture_run_stats(), and "capture: mmusim's Valgrind tool not
  * found (...)".
  */

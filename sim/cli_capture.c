@@ -30,6 +30,8 @@ static void capture_summary(const char *out, const struct capture_opts *o,
 {
 	double s = st->seconds > 1e-9 ? st->seconds : 1e-9;
 
+	if (st->execs)
+		fprintf(stderr, "capture: %s: the trace is of %s (exec'd)\n", out, st->program);
 	if (o->tool && !strcmp(o->tool, "lackey"))
 		fprintf(stderr, "capture: %s: %.1f MB of lackey text in %.1f MB, %.2f s\n", out,
 			(double)st->trace_bytes / 1e6, (double)st->out_bytes / 1e6, st->seconds);

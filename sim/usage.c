@@ -117,7 +117,8 @@ static const struct {
 	  "to PROGRAM.mtr.zst) with the initial mappings, every mmap/munmap/mprotect/madvise/brk/\n"
 	  "mremap, the files mapped and the thread switches; --skip-insns/--max-insns or the\n"
 	  "MMUSIM_ROI_BEGIN()/END() client requests of mmusim_roi.h (with --roi: nothing before the\n"
-	  "first BEGIN) choose a region of interest.\n"
+	  "first BEGIN) choose a region of interest. The trace follows exec: env PROG, sh -c 'exec\n"
+	  "PROG' and #! scripts record PROG; a forked child's exec is not traced.\n"
 	  "--tool=lackey: valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes, its text log\n"
 	  "(PROGRAM.lackey.zst). --keep-on-failure keeps the trace of a program exiting non-zero.\n" },
 	{ "mrc",

@@ -8,7 +8,7 @@
 # markers with run --steps and config host (tests/e2e_steps.sh), the region
 # of interest (tests/e2e_roi.sh), the per-mapping breakdown (tests/vmas.sh), workload
 # parameter sweeps and figures on the command line (tests/e2e_figs.sh), mmusim mrc
-# (tests/e2e_mrc.sh), the
+# (tests/e2e_mrc.sh), capture through env, exec and #! scripts (tests/e2e_capture.sh), the
 # comparison with this machine's kernel (tests/native.sh), the smoke run of make
 # native-virt's measurement (tests/virt_native.sh) -- and close
 # with the one summary line "N passed, N failed".
@@ -58,6 +58,7 @@ run_script e2e_figs "workload.size swept as numbers, OUT.reps.csv, plot to PDF, 
 run_script e2e_outputs "outputs: bounded timelines, SIGTERM, none replacing an input or another, opened before the work" bash
 run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
+run_script e2e_capture "capture follows exec (env, sh -c exec, #! scripts) and not a forked child" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
 run_script virt_native "tests/native/virt_chase.c --quick and virt_measure.sh: make native-virt's program runs and writes its CSV" bash
 [ -n "$failed" ] && echo "failed:$failed"
