@@ -288,6 +288,26 @@ static const struct stat_counter counters[] = {
 	{ .key = "memory.huge_coverage", .src = SC_REAL, .off = OFF(huge_coverage),
 	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 18,
 	  .name = "huge page coverage of resident memory" },
+	/*
+	 * Over the measured stretch (the run, or what follows a warm-up) in
+	 * simulated cycles (sim_now(), the clock of cycles.total), so a program
+	 * that frees its memory before it exits is not reported as 0: the
+	 * highest RSS and huge bytes reached, the highest huge / RSS reached, and
+	 * the time-weighted coverage, the integral over time of huge bytes divided
+	 * by that of RSS (each byte weighted by how long it was resident; the end
+	 * state's coverage if no simulated time passed). The kernel changes them
+	 * only in its fault, zap, split, collapse and swap paths (sim_rss_changed()).
+	 */
+	UN("memory.peak_rss_bytes", peak_rss_bytes, "peak rss", "bytes", "peak resident memory"),
+	UN("memory.peak_huge_bytes", peak_huge_bytes, "peak huge", "bytes",
+	   "peak memory mapped by huge pages"),
+	{ .key = "memory.huge_coverage_peak", .src = SC_REAL, .off = OFF(huge_coverage_peak),
+	  .label = "peak coverage", .unit = "ratio", .prec = 1,
+	  .name = "peak huge page coverage of resident memory" },
+	{ .key = "memory.huge_coverage_mean", .src = SC_REAL, .off = OFF(huge_coverage_mean),
+	  .label = "time-weighted coverage", .unit = "ratio", .prec = 1,
+	  .row = "huge coverage mean %", .row_pos = 19,
+	  .name = "time-weighted huge page coverage of resident memory" },
 	U("memory.free_pages", free_pages, "free pages", "pages"),
 	{ .key = "memory.fragmentation_index_order9", .src = SC_INT,
 	  .off = OFF(fragmentation_index_order9), .label = "fragmentation index (order 9)",
@@ -381,7 +401,7 @@ static const struct stat_counter counters[] = {
 #undef VU
 #undef VHM
 
-#define NR_ROWS 18 /* rows of the --modes table */
+#define NR_ROWS 19 /* rows of the --modes table */
 
 static struct sc_val sc_get(const struct stat_counter *c, const struct stats *s)
 {
@@ -577,6 +597,8 @@ static const struct {
 	{ NULL, "  {+vmstat.pgfault:13}  {+vmstat.nr_anon_pages}, {+vmstat.nr_hugetlb_pages}, "
 		"{+vmstat.nr_page_table_pages}, {+vmstat.tlb_invalidations}\n" },
 	{ NULL, "  memory: {+memory.rss_bytes}, {+memory.huge_bytes} ({memory.huge_coverage} "
+		"coverage) at the end; {+memory.peak_rss_bytes}, {+memory.peak_huge_bytes} "
+		"({memory.huge_coverage_peak} peak, {memory.huge_coverage_mean} time-weighted "
 		"coverage)\n" },
 	{ "vmstat.pswpout vmstat.pswpin",
 	  "  swap: out {vmstat.pswpout} pages ({vmstat.thp_swpout} THPs whole, "
