@@ -151,6 +151,7 @@ static int cmd_run(int argc, char **argv)
 	struct progress p = { 0 };
 	bool tty;
 	struct mmusim *m;
+	const char *warning;
 	int rc;
 
 	rc = run_opts_parse(argc, argv, &o, true, &e);
@@ -181,6 +182,8 @@ static int cmd_run(int argc, char **argv)
 	api_check(m, rc);
 	if (!o.quiet && p.printed)
 		show_progress(&(struct progress){ p.t0, 0, true, tty, true, m }, mmusim_records(m));
+	if ((warning = mmusim_warning(m))) /* the report is written all the same (exit 0) */
+		fprintf(stderr, "mmusim: warning: %s\n", warning);
 	if (o.timeline && outfile_commit(&tl, &e))
 		check(POOL_EHOST, &e);
 	if (o.steps && outfile_commit(&so, &e))
