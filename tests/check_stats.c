@@ -147,7 +147,7 @@ static const char text_full[] =
 	"  pgfault               284  nr_anon_pages 280, nr_hugetlb_pages 2, nr_page_table_pages 11, tlb_invalidations 17\n"
 	"  memory: rss 1136 KiB, huge 6144 KiB (45.7% coverage) at the end; peak rss 8192 KiB, peak huge 7168 KiB (87.5% peak, 61.5% time-weighted coverage)\n"
 	"  swap: out 8606 pages (31 THPs whole, 1 split), in 7 (pgmajfault 5), pgscan 24640, pgsteal 8606, 34420 KiB in swap\n"
-	"  cycles           14474164 = instructions 4440866 + translation 20392 (walks 15256) + faults 129504 + data 9881626 + compaction 777 + reclaim 999\n"
+	"  cycles           14474164 = instructions 4440866 + translation 20392 (walk 15256) + fault 129504 + data 9881626 + compaction 777 + reclaim 999\n"
 	"  translation share 0.14% of cycles\n";
 
 static const char text_quiet[] =
@@ -159,7 +159,7 @@ static const char text_quiet[] =
 	"  page walks              0  PTE reads 0 (L1D 0, L2 0, LLC 0, DRAM 0)\n"
 	"  pgfault                 0  nr_anon_pages 0, nr_hugetlb_pages 0, nr_page_table_pages 0, tlb_invalidations 0\n"
 	"  memory: rss 0 KiB, huge 0 KiB (0.0% coverage) at the end; peak rss 0 KiB, peak huge 0 KiB (0.0% peak, 0.0% time-weighted coverage)\n"
-	"  cycles                  0 = instructions 0 + translation 0 (walks 0) + faults 0\n"
+	"  cycles                  0 = instructions 0 + translation 0 (walk 0) + fault 0\n"
 	"  translation share 0.00% of cycles\n";
 
 static const char compare_3[] =
