@@ -276,6 +276,16 @@ int mmusim_write_json(struct mmusim *m, const char *path);
 int mmusim_report_text(struct mmusim *m, FILE *out);
 
 /*
+ * What the report of everything fed so far would not tell at a glance, as one
+ * line for a person (`mmusim run` prints it on stderr), or NULL: the input
+ * ended before the region of interest began (roi.skip_* or roi.warmup_* longer
+ * than the input: nothing is counted), or it held no memory reference (an
+ * empty trace: every count is 0). The string is @m's, valid until the next
+ * call; NULL too after a feeding error.
+ */
+const char *mmusim_warning(struct mmusim *m);
+
+/*
  * Where the misses are (`mmusim run --vmas[=N]`): per simulator (mode), the @top
  * mappings with the most walk cycles as a table to @out. 0, a feeding error, or
  * MMUSIM_EHOST. The rows are the report's "vmas" (DESIGN.md).

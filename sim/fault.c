@@ -157,6 +157,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 				goto oom;
 			}
 			s->st.nr_hugetlb_pages_1g++;
+			sim_rss_changed(s);
 			s->st.cyc_fault += (PUD_SIZE >> PAGE_SHIFT) * s->cfg.cost.clear_page;
 			return 0;
 		}
@@ -169,6 +170,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 					goto oom;
 				}
 				s->st.nr_hugetlb_pages++;
+				sim_rss_changed(s);
 				s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
 				return 0;
 			}
@@ -193,6 +195,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	sim_rmap_set(s, pfn, va & ~(PAGE_SIZE - 1));
 	lru_add(&s->lru, pfn, 1);
 	s->st.nr_anon_pages++;
+	sim_rss_changed(s);
 	s->st.cyc_fault += s->cfg.cost.clear_page;
 	return 0;
 oom:
@@ -253,6 +256,7 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		lru_add(&s->lru, np, 1);
 		s->thp.nr_zero_ptes--;
 		s->st.nr_anon_pages++;
+		sim_rss_changed(s);
 		s->st.cyc_fault += s->cfg.cost.clear_page;
 	} else {
 		/* a read-only leaf of a writable page: make it writable (spurious fault) */

@@ -374,6 +374,7 @@ static int cow_copy(struct sim *s, struct vma *v, vaddr_t p, bool replace)
 	sim_rmap_set(s, np, p);
 	lru_add(&s->lru, np, 1);
 	s->st.nr_anon_pages++;
+	sim_rss_changed(s);
 	s->st.cyc_fault += s->cfg.cost.copy_page;
 	return 0;
 }

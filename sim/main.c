@@ -157,6 +157,7 @@ static int cmd_run(int argc, char **argv)
 	bool tty, json_stdout;
 	struct mmusim *m;
 	FILE *tf, *sf, *jf, *vf;
+	const char *warning;
 	int rc;
 
 	rc = run_opts_parse(argc, argv, &o, true, &e);
@@ -200,6 +201,8 @@ static int cmd_run(int argc, char **argv)
 	api_check(m, rc);
 	if (!o.quiet && p.printed)
 		show_progress(&(struct progress){ p.t0, 0, true, tty, true, m }, mmusim_records(m));
+	if ((warning = mmusim_warning(m))) /* the report is written all the same (exit 0) */
+		fprintf(stderr, "mmusim: warning: %s\n", warning);
 	if (tf)
 		commit_output(m, &tl);
 	if (tf && mmusim_timeline_elided(m))

@@ -62,6 +62,7 @@ static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 		thp_rmap_run_end(s);
 		hugetlb_free_1g(&s->hugetlb, pfn);
 		s->st.nr_hugetlb_pages_1g--;
+		sim_rss_changed(s);
 		return;
 	}
 	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) { /* the page stays cached */

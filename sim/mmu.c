@@ -8,6 +8,12 @@
  *    array of the page's size once the size is known (after the STLB or the walk).
  *  - STLB hit: fill the L1 array. STLB miss: walk (fault if needed), fill the
  *    STLB (if an array holds that size) and the L1 array. Levels not inclusive.
+ *  - A 1G page in a level without 1G entries (an L1 side, or the STLB) is
+ *    cached there as the fracture holding the address: an entry of the
+ *    largest size the level holds, 2M else 4K (SDM Vol. 3A §4.10.2.3), and an
+ *    L1 miss is counted against that size, the array it fills. INVLPG of any
+ *    address of such a page removes all its fractures (§4.10.4.1). A 2M page
+ *    where a level has no 2M entries is not cached there, as before.
  *  - Paging-structure caches (Intel SDM Vol. 3A §4.10.3): PML5E/PML4E/PDPTE/PDE
  *    caches keyed by the VA bits above each level, searched longest match first
  *    (PDE, PDPTE, PML4E, PML5E); an entry is created for every non-leaf entry a
@@ -165,8 +171,13 @@ static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vad
 	if (!walk(m, va, write, ps, pfn))
 		return -1;
 	if (sa) {
-		if (likely(*ps == ss)) /* the one size: the one array takes it */
+		if (likely(*ps == ss)) { /* the one size: the one array takes it */
 			tlb_stlb_fill_set(sa, sset, skey, *pfn);
+		} else if (unlikely(*ps == PS_1G)) {
+			/* a 1G page, no 1G entries: its fracture of the one size (ss < 1G), whose set is found */
+			t->fractured = true;
+			tlb_stlb_fill_set(sa, sset, skey, tlb_frac_pfn(va, *pfn, ss));
+		}
 	} else {
 		tlb_stlb_fill(t, va, *ps, *pfn);
 	}
@@ -242,18 +253,25 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	r = stlb_or_walk(m, va, side, write, &ps, &pfn);
 	if (r < 0)
 		return;
-	if (r > 0 && unlikely(write && (pfn & TLB_RO))) {
-		m->st.l1[side].misses[ps]++;
-		goto wp;
-	}
-	m->st.l1[side].misses[ps]++;
 	if (likely(ps == PS_4K)) {
+		m->st.l1[side].misses[PS_4K]++;
+		if (r > 0 && unlikely(write && (pfn & TLB_RO)))
+			goto wp;
 		tlb_array_fill_set(a4, set4, vpn, pfn);
 		mmu_memo_set(m, side, a4->ways ? vpn : VPN_NONE, PS_4K, pfn);
 		if (unlikely(m->data_refs) && side == SIDE_D)
 			mmu_data_access(m, va, pfn & ~TLB_RO);
 		return;
 	}
+	if (unlikely(ps == PS_1G) && t->l1_frac_1g[side] != PS_1G) {
+		/* no 1G entries on this side: the fracture holding @va (tlb.h), counted as its size */
+		ps = t->l1_frac_1g[side];
+		pfn = tlb_frac_pfn(va, pfn, ps);
+		t->fractured = true;
+	}
+	m->st.l1[side].misses[ps]++;
+	if (r > 0 && unlikely(write && (pfn & TLB_RO)))
+		goto wp;
 	tlb_array_fill(&t->l1[side][ps], va >> page_shift_of(ps), pfn);
 done:
 	/* the memo: only a translation the L1 holds can answer repeats */
@@ -296,8 +314,26 @@ static void pwc_flush(struct mmu *m)
 		tlb_array_flush(&m->pwc[i]);
 }
 
+/*
+ * [*@start, *@end) widened to the whole 1G page holding either end, where one
+ * is mapped: INVLPG of an address in a page cached as several fractures
+ * removes them all (SDM Vol. 3A §4.10.4.1).
+ */
+static void widen_to_1g(const struct mmu *m, vaddr_t *start, vaddr_t *end)
+{
+	enum page_size ps;
+	pfn_t pfn;
+
+	if (pt_lookup(m->pt, *start, &ps, &pfn, NULL) && ps == PS_1G)
+		*start &= ~(PUD_SIZE - 1);
+	if (pt_lookup(m->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_1G)
+		*end = (*end + PUD_SIZE - 1) & ~(PUD_SIZE - 1);
+}
+
 void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end)
 {
+	if (unlikely(m->tlb.fractured) && end > start && !m->nested)
+		widen_to_1g(m, &start, &end);
 	tlb_invalidate_range(&m->tlb, start, end);
 	if (unlikely(m->inval_hook))
 		m->inval_hook(m->inval_ctx, start, end, false);
@@ -351,6 +387,7 @@ void mmu_destroy(struct mmu *m)
 struct tlb_inv_ctx {
 	const struct mmu *m;
 	int ps; /* the array's page size, or -1 for the STLB (size in the key) */
+	int side; /* the L1 array's side */
 };
 
 static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
@@ -366,7 +403,13 @@ static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
 		ps = (enum page_size)c->ps;
 	}
 	BUG_ON(!mmu_lookup(c->m, key << page_shift_of(ps), &got, &pfn));
-	BUG_ON(got != ps || pfn != (payload & ~TLB_RO));
+	if (got != ps) {
+		/* a fracture of a 1G page, in a level without 1G entries (tlb.h) */
+		BUG_ON(got != PS_1G || ps != (c->ps < 0 ? c->m->tlb.stlb_frac_1g
+						       : c->m->tlb.l1_frac_1g[c->side]));
+		pfn = tlb_frac_pfn(key << page_shift_of(ps), pfn, ps);
+	}
+	BUG_ON(pfn != (payload & ~TLB_RO));
 }
 
 struct pwc_inv_ctx {
@@ -384,12 +427,13 @@ static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
 void mmu_check_invariants(const struct mmu *m)
 {
 	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 }; /* the table each PWC points at */
-	struct tlb_inv_ctx c = { m, 0 };
+	struct tlb_inv_ctx c = { m, 0, 0 };
 
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
 			tlb_array_check_invariants(&m->tlb.l1[side][ps]);
 			c.ps = ps;
+			c.side = side;
 			tlb_array_for_each(&m->tlb.l1[side][ps], inv_tlb_entry, &c);
 		}
 	c.ps = -1;

@@ -45,6 +45,7 @@ struct mmusim {
 	int status;    /* the last failure's status */
 	struct err err;
 	char msg[1024];
+	char warning[1024]; /* mmusim_warning()'s */
 	/* the fed batch */
 	struct trace_rec *recs;
 	struct os_event *evs;
@@ -566,6 +567,30 @@ int mmusim_report(struct mmusim *m, unsigned i, struct mmusim_report *out)
 	out->cycles_translation = s->cyc_translation;
 	out->cycles_fault = s->cyc_fault;
 	return 0;
+}
+
+const char *mmusim_warning(struct mmusim *m)
+{
+	struct stats st[MODE_NR];
+	const struct stats *s = &st[0]; /* every mode read the same input */
+
+	if (snapshot(m, st))
+		return NULL;
+	if (s->roi.set && !s->roi.started) {
+		snprintf(m->warning, sizeof(m->warning),
+			 "%s: the input ended before the region of interest: %llu references skipped, "
+			 "%llu simulated in the warm-up, none counted (every count is 0)",
+			 m->trace, (unsigned long long)s->roi.skipped_refs,
+			 (unsigned long long)s->roi.warmup_refs_run);
+		return m->warning;
+	}
+	if (!s->ifetch && !s->load && !s->store && !s->modify) {
+		snprintf(m->warning, sizeof(m->warning), "%s: no memory reference in the input%s", m->trace,
+			 s->roi.set ? "'s region of interest: every count is 0"
+				    : ": every count is 0");
+		return m->warning;
+	}
+	return NULL;
 }
 
 /* The report's names and provenance (mode and config hash set per mode). */

@@ -560,7 +560,8 @@ struct unit {
 /*
  * Swept keys that read better as words, and the columns of a `run --timeline` CSV
  * (sim.c, timeline_row()): a report counter's (@counter: its name and unit) or
- * their own; walks, walk_cycles, faults and collapses are counts per interval.
+ * their own; walks, walk_cycles, pgfault, thp_collapse_alloc and the *_misses columns
+ * are counts per interval.
  */
 static const struct {
 	const char *key, *counter, *name, *unit;
@@ -582,8 +583,11 @@ static const struct {
 	{ "fragmentation_index_order9", "memory.fragmentation_index_order9", NULL, NULL },
 	{ "walks", NULL, "page walks per interval", NULL },
 	{ "walk_cycles", NULL, "walk cycles per interval", NULL },
-	{ "faults", NULL, "page faults per interval", NULL },
-	{ "collapses", NULL, "THP collapses per interval", NULL },
+	{ "pgfault", NULL, "page faults per interval", NULL },
+	{ "thp_collapse_alloc", NULL, "THP collapses per interval", NULL },
+	{ "itlb_misses", NULL, "L1 iTLB misses per interval", NULL },
+	{ "dtlb_misses", NULL, "L1 dTLB misses per interval", NULL },
+	{ "stlb_misses", NULL, "STLB misses per interval", NULL },
 };
 
 /* A counter table unit as an axis unit (NULL: a count the name says): scaled by *@scale. */

@@ -140,6 +140,7 @@ static void swap_out_page(struct sim *s, pfn_t pfn, uint64_t slot)
 	lru_del(&s->lru, pfn, 1);
 	buddy_free(&s->buddy, pfn, 0);
 	s->st.nr_anon_pages--;
+	sim_rss_changed(s);
 	s->st.pswpout++;
 }
 
@@ -165,6 +166,7 @@ static uint64_t reclaim_folio(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
 				memset(f, 0, sizeof(*f));
 				buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
 				s->st.nr_anon_pages -= HPAGE_PMD_NR;
+				sim_rss_changed(s);
 				s->st.thp_swpout++;
 				s->st.pswpout += HPAGE_PMD_NR;
 				sc->unmapped = true;
@@ -342,6 +344,7 @@ int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slo
 	sim_rmap_set(s, pfn, p);
 	lru_add(&s->lru, pfn, 1);
 	s->st.nr_anon_pages++;
+	sim_rss_changed(s);
 	s->st.pgmajfault++;
 	vmas_count(s, p, VE_PGMAJFAULT);
 	s->st.pswpin++;

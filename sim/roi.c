@@ -125,6 +125,7 @@ void roi_reset_counters(struct sim *s)
 #undef X
 	s->st.roi = keep.roi;
 	memset(s->tl_last, 0, sizeof(s->tl_last)); /* the timeline's deltas start afresh */
+	sim_rss_restart(s); /* peaks and time-weighted coverage: from here */
 }
 
 void roi_finish(struct sim *s)
@@ -141,6 +142,10 @@ void roi_finish(struct sim *s)
 	X(rss_bytes) X(huge_bytes) X(huge_coverage) X(free_pages) X(fragmentation_index_order9)
 	X(swap_bytes) X(cpi) X(roi) X(wall_seconds) X(max_rss_bytes)
 #undef X
+	/* no measured stretch: the peaks and the mean are the end state */
+	s->st.peak_rss_bytes = s->st.rss_bytes;
+	s->st.peak_huge_bytes = s->st.huge_bytes;
+	s->st.huge_coverage_peak = s->st.huge_coverage_mean = s->st.huge_coverage;
 }
 
 /* Credit @n instructions of an R_INSNS record to the current phase. */

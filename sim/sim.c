@@ -170,15 +170,43 @@ void sim_timeline_due(struct sim *s)
 	s->tl_next += s->tl_interval;
 }
 
+/* The report's resident bytes of @st: anonymous 4K pages, THPs and hugetlb pages (not the zero pages). */
+static uint64_t huge_bytes_of(const struct stats *st)
+{
+	return (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE +
+	       st->nr_hugetlb_pages_1g * PUD_SIZE;
+}
+
+static uint64_t rss_bytes_of(const struct stats *st)
+{
+	return st->nr_anon_pages * PAGE_SIZE + huge_bytes_of(st);
+}
+
+/*
+ * The timeline's per-interval columns, in header order: the MMU's counters read
+ * as they are mid-run (misses and walks are counted as they happen; only the
+ * memo's L1 hits wait for mmu_forget()) and the kernel's events.
+ */
+static void timeline_deltas(const struct sim *s, uint64_t cur[SIM_TL_DELTAS])
+{
+	const struct mmu_stats *m = &s->mmu.st;
+
+	cur[0] = m->walks;
+	cur[1] = m->walk_cycles;
+	cur[2] = s->st.pgfault;
+	cur[3] = s->st.thp_collapse_alloc;
+	cur[4] = m->l1[SIDE_I].misses[PS_4K] + m->l1[SIDE_I].misses[PS_2M] + m->l1[SIDE_I].misses[PS_1G];
+	cur[5] = m->l1[SIDE_D].misses[PS_4K] + m->l1[SIDE_D].misses[PS_2M] + m->l1[SIDE_D].misses[PS_1G];
+	cur[6] = m->stlb.misses;
+}
+
 /* One timeline row (time in simulated ms); interval columns are deltas. */
 static void timeline_row(struct sim *s, cycles_t now)
 {
-	uint64_t cur[4] = { s->mmu.st.walks, s->mmu.st.walk_cycles, s->st.pgfault,
-			    s->st.thp_collapse_alloc };
-	uint64_t huge = (s->st.nr_anon_transparent_hugepages + s->st.nr_hugetlb_pages) * PMD_SIZE +
-			s->st.nr_hugetlb_pages_1g * PUD_SIZE;
-	uint64_t rss = s->st.nr_anon_pages * PAGE_SIZE + huge;
+	uint64_t cur[SIM_TL_DELTAS];
+	uint64_t huge = huge_bytes_of(&s->st), rss = rss_bytes_of(&s->st);
 
+	timeline_deltas(s, cur);
 	fprintf(s->timeline, "%s,%.6f,%llu,%llu,%llu,%.6f", os_mode_name[s->cfg.mode],
 		(double)now / ((double)s->cfg.freq_mhz * 1000.0), (unsigned long long)now,
 		(unsigned long long)rss, (unsigned long long)huge,
@@ -186,18 +214,25 @@ static void timeline_row(struct sim *s, cycles_t now)
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
 		fprintf(s->timeline, ",%llu", (unsigned long long)s->buddy.free_area[o].nr_free);
 	fprintf(s->timeline, ",%d", buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SIM_TL_DELTAS; i++)
 		fprintf(s->timeline, ",%llu", (unsigned long long)(cur[i] - s->tl_last[i]));
 	fprintf(s->timeline, "%s\n", s->csv_prov);
 	memcpy(s->tl_last, cur, sizeof(cur));
 }
 
+/*
+ * The interval columns are named as everywhere else: walks and walk_cycles as
+ * in the --vmas breakdown, pgfault and thp_collapse_alloc as in /proc/vmstat
+ * (the report's vmstat.*), itlb_misses, dtlb_misses and stlb_misses (L1 iTLB,
+ * L1 dTLB and STLB misses, all page sizes) as in the --vmas breakdown.
+ */
 void sim_timeline_header(FILE *f)
 {
 	fprintf(f, "mode,time_ms,cycles,rss_bytes,huge_bytes,huge_coverage");
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
 		fprintf(f, ",free_order%u", o);
-	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,faults,collapses%s\n", SIM_CSV_PROV_COLS);
+	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,pgfault,thp_collapse_alloc,"
+		   "itlb_misses,dtlb_misses,stlb_misses%s\n", SIM_CSV_PROV_COLS);
 }
 
 /*
@@ -233,6 +268,35 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,
 		(unsigned long long)st->thp_zero_page_alloc, s->csv_prov);
+}
+
+void sim_rss_changed(struct sim *s)
+{
+	struct sim_rss_acct *a = &s->racct;
+	cycles_t now = sim_now(s);
+
+	if (now > a->last) {
+		a->rss_time += (unsigned __int128)a->rss * (now - a->last);
+		a->huge_time += (unsigned __int128)a->huge * (now - a->last);
+		a->last = now;
+	}
+	a->rss = rss_bytes_of(&s->st);
+	a->huge = huge_bytes_of(&s->st);
+	if (a->rss > a->peak_rss)
+		a->peak_rss = a->rss;
+	if (a->huge > a->peak_huge)
+		a->peak_huge = a->huge;
+	if (a->rss && (double)a->huge / (double)a->rss > a->peak_coverage)
+		a->peak_coverage = (double)a->huge / (double)a->rss;
+}
+
+void sim_rss_restart(struct sim *s)
+{
+	struct sim_rss_acct *a = &s->racct;
+
+	memset(a, 0, sizeof(*a));
+	a->last = sim_now(s);
+	sim_rss_changed(s); /* the peaks start from what is resident now */
 }
 
 cycles_t sim_now(const struct sim *s)
@@ -276,6 +340,7 @@ void sim_finish(struct sim *s)
 	uint64_t l1_misses = 0;
 
 	mmu_forget(&s->mmu); /* folds the memo's hits into the counters */
+	sim_rss_changed(s); /* the integrals up to the end (before the counts below move sim_now()) */
 	copy_mmu_stats(st, &s->mmu.st);
 	vmas_finish(s);
 	st->ifetch = s->nrec[R_IFETCH];
@@ -291,10 +356,15 @@ void sim_finish(struct sim *s)
 		}
 	}
 	/* the zero pages are not resident memory of the process */
-	st->huge_bytes = (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE +
-			 st->nr_hugetlb_pages_1g * PUD_SIZE;
-	st->rss_bytes = st->nr_anon_pages * PAGE_SIZE + st->huge_bytes;
+	st->huge_bytes = huge_bytes_of(st);
+	st->rss_bytes = rss_bytes_of(st);
 	st->huge_coverage = st->rss_bytes ? (double)st->huge_bytes / (double)st->rss_bytes : 0.0;
+	st->peak_rss_bytes = s->racct.peak_rss;
+	st->peak_huge_bytes = s->racct.peak_huge;
+	st->huge_coverage_peak = s->racct.peak_coverage;
+	/* time-weighted: the integral of huge bytes over that of RSS (a stretch of no time: the end's) */
+	st->huge_coverage_mean = s->racct.rss_time ? (double)s->racct.huge_time / (double)s->racct.rss_time
+						   : st->huge_coverage;
 	st->free_pages = s->buddy.nr_free_pages;
 	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
@@ -433,6 +503,8 @@ void sim_check_invariants(struct sim *s)
 	/* every slot in use but the header belongs to exactly one swap entry */
 	BUG_ON(s->swap.nr_slots && s->pt.nr_swap != s->swap.nr_used - 1);
 	BUG_ON(s->pt.nr_leaves[PS_1G] != s->st.nr_hugetlb_pages_1g);
+	/* every change of resident memory was accounted (sim_rss_changed()) */
+	BUG_ON(s->racct.rss != rss_bytes_of(&s->st) || s->racct.huge != huge_bytes_of(&s->st));
 	pt_check_invariants(&s->pt);
 	vma_check_invariants(&s->vmas);
 	pt_for_each_leaf(&s->pt, inv_leaf, &c);

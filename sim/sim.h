@@ -29,6 +29,27 @@
 #include "vmas.h"
 #include "virt.h"
 
+/*
+ * Resident memory over simulated time, for memory.peak_rss_bytes,
+ * memory.peak_huge_bytes, memory.huge_coverage_peak and
+ * memory.huge_coverage_mean: RSS and huge bytes as the report counts them
+ * (anonymous 4K pages, THPs, hugetlb pages), as of their last change, their
+ * peaks and their integrals over simulated time (sim_now()) since the start of
+ * the measured stretch (the run's start, or a warm-up's end). The kernel model
+ * changes them only in its fault, zap, split, collapse and swap paths, each of
+ * which calls sim_rss_changed(): nothing on the per-reference path.
+ */
+struct sim_rss_acct {
+	uint64_t rss, huge;           /* bytes, as of the last change */
+	uint64_t peak_rss, peak_huge; /* the highest each was in the stretch */
+	double peak_coverage;         /* the highest huge / rss was (0 while rss is 0) */
+	cycles_t last;                /* sim_now() at the last change */
+	unsigned __int128 rss_time, huge_time; /* sums of bytes x cycles since the stretch began */
+};
+
+/* The timeline's per-interval columns (sim.c, timeline_row()). */
+#define SIM_TL_DELTAS 7
+
 struct sim {
 	struct mmu mmu; /* the hardware: TLBs, PWCs, caches, memo; faults come back via sim_fault() */
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
@@ -59,7 +80,8 @@ struct sim {
 	uint64_t tl_elided; /* idle intervals whose rows were left out (sim_timeline_due()) */
 	/* set by a signal (pool_opts.interrupted): loops inside a batch end early; NULL: never */
 	const volatile sig_atomic_t *stop;
-	uint64_t tl_last[4]; /* walks, walk cycles, faults, collapses at the last row */
+	uint64_t tl_last[SIM_TL_DELTAS]; /* the interval columns' counters at the last row */
+	struct sim_rss_acct racct; /* resident memory over time (sim_rss_changed()) */
 	FILE *steps; /* --steps: a CSV row at each marker (sim_steps_row()); NULL: none */
 	/*
 	 * What ends every row of the CSVs written during and after the run
@@ -189,6 +211,17 @@ static inline void sim_rmap_set(struct sim *s, pfn_t pfn, vaddr_t va)
 
 /* Simulated time so far, in cycles (what khugepaged's sleeps are measured in). */
 cycles_t sim_now(const struct sim *s);
+
+/*
+ * RSS or huge bytes (s->st's nr_anon_pages, nr_anon_transparent_hugepages,
+ * nr_hugetlb_pages, nr_hugetlb_pages_1g) just changed: integrate the old values
+ * up to sim_now(), take the new ones, update the peaks. Every site that changes
+ * those counters calls it (sim_check_invariants() checks that none was missed).
+ */
+void sim_rss_changed(struct sim *s);
+
+/* Start the measured stretch now: no integral yet, peaks the current values (roi.c). */
+void sim_rss_restart(struct sim *s);
 
 /*
  * Start a timeline on @f (header written here): a row every @interval cycles,

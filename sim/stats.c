@@ -56,7 +56,12 @@ struct stat_counter {
 	enum sc_src src;
 	size_t off;
 	struct sc_val (*fn)(const struct stats *s);
-	const char *label; /* in the readable table: "page faults" */
+	/*
+	 * In the readable table: "pgfault". A counter the kernel has is named as
+	 * /proc/vmstat names it, here, in the --modes rows, the timeline, the
+	 * --vmas breakdown and the JSON alike.
+	 */
+	const char *label;
 	/*
 	 * The full name where the label reads only under its section of the text
 	 * table ("misses" under "L1 dTLB"): figures' axis labels and titles
@@ -234,15 +239,16 @@ static const struct stat_counter counters[] = {
 	UN("walk.served.llc", served[CL_LLC], "LLC", "reads", "PTE reads served by the LLC"),
 	UN("walk.served.dram", served[CL_NR], "DRAM", "reads", "PTE reads served by DRAM"),
 
-	UR("vmstat.pgfault", pgfault, "page faults", "events", "page faults", 13),
-	UR("vmstat.thp_fault_alloc", thp_fault_alloc, "thp_fault_alloc", "events", "THP faults", 14),
+	{ .key = "vmstat.pgfault", .src = SC_U64, .off = OFF(pgfault), .label = "pgfault",
+	  .unit = "events", .row = "pgfault", .row_pos = 13, .name = "page faults" },
+	UR("vmstat.thp_fault_alloc", thp_fault_alloc, "thp_fault_alloc", "events", "thp_fault_alloc", 14),
 	UR("vmstat.thp_fault_fallback", thp_fault_fallback, "thp_fault_fallback", "events",
-	   "THP fallbacks", 15),
-	UR("vmstat.thp_split_pmd", thp_split_pmd, "thp_split_pmd", "events", "THP PMD splits", 16),
+	   "thp_fault_fallback", 15),
+	UR("vmstat.thp_split_pmd", thp_split_pmd, "thp_split_pmd", "events", "thp_split_pmd", 16),
 	VM(thp_split_page, "events"),
 	VM(thp_deferred_split_page, "events"),
 	UR("vmstat.thp_collapse_alloc", thp_collapse_alloc, "thp_collapse_alloc", "events",
-	   "THP collapses", 17),
+	   "thp_collapse_alloc", 17),
 	VM(thp_collapse_alloc_failed, "events"),
 	VM(thp_file_mapped, "events"),
 	VM(thp_scan_exceed_none_pte, "events"),
@@ -251,9 +257,9 @@ static const struct stat_counter counters[] = {
 	VM(compact_stall, "events"),
 	VM(compact_success, "events"),
 	VM(compact_fail, "events"),
-	UN("vmstat.nr_anon_pages", nr_anon_pages, "4K pages", "pages", "anonymous 4K pages"),
+	UN("vmstat.nr_anon_pages", nr_anon_pages, "nr_anon_pages", "pages", "anonymous 4K pages"),
 	VM(nr_anon_transparent_hugepages, "pages"),
-	U("vmstat.nr_hugetlb_pages", nr_hugetlb_pages, "hugetlb 2M pages", "pages"),
+	UN("vmstat.nr_hugetlb_pages", nr_hugetlb_pages, "nr_hugetlb_pages", "pages", "hugetlb 2M pages"),
 	VM(nr_hugetlb_pages_1g, "pages"),
 	VM(nr_file_pages, "pages"),
 	VM(nr_mapped, "pages"),
@@ -261,9 +267,11 @@ static const struct stat_counter counters[] = {
 	VM(nr_file_pmdmapped, "pages"),
 	VM(khugepaged_pages_collapsed, "pages"),
 	VM(khugepaged_full_scans, "events"),
-	U("vmstat.tlb_invalidations", tlb_invalidations, "TLB invalidations", "events"),
-	U("vmstat.nr_page_table_pages", nr_page_table_pages, "page tables", "pages"),
-	U("vmstat.pgmajfault", pgmajfault, "major faults", "events"),
+	UN("vmstat.tlb_invalidations", tlb_invalidations, "tlb_invalidations", "events",
+	   "TLB invalidations"),
+	UN("vmstat.nr_page_table_pages", nr_page_table_pages, "nr_page_table_pages", "pages",
+	   "page-table pages"),
+	UN("vmstat.pgmajfault", pgmajfault, "pgmajfault", "events", "major page faults"),
 	VM(pswpin, "pages"),
 	VM(pswpout, "pages"),
 	VM(pgscan_kswapd, "pages"),
@@ -278,16 +286,36 @@ static const struct stat_counter counters[] = {
 	VM(thp_swpout, "pages"),
 	VM(thp_swpout_fallback, "pages"),
 	VM(thp_scan_exceed_swap_pte, "events"),
-	{ .key = "vmstat.pgscan", .src = SC_FN, .fn = pgscan, .label = "reclaim scanned",
-	  .unit = "pages", .flags = SC_TEXT },
-	{ .key = "vmstat.pgsteal", .src = SC_FN, .fn = pgsteal, .label = "stole", .unit = "pages",
-	  .flags = SC_TEXT },
+	{ .key = "vmstat.pgscan", .src = SC_FN, .fn = pgscan, .label = "pgscan",
+	  .unit = "pages", .flags = SC_TEXT, .name = "pages reclaim scanned" },
+	{ .key = "vmstat.pgsteal", .src = SC_FN, .fn = pgsteal, .label = "pgsteal", .unit = "pages",
+	  .flags = SC_TEXT, .name = "pages reclaimed" },
 
 	UN("memory.rss_bytes", rss_bytes, "rss", "bytes", "resident memory"),
 	UN("memory.huge_bytes", huge_bytes, "huge", "bytes", "memory mapped by huge pages"),
 	{ .key = "memory.huge_coverage", .src = SC_REAL, .off = OFF(huge_coverage),
 	  .label = "coverage", .unit = "ratio", .prec = 1, .row = "huge coverage %", .row_pos = 18,
 	  .name = "huge page coverage of resident memory" },
+	/*
+	 * Over the measured stretch (the run, or what follows a warm-up) in
+	 * simulated cycles (sim_now(), the clock of cycles.total), so a program
+	 * that frees its memory before it exits is not reported as 0: the
+	 * highest RSS and huge bytes reached, the highest huge / RSS reached, and
+	 * the time-weighted coverage, the integral over time of huge bytes divided
+	 * by that of RSS (each byte weighted by how long it was resident; the end
+	 * state's coverage if no simulated time passed). The kernel changes them
+	 * only in its fault, zap, split, collapse and swap paths (sim_rss_changed()).
+	 */
+	UN("memory.peak_rss_bytes", peak_rss_bytes, "peak rss", "bytes", "peak resident memory"),
+	UN("memory.peak_huge_bytes", peak_huge_bytes, "peak huge", "bytes",
+	   "peak memory mapped by huge pages"),
+	{ .key = "memory.huge_coverage_peak", .src = SC_REAL, .off = OFF(huge_coverage_peak),
+	  .label = "peak coverage", .unit = "ratio", .prec = 1,
+	  .name = "peak huge page coverage of resident memory" },
+	{ .key = "memory.huge_coverage_mean", .src = SC_REAL, .off = OFF(huge_coverage_mean),
+	  .label = "time-weighted coverage", .unit = "ratio", .prec = 1,
+	  .row = "huge coverage mean %", .row_pos = 19,
+	  .name = "time-weighted huge page coverage of resident memory" },
 	U("memory.free_pages", free_pages, "free pages", "pages"),
 	{ .key = "memory.fragmentation_index_order9", .src = SC_INT,
 	  .off = OFF(fragmentation_index_order9), .label = "fragmentation index (order 9)",
@@ -300,9 +328,9 @@ static const struct stat_counter counters[] = {
 	{ .key = "cycles.translation", .src = SC_U64, .off = OFF(cyc_translation),
 	  .label = "translation", .unit = "cycles", .row = "translation cycles", .row_pos = 2,
 	  .name = "translation cycles" },
-	{ .key = "cycles.walk", .src = SC_U64, .off = OFF(walk_cycles), .label = "walks",
+	{ .key = "cycles.walk", .src = SC_U64, .off = OFF(walk_cycles), .label = "walk",
 	  .unit = "cycles", .row = "walk cycles", .row_pos = 3, .name = "walk cycles" },
-	{ .key = "cycles.fault", .src = SC_U64, .off = OFF(cyc_fault), .label = "faults",
+	{ .key = "cycles.fault", .src = SC_U64, .off = OFF(cyc_fault), .label = "fault",
 	  .unit = "cycles", .row = "fault cycles", .row_pos = 4, .name = "fault cycles" },
 	UN("cycles.compaction", cyc_compaction, "compaction", "cycles", "compaction cycles"),
 	UN("cycles.khugepaged", cyc_khugepaged, "khugepaged", "cycles", "khugepaged cycles"),
@@ -381,7 +409,7 @@ static const struct stat_counter counters[] = {
 #undef VU
 #undef VHM
 
-#define NR_ROWS 18 /* rows of the --modes table */
+#define NR_ROWS 19 /* rows of the --modes table */
 
 static struct sc_val sc_get(const struct stat_counter *c, const struct stats *s)
 {
@@ -574,14 +602,16 @@ static const struct {
 	  "  host: {+host.vmstat.pgfault}, {+host.vmstat.thp_fault_alloc}, "
 	  "{+host.vmstat.thp_collapse_alloc}, {+host.memory.rss_bytes}, {+host.memory.huge_bytes}; "
 	  "{virt.huge.aligned} of {virt.huge.guest_pages} guest 2M pages in host huge pages\n" },
-	{ NULL, "  {+vmstat.pgfault:13}  {+vmstat.nr_anon_pages}, {+vmstat.nr_hugetlb_pages}, "
+	{ NULL, "  {+vmstat.pgfault:17}  {+vmstat.nr_anon_pages}, {+vmstat.nr_hugetlb_pages}, "
 		"{+vmstat.nr_page_table_pages}, {+vmstat.tlb_invalidations}\n" },
 	{ NULL, "  memory: {+memory.rss_bytes}, {+memory.huge_bytes} ({memory.huge_coverage} "
+		"coverage) at the end; {+memory.peak_rss_bytes}, {+memory.peak_huge_bytes} "
+		"({memory.huge_coverage_peak} peak, {memory.huge_coverage_mean} time-weighted "
 		"coverage)\n" },
 	{ "vmstat.pswpout vmstat.pswpin",
 	  "  swap: out {vmstat.pswpout} pages ({vmstat.thp_swpout} THPs whole, "
 	  "{vmstat.thp_swpout_fallback} split), in {vmstat.pswpin} ({+vmstat.pgmajfault}), "
-	  "{+vmstat.pgscan} {+vmstat.pgsteal}, {memory.swap_bytes} in swap\n" },
+	  "{+vmstat.pgscan}, {+vmstat.pgsteal}, {memory.swap_bytes} in swap\n" },
 	{ NULL, "  {+cycles.total:18} = {+cycles.instructions} + {+cycles.translation} "
 		"({+cycles.walk}) + {+cycles.fault}" },
 	{ "cycles.data", " + {+cycles.data}" },

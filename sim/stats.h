@@ -77,9 +77,11 @@ struct stats {
 	uint64_t pgmajfault, pswpin, pswpout, pgscan_kswapd, pgscan_direct, pgsteal_kswapd,
 		pgsteal_direct, allocstall_normal, allocstall_movable, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
 		thp_swpout_fallback, thp_scan_exceed_swap_pte;
-	/* memory */
+	/* memory: at the end, and over the measured stretch (sim.h, struct sim_rss_acct) */
 	uint64_t rss_bytes, huge_bytes, free_pages, swap_bytes;
 	double huge_coverage;
+	uint64_t peak_rss_bytes, peak_huge_bytes;
+	double huge_coverage_peak, huge_coverage_mean;
 	int fragmentation_index_order9;
 	/* cycles */
 	cycles_t cyc_total, cyc_instructions, cyc_translation, cyc_fault, cyc_data;

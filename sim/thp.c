@@ -184,6 +184,7 @@ void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va)
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
 	s->st.nr_anon_transparent_hugepages++;
+	sim_rss_changed(s);
 	lru_add(&s->lru, pfn, HPAGE_PMD_NR);
 }
 
@@ -370,6 +371,7 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va)
 		f->flags &= ~FOLIO_PMD_MAPPED;
 		s->st.nr_anon_transparent_hugepages--;
 		s->st.nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
+		sim_rss_changed(s);
 	} else if (filemap_is_thp(s, pfn)) {
 		/* __split_huge_pmd_locked() of a file PMD: it is only cleared
 		 * (pmdp_huge_clear_flush(), no deposited table on x86); the pages stay
@@ -469,9 +471,11 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 			memset(f, 0, sizeof(*f));
 			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
 			s->st.nr_anon_transparent_hugepages--;
+			sim_rss_changed(s);
 		} else {
 			hugetlb_free(&s->hugetlb, &s->buddy, pfn);
 			s->st.nr_hugetlb_pages--;
+			sim_rss_changed(s);
 			return;
 		}
 		/* zap_huge_pmd() frees the deposited table too */
@@ -496,6 +500,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		s->rmap[pfn] = 0;
 		f->nr_mapped--;
 		s->st.nr_anon_pages--;
+		sim_rss_changed(s);
 		if (!f->nr_mapped) {
 			if (f->flags & FOLIO_DEFERRED)
 				deferred_del(s, head);
@@ -513,6 +518,7 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 	buddy_free(&s->buddy, pfn, 0);
 	s->rmap[pfn] = 0;
 	s->st.nr_anon_pages--;
+	sim_rss_changed(s);
 }
 
 void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order)

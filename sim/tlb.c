@@ -561,6 +561,14 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 		t->stlb1 = &t->stlb[t->probe[0].arr];
 		t->stlb1_ps = (enum page_size)t->probe[0].ps;
 	}
+	/* a level without 1G entries caches a 1G page as its largest size's fracture */
+	for (int side = 0; side < 2; side++)
+		t->l1_frac_1g[side] = t->l1[side][PS_1G].ways ? PS_1G
+				      : t->l1[side][PS_2M].ways ? PS_2M
+				      : t->l1[side][PS_4K].ways ? PS_4K : PS_1G;
+	t->stlb_frac_1g = t->stlb_sizes & (1u << PS_1G) ? PS_1G
+			  : t->stlb_sizes & (1u << PS_2M) ? PS_2M
+			  : t->stlb_sizes & (1u << PS_4K) ? PS_4K : PS_1G;
 	return 0;
 fail:
 	tlb_free(t);
@@ -615,6 +623,11 @@ void tlb_stlb_fill_slow(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 	const uint8_t *cand = t->cand[ps];
 	unsigned n = t->nr_cand[ps];
 
+	if (!n && ps == PS_1G && t->stlb_frac_1g != PS_1G) { /* no 1G entries: the fracture */
+		t->fractured = true;
+		tlb_stlb_fill(t, va, t->stlb_frac_1g, tlb_frac_pfn(va, pfn, t->stlb_frac_1g));
+		return;
+	}
 	if (n <= 1) { /* one candidate: it takes the fill, room or not */
 		if (n)
 			stlb_array_fill(&t->stlb[cand[0]], key, pfn);
@@ -676,5 +689,6 @@ unsigned tlb_flush_all(struct tlb *t)
 	}
 	for (unsigned i = 0; i < t->nr_stlb; i++)
 		n += tlb_array_flush(&t->stlb[i]);
+	t->fractured = false;
 	return n;
 }

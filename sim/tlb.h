@@ -414,7 +414,27 @@ struct tlb {
 	/* nr_probe == 1 (one array, one size: most machines): that array and size, else NULL */
 	struct tlb_array *stlb1;
 	enum page_size stlb1_ps;
+	/*
+	 * Where a level has no 1G entries, a 1 GiB page is cached as the
+	 * fracture holding the address: an entry of the largest smaller size the
+	 * level holds (Intel SDM Vol. 3A §4.10.2.3, "Details of TLB Use": a
+	 * processor may cache a page smaller than the page the paging structures
+	 * map, as long as it lies inside it). Per L1 side and for the STLB: the
+	 * size of that entry, PS_1G where the level holds 1G pages itself (or
+	 * holds nothing: no fill, as before).
+	 */
+	enum page_size l1_frac_1g[2], stlb_frac_1g;
+	bool fractured; /* a fracture was filled since the last full flush (mmu_invalidate_range()) */
 };
+
+/*
+ * The first frame of the @fs page (@fs smaller than 1G) holding @va inside the
+ * 1G page whose first frame is @pfn (flags such as TLB_RO kept).
+ */
+static inline pfn_t tlb_frac_pfn(vaddr_t va, pfn_t pfn, enum page_size fs)
+{
+	return pfn + ((((va & (PUD_SIZE - 1)) >> page_shift_of(fs)) << page_shift_of(fs)) >> PAGE_SHIFT);
+}
 
 int tlb_init(struct tlb *t, const struct sim_config *c);
 void tlb_free(struct tlb *t);
@@ -478,7 +498,10 @@ static inline void tlb_stlb_fill_set(struct tlb_array *a, unsigned set, uint64_t
 	}
 }
 
-/* Fill the STLB with a translation (no-op if no array holds @ps). */
+/*
+ * Fill the STLB with a translation (no-op if no array holds @ps; a 1G page
+ * where none holds 1G: its fracture of size stlb_frac_1g holding @va).
+ */
 static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	if (likely(t->nr_cand[ps] == 1)) { /* one candidate: it takes the fill, room or not */
@@ -488,8 +511,7 @@ static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, p
 		tlb_stlb_fill_set(a, tlb_set_of(a, key), key, pfn);
 		return;
 	}
-	if (t->nr_cand[ps])
-		tlb_stlb_fill_slow(t, va, ps, pfn);
+	tlb_stlb_fill_slow(t, va, ps, pfn); /* several candidates, or none (a 1G page's fracture) */
 }
 
 /*

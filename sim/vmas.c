@@ -482,9 +482,11 @@ void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
 
 	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
 		n < top ? n : top, n);
-	fprintf(out, "%-14s %-14s %-8s %-4s %-2s %-5s %10s %10s %10s %10s %10s %12s %8s %7s %7s %6s %7s  %s\n",
-		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "faults", "dtlb_miss",
-		"stlb_miss", "walk_cycles", "itlb_mis", "thp_flt", "thp_fb", "split", "collap", "path/why");
+	/* the counters' columns are named as in --vmas-csv and the JSON (hw_key[], ev_key[]) */
+	fprintf(out, "%-14s %-14s %-8s %-4s %-2s %-5s %10s %10s %10s %11s %11s %12s %11s %15s %18s %13s %14s %18s  %s\n",
+		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "pgfault", "dtlb_misses",
+		"stlb_misses", "walk_cycles", "itlb_misses", "thp_fault_alloc", "thp_fault_fallback",
+		"thp_split_pmd", "thp_split_page", "thp_collapse_alloc", "path/why");
 	for (size_t k = 0; k < s->vacct.nrec && shown < top; k++) {
 		const struct vrec *r = &s->vacct.rec[o[k]];
 		char perm[5];
@@ -492,7 +494,7 @@ void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
 		if (rec_empty(r, o[k]))
 			continue;
 		vmas_perms(r->flags, perm);
-		fprintf(out, "%014llx %014llx %-8s %-4s %-2s %-5s %10llu %10llu %10llu %10llu %10llu %12llu %8llu %7llu %7llu %6llu %7llu  %s\n",
+		fprintf(out, "%014llx %014llx %-8s %-4s %-2s %-5s %10llu %10llu %10llu %11llu %11llu %12llu %11llu %15llu %18llu %13llu %14llu %18llu  %s\n",
 			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
 			o[k] ? perm : "----", thp_flag(r->flags), r->thp_no ? "no" : "yes",
 			(unsigned long long)(r->rss_bytes >> 10), (unsigned long long)(r->huge_bytes >> 10),
@@ -500,7 +502,7 @@ void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
 			(unsigned long long)r->hw[VH_STLB_MISSES], (unsigned long long)r->hw[VH_WALK_CYCLES],
 			(unsigned long long)r->hw[VH_ITLB_MISSES], (unsigned long long)r->ev[VE_THP_FAULT_ALLOC],
 			(unsigned long long)r->ev[VE_THP_FAULT_FALLBACK],
-			(unsigned long long)(r->ev[VE_THP_SPLIT_PMD] + r->ev[VE_THP_SPLIT_PAGE]),
+			(unsigned long long)r->ev[VE_THP_SPLIT_PMD], (unsigned long long)r->ev[VE_THP_SPLIT_PAGE],
 			(unsigned long long)r->ev[VE_THP_COLLAPSE_ALLOC],
 			r->path ? r->path : r->thp_no ? r->thp_no : "");
 		shown++;

@@ -26,6 +26,7 @@ struct stub_os {
 	bool last_write, last_wp;
 	bool readonly; /* map new pages read-only */
 	bool huge;     /* map 2M pages */
+	bool gig;      /* map 1G pages */
 	bool refuse;   /* fail every fault */
 };
 
@@ -64,6 +65,11 @@ static int stub_fault(void *os, vaddr_t va, bool write, bool wp)
 		return 0;
 	}
 	o->faults++;
+	if (o->gig) {
+		o->next_frame = (o->next_frame + (1ULL << 18) - 1) & ~(pfn_t)((1ULL << 18) - 1);
+		o->next_frame += 1ULL << 18;
+		return pt_map(&o->pt, va & ~(PUD_SIZE - 1), PS_1G, o->next_frame - (1ULL << 18), !o->readonly);
+	}
 	if (o->huge) {
 		o->next_frame = (o->next_frame + HPAGE_PMD_NR - 1) & ~(pfn_t)(HPAGE_PMD_NR - 1);
 		o->next_frame += HPAGE_PMD_NR;
@@ -309,6 +315,94 @@ START_TEST(huge_page_counts_as_2m)
 }
 END_TEST
 
+/*
+ * A 1 GiB page on a machine with no 1G TLB entries (the default, Nehalem-class:
+ * L1 arrays of 4K and 2M, a 4K STLB): each level caches the fracture holding
+ * the address, an entry of the largest size it holds (SDM Vol. 3A §4.10.2.3),
+ * so a repeat in the same 2 MiB hits instead of walking every time.
+ */
+START_TEST(gig_page_fractures_into_largest_size_held)
+{
+	start(4, true);
+	O.gig = true;
+	ref(0x40000000, SIDE_D, false);
+	ck_assert_uint_eq(O.faults, 1);
+	ck_assert_uint_eq(M.st.walks, 1);
+	ck_assert_uint_eq(M.st.l1[SIDE_D].misses[PS_2M], 1); /* counted as the entry it fills */
+	ck_assert_uint_eq(M.st.l1[SIDE_D].misses[PS_1G], 0);
+	ck_assert_uint_eq(M.tlb.l1[SIDE_D][PS_2M].nr_valid, 1);
+	ck_assert_uint_eq(M.tlb.stlb[0].nr_valid, 1); /* the 4K STLB: a 4K fracture */
+	ref(0x40100000, SIDE_D, false); /* same 2M fracture: an L1 hit, no walk */
+	ck_assert_uint_eq(M.st.l1[SIDE_D].hits[PS_2M], 1);
+	ck_assert_uint_eq(M.st.walks, 1);
+	ref(0x40000800, SIDE_D, true);
+	ck_assert_uint_eq(M.st.l1[SIDE_D].hits[PS_2M], 2);
+	ck_assert_uint_eq(M.st.walks, 1);
+	ref(0x40200000, SIDE_D, false); /* another 2 MiB of the page: a walk, no fault */
+	ck_assert_uint_eq(M.st.walks, 2);
+	ck_assert_uint_eq(M.st.stlb.misses, 2);
+	ck_assert_uint_eq(O.faults, 1);
+	ref(0x40300000, SIDE_I, false); /* the iTLB too: its 2M array takes the fracture */
+	ck_assert_uint_eq(M.st.l1[SIDE_I].misses[PS_2M], 1);
+	ref(0x40300040, SIDE_I, false);
+	ck_assert_uint_eq(M.st.l1[SIDE_I].hits[PS_2M], 1);
+	ck_assert_uint_eq(M.st.walks, 3);
+	stop();
+}
+END_TEST
+
+/* No 2M entries either: 4K fractures. A 1G array on one side: no fracture there. */
+START_TEST(gig_page_fractures_into_4k_and_not_where_1g_is_held)
+{
+	start(4, true);
+	mmu_destroy(&M);
+	C.l1d[PS_2M] = (struct array_cfg){ 0, 0 };
+	C.l1i[PS_1G] = (struct array_cfg){ 4, 4 };
+	ck_assert_int_eq(mmu_init(&M, &C, &O.pt, stub_fault, &O), 0);
+	O.gig = true;
+	ref(0x40000000, SIDE_D, false);
+	ref(0x40000010, SIDE_D, false);
+	ck_assert_uint_eq(M.st.l1[SIDE_D].misses[PS_4K], 1);
+	ck_assert_uint_eq(M.st.l1[SIDE_D].hits[PS_4K], 1);
+	ref(0x40001000, SIDE_D, false); /* the next 4K: L1 and STLB miss, a walk */
+	ck_assert_uint_eq(M.st.walks, 2);
+	ref(0x40000020, SIDE_D, false); /* the first 4K is still cached */
+	ck_assert_uint_eq(M.st.walks, 2);
+	ref(0x40400000, SIDE_I, false);
+	ck_assert_uint_eq(M.st.l1[SIDE_I].misses[PS_1G], 1);
+	ref(0x40600000, SIDE_I, false); /* the iTLB's 1G entry covers it */
+	ck_assert_uint_eq(M.st.l1[SIDE_I].hits[PS_1G], 1);
+	ck_assert_uint_eq(M.st.walks, 3);
+	stop();
+}
+END_TEST
+
+/* INVLPG of one address of a fractured 1G page removes every fracture (SDM §4.10.4.1). */
+START_TEST(gig_invalidate_removes_every_fracture)
+{
+	start(4, true);
+	O.gig = true;
+	ref(0x40000000, SIDE_D, false);
+	ref(0x40200000, SIDE_D, false);
+	ref(0x7fe00000, SIDE_I, false);
+	ck_assert_uint_eq(M.tlb.l1[SIDE_D][PS_2M].nr_valid, 2);
+	ck_assert_uint_eq(M.tlb.l1[SIDE_I][PS_2M].nr_valid, 1);
+	ck_assert_uint_eq(M.tlb.stlb[0].nr_valid, 3);
+	mmu_invalidate_range(&M, 0x40000000, 0x40001000);
+	mmu_check_invariants(&M);
+	ck_assert_uint_eq(M.tlb.l1[SIDE_D][PS_2M].nr_valid, 0);
+	ck_assert_uint_eq(M.tlb.l1[SIDE_I][PS_2M].nr_valid, 0);
+	ck_assert_uint_eq(M.tlb.stlb[0].nr_valid, 0);
+	ref(0x40200000, SIDE_D, false); /* walks again, no fault */
+	ck_assert_uint_eq(M.st.walks, 4);
+	ck_assert_uint_eq(O.faults, 1);
+	/* an invalidation elsewhere leaves the fractures alone */
+	mmu_invalidate_range(&M, 0x10000, 0x11000);
+	ck_assert_uint_eq(M.tlb.l1[SIDE_D][PS_2M].nr_valid, 1);
+	stop();
+}
+END_TEST
+
 static Suite *mmu_suite(void)
 {
 	Suite *s = suite_create("mmu");
@@ -324,6 +418,9 @@ static Suite *mmu_suite(void)
 	tcase_add_test(tc, refused_fault_fills_nothing);
 	tcase_add_test(tc, beyond_paging_levels_faults_without_walk_reads);
 	tcase_add_test(tc, huge_page_counts_as_2m);
+	tcase_add_test(tc, gig_page_fractures_into_largest_size_held);
+	tcase_add_test(tc, gig_page_fractures_into_4k_and_not_where_1g_is_held);
+	tcase_add_test(tc, gig_invalidate_removes_every_fracture);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -194,6 +194,52 @@ START_TEST(munmap_invalidates)
 }
 END_TEST
 
+/*
+ * Resident memory over simulated time (memory.peak_* and huge_coverage_*): with
+ * every latency and kernel cost 0 and CPI 1, time is the instruction count, so
+ * the integrals are done by hand. Two THPs come and go: a PMD split (a page
+ * unmapped inside one) leaves 511 4K pages; the end state is empty.
+ */
+START_TEST(memory_peaks_and_time_weighted_coverage)
+{
+	static const char *const zero[] = {
+		"tlb.latency.l1=0", "tlb.latency.stlb=0", "cache.l1d.latency=0", "cache.l2.latency=0",
+		"cache.llc.latency=0", "cache.dram_latency=0", "os.cost.fault=0",
+		"os.cost.clear_page=0", "os.cost.flush=0", "cpu.cpi=1",
+	};
+	const uint64_t M2 = 2 << 20;
+	struct err e = { 0 };
+
+	setup_cfg(MODE_THP, 4, true);
+	for (size_t i = 0; i < ARRAY_SIZE(zero); i++)
+		ck_assert_msg(config_set(&C, zero[i], &e) == 0, "%s", e.msg);
+	start();
+	event((struct os_event){ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1,
+				 .addr = 0x40000000, .len = 2 * M2 });
+	ref(R_STORE, 0x40000000, 8);    /* t 0: one THP */
+	ref(R_INSNS, 0, 100);
+	ref(R_STORE, 0x40200000, 8);    /* t 100: two */
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
+	ref(R_INSNS, 0, 100);
+	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x40001000, .len = 4096 }); /* t 200 */
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 511);
+	ref(R_INSNS, 0, 100);
+	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x40000000, .len = 2 * M2 }); /* t 300 */
+	ref(R_INSNS, 0, 100);
+	sim_finish(S);
+	ck_assert_uint_eq(S->st.cyc_total, 400);
+	ck_assert_uint_eq(S->st.rss_bytes, 0);
+	ck_assert(S->st.huge_coverage == 0.0);
+	ck_assert_uint_eq(S->st.peak_rss_bytes, 2 * M2);
+	ck_assert_uint_eq(S->st.peak_huge_bytes, 2 * M2);
+	ck_assert(S->st.huge_coverage_peak == 1.0);
+	/* huge: 2M x 100 + 4M x 100 + 2M x 100; RSS: the same + (2M - 4K) x 100 */
+	ck_assert(S->st.huge_coverage_mean == (double)(8 * M2 / 2 * 100) / (double)((10 * M2 / 2 - 4096) * 100));
+	stop();
+}
+END_TEST
+
 START_TEST(mprotect_splits_vma)
 {
 	enum page_size ps;
@@ -376,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, walk_lengths);
 	tcase_add_test(tc, pwc_skips_levels);
 	tcase_add_test(tc, munmap_invalidates);
+	tcase_add_test(tc, memory_peaks_and_time_weighted_coverage);
 	tcase_add_test(tc, mprotect_splits_vma);
 	tcase_add_test(tc, hugetlb_pool_limits);
 	tcase_add_test(tc, implicit_off_is_an_error);

@@ -89,6 +89,10 @@ static void fill(struct stats *s)
 	s->free_pages = 12345;
 	s->swap_bytes = 34420 << 10;
 	s->huge_coverage = 0.4567;
+	s->peak_rss_bytes = 8192 << 10;
+	s->peak_huge_bytes = 7 << 20;
+	s->huge_coverage_peak = 0.875;
+	s->huge_coverage_mean = 0.615;
 	s->fragmentation_index_order9 = -1;
 	s->cyc_instructions = 4440866;
 	s->cyc_translation = 20392;
@@ -140,10 +144,10 @@ static const char text_full[] =
 	"  L1 dTLB      lookups        2012012  misses         2012  (0.453 MPKI)  4K 1004000/1005  2M 1006000/1007\n"
 	"  STLB         lookups            642  misses          286  (0.064 MPKI)\n"
 	"  page walks            286  PTE reads 580 (L1D 514, L2 3, LLC 2, DRAM 61)\n"
-	"  page faults           284  4K pages 280, hugetlb 2M pages 2, page tables 11, TLB invalidations 17\n"
-	"  memory: rss 1136 KiB, huge 6144 KiB (45.7% coverage)\n"
-	"  swap: out 8606 pages (31 THPs whole, 1 split), in 7 (major faults 5), reclaim scanned 24640 stole 8606, 34420 KiB in swap\n"
-	"  cycles           14474164 = instructions 4440866 + translation 20392 (walks 15256) + faults 129504 + data 9881626 + compaction 777 + reclaim 999\n"
+	"  pgfault               284  nr_anon_pages 280, nr_hugetlb_pages 2, nr_page_table_pages 11, tlb_invalidations 17\n"
+	"  memory: rss 1136 KiB, huge 6144 KiB (45.7% coverage) at the end; peak rss 8192 KiB, peak huge 7168 KiB (87.5% peak, 61.5% time-weighted coverage)\n"
+	"  swap: out 8606 pages (31 THPs whole, 1 split), in 7 (pgmajfault 5), pgscan 24640, pgsteal 8606, 34420 KiB in swap\n"
+	"  cycles           14474164 = instructions 4440866 + translation 20392 (walk 15256) + fault 129504 + data 9881626 + compaction 777 + reclaim 999\n"
 	"  translation share 0.14% of cycles\n";
 
 static const char text_quiet[] =
@@ -153,9 +157,9 @@ static const char text_quiet[] =
 	"  L1 dTLB      lookups              0  misses            0  (0.000 MPKI)\n"
 	"  STLB         lookups              0  misses            0  (0.000 MPKI)\n"
 	"  page walks              0  PTE reads 0 (L1D 0, L2 0, LLC 0, DRAM 0)\n"
-	"  page faults             0  4K pages 0, hugetlb 2M pages 0, page tables 0, TLB invalidations 0\n"
-	"  memory: rss 0 KiB, huge 0 KiB (0.0% coverage)\n"
-	"  cycles                  0 = instructions 0 + translation 0 (walks 0) + faults 0\n"
+	"  pgfault                 0  nr_anon_pages 0, nr_hugetlb_pages 0, nr_page_table_pages 0, tlb_invalidations 0\n"
+	"  memory: rss 0 KiB, huge 0 KiB (0.0% coverage) at the end; peak rss 0 KiB, peak huge 0 KiB (0.0% peak, 0.0% time-weighted coverage)\n"
+	"  cycles                  0 = instructions 0 + translation 0 (walk 0) + fault 0\n"
 	"  translation share 0.00% of cycles\n";
 
 static const char compare_3[] =
@@ -174,12 +178,13 @@ static const char compare_3[] =
 	"STLB miss %                  44.548 (  0.00%)         28.657 (-35.67%)              0 (-100.00%)\n"
 	"page walks                      286 (  0.00%)            143 (-50.00%)              0 (-100.00%)\n"
 	"PTE reads                       580 (  0.00%)            290 (-50.00%)              0 (-100.00%)\n"
-	"page faults                     284 (  0.00%)            142 (-50.00%)              0 (-100.00%)\n"
-	"THP faults                     1016 (  0.00%)           1016 (  0.00%)              0 (-100.00%)\n"
-	"THP fallbacks                  1017 (  0.00%)           1017 (  0.00%)              0 (-100.00%)\n"
-	"THP PMD splits                 1018 (  0.00%)           1018 (  0.00%)              0 (-100.00%)\n"
-	"THP collapses                  1021 (  0.00%)           1021 (  0.00%)              0 (-100.00%)\n"
-	"huge coverage %              45.670 (  0.00%)         91.340 (100.00%)              0 (-100.00%)\n";
+	"pgfault                         284 (  0.00%)            142 (-50.00%)              0 (-100.00%)\n"
+	"thp_fault_alloc                1016 (  0.00%)           1016 (  0.00%)              0 (-100.00%)\n"
+	"thp_fault_fallback             1017 (  0.00%)           1017 (  0.00%)              0 (-100.00%)\n"
+	"thp_split_pmd                  1018 (  0.00%)           1018 (  0.00%)              0 (-100.00%)\n"
+	"thp_collapse_alloc             1021 (  0.00%)           1021 (  0.00%)              0 (-100.00%)\n"
+	"huge coverage %              45.670 (  0.00%)         91.340 (100.00%)              0 (-100.00%)\n"
+	"huge coverage mean %         61.500 (  0.00%)         92.250 ( 50.00%)              0 (-100.00%)\n";
 
 /* The base all zero: every change n/a; nothing fetched anywhere: no L1 iTLB row. */
 static const char compare_zero_base[] =
@@ -195,12 +200,13 @@ static const char compare_zero_base[] =
 	"STLB miss %                       0 (    n/a)              0 (    n/a)\n"
 	"page walks                        0 (    n/a)              0 (    n/a)\n"
 	"PTE reads                         0 (    n/a)              0 (    n/a)\n"
-	"page faults                       0 (    n/a)              0 (    n/a)\n"
-	"THP faults                        0 (    n/a)              3 (    n/a)\n"
-	"THP fallbacks                     0 (    n/a)              0 (    n/a)\n"
-	"THP PMD splits                    0 (    n/a)              0 (    n/a)\n"
-	"THP collapses                     0 (    n/a)              0 (    n/a)\n"
-	"huge coverage %                   0 (    n/a)              0 (    n/a)\n";
+	"pgfault                           0 (    n/a)              0 (    n/a)\n"
+	"thp_fault_alloc                   0 (    n/a)              3 (    n/a)\n"
+	"thp_fault_fallback                0 (    n/a)              0 (    n/a)\n"
+	"thp_split_pmd                     0 (    n/a)              0 (    n/a)\n"
+	"thp_collapse_alloc                0 (    n/a)              0 (    n/a)\n"
+	"huge coverage %                   0 (    n/a)              0 (    n/a)\n"
+	"huge coverage mean %              0 (    n/a)              0 (    n/a)\n";
 
 #endif
 
@@ -221,6 +227,7 @@ static void fill_modes(struct stats s[3])
 	s[1].pte_reads /= 2;
 	s[1].pgfault /= 2;
 	s[1].huge_coverage *= 2;
+	s[1].huge_coverage_mean = 0.9225;
 	s[1].instructions /= 2;
 	memset(&s[2], 0, sizeof(s[2]));
 }
@@ -328,6 +335,23 @@ START_TEST(json_report)
 	ck_assert_int_eq(json_integer_value(at(j, "vmstat.nr_file_pmdmapped")),
 			 (json_int_t)s.nr_file_pmdmapped);
 	ck_assert_uint_eq(json_object_size(at(j, "cycles")), 10);
+	{
+		/* memory: the end state, then the stretch's peaks and time-weighted coverage */
+		static const char *const mem[] = { "rss_bytes", "huge_bytes", "huge_coverage",
+						   "peak_rss_bytes", "peak_huge_bytes",
+						   "huge_coverage_peak", "huge_coverage_mean",
+						   "free_pages", "fragmentation_index_order9",
+						   "swap_bytes" };
+		size_t m = 0;
+
+		json_object_foreach(at(j, "memory"), k, v)
+			ck_assert_str_eq(k, mem[m++]);
+		ck_assert_uint_eq(m, ARRAY_SIZE(mem));
+		ck_assert_int_eq(json_integer_value(at(j, "memory.peak_rss_bytes")), 8192 << 10);
+		ck_assert_int_eq(json_integer_value(at(j, "memory.peak_huge_bytes")), 7 << 20);
+		ck_assert(json_real_value(at(j, "memory.huge_coverage_peak")) == 0.875);
+		ck_assert(json_real_value(at(j, "memory.huge_coverage_mean")) == 0.615);
+	}
 	/* the text table's derived rows are not in the JSON */
 	ck_assert_ptr_null(at(j, "tlb.l1i.lookups"));
 	ck_assert_ptr_null(at(j, "tlb.stlb.mpki"));

@@ -8,7 +8,8 @@
 # markers with run --steps and config host (tests/e2e_steps.sh), the region
 # of interest (tests/e2e_roi.sh), the per-mapping breakdown (tests/vmas.sh), workload
 # parameter sweeps and figures on the command line (tests/e2e_figs.sh), mmusim mrc
-# (tests/e2e_mrc.sh), capture through env, exec and #! scripts (tests/e2e_capture.sh), the
+# (tests/e2e_mrc.sh), capture through env, exec and #! scripts (tests/e2e_capture.sh),
+# reports that do not mislead (tests/e2e_reports.sh), the
 # comparison with this machine's kernel (tests/native.sh), the smoke run of make
 # native-virt's measurement (tests/virt_native.sh) -- and close
 # with the one summary line "N passed, N failed".
@@ -57,6 +58,7 @@ run_script vmas "run --vmas, --vmas-csv and the per-mapping JSON against golden 
 run_script e2e_figs "workload.size swept as numbers, OUT.reps.csv, plot to PDF, --logy, -y A,B, --abs" bash
 run_script e2e_outputs "outputs: bounded timelines, SIGTERM, none replacing an input or another, opened before the work" bash
 run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
+run_script e2e_reports "memory peaks and time-weighted coverage, the timeline's TLB misses, one name per counter, 1G fractures, empty-input warnings" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
 run_script e2e_capture "capture follows exec (env, sh -c exec, #! scripts) and not a forked child" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
