@@ -576,6 +576,7 @@ static const struct {
 	{ "os.thp.defrag", NULL, "THP defrag", NULL },
 	{ "input", NULL, "input", NULL },
 	{ "mode", NULL, "mode", NULL },
+	{ "name", NULL, "mapping", NULL },	/* run --vmas-csv's */
 	{ "time_ms", NULL, "simulated time", "ms" },
 	{ "cycles", NULL, "simulated cycles", NULL },
 	{ "rss_bytes", "memory.rss_bytes", NULL, NULL },

@@ -7,7 +7,8 @@
 # (tests/doc_examples.sh; the e2e scripts share tests/e2e_lib.sh) and the
 # markers with run --steps and config host (tests/e2e_steps.sh), the region
 # of interest (tests/e2e_roi.sh), the per-mapping breakdown (tests/vmas.sh), workload
-# parameter sweeps and figures on the command line (tests/e2e_figs.sh), mmusim mrc
+# parameter sweeps and figures on the command line (tests/e2e_figs.sh), figures of
+# real captures, plot --where/--facet/--size (tests/e2e_plots.sh), mmusim mrc
 # (tests/e2e_mrc.sh), the
 # comparison with this machine's kernel (tests/native.sh), the smoke run of make
 # native-virt's measurement (tests/virt_native.sh) -- and close
@@ -54,6 +55,7 @@ run_script e2e_steps "markers, run --steps and config host on the command line" 
 run_script e2e_roi "the region of interest: run --skip-refs & co., --modes, sweeps" bash
 run_script vmas "run --vmas, --vmas-csv and the per-mapping JSON against golden and totals" bash
 run_script e2e_figs "workload.size swept as numbers, OUT.reps.csv, plot to PDF, --logy, -y A,B, --abs" bash
+run_script e2e_plots "figures of real captures: --vmas-csv names, sweep --plot facets, plot --where, --size" bash
 run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
