@@ -33,6 +33,17 @@
  * ("4K", "2M": config keys) are numbers, and such an x axis is ticked at the values as
  * written; a workload size in bytes (workload.size) is ticked as a size too.
  *
+ * Rows and panels: --where KEY=VALUE keeps the rows whose KEY holds VALUE (as text,
+ * or as a number: "16M" is 16777216; one key's values are alternatives, different
+ * keys all apply); --facet KEY prepares the figure once per value of KEY, as if
+ * with --where KEY=VALUE, and draws the tables side by side (multiplot), which is
+ * how a sweep's third dimension is drawn (sweep --plot). A y with a zero divisor
+ * (A/B, mpki:) is undefined: its row is left out and counted in the table's
+ * warning, which `plot` prints, so no point disappears unsaid. Size: --size in
+ * pixels at 140 to the inch (the default 1000x600 px is the PDF's 7.1x4.3 in), so
+ * one figure is laid out alike in PNG, SVG and PDF; the layout estimates scale
+ * with it and with --font-size (margins are text: they grow with the font).
+ *
  * Error bars: a column's .ci95 (the merge's), or, for a CSV with one row per
  * repetition (merge --reps), the 95% confidence half-width of the mean of each
  * repetition's y -- also a derived y (A/B, mpki:), whose CI is not the ratio of CIs.
@@ -1104,6 +1115,15 @@ int plot_write_table(const struct plot_table *t, FILE *f)
 {
 	size_t w = strlen(t->xlabel ? t->xlabel : "");
 
+	if (t->npanels) {	/* --facet: each panel's, under its title */
+		for (unsigned i = 0; i < t->npanels; i++) {
+			if (t->panels[i].kind != PLOT_BARS || !t->panels[i].pct)
+				return -1;
+			fprintf(f, "%s%s\n", i ? "\n" : "", t->panels[i].title);
+			plot_write_table(&t->panels[i], f);
+		}
+		return 0;
+	}
 	if (t->kind != PLOT_BARS || !t->pct || !t->base_abs)
 		return -1;
 	for (size_t k = 0; k < t->ncat; k++)
