@@ -406,7 +406,7 @@ static int plot_status(int r, const struct err *e)
 static int cmd_plot(int argc, char **argv)
 {
 	enum { OPT_BY = 256, OPT_KIND, OPT_BASE, OPT_TITLE, OPT_LOGX, OPT_TABLE, OPT_SCRIPT,
-	       OPT_LOGY, OPT_ABS, OPT_INPUT, OPT_VALUES };
+	       OPT_LOGY, OPT_ABS, OPT_INPUT, OPT_VALUES, OPT_WHERE, OPT_FACET, OPT_SIZE, OPT_FONT };
 	static const struct option lo[] = {
 		{ "by", required_argument, NULL, OPT_BY }, { "kind", required_argument, NULL, OPT_KIND },
 		{ "base", required_argument, NULL, OPT_BASE },
@@ -416,9 +416,14 @@ static int cmd_plot(int argc, char **argv)
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "logy", no_argument, NULL, OPT_LOGY }, { "abs", no_argument, NULL, OPT_ABS },
 		{ "values", no_argument, NULL, OPT_VALUES },
+		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "facet", required_argument, NULL, OPT_FACET },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "font-size", required_argument, NULL, OPT_FONT },
 		{ "input", required_argument, NULL, OPT_INPUT }, { NULL, 0, NULL, 0 },
 	};
-	struct plot_opts o = { 0 };
+	const char *where[PLOT_MAX_WHERE_OPTS];
+	struct plot_opts o = { .where = where, .warn = stderr };
 	const char *csv = NULL;
 	struct err e = { 0 };
 	bool table = false;
@@ -441,6 +446,14 @@ static int cmd_plot(int argc, char **argv)
 		case OPT_ABS: o.abs = true; break;
 		case OPT_VALUES: o.values = true; break;
 		case OPT_INPUT: o.input = optarg; break;
+		case OPT_WHERE:
+			if (o.nwhere == PLOT_MAX_WHERE_OPTS)
+				die_usage("plot: more than 32 --where (PLOT_MAX_WHERE_OPTS)%s", "");
+			where[o.nwhere++] = optarg;
+			break;
+		case OPT_FACET: o.facet = optarg; break;
+		case OPT_SIZE: o.size = optarg; break;
+		case OPT_FONT: o.font_size = optarg; break;
 		default: table = true; break;
 		}
 	}

@@ -33,6 +33,17 @@
  * ("4K", "2M": config keys) are numbers, and such an x axis is ticked at the values as
  * written; a workload size in bytes (workload.size) is ticked as a size too.
  *
+ * Rows and panels: --where KEY=VALUE keeps the rows whose KEY holds VALUE (as text,
+ * or as a number: "16M" is 16777216; one key's values are alternatives, different
+ * keys all apply); --facet KEY prepares the figure once per value of KEY, as if
+ * with --where KEY=VALUE, and draws the tables side by side (multiplot), which is
+ * how a sweep's third dimension is drawn (sweep --plot). A y with a zero divisor
+ * (A/B, mpki:) is undefined: its row is left out and counted in the table's
+ * warning, which `plot` prints, so no point disappears unsaid. Size: --size in
+ * pixels at 140 to the inch (the default 1000x600 px is the PDF's 7.1x4.3 in), so
+ * one figure is laid out alike in PNG, SVG and PDF; the layout estimates scale
+ * with it and with --font-size (margins are text: they grow with the font).
+ *
  * Error bars: a column's .ci95 (the merge's), or, for a CSV with one row per
  * repetition (merge --reps), the 95% confidence half-width of the mean of each
  * repetition's y -- also a derived y (A/B, mpki:), whose CI is not the ratio of CIs.
@@ -277,18 +288,18 @@ static int render(const char *out,
  * layout estimates below hold for both), else pngcairo.
  */
 static void terminal(FILE *f, const char *output, const char *fmt, unsigned w, unsigned h,
-		     bool enhanced)
+		     double font, bool enhanced)
 {
 	const char *mode = enhanced ? "enhanced" : "noenhanced";
 
 	if (!strcmp(fmt, "svg"))
-		fprintf(f, "set terminal svg size %u,%u %s font 'Sans,11' background rgb 'white'\n",
-			w, h, mode);
+		fprintf(f, "set terminal svg size %u,%u %s font 'Sans,%.3g' background rgb 'white'\n",
+			w, h, mode, font);
 	else if (!strcmp(fmt, "pdf"))
-		fprintf(f, "set terminal pdfcairo size %.4gin,%.4gin %s font 'Sans,11'\n",
-			w / 140.0, h / 140.0, mode);
+		fprintf(f, "set terminal pdfcairo size %.4gin,%.4gin %s font 'Sans,%.3g'\n",
+			w / 140.0, h / 140.0, mode, font);
 	else
-		fprintf(f, "set terminal pngcairo size %u,%u %s font 'Sans,11'\n", w, h, mode);
+		fprintf(f, "set terminal pngcairo size %u,%u %s font 'Sans,%.3g'\n", w, h, mode, font);
 	fprintf(f, "set output ");
 	put_quoted(f, output);
 	fprintf(f, "\n");
@@ -560,8 +571,9 @@ struct unit {
 /*
  * Swept keys that read better as words, and the columns of a `run --timeline` CSV
  * (sim.c, timeline_row()): a report counter's (@counter: its name and unit) or
- * their own; walks, walk_cycles, pgfault, thp_collapse_alloc and the *_misses columns
- * are counts per interval.
+ * their own. walks, walk_cycles, pgfault, thp_collapse_alloc and the *_misses columns
+ * are counts: per interval in a timeline CSV (interval_count() adds the words
+ * there), whole-run totals in a `run --vmas-csv` CSV.
  */
 static const struct {
 	const char *key, *counter, *name, *unit;
@@ -575,19 +587,20 @@ static const struct {
 	{ "os.thp.defrag", NULL, "THP defrag", NULL },
 	{ "input", NULL, "input", NULL },
 	{ "mode", NULL, "mode", NULL },
+	{ "name", NULL, "mapping", NULL },	/* run --vmas-csv's */
 	{ "time_ms", NULL, "simulated time", "ms" },
 	{ "cycles", NULL, "simulated cycles", NULL },
 	{ "rss_bytes", "memory.rss_bytes", NULL, NULL },
 	{ "huge_bytes", "memory.huge_bytes", NULL, NULL },
 	{ "huge_coverage", "memory.huge_coverage", NULL, NULL },
 	{ "fragmentation_index_order9", "memory.fragmentation_index_order9", NULL, NULL },
-	{ "walks", NULL, "page walks per interval", NULL },
-	{ "walk_cycles", NULL, "walk cycles per interval", NULL },
-	{ "pgfault", NULL, "page faults per interval", NULL },
-	{ "thp_collapse_alloc", NULL, "THP collapses per interval", NULL },
-	{ "itlb_misses", NULL, "L1 iTLB misses per interval", NULL },
-	{ "dtlb_misses", NULL, "L1 dTLB misses per interval", NULL },
-	{ "stlb_misses", NULL, "STLB misses per interval", NULL },
+	{ "walks", NULL, "page walks", NULL },
+	{ "walk_cycles", NULL, "walk cycles", NULL },
+	{ "pgfault", NULL, "page faults", NULL },
+	{ "thp_collapse_alloc", NULL, "THP collapses", NULL },
+	{ "itlb_misses", NULL, "L1 iTLB misses", NULL },
+	{ "dtlb_misses", NULL, "L1 dTLB misses", NULL },
+	{ "stlb_misses", NULL, "STLB misses", NULL },
 };
 
 /* A counter table unit as an axis unit (NULL: a count the name says): scaled by *@scale. */
@@ -668,17 +681,45 @@ static struct unit unit_of(const char *key)
 	return u;
 }
 
-/* "memory.rss_bytes" -> "resident memory (MiB)"; NULL on allocation failure. */
-static char *axis_label(const char *key)
+/*
+ * Whether column @key of a timeline CSV (@timeline) is a count per interval: the
+ * timeline's rows give the state at the end of each interval (time, cycles so far,
+ * memory, the buddy's free lists, fragmentation) and, in every other numeric
+ * column, what happened during the interval (walks, faults, ...).
+ */
+static bool interval_count(const char *key, bool timeline)
+{
+	static const char *const state[] = { "mode", "time_ms", "cycles", "huge_coverage" };
+
+	if (!timeline || starts_with(key, "free_order") || starts_with(key, "fragmentation_index") ||
+	    starts_with(key, "run.") || ends_with(key, "_bytes"))
+		return false;
+	for (size_t i = 0; i < sizeof(state) / sizeof(state[0]); i++)
+		if (!strcmp(key, state[i]))
+			return false;
+	return true;
+}
+
+/*
+ * "memory.rss_bytes" -> "resident memory (MiB)"; @interval: a count per interval
+ * ("page walks per interval"). NULL on allocation failure.
+ */
+static char *axis_label_of(const char *key, bool interval)
 {
 	struct unit u = unit_of(key);
+	const char *iv = interval ? " per interval" : "";
 	char *s;
 
 	if (!u.unit)
-		return strdup(u.name);
-	if (asprintf(&s, "%s (%s)", u.name, u.unit) < 0)
+		return asprintf(&s, "%s%s", u.name, iv) < 0 ? NULL : s;
+	if (asprintf(&s, "%s%s (%s)", u.name, iv, u.unit) < 0)
 		return NULL;
 	return s;
+}
+
+static char *axis_label(const char *key)
+{
+	return axis_label_of(key, false);
 }
 
 /* The y expression: a column, NUM/DEN, or mpki:NUM (NUM / refs.instructions * 1000). */
@@ -686,6 +727,7 @@ struct yexpr {
 	int num, den, ci;	/* column indexes; den, ci -1 when absent */
 	double mul;		/* 1000 for mpki */
 	double scale;		/* unit scale of a plain column */
+	bool interval;		/* a plain column of counts per interval (interval_count()) */
 };
 
 static char *trimmed(const char *s, size_t n)
@@ -705,9 +747,11 @@ static int resolve_y(const struct csv *c, const char *y, struct yexpr *ye, struc
 
 	ye->den = ye->ci = -1;
 	ye->mul = ye->scale = 1.0;
+	ye->interval = false;
 	ye->num = csv_find(c, y);
 	if (ye->num >= 0) {
 		ye->scale = unit_of(y).scale;
+		ye->interval = interval_count(y, csv_find(c, "time_ms") >= 0 && csv_find(c, "mode") >= 0);
 		if (asprintf(&ci, "%s.ci95", y) < 0)
 			return oom(e, c->path);
 		ye->ci = csv_find(c, ci);
@@ -764,7 +808,75 @@ struct rows {
 	char *input;		/* the input column's value when every row has the same */
 	bool inputs;		/* the input column has several values */
 	bool reps;		/* a rep column: one row per repetition (merge --reps) */
+	size_t nread;		/* rows read (selected by --where), before repetitions are merged */
+	size_t undefined;	/* of those, rows whose y is undefined (a zero divisor) */
+	unsigned long undef_line[5];	/* the first few of them */
 };
+
+/* --where KEY=VALUE, resolved: the column and the value (pointing into the option). */
+struct where {
+	int col;
+	const char *val;
+};
+
+#define PLOT_MAX_WHERE (PLOT_MAX_WHERE_OPTS + 1)	/* (and --facet's own) */
+
+/* A field as --where VALUE names it: the same text, or the same number ("16M", 16777216). */
+static bool where_match(const char *field, const char *val)
+{
+	double a, b;
+	bool sized;
+
+	return !strcmp(field, val) ||
+	       (!parse_num(field, &a, &sized) && !parse_num(val, &b, &sized) && a == b);
+}
+
+/* Whether the current row of @c is selected: for each column, one of its values matches. */
+static bool row_selected(const struct csv *c, const struct where *w, unsigned nw)
+{
+	for (unsigned i = 0; i < nw; i++) {
+		bool any = false, seen = false;
+
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = w[j].col == w[i].col;
+		if (seen)
+			continue;	/* (its column's group was tested at its first selection) */
+		for (unsigned j = i; j < nw && !any; j++)
+			any = w[j].col == w[i].col && where_match(c->field[w[j].col], w[j].val);
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The selections @o->where into @w (the columns found in @c): 0 and their count in
+ * *@nw, or -1 with @e (not KEY=VALUE, no such column, too many).
+ */
+static int resolve_where(const struct csv *c, const struct plot_opts *o, struct where *w,
+			 unsigned *nw, struct err *e)
+{
+	*nw = 0;
+	if (o->nwhere > PLOT_MAX_WHERE)
+		return err_set(e, "--where", 0, 0, "more than %d selections", PLOT_MAX_WHERE);
+	for (unsigned i = 0; i < o->nwhere; i++) {
+		const char *eq = strchr(o->where[i], '=');
+		char *key;
+
+		if (!eq || eq == o->where[i])
+			return err_set(e, "--where", 0, 0, "'%s': expected KEY=VALUE", o->where[i]);
+		key = strndup(o->where[i], (size_t)(eq - o->where[i]));
+		if (!key)
+			return oom(e, c->path);
+		w[i].col = csv_need(c, key, e);
+		free(key);
+		if (w[i].col < 0)
+			return -1;
+		w[i].val = eq + 1;
+		(*nw)++;
+	}
+	return 0;
+}
 
 static void rows_free(struct rows *rs)
 {
@@ -776,9 +888,9 @@ static void rows_free(struct rows *rs)
 	free(rs->input);
 }
 
-/* Read every row, keeping x, the --by value and y. */
+/* Read every row selected by @w, keeping x, the --by value and y. */
 static int read_rows(struct csv *c, int xc, int byc, const char *by, const struct yexpr *ye,
-		     struct rows *rs, struct err *e)
+		     const struct where *w, unsigned nw, struct rows *rs, struct err *e)
 {
 	int nf, ic = csv_find(c, "input");
 
@@ -792,6 +904,8 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		bool sized;
 		unsigned b = 0;
 
+		if (!row_selected(c, w, nw))
+			continue;
 		if (rs->n == PLOT_MAX_ROWS)
 			return err_set(e, c->path, c->lineno, 0, "more than %u data rows",
 				       PLOT_MAX_ROWS);
@@ -830,6 +944,11 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 		p->xcol = c->col[xc];
 		p->by = b;
 		p->err = NAN;
+		if (ye->den >= 0 && den == 0) {
+			if (rs->undefined < sizeof(rs->undef_line) / sizeof(rs->undef_line[0]))
+				rs->undef_line[rs->undefined] = c->lineno;
+			rs->undefined++;
+		}
 		if (ye->den >= 0)
 			p->y = den != 0 ? ye->mul * num / den : NAN;
 		else
@@ -856,9 +975,36 @@ static int read_rows(struct csv *c, int xc, int byc, const char *by, const struc
 	}
 	if (nf < 0)
 		return -1;
+	if (!rs->n && nw)
+		return err_set(e, c->path, 0, 0, "no data row is selected by --where");
 	if (!rs->n)
 		return err_set(e, c->path, 0, 0, "no data rows (only a header)");
+	rs->nread = rs->n;
 	return 0;
+}
+
+/*
+ * The note on rows left out because y is undefined: "FILE: 2 of 8 rows left out:
+ * A/B is undefined where B is 0 (lines 3, 7)". NULL when none was, or out of memory.
+ */
+static char *undefined_note(const char *path, const char *y, const struct csv *c,
+			    const struct yexpr *ye, const struct rows *rs)
+{
+	size_t shown = rs->undefined < 5 ? rs->undefined : 5, len = 0;
+	char lines[80], *s;
+
+	if (!rs->undefined)
+		return NULL;
+	lines[0] = 0;
+	for (size_t i = 0; i < shown; i++)
+		len += (size_t)snprintf(lines + len, sizeof(lines) - len, "%s%lu", i ? ", " : "",
+					rs->undef_line[i]);
+	if (asprintf(&s, "%s: %zu of %zu %s left out: %s is undefined where %s is 0 (line%s %s%s)",
+		     path, rs->undefined, rs->nread, rs->reps ? "repetitions" : "rows", y,
+		     c->names[ye->den], shown > 1 ? "s" : "", lines,
+		     rs->undefined > shown ? ", ..." : "") < 0)
+		return NULL;
+	return s;
 }
 
 static int cmp_rep_group(const void *a, const void *b)
@@ -950,6 +1096,10 @@ void plot_table_free(struct plot_table *t)
 		plot_table_free(t->abs_panel);
 		free(t->abs_panel);
 	}
+	free(t->warning);
+	for (unsigned i = 0; i < t->npanels; i++)
+		plot_table_free(&t->panels[i]);
+	free(t->panels);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -968,6 +1118,15 @@ int plot_write_table(const struct plot_table *t, FILE *f)
 {
 	size_t w = strlen(t->xlabel ? t->xlabel : "");
 
+	if (t->npanels) {	/* --facet: each panel's, under its title */
+		for (unsigned i = 0; i < t->npanels; i++) {
+			if (t->panels[i].kind != PLOT_BARS || !t->panels[i].pct)
+				return -1;
+			fprintf(f, "%s%s\n", i ? "\n" : "", t->panels[i].title);
+			plot_write_table(&t->panels[i], f);
+		}
+		return 0;
+	}
 	if (t->kind != PLOT_BARS || !t->pct || !t->base_abs)
 		return -1;
 	for (size_t k = 0; k < t->ncat; k++)
@@ -1336,6 +1495,59 @@ static int parse_kind(const char *k, enum plot_kind *kind, struct err *e)
 	return 0;
 }
 
+/*
+ * --size WxH[in|cm|px] and --font-size PT into t->width, t->height (pixels at 140
+ * to the inch, the scale of the default PDF page) and t->font; left 0 (the
+ * defaults) when not given. 0, or -1 with @e naming the option.
+ */
+#define PLOT_PX_PER_IN 140.0
+#define PLOT_MIN_PX 70.0	/* 0.5 in */
+#define PLOT_MAX_PX 7000.0	/* 50 in */
+#define PLOT_MIN_FONT 4.0
+#define PLOT_MAX_FONT 72.0
+
+static int figure_size(const struct plot_opts *o, struct plot_table *t, struct err *e)
+{
+	if (o->size) {
+		const char *p = o->size;
+		char *end;
+		double w, h, per = 1.0;
+
+		w = strtod(p, &end);
+		if (end == p || (*end != 'x' && *end != 'X'))
+			goto bad_size;
+		p = end + 1;
+		h = strtod(p, &end);
+		if (end == p || *p == '-' || *p == '+' || isspace((unsigned char)*p))
+			goto bad_size;
+		if (!strcmp(end, "in"))
+			per = PLOT_PX_PER_IN;
+		else if (!strcmp(end, "cm"))
+			per = PLOT_PX_PER_IN / 2.54;
+		else if (*end && strcmp(end, "px"))
+			goto bad_size;
+		w *= per;
+		h *= per;
+		if (!(w >= PLOT_MIN_PX && w <= PLOT_MAX_PX && h >= PLOT_MIN_PX && h <= PLOT_MAX_PX))
+			return err_set(e, "--size", 0, 0, "'%s': each side from 0.5 in (70 px) to 50 in "
+				       "(7000 px)", o->size);
+		t->width = (unsigned)lround(w);
+		t->height = (unsigned)lround(h);
+	}
+	if (o->font_size) {
+		double pt;
+
+		if (parse_double(o->font_size, &pt) || !(pt >= PLOT_MIN_FONT && pt <= PLOT_MAX_FONT))
+			return err_set(e, "--font-size", 0, 0, "'%s': expected points, %g to %g",
+				       o->font_size, PLOT_MIN_FONT, PLOT_MAX_FONT);
+		t->font = pt;
+	}
+	return 0;
+bad_size:
+	return err_set(e, "--size", 0, 0, "'%s': expected WxH with a unit in, cm or px (3.3x2.2in)",
+		       o->size);
+}
+
 /* The y quantity's name: a column's, "A / B", or "A per 1000 instructions". */
 static char *y_name(const char *y, const struct yexpr *ye)
 {
@@ -1344,7 +1556,8 @@ static char *y_name(const char *y, const struct yexpr *ye)
 	int rc;
 
 	if (ye->den < 0)
-		return strdup(unit_of(y).name);
+		return asprintf(&s, "%s%s", unit_of(y).name, ye->interval ? " per interval" : "") < 0
+			       ? NULL : s;
 	if (ye->mul != 1.0) {
 		a = trimmed(y + 5, strlen(y + 5));
 		rc = a ? asprintf(&s, "%s per 1000 instructions", unit_of(a).name) : -1;
@@ -1359,7 +1572,16 @@ static char *y_name(const char *y, const struct yexpr *ye)
 	return rc < 0 ? NULL : s;
 }
 
-#define TITLE_LINE 90	/* characters of 11 pt Sans across the 1000 px figure, less room */
+/*
+ * The characters of a title line: 90 of 11 pt Sans across the 1000 px figure, less
+ * room; as many as fit the --size and --font-size (layout estimates below).
+ */
+static size_t title_chars(const struct plot_table *t)
+{
+	double w = t->width ? t->width : 1000.0, f = t->font ? t->font / 11.0 : 1.0;
+
+	return (size_t)((w - 235.0 * f) / (8.5 * f));
+}
 
 static char *default_title(const struct plot_table *t, const char *x, const char *yname,
 			   const char *by, const char *base, const char *input)
@@ -1373,7 +1595,7 @@ static char *default_title(const struct plot_table *t, const char *x, const char
 	bn = ub.name;
 	/* the input on a line of its own when the title would not fit the width in one */
 	if (input && asprintf(&on, "%son %s", strlen(yname) + strlen(xn) + strlen(bn) +
-			      strlen(input) > TITLE_LINE ? "\n" : " ", input) < 0)
+			      strlen(input) > title_chars(t) ? "\n" : " ", input) < 0)
 		return NULL;
 	if (t->kind == PLOT_BARS && t->pct)
 		rc = asprintf(&s, "%s: %% change against %s = %s, per %s%s", yname, bn, base, xn,
@@ -1396,7 +1618,7 @@ static char *y_label(const char *y, const struct yexpr *ye)
 	int rc;
 
 	if (ye->den < 0)
-		return axis_label(y);
+		return axis_label_of(y, ye->interval);
 	n = y_name(y, ye);
 	if (!n)
 		return NULL;
@@ -1457,8 +1679,9 @@ static int label_table(struct plot_table *t, const struct plot_opts *o, const ch
 	const char *input = o->input;
 	char *yname = y_name(y, ye);
 
+	/* (not when each panel has an input of its own: --facet input) */
 	if (!input && rs->input && !rs->inputs && strcmp(x, "input") &&
-	    (!by || strcmp(by, "input")))
+	    (!by || strcmp(by, "input")) && (!o->facet || strcmp(o->facet, "input")))
 		input = rs->input;
 	if (input && strrchr(input, '/') && strrchr(input, '/')[1])
 		input = strrchr(input, '/') + 1;	/* a trace by its file name */
@@ -1539,6 +1762,16 @@ static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct
 				o->y);
 			goto out;
 		}
+		if (ny && ti.warning) {	/* (the first's is kept with its axes) */
+			if (asprintf(&tmp, "%s%s%s", t->warning ? t->warning : "",
+				     t->warning ? "\n" : "", ti.warning) < 0) {
+				plot_table_free(&ti);
+				oom(e, csv_path);
+				goto out;
+			}
+			free(t->warning);
+			t->warning = tmp;
+		}
 		yn = ti.ylabel;
 		/* the default title opens with the y quantity's name: keep the rest once */
 		rest = strstr(ti.title, t->kind == PLOT_TIMELINE || ti.kind == PLOT_TIMELINE ?
@@ -1564,7 +1797,7 @@ static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct
 			*t = ti;
 			t->series = ser;
 			t->nseries = n;
-			ti.title = ti.xlabel = ti.ylabel = ti.by = NULL;
+			ti.title = ti.xlabel = ti.ylabel = ti.by = ti.warning = NULL;
 			free(ti.series);	/* (its series were moved) */
 			ti.series = NULL;
 			ti.nseries = 0;
@@ -1589,7 +1822,7 @@ static int prepare_multi(const char *csv_path, const struct plot_opts *o, struct
 	else if (asprintf(&t->title, "%s%s", names, tail) < 0)
 		t->title = NULL;
 	/* several names make it longer: " on INPUT", if on the same line, goes to its own */
-	if (!o->title && t->title && strlen(t->title) > TITLE_LINE && !strchr(t->title, '\n')) {
+	if (!o->title && t->title && strlen(t->title) > title_chars(t) && !strchr(t->title, '\n')) {
 		char *on = NULL;
 
 		for (char *p = strstr(t->title, " on "); p; p = strstr(p + 1, " on "))
@@ -1608,12 +1841,173 @@ out:
 	return rc;
 }
 
-int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
-		 struct err *e)
+/* One figure (--facet aside): one y or several. */
+static int prepare_one(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		       struct err *e)
 {
 	if (o->y && strchr(o->y, ','))
 		return prepare_multi(csv_path, o, t, e);
 	return prepare(csv_path, o, t, true, e);
+}
+
+/*
+ * The distinct values of column @key among the rows @o->where selects, in order of
+ * first appearance (values where_match() finds equal are one), into @val (caller
+ * frees each); their count, or -1 with @e.
+ */
+static int facet_values(const char *csv_path, const struct plot_opts *o, const char *key,
+			char **val, struct err *e)
+{
+	struct csv c;
+	struct where w[PLOT_MAX_WHERE];
+	unsigned nw, n = 0;
+	int col, nf, rc = -1;
+
+	if (csv_open(&c, csv_path, e))
+		goto out;
+	if ((col = csv_need(&c, key, e)) < 0 || resolve_where(&c, o, w, &nw, e))
+		goto out;
+	while ((nf = csv_next(&c, e)) > 0) {
+		unsigned k = 0;
+
+		if (!row_selected(&c, w, nw))
+			continue;
+		while (k < n && !where_match(c.field[col], val[k]))
+			k++;
+		if (k < n)
+			continue;
+		if (n == PLOT_MAX_PANELS) {
+			err_set(e, csv_path, c.lineno, c.col[col], "--facet %s has more than %d values "
+				"(select some with --where)", key, PLOT_MAX_PANELS);
+			goto out;
+		}
+		if (!(val[n++] = strdup(c.field[col]))) {
+			oom(e, csv_path);
+			goto out;
+		}
+	}
+	if (nf < 0)
+		goto out;
+	if (!n)
+		err_set(e, csv_path, 0, 0, nw ? "no data row is selected by --where"
+					      : "no data rows (only a header)");
+	else
+		rc = (int)n;
+out:
+	if (rc < 0)
+		while (n)
+			free(val[--n]);
+	csv_close(&c);
+	return rc;
+}
+
+/* Default --facet panels: 600x400 pixels each, and room for the figure's title. */
+#define FACET_W 600
+#define FACET_H 400
+#define FACET_TITLE_H 40
+
+/*
+ * --facet KEY: one panel per value of KEY, each prepared as the whole figure would
+ * be from the rows holding that value (--where KEY=VALUE), titled "KEY = VALUE";
+ * the figure's title is the first panel's default one (which names no input when
+ * KEY is the input); panels side by side, ceil(sqrt(n)) to a row.
+ */
+static int prepare_facets(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+			  struct err *e)
+{
+	char *val[PLOT_MAX_PANELS], *sel = NULL;
+	const char **where = NULL;
+	struct plot_opts po = *o;
+	unsigned cols, rows;
+	int n, rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (o->abs)
+		return err_set(e, "--facet", 0, 0, "not with --abs (each panel would be two)");
+	if (figure_size(o, t, e) || (n = facet_values(csv_path, o, o->facet, val, e)) < 0)
+		return -1;
+	where = calloc(o->nwhere + 1, sizeof(*where));
+	t->panels = calloc((size_t)n, sizeof(*t->panels));
+	if (!where || !t->panels) {
+		oom(e, csv_path);
+		goto out;
+	}
+	for (unsigned i = 0; i < o->nwhere; i++)
+		where[i] = o->where[i];
+	po.where = where;
+	po.nwhere = o->nwhere + 1;
+	po.title = NULL;
+	for (int i = 0; i < n; i++) {
+		struct plot_table *p = &t->panels[i];
+		const char *v = val[i];
+
+		free(sel);
+		if (asprintf(&sel, "%s=%s", o->facet, val[i]) < 0) {
+			sel = NULL;
+			oom(e, csv_path);
+			goto out;
+		}
+		where[o->nwhere] = sel;
+		if (prepare_one(csv_path, &po, p, e))
+			goto out;
+		t->npanels++;
+		if (!i) {
+			t->kind = p->kind;
+			t->title = o->title ? strdup(o->title) : p->title;
+			p->title = NULL;
+		}
+		free(p->title);
+		if (!strcmp(o->facet, "input") && strrchr(v, '/') && strrchr(v, '/')[1])
+			v = strrchr(v, '/') + 1;	/* a trace by its file name */
+		if (asprintf(&p->title, "%s = %s", unit_of(o->facet).name, v) < 0)
+			p->title = NULL;
+		if (!p->title || !t->title) {
+			oom(e, csv_path);
+			goto out;
+		}
+		if (p->warning) {
+			char *tmp;
+
+			if (asprintf(&tmp, "%s%s%s (%s)", t->warning ? t->warning : "",
+				     t->warning ? "\n" : "", p->warning, p->title) < 0) {
+				oom(e, csv_path);
+				goto out;
+			}
+			free(t->warning);
+			t->warning = tmp;
+		}
+	}
+	cols = (unsigned)ceil(sqrt((double)n));
+	rows = ((unsigned)n + cols - 1) / cols;
+	if (!t->width) {
+		t->width = FACET_W * cols;
+		t->height = FACET_H * rows + FACET_TITLE_H;
+	}
+	rc = 0;
+out:
+	free(sel);
+	free(where);
+	for (int i = 0; i < n; i++)
+		free(val[i]);
+	if (rc)
+		plot_table_free(t);
+	return rc;
+}
+
+int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
+		 struct err *e)
+{
+	int rc = o->facet ? prepare_facets(csv_path, o, t, e) : prepare_one(csv_path, o, t, e);
+
+	if (!rc && t->warning && o->warn) {
+		const char *p = t->warning, *nl;
+
+		for (; p; p = nl ? nl + 1 : NULL) {
+			nl = strchr(p, '\n');
+			fprintf(o->warn, "plot: warning: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+		}
+	}
+	return rc;
 }
 
 static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
@@ -1623,15 +2017,17 @@ static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_
 	struct rows rs;
 	struct yexpr ye;
 	struct names nm = { csv_path, NULL, NULL, NULL };
+	struct where w[PLOT_MAX_WHERE];
 	enum plot_kind kind = PLOT_AUTO;
 	const char *x = o->x, *y = o->y, *by = o->by;
 	const char *base = o->base ? o->base : "base";
 	int xc, byc = -1, rc = -1;
+	unsigned nw = 0;
 	bool timeline_csv;
 
 	memset(t, 0, sizeof(*t));
 	memset(&rs, 0, sizeof(rs));
-	if (parse_kind(o->kind, &kind, e))
+	if (parse_kind(o->kind, &kind, e) || figure_size(o, t, e))
 		return -1;
 	if (csv_open(&c, csv_path, e))
 		goto out;
@@ -1655,10 +2051,12 @@ static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_
 		goto out;
 	if (by && (byc = csv_need(&c, by, e)) < 0)
 		goto out;
+	if (resolve_where(&c, o, w, &nw, e))
+		goto out;
 	nm.x = x;
 	nm.y = y;
 	nm.by = by;
-	if (read_rows(&c, xc, byc, by, &ye, &rs, e) ||
+	if (read_rows(&c, xc, byc, by, &ye, w, nw, &rs, e) ||
 	    (rs.reps && aggregate_reps(&rs, csv_path, e)))
 		goto out;
 	if (kind == PLOT_AUTO)
@@ -1727,6 +2125,8 @@ static int prepare(const char *csv_path, const struct plot_opts *o, struct plot_
 	}
 	rc = build_lines(t, &nm, &rs, ye.ci >= 0 || rs.reps, e);
 out:
+	if (!rc && ye.den >= 0 && rs.undefined && !(t->warning = undefined_note(csv_path, y, &c, &ye, &rs)))
+		rc = oom(e, csv_path);
 	/* (a log axis labels its decades as they are: 1e-05 millions would say nothing) */
 	if (!rc && !t->pct && scale && !t->logy && scale_counts(t)) {
 		oom(e, csv_path);
@@ -1750,14 +2150,32 @@ static void put_num(FILE *f, double v)
  * Layout estimates for the 1000x600 canvas, measured on the renders of check_plot: the
  * plot area is about 740 px wide beside a key (850 without) and 480 px high; 11 pt Sans
  * takes about 8.5 px per character, 9 pt about 7.5 px and 14 px of height. Only used to
- * decide whether labels fit; gnuplot does the actual layout.
+ * decide whether labels fit; gnuplot does the actual layout. Another size (--size, a
+ * --facet panel) keeps the margins, which are text, in proportion to the font
+ * (--font-size: f = points / 11) and gives the rest to the plot area.
  */
-#define LAYOUT_W_KEY 740.0
-#define LAYOUT_W 850.0
-#define LAYOUT_H 480.0
-#define LAYOUT_CHAR11 8.5
-#define LAYOUT_CHAR9 7.5
-#define LAYOUT_LINE9 14.0
+struct layout {
+	double w, h;	/* the panel (or canvas) in pixels; h as a lone figure's */
+	double f;	/* the font's size / 11 pt */
+};
+
+#define LAYOUT_W_KEY(l) ((l)->w - 260.0 * (l)->f)
+#define LAYOUT_W(l) ((l)->w - 150.0 * (l)->f)
+#define LAYOUT_H(l) ((l)->h - 120.0 * (l)->f)
+#define LAYOUT_CHAR11(l) (8.5 * (l)->f)
+#define LAYOUT_CHAR9(l) (7.5 * (l)->f)
+#define LAYOUT_LINE9(l) (14.0 * (l)->f)
+
+/* The font's size in points (t->font, default 11) and bar labels' (9 of 11). */
+static double font_pt(const struct plot_table *t)
+{
+	return t->font ? t->font : 11.0;
+}
+
+static double label_pt(const struct plot_table *t)
+{
+	return t->font ? round(t->font * 9.0 / 11.0 * 2) / 2 : 9.0;	/* (to half points) */
+}
 
 /*
  * Lines and timeline: one data block per series. Series that coincide stay visible:
@@ -1781,7 +2199,7 @@ static double min_x(const struct plot_table *t)
  * the canvas less the margins (80 px) and the key beside it (its longest name plus the
  * sample, 6 characters), with the labels two characters apart (layout estimates below).
  */
-static bool xtics_crowded(const struct plot_table *t)
+static bool xtics_crowded(const struct plot_table *t, const struct layout *l)
 {
 	size_t chars = 0, keyc = 0;
 	double pw;
@@ -1791,11 +2209,11 @@ static bool xtics_crowded(const struct plot_table *t)
 	for (unsigned s = 0; s < t->nseries && t->nseries > 1; s++)
 		if (strlen(t->series[s].name) + 6 > keyc)
 			keyc = strlen(t->series[s].name) + 6;
-	pw = 1000.0 - 80.0 - (double)keyc * LAYOUT_CHAR11;
-	return (double)chars * LAYOUT_CHAR11 > 0.8 * pw;
+	pw = l->w - 80.0 * l->f - (double)keyc * LAYOUT_CHAR11(l);
+	return (double)chars * LAYOUT_CHAR11(l) > 0.8 * pw;
 }
 
-static void lines_script(const struct plot_table *t, FILE *f)
+static void lines_script(const struct plot_table *t, FILE *f, const struct layout *l)
 {
 	bool first = true;
 
@@ -1803,7 +2221,7 @@ static void lines_script(const struct plot_table *t, FILE *f)
 		fprintf(f, "set logscale x 2\n");
 	if (t->logy)
 		fprintf(f, "set logscale y 10\n");
-	if (t->nxtics && xtics_crowded(t))
+	if (t->nxtics && xtics_crowded(t, l))
 		fprintf(f, "set xtics rotate by 30 right\n");
 	if (t->nxtics) {
 		fprintf(f, "set xtics (");
@@ -1913,10 +2331,11 @@ enum bar_labels { LABELS_NONE, LABELS_ACROSS, LABELS_UP };
  * numbers): across the bar end when the text fits the bar's width, else turned upright,
  * else (bars thinner than a line of text) none.
  */
-static void bars_data_script(const struct plot_table *t, FILE *f, double hshare, unsigned lc0)
+static void bars_data_script(const struct plot_table *t, FILE *f, double hshare, unsigned lc0,
+			     const struct layout *l, double lpt)
 {
 	double lo = 0, hi = 0, span, pad, room, w = 0.8 / t->nseries, ylo;
-	double pw = t->nseries > 1 ? LAYOUT_W_KEY : LAYOUT_W;
+	double pw = t->nseries > 1 ? LAYOUT_W_KEY(l) : LAYOUT_W(l);
 	double bar_px = pw * w / (double)t->ncat;
 	size_t maxlen = 0, maxlab = 0;
 	const char *lab[PLOT_MAX_CATEGORIES];
@@ -1936,16 +2355,16 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double hshare,
 			bar_label(t, v, label, sizeof(label));
 			maxlab = strlen(label) > maxlab ? strlen(label) : maxlab;
 		}
-	if ((double)maxlab * LAYOUT_CHAR9 <= bar_px + 4)
+	if ((double)maxlab * LAYOUT_CHAR9(l) <= bar_px + 4)
 		labels = LABELS_ACROSS;
-	else if (bar_px >= LAYOUT_LINE9)
+	else if (bar_px >= LAYOUT_LINE9(l))
 		labels = LABELS_UP;
 	else
 		labels = LABELS_NONE;
 	cat_labels(t, lab);
 	for (size_t k = 0; k < t->ncat; k++)
 		maxlen = strlen(lab[k]) > maxlen ? strlen(lab[k]) : maxlen;
-	slanted = (double)maxlen * LAYOUT_CHAR11 > pw / (double)t->ncat;
+	slanted = (double)maxlen * LAYOUT_CHAR11(l) > pw / (double)t->ncat;
 	span = hi - lo > 0 ? hi - lo : 1.0;
 	/*
 	 * The label's offset from the bar end, and the room left for it beyond the bars: a
@@ -1953,8 +2372,8 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double hshare,
 	 * that has bars, so room = r / (1 - 2r) of the bars' span.
 	 */
 	if (labels == LABELS_UP) {
-		double ph = hshare * LAYOUT_H - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11 : 0);
-		double r = ((double)maxlab * LAYOUT_CHAR9 + 12) / (ph > 200 ? ph : 200);
+		double ph = hshare * LAYOUT_H(l) - (slanted ? 0.5 * (double)maxlen * LAYOUT_CHAR11(l) : 0);
+		double r = ((double)maxlab * LAYOUT_CHAR9(l) + 12 * l->f) / (ph > 200 * l->f ? ph : 200 * l->f);
 
 		pad = 0.01 * span;
 		room = span * (r < 0.3 ? r / (1 - 2 * r) : 0.75);
@@ -1988,7 +2407,7 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double hshare,
 	if (slanted) {
 		/* slanted; the first label reaches left of the plot: widen the margin for it */
 		double spill = 0.87 * (double)strlen(lab[0]) -
-			       pw / (double)t->ncat / 2 / LAYOUT_CHAR11;
+			       pw / (double)t->ncat / 2 / LAYOUT_CHAR11(l);
 
 		fprintf(f, "set xtics rotate by 30 right\n");
 		if (spill > 8)
@@ -2023,21 +2442,22 @@ static void bars_data_script(const struct plot_table *t, FILE *f, double hshare,
 	}
 	for (unsigned s = 0; s < t->nseries; s++) {
 		if (labels == LABELS_ACROSS)
-			fprintf(f, ", \\\n     $s%u using 1:3:4 with labels font 'Sans,9' notitle", s);
+			fprintf(f, ", \\\n     $s%u using 1:3:4 with labels font 'Sans,%.3g' notitle", s,
+				lpt);
 		else if (labels == LABELS_UP)
 			fprintf(f, ", \\\n     $s%u using 1:($2 >= 0 || %d ? $3 : NaN):4 with labels "
-				   "rotate by 90 left font 'Sans,9' notitle"
+				   "rotate by 90 left font 'Sans,%.3g' notitle"
 				   ", \\\n     $s%u using 1:($2 < 0 && !%d ? $3 : NaN):4 with labels "
-				   "rotate by 90 right font 'Sans,9' notitle", s, inside, s, inside);
+				   "rotate by 90 right font 'Sans,%.3g' notitle", s, inside, lpt, s, inside,
+				lpt);
 	}
 	fprintf(f, "\n");
 }
 
-void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f)
+/* The title, the axes' labels and the key of @t. */
+static void axes_script(const struct plot_table *t, FILE *f)
 {
-	/* --abs: two panels, one above the other, each as wide as a figure alone */
-	terminal(f, output, fmt, 1000, t->abs_panel ? 1000 : 600, false);
-	fprintf(f, "set encoding utf8\nset title ");
+	fprintf(f, "set title ");
 	put_quoted(f, t->title);
 	fprintf(f, "\nset xlabel ");
 	put_quoted(f, t->xlabel);
@@ -2050,6 +2470,11 @@ void plot_write_script(const struct plot_table *t, const char *output, const cha
 		put_quoted(f, t->by);
 		fprintf(f, "\n");
 	}
+}
+
+/* What @t draws, in the layout @l: bars (with --abs, two panels), lines or a timeline. */
+static void body_script(const struct plot_table *t, FILE *f, const struct layout *l)
+{
 	if (t->kind == PLOT_BARS && t->abs_panel) {
 		/*
 		 * --abs: the absolute values (the base's first) above, the % change below, on
@@ -2061,18 +2486,53 @@ void plot_write_script(const struct plot_table *t, const char *output, const cha
 		fprintf(f, "\nunset title\nset key inside top left\nset ylabel ");
 		put_quoted(f, t->abs_panel->ylabel);
 		fprintf(f, "\n");
-		bars_data_script(t->abs_panel, f, 0.8, 0);
+		bars_data_script(t->abs_panel, f, 0.8, 0, l, label_pt(t));
 		fprintf(f, "unset key\nunset lmargin\nset ylabel ");
 		put_quoted(f, t->ylabel);
 		fprintf(f, "\n");
-		bars_data_script(t, f, 0.8, 1);
+		bars_data_script(t, f, 0.8, 1, l, label_pt(t));
 		fprintf(f, "unset multiplot\n");
 	} else if (t->kind == PLOT_BARS) {
-		bars_data_script(t, f, 1.0, 0);	/* (one panel: the whole height) */
+		bars_data_script(t, f, 1.0, 0, l, label_pt(t));	/* (one panel: the whole height) */
 	} else {
 		fprintf(f, "set grid\n");
-		lines_script(t, f);
+		lines_script(t, f, l);
 	}
+}
+
+void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f)
+{
+	/* --abs: two panels, one above the other, each as wide as a figure alone */
+	unsigned w = t->width ? t->width : 1000, h = t->height ? t->height : t->abs_panel ? 1000 : 600;
+	struct layout l = { w, t->abs_panel ? 0.6 * h : h, font_pt(t) / 11.0 };
+
+	terminal(f, output, fmt, w, h, font_pt(t), false);
+	fprintf(f, "set encoding utf8\n");
+	if (t->npanels) {
+		/*
+		 * --facet: gnuplot's multiplot, a panel per value in rows of ceil(sqrt(n)),
+		 * each with its own axes and key; what one panel set that the next may not
+		 * set again (ranges, a log axis, tick lists, a margin) is reset between them.
+		 */
+		unsigned cols = (unsigned)ceil(sqrt((double)t->npanels));
+		unsigned rows = (t->npanels + cols - 1) / cols;
+		struct layout pl = { l.w / cols, (l.h - FACET_TITLE_H * l.f) / rows, l.f };
+
+		fprintf(f, "set multiplot layout %u,%u title ", rows, cols);
+		put_quoted(f, t->title);
+		fprintf(f, "\n");
+		for (unsigned i = 0; i < t->npanels; i++) {
+			if (i)
+				fprintf(f, "set autoscale\nunset logscale\nunset offsets\nunset lmargin\n"
+					   "unset grid\nset xtics norotate autofreq\n");
+			axes_script(&t->panels[i], f);
+			body_script(&t->panels[i], f, &pl);
+		}
+		fprintf(f, "unset multiplot\n");
+		return;
+	}
+	axes_script(t, f);
+	body_script(t, f, &l);
 }
 
 static void table_script(const void *ctx, const char *output, const char *fmt, FILE *f)
@@ -2180,6 +2640,11 @@ static int write_script(const struct plot_table *t, const char *csv_path,
 		fprintf(f, " --abs");
 	if (o->values)
 		fprintf(f, " --values");
+	for (unsigned i = 0; i < o->nwhere; i++)
+		put_opt(f, "--where", o->where[i]);
+	put_opt(f, "--facet", o->facet);
+	put_opt(f, "--size", o->size);
+	put_opt(f, "--font-size", o->font_size);
 	put_opt(f, "--kind", kind_name[t->kind]);
 	put_opt(f, "--input", o->input);
 	put_opt(f, "--base", t->kind == PLOT_BARS && t->pct ? t->base_name : NULL);

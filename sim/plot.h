@@ -63,6 +63,19 @@ enum plot_kind {
  * @script: also write the gnuplot script to this file ("-": standard output), the
  *         data inline, drawing into @out (NULL @out: the script's name less a
  *         ".gp" suffix, plus ".png")
+ * @where: @nwhere selections "KEY=VALUE": only the rows whose KEY column holds
+ *         VALUE (the same text, or the same number: "16M" is 16777216) are drawn;
+ *         selections of one KEY are alternatives (any of them), of different keys
+ *         all must hold
+ * @facet: one panel per distinct value of this column (in order of first
+ *         appearance, at most PLOT_MAX_PANELS), each drawn as the whole figure
+ *         would be from its rows alone, in one image (gnuplot's multiplot)
+ * @size:  the image's size, "WxH" with a unit "in", "cm" or "px" (none: px), e.g.
+ *         "3.3x2.2in" (a paper column); inches are 140 px (PNG, SVG) as the
+ *         default 1000x600 px is the PDF's 7.1x4.3 in (NULL: that default)
+ * @font_size: the text's size in points (NULL: 11; bar labels 9/11 of it)
+ * @warn:  where plot_prepare() tells what it leaves out (rows whose y is
+ *         undefined, a zero divisor), one line each (NULL: nowhere)
  */
 struct plot_opts {
 	const char *x, *y, *by;
@@ -74,7 +87,15 @@ struct plot_opts {
 	const char *out;
 	const char *base;
 	const char *script;
+	const char *const *where;
+	unsigned nwhere;
+	const char *facet;
+	const char *size, *font_size;
+	FILE *warn;
 };
+
+#define PLOT_MAX_PANELS 16	/* --facet values */
+#define PLOT_MAX_WHERE_OPTS 32	/* --where selections */
 
 /*
  * One line, or one bar colour. Lines and timeline: n points, x ascending, no two
@@ -110,6 +131,11 @@ struct plot_table {
 	char *base_name;	/* % bars: the --base value, and its value per category */
 	double *base_abs;
 	struct plot_table *abs_panel;	/* --abs: the absolute values' bars, base first */
+	unsigned width, height;	/* the image in pixels at 140 to the inch (0: 1000x600, --abs x1000) */
+	double font;		/* the text's size in points (0: 11) */
+	char *warning;		/* what was left out (rows whose y is undefined), or NULL */
+	unsigned npanels;	/* --facet: the panels, each a table of its own (title: KEY = VALUE) */
+	struct plot_table *panels;
 };
 
 /*
@@ -120,8 +146,10 @@ struct plot_table {
  * Lines need one row per (x, --by value); bars one per (x, --by value) and a --base
  * row for every x. Returns 0, or -1 with @e naming file[:line[:col]] (missing file or
  * column, empty CSV, wrong field count, not a number, duplicate points, a missing
- * baseline, caps) or the option at fault (-x, -y, --kind, --logx, --base); on
- * failure @t holds nothing to free.
+ * baseline, caps) or the option at fault (-x, -y, --kind, --logx, --base, --where,
+ * --facet, --size, --font-size); on failure @t holds nothing to free. Rows whose
+ * y is undefined (A/B or mpki: with a zero divisor) are left out and counted in
+ * t->warning, which is also written to @o->warn.
  */
 int plot_prepare(const char *csv_path, const struct plot_opts *o, struct plot_table *t,
 		 struct err *e);
@@ -143,8 +171,9 @@ const char *plot_format(const char *out);
 
 /*
  * Write to @f the gnuplot script drawing @t into the file @output (quoted in the
- * script) in format @fmt (plot_format()): pngcairo, svg or pdfcairo; 1000x600
- * pixels (the PDF page 7.1 x 4.3 inches, laid out as the PNG).
+ * script) in format @fmt (plot_format()): pngcairo, svg or pdfcairo; t->width x
+ * t->height pixels, by default 1000x600 (the PDF page 7.1 x 4.3 inches, laid out
+ * as the PNG, 140 pixels to the inch), text of t->font points (default 11).
  */
 void plot_write_script(const struct plot_table *t, const char *output, const char *fmt, FILE *f);
 

@@ -440,7 +440,7 @@ static bool all_numeric(char *const *vals, size_t n)
 	return true;
 }
 
-void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o)
+const char *sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o)
 {
 	/* the dimensions: the input when several are swept, then the keys */
 	const char *dim[2] = { NULL, NULL };
@@ -481,6 +481,18 @@ void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *
 	if (o->by && vals[0] && !all_numeric(vals[0], nvals[0]))
 		o->base = vals[1][0]; /* bars: % change against the series' first value */
 	o->y = !strncmp(o->x, "tlb.", 4) ? "mpki:tlb.l1d.misses" : "cycles.total";
+	/* a third dimension (one that varies): a panel per value; a fourth: no figure */
+	for (size_t i = 0; i <= sw->naxes; i++) {
+		const char *k = i < sw->naxes ? sw->axes[i].key : "input";
+		size_t nv = i < sw->naxes ? sw->axes[i].nvals : sw->ninputs;
+
+		if (nv < 2 || !strcmp(k, o->x) || (o->by && !strcmp(k, o->by)))
+			continue;
+		if (o->facet)
+			return "more than three swept dimensions (draw it with mmusim plot --where)";
+		o->facet = k;
+	}
+	return NULL;
 }
 
 int sweep_merge_into(struct outfile *of, char *const *files, size_t n, bool per_rep, FILE *log,
@@ -709,14 +721,31 @@ static int sweep_merge_plot(struct sweep_state *s, struct outfile *csv_of, struc
 	free(files);
 	if (s->c->plot_out && !rc) {
 		struct plot_opts po;
+		const char *why = sweep_plot_opts(&s->sw, s->c->plot_out, &po);
 
-		sweep_plot_opts(&s->sw, s->c->plot_out, &po);
-		/* a derived y (mpki:, A/B) of repetitions: its error bars from each repetition */
-		rc = plot_csv(reps && (strchr(po.y, ':') || strchr(po.y, '/')) ? reps : s->csv, &po, e);
-		if (rc && rc != -1)
-			rc = POOL_EHOST; /* gnuplot failed: exit 1 */
-		if (!rc && !s->c->quiet)
-			fprintf(s->c->log, "sweep: plot -> %s\n", s->c->plot_out);
+		/*
+		 * The CSV is written: a figure the sweep's shape does not allow is a warning,
+		 * not a failure (exit 0); gnuplot failing is still one (exit 1).
+		 */
+		po.warn = s->c->log;
+		if (why) {
+			fprintf(s->c->log, "sweep: warning: no figure %s: %s\n", s->c->plot_out, why);
+		} else {
+			/* a derived y (mpki:, A/B) of repetitions: its error bars from each repetition */
+			rc = plot_csv(reps && (strchr(po.y, ':') || strchr(po.y, '/')) ? reps : s->csv,
+				      &po, e);
+			if (rc == -1) {
+				char msg[800];
+
+				err_format(e, msg, sizeof(msg));
+				fprintf(s->c->log, "sweep: warning: no figure %s: %s\n", s->c->plot_out, msg);
+				rc = 0;
+			} else if (rc) {
+				rc = POOL_EHOST; /* gnuplot failed: exit 1 */
+			} else if (!s->c->quiet) {
+				fprintf(s->c->log, "sweep: plot -> %s\n", s->c->plot_out);
+			}
+		}
 	}
 	free(reps);
 	return rc;

@@ -92,11 +92,13 @@ char *sweep_default_csv(const char *sweep_path);
  * sweep --plot: the sweep's default figure of @csv into @out. x: the first
  * swept dimension (the input when several are swept, then the keys in file
  * order); one line or bar colour per value of the second, os.mode taking that
- * place whenever it is swept; y: L1 dTLB misses per kilo-instruction when x is
- * a TLB key, else total cycles. A non-numeric x gives the mail's % change bars
- * against the series' first value.
+ * place whenever it is swept; a third dimension (of two or more values): one
+ * panel per value (plot --facet); y: L1 dTLB misses per kilo-instruction when
+ * x is a TLB key, else total cycles. A non-numeric x gives the mail's % change
+ * bars against the series' first value. Returns NULL, or why the sweep has no
+ * default figure (a fourth dimension): the caller warns and draws none.
  */
-void sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o);
+const char *sweep_plot_opts(const struct sweep *sw, const char *out, struct plot_opts *o);
 
 /*
  * Merge the reports @files into @of (sweep_merge_log(), one row per repetition

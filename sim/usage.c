@@ -26,6 +26,7 @@ const char usage_text[] =
 	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx] [--logy]\n"
 	"                   [--kind lines|bars|timeline] [--base V] [--abs] [--values] [--title T] [--input NAME]\n"
 	"                   [--table] -o OUT.png|OUT.svg|OUT.pdf\n"
+	"                   [--where KEY=VALUE ...] [--facet KEY] [--size WxH[in|cm|px]] [--font-size PT]\n"
 	"                   [--script FILE.gp]\n"
 	"       mmusim mrc [TRACE | -w WORKLOAD] [-c CONFIG.yaml] [--set path=value ...] [--max-entries N]\n"
 	"                  [--sets S] [-o OUT.csv] [--plot OUT.png|OUT.svg]\n"
@@ -91,6 +92,7 @@ static const struct {
 	{ "plot",
 	  "mmusim plot RESULTS.csv -x KEY -y KEY [--by KEY] [--logx] [--logy] [--kind lines|bars|timeline]\n"
 	  "            [--base VALUE] [--abs] [--values] [--title T] [--input NAME] -o out.png|out.svg|out.pdf\n"
+	  "            [--where KEY=VALUE ...] [--facet KEY] [--size WxH[in|cm|px]] [--font-size PT]\n"
 	  "            [--script FILE.gp]\n"
 	  "Draw a sweep's CSV (or a --timeline CSV) with gnuplot. --script FILE also writes the\n"
 	  "gnuplot script, data inline (without -o: only the script, drawing FILE less .gp\n"
@@ -99,7 +101,14 @@ static const struct {
 	  "  --abs           % change bars: the absolute values in a panel beside them\n"
 	  "  --values        bars with --by: the values themselves, a colour per --by value\n"
 	  "  --input NAME    the input named in the title (default: the CSV's input column\n"
-	  "                  when it holds one value)\n" },
+	  "                  when it holds one value)\n"
+	  "  --where K=V     only the rows whose column K holds V (text, or the same number);\n"
+	  "                  repeated: any of a key's values, all of the keys\n"
+	  "  --facet KEY     one panel per value of KEY (at most 16), each from its own rows\n"
+	  "  --size WxH      the image: 3.3x2.2in, 8.4x5.6cm or 1000x600 (px, the default; 140 to\n"
+	  "                  the inch in a PNG or SVG)\n"
+	  "  --font-size PT  the text in points (default 11)\n"
+	  "-y A/B and mpki: leave out rows whose divisor is 0, counted on stderr.\n" },
 	{ "config",
 	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
 	  "Print the effective configuration as YAML (every key with its value).\n"

@@ -278,6 +278,13 @@ int vmas_map(struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags, uin
 
 	if (r < 0 || ext_add(a, start, end, (uint32_t)r))
 		return a->oom = true, -1;
+	if (flags & VM_FILE) {
+		/* the file offset at @start, for the row's name (its VMA may have merged) */
+		const struct vma *v = vma_find(&s->vmas, start);
+
+		if (v)
+			a->rec[r].off = (v->pgoff << PAGE_SHIFT) + (start - v->start);
+	}
 	/*
 	 * The window open on a gap of [none] that this mapping fills: the counts
 	 * since it opened are the access that faulted this implicit mapping in
@@ -518,13 +525,137 @@ static const char *const ev_key[VE_NR] = {
 	"thp_split_page", "thp_collapse_alloc",
 };
 
+/*
+ * A row's name (the CSV's name column, a plot's category), unique in the run so
+ * that a plot of the CSV has one bar per mapping: a file mapping with a path is
+ * the file's name and the protection of its lowest live VMA, "libc.so.6:r-xp"
+ * (an ELF maps its text, read-only data and data from one file; /proc/PID/maps
+ * tells them apart by the same column); any other is kind@start,
+ * "anon@0x7f00000". Where that is shared with another record of the run (every
+ * record counts, not only the rows shown, so names do not depend on --vmas=N),
+ * a file mapping adds its offset in the file, "libc.so.6:r--p+0x1d1000" (the
+ * loader's first read-only mapping of the whole file at 0, its .rodata, its
+ * .data made read-only by RELRO); whatever is still shared (a mapping unmapped,
+ * another made later at the same address) adds "#ID", the id column.
+ */
+static char *rec_label(const struct vrec *r, uint32_t idx, bool with_off)
+{
+	char perm[5], *s;
+	int rc;
+
+	if (r->path) {
+		const char *b = strrchr(r->path, '/');
+
+		vmas_perms(r->flags, perm);
+		rc = asprintf(&s, "%s:%s", b && b[1] ? b + 1 : r->path, idx ? perm : "----");
+		if (rc >= 0 && with_off) {
+			char *t;
+
+			rc = asprintf(&t, "%s+0x%llx", s, (unsigned long long)r->off);
+			free(s);
+			s = t;
+		}
+	} else {
+		rc = asprintf(&s, "%s@0x%llx", vmas_kind(r, idx), (unsigned long long)r->start);
+	}
+	return rc < 0 ? NULL : s;
+}
+
+struct name_key {
+	const char *name;
+	size_t idx;
+};
+
+static int by_name(const void *pa, const void *pb)
+{
+	const struct name_key *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Mark in @dup[] the names of @name[] (@n) that occur more than once. 0, or -1 (OOM). */
+static int mark_shared(char *const *name, size_t n, bool *dup)
+{
+	struct name_key *k = malloc((n ? n : 1) * sizeof(*k));
+
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = (struct name_key){ name[i], i };
+		dup[i] = false;
+	}
+	qsort(k, n, sizeof(*k), by_name);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(k[i - 1].name, k[i].name))
+			dup[k[i - 1].idx] = dup[k[i].idx] = true;
+	free(k);
+	return 0;
+}
+
+/*
+ * Every record's name (rec_label(), above), indexed by record; NULL when out of
+ * memory. vmas_names_free() releases it.
+ */
+static void vmas_names_free(char **name, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		free(name[i]);
+	free(name);
+}
+
+static char **vmas_names(const struct sim *s)
+{
+	size_t n = s->vacct.nrec;
+	char **name = calloc(n ? n : 1, sizeof(*name));
+	bool *dup = calloc(n ? n : 1, sizeof(*dup));
+	size_t i;
+
+	if (!name || !dup)
+		goto oom;
+	for (i = 0; i < n; i++)
+		if (!(name[i] = rec_label(&s->vacct.rec[i], (uint32_t)i, false)))
+			goto oom;
+	if (mark_shared(name, n, dup))
+		goto oom;
+	for (i = 0; i < n; i++) {
+		if (!dup[i] || !s->vacct.rec[i].path)
+			continue;
+		free(name[i]);
+		if (!(name[i] = rec_label(&s->vacct.rec[i], (uint32_t)i, true)))
+			goto oom;
+	}
+	if (mark_shared(name, n, dup))
+		goto oom;
+	for (i = 0; i < n; i++) {
+		char *t;
+
+		if (!dup[i])
+			continue;
+		if (asprintf(&t, "%s#%zu", name[i], i) < 0)
+			goto oom;
+		free(name[i]);
+		name[i] = t;
+	}
+	free(dup);
+	return name;
+oom:
+	free(dup);
+	vmas_names_free(name, n);
+	return NULL;
+}
+
 void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out)
 {
 	uint32_t *o = vmas_order(s);
+	char **name = vmas_names(s);
 	unsigned shown = 0;
 
-	if (!o)
+	if (!o || !name) {
+		free(o);
+		vmas_names_free(name, s->vacct.nrec);
 		return;
+	}
 	if (!header)
 		goto rows;
 	fputs("mode,id,name,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
@@ -542,15 +673,8 @@ rows:
 		if (rec_empty(r, o[k]))
 			continue;
 		vmas_perms(r->flags, perm);
-		/* name: a label for plots (kind@start; a file's name after its last '/') */
 		fprintf(out, "%s,%u,", mode, o[k]);
-		if (r->path) {
-			const char *b = strrchr(r->path, '/');
-
-			csv_put(out, b ? b + 1 : r->path);
-		} else {
-			fprintf(out, "%s@0x%llx", vmas_kind(r, o[k]), (unsigned long long)r->start);
-		}
+		csv_put(out, name[o[k]]);	/* unique in the run (vmas_names()) */
 		fprintf(out, ",0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu",
 			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
 			o[k] ? perm : "----", thp_flag(r->flags), !r->thp_no, r->thp_no ? r->thp_no : "",
@@ -565,6 +689,7 @@ rows:
 		fprintf(out, "%s\n", s->csv_prov);
 		shown++;
 	}
+	vmas_names_free(name, s->vacct.nrec);
 	free(o);
 }
 

@@ -46,6 +46,7 @@ struct vrec {
 	uint32_t tfile;       /* the trace's file (1 + index into trace_reader.files), 0 none */
 	bool stack;           /* MAP_STACK, or the initial stack of an mtr version 2 trace */
 	char *path;           /* the file's path (vmas_set_paths()), or NULL */
+	uint64_t off;         /* a file mapping: the offset in the file at start, as mapped */
 	uint64_t hw[VH_NR];
 	uint64_t ev[VE_NR];
 	/* filled by vmas_finish() */
@@ -129,7 +130,9 @@ uint32_t *vmas_order(const struct sim *s);
 void vmas_write_text(const struct sim *s, unsigned top, FILE *out);
 
 /* The breakdown as CSV (run --vmas-csv): the header if @header, a row per record in
- * vmas_order() (the first @top; 0: all), each starting with @mode. */
+ * vmas_order() (the first @top; 0: all), each starting with @mode. Its name column
+ * is unique in the run: FILE:PERMS, +0xOFFSET where that is shared, kind@start
+ * without a path, #ID where a name is still shared (vmas.c, vmas_names()). */
 void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out);
 
 /* The JSON array of the report's "vmas" key (a json_t *, caller owns it). */

@@ -353,6 +353,53 @@ START_TEST(test_derived_metrics)
 	ck_assert_uint_eq(t.series[0].n, 2);
 	ck_assert_double_exact(t.series[0].x[1], 3.0);
 	ck_assert_double_exact(t.series[0].y[1], 2.25);
+	/* ... and says so */
+	ck_assert_ptr_nonnull(strstr(t.warning, "/z.csv: 1 of 3 rows left out: a/b is undefined where b is 0 (line 3)"));
+	plot_table_free(&t);
+}
+END_TEST
+
+/*
+ * --where selects rows (one key's values are alternatives, text or the same number);
+ * --facet makes one table per value, each from its own rows; the table's size and
+ * font come from --size and --font-size; a timeline's counts are per interval, the
+ * same column of another CSV is not.
+ */
+START_TEST(test_where_facet_size)
+{
+	const char *where[] = { "os.mode=thp", "tlb.l1d.4K.entries=32.0", "tlb.l1d.4K.entries=64" };
+	struct plot_opts o = { .x = "tlb.l1d.4K.entries", .y = "walk.walks", .where = where, .nwhere = 3 };
+	struct plot_table t;
+
+	prepare_ok(data("plot_sweep.csv"), &o, &t);
+	ck_assert_uint_eq(t.nseries, 1);
+	ck_assert_uint_eq(t.series[0].n, 2);
+	ck_assert_double_exact(t.series[0].x[0], 32.0);
+	ck_assert_double_exact(t.series[0].x[1], 64.0);
+	plot_table_free(&t);
+
+	o.where = NULL;
+	o.nwhere = 0;
+	o.facet = "os.mode";
+	o.size = "3.3x2.2in";
+	o.font_size = "8";
+	prepare_ok(data("plot_sweep.csv"), &o, &t);
+	ck_assert_uint_eq(t.npanels, 2);
+	ck_assert_str_eq(t.panels[0].title, "mode = base");
+	ck_assert_str_eq(t.panels[1].title, "mode = thp");
+	ck_assert_uint_eq(t.panels[1].series[0].n, 5);
+	ck_assert_uint_eq(t.width, 462);
+	ck_assert_uint_eq(t.height, 308);
+	ck_assert_double_exact(t.font, 8.0);
+	plot_table_free(&t);
+
+	o = (struct plot_opts){ .y = "walks" };
+	prepare_ok(data("plot_timeline.csv"), &o, &t);
+	ck_assert_str_eq(t.ylabel, "page walks per interval");
+	plot_table_free(&t);
+	o = (struct plot_opts){ .x = "n", .y = "walks" };
+	prepare_ok(write_csv("v.csv", "n,walks\n1,3\n2,5\n"), &o, &t);
+	ck_assert_str_eq(t.ylabel, "page walks");
 	plot_table_free(&t);
 }
 END_TEST
@@ -984,6 +1031,7 @@ static Suite *plot_suite(void)
 	tcase_add_test(tc, test_lines_sorted_one_series);
 	tcase_add_test(tc, test_units);
 	tcase_add_test(tc, test_derived_metrics);
+	tcase_add_test(tc, test_where_facet_size);
 	tcase_add_test(tc, test_size_suffix_ticks);
 	tcase_add_test(tc, test_timeline);
 	tcase_add_test(tc, test_script);

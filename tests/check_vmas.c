@@ -306,6 +306,61 @@ START_TEST(test_mremap_brk)
 }
 END_TEST
 
+/*
+ * The CSV's name column is unique in the run, as a loader maps a library: the
+ * whole file read-only at offset 0, then over it (MAP_FIXED) its text r-x at
+ * 0x1000, its read-only data at 0x3000 and its data rw- at 0x4000, made
+ * read-only (RELRO) by mprotect: "libx.so.1:r-xp" alone, the three r--p by
+ * their offsets; an anonymous mapping unmapped and another made at the same
+ * address later are "anon@0x50000000#ID".
+ */
+START_TEST(test_csv_names)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, rows = 0;
+	const char *want[] = { "libx.so.1:r--p+0x0", "libx.so.1:r-xp", "libx.so.1:r--p+0x3000",
+			       "libx.so.1:r--p+0x4000", "anon@0x50000000#5", "anon@0x50000000#6" };
+	FILE *f;
+
+	run("SYSCALL[7,1](9) sys_mmap ( 0x0, 20480, 1, 2, 3, 0 ) --> [pre-success] Success(0x40000000)\n"
+	    "SYSCALL[7,1](9) sys_mmap ( 0x40001000, 8192, 5, 18, 3, 4096 ) --> [pre-success] Success(0x40001000)\n"
+	    "SYSCALL[7,1](9) sys_mmap ( 0x40003000, 4096, 1, 18, 3, 12288 ) --> [pre-success] Success(0x40003000)\n"
+	    "SYSCALL[7,1](9) sys_mmap ( 0x40004000, 4096, 3, 18, 3, 16384 ) --> [pre-success] Success(0x40004000)\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40004000, 4096, 1 )[sync] --> Success(0x0)\n"
+	    " L 40000000,8\n L 40001000,8\n L 40003000,8\n L 40004000,8\n"
+	    "SYSCALL[7,1](9) sys_mmap ( 0x50000000, 4096, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x50000000)\n"
+	    " S 50000000,8\n"
+	    "SYSCALL[7,1](11) sys_munmap ( 0x50000000, 4096 )[sync] --> Success(0x0)\n"
+	    "SYSCALL[7,1](9) sys_mmap ( 0x50000000, 4096, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x50000000)\n"
+	    " S 50000000,8\n",
+	    "os.thp.enabled=always", NULL);
+	assert_sums(S);
+	ck_assert_uint_eq(S->vacct.nrec, 7);
+	for (size_t i = 1; i <= 4; i++)
+		S->vacct.rec[i].path = strdup("/usr/lib/libx.so.1"); /* (a lackey trace has no paths) */
+	ck_assert_uint_eq(S->vacct.rec[3].off, 0x3000);
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	vmas_write_csv(S, "thp", true, 0, f);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char id[16], name[64];
+		unsigned k;
+
+		if (!strncmp(line, "mode,", 5))
+			continue;
+		ck_assert_int_eq(sscanf(line, "thp,%15[^,],%63[^,],", id, name), 2);
+		k = (unsigned)atoi(id);
+		ck_assert_uint_ge(k, 1);
+		ck_assert_str_eq(name, want[k - 1]);
+		rows++;
+	}
+	ck_assert_uint_eq(rows, 6);
+	free(buf);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmas");
@@ -317,6 +372,7 @@ int main(void)
 	tcase_add_test(tc, test_thp_eligible_reasons);
 	tcase_add_test(tc, test_split_unmap);
 	tcase_add_test(tc, test_mremap_brk);
+	tcase_add_test(tc, test_csv_names);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -7,7 +7,8 @@
 # (tests/doc_examples.sh; the e2e scripts share tests/e2e_lib.sh) and the
 # markers with run --steps and config host (tests/e2e_steps.sh), the region
 # of interest (tests/e2e_roi.sh), the per-mapping breakdown (tests/vmas.sh), workload
-# parameter sweeps and figures on the command line (tests/e2e_figs.sh), mmusim mrc
+# parameter sweeps and figures on the command line (tests/e2e_figs.sh), figures of
+# real captures, plot --where/--facet/--size (tests/e2e_plots.sh), mmusim mrc
 # (tests/e2e_mrc.sh), capture through env, exec and #! scripts (tests/e2e_capture.sh),
 # reports that do not mislead (tests/e2e_reports.sh), the
 # comparison with this machine's kernel (tests/native.sh), the smoke run of make
@@ -57,6 +58,7 @@ run_script e2e_roi "the region of interest: run --skip-refs & co., --modes, swee
 run_script vmas "run --vmas, --vmas-csv and the per-mapping JSON against golden and totals" bash
 run_script e2e_figs "workload.size swept as numbers, OUT.reps.csv, plot to PDF, --logy, -y A,B, --abs" bash
 run_script e2e_outputs "outputs: bounded timelines, SIGTERM, none replacing an input or another, opened before the work" bash
+run_script e2e_plots "figures of real captures: --vmas-csv names, sweep --plot facets, plot --where, --size" bash
 run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
 run_script e2e_reports "memory peaks and time-weighted coverage, the timeline's TLB misses, one name per counter, 1G fractures, empty-input warnings" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
