@@ -187,6 +187,16 @@ fi
 
 # --- formatting ----------------------------------------------------------------
 
+# no control character but the newline (a '\f' escape typed as a form feed byte
+# once hid in .IB OUT .reps.csv and groff did not warn)
+if LC_ALL=C grep -n '[[:cntrl:]]' "$DOC" | grep -v "$(printf '\t')" >"$tmp/cntrl" || [ -s "$tmp/cntrl" ]; then
+	if [ -s "$tmp/cntrl" ]; then
+		echo "FAIL: control characters in $DOC:"
+		sed 's/^/  /' "$tmp/cntrl" | cat -v
+		fail=1
+	fi
+fi
+
 if command -v groff >/dev/null 2>&1; then
 	if groff -man -Tutf8 -ww -z "$DOC" >"$tmp/groff" 2>&1 && [ ! -s "$tmp/groff" ]; then
 		echo "ok: groff -man -ww: no warnings"
