@@ -59,7 +59,10 @@
  * with everything else at the stretch's end, and it takes no simulated time
  * (its cycles are not carried into sim_now(), as its instructions are not):
  * the region's report counts the region. Background work (khugepaged) does not
- * run in it: no simulated time passes.
+ * run in it: no simulated time passes. Under virt.mode the touch is the guest
+ * kernel's fault and the host's backing of what it mapped; shadow mode's
+ * shadow entries, which the hypervisor builds at a hardware access, are not
+ * built (the region's first access of a page takes its shadow fault).
  *
  * Touched pages of the trace (R_TOUCH: mtr version 3, written by the capture
  * tool for pages a program touched while nothing was recorded, before a

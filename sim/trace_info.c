@@ -123,7 +123,7 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
 	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */
-		fprintf(out, "touched:      %llu pages while not recording: %llu read, %llu written, %llu fetched\n",
+		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",
 			(unsigned long long)in->kinds[R_TOUCH], (unsigned long long)in->touches[TOUCH_READ],
 			(unsigned long long)in->touches[TOUCH_WRITE], (unsigned long long)in->touches[TOUCH_FETCH]);
 	if (tr->thread || tr->forks || tr->roi_starts)
