@@ -1,7 +1,7 @@
 /*
  * mm_main.c - mmusim's Valgrind tool ("--tool=mmusim"): writes a program's
  * memory references, its initial mappings, its mapping system calls and its
- * thread switches as an mtr version 2 stream (traces/README.md) to a file
+ * thread switches as an mtr version 3 stream (traces/README.md) to a file
  * descriptor, framed for `mmusim capture` (sim/capture.c), which compresses it.
  *
  * What is counted is what lackey --trace-mem=yes prints (valgrind
@@ -39,7 +39,24 @@
  * instruction), --roi=yes (nothing is recorded until the program's
  * MMUSIM_ROI_BEGIN(), include/mmusim_roi.h; without it, the requests still
  * stop and restart the recording). A ROI record (the instructions skipped so
- * far) marks each start of recording after a pause. A forked child stops
+ * far) marks each start of recording after a pause.
+ *
+ * The memory a region starts from: while nothing is recorded (before the
+ * region, in a pause; not after --max-insns), each 4 KiB page the program
+ * touches is written, the first time, as a TOUCH record (mtr version 3) saying
+ * how -- a load, a store (or modify), an instruction fetch -- and a store to a
+ * page first touched otherwise as a second TOUCH (the write-protect fault Linux
+ * takes there), in order with the mapping calls, so the replay faults them in
+ * (the kernel model only) as Linux did and the region finds them resident, as
+ * the program left them. A per-page state (touched, written) is kept in an
+ * open-addressing hash table of page numbers (pg_*: host memory grows with the
+ * pages touched while not recording, 16 bytes a page at most twice over),
+ * emptied when a recording starts (a later pause records afresh: a touch
+ * of a page the replay already has is a no-op there) and for the range of a
+ * munmap, a MAP_FIXED mmap, an mremap's old range and a discarding madvise (their pages
+ * are gone: a later touch faults again); one page per side (fetch, data) is
+ * remembered with its state, so repeats cost one compare, as the recording's
+ * own path. A forked child stops
  * writing to the parent's stream (its copy of the buffer is dropped: the
  * parent writes what it held); the parent's stream notes the fork (a FORK
  * record with the child's pid); with --fork-out=PREFIX the child writes its
@@ -122,7 +139,9 @@ extern Bool VG_(clo_trace_children); /* pub_core_options.h: --trace-children */
 /* mtr (sim/trace_mtr.c): tags and kinds. */
 enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
 enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
-       T_ROI = 0xc7, T_MARKER = 0xc8 };
+       T_ROI = 0xc7, T_MARKER = 0xc8, T_TOUCH = 0xc9 };
+enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum touch_how */
+#define MM_VERSION 3 /* mtr version 3: TOUCH records */
 enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP };
 
 struct mm_ent {
@@ -155,6 +174,7 @@ static Bool roi_client;  /* the program used MMUSIM_ROI_BEGIN/END: it decides */
 static Bool roi_done;    /* --max-insns reached */
 static Bool started;     /* the initial mappings are written */
 static ThreadId cur_tid;
+static ULong touch_vpn;  /* the page of the last TOUCH record + 1 (as the reader's) */
 
 static void out_flush(void)
 {
@@ -251,6 +271,164 @@ static inline UChar *put_ref(UChar *p, Addr a, UInt size, UInt kind)
 	return p;
 }
 
+/* ---------------------------------------------------------------- pages touched while not recording */
+
+#define PG_TOUCHED 1
+#define PG_WRITTEN 2
+
+static UWord *pg_key;    /* page number + 1; 0: an empty slot */
+static UChar *pg_st;     /* PG_* of the slot's page */
+static UWord pg_cap, pg_n; /* slots (a power of two), pages held */
+static UWord memo_vpn[2] = { ~0UL, ~0UL }; /* per side (fetch, data): the last page noted */
+static UChar memo_st[2];
+
+static inline UWord pg_hash(UWord vpn)
+{
+	return (UWord)((vpn * 0x9E3779B97F4A7C15ULL) >> 20) & (pg_cap - 1);
+}
+
+/* The slot of @vpn, or of the empty slot where it would go. */
+static inline UWord pg_slot(UWord vpn)
+{
+	UWord i = pg_hash(vpn);
+
+	while (pg_key[i] && pg_key[i] != vpn + 1)
+		i = (i + 1) & (pg_cap - 1);
+	return i;
+}
+
+static void pg_grow(void)
+{
+	UWord *ok = pg_key, oc = pg_cap;
+	UChar *os = pg_st;
+
+	pg_cap = oc ? oc * 2 : 4096;
+	pg_key = VG_(calloc)("mmusim.pages", pg_cap, sizeof(*pg_key));
+	pg_st = VG_(malloc)("mmusim.pages", pg_cap);
+	for (UWord j = 0; j < oc; j++)
+		if (ok[j]) {
+			UWord i = pg_slot(ok[j] - 1);
+
+			pg_key[i] = ok[j];
+			pg_st[i] = os[j];
+		}
+	if (ok) {
+		VG_(free)(ok);
+		VG_(free)(os);
+	}
+}
+
+/* Remove slot @i, moving later entries of its probe run back (no tombstones). */
+static void pg_del_slot(UWord i)
+{
+	UWord j = i;
+
+	pg_key[i] = 0;
+	pg_n--;
+	for (;;) {
+		UWord k;
+
+		j = (j + 1) & (pg_cap - 1);
+		if (!pg_key[j])
+			return;
+		k = pg_hash(pg_key[j] - 1);
+		/* the entry at j may move to the hole at i if its home k is not in (i, j] */
+		if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
+			pg_key[i] = pg_key[j];
+			pg_st[i] = pg_st[j];
+			pg_key[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* Forget the pages of [@a, @a + @len): they are no longer mapped as they were. */
+static void pg_forget(Addr a, ULong len)
+{
+	UWord lo = a >> 12, hi = (a + len + 4095) >> 12;
+
+	memo_vpn[0] = memo_vpn[1] = ~0UL;
+	if (!pg_n || hi <= lo)
+		return;
+	if (hi - lo <= pg_n) {
+		for (UWord v = lo; v < hi; v++) {
+			UWord i = pg_slot(v);
+
+			if (pg_key[i])
+				pg_del_slot(i);
+		}
+		return;
+	}
+	for (UWord i = 0; i < pg_cap; i++)
+		while (pg_key[i] && pg_key[i] - 1 >= lo && pg_key[i] - 1 < hi)
+			pg_del_slot(i); /* (what moves into slot i is tested again) */
+}
+
+/* A recording starts: what was touched before is in the stream. */
+static void pg_reset(void)
+{
+	if (pg_n)
+		VG_(memset)(pg_key, 0, pg_cap * sizeof(*pg_key));
+	pg_n = 0;
+	memo_vpn[0] = memo_vpn[1] = ~0UL;
+}
+
+static inline UChar *room(void);
+
+static void put_touch(UWord vpn, UInt how)
+{
+	UChar *p = room();
+	ULong d = (ULong)vpn - touch_vpn;
+
+	*p++ = T_TOUCH;
+	*p++ = (UChar)how;
+	p = put_v(p, (d << 1) ^ (ULong)((Long)d >> 63));
+	touch_vpn = (ULong)vpn + 1;
+	blen = (UInt)(p - buf);
+	n_recs++;
+}
+
+/* Page @vpn touched on @side (0 fetch, 1 data) by @how while not recording. */
+static void note_page(UWord vpn, UInt side, UInt how)
+{
+	UWord i;
+	UChar st;
+
+	if (vpn == memo_vpn[side] && (how != TOUCH_WRITE || (memo_st[side] & PG_WRITTEN)))
+		return;
+	if (2 * (pg_n + 1) > pg_cap)
+		pg_grow();
+	i = pg_slot(vpn);
+	st = pg_key[i] ? pg_st[i] : 0;
+	if (!st) {
+		put_touch(vpn, how);
+		st = PG_TOUCHED | (how == TOUCH_WRITE ? PG_WRITTEN : 0);
+		pg_key[i] = vpn + 1;
+		pg_n++;
+	} else if (how == TOUCH_WRITE && !(st & PG_WRITTEN)) {
+		put_touch(vpn, TOUCH_WRITE); /* the write-protect fault after a read */
+		st |= PG_WRITTEN;
+	}
+	pg_st[i] = st;
+	memo_vpn[side] = vpn;
+	memo_st[side] = st;
+}
+
+/* A reference of @size bytes at @a of mtr @kind while not recording. */
+static inline void note_ref(Addr a, UInt size, UInt kind)
+{
+	UInt how = kind == K_I ? TOUCH_FETCH : kind == K_L ? TOUCH_READ : TOUCH_WRITE;
+	UWord v = a >> 12, last = (a + (size ? size : 1) - 1) >> 12;
+
+	if (out_fd < 0)
+		return;
+	for (;; v++) {
+		note_page(v, kind != K_I, how);
+		if (v >= last)
+			break;
+	}
+}
+
 /* ---------------------------------------------------------------- helper */
 
 static void put_u(UInt tag, ULong v);
@@ -268,6 +446,7 @@ static void mm_group_roi(struct mm_group *g, const Addr *arg)
 		if (e->kind == K_I) {
 			if (!recording && !roi_client && !roi_done && n_seen >= (ULong)clo_skip) {
 				recording = True;
+				pg_reset();
 				if (clo_skip)
 					put_u(T_ROI, n_seen);
 			}
@@ -277,6 +456,8 @@ static void mm_group_roi(struct mm_group *g, const Addr *arg)
 			}
 			if (!recording) {
 				n_seen++;
+				if (!roi_done)
+					note_ref(e->addr, e->size, K_I);
 				continue;
 			}
 			blen = (UInt)(put_ref(room(), e->addr, e->size, K_I) - buf);
@@ -284,6 +465,8 @@ static void mm_group_roi(struct mm_group *g, const Addr *arg)
 		} else if (recording) {
 			blen = (UInt)(put_ref(room(), arg[e->arg], e->size, e->kind) - buf);
 		} else {
+			if (!roi_done)
+				note_ref(arg[e->arg], e->size, e->kind);
 			continue;
 		}
 		n_refs++;
@@ -506,8 +689,10 @@ static Bool mm_client_request(ThreadId tid, UWord *arg, UWord *ret)
 	if (!VG_IS_TOOL_USERREQ('M', 'M', arg[0]))
 		return False;
 	if (arg[0] == MMUSIM_USERREQ_ROI_BEGIN) {
-		if (!recording)
+		if (!recording) {
+			pg_reset();
 			put_u(T_ROI, n_seen);
+		}
 		roi_client = True;
 		recording = True;
 		clo_max = 0;
@@ -629,6 +814,15 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 	if (sr_isError(res) || out_fd < 0)
 		return;
 	r = sr_Res(res);
+	if (!recording) {
+		/* pages that the call unmaps or discards fault again at their next touch */
+		if ((no == __NR_mmap && (a[3] & 0x10)) || no == __NR_munmap)
+			pg_forget(no == __NR_mmap ? r : a[0], a[1]); /* MAP_FIXED replaces what was there */
+		else if (no == __NR_mremap)
+			pg_forget(a[0], a[1]);
+		else if (no == __NR_madvise && (a[2] == 4 || a[2] == 8 || a[2] == 9))
+			pg_forget(a[0], a[1]); /* MADV_DONTNEED, MADV_FREE, MADV_REMOVE */
+	}
 	switch (no) {
 	case __NR_mmap:
 		put_event(EV_MMAP, (UInt)a[2], a[3], (Long)(Int)a[4], 0, r, a[1], a[0], 0);
@@ -678,7 +872,7 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
  */
 static void mm_fork_child(ThreadId tid)
 {
-	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0 };
 	SysRes r;
 
 	/* Its execs run natively, as with --trace-children=no: the trace is the parent's. */
@@ -699,6 +893,8 @@ static void mm_fork_child(ThreadId tid)
 	out_fd = VG_(safe_fd)((Int)sr_Res(r));
 	raw_out = True;
 	expect[0] = expect[1] = 0;
+	touch_vpn = 0;
+	pg_reset(); /* the child's stream starts afresh */
 	n_insns = n_refs = n_recs = 0;
 	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
 	blen += sizeof(hdr);
@@ -928,7 +1124,7 @@ static void mm_debug_usage(void)
 
 static void mm_post_clo_init(void)
 {
-	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 2, 0 };
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0 };
 
 	if (clo_fd < 0 || clo_skip < 0 || clo_max < 0)
 		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N (and counts >= 0)\n");
@@ -963,7 +1159,7 @@ static void mm_pre_clo_init(void)
 {
 	VG_(details_name)("mmusim");
 	VG_(details_version)(NULL);
-	VG_(details_description)("mmusim's memory trace recorder (mtr version 2)");
+	VG_(details_description)("mmusim's memory trace recorder (mtr version 3)");
 	VG_(details_copyright_author)("mmusim authors");
 	VG_(details_bug_reports_to)("the mmusim repository");
 	VG_(details_avg_translation_sizeB)(275);

@@ -10,7 +10,9 @@
  *
  * Under mmusim's Valgrind tool (`mmusim capture`, the default) with --roi,
  * memory references are recorded only between BEGIN and END (mapping system
- * calls are recorded throughout: the replay needs them); without --roi, the
+ * calls are recorded throughout: the replay needs them, and so are the pages
+ * the program touches outside the region, once each, so that the replay
+ * starts the region from the memory the program set up); without --roi, the
  * recording runs from the start, END pauses it and BEGIN resumes it. BEGIN and
  * END set aside --skip-insns/--max-insns. Natively,
  * and under any other Valgrind tool (lackey), the macros do nothing and cost a

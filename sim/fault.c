@@ -46,6 +46,7 @@
 #include "reclaim.h"
 #include "sim.h"
 #include "thp.h"
+#include "virt.h"
 
 static struct vma *implicit_vma(struct sim *s, vaddr_t va)
 {
@@ -266,6 +267,25 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 	}
 	sim_flush_tlb_page(s, p);
 	return 0;
+}
+
+int sim_touch(struct sim *s, vaddr_t va, enum touch_how how)
+{
+	enum page_size ps;
+	pfn_t pfn;
+	uint64_t entry;
+	bool write = how == TOUCH_WRITE, ifetch = s->mmu.fault_ifetch;
+	int r;
+
+	if (va < s->va_limit && pt_lookup(&s->pt, va, &ps, &pfn, &entry)) {
+		if (!write || (entry & PTE_RW))
+			return 0; /* present, and writable if written: no fault */
+		return s->virt ? virt_guest_fault(s, va, true, true) : sim_wp_fault(s, va);
+	}
+	s->mmu.fault_ifetch = how == TOUCH_FETCH; /* an implicit region first fetched is text */
+	r = s->virt ? virt_guest_fault(s, va, write, false) : sim_fault(s, va, write);
+	s->mmu.fault_ifetch = ifetch;
+	return r;
 }
 
 int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp)

@@ -5,6 +5,7 @@
 #ifndef MMUSIM_FAULT_H
 #define MMUSIM_FAULT_H
 
+#include "trace.h"
 #include "types.h"
 
 struct sim;
@@ -24,6 +25,19 @@ int sim_fault(struct sim *s, vaddr_t va, bool write);
  * s->err.
  */
 int sim_wp_fault(struct sim *s, vaddr_t va);
+
+/*
+ * The kernel's side of a touch of @va that was not traced (before a region of
+ * interest: an mtr R_TOUCH record, a skipped reference): the fault the access
+ * took, if it took one, with no TLB, PWC or cache lookup -- a page not present
+ * faults in as a read, a write or an instruction fetch (@how); a store to a
+ * present read-only page takes the write-protect fault (the COW of a zero page
+ * or of a private file page); a page present as the access needs it, nothing.
+ * Under virt.mode, the guest kernel's fault and the host's backing of what it
+ * mapped. Counts what those faults count (the caller decides what is kept).
+ * 0, or -1 with s->err and s->failed set (sim_fault()'s failures).
+ */
+int sim_touch(struct sim *s, vaddr_t va, enum touch_how how);
 
 /*
  * The #PF vector the kernel installs in its MMU (struct mmu's fault hook): @os is

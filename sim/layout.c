@@ -747,6 +747,7 @@ static void sync_head(struct layout_reader *lr)
 	h->roi_starts = in->roi_starts;
 	h->markers = in->markers;
 	h->thread = in->thread;
+	h->version = in->version;
 }
 
 /*

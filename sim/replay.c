@@ -118,6 +118,8 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 		s->rec_no -= (uint64_t)(r - b->recs);
 	} else if (k == R_INSNS) {
 		s->st.instructions += r->size;
+	} else if (k == R_TOUCH) {
+		roi_touch(s, r->addr, (enum touch_how)r->size); /* the kernel only, uncounted */
 	} else {
 		BUG_ON(1);
 	}
@@ -310,7 +312,7 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 			}
 			*op++ = BOP_OTHER << BOP_SHIFT | i;
 			*op_rec++ = i;
-			if (k == R_EVENT)
+			if (k == R_EVENT || k == R_TOUCH) /* (a touch may COW a page: flushed) */
 				rep[0] = rep[1] = rep[2] = rep[3] = VPN_NONE;
 		}
 	}
@@ -446,6 +448,8 @@ int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn
 			s->rec_no -= i;
 		} else if (k == R_INSNS) {
 			s->st.instructions += r->size;
+		} else if (k == R_TOUCH) {
+			roi_touch(s, r->addr, (enum touch_how)r->size);
 		} else {
 			BUG_ON(k > R_MODIFY);
 		}

@@ -34,16 +34,43 @@
  * (tests/check_roi.c), and a region of N references counts exactly what a
  * replay of the first N counts.
  *
- * The skipped stretch. Its references are dropped as drcachesim drops them: no
- * TLB, PWC or cache lookup, no walk, and no page fault -- a skipped reference
- * does not fault its page in, since faulting (page tables, the buddy allocator,
- * THP, the LRU) is simulating the kernel, and what the pages look like when the
- * simulation starts is what a warm-up is for. Its mapping events (mmap, munmap,
- * mprotect, madvise, brk, mremap) are applied, so the address space is the
- * program's when the simulation starts: a reference after the stretch into a
- * region mapped inside it finds its VMA. Its markers write their --steps rows.
- * Whatever those events count (a MAP_POPULATE's faults, a munmap's flushes) is
- * reset with everything else at the stretch's end.
+ * The skipped stretch. Its references are dropped as drcachesim drops them for
+ * the hardware: no TLB, PWC or cache lookup, no walk, so every TLB, PWC and
+ * cache count of the region is drcachesim's. But the memory the region starts
+ * from is kept: each skipped reference is a touch of the kernel model only
+ * (sim_touch()), so a page the stretch touched is resident when the region
+ * begins as the program left it -- written pages private and dirty (an
+ * anonymous page of its own, a private file page copied), pages only read as
+ * Linux maps them (the page cache's page, the zero page or huge zero page where
+ * os.zero_page / os.thp.use_zero_page give it, a THP where the policy gives one
+ * at the fault) -- and a read after the stretch of a page written inside it does
+ * not meet the zero page. Only the first touch of a page faults (a read, a
+ * write, or an instruction fetch, which makes an implicit region text), and a
+ * later store to a page first read takes the write-protect fault (the COW of a
+ * zero page), as Linux would have seen them. A memo of ROI_MEMO pages recently
+ * touched (direct-mapped by a hash of the page number; each with whether it was written)
+ * skips the page-table lookup for repeats; events, R_TOUCH records and reclaim
+ * (a page taken away) clear it.
+ * Its mapping events (mmap, munmap, mprotect, madvise, brk, mremap) and an mtr
+ * trace's touched pages (R_TOUCH) are applied, in order with the references, so
+ * the address space is the program's when the simulation starts. Its markers
+ * write their --steps rows. What the stretch's kernel work counts (its faults,
+ * a MAP_POPULATE's, a munmap's flushes: the vmstat counters, cyc_fault) is reset
+ * with everything else at the stretch's end, and it takes no simulated time
+ * (its cycles are not carried into sim_now(), as its instructions are not):
+ * the region's report counts the region. Background work (khugepaged) does not
+ * run in it: no simulated time passes. Under virt.mode the touch is the guest
+ * kernel's fault and the host's backing of what it mapped; shadow mode's
+ * shadow entries, which the hypervisor builds at a hardware access, are not
+ * built (the region's first access of a page takes its shadow fault).
+ *
+ * Touched pages of the trace (R_TOUCH: mtr version 3, written by the capture
+ * tool for pages a program touched while nothing was recorded, before a
+ * region of interest or in a pause) are the same kernel-only touch wherever
+ * they come (roi_touch()), and count nothing: the report's counters, the
+ * per-mapping counts, the virtual machine's are put back as they were, the
+ * gauges (resident pages, page tables) keep what the touch made. They are the
+ * state the recorded part starts from, not work it did.
  *
  * The end. After roi.sim_* the replay stops: the rest of the batch is dropped,
  * and the pool reads no further once every simulator is done (pool.c), so a bad
@@ -54,10 +81,17 @@
  */
 #include <string.h>
 
+#include "fault.h"
 #include "mmap.h"
 #include "roi.h"
 #include "vmas.h"
 #include "sim.h"
+
+/* The skip's memo: forget every page (the page table changed under it). */
+static void memo_clear(struct roi *r)
+{
+	memset(r->memo, 0xff, sizeof(r->memo));
+}
 
 /* Enter @phase (not ROI_DONE) with its length from the config; none: the next one. */
 static void enter(struct sim *s, enum roi_phase phase)
@@ -82,6 +116,7 @@ void roi_init(struct sim *s)
 	struct stats_roi *st = &s->st.roi;
 
 	memset(&s->roi, 0, sizeof(s->roi));
+	memo_clear(&s->roi);
 	st->skip_refs = c->skip_refs;
 	st->warmup_refs = c->warmup_refs;
 	st->sim_refs = c->sim_refs;
@@ -99,6 +134,32 @@ void roi_init(struct sim *s)
 	X(nr_anon_pages) X(nr_anon_transparent_hugepages) X(nr_hugetlb_pages)                  \
 	X(nr_hugetlb_pages_1g) X(nr_file_pages) X(nr_mapped) X(nr_file_hugepages)              \
 	X(nr_file_pmdmapped) X(nr_page_table_pages)
+
+void roi_keep_gauges(struct stats *old, const struct stats *now)
+{
+#define X(m) old->m = now->m;
+	ROI_GAUGES(X)
+#undef X
+}
+
+void roi_touch(struct sim *s, vaddr_t va, enum touch_how how)
+{
+	struct stats keep = s->st;
+	cycles_t cyc_virt = s->cyc_virt;
+	struct virt_counts vc;
+
+	if (s->virt)
+		virt_counts_save(s, &vc);
+	s->uncounted = true;
+	sim_touch(s, va, how); /* (a failure: s->failed, the caller's test) */
+	s->uncounted = false;
+	roi_keep_gauges(&keep, &s->st);
+	s->st = keep;
+	s->cyc_virt = cyc_virt;
+	if (s->virt)
+		virt_counts_restore(s, &vc);
+	memset(s->roi.memo, 0xff, sizeof(s->roi.memo)); /* the page table changed */
+}
 
 void roi_reset_counters(struct sim *s)
 {
@@ -120,9 +181,7 @@ void roi_reset_counters(struct sim *s)
 	memset(&s->mmu.st, 0, sizeof(s->mmu.st));
 	s->mmu.memo_hits[0] = s->mmu.memo_hits[1] = 0; /* the memo (last_vpn, ...) stays */
 	memset(&s->st, 0, sizeof(s->st));
-#define X(m) s->st.m = keep.m;
-	ROI_GAUGES(X)
-#undef X
+	roi_keep_gauges(&s->st, &keep);
 	s->st.roi = keep.roi;
 	memset(s->tl_last, 0, sizeof(s->tl_last)); /* the timeline's deltas start afresh */
 	sim_rss_restart(s); /* peaks and time-weighted coverage: from here */
@@ -175,6 +234,11 @@ static void next_phase(struct sim *s)
 		s->st.roi.stopped = true;
 		return;
 	}
+	if (s->roi.phase == ROI_SKIP) {
+		/* the skip's kernel work takes no simulated time (see the header) */
+		s->st.cyc_fault = s->st.cyc_compaction = s->st.cyc_reclaim = 0;
+		s->cyc_virt = 0;
+	}
 	roi_reset_counters(s);
 	enter(s, (enum roi_phase)(s->roi.phase + 1));
 	s->st.roi.started = s->roi.phase == ROI_SIM;
@@ -188,7 +252,44 @@ static uint64_t units(const struct roi *ro, const struct trace_rec *r)
 	return r->kind == R_IFETCH ? 1 : r->kind == R_INSNS ? r->size : 0;
 }
 
-/* Records [@from, @to) of @b in the skipped stretch: events applied, the rest counted. */
+/*
+ * A skipped reference's touch of page @vpn (@how), unless the memo says the
+ * page was touched so already. 0, or -1 (s->failed).
+ */
+static int skip_touch(struct sim *s, uint64_t vpn, enum touch_how how)
+{
+	struct roi *r = &s->roi;
+	/* hashed: arrays a multiple of ROI_MEMO pages apart would share slots */
+	uint64_t *m = &r->memo[(vpn * 0x9E3779B97F4A7C15ULL) >> (64 - ROI_MEMO_BITS)];
+	uint64_t w = how == TOUCH_WRITE;
+	uint64_t stolen = s->st.pgsteal_kswapd + s->st.pgsteal_direct;
+
+	if (*m == (vpn << 1 | 1) || *m == (vpn << 1 | w))
+		return 0; /* touched so already: written, or read and this is a read */
+	if (sim_touch(s, vpn << PAGE_SHIFT, how))
+		return -1;
+	if (s->st.pgsteal_kswapd + s->st.pgsteal_direct != stolen)
+		memo_clear(r); /* reclaim took pages away: the memo may name them */
+	*m = vpn << 1 | w;
+	return 0;
+}
+
+/* The touches of a skipped reference @r: one per 4 KiB page, an M's store (a write). */
+static int skip_ref(struct sim *s, const struct trace_rec *r)
+{
+	enum touch_how how = r->kind == R_IFETCH ? TOUCH_FETCH
+			     : r->kind == R_LOAD ? TOUCH_READ : TOUCH_WRITE;
+	uint64_t last = (r->addr + r->size - 1) >> PAGE_SHIFT;
+
+	if (last < r->addr >> PAGE_SHIFT)
+		last = r->addr >> PAGE_SHIFT; /* (wraps past the top: its first page) */
+	for (uint64_t p = r->addr >> PAGE_SHIFT; p <= last; p++)
+		if (skip_touch(s, p, how))
+			return -1;
+	return 0;
+}
+
+/* Records [@from, @to) of @b in the skipped stretch: touches and events applied, the rest counted. */
 static int skip_range(struct sim *s, const struct trace_batch *b, size_t from, size_t to,
 		      struct err *e)
 {
@@ -200,6 +301,12 @@ static int skip_range(struct sim *s, const struct trace_batch *b, size_t from, s
 		if (r->kind <= R_MODIFY) {
 			st->skipped_refs++;
 			st->skipped_insns += r->kind == R_IFETCH;
+			if (skip_ref(s, r))
+				return sim_batch_fail(s, i, e);
+		} else if (r->kind == R_TOUCH) {
+			roi_touch(s, r->addr, (enum touch_how)r->size);
+			if (s->failed)
+				return sim_batch_fail(s, i, e);
 		} else if (r->kind == R_INSNS) {
 			st->skipped_insns += r->size;
 		} else {
@@ -207,6 +314,7 @@ static int skip_range(struct sim *s, const struct trace_batch *b, size_t from, s
 			s->rec_no += i;
 			sim_event(s, &b->ev[r->size]);
 			s->rec_no -= i;
+			memo_clear(&s->roi); /* (a munmap, an madvise, ...) */
 			if (s->failed)
 				return sim_batch_fail(s, i, e);
 		}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "stats.h"
 #include "trace.h"
 
 struct sim;
@@ -21,11 +22,16 @@ enum roi_phase {
 	ROI_DONE,   /* after roi.sim_*: nothing more is simulated */
 };
 
+#define ROI_MEMO_BITS 8
+#define ROI_MEMO (1u << ROI_MEMO_BITS) /* pages the skip remembers having touched */
+
 struct roi {
 	bool active;          /* a cut lies ahead (or the region ended): batches go through roi_run_batch() */
 	enum roi_phase phase;
 	bool insns;           /* this phase's length is in instructions, not references */
 	uint64_t left;        /* references or instructions left in this phase */
+	/* the skip's memo (roi.c): page number << 1 | written, direct-mapped; all ones: none */
+	uint64_t memo[ROI_MEMO];
 };
 
 /* Set up @s->roi from @s->cfg.roi (after sim_init() built everything else). */
@@ -46,6 +52,16 @@ static inline bool roi_done(const struct roi *r)
  * buddy allocator, simulated time and the timers that run on it -- as it is.
  */
 void roi_reset_counters(struct sim *s);
+
+/* Copy the gauges of @now (resident pages, page tables: state, not counts) into @old. */
+void roi_keep_gauges(struct stats *old, const struct stats *now);
+
+/*
+ * An R_TOUCH record (a page touched while the capture recorded nothing): the
+ * kernel's side of that touch (sim_touch()), counting nothing -- every counter
+ * of @s is as before, the gauges as the touch left them. A failure: s->failed.
+ */
+void roi_touch(struct sim *s, vaddr_t va, enum touch_how how);
 
 /*
  * At the end of sim_finish(): if the input ended before the region began (in

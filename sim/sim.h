@@ -55,6 +55,7 @@ struct sim {
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
 	bool failed; /* bad input met inside the loop: err holds it */
 	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
+	bool uncounted; /* work now is an R_TOUCH's (roi_touch()): no per-mapping counts */
 	/* batches go through sim_run_batch(), never a summary: cache.data_refs (every data
 	 * reference goes to the cache) or roi.active (sim_set_plain()) */
 	bool plain;

@@ -23,8 +23,19 @@ enum rec_kind {
 		       * replayed store first: it faults as one write) */
 	R_EVENT = 4,  /* an OS event; size = index into trace_batch.ev */
 	R_INSNS = 5,  /* `size` instructions executed without a traced fetch */
+	R_TOUCH = 6,  /* the page at `addr` was touched before the region of interest, not
+		       * traced: `size` = enum touch_how (mtr version 3's TOUCH record) */
 	R_KIND_NR
 };
+
+/*
+ * How an R_TOUCH record's page was touched, as the kernel saw it: its first
+ * touch (a load, a store or modify, an instruction fetch), or a store to a
+ * page first touched by a load or fetch (a write-protect fault: the COW of a
+ * zero page or of a private file page). The replay applies it to the kernel
+ * model only (sim_touch()): no TLB, PWC or cache lookup, no counter.
+ */
+enum touch_how { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2, TOUCH_NR };
 
 struct trace_rec {
 	vaddr_t addr;
@@ -165,6 +176,7 @@ struct trace_reader {
 	uint64_t thread_switches, forks, roi_starts;
 	uint64_t markers; /* MARKER records read so far (each also an EV_MARKER event) */
 	uint32_t thread; /* the thread of the references being read (0: not recorded) */
+	unsigned version; /* an mtr trace's format version (1 to 3); 0 for other formats */
 };
 
 /*
@@ -238,7 +250,8 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
 /*
  * Every record of @tr into the mtr file @out (trace convert, trace gen), then
  * close @tr. Version 1, or version 2 when @tr has initial mappings (an mtr
- * version 2 trace): its mappings and the files of its mmap events are kept. 0; -1 with @e (a bad input or output path, a trace error: exit 2);
+ * version 2 trace): its mappings and the files of its mmap events are kept;
+ * version 3 when @tr is (its R_TOUCH records). 0; -1 with @e (a bad input or output path, a trace error: exit 2);
  * -2 with @e->host (a write failed: exit 1).
  */
 int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e);

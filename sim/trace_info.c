@@ -66,6 +66,8 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 			in->ev[b->ev[r->size].kind]++;
 		} else if (r->kind == R_INSNS) {
 			in->insns += r->size;
+		} else if (r->kind == R_TOUCH) {
+			in->touches[r->size < TOUCH_NR ? r->size : TOUCH_READ]++;
 		} else {
 			uint64_t last = r->addr + r->size - 1;
 
@@ -120,6 +122,10 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 	for (int k = 0; k < EV_MARKER; k++)
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
+	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */
+		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",
+			(unsigned long long)in->kinds[R_TOUCH], (unsigned long long)in->touches[TOUCH_READ],
+			(unsigned long long)in->touches[TOUCH_WRITE], (unsigned long long)in->touches[TOUCH_FETCH]);
 	if (tr->thread || tr->forks || tr->roi_starts)
 		fprintf(out, "threads:      %llu switches; forks %llu; region-of-interest starts %llu\n",
 			(unsigned long long)tr->thread_switches, (unsigned long long)tr->forks,

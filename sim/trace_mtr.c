@@ -2,7 +2,7 @@
  * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
  *
  * A compact binary record stream (byte-exact specification in traces/README.md):
- *   header   "\x89MTR\r\n\x1a\n", u16 version (1 or 2), u16 flags (0), u32 reserved (0)
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 3), u16 flags (0), u32 reserved (0)
  *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
  *            [varint size, when the tag's size is 0]
  *            form 0: nothing; the address is the stream's predicted address
@@ -16,8 +16,17 @@
  *            and files go to the reader's tables (trace.h), the rest to counters.
  *            0xc8 MARKER varint(system call number): a marker the program set
  *            (getppid()); it becomes an EV_MARKER event in the batch, in order.
+ *   version 3 (the same tool since it records the memory a region of interest
+ *            starts from): version 2 and 0xc9 TOUCH u8 how, zigzag varint of
+ *            (page number - previous TOUCH's page number - 1): a 4 KiB page the
+ *            program touched while nothing was recorded (before the region, in
+ *            a pause), in the order the kernel saw it (enum touch_how: its first
+ *            touch; a store to a page first read is a second TOUCH). It becomes
+ *            an R_TOUCH record (addr: the page, size: how), in order with the
+ *            events. A version 2 reader rejects version 3 by its header.
  *            The writer writes version 1, or version 2 with the mappings and
- *            files of a version 2 source (mtr_write_all()).
+ *            files of a version 2 source, version 3 for a version 3 source
+ *            (mtr_write_all()).
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -53,7 +62,7 @@
 #include "zout.h"
 
 #define MTR_VERSION 1     /* what the writer writes */
-#define MTR_VERSION_MAX 2 /* what the reader reads */
+#define MTR_VERSION_MAX 3 /* what the reader reads */
 #define MTR_HEADER 16
 /*
  * Longest record the reader carries over between chunks: version 2's mmap
@@ -80,6 +89,8 @@ enum {
 	MTR_TAG_FORK = 0xc6,
 	MTR_TAG_ROI = 0xc7,
 	MTR_TAG_MARKER = 0xc8,
+	/* version 3 */
+	MTR_TAG_TOUCH = 0xc9,
 };
 
 static const unsigned char mtr_magic[8] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n' };
@@ -109,6 +120,7 @@ struct mtr_reader {
 	bool final;                   /* @end is the end of the stream */
 	bool ended;                   /* the END marker has been checked */
 	vaddr_t expect[2];            /* predicted address: [0] fetches, [1] data */
+	uint64_t touch_vpn;           /* the page of the last TOUCH record + 1 (0 before the first) */
 	uint64_t nrec;                /* records decoded */
 	unsigned version;
 	unsigned char save[MTR_MAXREC];
@@ -463,6 +475,20 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 		m->head.markers++;
 		*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
 		(*nev)++;
+	} else if (t == MTR_TAG_TOUCH && m->version >= 3) {
+		unsigned how;
+
+		if (p >= lim)
+			return MTR_TRUNC;
+		how = *p++;
+		GETV(v);
+		v = m->touch_vpn + unzigzag(v);
+		if (how >= TOUCH_NR || v >= VADDR_LIMIT >> PAGE_SHIFT) {
+			*why = how >= TOUCH_NR ? "bad touch kind" : "address over 57 bits";
+			return MTR_BAD;
+		}
+		m->touch_vpn = v + 1;
+		*r = (struct trace_rec){ .addr = v << PAGE_SHIFT, .size = how, .kind = R_TOUCH };
 	} else if (t == MTR_TAG_END) {
 		GETV(v);
 		if (v != m->nrec) {
@@ -790,6 +816,7 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 			get_le16(q + 10), get_le32(q + 12));
 		goto fail;
 	}
+	m->head.version = m->version;
 	m->p = q + MTR_HEADER;
 	m->end = q + len;
 	m->off_end = (uint64_t)len;
@@ -823,9 +850,10 @@ struct mtr_writer {
 	unsigned char *buf; /* encoded, not yet compressed */
 	size_t len;
 	vaddr_t expect[2];
+	uint64_t touch_vpn; /* as the reader's */
 	uint64_t nrec;
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
-	unsigned version; /* of the header: 1, or 2 (mtr_writer_v2()) */
+	unsigned version; /* of the header: 1, or 2 or 3 (mtr_writer_v2()) */
 };
 
 static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const char *arg)
@@ -888,15 +916,16 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
 }
 
 /*
- * Version 2 from @src (a reader of version 2 with its initial mappings):
+ * Version 2 from @src (a reader of version 2 with its initial mappings; 3
+ * for a version 3 reader, whose R_TOUCH records it then writes):
  * write its mappings now, and the file of each mmap event with the event.
  * Called right after mtr_writer_open(). Thread switches, forks and region
  * starts are not carried over (the reader keeps only their counts).
  */
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
-	w->buf[8] = 2; /* the header is still in the buffer */
-	w->version = 2;
+	w->version = src->version >= 3 ? 3 : 2;
+	w->buf[8] = (unsigned char)w->version; /* the header is still in the buffer */
 	w->src = src;
 	for (size_t i = 0; i < src->nmaps; i++) {
 		const struct trace_map *m = &src->maps[i];
@@ -1024,6 +1053,18 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 			}
 			p = mtr_put_ref(w, p, r);
 			break;
+		case R_TOUCH:
+			if (w->version < 3 || r->size >= TOUCH_NR || r->addr >= VADDR_LIMIT) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, w->version < 3
+					       ? "a touched page needs mtr version 3 (a source of version 3)"
+					       : "bad touched page 0x%llx", (unsigned long long)r->addr);
+			}
+			*p++ = MTR_TAG_TOUCH;
+			*p++ = (unsigned char)r->size;
+			p = put_varint(p, zigzag((r->addr >> PAGE_SHIFT) - w->touch_vpn));
+			w->touch_vpn = (r->addr >> PAGE_SHIFT) + 1;
+			break;
 		case R_INSNS:
 			if (!r->size) {
 				w->failed = true;
@@ -1041,7 +1082,7 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 			if (o->initial)
 				continue; /* written as MAP records, from the source's maps */
 			if (o->kind == EV_MARKER) {
-				if (w->version != 2) {
+				if (w->version < 2) {
 					w->failed = true;
 					return err_set(e, w->path, 0, 0,
 						       "a marker needs mtr version 2 (a source with mappings)");
@@ -1120,7 +1161,7 @@ int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e)
 	struct trace_batch b;
 	int n = 0;
 
-	if (w && tr->nmaps && mtr_writer_v2(w, tr, e)) {
+	if (w && (tr->nmaps || tr->version >= 3) && mtr_writer_v2(w, tr, e)) {
 		mtr_writer_close(w, false, NULL);
 		trace_close(tr);
 		return e->host ? -2 : -1;

@@ -148,6 +148,11 @@ static int guest_fault(struct sim *s, vaddr_t va, bool write, bool wp)
 	return back_guest_page(s, va);
 }
 
+int virt_guest_fault(struct sim *s, vaddr_t va, bool write, bool wp)
+{
+	return guest_fault(s, va, write, wp);
+}
+
 /* --- nested: the MMU's hooks --------------------------------------------- */
 
 static int nested_guest_fault(void *os, vaddr_t va, bool write, bool wp)
@@ -493,6 +498,37 @@ int virt_tick(struct sim *s)
 }
 
 /* --- counters ------------------------------------------------------------- */
+
+void virt_counts_save(const struct sim *s, struct virt_counts *c)
+{
+	const struct virt *v = s->virt;
+
+	*c = (struct virt_counts){ .shadow_faults = v->shadow_faults, .pte_writes = v->pte_writes,
+				   .zapped = v->zapped, .shadow_guest_reads = v->shadow_guest_reads,
+				   .host_faults = v->host_faults, .cyc_exits = v->cyc_exits,
+				   .cyc_reads = v->cyc_reads, .host = v->host->st,
+				   .nested = s->mmu.nested != NULL };
+	if (s->mmu.nested)
+		c->n = s->mmu.nested->st;
+}
+
+void virt_counts_restore(struct sim *s, const struct virt_counts *c)
+{
+	struct virt *v = s->virt;
+	struct stats host = c->host;
+
+	v->shadow_faults = c->shadow_faults;
+	v->pte_writes = c->pte_writes;
+	v->zapped = c->zapped;
+	v->shadow_guest_reads = c->shadow_guest_reads;
+	v->host_faults = c->host_faults;
+	v->cyc_exits = c->cyc_exits;
+	v->cyc_reads = c->cyc_reads;
+	roi_keep_gauges(&host, &v->host->st);
+	v->host->st = host;
+	if (c->nested)
+		s->mmu.nested->st = c->n;
+}
 
 void virt_reset_counts(struct sim *s)
 {

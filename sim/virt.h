@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "mmu.h"
 #include "pagetable.h"
 #include "stats.h"
 #include "types.h"
@@ -41,8 +42,26 @@ void virt_destroy(struct sim *s);
 /* Host background work due by the guest's simulated time (host khugepaged). 0 or -1 (s->err). */
 int virt_tick(struct sim *s);
 
+/*
+ * The guest's #PF handler for @va (sim_fault_hook()), then the host's backing of
+ * what it mapped (guest zeroing): a fault with no hardware walk (sim_touch()). 0 or -1.
+ */
+int virt_guest_fault(struct sim *s, vaddr_t va, bool write, bool wp);
+
 /* A guest page-table frame went back to the guest's allocator. */
 void virt_table_freed(struct sim *s, pfn_t pfn);
+
+/* The virtual machine's counters (roi.c saves them around work it does not count). */
+struct virt_counts {
+	uint64_t shadow_faults, pte_writes, zapped, shadow_guest_reads, host_faults;
+	cycles_t cyc_exits, cyc_reads;
+	struct stats host; /* the host kernel's report */
+	bool nested;
+	struct mmu_nested_stats n;
+};
+void virt_counts_save(const struct sim *s, struct virt_counts *c);
+/* Put back the counters of @c (the host's gauges stay as they are now: state). */
+void virt_counts_restore(struct sim *s, const struct virt_counts *c);
 
 /* A warm-up's reset (roi.c): the virtual machine's counters start again. */
 void virt_reset_counts(struct sim *s);

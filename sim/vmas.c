@@ -117,8 +117,8 @@ uint32_t vmas_rec_of(struct sim *s, vaddr_t va)
 
 void vmas_count(struct sim *s, vaddr_t va, enum vrec_event e)
 {
-	if (unlikely(!s->vacct.rec))
-		return; /* sim_init() failed before vmas_init(): sim_destroy() only */
+	if (unlikely(!s->vacct.rec || s->uncounted))
+		return; /* sim_init() failed before vmas_init(): sim_destroy() only; an R_TOUCH's */
 	s->vacct.rec[vmas_rec_of(s, va)].ev[e]++;
 }
 

@@ -8,7 +8,14 @@
  *      contents, page tables, free memory, simulated time) with every counter 0;
  *  (b) a region of N references counts what a replay of the first N counts;
  *  (c) the skipped stretch applies its mapping events (an mmap inside it maps,
- *      a munmap unmaps) and faults nothing in;
+ *      a munmap unmaps) and faults its pages in, the kernel model only: a page
+ *      written in it is the program's own frame when the region begins (64 MiB
+ *      written then read: as many distinct frames as pages, no fault in the
+ *      region; THP where the policy gives it), a page only read is the zero
+ *      page, a page read then written a copy; its TLB counts are unchanged;
+ *  (f) an mtr version 3 trace's TOUCH records (pages touched before a
+ *      capture's region of interest) fault their pages in and count nothing;
+ *      `trace convert` keeps them;
  *  (d) the instruction forms agree with the reference forms at the same cut, and
  *      split an R_INSNS record exactly;
  *  (e) through the public API, the counters are zero right after a warm-up and
@@ -321,12 +328,13 @@ START_TEST(region_never_reached)
 		COUNTERS(ZERO)
 		ck_assert(!w->st.roi.started);
 		ck_assert(!w->st.roi.stopped);
+		/* the whole input is the warm-up, or skipped: its memory is the whole run's */
+		GAUGES(EQ_GAUGE)
+		ck_assert_uint_gt(w->st.nr_anon_pages, 0);
 		if (i == 0) {
-			GAUGES(EQ_GAUGE) /* the whole input is the warm-up: its state is the whole run's */
 			ck_assert_uint_eq(w->st.roi.warmup_refs_run, full->st.ifetch + full->st.load +
 									  full->st.store + full->st.modify);
 		} else {
-			ck_assert_uint_eq(w->st.nr_anon_pages, 0); /* nothing faulted in */
 			ck_assert_uint_eq(w->st.roi.skipped_refs, full->st.ifetch + full->st.load +
 								      full->st.store + full->st.modify);
 			ck_assert_uint_eq(w->st.roi.skipped_insns, full->st.instructions);
@@ -370,24 +378,36 @@ static int replay_text(const struct sim_config *c, const char *path, struct sim 
 #define MMAP_4M "SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
 #define MUNMAP_HI "SYSCALL[7,1](11) sys_munmap ( 0x40200000, 2097152 ) --> [pre-success] Success(0x0)\n"
 
-/* (c): the skipped stretch's mapping events apply; its references fault nothing in. */
+/* (c): the skipped stretch's mapping events apply; its references fault their pages in. */
 START_TEST(skip_events)
 {
 	char path[] = "/tmp/check_roi_XXXXXX", msg[256];
 	struct sim_config c;
 	struct sim s;
 
-	/* skipped: a store to an unmapped page (not simulated: no error), the mmap, two stores */
-	write_trace(path, " S 50000000,8\n" MMAP_4M " S 40000000,8\n S 40001000,8\n"
+	/* skipped: the mmap, two stores */
+	write_trace(path, MMAP_4M " S 40000000,8\n S 40001000,8\n"
 			  " S 40002000,8\n S 40000008,8\n S 40001008,8\n");
-	config(&c, MODE_BASE, "os.implicit.enabled=false", "roi.skip_refs=3");
+	config(&c, MODE_BASE, "os.implicit.enabled=false", "roi.skip_refs=2");
 	ck_assert_msg(replay_text(&c, path, &s, msg) == 0, "%s", msg);
-	/* the three simulated stores: 0x40002000 and the two skipped pages, none faulted in before */
+	/* the three simulated stores: only 0x40002000 faults, the skipped pages are resident */
 	ck_assert_uint_eq(s.st.store, 3);
-	ck_assert_uint_eq(s.st.pgfault, 3);
-	ck_assert_uint_eq(s.st.roi.skipped_refs, 3);
+	ck_assert_uint_eq(s.st.pgfault, 1);
+	ck_assert_uint_eq(s.st.roi.skipped_refs, 2);
 	ck_assert_uint_eq(s.st.roi.skipped_events, 1);
 	ck_assert_uint_eq(s.st.nr_anon_pages, 3);
+	/* and their TLB counts are a cold TLB's: each store's first touch misses */
+	ck_assert_uint_eq(s.st.l1[SIDE_D].misses[PS_4K], 3);
+	ck_assert_uint_eq(s.st.walks, 3);
+	sim_destroy(&s);
+	unlink(path);
+
+	/* a skipped store outside every mapping is what it is in the region: an error */
+	strcpy(path, "/tmp/check_roi_XXXXXX");
+	write_trace(path, " S 50000000,8\n" MMAP_4M " S 40000000,8\n");
+	config(&c, MODE_BASE, "os.implicit.enabled=false", "roi.skip_refs=1");
+	ck_assert_int_eq(replay_text(&c, path, &s, msg), -1);
+	ck_assert_msg(strstr(msg, "record 1: address 0x50000000 is outside every mapping"), "%s", msg);
 	sim_destroy(&s);
 	unlink(path);
 
@@ -403,6 +423,312 @@ START_TEST(skip_events)
 	ck_assert_int_eq(replay_text(&c, path, &s, msg), -1);
 	ck_assert_msg(strstr(msg, "record 5:"), "%s", msg);
 	sim_destroy(&s);
+	unlink(path);
+}
+END_TEST
+
+#define BIG_VA 0x40000000ULL
+#define BIG_PAGES 16384 /* 64 MiB */
+
+/*
+ * Replay @n records @r (events @ev, indexed from the records of the first
+ * batch: they must all be in it) on @s, in batches of TRACE_BATCH.
+ */
+static void run_recs(struct sim *s, const struct trace_rec *r, size_t n, const struct os_event *ev,
+		     size_t nev)
+{
+	struct err e = { 0 };
+
+	for (size_t i = 0; i < n; i += TRACE_BATCH) {
+		struct trace_batch b = { .recs = r + i, .n = n - i < TRACE_BATCH ? n - i : TRACE_BATCH,
+					 .ev = ev, .nev = nev };
+
+		ck_assert_msg(sim_run_batch(s, &b, &e) == 0, "%s", e.msg);
+	}
+}
+
+/* The number of distinct frames behind the pages of [@va, @va + @pages 4K), none the zero page. */
+static uint64_t distinct_frames(const struct sim *s, vaddr_t va, uint64_t pages)
+{
+	uint8_t *seen = calloc(s->buddy.nr_pages, 1);
+	uint64_t n = 0;
+
+	ck_assert_ptr_nonnull(seen);
+	for (uint64_t i = 0; i < pages; i++) {
+		enum page_size ps;
+		pfn_t pfn;
+
+		ck_assert_msg(pt_lookup(&s->pt, va + (i << PAGE_SHIFT), &ps, &pfn, NULL), "page %llu not resident",
+			      (unsigned long long)i);
+		pfn += ((va + (i << PAGE_SHIFT)) & ((1ULL << page_shift_of(ps)) - 1)) >> PAGE_SHIFT;
+		ck_assert_uint_ne(pfn, s->thp.zero_pfn);
+		ck_assert_uint_lt(pfn, s->buddy.nr_pages);
+		n += !seen[pfn];
+		seen[pfn] = 1;
+	}
+	free(seen);
+	return n;
+}
+
+/*
+ * The records of a program that maps 64 MiB (madvise @advice), writes one word
+ * in each page (@how_first: a store, or a load then a store), then reads each page:
+ * its set-up is the first *@setup references.
+ */
+static struct trace_rec *big_trace(size_t *n, uint64_t *setup, struct os_event ev[2], uint64_t advice,
+				   bool read_first)
+{
+	size_t k = 0;
+	struct trace_rec *r = calloc(2 + 3 * BIG_PAGES, sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	ev[0] = (struct os_event){ .kind = EV_MMAP, .addr = BIG_VA, .len = BIG_PAGES << PAGE_SHIFT,
+				   .prot = 3, .flags = MAP_PRIVATE_ | MAP_ANONYMOUS_ | MAP_FIXED_, .fd = -1 };
+	ev[1] = (struct os_event){ .kind = EV_MADVISE, .addr = BIG_VA, .len = BIG_PAGES << PAGE_SHIFT,
+				   .advice = advice, .fd = -1 };
+	r[k++] = (struct trace_rec){ .addr = BIG_VA, .size = 0, .kind = R_EVENT };
+	r[k++] = (struct trace_rec){ .addr = BIG_VA, .size = 1, .kind = R_EVENT };
+	for (uint64_t i = 0; i < BIG_PAGES; i++) {
+		if (read_first)
+			r[k++] = (struct trace_rec){ .addr = BIG_VA + (i << PAGE_SHIFT) + 8, .size = 8, .kind = R_LOAD };
+		r[k++] = (struct trace_rec){ .addr = BIG_VA + (i << PAGE_SHIFT), .size = 8, .kind = R_STORE };
+	}
+	*setup = k - 2;
+	for (uint64_t i = 0; i < BIG_PAGES; i++)
+		r[k++] = (struct trace_rec){ .addr = BIG_VA + (i << PAGE_SHIFT) + 64, .size = 8, .kind = R_LOAD };
+	*n = k;
+	return r;
+}
+
+/*
+ * (c): 64 MiB written in the skipped stretch (4K pages: MADV_NOHUGEPAGE), read
+ * in the region: every read finds the program's own frame (16384 distinct, no
+ * fault, RSS 64 MiB), as a replay of the whole does; a page read then written
+ * in the skip is a copy of the zero page. With THP: 32 huge pages, none
+ * faulted in the region.
+ */
+START_TEST(skip_keeps_memory)
+{
+	for (int thp = 0; thp < 2; thp++)
+		for (int read_first = 0; read_first < 2; read_first++) {
+			struct os_event ev[2];
+			uint64_t setup;
+			size_t n;
+			struct trace_rec *r = big_trace(&n, &setup, ev, thp ? MADV_HUGEPAGE_ : MADV_NOHUGEPAGE_,
+							read_first);
+			struct sim_config c;
+			char set[64];
+			struct sim *s = calloc(1, sizeof(*s));
+			struct err e = { 0 };
+
+			snprintf(set, sizeof(set), "roi.skip_refs=%llu", (unsigned long long)setup);
+			config(&c, thp ? MODE_THP : MODE_BASE, set, "os.memory=1G");
+			ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
+			s->trace_name = "big";
+			run_recs(s, r, n, ev, 2);
+			sim_finish(s);
+			ck_assert_uint_eq(s->st.roi.skipped_refs, setup);
+			ck_assert_uint_eq(s->st.load, BIG_PAGES);
+			ck_assert_uint_eq(s->st.pgfault, 0); /* every page resident at the region's start */
+			ck_assert_uint_eq(s->st.thp_fault_alloc, 0);
+			ck_assert_uint_eq(s->st.rss_bytes, (uint64_t)BIG_PAGES << PAGE_SHIFT);
+			ck_assert_uint_eq(distinct_frames(s, BIG_VA, BIG_PAGES), BIG_PAGES);
+			if (thp) {
+				ck_assert_uint_eq(s->st.nr_anon_transparent_hugepages, BIG_PAGES / 512);
+				ck_assert_uint_eq(s->st.huge_bytes, (uint64_t)BIG_PAGES << PAGE_SHIFT);
+			} else {
+				ck_assert_uint_eq(s->st.nr_anon_pages, BIG_PAGES);
+				ck_assert_uint_eq(s->thp.nr_zero_ptes, 0); /* read first: each zero PTE copied */
+			}
+			/* the region's TLB counts: a cold TLB's, one miss and walk per page (4K) */
+			ck_assert_uint_eq(s->st.l1[SIDE_D].misses[PS_4K] + s->st.l1[SIDE_D].misses[PS_2M],
+					  thp ? BIG_PAGES / 512 : BIG_PAGES);
+			sim_destroy(s);
+			free(s);
+			free(r);
+		}
+}
+END_TEST
+
+/* (c): pages only read in the skip are the zero page (os.zero_page), or the huge zero page in THP mode. */
+START_TEST(skip_read_only)
+{
+	for (int thp = 0; thp < 2; thp++) {
+		struct trace_rec r[4 + 1024];
+		struct os_event ev[2] = {
+			{ .kind = EV_MMAP, .addr = BIG_VA, .len = 4 << 20, .prot = 3,
+			  .flags = MAP_PRIVATE_ | MAP_ANONYMOUS_ | MAP_FIXED_, .fd = -1 },
+			{ .kind = EV_MADVISE, .addr = BIG_VA, .len = 4 << 20, .advice = MADV_HUGEPAGE_, .fd = -1 },
+		};
+		struct sim_config c;
+		struct sim *s = calloc(1, sizeof(*s));
+		struct err e = { 0 };
+		enum page_size ps;
+		pfn_t pfn;
+		size_t k = 0;
+
+		r[k++] = (struct trace_rec){ .addr = BIG_VA, .size = 0, .kind = R_EVENT };
+		r[k++] = (struct trace_rec){ .addr = BIG_VA, .size = 1, .kind = R_EVENT };
+		for (int i = 0; i < 1024; i++) /* 4 MiB read in the skip */
+			r[k++] = (struct trace_rec){ .addr = BIG_VA + ((vaddr_t)i << PAGE_SHIFT), .size = 8, .kind = R_LOAD };
+		r[k++] = (struct trace_rec){ .addr = BIG_VA + 8, .size = 8, .kind = R_LOAD };
+		r[k++] = (struct trace_rec){ .addr = BIG_VA + 16, .size = 8, .kind = R_LOAD };
+		config(&c, thp ? MODE_THP : MODE_BASE, "roi.skip_refs=1024", NULL);
+		ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
+		s->trace_name = "ro";
+		run_recs(s, r, k, ev, 2);
+		sim_finish(s);
+		ck_assert_uint_eq(s->st.pgfault, 0);
+		ck_assert_uint_eq(s->st.rss_bytes, 0);
+		ck_assert(pt_lookup(&s->pt, BIG_VA + 5 * PAGE_SIZE, &ps, &pfn, NULL));
+		ck_assert_uint_eq(ps, thp ? PS_2M : PS_4K);
+		ck_assert_uint_eq(pfn, thp ? s->thp.huge_zero_pfn : s->thp.zero_pfn);
+		sim_destroy(s);
+		free(s);
+	}
+}
+END_TEST
+
+/* Append an mtr varint. */
+static unsigned char *put_v(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/*
+ * (f) An mtr version 3 trace, byte by byte (traces/README.md): an mmap of 64
+ * MiB, a TOUCH (write) of each page, 100 pages touched read then write (a
+ * second TOUCH), one fetch touch, then a load from each page (form 2, size 8).
+ * Replayed: no fault, every counter the loads', 16384 distinct frames; its
+ * TOUCH records in `trace info`'s counts and through `trace convert`.
+ */
+START_TEST(mtr_touch_records)
+{
+	static const unsigned char hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', 3, 0 };
+	char path[] = "/tmp/check_roi_XXXXXX", conv[64];
+	unsigned char *buf = malloc(64 + 4 * BIG_PAGES + 9 * BIG_PAGES + 1000), *p = buf;
+	uint64_t nrec = 0, prev = 0;
+	struct sim_config c;
+	struct sim *s = calloc(1, sizeof(*s));
+	struct trace_reader *tr;
+	struct trace_batch b;
+	struct err e = { 0 };
+	uint64_t kinds[R_KIND_NR] = { 0 }, how[TOUCH_NR] = { 0 };
+	int fd, n;
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(p, hdr, 16);
+	p += 16;
+	*p++ = 0xc1; /* EVENT mmap */
+	*p++ = EV_MMAP;
+	p = put_v(p, 3);
+	p = put_v(p, MAP_PRIVATE_ | MAP_ANONYMOUS_);
+	p = put_v(p, 1); /* zigzag(-1) */
+	p = put_v(p, 0);
+	p = put_v(p, BIG_VA);
+	p = put_v(p, (uint64_t)BIG_PAGES << PAGE_SHIFT);
+	for (int i = 0; i < 3; i++)
+		p = put_v(p, 0);
+	nrec++;
+	*p++ = 0xc1; /* EVENT madvise(MADV_NOHUGEPAGE) */
+	*p++ = EV_MADVISE;
+	p = put_v(p, 0);
+	p = put_v(p, 0);
+	p = put_v(p, 1);
+	p = put_v(p, MADV_NOHUGEPAGE_);
+	p = put_v(p, BIG_VA);
+	p = put_v(p, (uint64_t)BIG_PAGES << PAGE_SHIFT);
+	for (int i = 0; i < 3; i++)
+		p = put_v(p, 0);
+	nrec++;
+	for (uint64_t i = 0; i < BIG_PAGES; i++) {
+		uint64_t vpn = (BIG_VA >> PAGE_SHIFT) + i;
+		int k = i < 100 ? 2 : 1;
+
+		for (int j = 0; j < k; j++) {
+			int64_t d = (int64_t)(vpn - prev);
+
+			*p++ = 0xc9;
+			*p++ = j == 0 && k == 2 ? TOUCH_READ : TOUCH_WRITE;
+			p = put_v(p, (uint64_t)(d << 1) ^ (uint64_t)(d >> 63));
+			prev = vpn + 1;
+			nrec++;
+		}
+	}
+	for (uint64_t i = 0; i < BIG_PAGES; i++) {
+		vaddr_t a = BIG_VA + (i << PAGE_SHIFT) + 64;
+
+		*p++ = 2 << 6 | 8 << 2 | R_LOAD;
+		for (int j = 0; j < 7; j++)
+			*p++ = (unsigned char)(a >> (8 * j));
+		nrec++;
+	}
+	*p++ = 0xc0;
+	p = put_v(p, nrec);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, (size_t)(p - buf)), p - buf);
+	close(fd);
+	free(buf);
+
+	/* the replay: the loads counted, the touches not */
+	config(&c, MODE_BASE, NULL, NULL);
+	ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
+	tr = trace_open(path, TF_MTR, &e);
+	ck_assert_msg(tr != NULL, "%s", e.msg);
+	ck_assert_uint_eq(tr->version, 3);
+	s->trace_name = tr->name;
+	while ((n = trace_next(tr, &b, &e)) > 0) {
+		for (size_t i = 0; i < b.n; i++) {
+			kinds[b.recs[i].kind]++;
+			if (b.recs[i].kind == R_TOUCH)
+				how[b.recs[i].size]++;
+		}
+		ck_assert_msg(sim_run_batch(s, &b, &e) == 0, "%s", e.msg);
+	}
+	ck_assert_msg(n == 0, "%s", e.msg);
+	trace_close(tr);
+	ck_assert_uint_eq(kinds[R_TOUCH], BIG_PAGES + 100);
+	ck_assert_uint_eq(how[TOUCH_READ], 100);
+	ck_assert_uint_eq(how[TOUCH_WRITE], BIG_PAGES);
+	sim_finish(s);
+	ck_assert_uint_eq(s->st.load, BIG_PAGES);
+	ck_assert_uint_eq(s->st.pgfault, 0);
+	ck_assert_uint_eq(s->st.cyc_fault, 0);
+	ck_assert_uint_eq(s->st.tlb_invalidations, 0); /* the 100 COWs' flushes: not counted */
+	ck_assert_uint_eq(s->st.l1[SIDE_D].misses[PS_4K], BIG_PAGES);
+	ck_assert_uint_eq(s->st.nr_anon_pages, BIG_PAGES);
+	ck_assert_uint_eq(s->st.rss_bytes, (uint64_t)BIG_PAGES << PAGE_SHIFT);
+	ck_assert_uint_eq(s->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(distinct_frames(s, BIG_VA, BIG_PAGES), BIG_PAGES);
+	sim_destroy(s);
+	free(s);
+
+	/* trace convert keeps them, as version 3 */
+	snprintf(conv, sizeof(conv), "%s.mtr", path);
+	tr = trace_open(path, TF_MTR, &e);
+	ck_assert_msg(tr != NULL, "%s", e.msg);
+	ck_assert_msg(mtr_write_all(tr, conv, &e) == 0, "%s", e.msg);
+	tr = trace_open(conv, TF_MTR, &e);
+	ck_assert_msg(tr != NULL, "%s", e.msg);
+	ck_assert_uint_eq(tr->version, 3);
+	memset(kinds, 0, sizeof(kinds));
+	while ((n = trace_next(tr, &b, &e)) > 0)
+		for (size_t i = 0; i < b.n; i++) {
+			kinds[b.recs[i].kind]++;
+			if (b.recs[i].kind == R_TOUCH && kinds[R_TOUCH] == 201) /* after 100 pairs */
+				ck_assert_uint_eq(b.recs[i].addr, BIG_VA + (100 << PAGE_SHIFT));
+		}
+	ck_assert_msg(n == 0, "%s", e.msg);
+	trace_close(tr);
+	ck_assert_uint_eq(kinds[R_TOUCH], BIG_PAGES + 100);
+	ck_assert_uint_eq(kinds[R_LOAD], BIG_PAGES);
+	unlink(conv);
 	unlink(path);
 }
 END_TEST
@@ -564,6 +890,9 @@ int main(void)
 	tcase_add_test(tc, warmup_thp);
 	tcase_add_test(tc, sim_refs);
 	tcase_add_test(tc, skip_events);
+	tcase_add_test(tc, skip_keeps_memory);
+	tcase_add_test(tc, skip_read_only);
+	tcase_add_test(tc, mtr_touch_records);
 	tcase_add_test(tc, region_never_reached);
 	tcase_add_test(tc, insns_equal_refs);
 	tcase_add_test(tc, insns_split);

@@ -836,13 +836,26 @@ START_TEST(test_mtr_bad)
 	snprintf(want, sizeof(want), "%s: not an mtr trace (bad magic)", path);
 	expect_error(path, TF_MTR, want);
 
-	/* Version 2 (mmusim's Valgrind tool) is read too since issue 13: 3 is the first unknown. */
+	/* Versions 2 and 3 (mmusim's Valgrind tool) are read too: 4 is the first unknown. */
 	memcpy(b2, buf, len);
-	b2[8] = 3;
+	b2[8] = 4;
 	write_file(path, b2, len);
 	snprintf(want, sizeof(want),
-		 "%s: unsupported mtr version 3 (this build reads versions 1 to 2)", path);
+		 "%s: unsupported mtr version 4 (this build reads versions 1 to 3)", path);
 	expect_error(path, TF_AUTO, want);
+
+	/* A TOUCH record (0xc9) is version 3's: unknown before; its kind is 0 to 2. */
+	memcpy(b2, buf, 16);
+	memcpy(b2 + 16, "\xc9\x01\x00\xc0\x01", 5);
+	b2[8] = 2;
+	write_file(path, b2, 21);
+	snprintf(want, sizeof(want), "%s: corrupt mtr trace at byte 16: unknown tag", path);
+	expect_error(path, TF_MTR, want);
+	b2[8] = 3;
+	b2[17] = 3;
+	write_file(path, b2, 21);
+	snprintf(want, sizeof(want), "%s: corrupt mtr trace at byte 16: bad touch kind", path);
+	expect_error(path, TF_MTR, want);
 
 	memcpy(b2, buf, len);
 	b2[10] = 1;
