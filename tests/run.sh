@@ -50,6 +50,7 @@ run_script e2e_sweep_inputs "a sweep's workload specs and traces checked before 
 run_script e2e_embed "examples/embed.c and the installed library print the CLI's counts" sh
 run_script e2e_traces "the committed traces" bash
 run_script layout_native "os.layout: kernel against this machine's Linux, setarch -R" bash
+run_script synopsis "one synopsis per command in README, man page and help, each option known" bash
 run_script man "every config key and command documented in doc/mmusim.1" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
 run_script e2e_profile "os.profile osless gives DynamoRIO's counts from the command line; --set without '='" bash
