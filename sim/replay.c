@@ -120,6 +120,8 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 		s->st.instructions += r->size;
 	} else if (k == R_TOUCH) {
 		roi_touch(s, r->addr, (enum touch_how)r->size); /* the kernel only, uncounted */
+	} else if (k == R_DEP) {
+		/* a dependence: the additive core has no use for it */
 	} else {
 		BUG_ON(1);
 	}
@@ -451,7 +453,7 @@ int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn
 		} else if (k == R_TOUCH) {
 			roi_touch(s, r->addr, (enum touch_how)r->size);
 		} else {
-			BUG_ON(k > R_MODIFY);
+			BUG_ON(k > R_MODIFY && k != R_DEP);
 		}
 		if (unlikely(s->failed))
 			return fail_at(s, i, e);

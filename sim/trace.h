@@ -25,6 +25,10 @@ enum rec_kind {
 	R_INSNS = 5,  /* `size` instructions executed without a traced fetch */
 	R_TOUCH = 6,  /* the page at `addr` was touched before the region of interest, not
 		       * traced: `size` = enum touch_how (mtr version 3's TOUCH record) */
+	R_DEP = 7,    /* the next load, store or modify's ADDRESS depends on the value of an
+		       * earlier load: `size` = d >= 1, the d-th most recent load (R_LOAD or
+		       * R_MODIFY record; 1 = the latest before this record). Right before
+		       * the reference it qualifies; `addr` 0. See trace_reader.deps. */
 	R_KIND_NR
 };
 
@@ -177,6 +181,9 @@ struct trace_reader {
 	uint64_t markers; /* MARKER records read so far (each also an EV_MARKER event) */
 	uint32_t thread; /* the thread of the references being read (0: not recorded) */
 	unsigned version; /* an mtr trace's format version (1 to 3); 0 for other formats */
+	/* the source records dependences (R_DEP): a reference without one is independent;
+	 * false: unknown (lackey, pin, ...), the core model's documented assumption holds */
+	bool deps;
 };
 
 /*
