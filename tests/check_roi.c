@@ -655,7 +655,7 @@ START_TEST(mtr_touch_records)
 
 			*p++ = 0xc9;
 			*p++ = j == 0 && k == 2 ? TOUCH_READ : TOUCH_WRITE;
-			p = put_v(p, (uint64_t)(d << 1) ^ (uint64_t)(d >> 63));
+			p = put_v(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
 			prev = vpn + 1;
 			nrec++;
 		}
