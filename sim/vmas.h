@@ -61,12 +61,27 @@ struct vext {
 	uint32_t rec;
 };
 
+/*
+ * A window of the window cache (vmas.c): every address of [lo, lo + len) is
+ * record rec's, as long as gen is the breakdown's generation.
+ */
+struct vwin {
+	vaddr_t lo, len;
+	uint32_t rec, gen;
+};
+
 struct vmas_acct {
 	struct vrec *rec;
 	size_t nrec, cap_rec;
 	struct vext *ext; /* sorted, non-overlapping */
 	size_t next, cap_ext;
-	size_t last;      /* the extent vmas_rec_of() found last */
+	struct vext *pend; /* new mappings' extents not merged into ext yet: sorted, */
+	size_t npend, cap_pend; /* overlapping neither ext nor each other (vmas.c) */
+	struct vwin *wc;  /* the window cache: wc_mask + 1 slots, or NULL */
+	size_t wc_mask;
+	uint32_t gen;     /* the cache's generation: a removal of address space bumps it */
+	uint64_t searches; /* look-ups the cache did not answer (tests) */
+	bool nocache;     /* tests: every look-up searches (the cache's oracle) */
 	uint32_t cur;     /* the record the MMU's deltas go to (its window) */
 	uint32_t heap;    /* the brk heap's record, 0 none yet */
 	uint64_t snap[VH_NR]; /* the MMU's counters when cur was last charged */
@@ -95,7 +110,7 @@ int vmas_extend(struct sim *s, vaddr_t start, vaddr_t end, uint32_t rec);
 /* The heap's record, made on the first growth of the brk area. */
 uint32_t vmas_heap(struct sim *s, vaddr_t start, vaddr_t end);
 
-/* The record holding @va (0: none). Cached: repeated look-ups in one extent are O(1). */
+/* The record holding @va (0: none). Cached: a look-up in a mapping met before is O(1). */
 uint32_t vmas_rec_of(struct sim *s, vaddr_t va);
 
 /* Count one kernel event @e at @va (the caller counts it in s->st too). */

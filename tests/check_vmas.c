@@ -361,6 +361,124 @@ START_TEST(test_csv_names)
 }
 END_TEST
 
+/*
+ * A GUPS-style trace without mmap lines: per update an instruction fetch and a
+ * read-modify-write of a random word of a @mb MiB table at 0x7f0000000000, so
+ * every reference falls in an implicit region (os.implicit.granule: 2 MiB, or
+ * 4 KiB under os.profile osless, each page its own region and row) and the L1
+ * misses move between regions all the time; halfway a munmap of @mb / 4 MiB
+ * from 0x7f0000300000 (the regions it covers shrink or go; the updates there
+ * then fault new ones).
+ */
+static char *gups_implicit(unsigned updates, unsigned mb)
+{
+	size_t cap = (size_t)updates * 48 + 4096, n = 0;
+	char *t = malloc(cap);
+	uint64_t x = 88172645463325252ULL;
+
+	ck_assert_ptr_nonnull(t);
+	for (unsigned i = 0; i < updates; i++) {
+		uint64_t w;
+
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		w = (x * 0x2545F4914F6CDD1DULL) >> 11 & (((uint64_t)mb << 20) / 8 - 1);
+		if (i == updates / 2)
+			n += (size_t)snprintf(t + n, cap - n,
+					      "SYSCALL[7,1](11) sys_munmap ( 0x7f0000300000, %u )[sync] --> Success(0x0)\n",
+					      mb << 18);
+		n += (size_t)snprintf(t + n, cap - n, "I  %08x,4\n M %llx,8\n", 0x401000 + (i & 3) * 4,
+				      (unsigned long long)(0x7f0000000000ULL + w * 8));
+	}
+	return t;
+}
+
+/* @trace replayed in whole batches under the --set overrides @set (NULL-ended list of 2). */
+static struct sim *replay_batches(const char *trace, const char *set1, const char *set2, bool nocache)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	char path[] = "/tmp/check_vmas_XXXXXX";
+	int fd = mkstemp(path), n;
+	struct sim_config c;
+	struct err e = { 0 };
+	struct trace_reader *tr;
+	struct trace_batch b;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, trace, strlen(trace)), (ssize_t)strlen(trace));
+	close(fd);
+	config_defaults(&c);
+	c.memory = 256ULL << 20;
+	if (set1)
+		ck_assert_msg(config_set(&c, set1, &e) == 0, "%s", e.msg);
+	if (set2)
+		ck_assert_msg(config_set(&c, set2, &e) == 0, "%s", e.msg);
+	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
+	ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
+	s->vacct.nocache = nocache;
+	tr = trace_open(path, TF_LACKEY, &e);
+	ck_assert_msg(tr != NULL, "%s", e.msg);
+	s->trace_name = tr->name;
+	while ((n = trace_next(tr, &b, &e)) > 0)
+		ck_assert_msg(sim_run_batch(s, &b, &e) == 0, "%s", e.msg);
+	ck_assert_msg(n == 0, "%s", e.msg);
+	sim_finish(s);
+	trace_close(tr);
+	unlink(path);
+	return s;
+}
+
+/*
+ * The window cache (vmas.c) answers the MMU's window hook for a mapping met
+ * before without a search, and changes no count: every record equals the
+ * oracle's, a run that searches the extents on every look-up. Searches: two
+ * per region made (the L1 miss in the gap before its fault, and the fault's
+ * own look-up), one per region alive at the munmap (every cached window goes),
+ * and a few collisions (2 MiB: 32 in all; osless: 2 x 1,282 + 768 + 7 = 3,339);
+ * without the cache, one per L1 miss outside the window (about one per update).
+ */
+static void implicit_regions(const char *profile, unsigned mb, size_t rows, uint64_t max_searches)
+{
+	char *t = gups_implicit(20000, mb);
+	struct sim *s = replay_batches(t, profile, "os.mode=base", false);
+	struct sim *o = replay_batches(t, profile, "os.mode=base", true);
+
+	free(t);
+	assert_sums(s);
+	ck_assert_uint_eq(s->vacct.nrec, rows);
+	ck_assert_uint_eq(o->vacct.nrec, rows);
+	for (size_t i = 0; i < s->vacct.nrec; i++) {
+		const struct vrec *r = &s->vacct.rec[i], *q = &o->vacct.rec[i];
+
+		ck_assert_uint_eq(r->start, q->start);
+		ck_assert_uint_eq(r->end, q->end);
+		ck_assert_uint_eq(r->size_bytes, q->size_bytes);
+		ck_assert_uint_eq(r->rss_bytes, q->rss_bytes);
+		for (int k = 0; k < VH_NR; k++)
+			ck_assert_uint_eq(r->hw[k], q->hw[k]);
+		for (int k = 0; k < VE_NR; k++)
+			ck_assert_uint_eq(r->ev[k], q->ev[k]);
+	}
+	ck_assert_uint_gt(o->vacct.searches, 19000);
+	ck_assert_msg(s->vacct.searches <= max_searches, "%llu searches",
+		      (unsigned long long)s->vacct.searches);
+	sim_destroy(s);
+	sim_destroy(o);
+	free(s);
+	free(o);
+}
+
+START_TEST(test_implicit_window_cache)
+{
+	/* [none], the text, 8 regions of 2 MiB, and 3 made again in the unmapped 4 MiB */
+	implicit_regions(NULL, 16, 13, 40);
+	/* osless: a region per page touched (the table's 1,024 pages; 256 again after the munmap) */
+	implicit_regions("os.profile=osless", 4, 1282, 3400);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmas");
@@ -373,6 +491,7 @@ int main(void)
 	tcase_add_test(tc, test_split_unmap);
 	tcase_add_test(tc, test_mremap_brk);
 	tcase_add_test(tc, test_csv_names);
+	tcase_add_test(tc, test_implicit_window_cache);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
