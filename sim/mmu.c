@@ -29,20 +29,56 @@
  * of the level that served each entry read. An L1 hit costs nothing extra: the
  * lookup overlaps the VIPT L1D access (reference §6).
  *
- * Leaves out: permission and dirty-bit re-walks, page-walk concurrency (one
- * walker; Skylake has two), speculative walks, TLB prefetch.
+ * Time: under cpu.model additive these cycles are summed into cycles.total.
+ * Under overlap a lookup that reached the STLB, and every data access with
+ * data_refs, also reports its cost to the timing hook (m->timing, core.c),
+ * which places it in time: concurrent walks on walk.walkers walkers, misses
+ * in flight bounded by MSHRs. The L1-hit path never calls it.
+ *
+ * Leaves out: permission and dirty-bit re-walks, speculative walks, TLB prefetch.
  */
 #include <string.h>
 
 #include "mmu.h"
 #include "mmu_walk.h"
 
-void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn)
+void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn, bool write)
 {
 	cycles_t c = 0;
+	unsigned level = cache_access(&m->cache, (paddr_t)pfn << PAGE_SHIFT | (va & (PAGE_SIZE - 1)), &c);
 
-	cache_access(&m->cache, (paddr_t)pfn << PAGE_SHIFT | (va & (PAGE_SIZE - 1)), &c);
 	m->st.cyc_data += c;
+	if (unlikely(m->timing != NULL)) {
+		/* the translation's cost, if this reference missed (access_slow() left it) */
+		struct core_ref r = m->tpend;
+
+		r.write = write;
+		r.modify = write && m->modify;
+		r.data = true;
+		r.level = level;
+		r.t_data = c;
+		memset(&m->tpend, 0, sizeof(m->tpend));
+		m->timing(m->os, &r);
+	}
+}
+
+/*
+ * The timing hook after a lookup that reached the STLB (cpu.model overlap):
+ * the probes (@t_stlb), a walk's cycles if it walked. A data-side lookup with
+ * data_refs leaves them for its data access (mmu_data_access()), which reports
+ * both. Out of line: the miss path only.
+ */
+static __attribute__((noinline)) void timing_translated(struct mmu *m, enum tlb_side side, bool write,
+							cycles_t t_walk, bool walked)
+{
+	struct core_ref r = { .ifetch = side == SIDE_I, .write = write, .modify = write && m->modify,
+			      .walked = walked, .t_stlb = m->lat_miss, .t_walk = t_walk };
+
+	if (side == SIDE_D && m->data_refs) {
+		m->tpend = r;
+		return;
+	}
+	m->timing(m->os, &r);
 }
 
 /* Time the entries of @p from index @from, fill PWCs for the non-leaf ones. */
@@ -207,6 +243,8 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	pfn_t pfn;
 	long e;
 	int r;
+	cycles_t w0 = 0;  /* walk cycles before this lookup's walk (the timing hook) */
+	uint64_t n0 = 0;  /* walks before it */
 
 	/*
 	 * L1: the arrays of every size, probed together. The 4K array first and
@@ -227,7 +265,7 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 				goto wp;
 			mmu_memo_set(m, side, vpn, PS_4K, pfn);
 			if (unlikely(m->data_refs) && side == SIDE_D)
-				mmu_data_access(m, va, pfn & ~TLB_RO);
+				mmu_data_access(m, va, pfn & ~TLB_RO, write);
 			return;
 		}
 	}
@@ -250,6 +288,10 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	if (unlikely(va - m->win_lo >= m->win_len) && m->window)
 		m->window(m->os, va);
 	m->st.cyc_translation += m->lat_miss;
+	if (unlikely(m->timing != NULL)) {
+		w0 = m->st.walk_cycles;
+		n0 = m->st.walks;
+	}
 	r = stlb_or_walk(m, va, side, write, &ps, &pfn);
 	if (r < 0)
 		return;
@@ -257,10 +299,12 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 		m->st.l1[side].misses[PS_4K]++;
 		if (r > 0 && unlikely(write && (pfn & TLB_RO)))
 			goto wp;
+		if (unlikely(m->timing != NULL))
+			timing_translated(m, side, write, m->st.walk_cycles - w0, m->st.walks != n0);
 		tlb_array_fill_set(a4, set4, vpn, pfn);
 		mmu_memo_set(m, side, a4->ways ? vpn : VPN_NONE, PS_4K, pfn);
 		if (unlikely(m->data_refs) && side == SIDE_D)
-			mmu_data_access(m, va, pfn & ~TLB_RO);
+			mmu_data_access(m, va, pfn & ~TLB_RO, write);
 		return;
 	}
 	if (unlikely(ps == PS_1G) && t->l1_frac_1g[side] != PS_1G) {
@@ -272,6 +316,8 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	m->st.l1[side].misses[ps]++;
 	if (r > 0 && unlikely(write && (pfn & TLB_RO)))
 		goto wp;
+	if (unlikely(m->timing != NULL))
+		timing_translated(m, side, write, m->st.walk_cycles - w0, m->st.walks != n0);
 	tlb_array_fill(&t->l1[side][ps], va >> page_shift_of(ps), pfn);
 done:
 	/* the memo: only a translation the L1 holds can answer repeats */
@@ -280,7 +326,7 @@ done:
 
 		mmu_memo_set(m, side, t->l1[side][ps].ways ? vpn : VPN_NONE, ps, pfn4k);
 		if (unlikely(m->data_refs) && side == SIDE_D)
-			mmu_data_access(m, va, pfn4k & ~TLB_RO);
+			mmu_data_access(m, va, pfn4k & ~TLB_RO, write);
 	}
 	return;
 wp:
@@ -306,6 +352,13 @@ void mmu_access_slow_load(struct mmu *m, vaddr_t va)
 void mmu_access_slow_store(struct mmu *m, vaddr_t va)
 {
 	access_slow(m, va, SIDE_D, true);
+}
+
+void mmu_access_slow_modify(struct mmu *m, vaddr_t va)
+{
+	m->modify = true;
+	mmu_access_slow_store(m, va);
+	m->modify = false;
 }
 
 static void pwc_flush(struct mmu *m)
