@@ -62,6 +62,16 @@ void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn, bool write)
 	}
 }
 
+void mmu_data_load(struct mmu *m, vaddr_t va, pfn_t pfn)
+{
+	mmu_data_access(m, va, pfn, false);
+}
+
+void mmu_data_store(struct mmu *m, vaddr_t va, pfn_t pfn)
+{
+	mmu_data_access(m, va, pfn, true);
+}
+
 /*
  * The timing hook after a lookup that reached the STLB (cpu.model overlap):
  * the probes (@t_stlb), a walk's cycles if it walked. A data-side lookup with
