@@ -137,12 +137,6 @@ struct key {
 	const char *const *names; /* KT_ENUM */
 	unsigned nr;              /* KT_ENUM */
 	enum kcheck check;
-	/*
-	 * The overlap core's keys: written (and hashed: provenance.c) only under
-	 * cpu.model overlap, so an additive config's text and config_hash are those
-	 * of the releases before it (its results do not depend on them).
-	 */
-	bool overlap;
 };
 
 #define OFF(m) offsetof(struct sim_config, m)
@@ -155,8 +149,8 @@ struct key {
 	KU("tlb.stlb." #n ".entries", stlb[n].entries),                      \
 	KU("tlb.stlb." #n ".ways", stlb[n].ways),                            \
 	K("tlb.stlb." #n ".pages", KT_PAGES, stlb[n].pages, CK_NONE)
-/* An overlap core's key (struct key.overlap) */
-#define KO(p, t, m, ck) { .path = (p), .type = (t), .off = OFF(m), .check = (ck), .overlap = true }
+/* An overlap core's key (cpu.model overlap; written under either model: config show is complete) */
+#define KO(p, t, m, ck) K(p, t, m, ck)
 #define KCACHE(p, lvl)                                                       \
 	K(p ".size", KT_SIZE64, cache[lvl].size, CK_NONE),                   \
 	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency), \
@@ -171,8 +165,7 @@ static const struct key keys[] = {
 	  .size = sizeof(((struct sim_config *)0)->cpu_name) },
 	K("cpu.freq_mhz", KT_U32, freq_mhz, CK_NONZERO),
 	K("cpu.cpi", KT_DOUBLE, cpi, CK_CPI),
-	{ .path = "cpu.model", .type = KT_ENUM, .off = OFF(core.model), .names = cpu_model_name,
-	  .nr = CPU_MODEL_NR, .overlap = true },
+	KENUM("cpu.model", core.model, cpu_model_name, CPU_MODEL_NR),
 	KO("cpu.rob", KT_U32, core.rob, CK_NONZERO),
 	KO("cpu.width", KT_U32, core.width, CK_NONZERO),
 	KO("cpu.store_buffer", KT_U32, core.store_buffer, CK_NONZERO),
@@ -1677,12 +1670,6 @@ static unsigned dots(const char *s)
  * A mapping is written in flow style when all its children are leaves, or all
  * are mappings of leaves (tlb.l1i, walk.pwc).
  */
-/* An overlap core's key under cpu.model additive: not written (struct key.overlap). */
-static bool key_hidden(const struct sim_config *c, const struct key *k)
-{
-	return k->overlap && c->core.model == CPU_ADDITIVE;
-}
-
 static bool flowable(size_t lo, size_t hi, size_t plen)
 {
 	unsigned d = dots(keys[lo].path + plen);
@@ -1698,19 +1685,12 @@ static bool flowable(size_t lo, size_t hi, size_t plen)
 static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t hi,
 		      size_t plen)
 {
-	bool first = true;
-
 	fputs("{ ", out);
 	for (size_t i = lo; i < hi;) {
 		const char *name = keys[i].path + plen;
 		size_t len = comp_len(name), j = group_end(i, hi, plen);
 
-		if (!name[len] && key_hidden(c, &keys[i])) {
-			i = j;
-			continue;
-		}
-		fprintf(out, "%s%.*s: ", first ? "" : ", ", (int)len, name);
-		first = false;
+		fprintf(out, "%s%.*s: ", i > lo ? ", " : "", (int)len, name);
 		if (!name[len]) {
 			char buf[256];
 
@@ -1753,9 +1733,7 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 		const char *name = keys[i].path + plen;
 		size_t len = comp_len(name), j = group_end(i, hi, plen);
 
-		if (!name[len] && key_hidden(c, &keys[i])) {
-			/* nothing */
-		} else if (!name[len]) {
+		if (!name[len]) {
 			char buf[256];
 
 			format_value(c, &keys[i], true, buf, sizeof(buf));

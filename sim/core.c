@@ -242,7 +242,7 @@ void core_ref(struct core *c, uint64_t insn, cycles_t serial, uint64_t loads, ui
 
 	loads += c->ld_base;
 	dord += c->dr_base;
-	dep = c->dep_live && dord == c->dep_ord;
+	dep = c->dep_live && dord == c->dep_ord && !ref->ifetch;
 	if (c->dep_live && !dep)
 		c->dep_live = false; /* that reference hit: its event stands as registered */
 	advance(c, insn, serial);
