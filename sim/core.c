@@ -93,8 +93,9 @@ int core_init(struct core *c, const struct sim_config *cfg)
 	}
 	c->cap = pow2_at_least(c->rob + 2);
 	c->ev = malloc(c->cap * sizeof(*c->ev));
-	c->sb = malloc(pow2_at_least(c->sb_cap) * sizeof(*c->sb));
-	c->sb_ftr = malloc(pow2_at_least(c->sb_cap) * sizeof(*c->sb_ftr));
+	c->sb_mask = pow2_at_least(c->sb_cap) - 1;
+	c->sb = malloc((c->sb_mask + 1) * sizeof(*c->sb));
+	c->sb_ftr = malloc((c->sb_mask + 1) * sizeof(*c->sb_ftr));
 	if (!c->walker || !c->ev || !c->sb || !c->sb_ftr)
 		return -1;
 	return 0;
@@ -137,7 +138,7 @@ static void hold(struct core *c, double now, double until, double ftr, double fd
  * leaves it, after instruction event + rob waited for its retirement; then the
  * kernel's time since the last look joins the clock.
  */
-static void advance(struct core *c, uint64_t x, cycles_t serial)
+static inline void advance(struct core *c, uint64_t x, cycles_t serial)
 {
 	while (c->n && ev_at(c, 0)->insn + c->rob <= x) {
 		struct core_ev *e = ev_at(c, 0);
@@ -193,7 +194,7 @@ static struct core_ev *push(struct core *c)
 /* The store buffer at @d: drained stores leave; a full one holds dispatch. */
 static void sb_make_room(struct core *c, uint64_t x)
 {
-	size_t mask = pow2_at_least(c->sb_cap) - 1;
+	size_t mask = c->sb_mask;
 	double d = clock_at(c, x);
 
 	while (c->sb_n && c->sb[c->sb_head] <= d) {
@@ -211,7 +212,7 @@ static void sb_make_room(struct core *c, uint64_t x)
 
 static void sb_add(struct core *c, double drain, float ftr)
 {
-	size_t mask = pow2_at_least(c->sb_cap) - 1;
+	size_t mask = c->sb_mask;
 
 	if (drain < c->sb_last)
 		drain = c->sb_last; /* in order */
@@ -305,7 +306,7 @@ void core_ref(struct core *c, uint64_t insn, cycles_t serial, uint64_t loads, ui
 		}
 		if (c->dep_sb) {
 			double drain = e->r > done ? e->r : done;
-			size_t mask = pow2_at_least(c->sb_cap) - 1, y = (c->sb_head + c->sb_n - 1) & mask;
+			size_t y = (c->sb_head + c->sb_n - 1) & c->sb_mask;
 
 			if (drain > c->sb[y])
 				c->sb[y] = c->sb_last = drain;

@@ -57,7 +57,7 @@ struct core {
 	/* the store buffer: drain times of its stores, oldest first (a ring) */
 	double *sb;
 	float *sb_ftr;
-	size_t sb_head, sb_n;
+	size_t sb_head, sb_n, sb_mask; /* (sb_mask + 1: a power of two >= cpu.store_buffer) */
 	double sb_last; /* the youngest store's drain (stores drain in order) */
 
 	/* an R_DEP whose reference completes late: its event, for the MMU's report */

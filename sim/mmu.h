@@ -114,7 +114,8 @@ struct mmu {
 	struct mmu_nested *nested;
 	mmu_timing_fn timing;  /* installed by the OS under cpu.model overlap, else NULL */
 	struct core_ref tpend; /* a D-side translation's cost, for its data access (data_refs) */
-	bool modify;           /* the slow lookup under way is a modify's store (mmu_access_slow_modify()) */
+	uint64_t twalks;       /* st.walks and st.walk_cycles when the timing hook last reported */
+	cycles_t twalk_cycles;
 };
 
 /*

@@ -182,6 +182,8 @@ void roi_reset_counters(struct sim *s)
 	vmas_reset_counts(s); /* before the MMU's counters: it charges what they hold */
 	memset(s->nrec, 0, sizeof(s->nrec));
 	memset(&s->mmu.st, 0, sizeof(s->mmu.st));
+	s->mmu.twalks = 0; /* (the timing hook's walk counts follow st's) */
+	s->mmu.twalk_cycles = 0;
 	s->mmu.memo_hits[0] = s->mmu.memo_hits[1] = 0; /* the memo (last_vpn, ...) stays */
 	memset(&s->st, 0, sizeof(s->st));
 	roi_keep_gauges(&s->st, &keep);
