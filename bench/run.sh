@@ -24,6 +24,8 @@
 #   (g) that trace under configs/zen4.yaml (fully associative L1s, but also an
 #       8-way 3072-entry STLB of two page sizes and 4x the caches) against the
 #       default machine: reported, no target (it measures a bigger machine)
+#   (o) that trace under cpu.model overlap against additive: the overlap core's cost;
+#       reported, no target
 #   (i) mmusim mrc (every L1 size 1..4096 in one pass) against 8 runs of one size each;
 #       target: at most 1x
 #   (h) capture: xz -6 -T1 over 30 KB natively, under mmusim's Valgrind tool and under lackey
@@ -151,6 +153,15 @@ fg=$F
 mg=$S
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(g) zen4.yaml vs default" "$(ms "$fg")" "$(ms "$mg")" \
 	"$(ratio "$mg" "$fg")" "$(mrps "$mg" "$GREFS")" "-"
+
+# (o) cpu.model overlap against additive on the miss-heavy trace: what the overlap core's
+#     miss-path bookkeeping costs (core.c; the L1-hit path is the same code). Reported, no
+#     target: half the references here walk, each one an event of the core
+pair "$MMUSIM run $TMP/gups.lackey.zst --quiet" "$MMUSIM run $TMP/gups.lackey.zst --set cpu.model=overlap --quiet"
+fo=$F
+mo=$S
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(o) overlap vs additive core" "$(ms "$fo")" "$(ms "$mo")" \
+	"$(ratio "$mo" "$fo")" "$(mrps "$mo" "$GREFS")" "-"
 
 # (i) mmusim mrc (every fully associative size 1..4096 of both L1 sides, one pass)
 #     against eight runs of one size each (1, 2, 7, 16, 64, 100, 512, 1536 entries, fully

@@ -54,6 +54,7 @@
 #include "util.h"
 
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
+const char *const cpu_model_name[CPU_MODEL_NR] = { "additive", "overlap" };
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
 const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
 const char *const os_layout_name[LAYOUT_NR] = { "auto", "kernel", "trace" };
@@ -148,9 +149,12 @@ struct key {
 	KU("tlb.stlb." #n ".entries", stlb[n].entries),                      \
 	KU("tlb.stlb." #n ".ways", stlb[n].ways),                            \
 	K("tlb.stlb." #n ".pages", KT_PAGES, stlb[n].pages, CK_NONE)
+/* An overlap core's key (cpu.model overlap; written under either model: config show is complete) */
+#define KO(p, t, m, ck) K(p, t, m, ck)
 #define KCACHE(p, lvl)                                                       \
 	K(p ".size", KT_SIZE64, cache[lvl].size, CK_NONE),                   \
-	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency)
+	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency), \
+	KO(p ".mshrs", KT_U32, cache[lvl].mshrs, CK_NONZERO)
 
 /*
  * Every leaf key, in the order config_write_yaml() writes them. Rows that share
@@ -161,6 +165,10 @@ static const struct key keys[] = {
 	  .size = sizeof(((struct sim_config *)0)->cpu_name) },
 	K("cpu.freq_mhz", KT_U32, freq_mhz, CK_NONZERO),
 	K("cpu.cpi", KT_DOUBLE, cpi, CK_CPI),
+	KENUM("cpu.model", core.model, cpu_model_name, CPU_MODEL_NR),
+	KO("cpu.rob", KT_U32, core.rob, CK_NONZERO),
+	KO("cpu.width", KT_U32, core.width, CK_NONZERO),
+	KO("cpu.store_buffer", KT_U32, core.store_buffer, CK_NONZERO),
 
 	KARRAY("tlb.l1i.4K", l1i[PS_4K]),
 	KARRAY("tlb.l1i.2M", l1i[PS_2M]),
@@ -179,6 +187,7 @@ static const struct key keys[] = {
 	KARRAY("walk.pwc.pdpt", pwc[PWC_PDPT]),
 	KARRAY("walk.pwc.pde", pwc[PWC_PDE]),
 	KU("walk.pwc_latency", pwc_latency),
+	KO("walk.walkers", KT_U32, core.walkers, CK_NONZERO),
 
 	KCACHE("cache.l1d", CL_L1D),
 	KCACHE("cache.l2", CL_L2),
@@ -272,6 +281,23 @@ static void hardware_defaults(struct sim_config *c)
 	c->freq_mhz = 2800;
 	/* Documented default: one cycle per instruction outside translation. */
 	c->cpi = 1.0;
+	/*
+	 * The core of DESIGN.md's additive time unless cpu.model is overlap (core.c).
+	 * Nehalem's window: 128 micro-ops in flight, a 4-issue front end (AnandTech,
+	 * "Nehalem: Intel's Next Architecture", anandtech.com/show/2481 p. 2; the
+	 * Intel Optimization Reference Manual's Nehalem section: "The out-of-order
+	 * engine supports up to 128 micro-ops in flight"). One page walker: Intel's
+	 * cores walk one page at a time before Skylake's two (the Optimization
+	 * Reference Manual's Skylake section: "the processor can do two page walks
+	 * in parallel", earlier ones one). The store buffer and the miss-status
+	 * holding registers are documented defaults: the figures for Nehalem could
+	 * not be retrieved here (DESIGN.md, "The overlap core").
+	 */
+	c->core.model = CPU_ADDITIVE;
+	c->core.rob = 128;
+	c->core.width = 4;
+	c->core.store_buffer = 32;
+	c->core.walkers = 1;
 
 	/* L1 ITLB 4K: cpuid 0xb0 "instruction TLB: 4K, 4-way, 128 entries" (seed
 	 * article). Reference §6 notes CPUID elsewhere says 64/4 per thread ⚠. */
@@ -319,9 +345,9 @@ static void hardware_defaults(struct sim_config *c)
 	 * bench.anandtech.com/Show/Index/2594 p. 9); L3 40 cycles (Intel architects
 	 * via RWT: "30-40 cycles" best case, quoted on forums.tomshardware.com
 	 * thread 261079; UMBC CMSC 611 hw5: 40). */
-	c->cache[CL_L1D] = (struct cache_cfg){ 32 << 10, 8, 4 };
-	c->cache[CL_L2] = (struct cache_cfg){ 256 << 10, 8, 10 };
-	c->cache[CL_LLC] = (struct cache_cfg){ 8 << 20, 16, 40 };
+	c->cache[CL_L1D] = (struct cache_cfg){ 32 << 10, 8, 4, 10 };
+	c->cache[CL_L2] = (struct cache_cfg){ 256 << 10, 8, 10, 16 };
+	c->cache[CL_LLC] = (struct cache_cfg){ 8 << 20, 16, 40, 32 };
 	c->line_size = 64;
 }
 
@@ -931,6 +957,10 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "%s is not a multiple of ways * line = %u * %u",
 				     sz, cc->ways, c->line_size);
 	}
+	if (c->core.model == CPU_OVERLAP && c->cpi * c->core.width < 1.0)
+		return vfail(&v, "cpu.cpi", "cpu.width",
+			     "%g cycles per instruction is faster than %u instructions retired a cycle "
+			     "(cpu.width) allow under cpu.model overlap", c->cpi, c->core.width);
 	if (c->virt.mode != VIRT_NONE) {
 		uint64_t hm = c->virt.host_memory ? c->virt.host_memory : 2 * c->memory;
 		char gs[32], hs[32];

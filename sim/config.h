@@ -121,6 +121,20 @@ struct cache_cfg {
 	uint64_t size; /* bytes; 0: level absent */
 	unsigned ways;
 	unsigned latency; /* cycles to serve a hit at this level */
+	unsigned mshrs;   /* cache.LEVEL.mshrs: misses it keeps in flight (cpu.model overlap) */
+};
+
+/* cpu.model: how instructions and misses make time (sim.c, core.c) */
+enum cpu_model { CPU_ADDITIVE, CPU_OVERLAP, CPU_MODEL_NR };
+extern const char *const cpu_model_name[CPU_MODEL_NR]; /* "additive", "overlap" */
+
+/* The overlap core's machine (core.c); used only under cpu.model overlap. */
+struct core_cfg {
+	enum cpu_model model;  /* cpu.model */
+	unsigned rob;          /* cpu.rob: reorder-buffer entries */
+	unsigned width;        /* cpu.width: instructions dispatched (and retired) a cycle */
+	unsigned store_buffer; /* cpu.store_buffer: store-buffer (store queue) entries */
+	unsigned walkers;      /* walk.walkers: page walks in flight */
 };
 
 /* Costs charged to the application, in cycles (documented defaults in config.c). */
@@ -216,6 +230,7 @@ struct sim_config {
 	char cpu_name[64];
 	unsigned freq_mhz;
 	double cpi; /* cycles per instruction outside translation */
+	struct core_cfg core; /* cpu.model, cpu.rob, cpu.width, cpu.store_buffer, walk.walkers */
 
 	/* tlb */
 	struct array_cfg l1i[PS_NR];

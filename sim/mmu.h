@@ -19,6 +19,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "core.h"
 #include "pagetable.h"
 #include "tlb.h"
 #include "types.h"
@@ -68,6 +69,15 @@ typedef int (*mmu_fault_fn)(void *os, vaddr_t va, bool write, bool wp);
  */
 typedef void (*mmu_window_fn)(void *os, vaddr_t va);
 
+/*
+ * The timing hook (cpu.model overlap; NULL under additive): a lookup that
+ * missed the inline L1 probe and reached the STLB or a walk, or (with
+ * cache.data_refs) any data reference, reports what it cost (core.h). Called
+ * on the miss path and from mmu_data_access() only: an L1 hit without
+ * data_refs never reaches it.
+ */
+typedef void (*mmu_timing_fn)(void *os, const struct core_ref *ref);
+
 struct mmu_nested;
 
 struct mmu {
@@ -102,6 +112,10 @@ struct mmu {
 	void *inval_ctx;
 	/* virt.mode nested: the host stage (mmu_nested_init()); NULL: one stage */
 	struct mmu_nested *nested;
+	mmu_timing_fn timing;  /* installed by the OS under cpu.model overlap, else NULL */
+	struct core_ref tpend; /* a D-side translation's cost, for its data access (data_refs) */
+	uint64_t twalks;       /* st.walks and st.walk_cycles when the timing hook last reported */
+	cycles_t twalk_cycles;
 };
 
 /*
@@ -169,6 +183,8 @@ void mmu_destroy(struct mmu *m);
 void mmu_access_slow_fetch(struct mmu *m, vaddr_t va);
 void mmu_access_slow_load(struct mmu *m, vaddr_t va);
 void mmu_access_slow_store(struct mmu *m, vaddr_t va);
+/* The store lookup of a read-modify-write: mmu_access_slow_store() telling the timing hook. */
+void mmu_access_slow_modify(struct mmu *m, vaddr_t va);
 
 static inline __attribute__((always_inline)) void mmu_access_slow(struct mmu *m, vaddr_t va,
 								  enum tlb_side side, bool write)
@@ -199,8 +215,26 @@ static inline void mmu_memo_set(struct mmu *m, enum tlb_side side, uint64_t vpn,
 	m->last_pfn[side] = pfn;
 }
 
-/* A data reference at @va (4K frame @pfn) through the caches (data_refs). */
-void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn);
+/* A data reference at @va (4K frame @pfn; a store if @write) through the caches (data_refs). */
+void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn, bool write);
+
+/*
+ * mmu_data_access() for a load and for a store, out of line: the inline lookup
+ * calls one or the other by its constant @write, so that no flag is computed
+ * per reference (passing @write as a value cost 2 instructions a reference on
+ * the validation trace: gcc made it before the data_refs test; callgrind).
+ */
+void mmu_data_load(struct mmu *m, vaddr_t va, pfn_t pfn);
+void mmu_data_store(struct mmu *m, vaddr_t va, pfn_t pfn);
+
+static inline __attribute__((always_inline)) void mmu_data_ref(struct mmu *m, vaddr_t va, pfn_t pfn,
+							       bool write)
+{
+	if (write)
+		mmu_data_store(m, va, pfn);
+	else
+		mmu_data_load(m, va, pfn);
+}
 
 /*
  * One lookup of the page holding @va on @side, the per-reference hot path.
@@ -231,7 +265,7 @@ static inline __attribute__((always_inline)) bool mmu_access_inline(struct mmu *
 	if (likely(vpn == m->last_vpn[side]) && !(write && (m->last_pfn[side] & TLB_RO))) {
 		m->memo_hits[side]++;
 		if (data_refs && unlikely(m->data_refs) && side == SIDE_D)
-			mmu_data_access(m, va, m->last_pfn[side] & ~TLB_RO);
+			mmu_data_ref(m, va, m->last_pfn[side] & ~TLB_RO, write);
 		return true;
 	}
 	a = &m->tlb.l1[side][PS_4K];
@@ -247,7 +281,7 @@ static inline __attribute__((always_inline)) bool mmu_access_inline(struct mmu *
 			mmu_memo_set(m, side, vpn, PS_4K, e->payload);
 			m->memo_hits[side]++; /* a 4K hit: the memo's size is now 4K */
 			if (data_refs && unlikely(m->data_refs) && side == SIDE_D)
-				mmu_data_access(m, va, e->payload & ~TLB_RO);
+				mmu_data_ref(m, va, e->payload & ~TLB_RO, write);
 			return true;
 		}
 	}

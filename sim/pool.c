@@ -684,8 +684,10 @@ int pool_run(struct sim *sims, unsigned n, struct trace_reader *tr, const struct
 	uint64_t nrec = 0;
 	int rc;
 
-	for (unsigned i = 0; i < n; i++) /* loops inside a batch stop on a signal too */
+	for (unsigned i = 0; i < n; i++) { /* loops inside a batch stop on a signal too */
 		sims[i].stop = o->interrupted;
+		sims[i].deps = tr->deps; /* the report says whether the input recorded dependences */
+	}
 	/*
 	 * Several simulators: the pool, even on one thread -- each simulator runs
 	 * 32 batches at a time, its state staying in the cache (batch by batch, 8

@@ -69,12 +69,22 @@ static int fail_at(struct sim *s, uint64_t idx, struct err *e)
 	return -1;
 }
 
+/* mmu_access() for the store of a modify (the timing hook tells it from a store). */
+static inline __attribute__((always_inline)) void access_modify(struct mmu *m, vaddr_t va)
+{
+	if (!mmu_access_inline(m, va, SIDE_D, true, true))
+		mmu_access_slow_modify(m, va);
+}
+
 /* A reference crossing 4 KiB boundaries: one lookup per page it touches (rare). */
 static __attribute__((cold, noinline)) void access_crossing(struct mmu *m, vaddr_t va, uint32_t size,
-							     enum tlb_side side, bool write)
+							     enum tlb_side side, bool write, bool modify)
 {
 	for (vaddr_t p = va, last = va + size - 1;; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
-		mmu_access(m, p, side, write);
+		if (modify)
+			access_modify(m, p);
+		else
+			mmu_access(m, p, side, write);
 		if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p)
 			break;
 	}
@@ -92,7 +102,17 @@ static inline __attribute__((always_inline)) void access_bytes(struct mmu *m, va
 	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE))
 		mmu_access(m, va, side, write);
 	else
-		access_crossing(m, va, size, side, write);
+		access_crossing(m, va, size, side, write, false);
+}
+
+/* access_bytes() for the store of a modify. */
+static inline __attribute__((always_inline)) void access_bytes_modify(struct mmu *m, vaddr_t va,
+								       uint32_t size)
+{
+	if (likely((va & (PAGE_SIZE - 1)) + size <= PAGE_SIZE))
+		access_modify(m, va);
+	else
+		access_crossing(m, va, size, SIDE_D, true, true);
 }
 
 /* One record (the loop body of sim_run_batch). */
@@ -110,7 +130,7 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 		access_bytes(&s->mmu, r->addr, r->size, k != R_IFETCH, k == R_STORE);
 	} else if (k == R_MODIFY) {
 		/* the store first: a read-modify-write faults as one write (see DESIGN.md) */
-		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, true);
+		access_bytes_modify(&s->mmu, r->addr, r->size);
 		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, false);
 	} else if (k == R_EVENT) {
 		s->rec_no += (uint64_t)(r - b->recs);
@@ -121,7 +141,9 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 	} else if (k == R_TOUCH) {
 		roi_touch(s, r->addr, (enum touch_how)r->size); /* the kernel only, uncounted */
 	} else if (k == R_DEP) {
-		/* a dependence: the additive core has no use for it */
+		/* a dependence: the additive core has no use for it; the overlap core's (sim.c) */
+		if (unlikely(s->mmu.timing != NULL))
+			sim_dep(s, r + 1 < b->recs + b->n ? r + 1 : NULL, r->size);
 	} else {
 		BUG_ON(1);
 	}
@@ -129,10 +151,21 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 
 static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e);
 
+/* The R_DEP that ended the previous batch qualifies @b's first record. */
+static __attribute__((cold, noinline)) void dep_carried(struct sim *s, const struct trace_batch *b)
+{
+	uint64_t d = s->dep_carry;
+
+	s->dep_carry = 0;
+	sim_dep(s, &b->recs[0], d);
+}
+
 int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 {
 	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
 
+	if (unlikely(s->dep_carry) && b->n) /* an R_DEP ended the last batch: this is its reference */
+		dep_carried(s, b);
 	if (unlikely(s->roi.active)) /* a region of interest with a cut ahead (roi.c) */
 		return roi_run_batch(s, b, e);
 	for (; r < end; r++) {

@@ -170,15 +170,20 @@ void roi_reset_counters(struct sim *s)
 	 * are times, and sim_now() keeps counting from where it was (the bases
 	 * are added where the counters were: the same sums as with no reset).
 	 */
+	if (s->mmu.timing) /* the overlap core's clock goes on by itself (core.c) */
+		sim_core_reset(s);
+	else
+		s->now_cycles += s->mmu.st.cyc_translation + s->mmu.st.walk_cycles + s->st.cyc_fault +
+				 s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim + s->cyc_virt;
 	s->now_insns += s->nrec[R_IFETCH] + s->st.instructions;
-	s->now_cycles += s->mmu.st.cyc_translation + s->mmu.st.walk_cycles + s->st.cyc_fault +
-			 s->mmu.st.cyc_data + s->st.cyc_compaction + s->st.cyc_reclaim + s->cyc_virt;
 	s->cyc_virt = 0;
 	if (s->virt)
 		virt_reset_counts(s);
 	vmas_reset_counts(s); /* before the MMU's counters: it charges what they hold */
 	memset(s->nrec, 0, sizeof(s->nrec));
 	memset(&s->mmu.st, 0, sizeof(s->mmu.st));
+	s->mmu.twalks = 0; /* (the timing hook's walk counts follow st's) */
+	s->mmu.twalk_cycles = 0;
 	s->mmu.memo_hits[0] = s->mmu.memo_hits[1] = 0; /* the memo (last_vpn, ...) stays */
 	memset(&s->st, 0, sizeof(s->st));
 	roi_keep_gauges(&s->st, &keep);

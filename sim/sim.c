@@ -14,9 +14,12 @@
  *  - thp.c, khugepaged.c, reclaim.c, lru.c, swap.c, hugetlbfs.c, buddy.c,
  *    pagetable.c, vma.c: the kernel's models, as their names say.
  *
- * Simulated time (sim_now()) is instructions x CPI plus every cycle the
- * application pays (translation, walks, faults, data, compaction, reclaim);
- * khugepaged's and kswapd's cycles are their own.
+ * Simulated time (sim_now()) under cpu.model additive is instructions x CPI
+ * plus every cycle the application pays (translation, walks, faults, data,
+ * compaction, reclaim); khugepaged's and kswapd's cycles are their own. Under
+ * cpu.model overlap it is the overlap core's dispatch clock (core.c): the
+ * misses it reports overlap within its window, and the report's cycles.total
+ * is when the last instruction retires.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +53,48 @@ static void pt_frame_free(void *ctx, pfn_t pfn)
 	s->st.nr_page_table_pages--;
 	if (unlikely(s->virt != NULL))
 		virt_table_freed(s, pfn);
+}
+
+/* Kernel and hypervisor cycles the application waited for: they stop the overlap core. */
+static cycles_t serial_cycles(const struct sim *s)
+{
+	return s->st.cyc_fault + s->st.cyc_compaction + s->st.cyc_reclaim + s->cyc_virt;
+}
+
+/* Instructions so far, as sim_now() counts them. */
+static uint64_t insns_now(const struct sim *s)
+{
+	return s->now_insns + s->nrec[R_IFETCH] + s->st.instructions;
+}
+
+/* The MMU's timing hook (cpu.model overlap): a late lookup to the core. */
+static void timing_hook(void *os, const struct core_ref *ref)
+{
+	struct sim *s = os;
+
+	core_ref(&s->core, insns_now(s), serial_cycles(s), s->nrec[R_LOAD] + s->nrec[R_MODIFY],
+		 s->nrec[R_LOAD] + s->nrec[R_STORE] + s->nrec[R_MODIFY], ref);
+}
+
+void sim_dep(struct sim *s, const struct trace_rec *next, uint64_t d)
+{
+	bool ld, st;
+
+	if (!next) {
+		s->dep_carry = d;
+		return;
+	}
+	ld = next->kind == R_LOAD || next->kind == R_MODIFY;
+	st = next->kind == R_STORE || next->kind == R_MODIFY;
+	if (ld || st) /* (anything else is not what an R_DEP qualifies: nothing waits) */
+		core_dep(&s->core, insns_now(s), serial_cycles(s), s->nrec[R_LOAD] + s->nrec[R_MODIFY],
+			 s->nrec[R_LOAD] + s->nrec[R_STORE] + s->nrec[R_MODIFY], d, ld, st);
+}
+
+void sim_core_reset(struct sim *s)
+{
+	core_reset(&s->core, insns_now(s), serial_cycles(s), s->nrec[R_LOAD] + s->nrec[R_MODIFY],
+		   s->nrec[R_LOAD] + s->nrec[R_STORE] + s->nrec[R_MODIFY]);
 }
 
 int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
@@ -97,6 +142,11 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 		goto oom;
 	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
 	khugepaged_init(s);
+	if (cfg->core.model == CPU_OVERLAP) {
+		if (core_init(&s->core, cfg))
+			goto oom;
+		s->mmu.timing = timing_hook;
+	}
 	roi_init(s);
 	if (cfg->virt.mode != VIRT_NONE)
 		return virt_init(s, e);
@@ -121,6 +171,7 @@ void sim_destroy(struct sim *s)
 	if (s->rmap)
 		munmap(s->rmap, s->buddy.nr_pages * sizeof(*s->rmap));
 	mmu_destroy(&s->mmu);
+	core_free(&s->core);
 	buddy_destroy(&s->buddy);
 	vma_set_free(&s->vmas);
 	vmas_destroy(s);
@@ -304,6 +355,8 @@ cycles_t sim_now(const struct sim *s)
 	/* now_*: what a warm-up's reset took from the counters (roi.c) */
 	uint64_t insns = s->now_insns + s->nrec[R_IFETCH] + s->st.instructions;
 
+	if (unlikely(s->mmu.timing != NULL))
+		return core_now(&s->core, insns, serial_cycles(s)) + s->now_cycles;
 	return cycles_of((double)insns * s->cfg.cpi) + s->now_cycles + s->mmu.st.cyc_translation +
 	       s->mmu.st.walk_cycles + s->st.cyc_fault + s->mmu.st.cyc_data + s->st.cyc_compaction +
 	       s->st.cyc_reclaim + s->cyc_virt;
@@ -368,12 +421,22 @@ void sim_finish(struct sim *s)
 	st->free_pages = s->buddy.nr_free_pages;
 	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
+	st->cpu_model = s->cfg.core.model;
+	st->deps = s->deps;
 	st->cyc_instructions = cycles_of((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;
 	if (s->virt)
 		virt_finish(s);
-	st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data +
-			st->cyc_compaction + st->cyc_reclaim + st->cyc_virt;
+	if (s->mmu.timing) {
+		/* when the last instruction retires (insns_now(): nrec and st.instructions not yet summed) */
+		core_end(&s->core, s->now_insns + st->instructions, serial_cycles(s), &st->cyc_total,
+			 &st->cyc_translation_stall, &st->cyc_data_stall);
+	} else {
+		st->cyc_total = st->cyc_instructions + st->cyc_translation + st->cyc_fault + st->cyc_data +
+				st->cyc_compaction + st->cyc_reclaim + st->cyc_virt;
+		st->cyc_translation_stall = st->cyc_translation; /* every cycle of it stalls */
+		st->cyc_data_stall = st->cyc_data;
+	}
 	st->swap_bytes = s->pt.nr_swap * PAGE_SIZE;
 	(void)l1_misses;
 	roi_finish(s);

@@ -102,6 +102,10 @@ struct sim {
 	struct err err;
 	struct virt *virt;  /* virt.mode nested or shadow: the hypervisor and host (virt.c); else NULL */
 	cycles_t cyc_virt;  /* VM exits and host faults the guest waited for (in sim_now()) */
+	/* cpu.model overlap: the core (core.c); s->mmu.timing is set then */
+	struct core core;
+	uint64_t dep_carry; /* an R_DEP that ended a batch: its distance, for the next batch's first record */
+	bool deps;          /* the input records dependences (trace_reader.deps): the report says so */
 };
 
 /* Build every model from @cfg (validated). 0, or -1 with @e (host OOM, pool). */
@@ -165,11 +169,22 @@ void sim_batch_summary_free(struct batch_summary *sum);
 int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			     const struct batch_summary *sum, struct err *e);
 
-/* Recompute s->plain after s->roi.active changed (roi.c). */
+/* Recompute s->plain after s->roi.active changed (roi.c). The overlap core
+ * replays record by record: its R_DEP records and load counts are per record. */
 static inline void sim_set_plain(struct sim *s)
 {
-	s->plain = s->mmu.data_refs || s->roi.active;
+	s->plain = s->mmu.data_refs || s->roi.active || s->mmu.timing != NULL;
 }
+
+/*
+ * An R_DEP record of distance @d before @next (NULL: it ended the batch; the
+ * next batch's first record is its reference): the overlap core's
+ * dependence (core_dep()). Only under cpu.model overlap.
+ */
+void sim_dep(struct sim *s, const struct trace_rec *next, uint64_t d);
+
+/* The overlap core's side of a warm-up's reset (roi.c), before the counters are zeroed. */
+void sim_core_reset(struct sim *s);
 
 /* One L1 lookup of @va on @side (a store if @write), which the function makes with mmu_access(). */
 typedef void (*sim_lookup_fn)(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side, bool write);

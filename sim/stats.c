@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "stats.h"
 
 const char *const page_size_name[PS_NR] = { "4K", "2M", "1G" };
@@ -152,7 +153,8 @@ static struct sc_val pgsteal(const struct stats *s)
 
 static struct sc_val translation_share(const struct stats *s)
 {
-	return val_r(s->cyc_total ? (double)s->cyc_translation / (double)s->cyc_total : 0.0);
+	/* the time the core stalled on translation: all of it under additive */
+	return val_r(s->cyc_total ? (double)s->cyc_translation_stall / (double)s->cyc_total : 0.0);
 }
 
 #define OFF(m) offsetof(struct stats, m)
@@ -339,6 +341,15 @@ static const struct stat_counter counters[] = {
 	UN("cycles.kswapd", cyc_kswapd, "kswapd", "cycles", "kswapd cycles"),
 	VU("cycles.virt", cyc_virt, "virtualization", "cycles",
 	   "cycles of VM exits and host faults the guest waited for"),
+	/*
+	 * The cycles the core stalled on translation and on data: under cpu.model
+	 * additive every translation (data) cycle, under overlap the dispatch
+	 * cycles it waited on them (core.c). walk.cycles and cycles.translation
+	 * stay the walkers' and the lookups' busy time under both.
+	 */
+	UN("cycles.translation_stall", cyc_translation_stall, "translation stall", "cycles",
+	   "cycles the core stalled on translation"),
+	UN("cycles.data_stall", cyc_data_stall, "data stall", "cycles", "cycles the core stalled on data"),
 
 	VU("walk.guest.reads", virt.guest_reads, "guest entries read", "entries",
 	   "guest page-table entries read by nested walks"),
@@ -513,6 +524,21 @@ static json_t *roi_json(const struct stats_roi *r)
 			 "stopped", r->stopped);
 }
 
+const char *stats_core_name(const struct stats *s)
+{
+	return s->cpu_model < CPU_MODEL_NR ? cpu_model_name[s->cpu_model] : "?";
+}
+
+/*
+ * What the input says of dependences (trace_reader.deps), and what the overlap
+ * core assumes where it says nothing: every reference independent of earlier
+ * loads (its address ready at dispatch), the most overlap the window allows.
+ */
+const char *stats_deps_text(const struct stats *s)
+{
+	return s->deps ? "dependences: recorded" : "dependences: unknown, assumed independent";
+}
+
 void *stats_to_json(const struct stats *s, const struct report_meta *m)
 {
 	json_t *root = json_object(), *o;
@@ -521,6 +547,9 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:I}", "config", m->config, "trace", m->trace,
 		      "format", m->format, "mode", m->mode, "wall_seconds", s->wall_seconds,
 		      "refs_per_second", floor(rps), "max_rss_bytes", (json_int_t)s->max_rss_bytes);
+	/* the core that made the time, and its dependences (stats_deps_text()) */
+	json_object_set_new(o, "cpu_model", json_string(stats_core_name(s)));
+	json_object_set_new(o, "dependences", json_string(s->deps ? "recorded" : "unknown"));
 	if (m->version)
 		json_object_set_new(o, "version", json_string(m->version));
 	if (m->build_id)
@@ -569,6 +598,9 @@ void stats_write_json(const struct stats *s, const struct report_meta *m, FILE *
 }
 
 
+#define TL_ADDITIVE (1 + CPU_ADDITIVE)
+#define TL_OVERLAP (1 + CPU_OVERLAP)
+
 /*
  * The readable table, as pieces of text: a piece is printed if its condition
  * (keys separated by blanks, NULL: always) has a row that is not zero. In a
@@ -578,47 +610,57 @@ void stats_write_json(const struct stats *s, const struct report_meta *m, FILE *
  */
 static const struct {
 	const char *cond, *text;
+	unsigned model; /* 0: under any cpu.model; else 1 + the model (TL_ADDITIVE, TL_OVERLAP) */
 } text_lines[] = {
 	{ NULL, "  {+refs.instructions:20}   refs: {+refs.ifetch}, {+refs.load}, {+refs.store}, "
-		"{+refs.modify}\n" },
-	{ NULL, "  L1 iTLB      {+tlb.l1i.lookups:14}  {+tlb.l1i.misses:12}  ({tlb.l1i.mpki})" },
-	{ "tlb.l1i.4K.hits tlb.l1i.4K.misses", "  4K {tlb.l1i.4K.hits}/{tlb.l1i.4K.misses}" },
-	{ "tlb.l1i.2M.hits tlb.l1i.2M.misses", "  2M {tlb.l1i.2M.hits}/{tlb.l1i.2M.misses}" },
-	{ "tlb.l1i.1G.hits tlb.l1i.1G.misses", "  1G {tlb.l1i.1G.hits}/{tlb.l1i.1G.misses}" },
-	{ NULL, "\n  L1 dTLB      {+tlb.l1d.lookups:14}  {+tlb.l1d.misses:12}  ({tlb.l1d.mpki})" },
-	{ "tlb.l1d.4K.hits tlb.l1d.4K.misses", "  4K {tlb.l1d.4K.hits}/{tlb.l1d.4K.misses}" },
-	{ "tlb.l1d.2M.hits tlb.l1d.2M.misses", "  2M {tlb.l1d.2M.hits}/{tlb.l1d.2M.misses}" },
-	{ "tlb.l1d.1G.hits tlb.l1d.1G.misses", "  1G {tlb.l1d.1G.hits}/{tlb.l1d.1G.misses}" },
-	{ NULL, "\n  STLB         {+tlb.stlb.lookups:14}  {+tlb.stlb.misses:12}  ({tlb.stlb.mpki})\n" },
+		"{+refs.modify}\n", 0 },
+	{ NULL, "  L1 iTLB      {+tlb.l1i.lookups:14}  {+tlb.l1i.misses:12}  ({tlb.l1i.mpki})", 0 },
+	{ "tlb.l1i.4K.hits tlb.l1i.4K.misses", "  4K {tlb.l1i.4K.hits}/{tlb.l1i.4K.misses}", 0 },
+	{ "tlb.l1i.2M.hits tlb.l1i.2M.misses", "  2M {tlb.l1i.2M.hits}/{tlb.l1i.2M.misses}", 0 },
+	{ "tlb.l1i.1G.hits tlb.l1i.1G.misses", "  1G {tlb.l1i.1G.hits}/{tlb.l1i.1G.misses}", 0 },
+	{ NULL, "\n  L1 dTLB      {+tlb.l1d.lookups:14}  {+tlb.l1d.misses:12}  ({tlb.l1d.mpki})", 0 },
+	{ "tlb.l1d.4K.hits tlb.l1d.4K.misses", "  4K {tlb.l1d.4K.hits}/{tlb.l1d.4K.misses}", 0 },
+	{ "tlb.l1d.2M.hits tlb.l1d.2M.misses", "  2M {tlb.l1d.2M.hits}/{tlb.l1d.2M.misses}", 0 },
+	{ "tlb.l1d.1G.hits tlb.l1d.1G.misses", "  1G {tlb.l1d.1G.hits}/{tlb.l1d.1G.misses}", 0 },
+	{ NULL, "\n  STLB         {+tlb.stlb.lookups:14}  {+tlb.stlb.misses:12}  ({tlb.stlb.mpki})\n", 0 },
 	{ NULL, "  {+walk.walks:14}  {+walk.pte_reads} ({+walk.served.l1d}, {+walk.served.l2}, "
-		"{+walk.served.llc}, {+walk.served.dram})\n" },
+		"{+walk.served.llc}, {+walk.served.dram})\n", 0 },
 	{ "walk.guest.reads walk.host.reads",
 	  "  nested: {+walk.guest.reads} ({walk.guest.cycles} cycles), {+walk.host.reads} "
-	  "({walk.host.cycles} cycles), nested TLB {walk.ntlb.hits}/{walk.ntlb.misses}\n" },
+	  "({walk.host.cycles} cycles), nested TLB {walk.ntlb.hits}/{walk.ntlb.misses}\n", 0 },
 	{ "virt.shadow.faults",
 	  "  shadow: {+virt.shadow.faults}, {+virt.shadow.pte_writes}, {+virt.shadow.zapped}, "
-	  "{+virt.cycles.exits}\n" },
+	  "{+virt.cycles.exits}\n", 0 },
 	{ "host.vmstat.pgfault virt.huge.guest_pages",
 	  "  host: {+host.vmstat.pgfault}, {+host.vmstat.thp_fault_alloc}, "
 	  "{+host.vmstat.thp_collapse_alloc}, {+host.memory.rss_bytes}, {+host.memory.huge_bytes}; "
-	  "{virt.huge.aligned} of {virt.huge.guest_pages} guest 2M pages in host huge pages\n" },
+	  "{virt.huge.aligned} of {virt.huge.guest_pages} guest 2M pages in host huge pages\n", 0 },
 	{ NULL, "  {+vmstat.pgfault:17}  {+vmstat.nr_anon_pages}, {+vmstat.nr_hugetlb_pages}, "
-		"{+vmstat.nr_page_table_pages}, {+vmstat.tlb_invalidations}\n" },
+		"{+vmstat.nr_page_table_pages}, {+vmstat.tlb_invalidations}\n", 0 },
 	{ NULL, "  memory: {+memory.rss_bytes}, {+memory.huge_bytes} ({memory.huge_coverage} "
 		"coverage) at the end; {+memory.peak_rss_bytes}, {+memory.peak_huge_bytes} "
 		"({memory.huge_coverage_peak} peak, {memory.huge_coverage_mean} time-weighted "
-		"coverage)\n" },
+		"coverage)\n", 0 },
 	{ "vmstat.pswpout vmstat.pswpin",
 	  "  swap: out {vmstat.pswpout} pages ({vmstat.thp_swpout} THPs whole, "
 	  "{vmstat.thp_swpout_fallback} split), in {vmstat.pswpin} ({+vmstat.pgmajfault}), "
-	  "{+vmstat.pgscan}, {+vmstat.pgsteal}, {memory.swap_bytes} in swap\n" },
+	  "{+vmstat.pgscan}, {+vmstat.pgsteal}, {memory.swap_bytes} in swap\n", 0 },
 	{ NULL, "  {+cycles.total:18} = {+cycles.instructions} + {+cycles.translation} "
-		"({+cycles.walk}) + {+cycles.fault}" },
-	{ "cycles.data", " + {+cycles.data}" },
-	{ "cycles.compaction", " + {+cycles.compaction}" },
-	{ "cycles.reclaim", " + {+cycles.reclaim}" },
-	{ "cycles.virt", " + {+cycles.virt}" },
-	{ NULL, "\n  {+cycles.translation_share} of cycles\n" },
+		"({+cycles.walk}) + {+cycles.fault}", TL_ADDITIVE },
+	{ "cycles.data", " + {+cycles.data}", TL_ADDITIVE },
+	{ "cycles.compaction", " + {+cycles.compaction}", TL_ADDITIVE },
+	{ "cycles.reclaim", " + {+cycles.reclaim}", TL_ADDITIVE },
+	{ "cycles.virt", " + {+cycles.virt}", TL_ADDITIVE },
+	/* overlap: the total is when the last instruction retired; the rest are busy times and stalls */
+	{ NULL, "  {+cycles.total:18}: {+cycles.instructions}, {+cycles.translation_stall}", TL_OVERLAP },
+	{ "cycles.data cycles.data_stall", ", {+cycles.data_stall}", TL_OVERLAP },
+	{ NULL, ", {+cycles.fault}", TL_OVERLAP },
+	{ "cycles.compaction", ", {+cycles.compaction}", TL_OVERLAP },
+	{ "cycles.reclaim", ", {+cycles.reclaim}", TL_OVERLAP },
+	{ "cycles.virt", ", {+cycles.virt}", TL_OVERLAP },
+	{ NULL, "\n  busy: {+cycles.translation} ({+cycles.walk} on the walkers)", TL_OVERLAP },
+	{ "cycles.data", ", {+cycles.data}", TL_OVERLAP },
+	{ NULL, "\n  {+cycles.translation_share} of cycles\n", 0 },
 };
 
 static bool sc_nonzero(struct sc_val v)
@@ -703,9 +745,11 @@ void stats_write_roi(const struct stats *s, FILE *out)
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
 {
 	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
+	fprintf(out, "  core: %s; %s\n", stats_core_name(s), stats_deps_text(s));
 	stats_write_roi(s, out);
 	for (size_t i = 0; i < ARRAY_SIZE(text_lines); i++)
-		if (!text_lines[i].cond || text_cond(text_lines[i].cond, s))
+		if ((!text_lines[i].model || text_lines[i].model == 1 + s->cpu_model) &&
+		    (!text_lines[i].cond || text_cond(text_lines[i].cond, s)))
 			text_template(text_lines[i].text, s, out);
 }
 
@@ -737,7 +781,13 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
 		}
 	for (unsigned i = 0; i < n; i++)
 		fetched |= s[i].ifetch != 0 || s[i].lookups[0] != 0;
-	fprintf(out, "%-20s", "");
+	/* the corner names the core that made the times (all modes share it) */
+	{
+		char corner[32];
+
+		snprintf(corner, sizeof(corner), "core: %s", stats_core_name(&s[0]));
+		fprintf(out, "%-20s", corner);
+	}
 	for (unsigned i = 0; i < n; i++)
 		fprintf(out, " %24s", modes[i]);
 	fputc('\n', out);

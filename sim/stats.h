@@ -90,6 +90,15 @@ struct stats {
 	uint64_t compact_migrated;
 	cycles_t cyc_virt; /* the hypervisor's and host kernel's work the guest waited for */
 	double cpi;
+	/*
+	 * The core that made the time (cpu.model: enum cpu_model) and whether the
+	 * input recorded dependences (trace_reader.deps); the translation and data
+	 * stalls: under additive cyc_translation and cyc_data, under overlap the
+	 * dispatch cycles the core waited on each (core.c).
+	 */
+	unsigned cpu_model;
+	bool deps;
+	cycles_t cyc_translation_stall, cyc_data_stall;
 	struct stats_virt virt;
 	/* run */
 	struct stats_roi roi;
@@ -124,6 +133,12 @@ void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *
  * The seed mail's comparison: one row per metric, the first mode's value, then
  * each other mode's value and its % change against the first.
  */
+/* The name of the core that made @s's time ("additive", "overlap"). */
+const char *stats_core_name(const struct stats *s);
+
+/* What the report says of dependences ("dependences: recorded", "...: unknown, assumed independent"). */
+const char *stats_deps_text(const struct stats *s);
+
 void stats_write_compare(const struct stats *s, const char *const *modes, unsigned n, FILE *out);
 
 /*

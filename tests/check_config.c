@@ -418,7 +418,7 @@ START_TEST(test_roundtrip_defaults)
 				       "2M: { entries: 8, ways: 4 }, 1G: { entries: 0, ways: 0 } }\n"));
 	ck_assert_ptr_nonnull(strstr(yaml, "\n  stlb:\n    - { entries: 512, ways: 4, "
 				       "pages: [4K] }\n"));
-	ck_assert_ptr_nonnull(strstr(yaml, "\n  l2: { size: 256K, ways: 8, latency: 10 }\n"));
+	ck_assert_ptr_nonnull(strstr(yaml, "\n  l2: { size: 256K, ways: 8, latency: 10, mshrs: 16 }\n"));
 	ck_assert_ptr_nonnull(strstr(yaml, "\n  implicit: { enabled: true, granule: 2M }\n"));
 	ck_assert_ptr_nonnull(strstr(yaml, "\nseed: 1\n"));
 	free(yaml);

@@ -104,6 +104,8 @@ static void fill(struct stats *s)
 	s->cyc_kswapd = 1111;
 	s->cyc_total = s->cyc_instructions + s->cyc_translation + s->cyc_fault + s->cyc_data +
 		       s->cyc_compaction + s->cyc_reclaim;
+	s->cyc_translation_stall = s->cyc_translation; /* additive: as sim_finish() sets them */
+	s->cyc_data_stall = s->cyc_data;
 	s->wall_seconds = 1.5;
 	s->max_rss_bytes = 1 << 20;
 }
@@ -139,6 +141,7 @@ static char *compare_of(const struct stats *s, unsigned n)
 
 static const char text_full[] =
 	"mmusim: t.lackey on built-in (lackey, mode base)\n"
+	"  core: additive; dependences: unknown, assumed independent\n"
 	"  instructions              4440866   refs: ifetch 4440866, load 1351941, store 839342, modify 10296\n"
 	"  L1 iTLB      lookups        2004004  misses         2004  (0.451 MPKI)  4K 1000000/1001  2M 1002000/1003\n"
 	"  L1 dTLB      lookups        2012012  misses         2012  (0.453 MPKI)  4K 1004000/1005  2M 1006000/1007\n"
@@ -152,6 +155,7 @@ static const char text_full[] =
 
 static const char text_quiet[] =
 	"mmusim: t.lackey on built-in (lackey, mode base)\n"
+	"  core: additive; dependences: unknown, assumed independent\n"
 	"  instructions                    0   refs: ifetch 0, load 0, store 0, modify 0\n"
 	"  L1 iTLB      lookups              0  misses            0  (0.000 MPKI)\n"
 	"  L1 dTLB      lookups              0  misses            0  (0.000 MPKI)\n"
@@ -163,7 +167,7 @@ static const char text_quiet[] =
 	"  translation share 0.00% of cycles\n";
 
 static const char compare_3[] =
-	"                                         base                hugetlbfs                      thp\n"
+	"core: additive                           base                hugetlbfs                      thp\n"
 	"cycles                     14474164 (  0.00%)        7237082 (-50.00%)              0 (-100.00%)\n"
 	"translation cycles            20392 (  0.00%)          10196 (-50.00%)              0 (-100.00%)\n"
 	"walk cycles                   15256 (  0.00%)           7628 (-50.00%)              0 (-100.00%)\n"
@@ -188,7 +192,7 @@ static const char compare_3[] =
 
 /* The base all zero: every change n/a; nothing fetched anywhere: no L1 iTLB row. */
 static const char compare_zero_base[] =
-	"                                         base                hugetlbfs\n"
+	"core: additive                           base                hugetlbfs\n"
 	"cycles                            0 (    n/a)              0 (    n/a)\n"
 	"translation cycles                0 (    n/a)              0 (    n/a)\n"
 	"walk cycles                       0 (    n/a)              0 (    n/a)\n"
@@ -334,7 +338,10 @@ START_TEST(json_report)
 	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 42); /* + the file THP three */
 	ck_assert_int_eq(json_integer_value(at(j, "vmstat.nr_file_pmdmapped")),
 			 (json_int_t)s.nr_file_pmdmapped);
-	ck_assert_uint_eq(json_object_size(at(j, "cycles")), 10);
+	ck_assert_uint_eq(json_object_size(at(j, "cycles")), 12);
+	ck_assert_int_eq(json_integer_value(at(j, "cycles.translation_stall")), 20392);
+	ck_assert_str_eq(json_string_value(at(j, "run.cpu_model")), "additive");
+	ck_assert_str_eq(json_string_value(at(j, "run.dependences")), "unknown");
 	{
 		/* memory: the end state, then the stretch's peaks and time-weighted coverage */
 		static const char *const mem[] = { "rss_bytes", "huge_bytes", "huge_coverage",

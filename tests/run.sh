@@ -55,6 +55,7 @@ run_script man "every config key and command documented in doc/mmusim.1" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
 run_script e2e_profile "os.profile osless gives DynamoRIO's counts from the command line; --set without '='" bash
 run_script e2e_steps "markers, run --steps and config host on the command line" bash
+run_script e2e_overlap "cpu.model overlap on the command line: every report names the core, its counts, bad values" bash
 run_script e2e_roi "the region of interest: run --skip-refs & co., --modes, sweeps" bash
 run_script vmas "run --vmas, --vmas-csv and the per-mapping JSON against golden and totals" bash
 run_script e2e_figs "workload.size swept as numbers, OUT.reps.csv, plot to PDF, --logy, -y A,B, --abs" bash
