@@ -5,6 +5,7 @@
 #   make bench    speed against a floor measured in the same run
 #   make figures  every experiment (configs/experiments/) swept and drawn into plots/out/ (minutes)
 #   make native-virt  issue 15's native chase/GUPS table on this machine into plots/data/ (minutes)
+#   make native-model this machine's ns per step beside the overlap model's, into plots/data/ (minutes)
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
 #   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page,
@@ -38,7 +39,7 @@ TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 EMBED := $(BUILD)/examples/embed
 
-.PHONY: all check check-run demo bench figures native-virt debug check-debug deps ensure-deps golden-update clean tests install fuzz
+.PHONY: all check check-run demo bench figures native-virt native-model debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
 all: mmusim vgtool
 
@@ -188,6 +189,14 @@ figure-%: mmusim
 # part of make check, which runs only its --quick smoke mode (tests/virt_native.sh).
 native-virt: $(BUILD)/virt_chase
 	sh tests/native/virt_measure.sh $(BUILD)/virt_chase plots/data
+
+# make native-model: the model checked against this machine (tests/native/model_compare.sh):
+# virt_chase --model (chase and GUPS at 64M, 256M, 1G, a STREAM triad, 4 KiB and THP, median
+# of 5, and the clock) beside mmusim sweep configs/experiments/native-model.yaml (cpu.model
+# overlap, configs/zen5.yaml, virt.mode shadow), into plots/data/native-model.{csv,md,txt}.
+# Minutes, and it wants a quiet machine: not part of make check, not a timed test.
+native-model: mmusim $(BUILD)/virt_chase
+	sh tests/native/model_compare.sh $(BUILD)/virt_chase ./mmusim plots/data
 
 $(BUILD)/virt_chase: tests/native/virt_chase.c | $(BUILD)
 	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<

@@ -15,6 +15,22 @@
  *
  *   virt_chase            footprints 16M, 64M, 256M, 1G (chase) and 1G (GUPS), 5 runs
  *   virt_chase --quick    a smoke run for make check: 4M each, 3 short runs
+ *   virt_chase --model    the shapes `make native-model` sets beside the model
+ *                         (tests/native/model_compare.sh): first the clock row,
+ *                         then chase and GUPS at 64M, 256M and 1G and a STREAM
+ *                         triad over three arrays of 64M each, 5 runs
+ *
+ * In --model mode two more workloads appear. "clock" (pages 4K only, footprint
+ * 16384): the same chase over the 256 cache lines of a 16 KiB buffer (stride 64,
+ * one random cycle), resident in the L1D and the L1 DTLB, whose ns per step is
+ * the core's load-to-use latency: 4 cycles on Zen 5 (configs/zen5.yaml,
+ * cache.l1d.latency), so 4 / ns is the clock in GHz as it ran in this session
+ * (/proc/cpuinfo's MHz is the guest's TSC rate, not the core clock). "stream"
+ * (footprint: bytes per array): STREAM's triad a[j] = b[j] + s * c[j] (stream.c
+ * 5.10) over three separately mapped arrays of doubles, initialised as stream.c
+ * does (a = 1, b = 2, c = 0), compiled without vectorisation as the model's
+ * stream workload counts it (sim/workload.c: scalar loads of b[j] and c[j], a
+ * store to a[j]); a step is one element j (ns per element), after one untimed pass.
  *
  * The chase has the shape of mmusim's chase:size=S,stride=4K workload
  * (sim/workload.c): one random cycle through the S/4K pages made by Sattolo's
@@ -63,7 +79,10 @@ static const char *const pages_name[] = { "4K", "thp" };
 struct opts {
 	uint64_t chase_sizes[8];
 	unsigned nchase;
-	uint64_t gups_size;
+	uint64_t gups_sizes[8];
+	unsigned ngups;
+	uint64_t stream_size; /* bytes per array; 0: no STREAM rows */
+	int clock;            /* the clock row first */
 	unsigned runs;
 	double min_seconds;
 	uint64_t min_steps;
@@ -241,6 +260,105 @@ static double gups_run(uint64_t size, enum pages pg, const struct opts *o, doubl
 	return el / (double)steps * 1e9;
 }
 
+static double median(double *v, unsigned n);
+
+/* @passes of STREAM's triad over @n doubles; scalar, as sim/workload.c counts it. */
+static __attribute__((noinline, optimize("no-tree-vectorize"))) void
+triad(double *restrict a, const double *restrict b, const double *restrict c, uint64_t n,
+      uint64_t passes)
+{
+	const double scalar = 3.0; /* stream.c's scalar */
+
+	while (passes--) {
+		for (uint64_t j = 0; j < n; j++)
+			a[j] = b[j] + scalar * c[j];
+		__asm__ volatile("" ::: "memory"); /* each pass is a pass */
+	}
+}
+
+/* One timed STREAM triad run over three fresh arrays of @size bytes; ns per element, or -1. */
+static double stream_run(uint64_t size, enum pages pg, const struct opts *o, double *share)
+{
+	uint64_t n = size / 8, j, steps = 0, passes = 0;
+	double *a = (double *)buf_map(size, pg), *b = (double *)buf_map(size, pg);
+	double *c = (double *)buf_map(size, pg);
+	double t0, el, sa, sb, sc;
+
+	if (!a || !b || !c) {
+		if (a)
+			munmap(a, size);
+		if (b)
+			munmap(b, size);
+		if (c)
+			munmap(c, size);
+		return -1;
+	}
+	for (j = 0; j < n; j++) { /* stream.c's initialisation */
+		a[j] = 1.0;
+		b[j] = 2.0;
+		c[j] = 0.0;
+	}
+	sa = huge_share((char *)a, size);
+	sb = huge_share((char *)b, size);
+	sc = huge_share((char *)c, size);
+	*share = sa < sb ? (sa < sc ? sa : sc) : (sb < sc ? sb : sc);
+	triad(a, b, c, n, 1); /* one untimed pass */
+	t0 = now();
+	do {
+		triad(a, b, c, n, 1);
+		passes++;
+		steps += n;
+		el = now() - t0;
+	} while (el < o->min_seconds || steps < o->min_steps || passes < 2);
+	sink_u = (uint64_t)a[n / 2];
+	munmap(a, size);
+	munmap(b, size);
+	munmap(c, size);
+	return el / (double)steps * 1e9;
+}
+
+/*
+ * The clock row: a chase over the 256 lines of a 16 KiB buffer (L1D- and
+ * L1 DTLB-resident), median ns per step of @o->runs runs; CSV row "clock".
+ */
+static int clock_row(const struct opts *o)
+{
+	enum { LINES = 256, LINE = 64 };
+	static char buf[LINES * LINE] __attribute__((aligned(4096)));
+	double ns[MAXRUNS];
+	uint64_t s = 0x9E3779B97F4A7C15ULL;
+	uint32_t next[LINES];
+	unsigned run, i;
+
+	for (i = 0; i < LINES; i++)
+		next[i] = i;
+	for (i = LINES - 1; i > 0; i--) { /* Sattolo: one cycle */
+		uint32_t j = (uint32_t)(xs64(&s) % i), t = next[i];
+
+		next[i] = next[j];
+		next[j] = t;
+	}
+	for (i = 0; i < LINES; i++)
+		*(void **)(buf + i * LINE) = buf + (uint64_t)next[i] * LINE;
+	for (run = 0; run < o->runs; run++) {
+		uint64_t steps = 0;
+		void *p = chase_steps(buf, CHUNK);
+		double t0 = now(), t;
+
+		do {
+			p = chase_steps(p, CHUNK);
+			steps += CHUNK;
+			t = now() - t0;
+		} while (t < o->min_seconds / 4 || steps < o->min_steps);
+		sink = p;
+		ns[run] = t / (double)steps * 1e9;
+		fprintf(stderr, "clock %u 4K run %u: %.3f ns/step\n", LINES * LINE, run + 1, ns[run]);
+	}
+	printf("clock,%u,4K,%.3f,0.0000,%u\n", LINES * LINE, median(ns, o->runs), o->runs);
+	fflush(stdout);
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -265,6 +383,8 @@ static int measure(const char *wl, uint64_t size, const struct opts *o)
 	unsigned run;
 	int pg;
 
+	int is_stream = !strcmp(wl, "stream");
+
 	if (!strcmp(wl, "chase") && !(next = chase_cycle(size / PAGE)))
 		return -1;
 	for (run = 0; run < o->runs; run++) {
@@ -274,7 +394,8 @@ static int measure(const char *wl, uint64_t size, const struct opts *o)
 			pg = run % 2 ? PG_THP - k : PG_4K + k; /* odd runs start with thp */
 
 			ns = next ? chase_run(size, pg, next, o, &share)
-				  : gups_run(size, pg, o, &share);
+			     : is_stream ? stream_run(size, pg, o, &share)
+					 : gups_run(size, pg, o, &share);
 			if (ns < 0 || share < 0) {
 				fprintf(stderr, "virt_chase: %s %llu %s: %s failed\n", wl,
 					(unsigned long long)size, pages_name[pg],
@@ -335,20 +456,30 @@ int main(int argc, char **argv)
 {
 	struct opts o = {
 		.chase_sizes = { 16UL << 20, 64UL << 20, 256UL << 20, 1UL << 30 },
-		.nchase = 4, .gups_size = 1UL << 30, .runs = 5,
+		.nchase = 4, .gups_sizes = { 1UL << 30 }, .ngups = 1, .runs = 5,
 		.min_seconds = 1.0, .min_steps = 1UL << 22,
 	};
 	unsigned i;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--quick"))) {
-		fprintf(stderr, "virt_chase: %s: unknown argument\nusage: virt_chase [--quick]\n",
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--quick") && strcmp(argv[1], "--model"))) {
+		fprintf(stderr,
+			"virt_chase: %s: unknown argument\nusage: virt_chase [--quick | --model]\n",
 			argv[argc == 2 ? 1 : 2]);
 		return 2;
 	}
-	if (argc == 2) {
+	if (argc == 2 && !strcmp(argv[1], "--model")) {
+		o.chase_sizes[0] = 64UL << 20;
+		o.chase_sizes[1] = 256UL << 20;
+		o.chase_sizes[2] = 1UL << 30;
+		o.nchase = 3;
+		memcpy(o.gups_sizes, o.chase_sizes, sizeof(o.gups_sizes));
+		o.ngups = 3;
+		o.stream_size = 64UL << 20;
+		o.clock = 1;
+	} else if (argc == 2) {
 		o.chase_sizes[0] = 4UL << 20;
 		o.nchase = 1;
-		o.gups_size = 4UL << 20;
+		o.gups_sizes[0] = 4UL << 20;
 		o.runs = 3;
 		o.min_seconds = 0.01;
 		o.min_steps = CHUNK;
@@ -356,10 +487,15 @@ int main(int argc, char **argv)
 	print_cpu();
 	pin_to_this_cpu();
 	printf("workload,footprint,pages,ns_per_step,anon_huge_share,runs\n");
+	if (o.clock && clock_row(&o))
+		return 1;
 	for (i = 0; i < o.nchase; i++)
 		if (measure("chase", o.chase_sizes[i], &o))
 			return 1;
-	if (measure("gups", o.gups_size, &o))
+	for (i = 0; i < o.ngups; i++)
+		if (measure("gups", o.gups_sizes[i], &o))
+			return 1;
+	if (o.stream_size && measure("stream", o.stream_size, &o))
 		return 1;
 	return 0;
 }
