@@ -83,7 +83,11 @@ lat=$("$SIM" config show -c configs/zen5.yaml |
 [ -n "$lat" ] || { echo "model_compare.sh: no cache.l1d.latency in configs/zen5.yaml" >&2; exit 1; }
 
 # join: the sweep's rows by workload and size, the native rows by workload, footprint, pages
-awk -F, -v lat="$lat" -v csv="$T/csv" -v md="$T/md" '
+dram=$("$SIM" config show -c configs/zen5.yaml | awk '/^  dram_latency:/ { print $2; exit }')
+# the sweep CSV quotes its input columns, which hold commas: make those commas ;
+awk '{ n = split($0, a, "\""); s = a[1]; for (i = 2; i <= n; i++) { if (i % 2 == 0) gsub(/,/, ";", a[i]); s = s a[i] }; print s }' \
+	"$T/sim.csv" >"$T/simu.csv" || exit 1
+awk -F, -v lat="$lat" -v dram="$dram" -v csv="$T/csv" -v md="$T/md" '
 function bytes(s,   n, u) {
 	n = s + 0; u = substr(s, length(s))
 	return u == "K" ? n * 1024 : u == "M" ? n * 1048576 : u == "G" ? n * 1073741824 : n
@@ -92,12 +96,13 @@ function mib(b) { return b >= 1073741824 ? (b / 1073741824) " GiB" : (b / 104857
 FNR == 1 { for (i = 1; i <= NF; i++) col[FILENAME, $i] = i; next }
 FILENAME ~ /native.csv$/ {
 	if ($1 == "clock") { ghz = lat / $4; clock_ns = $4; next }
+	if ($1 == "memlat") { memlat = $4; next }
 	nat[$1 "," $2 "," $3] = $4; order[++n] = $1 "," $2 "," $3; next
 }
 {
-	# run.input_id is the last column, quoted ("workload:WL:size=S,...")
-	id = $0; sub(/.*,"/, "", id); mode = $col[FILENAME, "os.mode"]
-	split(id, p, /[:=,]/)
+	# run.input_id, "workload:WL:size=S,..." (its commas are ; here: unquote below)
+	id = $col[FILENAME, "run.input_id"]; mode = $col[FILENAME, "os.mode"]
+	split(id, p, /[:=;]/)
 	wl = p[2]; size = bytes(p[4])
 	steps = wl == "chase" ? $col[FILENAME, "refs.load"] : wl == "gups" ? $col[FILENAME, "refs.modify"] : $col[FILENAME, "refs.load"] / 2
 	k = wl "," size "," (mode == "base" ? "4K" : "thp")
@@ -122,8 +127,10 @@ END {
 		rn = nat[order[i]] / nat[g]; rm = mns[order[i]] / mns[g]
 		printf "| chase / GUPS %s | %s | %.2f | %.2f | %.2f%s |\n", mib(f[2]), f[3], rn, rm, rm / rn, (rm / rn < 0.75 || rm / rn > 1.25) ? " (outside 25 %)" : "" > md
 	}
+	if (memlat)
+		printf "\nmemory latency (memlat: a chase through every line of 12 MiB, TLB-resident, past the last-level cache): %.2f ns = %.0f cycles at that clock; configs/zen5.yaml cache.dram_latency: %d\n", memlat, memlat * ghz, dram > md
 	printf "\nclock: %.3f GHz (%d cycles of L1D load-to-use / %.3f ns per step of the L1-resident chase); model: cpu.model overlap, configs/zen5.yaml, virt.mode shadow (configs/experiments/native-model.yaml)\n", ghz, lat, clock_ns > md
-}' "$T/native.csv" "$T/sim.csv" || exit 1
+}' "$T/native.csv" "$T/simu.csv" || exit 1
 if [ -z "${NATIVE_CSV:-}" ]; then
 	mv -f "$T/txt" "$txt" || exit 1
 fi

@@ -16,7 +16,8 @@
  *   virt_chase            footprints 16M, 64M, 256M, 1G (chase) and 1G (GUPS), 5 runs
  *   virt_chase --quick    a smoke run for make check: 4M each, 3 short runs
  *   virt_chase --model    the shapes `make native-model` sets beside the model
- *                         (tests/native/model_compare.sh): first the clock row,
+ *                         (tests/native/model_compare.sh): first the clock and
+ *                         memlat rows,
  *                         then chase and GUPS at 64M, 256M and 1G and a STREAM
  *                         triad over three arrays of 64M each, 5 runs
  *
@@ -31,6 +32,12 @@
  * does (a = 1, b = 2, c = 0), compiled without vectorisation as the model's
  * stream workload counts it (sim/workload.c: scalar loads of b[j] and c[j], a
  * store to a[j]); a step is one element j (ns per element), after one untimed pass.
+ * "memlat" (pages 4K only, footprint 12 MiB): a chase through all the cache lines
+ * of 12 MiB in one random cycle (stride 64): 3072 pages, inside the L2 DTLB's 4096
+ * entries, so nearly every step is a TLB hit, and past the last-level cache this
+ * guest gets (its measured knee: 26 ns per step at 8 MiB, 122-157 ns at 10-12 MiB,
+ * 2026-12-05), so nearly every step goes to memory: the memory latency without
+ * translation, which configs/zen5.yaml's cache.dram_latency takes in cycles.
  *
  * The chase has the shape of mmusim's chase:size=S,stride=4K workload
  * (sim/workload.c): one random cycle through the S/4K pages made by Sattolo's
@@ -359,6 +366,58 @@ static int clock_row(const struct opts *o)
 	return 0;
 }
 
+/*
+ * The memlat row: a chase through every line of @size bytes (4 KiB pages) in one
+ * random cycle, median ns per step of @o->runs runs; CSV row "memlat".
+ */
+static int memlat_row(uint64_t size, const struct opts *o)
+{
+	uint64_t n = size / 64, i, s = 0x9E3779B97F4A7C15ULL;
+	uint32_t *next = malloc(n * sizeof(*next));
+	char *buf = buf_map(size, PG_4K);
+	double ns[MAXRUNS];
+	unsigned run;
+
+	if (!next || !buf) {
+		free(next);
+		if (buf)
+			munmap(buf, size);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		next[i] = (uint32_t)i;
+	for (i = n - 1; i > 0; i--) { /* Sattolo: one cycle */
+		uint64_t j = xs64(&s) % i;
+		uint32_t t = next[i];
+
+		next[i] = next[j];
+		next[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		*(void **)(buf + i * 64) = buf + (uint64_t)next[i] * 64;
+	free(next);
+	for (run = 0; run < o->runs; run++) {
+		uint64_t steps = 0;
+		void *p = chase_steps(buf, n);
+		double t0 = now(), t;
+
+		do {
+			p = chase_steps(p, CHUNK);
+			steps += CHUNK;
+			t = now() - t0;
+		} while (t < o->min_seconds || steps < o->min_steps);
+		sink = p;
+		ns[run] = t / (double)steps * 1e9;
+		fprintf(stderr, "memlat %llu 4K run %u: %.2f ns/step\n", (unsigned long long)size,
+			run + 1, ns[run]);
+	}
+	munmap(buf, size);
+	printf("memlat,%llu,4K,%.2f,0.0000,%u\n", (unsigned long long)size, median(ns, o->runs),
+	       o->runs);
+	fflush(stdout);
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -487,7 +546,7 @@ int main(int argc, char **argv)
 	print_cpu();
 	pin_to_this_cpu();
 	printf("workload,footprint,pages,ns_per_step,anon_huge_share,runs\n");
-	if (o.clock && clock_row(&o))
+	if (o.clock && (clock_row(&o) || memlat_row(12UL << 20, &o)))
 		return 1;
 	for (i = 0; i < o.nchase; i++)
 		if (measure("chase", o.chase_sizes[i], &o))
