@@ -67,6 +67,7 @@ run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, s
 run_script e2e_capture "capture follows exec (env, sh -c exec, #! scripts) and not a forked child" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
 run_script virt_native "tests/native/virt_chase.c --quick and virt_measure.sh: make native-virt's program runs and writes its CSV" bash
+run_script native_model "tests/native/model_compare.sh: make native-model's join of native and model times, on fixed CSVs" bash
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -50,6 +50,8 @@ fi
 rc=$?
 [ $rc = 2 ] && grep -q '^virt_chase: --bogus: unknown argument$' "$T/b.err" && [ ! -s "$T/b.out" ] &&
 	ok "a bad argument exits 2 with a message" || bad "bad argument: exit $rc, $(head -1 "$T/b.err")"
+grep -qx 'usage: virt_chase \[--quick | --model\]' "$T/b.err" && ok "the usage names --model" ||
+	bad "usage line: $(sed -n 2p "$T/b.err")"
 
 # the runner of make native-virt, on the quick mode
 printf '#!/bin/sh\nexec "%s" --quick\n' "$T/virt_chase" >"$T/quick" && chmod +x "$T/quick"
