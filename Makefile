@@ -6,6 +6,7 @@
 #   make figures  every experiment (configs/experiments/) swept and drawn into plots/out/ (minutes)
 #   make native-virt  issue 15's native chase/GUPS table on this machine into plots/data/ (minutes)
 #   make native-model this machine's ns per step beside the overlap model's, into plots/data/ (minutes)
+#   make native-thp   guest THP's costs apart from translation on this machine, into plots/data/ (minutes)
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
 #   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page,
@@ -39,7 +40,7 @@ TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 EMBED := $(BUILD)/examples/embed
 
-.PHONY: all check check-run demo bench figures native-virt native-model debug check-debug deps ensure-deps golden-update clean tests install fuzz
+.PHONY: all check check-run demo bench figures native-virt native-model native-thp debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
 all: mmusim vgtool
 
@@ -197,6 +198,16 @@ native-virt: $(BUILD)/virt_chase
 # Minutes, and it wants a quiet machine: not part of make check, not a timed test.
 native-model: mmusim $(BUILD)/virt_chase
 	sh tests/native/model_compare.sh $(BUILD)/virt_chase ./mmusim plots/data
+
+# make native-thp: where guest THP's time goes on this machine (tests/native/thp_causes.c: the
+# chase's first touch, first and second laps, steady state with and without interruptions, 4 KiB
+# pages against THP, 5 runs at 64M, 256M and 1G) into plots/data/thp-causes.csv. Minutes.
+native-thp: $(BUILD)/thp_causes
+	@f=plots/data/thp-causes.csv; if [ -e $$f ] && [ ! -f $$f ]; then echo "$$f exists and is not a regular file" >&2; exit 2; fi; \
+	$(BUILD)/thp_causes >$$f.tmp && mv -f $$f.tmp $$f && cat $$f
+
+$(BUILD)/thp_causes: tests/native/thp_causes.c | $(BUILD)
+	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<
 
 $(BUILD)/virt_chase: tests/native/virt_chase.c | $(BUILD)
 	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<

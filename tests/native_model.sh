@@ -5,7 +5,10 @@
 # rows and table below (ns = cycles per step / the clock from the clock row, the ratio,
 # the chase/GUPS ratios, 25 % marks, the measured memory latency in cycles), replace no
 # directory, refuse a native CSV without a clock row; and the experiment file
-# configs/experiments/native-model.yaml must parse with its 14 points.
+# configs/experiments/native-model.yaml must parse with its 14 points. And make
+# native-thp's program (tests/native/thp_causes.c) must compile without a warning, write
+# its CSV for a 4 MiB run (4K row first, no AnonHugePages under MADV_NOHUGEPAGE) and
+# exit 2 on a bad argument; its numbers are this machine's, not checked.
 set -u
 MMUSIM=${MMUSIM:-./mmusim}
 T=$(mktemp -d) || exit 1
@@ -67,6 +70,28 @@ rc=$?
 
 n=$($MMUSIM sweep configs/experiments/native-model.yaml --list 2>"$T/l.err" | grep -c 'os.mode=')
 [ "$n" = 14 ] && ok "native-model.yaml: 14 points" || bad "native-model.yaml --list: $n points, $(head -2 "$T/l.err")"
+
+if ! command -v cc >/dev/null 2>&1; then
+	echo "skip: no C compiler for thp_causes.c"
+elif cc -std=c11 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-o "$T/thp_causes" tests/native/thp_causes.c 2>"$T/cc.err" && [ ! -s "$T/cc.err" ]; then
+	ok "thp_causes.c compiles without a warning"
+	if [ -r /proc/self/smaps ] && "$T/thp_causes" -r 1 4 >"$T/thp.csv" 2>"$T/thp.err"; then
+		awk -F, 'NR == 1 { bad = $0 != "footprint,pages,run,touch_ns_per_4k,lap1_ns,lap2_ns,steady_ns,event_share,steady_wo_events_ns,anon_huge_share"; next }
+			{ if (NF != 10 || $1 != 4194304 || $2 != (NR == 2 ? "4K" : "thp") || $3 != 1 || $4 <= 0 || $7 <= 0 || $8 < 0 || $8 > 1) bad = 1
+			  if ($2 == "4K" && $10 != "0.0000") bad = 1 }
+			END { exit bad || NR != 3 }' "$T/thp.csv" && ok "thp_causes -r 1 4 writes its CSV" ||
+			bad "thp_causes CSV: $(head -3 "$T/thp.csv")"
+	else
+		bad "thp_causes -r 1 4: $(head -2 "$T/thp.err")"
+	fi
+	"$T/thp_causes" 5 >"$T/t5.out" 2>"$T/t5.err"
+	rc=$?
+	[ $rc = 2 ] && grep -q '^usage: thp_causes' "$T/t5.err" && [ ! -s "$T/t5.out" ] &&
+		ok "thp_causes: an odd size exits 2 with the usage" || bad "thp_causes 5: exit $rc"
+else
+	bad "thp_causes.c: $(head -3 "$T/cc.err")"
+fi
 
 [ $fail = 0 ] && echo "native_model: all passed"
 exit $fail
