@@ -112,6 +112,7 @@
 #include "pub_tool_clreq.h"
 #include "pub_tool_xarray.h"
 #include "pub_tool_clientstate.h"
+#include "libvex_guest_amd64.h"
 
 #include "../include/mmusim_roi.h"
 
@@ -139,9 +140,28 @@ extern Bool VG_(clo_trace_children); /* pub_core_options.h: --trace-children */
 /* mtr (sim/trace_mtr.c): tags and kinds. */
 enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
 enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
-       T_ROI = 0xc7, T_MARKER = 0xc8, T_TOUCH = 0xc9 };
+       T_ROI = 0xc7, T_MARKER = 0xc8, T_TOUCH = 0xc9, T_DEP = 0xca };
 enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum touch_how */
-#define MM_VERSION 3 /* mtr version 3: TOUCH records */
+#define MM_VERSION 4 /* mtr version 4: DEP records */
+#define MM_FLAGS 1   /* version 4's header flag: dependences recorded */
+
+/*
+ * Dependences (see "Dependences" in the header). MM_DEP_WINDOW: a load this
+ * many loads back or more is at least as many instructions back, so it has
+ * left the reorder buffer of any x86-64 core (the largest: 512 entries,
+ * Intel's Golden Cove, Intel 64 and IA-32 Architectures Optimization
+ * Reference Manual, "Golden Cove microarchitecture"; AMD Zen 5: 448): its value
+ * is architectural and nothing waits for it.
+ * Tags: 0 none; 1..MM_TAG0 a load not recorded (outside the region);
+ * MM_TAG0 + n the n-th load or modify record of the stream.
+ */
+#define MM_DEP_WINDOW 512
+#define MM_TAG0 (2 * MM_DEP_WINDOW)
+#define SM_CHUNK 16      /* shadow memory: a secondary map per 64 KiB of the client */
+#define SM_PRIM 21       /* primary map entries (log2): 2^37 bytes, Valgrind's amd64 client space */
+#define SM_WORDS (1u << (SM_CHUNK - 3))
+#define F_DEP 1          /* mm_ent.flags: the address has a tag, in dep_tag[arg] */
+#define F_ST8 2          /* an 8-byte store: its chunk gets a secondary map */
 enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP };
 
 struct mm_ent {
@@ -149,6 +169,7 @@ struct mm_ent {
 	UShort size;
 	UChar kind;
 	UChar arg;   /* data: index of the helper argument holding the address */
+	UChar flags; /* F_DEP, F_ST8 */
 };
 
 struct mm_group {
@@ -175,6 +196,12 @@ static Bool roi_done;    /* --max-insns reached */
 static Bool started;     /* the initial mappings are written */
 static ThreadId cur_tid;
 static ULong touch_vpn;  /* the page of the last TOUCH record + 1 (as the reader's) */
+static ULong n_loads;    /* load and modify records written, over every stream of this process */
+static ULong loads0;     /* n_loads when this stream started (a forked child's starts afresh) */
+static ULong ld_base;    /* the IR's k-th load of a group gets tag ld_base + k (0: not recording) */
+static ULong dep_tag[MM_ARGS]; /* the IR puts a group's address tags here, by argument */
+static Addr *sm_rprim, *sm_wprim; /* shadow memory: secondary - sm_zero, - sm_sink (0: none) */
+static UInt *sm_zero, *sm_sink;   /* what an unmapped chunk reads (zeros) and where its writes go */
 
 static void out_flush(void)
 {
@@ -429,6 +456,34 @@ static inline void note_ref(Addr a, UInt size, UInt kind)
 	}
 }
 
+/* ---------------------------------------------------------------- dependences */
+
+/* A secondary shadow map for the 64 KiB chunk of @a, if it has none (an 8-byte store there). */
+static void sm_touch(Addr a)
+{
+	UWord i = (a >> SM_CHUNK) & ((1UL << SM_PRIM) - 1);
+	UInt *sec;
+
+	if (LIKELY(sm_rprim[i]))
+		return;
+	sec = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
+	sm_rprim[i] = (Addr)sec - (Addr)sm_zero;
+	sm_wprim[i] = (Addr)sec - (Addr)sm_sink;
+}
+
+/* The DEP record of a reference whose address has tag @t, if it has one in reach. */
+static inline UChar *put_dep(UChar *p, ULong t)
+{
+	ULong d = n_loads + MM_TAG0 + 1 - t;
+
+	if (t > MM_TAG0 && d - 1 < MM_DEP_WINDOW && d <= n_loads - loads0) {
+		*p++ = T_DEP;
+		p = put_v(p, d);
+		n_recs++;
+	}
+	return p;
+}
+
 /* ---------------------------------------------------------------- helper */
 
 static void put_u(UInt tag, ULong v);
@@ -463,8 +518,17 @@ static void mm_group_roi(struct mm_group *g, const Addr *arg)
 			blen = (UInt)(put_ref(room(), e->addr, e->size, K_I) - buf);
 			n_insns++;
 		} else if (recording) {
-			blen = (UInt)(put_ref(room(), arg[e->arg], e->size, e->kind) - buf);
+			UChar *p = room();
+
+			if (e->flags & F_ST8)
+				sm_touch(arg[e->arg]);
+			if (e->flags & F_DEP)
+				p = put_dep(p, dep_tag[e->arg]);
+			blen = (UInt)(put_ref(p, arg[e->arg], e->size, e->kind) - buf);
+			n_loads += e->kind & 1; /* K_L, K_M */
 		} else {
+			if (e->flags & F_ST8)
+				sm_touch(arg[e->arg]); /* (a pointer stored before the region may be reloaded in it) */
 			if (!roi_done)
 				note_ref(arg[e->arg], e->size, e->kind);
 			continue;
@@ -472,6 +536,7 @@ static void mm_group_roi(struct mm_group *g, const Addr *arg)
 		n_refs++;
 		n_recs++;
 	}
+	ld_base = recording ? n_loads + MM_TAG0 : 0;
 }
 
 static VG_REGPARM(0) void mm_group(struct mm_group *g, Addr a0, Addr a1, Addr a2, Addr a3, Addr a4)
@@ -491,12 +556,22 @@ static VG_REGPARM(0) void mm_group(struct mm_group *g, Addr a0, Addr a1, Addr a2
 			p = put_ref(p, e->addr, e->size, K_I);
 			n_insns++;
 		} else {
-			p = put_ref(p, arg[e->arg], e->size, e->kind);
+			Addr a = arg[e->arg];
+
+			if (e->flags) {
+				if (e->flags & F_ST8)
+					sm_touch(a);
+				if (e->flags & F_DEP)
+					p = put_dep(p, dep_tag[e->arg]);
+			}
+			p = put_ref(p, a, e->size, e->kind);
+			n_loads += e->kind & 1; /* K_L, K_M: bit 0 */
 		}
 	}
 	n_refs += g->n;
 	n_recs += g->n;
 	blen = (UInt)(p - buf);
+	ld_base = n_loads + MM_TAG0;
 }
 
 /* ---------------------------------------------------------------- records */
@@ -696,10 +771,12 @@ static Bool mm_client_request(ThreadId tid, UWord *arg, UWord *ret)
 		roi_client = True;
 		recording = True;
 		clo_max = 0;
+		ld_base = n_loads + MM_TAG0;
 	} else if (arg[0] == MMUSIM_USERREQ_ROI_END) {
 		roi_client = True;
 		recording = False;
 		clo_max = 0;
+		ld_base = 0;
 	} else {
 		return False;
 	}
@@ -872,7 +949,8 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
  */
 static void mm_fork_child(ThreadId tid)
 {
-	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0 };
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0,
+				       MM_FLAGS, 0 };
 	SysRes r;
 
 	/* Its execs run natively, as with --trace-children=no: the trace is the parent's. */
@@ -896,6 +974,7 @@ static void mm_fork_child(ThreadId tid)
 	touch_vpn = 0;
 	pg_reset(); /* the child's stream starts afresh */
 	n_insns = n_refs = n_recs = 0;
+	loads0 = n_loads; /* a dependence on the parent's loads is not in this stream */
 	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
 	blen += sizeof(hdr);
 	put_initial_maps(tid);
@@ -908,15 +987,234 @@ static void mm_fork_child(ThreadId tid)
 
 struct ev {
 	IRExpr *addr; /* data: the address atom; NULL for a fetch */
+	IRExpr *tag;  /* data: the address's tag (an I64 atom), NULL if it has none */
 	Addr iaddr;
-	UInt size, kind;
+	UInt size, kind, flags;
 };
 
 struct inst {
 	IRSB *sb;
 	struct ev ev[MM_GROUP];
 	UInt n, ndata;
+	/* dependences: the shadow of each temporary of the input (NULL: no tag) */
+	IRExpr **sh;
+	UInt nsh;
+	Int gs;       /* the guest state's size: its first shadow area starts there */
+	IRTemp base;  /* this group's ld_base, once a load needs it */
+	UInt k;       /* loads (and modifies) of this group so far */
 };
+
+/* ---- shadow values: IR that computes, next to each value, its tag (header) */
+
+#define GPR_LO ((Int)__builtin_offsetof(VexGuestAMD64State, guest_RAX))
+#define GPR_HI ((Int)__builtin_offsetof(VexGuestAMD64State, guest_R15) + 8)
+
+/* A new I64 (or @ty) temporary holding @e, appended to the output. */
+static IRExpr *sh_emit(struct inst *s, IRType ty, IRExpr *e)
+{
+	IRTemp t = newIRTemp(s->sb->tyenv, ty);
+
+	addStmtToIRSB(s->sb, IRStmt_WrTmp(t, e));
+	return IRExpr_RdTmp(t);
+}
+
+static inline IRExpr *sh_u64(ULong v)
+{
+	return IRExpr_Const(IRConst_U64(v));
+}
+
+/* The tag of atom @a: NULL for a constant or an untagged temporary. */
+static IRExpr *sh_atom(struct inst *s, IRExpr *a)
+{
+	if (a && a->tag == Iex_RdTmp && a->Iex.RdTmp.tmp < s->nsh)
+		return s->sh[a->Iex.RdTmp.tmp];
+	return NULL;
+}
+
+/* The most recent of two tags (the larger: tags grow with the loads). */
+static IRExpr *sh_max(struct inst *s, IRExpr *a, IRExpr *b)
+{
+	IRExpr *lt;
+
+	if (!a || !b || (a->tag == Iex_RdTmp && b->tag == Iex_RdTmp &&
+			 a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp))
+		return a ? a : b;
+	lt = sh_emit(s, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, a, b));
+	return sh_emit(s, Ity_I64, IRExpr_ITE(lt, b, a));
+}
+
+/* A general-purpose register's shadow slot (the 8 bytes holding guest offset @off), or -1. */
+static Int sh_gpr(struct inst *s, Int off)
+{
+	return off >= GPR_LO && off < GPR_HI ? s->gs + (off & ~7) : -1;
+}
+
+/* The shadow map's entry for the word at @a: its address (@prim: sm_rprim or sm_wprim, @sec0 its base). */
+static IRExpr *sh_word(struct inst *s, IRExpr *a, Addr *prim, UInt *sec0)
+{
+	IRExpr *i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Shr64, a, IRExpr_Const(IRConst_U8(SM_CHUNK))));
+	IRExpr *sec, *off;
+
+	i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_And64, i, sh_u64((1UL << SM_PRIM) - 1)));
+	i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Shl64, i, IRExpr_Const(IRConst_U8(3))));
+	i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, i, mkIRExpr_HWord((HWord)prim)));
+	sec = sh_emit(s, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, i));
+	sec = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, sec, mkIRExpr_HWord((HWord)sec0)));
+	off = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_And64, a, sh_u64(((1UL << SM_CHUNK) - 1) & ~7UL)));
+	off = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Shr64, off, IRExpr_Const(IRConst_U8(1))));
+	return sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, sec, off));
+}
+
+/* The tag of the group's k-th load: ld_base + k (ld_base read once per group). */
+static IRExpr *sh_own(struct inst *s)
+{
+	if (s->base == IRTemp_INVALID) {
+		s->base = newIRTemp(s->sb->tyenv, Ity_I64);
+		addStmtToIRSB(s->sb, IRStmt_WrTmp(s->base, IRExpr_Load(Iend_LE, Ity_I64,
+								      mkIRExpr_HWord((HWord)&ld_base))));
+	}
+	return sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(s->base), sh_u64(s->k)));
+}
+
+/*
+ * The tag of a value an 8-byte load at @a brings: the tag the word was
+ * stored with if that load is within MM_DEP_WINDOW of this one (it may be in
+ * flight: the core forwards the store's data), else this load's own (@own).
+ * The map keeps the low 32 bits of a tag (the distance is taken modulo 2^32).
+ */
+static IRExpr *sh_loaded(struct inst *s, IRExpr *a, IRExpr *own)
+{
+	IRExpr *m = sh_emit(s, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, sh_word(s, a, sm_rprim, sm_zero)));
+	IRExpr *o32 = sh_emit(s, Ity_I32, IRExpr_Unop(Iop_64to32, own));
+	IRExpr *d = sh_emit(s, Ity_I32, IRExpr_Binop(Iop_Sub32, o32, m));
+	IRExpr *c = sh_emit(s, Ity_I1, IRExpr_Binop(Iop_CmpLT32U, d,
+						       IRExpr_Const(IRConst_U32(MM_DEP_WINDOW))));
+	IRExpr *d64 = sh_emit(s, Ity_I64, IRExpr_Unop(Iop_32Uto64, d));
+	IRExpr *t = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Sub64, own, d64));
+
+	return sh_emit(s, Ity_I64, IRExpr_ITE(c, t, own));
+}
+
+/* An 8-byte store of a value with tag @tag (NULL: none) at @a: the word's tag. */
+static void sh_store(struct inst *s, IRExpr *a, IRExpr *tag)
+{
+	IRExpr *w = sh_word(s, a, sm_wprim, sm_sink);
+	IRExpr *t32 = tag ? sh_emit(s, Ity_I32, IRExpr_Unop(Iop_64to32, tag))
+			  : IRExpr_Const(IRConst_U32(0));
+
+	addStmtToIRSB(s->sb, IRStmt_Store(Iend_LE, w, t32));
+}
+
+/* The tag of expression @e (the right side of a WrTmp; loads apart). */
+static IRExpr *sh_expr(struct inst *s, IRExpr *e)
+{
+	Int o;
+
+	switch (e->tag) {
+	case Iex_Get:
+		o = sh_gpr(s, e->Iex.Get.offset);
+		return o < 0 ? NULL : sh_emit(s, Ity_I64, IRExpr_Get(o, Ity_I64));
+	case Iex_RdTmp:
+		return sh_atom(s, e);
+	case Iex_Unop:
+		return sh_atom(s, e->Iex.Unop.arg);
+	case Iex_Binop:
+		return sh_max(s, sh_atom(s, e->Iex.Binop.arg1), sh_atom(s, e->Iex.Binop.arg2));
+	case Iex_Triop:
+		return sh_max(s, sh_max(s, sh_atom(s, e->Iex.Triop.details->arg1),
+					sh_atom(s, e->Iex.Triop.details->arg2)),
+			      sh_atom(s, e->Iex.Triop.details->arg3));
+	case Iex_Qop:
+		return sh_max(s, sh_max(s, sh_atom(s, e->Iex.Qop.details->arg1),
+					sh_atom(s, e->Iex.Qop.details->arg2)),
+			      sh_max(s, sh_atom(s, e->Iex.Qop.details->arg3),
+				     sh_atom(s, e->Iex.Qop.details->arg4)));
+	case Iex_ITE: /* the value selected; the condition selects, it is not the address */
+		return sh_max(s, sh_atom(s, e->Iex.ITE.iftrue), sh_atom(s, e->Iex.ITE.iffalse));
+	default: /* constants, GetI (x87), CCall (flags and conditions): no tag */
+		return NULL;
+	}
+}
+
+/* A PUT of a value with tag @tag at guest offset @off, @size bytes. */
+static void sh_put(struct inst *s, Int off, UInt size, IRExpr *tag)
+{
+	Int o = sh_gpr(s, off);
+
+	if (o < 0)
+		return;
+	if (size < 8) { /* a part of the register: the rest keeps its value, and its tag */
+		if (!tag)
+			return;
+		tag = sh_max(s, sh_emit(s, Ity_I64, IRExpr_Get(o, Ity_I64)), tag);
+	}
+	addStmtToIRSB(s->sb, IRStmt_Put(o, tag ? tag : sh_u64(0)));
+}
+
+/* The shadow of statement @st, appended after it (inst_stmt() has recorded its references). */
+static void sh_stmt(struct inst *s, IRSB *in, IRStmt *st)
+{
+	IRExpr *t = NULL;
+	IRTemp dst = IRTemp_INVALID;
+
+	switch (st->tag) {
+	case Ist_WrTmp: {
+		IRExpr *e = st->Ist.WrTmp.data;
+
+		dst = st->Ist.WrTmp.tmp;
+		if (e->tag == Iex_Load) {
+			t = sh_own(s);
+			if (e->Iex.Load.ty == Ity_I64)
+				t = sh_loaded(s, e->Iex.Load.addr, t);
+		} else {
+			t = sh_expr(s, e);
+		}
+		break;
+	}
+	case Ist_Put:
+		sh_put(s, st->Ist.Put.offset,
+		       sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Put.data)),
+		       sh_atom(s, st->Ist.Put.data));
+		return;
+	case Ist_Store:
+		if (typeOfIRExpr(in->tyenv, st->Ist.Store.data) == Ity_I64)
+			sh_store(s, st->Ist.Store.addr, sh_atom(s, st->Ist.Store.data));
+		return;
+	case Ist_CAS:
+		dst = st->Ist.CAS.details->oldLo;
+		t = sh_own(s);
+		break;
+	case Ist_LLSC:
+		if (!st->Ist.LLSC.storedata) {
+			dst = st->Ist.LLSC.result;
+			t = sh_own(s);
+		}
+		break;
+	case Ist_Dirty: {
+		IRDirty *d = st->Ist.Dirty.details;
+
+		dst = d->tmp; /* a helper's result: no tag */
+		for (Int i = 0; i < d->nFxState; i++) {
+			if (d->fxState[i].fx == Ifx_Read)
+				continue;
+			for (Int r = 0; r <= d->fxState[i].nRepeats; r++) {
+				Int lo = d->fxState[i].offset + r * d->fxState[i].repeatLen;
+
+				for (Int o = lo & ~7; o < lo + d->fxState[i].size; o += 8)
+					if (sh_gpr(s, o) >= 0)
+						addStmtToIRSB(s->sb, IRStmt_Put(sh_gpr(s, o), sh_u64(0)));
+			}
+		}
+		break;
+	}
+	default:
+		return;
+	}
+	if (dst != IRTemp_INVALID && dst < s->nsh)
+		s->sh[dst] = t;
+}
+
+/* ---- the reference groups */
 
 static void grp_flush(struct inst *s)
 {
@@ -925,6 +1223,8 @@ static void grp_flush(struct inst *s)
 	IRDirty *d;
 	UInt k = 0;
 
+	s->base = IRTemp_INVALID; /* the next group reads ld_base afresh */
+	s->k = 0;
 	if (!s->n)
 		return;
 	g = VG_(malloc)("mmusim.group", sizeof(*g) + s->n * sizeof(struct mm_ent));
@@ -938,8 +1238,14 @@ static void grp_flush(struct inst *s)
 		e->kind = (UChar)s->ev[i].kind;
 		e->addr = s->ev[i].iaddr;
 		e->arg = 0;
+		e->flags = (UChar)s->ev[i].flags;
 		if (s->ev[i].addr) {
 			e->arg = (UChar)k;
+			if (s->ev[i].tag) {
+				e->flags |= F_DEP;
+				addStmtToIRSB(s->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&dep_tag[k]),
+								  s->ev[i].tag));
+			}
 			args[++k] = s->ev[i].addr;
 		}
 	}
@@ -965,12 +1271,15 @@ static void add_data(struct inst *s, IRExpr *a, UInt size, UInt kind)
 	if (kind == K_S && last && last->kind == K_L && last->addr && last->size == size &&
 	    eqIRAtom(last->addr, a)) {
 		last->kind = K_M;
+		last->flags |= size == 8 ? F_ST8 : 0;
 		return;
 	}
 	if (s->n == MM_GROUP || s->ndata == MM_ARGS)
 		grp_flush(s);
-	s->ev[s->n++] = (struct ev){ .addr = a, .iaddr = 0, .size = size, .kind = kind };
+	s->ev[s->n++] = (struct ev){ .addr = a, .tag = sh_atom(s, a), .iaddr = 0, .size = size,
+				     .kind = kind, .flags = kind == K_S && size == 8 ? F_ST8 : 0 };
 	s->ndata++;
+	s->k += kind == K_L; /* this load's index in the group (sh_own()) */
 }
 
 /* A guarded reference: a call of its own, made only when @guard holds. */
@@ -978,11 +1287,15 @@ static void add_guarded(struct inst *s, IRExpr *a, UInt size, UInt kind, IRExpr 
 {
 	struct mm_group *g;
 	IRDirty *d;
+	IRExpr *tag = sh_atom(s, a);
 
 	grp_flush(s);
 	g = VG_(malloc)("mmusim.group", sizeof(*g) + sizeof(struct mm_ent));
 	g->n = 1;
-	g->e[0] = (struct mm_ent){ .addr = 0, .size = (UShort)size, .kind = (UChar)kind, .arg = 0 };
+	g->e[0] = (struct mm_ent){ .addr = 0, .size = (UShort)size, .kind = (UChar)kind, .arg = 0,
+				   .flags = tag ? F_DEP : 0 };
+	if (tag)
+		addStmtToIRSB(s->sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&dep_tag[0]), tag));
 	d = unsafeIRDirty_0_N(0, "mm_group", VG_(fnptr_to_fnentry)(mm_group),
 			      mkIRExprVec_6(mkIRExpr_HWord((HWord)g), a, mkIRExpr_HWord(0),
 					    mkIRExpr_HWord(0), mkIRExpr_HWord(0), mkIRExpr_HWord(0)));
@@ -1000,6 +1313,25 @@ static UInt load_size(IRLoadGOp cvt, IRType ty)
 	case ILGop_8Uto32: case ILGop_8Sto32: return 1;
 	default: return sizeofIRType(ty);
 	}
+}
+
+/*
+ * A guarded load (its own call, after which the next group reads ld_base
+ * afresh): its result's tag is ld_base + 1 if it loads, else @alt's. Read
+ * before the call, which moves ld_base when it runs.
+ */
+static void add_loadg(struct inst *s, IRLoadG *lg, UInt size)
+{
+	IRExpr *own, *alt = sh_atom(s, lg->alt);
+
+	grp_flush(s);
+	s->k = 1;
+	own = sh_own(s);
+	add_guarded(s, lg->addr, size, K_L, lg->guard);
+	if (lg->dst < s->nsh)
+		s->sh[lg->dst] = sh_emit(s, Ity_I64, IRExpr_ITE(lg->guard, own, alt ? alt : sh_u64(0)));
+	s->base = IRTemp_INVALID;
+	s->k = 0;
 }
 
 static void inst_stmt(struct inst *s, IRSB *in, IRStmt *st)
@@ -1028,7 +1360,7 @@ static void inst_stmt(struct inst *s, IRSB *in, IRStmt *st)
 		IRLoadG *lg = st->Ist.LoadG.details;
 		IRType ty = typeOfIRTemp(in->tyenv, lg->dst);
 
-		add_guarded(s, lg->addr, load_size(lg->cvt, ty), K_L, lg->guard);
+		add_loadg(s, lg, load_size(lg->cvt, ty));
 		break;
 	}
 	case Ist_Dirty: {
@@ -1075,7 +1407,7 @@ static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	IRSB *out;
 	Int i = 0;
 
-	(void)closure, (void)layout, (void)vge, (void)archinfo;
+	(void)closure, (void)vge, (void)archinfo;
 	if (gWordTy != hWordTy)
 		VG_(tool_panic)("host/guest word size mismatch");
 	out = deepCopyIRSBExceptStmts(in);
@@ -1083,6 +1415,16 @@ static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 		addStmtToIRSB(out, in->stmts[i++]);
 	s.sb = out;
 	s.n = s.ndata = 0;
+	s.gs = layout->total_sizeB;
+	s.base = IRTemp_INVALID;
+	s.k = 0;
+	if (s.nsh < (UInt)in->tyenv->types_used) {
+		if (s.sh)
+			VG_(free)(s.sh);
+		s.nsh = (UInt)in->tyenv->types_used * 2;
+		s.sh = VG_(malloc)("mmusim.shadow", s.nsh * sizeof(*s.sh));
+	}
+	VG_(memset)(s.sh, 0, s.nsh * sizeof(*s.sh));
 	for (; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 
@@ -1090,6 +1432,7 @@ static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			continue;
 		inst_stmt(&s, in, st);
 		addStmtToIRSB(out, st);
+		sh_stmt(&s, in, st);
 	}
 	grp_flush(&s);
 	return out;
@@ -1124,7 +1467,8 @@ static void mm_debug_usage(void)
 
 static void mm_post_clo_init(void)
 {
-	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0 };
+	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0,
+				       MM_FLAGS, 0 };
 
 	if (clo_fd < 0 || clo_skip < 0 || clo_max < 0)
 		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N (and counts >= 0)\n");
@@ -1136,6 +1480,13 @@ static void mm_post_clo_init(void)
 	blen += sizeof(hdr);
 	recording = clo_skip == 0 && !clo_roi;
 	roi_client = clo_roi;
+	ld_base = recording ? MM_TAG0 : 0;
+	sm_rprim = VG_(am_shadow_alloc)(sizeof(Addr) << SM_PRIM);
+	sm_wprim = VG_(am_shadow_alloc)(sizeof(Addr) << SM_PRIM);
+	sm_zero = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
+	sm_sink = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
+	if (!sm_rprim || !sm_wprim)
+		VG_(tool_panic)("mmusim: no room for the shadow memory's primary maps");
 	VG_(atfork)(NULL, NULL, mm_fork_child);
 }
 
@@ -1159,7 +1510,7 @@ static void mm_pre_clo_init(void)
 {
 	VG_(details_name)("mmusim");
 	VG_(details_version)(NULL);
-	VG_(details_description)("mmusim's memory trace recorder (mtr version 3)");
+	VG_(details_description)("mmusim's memory trace recorder (mtr version 4)");
 	VG_(details_copyright_author)("mmusim authors");
 	VG_(details_bug_reports_to)("the mmusim repository");
 	VG_(details_avg_translation_sizeB)(275);
