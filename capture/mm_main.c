@@ -198,6 +198,7 @@ static ThreadId cur_tid;
 static ULong touch_vpn;  /* the page of the last TOUCH record + 1 (as the reader's) */
 static ULong n_loads;    /* load and modify records written, over every stream of this process */
 static ULong loads0;     /* n_loads when this stream started (a forked child's starts afresh) */
+static ULong dep_prev;
 static ULong ld_base;    /* the IR's k-th load of a group gets tag ld_base + k (0: not recording) */
 static ULong dep_tag[MM_ARGS]; /* the IR puts a group's address tags here, by argument */
 static Addr *sm_rprim, *sm_wprim; /* shadow memory: secondary - sm_zero, - sm_sink (0: none) */
@@ -476,9 +477,23 @@ static inline UChar *put_dep(UChar *p, ULong t)
 {
 	ULong d = n_loads + MM_TAG0 + 1 - t;
 
-	if (t > MM_TAG0 && d - 1 < MM_DEP_WINDOW && d <= n_loads - loads0) {
+#ifdef X_NODEP
+	if (0)
+#else
+	if (t > MM_TAG0 && d - 1 < MM_DEP_WINDOW && d <= n_loads - loads0)
+#endif
+	{
 		*p++ = T_DEP;
+#ifdef X_TDELTA
+		{
+			ULong T = t - MM_TAG0 - loads0, z = T - dep_prev;
+
+			p = put_v(p, (z << 1) ^ (ULong)((Long)z >> 63));
+			dep_prev = T;
+		}
+#else
 		p = put_v(p, d);
+#endif
 		n_recs++;
 	}
 	return p;
@@ -1164,8 +1179,10 @@ static void sh_stmt(struct inst *s, IRSB *in, IRStmt *st)
 		dst = st->Ist.WrTmp.tmp;
 		if (e->tag == Iex_Load) {
 			t = sh_own(s);
+#ifndef X_NOMEM
 			if (e->Iex.Load.ty == Ity_I64)
 				t = sh_loaded(s, e->Iex.Load.addr, t);
+#endif
 		} else {
 			t = sh_expr(s, e);
 		}
@@ -1177,8 +1194,10 @@ static void sh_stmt(struct inst *s, IRSB *in, IRStmt *st)
 		       sh_atom(s, st->Ist.Put.data));
 		return;
 	case Ist_Store:
+#ifndef X_NOMEM
 		if (typeOfIRExpr(in->tyenv, st->Ist.Store.data) == Ity_I64)
 			sh_store(s, st->Ist.Store.addr, sh_atom(s, st->Ist.Store.data));
+#endif
 		return;
 	case Ist_CAS:
 		dst = st->Ist.CAS.details->oldLo;
@@ -1432,7 +1451,9 @@ static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			continue;
 		inst_stmt(&s, in, st);
 		addStmtToIRSB(out, st);
+#ifndef X_NOSH
 		sh_stmt(&s, in, st);
+#endif
 	}
 	grp_flush(&s);
 	return out;
