@@ -161,7 +161,6 @@ enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum t
 #define SM_PRIM 21       /* primary map entries (log2): 2^37 bytes, Valgrind's amd64 client space */
 #define SM_WORDS (1u << (SM_CHUNK - 3))
 #define F_DEP 1          /* mm_ent.flags: the address has a tag, in dep_tag[arg] */
-#define F_ST8 2          /* an 8-byte store: its chunk gets a secondary map */
 enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP };
 
 struct mm_ent {
@@ -169,7 +168,7 @@ struct mm_ent {
 	UShort size;
 	UChar kind;
 	UChar arg;   /* data: index of the helper argument holding the address */
-	UChar flags; /* F_DEP, F_ST8 */
+	UChar flags; /* F_DEP */
 };
 
 struct mm_group {
@@ -198,11 +197,9 @@ static ThreadId cur_tid;
 static ULong touch_vpn;  /* the page of the last TOUCH record + 1 (as the reader's) */
 static ULong n_loads;    /* load and modify records written, over every stream of this process */
 static ULong loads0;     /* n_loads when this stream started (a forked child's starts afresh) */
-static ULong dep_prev;
 static ULong ld_base;    /* the IR's k-th load of a group gets tag ld_base + k (0: not recording) */
 static ULong dep_tag[MM_ARGS]; /* the IR puts a group's address tags here, by argument */
-static Addr *sm_rprim, *sm_wprim; /* shadow memory: secondary - sm_zero, - sm_sink (0: none) */
-static UInt *sm_zero, *sm_sink;   /* what an unmapped chunk reads (zeros) and where its writes go */
+static UInt **sm_prim;   /* shadow memory: the secondary map of each 64 KiB chunk, or NULL */
 
 static void out_flush(void)
 {
@@ -459,17 +456,44 @@ static inline void note_ref(Addr a, UInt size, UInt kind)
 
 /* ---------------------------------------------------------------- dependences */
 
-/* A secondary shadow map for the 64 KiB chunk of @a, if it has none (an 8-byte store there). */
-static void sm_touch(Addr a)
+/*
+ * Shadow memory: the tag of each 8-byte word (its low 32 bits: a distance is
+ * taken modulo 2^32), in a secondary map of 32 KiB per 64 KiB chunk of the
+ * client that an 8-byte store has touched (as memcheck's secondary maps):
+ * host memory grows with the chunks the program stores words to. The
+ * primary map covers 2^37 bytes, Valgrind's amd64 client space (higher
+ * addresses wrap: they only ever share tags).
+ */
+static UInt *__attribute__((noinline)) sm_alloc(UWord i)
+{
+	return sm_prim[i] = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
+}
+
+/*
+ * Called by the IR after each 8-byte load (the helpers' cost is a call per
+ * 8-byte load and store; inline IR for them tripled the translation work of
+ * the capture row for a 2 % faster run): the tag of the value loaded from @a
+ * by a load whose own tag is @own -- the word's tag if that load is less than
+ * MM_DEP_WINDOW loads back (it may still be in flight: the core forwards the
+ * stored value, and what uses it waits for that load), else @own.
+ */
+static VG_REGPARM(2) ULong mm_sh_load(ULong own, Addr a)
+{
+	const UInt *sec = sm_prim[(a >> SM_CHUNK) & ((1UL << SM_PRIM) - 1)];
+	UInt d = sec ? (UInt)own - sec[(a >> 3) & (SM_WORDS - 1)] : MM_DEP_WINDOW;
+
+	return d < MM_DEP_WINDOW ? own - d : own;
+}
+
+/* After each 8-byte store of a value with tag @tag at @a: the word's tag. */
+static VG_REGPARM(2) void mm_sh_store(Addr a, ULong tag)
 {
 	UWord i = (a >> SM_CHUNK) & ((1UL << SM_PRIM) - 1);
-	UInt *sec;
+	UInt *sec = sm_prim[i];
 
-	if (LIKELY(sm_rprim[i]))
-		return;
-	sec = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
-	sm_rprim[i] = (Addr)sec - (Addr)sm_zero;
-	sm_wprim[i] = (Addr)sec - (Addr)sm_sink;
+	if (UNLIKELY(!sec))
+		sec = sm_alloc(i);
+	sec[(a >> 3) & (SM_WORDS - 1)] = (UInt)tag;
 }
 
 /* The DEP record of a reference whose address has tag @t, if it has one in reach. */
@@ -477,23 +501,9 @@ static inline UChar *put_dep(UChar *p, ULong t)
 {
 	ULong d = n_loads + MM_TAG0 + 1 - t;
 
-#ifdef X_NODEP
-	if (0)
-#else
-	if (t > MM_TAG0 && d - 1 < MM_DEP_WINDOW && d <= n_loads - loads0)
-#endif
-	{
+	if (t > MM_TAG0 && d - 1 < MM_DEP_WINDOW && d <= n_loads - loads0) {
 		*p++ = T_DEP;
-#ifdef X_TDELTA
-		{
-			ULong T = t - MM_TAG0 - loads0, z = T - dep_prev;
-
-			p = put_v(p, (z << 1) ^ (ULong)((Long)z >> 63));
-			dep_prev = T;
-		}
-#else
 		p = put_v(p, d);
-#endif
 		n_recs++;
 	}
 	return p;
@@ -535,15 +545,11 @@ static void mm_group_roi(struct mm_group *g, const Addr *arg)
 		} else if (recording) {
 			UChar *p = room();
 
-			if (e->flags & F_ST8)
-				sm_touch(arg[e->arg]);
 			if (e->flags & F_DEP)
 				p = put_dep(p, dep_tag[e->arg]);
 			blen = (UInt)(put_ref(p, arg[e->arg], e->size, e->kind) - buf);
 			n_loads += e->kind & 1; /* K_L, K_M */
 		} else {
-			if (e->flags & F_ST8)
-				sm_touch(arg[e->arg]); /* (a pointer stored before the region may be reloaded in it) */
 			if (!roi_done)
 				note_ref(arg[e->arg], e->size, e->kind);
 			continue;
@@ -573,12 +579,8 @@ static VG_REGPARM(0) void mm_group(struct mm_group *g, Addr a0, Addr a1, Addr a2
 		} else {
 			Addr a = arg[e->arg];
 
-			if (e->flags) {
-				if (e->flags & F_ST8)
-					sm_touch(a);
-				if (e->flags & F_DEP)
-					p = put_dep(p, dep_tag[e->arg]);
-			}
+			if (e->flags & F_DEP)
+				p = put_dep(p, dep_tag[e->arg]);
 			p = put_ref(p, a, e->size, e->kind);
 			n_loads += e->kind & 1; /* K_L, K_M: bit 0 */
 		}
@@ -1014,9 +1016,13 @@ struct inst {
 	/* dependences: the shadow of each temporary of the input (NULL: no tag) */
 	IRExpr **sh;
 	UInt nsh;
+	UChar *need;  /* per temporary of the input: its tag is used (sh_need()) */
 	Int gs;       /* the guest state's size: its first shadow area starts there */
 	IRTemp base;  /* this group's ld_base, once a load needs it */
 	UInt k;       /* loads (and modifies) of this group so far */
+	/* each general-purpose register's tag as this superblock left it, if known (reg_known) */
+	IRExpr *reg[16];
+	Bool reg_known[16];
 };
 
 /* ---- shadow values: IR that computes, next to each value, its tag (header) */
@@ -1046,13 +1052,19 @@ static IRExpr *sh_atom(struct inst *s, IRExpr *a)
 	return NULL;
 }
 
+/* The same tag: both none, or the same temporary. */
+static Bool sh_same(const IRExpr *a, const IRExpr *b)
+{
+	return a == b || (a && b && a->tag == Iex_RdTmp && b->tag == Iex_RdTmp &&
+			  a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp);
+}
+
 /* The most recent of two tags (the larger: tags grow with the loads). */
 static IRExpr *sh_max(struct inst *s, IRExpr *a, IRExpr *b)
 {
 	IRExpr *lt;
 
-	if (!a || !b || (a->tag == Iex_RdTmp && b->tag == Iex_RdTmp &&
-			 a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp))
+	if (!a || !b || sh_same(a, b))
 		return a ? a : b;
 	lt = sh_emit(s, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, a, b));
 	return sh_emit(s, Ity_I64, IRExpr_ITE(lt, b, a));
@@ -1064,20 +1076,33 @@ static Int sh_gpr(struct inst *s, Int off)
 	return off >= GPR_LO && off < GPR_HI ? s->gs + (off & ~7) : -1;
 }
 
-/* The shadow map's entry for the word at @a: its address (@prim: sm_rprim or sm_wprim, @sec0 its base). */
-static IRExpr *sh_word(struct inst *s, IRExpr *a, Addr *prim, UInt *sec0)
+/*
+ * The tag of the register at shadow slot @o: what this superblock last put
+ * there or read from there (no IR), else a GET of the slot. Only this code
+ * writes the shadow area, and never while a superblock runs, so what the
+ * superblock put is what is there.
+ */
+static IRExpr *sh_reg_get(struct inst *s, Int o)
 {
-	IRExpr *i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Shr64, a, IRExpr_Const(IRConst_U8(SM_CHUNK))));
-	IRExpr *sec, *off;
+	Int r = (o - s->gs - GPR_LO) >> 3;
 
-	i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_And64, i, sh_u64((1UL << SM_PRIM) - 1)));
-	i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Shl64, i, IRExpr_Const(IRConst_U8(3))));
-	i = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, i, mkIRExpr_HWord((HWord)prim)));
-	sec = sh_emit(s, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, i));
-	sec = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, sec, mkIRExpr_HWord((HWord)sec0)));
-	off = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_And64, a, sh_u64(((1UL << SM_CHUNK) - 1) & ~7UL)));
-	off = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Shr64, off, IRExpr_Const(IRConst_U8(1))));
-	return sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, sec, off));
+	if (!s->reg_known[r]) {
+		s->reg[r] = sh_emit(s, Ity_I64, IRExpr_Get(o, Ity_I64));
+		s->reg_known[r] = True;
+	}
+	return s->reg[r];
+}
+
+/* PUT tag @t (NULL: none) into the register's shadow slot @o, unless it holds it already. */
+static void sh_reg_put(struct inst *s, Int o, IRExpr *t)
+{
+	Int r = (o - s->gs - GPR_LO) >> 3;
+
+	if (s->reg_known[r] && sh_same(s->reg[r], t))
+		return;
+	addStmtToIRSB(s->sb, IRStmt_Put(o, t ? t : sh_u64(0)));
+	s->reg[r] = t;
+	s->reg_known[r] = True;
 }
 
 /* The tag of the group's k-th load: ld_base + k (ld_base read once per group). */
@@ -1091,33 +1116,23 @@ static IRExpr *sh_own(struct inst *s)
 	return sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(s->base), sh_u64(s->k)));
 }
 
-/*
- * The tag of a value an 8-byte load at @a brings: the tag the word was
- * stored with if that load is within MM_DEP_WINDOW of this one (it may be in
- * flight: the core forwards the store's data), else this load's own (@own).
- * The map keeps the low 32 bits of a tag (the distance is taken modulo 2^32).
- */
+/* The tag of the value an 8-byte load at @a brings, its own tag being @own (mm_sh_load()). */
 static IRExpr *sh_loaded(struct inst *s, IRExpr *a, IRExpr *own)
 {
-	IRExpr *m = sh_emit(s, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, sh_word(s, a, sm_rprim, sm_zero)));
-	IRExpr *o32 = sh_emit(s, Ity_I32, IRExpr_Unop(Iop_64to32, own));
-	IRExpr *d = sh_emit(s, Ity_I32, IRExpr_Binop(Iop_Sub32, o32, m));
-	IRExpr *c = sh_emit(s, Ity_I1, IRExpr_Binop(Iop_CmpLT32U, d,
-						       IRExpr_Const(IRConst_U32(MM_DEP_WINDOW))));
-	IRExpr *d64 = sh_emit(s, Ity_I64, IRExpr_Unop(Iop_32Uto64, d));
-	IRExpr *t = sh_emit(s, Ity_I64, IRExpr_Binop(Iop_Sub64, own, d64));
+	IRTemp t = newIRTemp(s->sb->tyenv, Ity_I64);
 
-	return sh_emit(s, Ity_I64, IRExpr_ITE(c, t, own));
+	addStmtToIRSB(s->sb, IRStmt_Dirty(unsafeIRDirty_1_N(t, 2, "mm_sh_load",
+							    VG_(fnptr_to_fnentry)(mm_sh_load),
+							    mkIRExprVec_2(own, a))));
+	return IRExpr_RdTmp(t);
 }
 
-/* An 8-byte store of a value with tag @tag (NULL: none) at @a: the word's tag. */
+/* An 8-byte store at @a of a value with tag @tag: the word's tag (mm_sh_store()). */
 static void sh_store(struct inst *s, IRExpr *a, IRExpr *tag)
 {
-	IRExpr *w = sh_word(s, a, sm_wprim, sm_sink);
-	IRExpr *t32 = tag ? sh_emit(s, Ity_I32, IRExpr_Unop(Iop_64to32, tag))
-			  : IRExpr_Const(IRConst_U32(0));
-
-	addStmtToIRSB(s->sb, IRStmt_Store(Iend_LE, w, t32));
+	addStmtToIRSB(s->sb, IRStmt_Dirty(unsafeIRDirty_0_N(2, "mm_sh_store",
+							    VG_(fnptr_to_fnentry)(mm_sh_store),
+							    mkIRExprVec_2(a, tag))));
 }
 
 /* The tag of expression @e (the right side of a WrTmp; loads apart). */
@@ -1128,7 +1143,7 @@ static IRExpr *sh_expr(struct inst *s, IRExpr *e)
 	switch (e->tag) {
 	case Iex_Get:
 		o = sh_gpr(s, e->Iex.Get.offset);
-		return o < 0 ? NULL : sh_emit(s, Ity_I64, IRExpr_Get(o, Ity_I64));
+		return o < 0 ? NULL : sh_reg_get(s, o);
 	case Iex_RdTmp:
 		return sh_atom(s, e);
 	case Iex_Unop:
@@ -1161,9 +1176,100 @@ static void sh_put(struct inst *s, Int off, UInt size, IRExpr *tag)
 	if (size < 8) { /* a part of the register: the rest keeps its value, and its tag */
 		if (!tag)
 			return;
-		tag = sh_max(s, sh_emit(s, Ity_I64, IRExpr_Get(o, Ity_I64)), tag);
+		tag = sh_max(s, sh_reg_get(s, o), tag);
 	}
-	addStmtToIRSB(s->sb, IRStmt_Put(o, tag ? tag : sh_u64(0)));
+	sh_reg_put(s, o, tag);
+}
+
+static void need_atom(struct inst *s, const IRExpr *a)
+{
+	if (a && a->tag == Iex_RdTmp && a->Iex.RdTmp.tmp < s->nsh)
+		s->need[a->Iex.RdTmp.tmp] = 1;
+}
+
+/*
+ * Which temporaries' tags are used, by a backward pass over the superblock:
+ * a tag is used if the value goes into a general-purpose register, is stored
+ * as a word, or is an address; and so are the tags of what a used one is
+ * computed from. Only used tags get IR (the flags' inputs, a return address
+ * and the like get none), which halves the translation work the tags add.
+ */
+static void sh_need(struct inst *s, IRSB *in)
+{
+	VG_(memset)(s->need, 0, s->nsh);
+	for (Int i = in->stmts_used - 1; i >= 0; i--) {
+		const IRStmt *st = in->stmts[i];
+		const IRExpr *e;
+
+		switch (st->tag) {
+		case Ist_Put:
+			if (sh_gpr(s, st->Ist.Put.offset) >= 0)
+				need_atom(s, st->Ist.Put.data);
+			break;
+		case Ist_Store:
+			need_atom(s, st->Ist.Store.addr);
+			need_atom(s, st->Ist.Store.data);
+			break;
+		case Ist_StoreG:
+			need_atom(s, st->Ist.StoreG.details->addr);
+			break;
+		case Ist_LoadG:
+			need_atom(s, st->Ist.LoadG.details->addr);
+			if (st->Ist.LoadG.details->dst < s->nsh && s->need[st->Ist.LoadG.details->dst])
+				need_atom(s, st->Ist.LoadG.details->alt);
+			break;
+		case Ist_CAS:
+			need_atom(s, st->Ist.CAS.details->addr);
+			break;
+		case Ist_LLSC:
+			need_atom(s, st->Ist.LLSC.addr);
+			break;
+		case Ist_Dirty:
+			if (st->Ist.Dirty.details->mFx != Ifx_None)
+				need_atom(s, st->Ist.Dirty.details->mAddr);
+			break;
+		case Ist_WrTmp:
+			e = st->Ist.WrTmp.data;
+			if (e->tag == Iex_Load) {
+				need_atom(s, e->Iex.Load.addr);
+				break;
+			}
+			if (st->Ist.WrTmp.tmp >= s->nsh || !s->need[st->Ist.WrTmp.tmp])
+				break;
+			switch (e->tag) {
+			case Iex_RdTmp:
+				need_atom(s, e);
+				break;
+			case Iex_Unop:
+				need_atom(s, e->Iex.Unop.arg);
+				break;
+			case Iex_Binop:
+				need_atom(s, e->Iex.Binop.arg1);
+				need_atom(s, e->Iex.Binop.arg2);
+				break;
+			case Iex_Triop:
+				need_atom(s, e->Iex.Triop.details->arg1);
+				need_atom(s, e->Iex.Triop.details->arg2);
+				need_atom(s, e->Iex.Triop.details->arg3);
+				break;
+			case Iex_Qop:
+				need_atom(s, e->Iex.Qop.details->arg1);
+				need_atom(s, e->Iex.Qop.details->arg2);
+				need_atom(s, e->Iex.Qop.details->arg3);
+				need_atom(s, e->Iex.Qop.details->arg4);
+				break;
+			case Iex_ITE:
+				need_atom(s, e->Iex.ITE.iftrue);
+				need_atom(s, e->Iex.ITE.iffalse);
+				break;
+			default:
+				break;
+			}
+			break;
+		default:
+			break;
+		}
+	}
 }
 
 /* The shadow of statement @st, appended after it (inst_stmt() has recorded its references). */
@@ -1177,12 +1283,12 @@ static void sh_stmt(struct inst *s, IRSB *in, IRStmt *st)
 		IRExpr *e = st->Ist.WrTmp.data;
 
 		dst = st->Ist.WrTmp.tmp;
+		if (dst >= s->nsh || !s->need[dst])
+			return; /* a tag nothing uses */
 		if (e->tag == Iex_Load) {
 			t = sh_own(s);
-#ifndef X_NOMEM
 			if (e->Iex.Load.ty == Ity_I64)
 				t = sh_loaded(s, e->Iex.Load.addr, t);
-#endif
 		} else {
 			t = sh_expr(s, e);
 		}
@@ -1194,17 +1300,17 @@ static void sh_stmt(struct inst *s, IRSB *in, IRStmt *st)
 		       sh_atom(s, st->Ist.Put.data));
 		return;
 	case Ist_Store:
-#ifndef X_NOMEM
-		if (typeOfIRExpr(in->tyenv, st->Ist.Store.data) == Ity_I64)
+		if (typeOfIRExpr(in->tyenv, st->Ist.Store.data) == Ity_I64 && sh_atom(s, st->Ist.Store.data))
 			sh_store(s, st->Ist.Store.addr, sh_atom(s, st->Ist.Store.data));
-#endif
 		return;
 	case Ist_CAS:
 		dst = st->Ist.CAS.details->oldLo;
-		t = sh_own(s);
+		if (dst < s->nsh && s->need[dst])
+			t = sh_own(s);
 		break;
 	case Ist_LLSC:
-		if (!st->Ist.LLSC.storedata) {
+		if (!st->Ist.LLSC.storedata && st->Ist.LLSC.result < s->nsh &&
+		    s->need[st->Ist.LLSC.result]) {
 			dst = st->Ist.LLSC.result;
 			t = sh_own(s);
 		}
@@ -1221,7 +1327,7 @@ static void sh_stmt(struct inst *s, IRSB *in, IRStmt *st)
 
 				for (Int o = lo & ~7; o < lo + d->fxState[i].size; o += 8)
 					if (sh_gpr(s, o) >= 0)
-						addStmtToIRSB(s->sb, IRStmt_Put(sh_gpr(s, o), sh_u64(0)));
+						sh_reg_put(s, sh_gpr(s, o), NULL);
 			}
 		}
 		break;
@@ -1290,13 +1396,12 @@ static void add_data(struct inst *s, IRExpr *a, UInt size, UInt kind)
 	if (kind == K_S && last && last->kind == K_L && last->addr && last->size == size &&
 	    eqIRAtom(last->addr, a)) {
 		last->kind = K_M;
-		last->flags |= size == 8 ? F_ST8 : 0;
 		return;
 	}
 	if (s->n == MM_GROUP || s->ndata == MM_ARGS)
 		grp_flush(s);
 	s->ev[s->n++] = (struct ev){ .addr = a, .tag = sh_atom(s, a), .iaddr = 0, .size = size,
-				     .kind = kind, .flags = kind == K_S && size == 8 ? F_ST8 : 0 };
+				     .kind = kind };
 	s->ndata++;
 	s->k += kind == K_L; /* this load's index in the group (sh_own()) */
 }
@@ -1437,13 +1542,18 @@ static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 	s.gs = layout->total_sizeB;
 	s.base = IRTemp_INVALID;
 	s.k = 0;
+	VG_(memset)(s.reg_known, 0, sizeof(s.reg_known));
 	if (s.nsh < (UInt)in->tyenv->types_used) {
-		if (s.sh)
+		if (s.sh) {
 			VG_(free)(s.sh);
+			VG_(free)(s.need);
+		}
 		s.nsh = (UInt)in->tyenv->types_used * 2;
 		s.sh = VG_(malloc)("mmusim.shadow", s.nsh * sizeof(*s.sh));
+		s.need = VG_(malloc)("mmusim.shadow", s.nsh);
 	}
 	VG_(memset)(s.sh, 0, s.nsh * sizeof(*s.sh));
+	sh_need(&s, in);
 	for (; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 
@@ -1451,9 +1561,7 @@ static IRSB *mm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			continue;
 		inst_stmt(&s, in, st);
 		addStmtToIRSB(out, st);
-#ifndef X_NOSH
 		sh_stmt(&s, in, st);
-#endif
 	}
 	grp_flush(&s);
 	return out;
@@ -1502,11 +1610,8 @@ static void mm_post_clo_init(void)
 	recording = clo_skip == 0 && !clo_roi;
 	roi_client = clo_roi;
 	ld_base = recording ? MM_TAG0 : 0;
-	sm_rprim = VG_(am_shadow_alloc)(sizeof(Addr) << SM_PRIM);
-	sm_wprim = VG_(am_shadow_alloc)(sizeof(Addr) << SM_PRIM);
-	sm_zero = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
-	sm_sink = VG_(calloc)("mmusim.shadow", SM_WORDS, sizeof(UInt));
-	if (!sm_rprim || !sm_wprim)
+	sm_prim = VG_(am_shadow_alloc)(sizeof(*sm_prim) << SM_PRIM); /* zero pages until used */
+	if (!sm_prim)
 		VG_(tool_panic)("mmusim: no room for the shadow memory's primary maps");
 	VG_(atfork)(NULL, NULL, mm_fork_child);
 }
