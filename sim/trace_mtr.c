@@ -627,8 +627,19 @@ static size_t mtr_fast(struct mtr_reader *m, size_t n)
 			 * selecting forms 0 and 1 without branches (the forms
 			 * follow the program's loops, which the predictor learns).
 			 */
-			if (unlikely(form == 3 || !size))
-				goto out; /* control record or explicit size */
+			if (unlikely(form == 3 || !size)) {
+				/*
+				 * A DEP of d < 128 before a reference: taken here (the
+				 * capture writes one before most data references);
+				 * anything else, mtr_decode().
+				 */
+				if (t != MTR_TAG_DEP || !m->head.deps || !q[0] || q[0] > loads ||
+				    q[0] >= 0x80 || q[1] >= 0xc0 || m->version < 4)
+					goto out; /* control record or explicit size */
+				rec[n++] = (struct trace_rec){ .addr = 0, .size = q[0], .kind = R_DEP };
+				p = q + 1;
+				continue;
+			}
 			if (form == MTR_FORM_DELTA) {
 				uint64_t v = *q++;
 
