@@ -748,6 +748,7 @@ static void sync_head(struct layout_reader *lr)
 	h->markers = in->markers;
 	h->thread = in->thread;
 	h->version = in->version;
+	h->deps = in->deps;
 }
 
 /*
@@ -775,7 +776,7 @@ static int translate_batch(struct layout_reader *lr, struct trace_batch *b)
 				ilo = s->start, ispan = s->end - s->start, id = s->delta;
 			}
 			rec[i].addr = a + (vaddr_t)id;
-		} else if (rec[i].kind != R_INSNS) {
+		} else if (rec[i].kind != R_INSNS && rec[i].kind != R_DEP) {
 			if (a - dlo >= dspan) {
 				const struct layout_seg *s = layout_seg(lr->l, a);
 
@@ -833,7 +834,7 @@ static int layout_next(struct trace_reader *r, struct trace_batch *b, struct err
 			continue;
 		}
 		r->rec[n] = *in;
-		if (in->kind != R_INSNS)
+		if (in->kind != R_INSNS && in->kind != R_DEP)
 			r->rec[n].addr = layout_va(lr->l, in->addr);
 		n++;
 	}

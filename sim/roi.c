@@ -314,6 +314,8 @@ static int skip_range(struct sim *s, const struct trace_batch *b, size_t from, s
 				return sim_batch_fail(s, i, e);
 		} else if (r->kind == R_INSNS) {
 			st->skipped_insns += r->size;
+		} else if (r->kind == R_DEP) {
+			continue; /* a dependence: nothing to skip */
 		} else {
 			st->skipped_events++;
 			s->rec_no += i;

@@ -68,6 +68,11 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 			in->insns += r->size;
 		} else if (r->kind == R_TOUCH) {
 			in->touches[r->size < TOUCH_NR ? r->size : TOUCH_READ]++;
+		} else if (r->kind == R_DEP) {
+			if (r->size == 1)
+				in->dep_last++;
+			if (r->size > in->dep_max)
+				in->dep_max = r->size;
 		} else {
 			uint64_t last = r->addr + r->size - 1;
 
@@ -126,6 +131,15 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",
 			(unsigned long long)in->kinds[R_TOUCH], (unsigned long long)in->touches[TOUCH_READ],
 			(unsigned long long)in->touches[TOUCH_WRITE], (unsigned long long)in->touches[TOUCH_FETCH]);
+	/* R_DEP: the references whose address depends on an earlier load (trace.h) */
+	if (tr->deps)
+		fprintf(out, "dependences:  %llu (%llu on the load right before, the farthest %llu loads back)\n",
+			(unsigned long long)in->kinds[R_DEP], (unsigned long long)in->dep_last,
+			(unsigned long long)in->dep_max);
+	else if (tr->format == TF_MTR)
+		fprintf(out, "dependences:  not recorded (mtr version %u)\n", tr->version);
+	else
+		fprintf(out, "dependences:  not recorded (%s)\n", trace_format_name[tr->format]);
 	if (tr->thread || tr->forks || tr->roi_starts)
 		fprintf(out, "threads:      %llu switches; forks %llu; region-of-interest starts %llu\n",
 			(unsigned long long)tr->thread_switches, (unsigned long long)tr->forks,

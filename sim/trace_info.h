@@ -1,7 +1,8 @@
 /*
  * trace_info.h - what a trace holds (`mmusim trace info`): records by kind,
  * instructions, distinct 4 KiB pages, the address range and the OS events;
- * the pages touched while nothing was recorded (R_TOUCH), apart.
+ * the pages touched while nothing was recorded (R_TOUCH), apart; the
+ * dependences (R_DEP) when the source records them.
  */
 #ifndef MMUSIM_TRACE_INFO_H
 #define MMUSIM_TRACE_INFO_H
@@ -19,6 +20,7 @@ struct trace_info {
 	uint64_t lo, hi;           /* lowest and highest byte touched (lo > hi: none) */
 	uint64_t pages;            /* distinct 4 KiB pages touched */
 	uint64_t touches[TOUCH_NR]; /* R_TOUCH records of each enum touch_how (not references) */
+	uint64_t dep_last, dep_max; /* R_DEP records with d = 1; the largest d */
 };
 
 /*

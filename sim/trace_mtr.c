@@ -2,7 +2,8 @@
  * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
  *
  * A compact binary record stream (byte-exact specification in traces/README.md):
- *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 3), u16 flags (0), u32 reserved (0)
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 4), u16 flags (0; version 4: bit 0,
+ *            "dependences recorded"), u32 reserved (0)
  *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
  *            [varint size, when the tag's size is 0]
  *            form 0: nothing; the address is the stream's predicted address
@@ -24,9 +25,22 @@
  *            touch; a store to a page first read is a second TOUCH). It becomes
  *            an R_TOUCH record (addr: the page, size: how), in order with the
  *            events. A version 2 reader rejects version 3 by its header.
+ *   version 4 (the same tool since it records dependences): version 3, the
+ *            header flag MTR_FLAG_DEPS (the stream records every dependence:
+ *            a reference without a DEP before it is independent) and 0xca DEP
+ *            varint(d >= 1): the address of the reference that follows (the
+ *            next record must be one) depends on the value of the d-th most
+ *            recent load or modify record before it. It becomes an R_DEP record
+ *            (size d), right before that reference's; the header's flag sets
+ *            trace_reader.deps. A DEP without the flag, with d = 0, with d over
+ *            the loads read so far or not followed by a reference is corrupt
+ *            ("bad dependence"). A version 3 reader refuses version 4 by its
+ *            header.
  *            The writer writes version 1, or version 2 with the mappings and
- *            files of a version 2 source, version 3 for a version 3 source
- *            (mtr_write_all()).
+ *            files of a version 2 source, version 3 for a version 3 source,
+ *            version 4 (with the flag) for a source that records dependences
+ *            (a version 4 trace with the flag, a built-in workload) or any
+ *            version 4 source (mtr_write_all()).
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -62,7 +76,8 @@
 #include "zout.h"
 
 #define MTR_VERSION 1     /* what the writer writes */
-#define MTR_VERSION_MAX 3 /* what the reader reads */
+#define MTR_VERSION_MAX 4 /* what the reader reads */
+#define MTR_FLAG_DEPS 0x1 /* version 4's header flag: dependences recorded (DEP records) */
 #define MTR_HEADER 16
 /*
  * Longest record the reader carries over between chunks: version 2's mmap
@@ -91,6 +106,8 @@ enum {
 	MTR_TAG_MARKER = 0xc8,
 	/* version 3 */
 	MTR_TAG_TOUCH = 0xc9,
+	/* version 4 */
+	MTR_TAG_DEP = 0xca,
 };
 
 static const unsigned char mtr_magic[8] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n' };
@@ -122,6 +139,7 @@ struct mtr_reader {
 	vaddr_t expect[2];            /* predicted address: [0] fetches, [1] data */
 	uint64_t touch_vpn;           /* the page of the last TOUCH record + 1 (0 before the first) */
 	uint64_t nrec;                /* records decoded */
+	uint64_t loads;               /* load and modify records decoded (a DEP's d is at most this) */
 	unsigned version;
 	unsigned char save[MTR_MAXREC];
 	unsigned char tail[MTR_MAXREC];
@@ -454,7 +472,17 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 			return MTR_BAD;
 		}
 		m->expect[st] = a + size;
+		m->loads += kind & 1; /* R_LOAD and R_MODIFY */
 		*r = (struct trace_rec){ .addr = a, .size = (uint32_t)size, .kind = kind };
+	} else if (t == MTR_TAG_DEP && m->version >= 4) {
+		GETV(v);
+		if (p >= lim)
+			return MTR_TRUNC;
+		if (!m->head.deps || !v || v > m->loads || v > UINT32_MAX || *p >= 0xc0) {
+			*why = "bad dependence";
+			return MTR_BAD;
+		}
+		*r = (struct trace_rec){ .addr = 0, .size = (uint32_t)v, .kind = R_DEP };
 	} else if (t == MTR_TAG_INSNS) {
 		GETV(v);
 		if (!v || v > UINT32_MAX) {
@@ -571,6 +599,7 @@ static size_t mtr_fast(struct mtr_reader *m, size_t n)
 {
 	const unsigned char *p = m->p;
 	vaddr_t ei = m->expect[0], ed = m->expect[1];
+	uint64_t loads = m->loads;
 	struct trace_rec *rec = m->head.rec;
 	size_t n0 = n;
 
@@ -598,8 +627,19 @@ static size_t mtr_fast(struct mtr_reader *m, size_t n)
 			 * selecting forms 0 and 1 without branches (the forms
 			 * follow the program's loops, which the predictor learns).
 			 */
-			if (unlikely(form == 3 || !size))
-				goto out; /* control record or explicit size */
+			if (unlikely(form == 3 || !size)) {
+				/*
+				 * A DEP of d < 128 before a reference: taken here (the
+				 * capture writes one before most data references);
+				 * anything else, mtr_decode().
+				 */
+				if (t != MTR_TAG_DEP || !m->head.deps || !q[0] || q[0] > loads ||
+				    q[0] >= 0x80 || q[1] >= 0xc0 || m->version < 4)
+					goto out; /* control record or explicit size */
+				rec[n++] = (struct trace_rec){ .addr = 0, .size = q[0], .kind = R_DEP };
+				p = q + 1;
+				continue;
+			}
 			if (form == MTR_FORM_DELTA) {
 				uint64_t v = *q++;
 
@@ -636,6 +676,7 @@ static size_t mtr_fast(struct mtr_reader *m, size_t n)
 			rec[n].addr = a;
 			rec[n].size = size;
 			rec[n].kind = kind;
+			loads += kind & 1; /* R_LOAD and R_MODIFY: a DEP's bound (no branch) */
 			n++;
 			p = q;
 		}
@@ -644,6 +685,7 @@ out:
 	m->p = p;
 	m->expect[0] = ei;
 	m->expect[1] = ed;
+	m->loads = loads;
 	m->nrec += n - n0;
 	return n;
 }
@@ -811,12 +853,13 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 			m->version, MTR_VERSION_MAX);
 		goto fail;
 	}
-	if (get_le16(q + 10) || get_le32(q + 12)) {
+	if ((get_le16(q + 10) & ~(m->version >= 4 ? MTR_FLAG_DEPS : 0u)) || get_le32(q + 12)) {
 		err_set(e, m->head.name, 0, 0, "unsupported mtr flags 0x%x/0x%x",
 			get_le16(q + 10), get_le32(q + 12));
 		goto fail;
 	}
 	m->head.version = m->version;
+	m->head.deps = (get_le16(q + 10) & MTR_FLAG_DEPS) != 0;
 	m->p = q + MTR_HEADER;
 	m->end = q + len;
 	m->off_end = (uint64_t)len;
@@ -852,8 +895,11 @@ struct mtr_writer {
 	vaddr_t expect[2];
 	uint64_t touch_vpn; /* as the reader's */
 	uint64_t nrec;
+	uint64_t loads; /* load and modify records written (a DEP's d is at most this) */
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
-	unsigned version; /* of the header: 1, or 2 or 3 (mtr_writer_v2()) */
+	unsigned version; /* of the header: 1, or 2 to 4 (mtr_writer_v2()) */
+	bool deps; /* version 4's MTR_FLAG_DEPS: DEP records are written */
+	bool dep_pending; /* a DEP was written: the next record must be a reference */
 };
 
 static int mtr_w_err(struct mtr_writer *w, struct err *e, const char *fmt, const char *arg)
@@ -917,15 +963,19 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
 
 /*
  * Version 2 from @src (a reader of version 2 with its initial mappings; 3
- * for a version 3 reader, whose R_TOUCH records it then writes):
+ * for a version 3 reader, whose R_TOUCH records it then writes; 4 for a
+ * version 4 reader or a source that records dependences, whose R_DEP records
+ * it then writes, with the header flag if @src->deps):
  * write its mappings now, and the file of each mmap event with the event.
  * Called right after mtr_writer_open(). Thread switches, forks and region
  * starts are not carried over (the reader keeps only their counts).
  */
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
-	w->version = src->version >= 3 ? 3 : 2;
+	w->version = src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
+	w->deps = src->deps;
 	w->buf[8] = (unsigned char)w->version; /* the header is still in the buffer */
+	w->buf[10] = w->deps ? MTR_FLAG_DEPS : 0;
 	w->src = src;
 	for (size_t i = 0; i < src->nmaps; i++) {
 		const struct trace_map *m = &src->maps[i];
@@ -1036,6 +1086,13 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
 			return -1;
 		p = w->buf + w->len;
+		if (unlikely(w->dep_pending)) {
+			if (r->kind > R_MODIFY) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, "a dependence not right before a reference");
+			}
+			w->dep_pending = false;
+		}
 		switch (r->kind) {
 		case R_IFETCH:
 		case R_LOAD:
@@ -1052,7 +1109,23 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 					       r->size, MTR_SIZE_MAX);
 			}
 			p = mtr_put_ref(w, p, r);
+			w->loads += r->kind & 1; /* R_LOAD and R_MODIFY */
 			break;
+		case R_DEP:
+			if (!w->deps || !r->size || r->size > w->loads || w->dep_pending) {
+				w->failed = true;
+				if (!w->deps)
+					return err_set(e, w->path, 0, 0, "a dependence needs mtr version 4 "
+						       "(a source that records dependences)");
+				return err_set(e, w->path, 0, 0, "bad dependence %u after %llu loads",
+					       r->size, (unsigned long long)w->loads);
+			}
+			*p++ = MTR_TAG_DEP;
+			p = put_varint(p, r->size);
+			w->dep_pending = true;
+			w->len = (size_t)(p - w->buf);
+			w->nrec++;
+			continue;
 		case R_TOUCH:
 			if (w->version < 3 || r->size >= TOUCH_NR || r->addr >= VADDR_LIMIT) {
 				w->failed = true;
@@ -1134,6 +1207,10 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e)
 		ret = err_set(e, w->path, 0, 0, "not written after an earlier error");
 		commit = false;
 	}
+	if (commit && w->dep_pending) {
+		ret = err_set(e, w->path, 0, 0, "a dependence not right before a reference");
+		commit = false;
+	}
 	if (commit) {
 		unsigned char *p = w->buf + w->len;
 
@@ -1161,7 +1238,7 @@ int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e)
 	struct trace_batch b;
 	int n = 0;
 
-	if (w && (tr->nmaps || tr->version >= 3) && mtr_writer_v2(w, tr, e)) {
+	if (w && (tr->nmaps || tr->version >= 3 || tr->deps) && mtr_writer_v2(w, tr, e)) {
 		mtr_writer_close(w, false, NULL);
 		trace_close(tr);
 		return e->host ? -2 : -1;

@@ -55,6 +55,15 @@
  *       4096 (the law is over whole pages) and the pages are capped at
  *       ZIPF_PAGES_MAX (128 GiB) so the tables stay in memory.
  *
+ * Dependences (trace_reader.deps is true: R_DEP, trace.h): each chase step
+ * but the first loads from the address the step before loaded (p = p->next:
+ * an R_DEP of distance 1 before it). No other address depends on a traced
+ * load: STREAM's and stride's come from the loop index, GUPS's from HPCC's
+ * LFSR in a register, zipf's from the generator (whose tables a real program
+ * would load from, untraced here), the initialisation loops' from their
+ * index (chase's untraced index-array load gives the value stored, not its
+ * address).
+ *
  * Common keys: seed=N (the mt19937 seed; default: workload_open's @seed;
  * mt19937 keeps only the low 32 bits, and GSL maps seed 0 to 4357) and
  * madvise=0|1. Sizes take K/M/G/T suffixes (parse_size); so do counts
@@ -562,9 +571,11 @@ static size_t chase_fill(struct wl_reader *w, struct trace_rec *r, size_t cap)
 		w->i = i = 0;
 		pos = 0;
 	}
-	for (; i < w->count && k + 2 <= cap; i++, k += 2) {
-		rec_put(&r[k], 0, INSNS_CHASE_STEP, R_INSNS);
-		rec_put(&r[k + 1], base + w->stride * order[pos], 8, R_LOAD);
+	for (; i < w->count && k + 3 <= cap; i++) {
+		rec_put(&r[k++], 0, INSNS_CHASE_STEP, R_INSNS);
+		if (i) /* p = p->next: the address is the last load's value (the first is the list's head) */
+			rec_put(&r[k++], 0, 1, R_DEP);
+		rec_put(&r[k++], base + w->stride * order[pos], 8, R_LOAD);
 		if (++pos == w->n)
 			pos = 0;
 	}
@@ -805,6 +816,7 @@ struct trace_reader *workload_open_kernel(const char *spec, uint64_t seed, enum 
 	w->kind = k;
 	w->kernel = kernel;
 	w->phase = PH_EVENTS;
+	w->head.deps = true; /* every dependence is emitted (header comment) */
 	if (wl_setup(w, &p, seed, true, e)) {
 		wl_close(&w->head);
 		return NULL;

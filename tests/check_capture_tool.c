@@ -3,7 +3,8 @@
  * `mmusim capture` runs it: the same reference counts by kind as lackey on a
  * deterministic program (tests/capture/maps.c, compiled here), the mtr
  * version 2 records (initial mappings, mapping system calls with their
- * files, the fork), the region of interest and --keep-on-failure.
+ * files, the fork), the region of interest, --keep-on-failure and the
+ * dependences (tests/capture/deps.c).
  *
  * Needs valgrind, a C compiler and the tool built by `make` ($BUILD/valgrind);
  * without them the tests print why and pass.
@@ -273,6 +274,90 @@ START_TEST(region_of_interest)
 }
 END_TEST
 
+/* What a capture of tests/capture/deps.c MODE holds: loads, and DEP records by distance. */
+struct deps {
+	uint64_t loads, deps, d[512]; /* d[k]: DEP records of distance k (k < 512) */
+	bool recorded;               /* trace_reader.deps */
+};
+
+static void capture_deps(const char *mode, struct deps *c)
+{
+	struct capture_opts o = { .roi = true };
+	char bin[256], cmd[600], out[256];
+	char *argv[] = { "setarch", "-R", bin, (char *)mode, NULL };
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	int n;
+
+	snprintf(bin, sizeof(bin), "%s/deps", dir);
+	if (access(bin, X_OK)) {
+		snprintf(cmd, sizeof(cmd),
+			 "cc -std=gnu11 -O1 -static -no-pie -Iinclude -o %s tests/capture/deps.c", bin);
+		ck_assert_msg(!system(cmd), "cannot compile tests/capture/deps.c");
+	}
+	snprintf(out, sizeof(out), "%s/deps-%s.mtr", dir, mode);
+	capture(out, "mmusim", system("setarch -R true 2>/dev/null") ? argv + 2 : argv, &o);
+	memset(c, 0, sizeof(*c));
+	r = trace_open(out, TF_AUTO, &e);
+	ck_assert_ptr_nonnull(r);
+	c->recorded = r->deps;
+	ck_assert_uint_eq(r->version, 4);
+	while ((n = trace_next(r, &b, &e)) > 0)
+		for (size_t i = 0; i < b.n; i++) {
+			c->loads += b.recs[i].kind == R_LOAD || b.recs[i].kind == R_MODIFY;
+			if (b.recs[i].kind == R_DEP) {
+				c->deps++;
+				ck_assert_uint_lt(b.recs[i].size, 512);
+				c->d[b.recs[i].size]++;
+			}
+		}
+	ck_assert_int_eq(n, 0);
+	trace_close(r);
+}
+
+/*
+ * Dependences (tests/capture/deps.c, whose comment derives each count): a
+ * linked-list walk depends on the load before each step, an array sweep on
+ * none; a pointer kept in a stack slot and one stored in an array of list
+ * heads carry their dependence through memory, to the load that produced
+ * them.
+ */
+START_TEST(dependences)
+{
+	struct deps c;
+
+	if (!ready())
+		return;
+	capture_deps("list", &c);
+	ck_assert(c.recorded);
+	ck_assert_uint_eq(c.loads, 1000);
+	ck_assert_uint_eq(c.deps, 999);
+	ck_assert_uint_eq(c.d[1], 999);
+
+	capture_deps("sweep", &c);
+	ck_assert(c.recorded);
+	ck_assert_uint_eq(c.loads, 1000);
+	ck_assert_uint_eq(c.deps, 0);
+
+	/* each step: the reload of the slot (no DEP), p->next (DEP 2: the last p->next) */
+	capture_deps("spill", &c);
+	ck_assert_uint_eq(c.loads, 2000);
+	ck_assert_uint_eq(c.deps, 1000);
+	ck_assert_uint_eq(c.d[1], 1); /* the first step: on the reload of the slot set before */
+	ck_assert_uint_eq(c.d[2], 999);
+
+	/* 200 steps of the walk (199 DEP 1), then heads[j]->v: DEP 201 + j */
+	capture_deps("heads", &c);
+	ck_assert_uint_eq(c.loads, 600);
+	ck_assert_uint_eq(c.deps, 399);
+	ck_assert_uint_eq(c.d[1], 199);
+	for (int j = 0; j < 200; j++)
+		ck_assert_msg(c.d[201 + j] == 1, "heads[%d]->v: %llu DEPs of distance %d", j,
+			      (unsigned long long)c.d[201 + j], 201 + j);
+}
+END_TEST
+
 /* A program exiting non-zero: no trace, unless --keep-on-failure. */
 START_TEST(keep_on_failure)
 {
@@ -395,6 +480,7 @@ static Suite *capture_tool_suite(void)
 	tcase_add_test(tc, initial_maps_replayed);
 	tcase_add_test(tc, region_of_interest);
 	tcase_add_test(tc, keep_on_failure);
+	tcase_add_test(tc, dependences);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -25,6 +25,7 @@
 
 #include "../sim/trace.h"
 #include "../sim/trace_io.h"
+#include "../sim/workload.h"
 #include "check_run.h"
 
 static char tmpdir[256];
@@ -836,12 +837,12 @@ START_TEST(test_mtr_bad)
 	snprintf(want, sizeof(want), "%s: not an mtr trace (bad magic)", path);
 	expect_error(path, TF_MTR, want);
 
-	/* Versions 2 and 3 (mmusim's Valgrind tool) are read too: 4 is the first unknown. */
+	/* Versions 2 to 4 (mmusim's Valgrind tool) are read too: 5 is the first unknown. */
 	memcpy(b2, buf, len);
-	b2[8] = 4;
+	b2[8] = 5;
 	write_file(path, b2, len);
 	snprintf(want, sizeof(want),
-		 "%s: unsupported mtr version 4 (this build reads versions 1 to 3)", path);
+		 "%s: unsupported mtr version 5 (this build reads versions 1 to 4)", path);
 	expect_error(path, TF_AUTO, want);
 
 	/* A TOUCH record (0xc9) is version 3's: unknown before; its kind is 0 to 2. */
@@ -920,6 +921,149 @@ START_TEST(test_mtr_bad)
 	free(b2);
 	free(buf);
 	recs_free(&one);
+}
+END_TEST
+
+/* An mtr stream of @n bytes after a 16-byte header of @version and @flags, into @path. */
+static void write_v(const char *path, unsigned version, unsigned flags, const char *body, size_t n)
+{
+	unsigned char b[64] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n' };
+
+	ck_assert_uint_le(n, sizeof(b) - 16);
+	b[8] = (unsigned char)version;
+	b[10] = (unsigned char)flags;
+	memcpy(b + 16, body, n);
+	write_file(path, b, 16 + n);
+}
+
+/*
+ * Version 4: a DEP record (0xca, varint d) before a reference, read as an
+ * R_DEP of size d right before it, with trace_reader.deps set by the header
+ * flag (bit 0 of the flags); every way a DEP can be wrong.
+ */
+START_TEST(test_mtr_deps)
+{
+	/* load 8 bytes at 0x1000 (form 1: zigzag 0x2000), DEP 1, load at 0x1008 (form 0), END 3 */
+	static const char ok[] = "\x61\x80\x40\xca\x01\x21\xc0\x03";
+	const char *path = tmp_path("dep.mtr");
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	struct recs got = { 0 };
+	char want[1200], msg[1200];
+
+	write_v(path, 4, 1, ok, 8);
+	r = trace_open(path, TF_AUTO, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->version, 4);
+	ck_assert(r->deps);
+	ck_assert_int_eq(trace_next(r, &b, &e), 3);
+	ck_assert_uint_eq(b.recs[0].kind, R_LOAD);
+	ck_assert_uint_eq(b.recs[0].addr, 0x1000);
+	ck_assert_uint_eq(b.recs[1].kind, R_DEP);
+	ck_assert_uint_eq(b.recs[1].size, 1);
+	ck_assert_uint_eq(b.recs[1].addr, 0);
+	ck_assert_uint_eq(b.recs[2].kind, R_LOAD);
+	ck_assert_uint_eq(b.recs[2].addr, 0x1008);
+	ck_assert_int_eq(trace_next(r, &b, &e), 0);
+	trace_close(r);
+
+	/* version 4 without the flag: dependences unknown, and a DEP is then corrupt */
+	write_v(path, 4, 0, "\x61\x80\x40\xc0\x01", 5);
+	ck_assert_int_eq(drain(path, TF_AUTO, &got, msg, sizeof(msg)), 0);
+	r = trace_open(path, TF_AUTO, &e);
+	ck_assert(!r->deps);
+	trace_close(r);
+	recs_free(&got);
+	snprintf(want, sizeof(want), "%s: corrupt mtr trace at byte 19: bad dependence", path);
+	write_v(path, 4, 0, ok, 8);
+	expect_error(path, TF_AUTO, want);
+	/* d = 0; d = 2 after one load; a DEP before the END rather than a reference */
+	write_v(path, 4, 1, "\x61\x80\x40\xca\x00\x21\xc0\x03", 8);
+	expect_error(path, TF_AUTO, want);
+	write_v(path, 4, 1, "\x61\x80\x40\xca\x02\x21\xc0\x03", 8);
+	expect_error(path, TF_AUTO, want);
+	write_v(path, 4, 1, "\x61\x80\x40\xca\x01\xc0\x02", 7);
+	expect_error(path, TF_AUTO, want);
+	/* a store is not a load: d counts loads and modifies only */
+	write_v(path, 4, 1, "\x62\x80\x40\xca\x01\x21\xc0\x03", 8);
+	expect_error(path, TF_AUTO, want);
+	write_v(path, 4, 1, "\x63\x80\x40\xca\x01\x21\xc0\x03", 8); /* a modify is */
+	ck_assert_int_eq(drain(path, TF_AUTO, NULL, msg, sizeof(msg)), 0);
+	/* cut right after the DEP */
+	write_v(path, 4, 1, ok, 5);
+	snprintf(want, sizeof(want), "%s: truncated mtr trace at byte 21", path);
+	expect_error(path, TF_AUTO, want);
+	/* before version 4, 0xca is no tag; a version 3 header has no flags */
+	write_v(path, 3, 0, ok, 8);
+	snprintf(want, sizeof(want), "%s: corrupt mtr trace at byte 19: unknown tag", path);
+	expect_error(path, TF_AUTO, want);
+	write_v(path, 3, 1, ok, 8);
+	snprintf(want, sizeof(want), "%s: unsupported mtr flags 0x1/0x0", path);
+	expect_error(path, TF_AUTO, want);
+	write_v(path, 4, 3, ok, 8);
+	snprintf(want, sizeof(want), "%s: unsupported mtr flags 0x3/0x0", path);
+	expect_error(path, TF_AUTO, want);
+}
+END_TEST
+
+/*
+ * The writer: a source that records dependences (a built-in workload) gives
+ * version 4 with the flag, its R_DEP records kept (and kept again by a
+ * conversion of that file, byte for byte); a version 1 writer refuses R_DEP.
+ */
+START_TEST(test_mtr_deps_write)
+{
+	struct err e = { 0 };
+	struct trace_reader *r = workload_open("chase:size=64K,steps=20000", 1, &e); /* (the fast path too) */
+	struct recs got = { 0 };
+	struct mtr_writer *w;
+	struct trace_batch b;
+	unsigned char *f1, *f2;
+	size_t len1, len2, deps = 0;
+	char msg[1200];
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(mtr_write_all(r, tmp_path("chase.mtr"), &e), 0);
+	f1 = read_file(tmp_path("chase.mtr"), &len1);
+	ck_assert_uint_eq(f1[8], 4);
+	ck_assert_uint_eq(f1[10], 1);
+	ck_assert_int_eq(drain(tmp_path("chase.mtr"), TF_AUTO, &got, msg, sizeof(msg)), 0);
+	for (size_t i = 0; i < got.n; i++)
+		if (got.r[i].kind == R_DEP) {
+			ck_assert_uint_eq(got.r[i].size, 1);
+			ck_assert_uint_lt(i + 1, got.n);
+			ck_assert_uint_eq(got.r[i + 1].kind, R_LOAD);
+			deps++;
+		}
+	ck_assert_uint_eq(deps, 19999);
+	recs_free(&got);
+	r = trace_open(tmp_path("chase.mtr"), TF_AUTO, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(mtr_write_all(r, tmp_path("chase2.mtr"), &e), 0);
+	f2 = read_file(tmp_path("chase2.mtr"), &len2);
+	ck_assert_uint_eq(len1, len2);
+	ck_assert(!memcmp(f1, f2, len1));
+	free(f1);
+	free(f2);
+
+	/* GUPS: dependences recorded, none present */
+	r = workload_open("gups:size=64K,updates=100", 1, &e);
+	ck_assert_int_eq(mtr_write_all(r, tmp_path("gups.mtr"), &e), 0);
+	r = trace_open(tmp_path("gups.mtr"), TF_AUTO, &e);
+	ck_assert(r->deps);
+	trace_close(r);
+
+	/* a version 1 writer (a source without dependences) */
+	recs_add(&got, (struct trace_rec){ .addr = 0x1000, .size = 8, .kind = R_LOAD }, NULL);
+	recs_add(&got, (struct trace_rec){ .addr = 0, .size = 1, .kind = R_DEP }, NULL);
+	recs_add(&got, (struct trace_rec){ .addr = 0x1008, .size = 8, .kind = R_LOAD }, NULL);
+	b = (struct trace_batch){ got.r, got.n, NULL, 0 };
+	w = mtr_writer_open(tmp_path("v1.mtr"), &e);
+	ck_assert_int_eq(mtr_writer_put(w, &b, &e), -1);
+	ck_assert_str_eq(e.msg, "a dependence needs mtr version 4 (a source that records dependences)");
+	mtr_writer_close(w, false, &e);
+	recs_free(&got);
 }
 END_TEST
 
@@ -1269,6 +1413,8 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_mtr_size_bound);
 	tcase_add_test(tc, test_mtr_truncated);
 	tcase_add_test(tc, test_mtr_bad);
+	tcase_add_test(tc, test_mtr_deps);
+	tcase_add_test(tc, test_mtr_deps_write);
 	tcase_add_test(tc, test_mtr_garbage);
 	tcase_add_test(tc, test_mtr_writer);
 	tcase_add_test(tc, test_mtr_large);

@@ -32,9 +32,14 @@
 			ck_abort_msg(__VA_ARGS__); \
 	} while (0)
 
-/* A whole workload run, events renumbered into one array. */
+/*
+ * A whole workload run, events renumbered into one array; R_DEP records are
+ * counted in kinds[] and kept apart: dep[i] is the distance of the one right
+ * before recs[i] (0: none), so recs[] holds the references and events alone.
+ */
 struct run {
 	struct trace_rec *recs;
+	uint32_t *dep;
 	size_t n, cap;
 	struct os_event *ev;
 	size_t nev, evcap;
@@ -45,6 +50,7 @@ struct run {
 static void run_free(struct run *r)
 {
 	free(r->recs);
+	free(r->dep);
 	free(r->ev);
 	memset(r, 0, sizeof(*r));
 }
@@ -55,6 +61,7 @@ static void run_collect(struct run *r, const char *spec, uint64_t seed)
 	struct err e;
 	struct trace_batch b;
 	struct trace_reader *tr;
+	uint32_t dep = 0;
 	int got;
 
 	memset(r, 0, sizeof(*r));
@@ -62,6 +69,7 @@ static void run_collect(struct run *r, const char *spec, uint64_t seed)
 	tr = workload_open(spec, seed, &e);
 	ck_assert_msg(tr, "%s: %s", spec, e.msg);
 	ck_assert_int_eq(tr->format, TF_WORKLOAD);
+	ck_assert(tr->deps); /* every workload emits its dependences */
 	ck_assert_str_eq(tr->name, spec);
 	while ((got = trace_next(tr, &b, &e)) > 0) {
 		size_t i, used = 0;
@@ -71,13 +79,26 @@ static void run_collect(struct run *r, const char *spec, uint64_t seed)
 		if (r->n + b.n > r->cap) {
 			r->cap = (r->n + b.n) * 2;
 			r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
+			r->dep = realloc(r->dep, r->cap * sizeof(*r->dep));
 			ck_assert_ptr_nonnull(r->recs);
+			ck_assert_ptr_nonnull(r->dep);
 		}
 		for (i = 0; i < b.n; i++) {
 			struct trace_rec rec = b.recs[i];
 
 			CHECK(rec.kind < R_KIND_NR, "record %zu: kind %u", r->n, rec.kind);
 			r->kinds[rec.kind]++;
+			/* a dependence: right before a reference, d >= 1, address 0 */
+			CHECK(!dep || rec.kind <= R_MODIFY, "record %zu: an R_DEP before kind %u", r->n,
+			      rec.kind);
+			if (rec.kind == R_DEP) {
+				CHECK(rec.size >= 1 && rec.addr == 0, "record %zu: R_DEP %u at 0x%llx",
+				      r->n, rec.size, (unsigned long long)rec.addr);
+				dep = rec.size;
+				continue;
+			}
+			r->dep[r->n] = dep;
+			dep = 0;
 			if (rec.kind == R_INSNS)
 				r->insns += rec.size;
 			if (rec.kind == R_EVENT) {
@@ -100,6 +121,7 @@ static void run_collect(struct run *r, const char *spec, uint64_t seed)
 		ck_assert_uint_eq(used, b.nev);
 	}
 	ck_assert_int_eq(got, 0);
+	ck_assert_uint_eq(dep, 0); /* no R_DEP at the end */
 	/* The end stays the end. */
 	ck_assert_int_eq(trace_next(tr, &b, &e), 0);
 	trace_close(tr);
@@ -195,6 +217,7 @@ START_TEST(test_stream_counts)
 
 	run_collect(&r, "stream:size=64K,iterations=2", 1);
 	ck_assert_uint_eq(r.kinds[R_EVENT], 3);
+	ck_assert_uint_eq(r.kinds[R_DEP], 0); /* a[j], b[j], c[j]: from the index */
 	ck_assert_uint_eq(r.kinds[R_LOAD], 2 * 2 * n);
 	ck_assert_uint_eq(r.kinds[R_STORE], 3 * n + 2 * n);
 	ck_assert_uint_eq(r.kinds[R_MODIFY], 0);
@@ -308,6 +331,7 @@ START_TEST(test_madvise)
 	run_free(&r);
 
 	run_collect(&r, "zipf:size=64K,alpha=1,refs=10,madvise=1", 1);
+	ck_assert_uint_eq(r.kinds[R_DEP], 0);
 	ck_assert_uint_eq(r.nev, 2);
 	ck_assert_uint_eq(r.ev[1].kind, EV_MADVISE);
 	ck_assert_uint_eq(r.ev[1].advice, 14);
@@ -328,6 +352,7 @@ START_TEST(test_gups)
 	uint64_t i;
 
 	run_collect(&r, "gups:size=64K,updates=1000", 1);
+	ck_assert_uint_eq(r.kinds[R_DEP], 0); /* HPCC's indices come from its LFSR, not a load */
 	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
 	ck_assert_uint_eq(r.kinds[R_STORE], words);
 	ck_assert_uint_eq(r.kinds[R_MODIFY], 1000);
@@ -387,6 +412,7 @@ START_TEST(test_chase)
 	uint64_t i;
 
 	run_collect(&r, "chase:size=64K,steps=2048", 3);
+	ck_assert_uint_eq(r.kinds[R_DEP], 2047);
 	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
 	ck_assert_uint_eq(r.kinds[R_STORE], lines);
 	ck_assert_uint_eq(r.kinds[R_LOAD], 2048);
@@ -409,6 +435,9 @@ START_TEST(test_chase)
 		      off / 64 < lines, "step %llu: kind %u size %u offset 0x%llx",
 		      (unsigned long long)i, ld[2 * i + 1].kind, ld[2 * i + 1].size,
 		      (unsigned long long)off);
+		/* p = p->next: each step but the first depends on the load before it */
+		CHECK(r.dep[1 + 2 * lines + 2 * i + 1] == (i ? 1 : 0), "step %llu: dependence %u",
+		      (unsigned long long)i, r.dep[1 + 2 * lines + 2 * i + 1]);
 		if (i < lines) {
 			CHECK(!seen[off / 64], "line %llu visited twice in one lap",
 			      (unsigned long long)(off / 64));
@@ -553,6 +582,7 @@ START_TEST(test_stride)
 	uint64_t k;
 
 	run_collect(&r, "stride:size=64K,stride=4096,passes=2", 1);
+	ck_assert_uint_eq(r.kinds[R_DEP], 0);
 	ck_assert_uint_eq(r.kinds[R_EVENT], 1);
 	ck_assert_uint_eq(r.kinds[R_LOAD], 32);
 	ck_assert_uint_eq(r.kinds[R_STORE], 0);

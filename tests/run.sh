@@ -49,6 +49,7 @@ run_script e2e "the command line end to end" bash
 run_script e2e_sweep_inputs "a sweep's workload specs and traces checked before any point runs" bash
 run_script e2e_embed "examples/embed.c and the installed library print the CLI's counts" sh
 run_script e2e_traces "the committed traces" bash
+run_script e2e_deps "dependences: DEP records, trace info, a capture of a list walk" bash
 run_script layout_native "os.layout: kernel against this machine's Linux, setarch -R" bash
 run_script synopsis "one synopsis per command in README, man page and help, each option known" bash
 run_script man "every config key and command documented in doc/mmusim.1" sh

@@ -100,9 +100,13 @@ static void check_wl_batch(const struct trace_batch *b, int r, unsigned batch, s
 		const struct trace_rec *t = &b->recs[i];
 		size_t m;
 
-		FUZZ_ASSERT(t->kind < R_EVENT || t->kind == R_INSNS, "record %zu: kind %u", i, t->kind);
+		FUZZ_ASSERT(t->kind < R_EVENT || t->kind == R_INSNS || t->kind == R_DEP,
+			    "record %zu: kind %u", i, t->kind);
 		FUZZ_ASSERT(t->size >= 1, "record %zu: size 0", i);
-		if (t->kind == R_INSNS)
+		if (t->kind == R_DEP) /* a dependence (the chase's): right before a load, address 0 */
+			FUZZ_ASSERT(!t->addr && i + 1 < b->n && b->recs[i + 1].kind == R_LOAD,
+				    "record %zu: a dependence not before a load", i);
+		if (t->kind == R_INSNS || t->kind == R_DEP)
 			continue;
 		for (m = 0; m < *nmaps; m++)
 			if (t->addr >= maps[m].addr && t->addr - maps[m].addr < maps[m].len &&
