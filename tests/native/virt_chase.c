@@ -496,6 +496,16 @@ static void print_cpu(void)
 		fprintf(stderr, "cpuid: \"%s\", family %u model %u stepping %u\n", brand,
 			((a >> 8) & 0xf) + ((a >> 20) & 0xff), ((a >> 4) & 0xf) | ((a >> 12) & 0xf0),
 			a & 0xf);
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 31)) { /* CPUID.1:ECX bit 31: a hypervisor */
+		char sig[13];
+
+		__cpuid(0x40000000, a, b, c, d); /* its signature: whose nested paging walks under us */
+		memcpy(sig, &b, 4);
+		memcpy(sig + 4, &c, 4);
+		memcpy(sig + 8, &d, 4);
+		sig[12] = 0;
+		fprintf(stderr, "cpuid 0x40000000 (hypervisor signature): \"%s\"\n", sig);
+	}
 #endif
 }
 
