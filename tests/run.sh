@@ -12,7 +12,8 @@
 # (tests/e2e_mrc.sh), capture through env, exec and #! scripts (tests/e2e_capture.sh),
 # reports that do not mislead (tests/e2e_reports.sh), the
 # comparison with this machine's kernel (tests/native.sh), the smoke run of make
-# native-virt's measurement (tests/virt_native.sh) -- and close
+# native-virt's measurement (tests/virt_native.sh), make native-model's join and make
+# native-thp's program (tests/native_model.sh) -- and close
 # with the one summary line "N passed, N failed".
 # Tests run from the repository root: their data paths are relative to it.
 pass=0
