@@ -411,6 +411,138 @@ START_TEST(summarized_batches_count_the_same)
 }
 END_TEST
 
+/*
+ * R_DEP records (a dependence; nothing to the additive core) inside and around
+ * same-page runs: the summary only counts them, so they neither end nor open a
+ * run, and the counts are those of the plain loop -- with runs applied from the
+ * memo and with runs replayed record by record.
+ */
+static const struct os_event dep_ev[] = {
+	{ .kind = EV_MMAP, .prot = 5, .flags = 0x22, .fd = -1, .addr = 0x20000000, .len = 0x10000 },
+	{ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1, .addr = 0x10000000, .len = 0x100000 },
+	{ .kind = EV_MUNMAP, .addr = 0x100f0000, .len = 0x1000 },
+};
+/* the later passes' events: munmaps of what nothing touches */
+static const struct os_event dep_ev_again[] = {
+	{ .kind = EV_MUNMAP, .addr = 0x30000000, .len = 0x1000 },
+	{ .kind = EV_MUNMAP, .addr = 0x100e0000, .len = 0x1000 },
+	{ .kind = EV_MUNMAP, .addr = 0x100f0000, .len = 0x1000 },
+};
+static const struct trace_rec dep_recs[] = {
+	{ 0, 0, R_EVENT },		/* 0 */
+	{ 0, 1, R_EVENT },		/* 1 */
+	{ 0x20000000, 4, R_IFETCH },	/* 2 */
+	{ 0x10000000, 8, R_LOAD },	/* 3 */
+	{ 0x20000004, 4, R_IFETCH },	/* 4: run A opens */
+	{ 0, 1, R_DEP },		/* 5 */
+	{ 0x10000008, 8, R_LOAD },	/* 6 */
+	{ 0, 3, R_INSNS },		/* 7: folds into run A */
+	{ 0, 1, R_DEP },		/* 8 */
+	{ 0x10000010, 8, R_STORE },	/* 9 */
+	{ 0, 2, R_DEP },		/* 10 */
+	{ 0x10000018, 8, R_MODIFY },	/* 11 */
+	{ 0x20000008, 4, R_IFETCH },	/* 12 */
+	{ 0, 1, R_DEP },		/* 13 */
+	{ 0x10001000, 8, R_LOAD },	/* 14: a new page ends run A */
+	{ 0, 1, R_DEP },		/* 15 */
+	{ 0x10001ff0, 32, R_LOAD },	/* 16: crosses into the next page: replayed */
+	{ 0, 1, R_DEP },		/* 17 */
+	{ 0x10001008, 8, R_LOAD },	/* 18: no run after a crossing */
+	{ 0x10001010, 8, R_LOAD },	/* 19: run B */
+	{ 0, 1, R_DEP },		/* 20 */
+	{ 0, 2, R_EVENT },		/* 21: ends run B */
+	{ 0, 1, R_DEP },		/* 22 */
+	{ 0x10001018, 8, R_LOAD },	/* 23 */
+	{ 0x2000000c, 4, R_IFETCH },	/* 24 */
+	{ 0x20000010, 4, R_IFETCH },	/* 25: run C */
+	{ 0, 1, R_DEP },		/* 26 */
+	{ 0x10001020, 8, R_LOAD },	/* 27 */
+	{ 0, 1, R_DEP },		/* 28: ends the batch */
+};
+
+START_TEST(dependences_fold_into_summarized_runs)
+{
+	static const char *const sets[][3] = {
+		{ "os.mode=base", NULL, NULL },
+		{ "os.mode=thp", "tlb.l1d.4K.entries=16", NULL },
+		{ "os.mode=hugetlbfs", "tlb.l1i.2M.entries=0", "tlb.l1i.2M.ways=0" },
+		{ "os.mode=base", "tlb.policy=random", "cache.data_refs=true" },
+		{ "os.mode=base", "tlb.l1d.4K.entries=4", "tlb.policy=fifo" },
+	};
+	/* the hand-made batch (three times: later passes apply the runs from the memo), a chase */
+	const char *trace[] = { "hand-made", "chase:size=4M,stride=4K", "chase:size=256K" };
+
+	for (size_t t = 0; t < ARRAY_SIZE(trace); t++) {
+		struct sim *a = calloc(ARRAY_SIZE(sets), sizeof(*a)), *b = calloc(ARRAY_SIZE(sets), sizeof(*b));
+		struct batch_summary sum = { 0 };
+		struct err e = { 0 };
+		struct trace_reader *r = t ? workload_open(trace[t], 1, &e) : NULL;
+		struct trace_batch bt;
+		uint64_t segs = 0, deps = 0, pass = 0;
+		int n;
+
+		ck_assert_msg(t == 0 || r != NULL, "%s", e.msg);
+		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+			struct sim_config c;
+
+			config_defaults(&c);
+			for (int k = 0; k < 3 && sets[i][k]; k++)
+				ck_assert_msg(config_set(&c, sets[i][k], &e) == 0, "%s", e.msg);
+			ck_assert_msg(config_validate(&c, "t", &e) == 0, "%s", e.msg);
+			ck_assert_int_eq(sim_init(&a[i], &c, &e), 0);
+			ck_assert_int_eq(sim_init(&b[i], &c, &e), 0);
+		}
+		for (;;) {
+			if (t == 0) {
+				if (pass++ == 3)
+					break;
+				bt = (struct trace_batch){ dep_recs, ARRAY_SIZE(dep_recs), pass == 1 ? dep_ev : dep_ev_again,
+							   3 };
+				n = 1;
+			} else if ((n = trace_next(r, &bt, &e)) <= 0) {
+				break;
+			}
+			ck_assert_int_eq(sim_batch_summarize(&bt, &sum), 0);
+			segs += sum.n;
+			deps += sum.kinds[R_DEP];
+			if (t == 0) { /* runs A, B, C, each whole; 14 ops (run A's R_INSNS a word) */
+				ck_assert_uint_eq(sum.n, 3);
+				ck_assert_uint_eq(sum.nop, 14);
+				ck_assert_uint_eq(sum.kinds[R_DEP], 10);
+				ck_assert_uint_eq(sum.insns, 3);
+			}
+			for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+				ck_assert_msg(sim_run_batch(&a[i], &bt, &e) == 0, "%s", e.msg);
+				ck_assert_msg(sim_run_batch_summarized(&b[i], &bt, &sum, &e) == 0, "%s", e.msg);
+			}
+		}
+		ck_assert_int_eq(n, 0 + (t == 0));
+		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+			sim_finish(&a[i]);
+			sim_finish(&b[i]);
+			ck_assert_msg(memcmp(&a[i].st, &b[i].st, sizeof(a[i].st)) == 0, "%s, config %zu: counters differ",
+				      trace[t], i);
+			ck_assert_msg(memcmp(a[i].nrec, b[i].nrec, sizeof(a[i].nrec)) == 0,
+				      "%s, config %zu: record counts differ", trace[t], i);
+			ck_assert_uint_eq(b[i].nrec[R_DEP], deps);
+			ck_assert_uint_eq(a[i].rec_no, b[i].rec_no);
+			sim_check_invariants(&b[i]);
+			sim_destroy(&a[i]);
+			sim_destroy(&b[i]);
+		}
+		/* a dependence per chase step but the first; a 64-byte chase's steps share pages: runs */
+		static const uint64_t want_deps[] = { 30, 1023, 4095 }, want_segs[] = { 9, 0, 119 };
+		ck_assert_uint_eq(deps, want_deps[t]);
+		ck_assert_uint_eq(segs, want_segs[t]);
+		sim_batch_summary_free(&sum);
+		free(a);
+		free(b);
+		if (r)
+			trace_close(r);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sim");
@@ -419,6 +551,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, first_touch_rule);
 	tcase_add_test(tc, summarized_batches_count_the_same);
+	tcase_add_test(tc, dependences_fold_into_summarized_runs);
 	tcase_add_test(tc, walk_lengths);
 	tcase_add_test(tc, pwc_skips_levels);
 	tcase_add_test(tc, munmap_invalidates);
