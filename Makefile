@@ -206,10 +206,10 @@ native-thp: $(BUILD)/thp_causes
 	@f=plots/data/thp-causes.csv; if [ -e $$f ] && [ ! -f $$f ]; then echo "$$f exists and is not a regular file" >&2; exit 2; fi; \
 	$(BUILD)/thp_causes >$$f.tmp && mv -f $$f.tmp $$f && cat $$f
 
-$(BUILD)/thp_causes: tests/native/thp_causes.c | $(BUILD)
+$(BUILD)/thp_causes: tests/native/thp_causes.c tests/native/native_lib.h | $(BUILD)
 	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<
 
-$(BUILD)/virt_chase: tests/native/virt_chase.c | $(BUILD)
+$(BUILD)/virt_chase: tests/native/virt_chase.c tests/native/native_lib.h | $(BUILD)
 	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<
 
 debug:

@@ -339,6 +339,23 @@ START_TEST(out_of_memory_is_reported)
 }
 END_TEST
 
+/* Machines a[i] and b[i] from the same config: the defaults with @sets[i]'s --sets. */
+static void init_pairs(struct sim *a, struct sim *b, const char *const (*sets)[3], size_t n)
+{
+	struct err e = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		struct sim_config c;
+
+		config_defaults(&c);
+		for (int k = 0; k < 3 && sets[i][k]; k++)
+			ck_assert_msg(config_set(&c, sets[i][k], &e) == 0, "%s", e.msg);
+		ck_assert_msg(config_validate(&c, "t", &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(sim_init(&a[i], &c, &e), 0);
+		ck_assert_int_eq(sim_init(&b[i], &c, &e), 0);
+	}
+}
+
 /*
  * Several simulators fed from one batch (sweeps, --modes) use the shared memo
  * summary: every counter must equal a plain run's, on a real trace with syscall
@@ -370,16 +387,7 @@ START_TEST(summarized_batches_count_the_same)
 		int n;
 
 		ck_assert_msg(r != NULL, "%s", e.msg);
-		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
-			struct sim_config c;
-
-			config_defaults(&c);
-			for (int k = 0; k < 3 && sets[i][k]; k++)
-				ck_assert_msg(config_set(&c, sets[i][k], &e) == 0, "%s", e.msg);
-			ck_assert_msg(config_validate(&c, "t", &e) == 0, "%s", e.msg);
-			ck_assert_int_eq(sim_init(&a[i], &c, &e), 0);
-			ck_assert_int_eq(sim_init(&b[i], &c, &e), 0);
-		}
+		init_pairs(a, b, sets, ARRAY_SIZE(sets));
 		while ((n = trace_next(r, &bt, &e)) > 0) {
 			ck_assert_int_eq(sim_batch_summarize(&bt, &sum), 0);
 			segs += sum.n;
@@ -482,16 +490,7 @@ START_TEST(dependences_fold_into_summarized_runs)
 		int n;
 
 		ck_assert_msg(t == 0 || r != NULL, "%s", e.msg);
-		for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
-			struct sim_config c;
-
-			config_defaults(&c);
-			for (int k = 0; k < 3 && sets[i][k]; k++)
-				ck_assert_msg(config_set(&c, sets[i][k], &e) == 0, "%s", e.msg);
-			ck_assert_msg(config_validate(&c, "t", &e) == 0, "%s", e.msg);
-			ck_assert_int_eq(sim_init(&a[i], &c, &e), 0);
-			ck_assert_int_eq(sim_init(&b[i], &c, &e), 0);
-		}
+		init_pairs(a, b, sets, ARRAY_SIZE(sets));
 		for (;;) {
 			if (t == 0) {
 				if (pass++ == 3)

@@ -39,85 +39,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define PAGE 4096UL
-#define HPAGE (2UL << 20)
+#include "native_lib.h"
+
 #define BLOCK 16
 #define STEADY_LAPS 4
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static inline uint64_t xs64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-static char *buf_map(uint64_t size, int thp)
-{
-	char *raw = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-	uintptr_t start, end;
-
-	if (raw == MAP_FAILED)
-		return NULL;
-	start = ((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1);
-	end = start + size;
-	if (start > (uintptr_t)raw)
-		munmap(raw, start - (uintptr_t)raw);
-	if ((uintptr_t)raw + size + HPAGE > end)
-		munmap((char *)end, (uintptr_t)raw + size + HPAGE - end);
-	if (madvise((char *)start, size, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
-		munmap((char *)start, size);
-		return NULL;
-	}
-	return (char *)start;
-}
-
-static double huge_share(const char *buf, uint64_t size)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	unsigned long lo, hi, kb, total = 0;
-	int in = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = lo < (uintptr_t)buf + size && hi > (uintptr_t)buf;
-			continue;
-		}
-		if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			total += kb;
-	}
-	fclose(f);
-	return (double)total * 1024 / (double)size;
-}
-
-static __attribute__((noinline)) void *chase_steps(void *p, uint64_t steps)
-{
-	while (steps--)
-		p = *(void **)p;
-	return p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void *volatile sink;
 

@@ -74,8 +74,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define PAGE 4096UL
-#define HPAGE (2UL << 20)
+#include "native_lib.h"
+
 #define MAXRUNS 15
 #define CHUNK (1UL << 16)       /* steps between two looks at the clock */
 #define GUPS_WARM (1UL << 20)   /* untimed updates before a GUPS run */
@@ -99,82 +99,6 @@ struct result {
 	double ns[MAXRUNS];
 	double min_share;
 };
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* xorshift64* (Vigna): a fixed-seed generator, fast next to a cache miss. */
-static inline uint64_t xs64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-/* A buffer of @size bytes (a multiple of 2 MiB) on a 2 MiB boundary, one VMA, advised. */
-static char *buf_map(uint64_t size, enum pages pg)
-{
-	char *raw = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-	uintptr_t start, end;
-
-	if (raw == MAP_FAILED)
-		return NULL;
-	start = ((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1);
-	end = start + size;
-	if (start > (uintptr_t)raw)
-		munmap(raw, start - (uintptr_t)raw);
-	if ((uintptr_t)raw + size + HPAGE > end)
-		munmap((char *)end, (uintptr_t)raw + size + HPAGE - end);
-	if (madvise((char *)start, size, pg == PG_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
-		munmap((char *)start, size);
-		return NULL;
-	}
-	return (char *)start;
-}
-
-/*
- * The share of [@buf, @buf + @size) that /proc/self/smaps reports as AnonHugePages:
- * the sum over the VMAs overlapping it (buf_map() makes it one VMA of exactly that
- * range), or -1 if smaps cannot be read.
- */
-static double huge_share(const char *buf, uint64_t size)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	unsigned long lo, hi, kb, total = 0;
-	int in = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = lo < (uintptr_t)buf + size && hi > (uintptr_t)buf;
-			continue;
-		}
-		if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			total += kb;
-	}
-	fclose(f);
-	return (double)total * 1024 / (double)size;
-}
-
-/* @steps dependent loads from @p; noinline so that the loop is the same for every caller. */
-static __attribute__((noinline)) void *chase_steps(void *p, uint64_t steps)
-{
-	while (steps--)
-		p = *(void **)p;
-	return p;
-}
 
 /* @n random read-modify-writes of @t[0..mask] from generator state @s. */
 static __attribute__((noinline)) void gups_updates(uint64_t *t, uint64_t mask, uint64_t *s,
@@ -416,13 +340,6 @@ static int memlat_row(uint64_t size, const struct opts *o)
 	       o->runs);
 	fflush(stdout);
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static double median(double *v, unsigned n)
