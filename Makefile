@@ -7,6 +7,7 @@
 #   make native-virt  issue 15's native chase/GUPS table on this machine into plots/data/ (minutes)
 #   make native-model this machine's ns per step beside the overlap model's, into plots/data/ (minutes)
 #   make native-thp   guest THP's costs apart from translation on this machine, into plots/data/ (minutes)
+#   make native-guest tests/native.sh with its native side in a QEMU guest's stock kernel (minutes)
 #   make debug    ASan + UBSan build in build/debug/ (make check-debug runs the suite with it)
 #   make deps     apt-get install whatever Debian package is missing
 #   make install  PREFIX=... (default /usr/local): binary, configs, traces/, plots/ scripts, man page,
@@ -40,7 +41,7 @@ TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 EMBED := $(BUILD)/examples/embed
 
-.PHONY: all check check-run demo bench figures native-virt native-model native-thp debug check-debug deps ensure-deps golden-update clean tests install fuzz
+.PHONY: all check check-run demo bench figures native-virt native-model native-thp native-guest debug check-debug deps ensure-deps golden-update clean tests install fuzz
 
 all: mmusim vgtool
 
@@ -205,6 +206,17 @@ native-model: mmusim $(BUILD)/virt_chase
 native-thp: $(BUILD)/thp_causes
 	@f=plots/data/thp-causes.csv; if [ -e $$f ] && [ ! -f $$f ]; then echo "$$f exists and is not a regular file" >&2; exit 2; fi; \
 	$(BUILD)/thp_causes >$$f.tmp && mv -f $$f.tmp $$f && cat $$f
+
+# make native-guest: tests/native.sh with its native runs and its config host in a QEMU (TCG)
+# guest booted from a stock Debian kernel (tests/native/guest.sh, GUEST_KERNEL: a linux-image
+# .deb; README, Testing), in three states of the zero pages: as booted, the huge zero page
+# allocated before the suite, use_zero_page 0. The capture and the replay run here. Minutes,
+# so not part of make check; each state prints "SKIP: why" and counts as passed without qemu
+# or the kernel.
+native-guest: mmusim vgtool
+	@st=0; for s in fresh huge-zero-allocated use-zero-page-0; do \
+		echo "== NATIVE_GUEST=$$s"; NATIVE_GUEST=$$s bash tests/native.sh || st=1; \
+	done; exit $$st
 
 $(BUILD)/thp_causes: tests/native/thp_causes.c tests/native/native_lib.h | $(BUILD)
 	$(CC) -std=c11 -O2 -g $(WARN) -o $@ $<

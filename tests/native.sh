@@ -43,6 +43,9 @@ MMUSIM=${MMUSIM:-./mmusim}
 case $MMUSIM in /*) ;; */*) MMUSIM=$PWD/$MMUSIM ;; esac # the cases run in their directory
 RUNS=${NATIVE_RUNS:-3}
 GUEST=${NATIVE_GUEST:-}
+case $GUEST in "" | fresh | huge-zero-allocated | use-zero-page-0) ;;
+*) echo "NATIVE_GUEST: unknown state '$GUEST' (fresh, huge-zero-allocated, use-zero-page-0)" >&2; exit 2 ;;
+esac
 
 skip() { echo "SKIP: $*"; exit 0; }
 [ "$(uname -m)" = x86_64 ] || skip "not an x86-64 machine"
@@ -255,30 +258,32 @@ pass=0 xfail=0 fails=0
 for spec in $CASES; do
 	run_case "$spec"
 done
-# In the guest, a case whose first run made the huge zero page (the guest's config host
-# before its first run and after its last disagree): that first run alone against a
-# replay configured from before it -- the huge zero page allocated by the replay too.
-if [ -n "$GUEST" ]; then
-	for spec in $CASES; do
-		IFS=: read -r name prog bin <<<"$spec"
-		[ -e "$T/guest/$name.host0.yaml" ] || continue
-		[ "$(grep -o 'huge_zero_allocated: [a-z]*' "$T/guest/$name.host0.yaml")" = \
-			"$(grep -o 'huge_zero_allocated: [a-z]*' "$T/guest/$name.host.yaml")" ] ||
-			run_case "$name-first-run:$prog:$bin"
-	done
-fi
-
 # Both ways of the huge zero page: as root, thp-read once more with
 # transparent_hugepage/use_zero_page flipped (config host reads it before the
 # replay), the value restored on any exit. Where the kernel gives zero pages this
 # is the huge zero page against a THP on the first read; where it refuses them
 # (mm_forbids_zeropage()) both are a THP, and the replay must say the same.
+# The guest ran it after the suite.
 UZP=/sys/kernel/mm/transparent_hugepage/use_zero_page
 if [ -n "$GUEST" ]; then
+	flipped=""
 	for f in "$T"/guest/thp-read-use_zero_page=*.host.yaml; do
 		[ -e "$f" ] || continue
 		f=${f##*/}
-		run_case "${f%.host.yaml}:thp-read:steps"
+		flipped="$flipped ${f%.host.yaml}:thp-read:steps"
+	done
+	for spec in $flipped; do
+		run_case "$spec"
+	done
+	# A case whose first run made the huge zero page (the guest's config host before
+	# its first run and after its last disagree): that first run alone against a
+	# replay configured from before it, where the replay allocates it too.
+	for spec in $CASES $flipped; do
+		IFS=: read -r name prog bin <<<"$spec"
+		[ -e "$T/guest/$name.host0.yaml" ] || continue
+		[ "$(grep -o 'huge_zero_allocated: [a-z]*' "$T/guest/$name.host0.yaml")" = \
+			"$(grep -o 'huge_zero_allocated: [a-z]*' "$T/guest/$name.host.yaml")" ] ||
+			run_case "$name-first-run:$prog:$bin"
 	done
 elif [ "$(id -u)" = 0 ] && [ -w "$UZP" ] && uzp0=$(cat "$UZP") && [ "$uzp0" = 0 -o "$uzp0" = 1 ]; then
 	trap 'echo "$uzp0" >"$UZP"; rm -rf "$T"' EXIT
