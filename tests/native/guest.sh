@@ -57,7 +57,7 @@ for t in mkfs.ext4 debugfs cpio xz; do
 	command -v $t >/dev/null 2>&1 || skip "no $t (e2fsprogs, cpio, xz-utils)"
 done
 KERNEL=${GUEST_KERNEL:-$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/mmusim/guest/linux-image-*.deb 2>/dev/null | head -1)}
-[ -n "$KERNEL" ] && [ -e "$KERNEL" ] || skip "no guest kernel: set GUEST_KERNEL to a Debian linux-image .deb (README, Testing)"
+[ -n "$KERNEL" ] && [ -e "$KERNEL" ] || skip "no guest kernel: set GUEST_KERNEL to a Debian linux-image .deb (README, Tests)"
 [ -x "$DIR/steps" ] || { echo "$0: no $DIR/steps" >&2; exit 2; }
 
 G=$DIR/guest W=$DIR/guest.work
