@@ -35,7 +35,7 @@
 # one was extracted into (dpkg-deb -x); by default the newest
 # ${XDG_CACHE_HOME:-~/.cache}/mmusim/guest/linux-image-*.deb. QEMU runs TCG
 # (no /dev/kvm needed), one CPU, GUEST_MEM MiB (2048), for at most
-# GUEST_TIMEOUT seconds (3600). Prints "SKIP: why" and exits 0 without
+# GUEST_TIMEOUT seconds (1200). Prints "SKIP: why" and exits 0 without
 # DIR/guest/done when qemu, busybox-static, e2fsprogs or the kernel is missing;
 # exits 1 when the guest fails.
 set -u
@@ -167,7 +167,7 @@ chmod +x "$R/init" || exit 1
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$W/initrd.gz" || exit 1
 
 truncate -s 512M "$W/disk.img" && mkfs.ext4 -q -F "$W/disk.img" >/dev/null || exit 1
-timeout "${GUEST_TIMEOUT:-3600}" "$QEMU" -accel tcg -cpu max,la57=off -smp 1 -m "${GUEST_MEM:-2048}" \
+timeout "${GUEST_TIMEOUT:-1200}" "$QEMU" -accel tcg -cpu max,la57=off -smp 1 -m "${GUEST_MEM:-2048}" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$W/initrd.gz" \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
