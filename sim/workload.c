@@ -32,10 +32,12 @@
  *       elements of B bytes in the order of one random cycle through all of
  *       them (Sattolo's algorithm on the GSL generator); each element is
  *       visited at its first 8 bytes, so a step touches one cache line of
- *       its element. B is a power of two, 64 <= B <= S, S a multiple of B;
+ *       its element. B is a multiple of 64, 64 <= B <= S, S a multiple of B;
  *       the default 64 chases every cache line, B = 4K one line per 4 KiB
  *       page (the classic TLB pointer chase: each step a new page, no two
- *       steps share a cache line). The initialisation stores each element's
+ *       steps share a cache line), B = 4160 (4K + 64) one line per page at
+ *       successive offsets (the lines of B = 4K are page-aligned and all fall
+ *       in 1/64 of a physically indexed cache's sets). The initialisation stores each element's
  *       next pointer (one 8-byte store at the start of each element, in
  *       address order; the permutation itself lives in an untraced index
  *       array), then N dependent 8-byte loads follow the cycle from element
@@ -104,7 +106,8 @@
  *                   and, xor to memory, add, cmp, jne
  *   chase init   9: load of the index array, 2 shifts, add, store, mov,
  *                   add, cmp, jne (the index-array load is not traced; the
- *                   shifts are by log2(B), the same code for every stride)
+ *                   shifts are by log2(B), an imul for a B that is not a
+ *                   power of two: the same count for every stride)
  *   chase step   4: mov (p), p; add, cmp, jne
  *   stride       4: add mem to sum; add, cmp, jb
  *   zipf         4: as stride; the generator's own instructions that pick the
@@ -707,8 +710,8 @@ static int wl_setup(struct wl_reader *w, const struct wl_params *p, uint64_t see
 			return wl_err(e, k, "size %llu is not a multiple of %d",
 				      (unsigned long long)size, CACHE_LINE);
 		w->stride = (p->given & KB(K_STRIDE)) ? p->u[K_STRIDE] : CACHE_LINE;
-		if (w->stride < CACHE_LINE || (w->stride & (w->stride - 1)))
-			return wl_err(e, k, "stride %llu is not a power of two >= %d",
+		if (w->stride < CACHE_LINE || w->stride % CACHE_LINE)
+			return wl_err(e, k, "stride %llu is not a multiple of %d",
 				      (unsigned long long)w->stride, CACHE_LINE);
 		if (w->stride > size)
 			return wl_err(e, k, "stride %llu is larger than size %llu",

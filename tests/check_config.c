@@ -390,6 +390,13 @@ START_TEST(test_zen5_file)
 	ck_assert_uint_eq(c.cache[CL_LLC].ways, 16);
 	ck_assert_uint_eq(c.cache[CL_LLC].latency, 50);
 	ck_assert_uint_eq(c.dram_latency, 486); /* measured: make native-model's memlat row */
+	/* the overlap core's window, as the file sources it (AMD's figures via chipsandcheese,
+	 * AMD's perf events); the walkers and the L2/LLC misses in flight stay unsourced */
+	ck_assert_uint_eq(c.core.rob, 448);
+	ck_assert_uint_eq(c.core.width, 8);
+	ck_assert_uint_eq(c.core.store_buffer, 104);
+	ck_assert_uint_eq(c.core.walkers, 6);
+	ck_assert_uint_eq(c.cache[CL_L1D].mshrs, 64);
 	/* os.* is not in the file: defaults kept. */
 	config_defaults(&d);
 	ck_assert_uint_eq(c.memory, d.memory);

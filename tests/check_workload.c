@@ -545,6 +545,34 @@ START_TEST(test_chase_stride)
 	run_free(&r);
 	free(seen);
 
+	/*
+	 * A stride that is not a power of two: stride=4160 (4 KiB + 64) puts element
+	 * i at base + 4160 i, so successive elements sit one line further into their
+	 * page (the page-aligned lines of stride=4K all fall in 1/64 of a cache's sets).
+	 */
+	run_collect(&r, "chase:size=520000,stride=4160", 5);
+	ck_assert_uint_eq(r.kinds[R_STORE], 125);
+	ck_assert_uint_eq(r.kinds[R_LOAD], 125);
+	ck_assert_uint_eq(r.insns, 9 * 125 + 4 * 125);
+	unsigned char seen2[125] = { 0 };
+
+	for (i = 0; i < 125; i++) {
+		uint64_t a = r.ev[0].addr + 4160 * i;
+
+		check_rec(&r.recs[2 + 2 * i], a, 8, R_STORE);
+		ck_assert_uint_eq(a / 64 % 64, i % 64);
+	}
+	ld = &r.recs[1 + 2 * 125];
+	for (i = 0; i < 125; i++) {
+		uint64_t off = ld[2 * i + 1].addr - r.ev[0].addr;
+
+		CHECK(ld[2 * i + 1].kind == R_LOAD && off % 4160 == 0 && off / 4160 < 125 &&
+		      !seen2[off / 4160], "stride 4160, step %llu: offset 0x%llx",
+		      (unsigned long long)i, (unsigned long long)off);
+		seen2[off / 4160] = 1;
+	}
+	run_free(&r);
+
 	/* stride = size: one element, a cycle of length one */
 	run_collect(&r, "chase:size=2M,stride=2M,steps=3", 5);
 	ck_assert_uint_eq(r.kinds[R_STORE], 1);
@@ -815,9 +843,10 @@ START_TEST(test_errors)
 		{ "chase:size=96", "-w: chase: size 96 is not a multiple of 64" },
 		{ "chase:size=64K,steps=0", "-w: chase: steps must not be 0" },
 		{ "chase:size=64K,stride=0", "-w: chase: stride must not be 0" },
-		{ "chase:size=64K,stride=32", "-w: chase: stride 32 is not a power of two >= 64" },
-		{ "chase:size=64K,stride=96", "-w: chase: stride 96 is not a power of two >= 64" },
-		{ "chase:size=64K,stride=4097", "-w: chase: stride 4097 is not a power of two >= 64" },
+		{ "chase:size=64K,stride=32", "-w: chase: stride 32 is not a multiple of 64" },
+		{ "chase:size=64K,stride=96", "-w: chase: stride 96 is not a multiple of 64" },
+		{ "chase:size=64K,stride=4097", "-w: chase: stride 4097 is not a multiple of 64" },
+		{ "chase:size=64K,stride=192", "-w: chase: size 65536 is not a multiple of stride 192" },
 		{ "chase:size=64K,stride=128K", "-w: chase: stride 131072 is larger than size 65536" },
 		{ "chase:size=192,stride=128", "-w: chase: size 192 is not a multiple of stride 128" },
 		{ "chase:size=6K,stride=4K", "-w: chase: size 6144 is not a multiple of stride 4096" },
