@@ -300,7 +300,7 @@ static bool level_touch(struct cache_array *lv, uint64_t line, size_t *slot, uin
 	return false;
 }
 
-/* A dirty @line left level @l: into the next level that holds it, else to DRAM. */
+/* A dirty line (@line: its number + 1) left level @l: into the next level that holds it, else to DRAM. */
 static void write_back(struct cache *c, unsigned l, uint64_t line)
 {
 	for (unsigned k = l + 1; k < CL_NR; k++) {
@@ -328,7 +328,7 @@ static bool touch(struct cache *c, unsigned l, uint64_t line, size_t *slot)
 	bool hit = level_touch(&c->lv[l], line, slot, &victim, &vmeta);
 
 	if (!hit && victim && (vmeta & CM_DIRTY))
-		write_back(c, l, victim - 1);
+		write_back(c, l, victim);
 	return hit;
 }
 
