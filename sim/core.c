@@ -17,6 +17,19 @@
  * misses D(x) = x * cpi = R(x): cycles.total is instructions x CPI, as under
  * additive. Simulated time under overlap is R(last): cycles.total.
  *
+ * Dispatch: one instruction per cpu.cpi, the base CPI of the work that is not
+ * memory (the issue queues, ports and dependences between registers it stands
+ * for), not 1 / cpu.width: the width bounds retirement (and cpi may not be
+ * below 1 / width, config.c), while a real core reaches its width only on
+ * code that allows it. Where cpi comes from is the machine file's business: a
+ * measured base CPI of a workload with no miss is a source (configs/zen5.yaml
+ * takes STREAM's triad on L1D-resident arrays, virt_chase --model's triadl1
+ * row: cycles per element over the 7 instructions the model counts), the
+ * documented default 1.0 otherwise. One cpi for every workload is a
+ * simplification: a workload whose non-memory work differs (GUPS's generator,
+ * a chase's single load) is dispatched at the same rate, which matters only
+ * where memory does not bound it.
+ *
  * Translation: an L1 TLB miss costs tlb.latency.l1 + tlb.latency.stlb (the
  * probes); an STLB miss then waits for the first free of walk.walkers walkers
  * and holds it for the walk's cycles (its PWC probes and entry reads, serial
