@@ -160,6 +160,7 @@ struct key {
 	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency), \
 	KO(p ".mshrs", KT_U32, cache[lvl].mshrs, CK_NONZERO)
 
+/* A prefetcher's keys (written under overlap or when set: config_write_yaml()) */
 #define KPF(p, i)                                                            \
 	KO(p ".degree", KT_U32, prefetch[i].degree, CK_NONE),                \
 	KO(p ".distance", KT_U32, prefetch[i].distance, CK_NONE),            \
@@ -1799,9 +1800,30 @@ static size_t virt_key0(void)
 	return (size_t)key_index("virt.mode");
 }
 
+/*
+ * The timed memory's keys (cache.dram_bandwidth, cache.prefetch.*: the last of
+ * the cache group) are written under cpu.model overlap or when one is set: an
+ * additive config that leaves them alone is written (and hashed) as before
+ * they existed, as a bare-metal one is without the virt.* keys.
+ */
+static bool mem_keys_shown(const struct sim_config *c)
+{
+	return c->core.model == CPU_OVERLAP || c->dram_bandwidth != 0 ||
+	       memcmp(c->prefetch, &(struct prefetch_cfg[PF_NR]){ { 0 } }, sizeof(c->prefetch));
+}
+
 void config_write_yaml(const struct sim_config *c, FILE *out)
 {
+	size_t end = c->virt.mode == VIRT_NONE ? virt_key0() : NKEYS;
+	size_t m0 = (size_t)key_index("cache.dram_bandwidth");
+	size_t m1 = (size_t)key_index("cache.prefetch.l2.streams") + 1;
+
 	fputs("# mmusim configuration (every key; `mmusim config show` writes this)\n",
 	      out);
-	emit_block(c, out, 0, c->virt.mode == VIRT_NONE ? virt_key0() : NKEYS, 0, 0);
+	if (mem_keys_shown(c)) {
+		emit_block(c, out, 0, end, 0, 0);
+	} else {
+		emit_block(c, out, 0, m0, 0, 0);
+		emit_block(c, out, m1, end, 0, 0);
+	}
 }
