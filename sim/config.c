@@ -118,7 +118,11 @@ enum kcheck {
 	CK_CPI,     /* 0 .. CPI_MAX */
 	CK_SHARE,   /* finite, 0 .. 1 */
 	CK_MEMORY0, /* 0 (the default's rule), or as CK_MEMORY */
+	CK_BW,      /* finite, 0 .. BW_MAX */
 };
+
+/* The largest cache.dram_bandwidth, bytes a cycle: 16 lines of 64 bytes, past any one core's. */
+#define BW_MAX 1024.0
 
 /*
  * The largest cpu.cpi: more than a core that waits on main memory at every
@@ -155,6 +159,12 @@ struct key {
 	K(p ".size", KT_SIZE64, cache[lvl].size, CK_NONE),                   \
 	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency), \
 	KO(p ".mshrs", KT_U32, cache[lvl].mshrs, CK_NONZERO)
+
+/* A prefetcher's keys (written under overlap or when set: config_write_yaml()) */
+#define KPF(p, i)                                                            \
+	KO(p ".degree", KT_U32, prefetch[i].degree, CK_NONE),                \
+	KO(p ".distance", KT_U32, prefetch[i].distance, CK_NONE),            \
+	KO(p ".streams", KT_U32, prefetch[i].streams, CK_NONE)
 
 /*
  * Every leaf key, in the order config_write_yaml() writes them. Rows that share
@@ -195,6 +205,9 @@ static const struct key keys[] = {
 	K("cache.line", KT_SIZE32, line_size, CK_LINE),
 	KU("cache.dram_latency", dram_latency),
 	K("cache.data_refs", KT_BOOL, data_refs, CK_NONE),
+	KO("cache.dram_bandwidth", KT_DOUBLE, dram_bandwidth, CK_BW),
+	KPF("cache.prefetch.l1d", PF_L1D),
+	KPF("cache.prefetch.l2", PF_L2),
 
 	KENUM("os.profile", profile, os_profile_name, PROFILE_NR),
 	K("os.memory", KT_SIZE64, memory, CK_MEMORY),
@@ -744,6 +757,9 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 					d, CPI_MAX), -1;
 		if (k->check == CK_SHARE && !(d >= 0 && d <= 1))
 			return snprintf(why, n, "%g is not a share between 0 and 1", d), -1;
+		if (k->check == CK_BW && !(isfinite(d) && d >= 0 && d <= BW_MAX))
+			return snprintf(why, n, "%g is not a number of bytes a cycle from 0 to %g", d,
+					BW_MAX), -1;
 		return 0;
 	}
 	if (k->type == KT_STR) {
@@ -761,6 +777,7 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 	case CK_NONE:
 	case CK_CPI:
 	case CK_SHARE:
+	case CK_BW:
 		return 0;
 	case CK_NONZERO:
 		if (!v)
@@ -956,6 +973,26 @@ static int validate(const struct sim_config *c, const char *origin,
 			return vfail(&v, ps, pw,
 				     "%s is not a multiple of ways * line = %u * %u",
 				     sz, cc->ways, c->line_size);
+	}
+	for (unsigned i = 0; i < PF_NR; i++) {
+		const struct prefetch_cfg *pf = &c->prefetch[i];
+		char pd[PATH_MAX_LEN], pn[PATH_MAX_LEN];
+		unsigned lvl = i == PF_L1D ? CL_L1D : CL_L2;
+
+		if (!pf->degree)
+			continue;
+		snprintf(pd, sizeof(pd), "cache.prefetch.%s.degree", cache_level_name[lvl]);
+		snprintf(pn, sizeof(pn), "cache.prefetch.%s.%s", cache_level_name[lvl],
+			 !pf->distance ? "distance" : "streams");
+		if (!pf->distance || !pf->streams)
+			return vfail(&v, pn, pd, "must be greater than 0 for a prefetcher of degree %u",
+				     pf->degree);
+		if (pf->degree > PF_DEGREE_MAX)
+			return vfail(&v, pd, NULL, "%u is above the maximum %u lines an access",
+				     pf->degree, PF_DEGREE_MAX);
+		snprintf(pn, sizeof(pn), "cache.%s.size", cache_level_name[lvl]);
+		if (!c->cache[lvl].size)
+			return vfail(&v, pd, pn, "a prefetcher into a cache level that is absent");
 	}
 	if (c->core.model == CPU_OVERLAP && c->cpi * c->core.width < 1.0)
 		return vfail(&v, "cpu.cpi", "cpu.width",
@@ -1763,9 +1800,30 @@ static size_t virt_key0(void)
 	return (size_t)key_index("virt.mode");
 }
 
+/*
+ * The timed memory's keys (cache.dram_bandwidth, cache.prefetch.*: the last of
+ * the cache group) are written under cpu.model overlap or when one is set: an
+ * additive config that leaves them alone is written (and hashed) as before
+ * they existed, as a bare-metal one is without the virt.* keys.
+ */
+static bool mem_keys_shown(const struct sim_config *c)
+{
+	return c->core.model == CPU_OVERLAP || c->dram_bandwidth != 0 ||
+	       memcmp(c->prefetch, &(struct prefetch_cfg[PF_NR]){ { 0 } }, sizeof(c->prefetch));
+}
+
 void config_write_yaml(const struct sim_config *c, FILE *out)
 {
+	size_t end = c->virt.mode == VIRT_NONE ? virt_key0() : NKEYS;
+	size_t m0 = (size_t)key_index("cache.dram_bandwidth");
+	size_t m1 = (size_t)key_index("cache.prefetch.l2.streams") + 1;
+
 	fputs("# mmusim configuration (every key; `mmusim config show` writes this)\n",
 	      out);
-	emit_block(c, out, 0, c->virt.mode == VIRT_NONE ? virt_key0() : NKEYS, 0, 0);
+	if (mem_keys_shown(c)) {
+		emit_block(c, out, 0, end, 0, 0);
+	} else {
+		emit_block(c, out, 0, m0, 0, 0);
+		emit_block(c, out, m1, end, 0, 0);
+	}
 }

@@ -124,6 +124,10 @@ struct cache_cfg {
 	unsigned mshrs;   /* cache.LEVEL.mshrs: misses it keeps in flight (cpu.model overlap) */
 };
 
+/* The prefetchers (cache.prefetch.*): the L1D's and the L2's, indexes of sim_config.prefetch */
+enum { PF_L1D, PF_L2, PF_NR };
+#define PF_DEGREE_MAX 64 /* cache.prefetch.*.degree: lines one access may issue */
+
 /* cpu.model: how instructions and misses make time (sim.c, core.c) */
 enum cpu_model { CPU_ADDITIVE, CPU_OVERLAP, CPU_MODEL_NR };
 extern const char *const cpu_model_name[CPU_MODEL_NR]; /* "additive", "overlap" */
@@ -251,6 +255,18 @@ struct sim_config {
 	unsigned line_size; /* cache.line: bytes, power of two */
 	unsigned dram_latency;
 	bool data_refs;
+	/*
+	 * The memory side of the overlap core (cpu.model overlap only; additive
+	 * ignores them): cache.dram_bandwidth in bytes a cycle (0: unlimited) and
+	 * the stream prefetchers of the L1D and the L2 (cache.prefetch.l1d.*,
+	 * cache.prefetch.l2.*; degree 0: none). cache.c, core.c.
+	 */
+	double dram_bandwidth;
+	struct prefetch_cfg {
+		unsigned degree;   /* lines issued per access that advances a trained stream */
+		unsigned distance; /* how far ahead of the access, in lines, a stream runs */
+		unsigned streams;  /* streams tracked (one per 4 KiB page) */
+	} prefetch[2];     /* PF_L1D, PF_L2 */
 
 	/* os */
 	enum os_profile profile; /* os.profile */
@@ -309,5 +325,15 @@ void config_write_yaml(const struct sim_config *c, FILE *out);
 
 /* Value of one dotted key as text (for sweep CSV columns). -1 if unknown. */
 int config_get(const struct sim_config *c, const char *path, char *buf, size_t n);
+
+/*
+ * The caches are the timed hierarchy (cache.c: dirty lines, prefetchers, DRAM
+ * bandwidth): only under cpu.model overlap, and only when @c asks for any.
+ */
+static inline bool config_mem_timed(const struct sim_config *c)
+{
+	return c->core.model == CPU_OVERLAP &&
+	       (c->dram_bandwidth > 0 || c->prefetch[PF_L1D].degree || c->prefetch[PF_L2].degree);
+}
 
 #endif

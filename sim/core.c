@@ -17,6 +17,19 @@
  * misses D(x) = x * cpi = R(x): cycles.total is instructions x CPI, as under
  * additive. Simulated time under overlap is R(last): cycles.total.
  *
+ * Dispatch: one instruction per cpu.cpi, the base CPI of the work that is not
+ * memory (the issue queues, ports and dependences between registers it stands
+ * for), not 1 / cpu.width: the width bounds retirement (and cpi may not be
+ * below 1 / width, config.c), while a real core reaches its width only on
+ * code that allows it. Where cpi comes from is the machine file's business: a
+ * measured base CPI of a workload with no miss is a source (configs/zen5.yaml
+ * takes STREAM's triad on L1D-resident arrays, virt_chase --model's triadl1
+ * row: cycles per element over the 7 instructions the model counts), the
+ * documented default 1.0 otherwise. One cpi for every workload is a
+ * simplification: a workload whose non-memory work differs (GUPS's generator,
+ * a chase's single load) is dispatched at the same rate, which matters only
+ * where memory does not bound it.
+ *
  * Translation: an L1 TLB miss costs tlb.latency.l1 + tlb.latency.stlb (the
  * probes); an STLB miss then waits for the first free of walk.walkers walkers
  * and holds it for the walk's cycles (its PWC probes and entry reads, serial
@@ -45,6 +58,18 @@
  * cycles.data_stall. Under additive every translation and data cycle stalls
  * (stats.c).
  *
+ * Memory (the timed hierarchy, cache.c: cpu.model overlap with a prefetcher
+ * or cache.dram_bandwidth): every line that moves between DRAM and the chip
+ * holds one DRAM bus for cache.line / cache.dram_bandwidth cycles, in the
+ * order the references reach it: a demand read from DRAM completes at
+ * max(its latency, the bus free + one transfer), a prefetch likewise from the
+ * access that issued it (its source level's latency; no MSHR: the prefetchers'
+ * own queues, bounded by their distance), a write-back of a dirty line takes
+ * the bus from the access whose fill evicted it. A reference that finds a line
+ * a prefetch brought completes no earlier than the prefetch's arrival. N line
+ * transfers back to back take N x line / bandwidth cycles: the bandwidth
+ * machine files measure (zen5.yaml: virt_chase --model's bw row).
+ *
  * Kernel and hypervisor time (faults, compaction, reclaim, VM exits) stops
  * the core: it is added to the dispatch clock when the next event sees it;
  * references in flight go on meanwhile.
@@ -52,8 +77,10 @@
  * Leaves out: the issue queues and ports (cpi stands for them), branch
  * mispredictions and their flushes, secondary misses to a line in flight (a
  * second reference to the line is an L1D hit), walker reads through the
- * MSHRs, memory bandwidth, prefetchers, store-to-load forwarding, stores
- * that hit occupying the store buffer (they drain at retirement, in cpi).
+ * MSHRs (and their DRAM reads on the bus), banks, rows and read/write
+ * turnarounds of the DRAM (one bus at the measured rate), store-to-load
+ * forwarding, stores that hit occupying the store buffer (they drain at
+ * retirement, in cpi).
  * Sources: Karkhanis and Smith, "A First-Order Superscalar Processor Model"
  * (ISCA 2004) and Eyerman et al., "A Mechanistic Performance Model for
  * Superscalar Out-of-Order Processors" (ACM TOCS 27(2), 2009): the interval
@@ -99,6 +126,57 @@ int core_init(struct core *c, const struct sim_config *cfg)
 	if (!c->walker || !c->ev || !c->sb || !c->sb_ftr)
 		return -1;
 	return 0;
+}
+
+void core_set_memory(struct core *c, struct cache *mem, const struct sim_config *cfg)
+{
+	c->mem = mem;
+	c->xfer = cfg->dram_bandwidth > 0 ? (double)cfg->line_size / cfg->dram_bandwidth : 0;
+	for (int l = 0; l < CL_NR; l++)
+		c->lat[l] = cfg->cache[l].latency;
+	c->lat[CL_NR] = cfg->dram_latency;
+}
+
+double core_bus_transfer(struct core *c, double ready)
+{
+	double end = c->bus + c->xfer;
+
+	if (c->xfer <= 0)
+		return ready;
+	if (end < ready)
+		end = ready;
+	c->bus = end;
+	return end;
+}
+
+/*
+ * The timed memory's part of a data access that started at @start (its MSHRs
+ * held) at level @level and would complete at @done: its DRAM transfer, the
+ * prefetch it found in flight, and what it made move (write-backs, prefetches:
+ * their arrival into the cache). Its completion.
+ */
+static double memory_side(struct core *c, double start, double done, unsigned level)
+{
+	struct cache_out *o = &c->mem->out;
+
+	if (level == CL_NR)
+		done = core_bus_transfer(c, done);
+	if (o->hit_ready > done)
+		done = o->hit_ready;
+	for (; o->writebacks; o->writebacks--)
+		core_bus_transfer(c, start);
+	for (unsigned i = 0; i < o->npf; i++) {
+		const struct cache_pf_req *r = &o->pf[i];
+		double t = start + c->lat[r->src];
+
+		if (r->src_ready > t)
+			t = r->src_ready;
+		if (r->src == CL_NR)
+			t = core_bus_transfer(c, t);
+		c->mem->lv[r->target].ready[r->slot] = t;
+	}
+	o->npf = 0;
+	return done;
 }
 
 void core_free(struct core *c)
@@ -275,6 +353,8 @@ void core_ref(struct core *c, uint64_t insn, cycles_t serial, uint64_t loads, ui
 					start = c->mshr[l][pick[l]];
 			}
 		done = start + (double)ref->t_data;
+		if (c->mem)
+			done = memory_side(c, start, done, ref->level);
 		for (unsigned l = 0; l < ref->level && l < CL_NR; l++)
 			if (c->nmshr[l])
 				c->mshr[l][pick[l]] = done;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "cache.h"
 #include "config.h"
 #include "types.h"
 
@@ -69,6 +70,17 @@ struct core {
 	/* counts that survive a warm-up's reset of the sim's (roi.c) */
 	uint64_t ld_base, dr_base;
 
+	/*
+	 * The timed memory (cache.c's timed hierarchy; NULL: none): its last
+	 * access's prefetches and write-backs are timed here. The DRAM bus: when it
+	 * is free again, and the cycles a line holds it (cache.line /
+	 * cache.dram_bandwidth; 0: unlimited). lat[]: the latency of a prefetch
+	 * served by each level (CL_NR: DRAM).
+	 */
+	struct cache *mem;
+	double bus, xfer;
+	double lat[CL_NR + 1];
+
 	/* the measured stretch: its start and its stalls */
 	double t0;
 	double st_tr, st_data; /* dispatch stalls charged to translation, to data */
@@ -76,6 +88,19 @@ struct core {
 
 /* Build @c for @cfg (cpu.model overlap). 0, or -1 on host OOM (core_free() frees). */
 int core_init(struct core *c, const struct sim_config *cfg);
+
+/*
+ * Time @mem's prefetches, write-backs and DRAM transfers (the timed hierarchy,
+ * cache_init_timed(); @cfg its machine). After core_init().
+ */
+void core_set_memory(struct core *c, struct cache *mem, const struct sim_config *cfg);
+
+/*
+ * The DRAM bus of @c: a line transfer that can end no earlier than @ready
+ * ends at max(@ready, the bus's free time + one line's transfer), and holds
+ * the bus until then; its end. (Exposed for the unit tests.)
+ */
+double core_bus_transfer(struct core *c, double ready);
 void core_free(struct core *c);
 
 /*

@@ -33,7 +33,10 @@
  * Under overlap a lookup that reached the STLB, and every data access with
  * data_refs, also reports its cost to the timing hook (m->timing, core.c),
  * which places it in time: concurrent walks on walk.walkers walkers, misses
- * in flight bounded by MSHRs. The L1-hit path never calls it.
+ * in flight bounded by MSHRs. The L1-hit path never calls it. With a
+ * prefetcher or cache.dram_bandwidth the caches are the timed hierarchy
+ * (cache.c): a data access also reports its prefetches and write-backs, which
+ * the core times (core.c) and mmu_stats counts.
  *
  * Leaves out: permission and dirty-bit re-walks, speculative walks, TLB prefetch.
  */
@@ -42,11 +45,33 @@
 #include "mmu.h"
 #include "mmu_walk.h"
 
+/* The timed hierarchy's counts of one data access that @level served (cache.c's out). */
+static void count_timed(struct mmu *m, unsigned level)
+{
+	const struct cache_out *o = &m->cache.out;
+
+	for (unsigned i = 0; i < o->npf; i++) {
+		m->st.prefetches[o->pf[i].target == CL_L1D ? 0 : 1]++;
+		m->st.dram_reads += o->pf[i].src == CL_NR;
+	}
+	m->st.useful_prefetches[0] += o->useful[0];
+	m->st.useful_prefetches[1] += o->useful[1];
+	m->st.dram_reads += level == CL_NR;
+	m->st.writebacks += o->writebacks; /* (the core takes them next: counted once) */
+}
+
 void mmu_data_access(struct mmu *m, vaddr_t va, pfn_t pfn, bool write)
 {
 	cycles_t c = 0;
-	unsigned level = cache_access(&m->cache, (paddr_t)pfn << PAGE_SHIFT | (va & (PAGE_SIZE - 1)), &c);
+	paddr_t pa = (paddr_t)pfn << PAGE_SHIFT | (va & (PAGE_SIZE - 1));
+	unsigned level;
 
+	if (unlikely(m->cache.timed)) {
+		level = cache_access_timed(&m->cache, pa, write, true, &c);
+		count_timed(m, level);
+	} else {
+		level = cache_access(&m->cache, pa, &c);
+	}
 	m->st.cyc_data += c;
 	if (unlikely(m->timing != NULL)) {
 		/* the translation's cost, if this reference missed (access_slow() left it) */
@@ -429,7 +454,8 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	m->fault = fault;
 	m->os = os;
 	m->win_len = UINT64_MAX; /* no window hook: no L1 miss leaves the window */
-	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg))
+	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg) ||
+	    (config_mem_timed(cfg) && cache_init_timed(&m->cache, cfg)))
 		return -1;
 	for (int i = 0; i < PWC_NR; i++)
 		if (tlb_array_init(&m->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,

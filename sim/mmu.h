@@ -42,6 +42,11 @@ struct mmu_stats {
 	uint64_t served[CL_NR + 1]; /* entry reads served by l1d, l2, llc, dram */
 	cycles_t cyc_translation;   /* L1 miss + STLB probe latencies (walks not included) */
 	cycles_t cyc_data;          /* data references through the caches (data_refs) */
+	/* the timed hierarchy (cache.c; cpu.model overlap with a prefetcher or a bandwidth) */
+	uint64_t prefetches[2];        /* issued by the L1D's, the L2's prefetcher */
+	uint64_t useful_prefetches[2]; /* of those, lines a demand (or an L1D prefetch) used */
+	uint64_t dram_reads;           /* lines read from DRAM by data references and prefetches */
+	uint64_t writebacks;           /* dirty lines written back to DRAM */
 };
 
 /* What the two-stage walk counts (virt.mode nested; mmu_nested.c). */

@@ -145,6 +145,8 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	if (cfg->core.model == CPU_OVERLAP) {
 		if (core_init(&s->core, cfg))
 			goto oom;
+		if (s->mmu.cache.timed)
+			core_set_memory(&s->core, &s->mmu.cache, cfg);
 		s->mmu.timing = timing_hook;
 	}
 	roi_init(s);
@@ -385,6 +387,12 @@ static void copy_mmu_stats(struct stats *st, const struct mmu_stats *m)
 		st->served[i] = m->served[i];
 	st->cyc_translation = m->cyc_translation;
 	st->cyc_data = m->cyc_data;
+	for (int i = 0; i < 2; i++) {
+		st->prefetches[i] = m->prefetches[i];
+		st->useful_prefetches[i] = m->useful_prefetches[i];
+	}
+	st->dram_reads = m->dram_reads;
+	st->writebacks = m->writebacks;
 }
 
 void sim_finish(struct sim *s)
@@ -422,6 +430,7 @@ void sim_finish(struct sim *s)
 	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
 	st->cpu_model = s->cfg.core.model;
+	st->mem_timed = s->mmu.cache.timed;
 	st->deps = s->deps;
 	st->cyc_instructions = cycles_of((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;

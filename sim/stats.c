@@ -42,6 +42,7 @@ enum sc_src {
 enum sc_flag {
 	SC_TEXT = 1, /* derived for the text and --modes tables, not in the JSON */
 	SC_VIRT = 2, /* a virtual machine's (stats_virt): reported only when virt.mode is not none */
+	SC_MEM = 4,  /* the timed memory's (cache.c): reported only when stats.mem_timed */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -168,6 +169,9 @@ static struct sc_val translation_share(const struct stats *s)
 	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .name = nm }
 /* A /proc/vmstat counter: its own name, a count of events or pages. */
 #define VM(m, u) U("vmstat." #m, m, #m, u)
+/* The timed memory's count (SC_MEM). */
+#define MU(k, m, l, u, nm) \
+	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .name = nm, .flags = SC_MEM }
 /* Hits and misses of one page size of an L1 TLB. */
 #define PS_HM(side, nm, ps, m)                                                                \
 	UN("tlb." side "." #ps ".hits", m.hits[PS_##ps], "hits", "lookups", nm " " #ps " hits"), \
@@ -240,6 +244,19 @@ static const struct stat_counter counters[] = {
 	UN("walk.served.l2", served[CL_L2], "L2", "reads", "PTE reads served by the L2"),
 	UN("walk.served.llc", served[CL_LLC], "LLC", "reads", "PTE reads served by the LLC"),
 	UN("walk.served.dram", served[CL_NR], "DRAM", "reads", "PTE reads served by DRAM"),
+
+	MU("cache.l1d.prefetches", prefetches[0], "L1D prefetches", "lines",
+	   "lines the L1D's stream prefetcher brought in"),
+	MU("cache.l1d.useful_prefetches", useful_prefetches[0], "useful", "lines",
+	   "L1D prefetches a reference used"),
+	MU("cache.l2.prefetches", prefetches[1], "L2 prefetches", "lines",
+	   "lines the L2's stream prefetcher brought in"),
+	MU("cache.l2.useful_prefetches", useful_prefetches[1], "useful", "lines",
+	   "L2 prefetches a reference or an L1D prefetch used"),
+	MU("cache.dram.reads", dram_reads, "DRAM reads", "lines",
+	   "lines data references and prefetches read from DRAM"),
+	MU("cache.dram.writebacks", writebacks, "write-backs", "lines",
+	   "dirty lines written back to DRAM"),
 
 	{ .key = "vmstat.pgfault", .src = SC_U64, .off = OFF(pgfault), .label = "pgfault",
 	  .unit = "events", .row = "pgfault", .row_pos = 13, .name = "page faults" },
@@ -582,6 +599,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 			continue;
 		if ((counters[i].flags & SC_VIRT) && !s->virt.mode)
 			continue;
+		if ((counters[i].flags & SC_MEM) && !s->mem_timed)
+			continue;
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));
 	}
@@ -625,6 +644,10 @@ static const struct {
 	{ NULL, "\n  STLB         {+tlb.stlb.lookups:14}  {+tlb.stlb.misses:12}  ({tlb.stlb.mpki})\n", 0 },
 	{ NULL, "  {+walk.walks:14}  {+walk.pte_reads} ({+walk.served.l1d}, {+walk.served.l2}, "
 		"{+walk.served.llc}, {+walk.served.dram})\n", 0 },
+	{ "cache.l1d.prefetches cache.l2.prefetches cache.dram.reads cache.dram.writebacks",
+	  "  caches: {+cache.l1d.prefetches} ({+cache.l1d.useful_prefetches}), "
+	  "{+cache.l2.prefetches} ({+cache.l2.useful_prefetches}), {+cache.dram.reads}, "
+	  "{+cache.dram.writebacks}\n", 0 },
 	{ "walk.guest.reads walk.host.reads",
 	  "  nested: {+walk.guest.reads} ({walk.guest.cycles} cycles), {+walk.host.reads} "
 	  "({walk.host.cycles} cycles), nested TLB {walk.ntlb.hits}/{walk.ntlb.misses}\n", 0 },
@@ -819,7 +842,7 @@ bool stats_counter_virt_only(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		if (!strcmp(counters[i].key, key))
-			return counters[i].flags & SC_VIRT;
+			return counters[i].flags & (SC_VIRT | SC_MEM);
 	return false;
 }
 

@@ -98,6 +98,13 @@ struct stats {
 	 */
 	unsigned cpu_model;
 	bool deps;
+	/*
+	 * The timed memory (cache.c; cpu.model overlap with a prefetcher or a
+	 * DRAM bandwidth): reported only then (cache.* rows).
+	 */
+	bool mem_timed;
+	uint64_t prefetches[2], useful_prefetches[2]; /* the L1D's, the L2's prefetcher */
+	uint64_t dram_reads, writebacks;
 	cycles_t cyc_translation_stall, cyc_data_stall;
 	struct stats_virt virt;
 	/* run */
@@ -150,7 +157,11 @@ void stats_write_compare(const struct stats *s, const char *const *modes, unsign
  */
 int stats_counter_describe(const char *key, const char **name, const char **unit);
 
-/* Is @key a virtual machine's row (reported only when virt.mode is not none)? */
+/*
+ * Is @key a row not every report has: a virtual machine's (reported only when
+ * virt.mode is not none) or the timed memory's (cache.*: only under cpu.model
+ * overlap with a prefetcher or a DRAM bandwidth)? A sweep leaves it empty where absent.
+ */
 bool stats_counter_virt_only(const char *key);
 
 #endif

@@ -32,8 +32,9 @@ sed 's/\\f[BIRP]//g; s/\\f(..//g; s/\\[%&]//g' "$DOC" >"$tmp/page" || exit 1
 
 # --- configuration keys ----------------------------------------------------
 
-# (virt.mode other than none adds the virt.* and host.os.* keys)
-"$MMUSIM" config show --set virt.mode=nested >"$tmp/config.yaml" || die "$MMUSIM config show failed"
+# (virt.mode other than none adds the virt.* and host.os.* keys, cpu.model overlap the
+# timed memory's cache.dram_bandwidth and cache.prefetch.*)
+"$MMUSIM" config show --set virt.mode=nested --set cpu.model=overlap >"$tmp/config.yaml" || die "$MMUSIM config show failed"
 
 # Flatten the YAML that config_write_yaml() writes: block mappings indented by two
 # spaces, flow mappings { k: v, k: { ... } }, a block sequence of flow mappings

@@ -3,7 +3,8 @@
 # honest without measuring anything: on a fixed native CSV and a fixed sweep CSV (the
 # sweep's quoted input columns with their commas included) it must write the exact
 # rows and table below (ns = cycles per step / the clock from the clock row, the ratio,
-# the chase/GUPS ratios, 25 % marks, the measured memory latency in cycles), replace no
+# the chase/GUPS ratios, 25 % marks, the measured memory latency in cycles, the measured
+# bandwidth in bytes a cycle and base CPI), replace no
 # directory, refuse a native CSV without a clock row; and the experiment file
 # configs/experiments/native-model.yaml must parse with its 14 points. And make
 # native-thp's program (tests/native/thp_causes.c) must compile without a warning, write
@@ -21,6 +22,8 @@ cat >"$T/native.csv" <<'CSV'
 workload,footprint,pages,ns_per_step,anon_huge_share,runs
 clock,16384,4K,1.250,0.0000,5
 memlat,12582912,4K,150.00,0.0000,5
+bw,268435456,4K,2.000,0.0000,5
+triadl1,8192,4K,0.5000,0.0000,5
 chase,67108864,4K,100.00,0.0000,5
 gups,67108864,4K,10.00,0.0000,5
 stream,67108864,4K,0.50,0.0000,5
@@ -46,6 +49,8 @@ CSV
 		'| gups 64 MiB | 4K | 10.00 | 12.50 | 1.25 |' \
 		'| chase / GUPS 64 MiB | 4K | 10.00 | 0.75 | 0.07 (outside 25 %) |' \
 		'150.00 ns = 480 cycles at that clock; configs/zen5.yaml cache.dram_latency: ' \
+		'2.000 ns per 64-byte line = 32.00 GB/s = 10.00 bytes a cycle at that clock; configs/zen5.yaml cache.dram_bandwidth: ' \
+		'0.5000 ns per element = 1.600 cycles / 7 instructions = 0.229; configs/zen5.yaml cpu.cpi: ' \
 		'clock: 3.200 GHz (4 cycles of L1D load-to-use / 1.250 ns'; do
 		grep -qF -- "$want" "$T/out/native-model.md" || bad "native-model.md has no '$want'"
 	done

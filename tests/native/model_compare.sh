@@ -84,10 +84,12 @@ lat=$("$SIM" config show -c configs/zen5.yaml |
 
 # join: the sweep's rows by workload and size, the native rows by workload, footprint, pages
 dram=$("$SIM" config show -c configs/zen5.yaml | awk '/^  dram_latency:/ { print $2; exit }')
+dbw=$("$SIM" config show -c configs/zen5.yaml | awk '/^  dram_bandwidth:/ { print $2; exit }')
+cpi=$("$SIM" config show -c configs/zen5.yaml | sed -n 's/^cpu: .*[{ ]cpi: \([0-9.]*\).*/\1/p')
 # the sweep CSV quotes its input columns, which hold commas: make those commas ;
 awk '{ n = split($0, a, "\""); s = a[1]; for (i = 2; i <= n; i++) { if (i % 2 == 0) gsub(/,/, ";", a[i]); s = s a[i] }; print s }' \
 	"$T/sim.csv" >"$T/simu.csv" || exit 1
-awk -F, -v lat="$lat" -v dram="$dram" -v csv="$T/csv" -v md="$T/md" '
+awk -F, -v lat="$lat" -v dram="$dram" -v dbw="$dbw" -v cpi="$cpi" -v csv="$T/csv" -v md="$T/md" '
 function bytes(s,   n, u) {
 	n = s + 0; u = substr(s, length(s))
 	return u == "K" ? n * 1024 : u == "M" ? n * 1048576 : u == "G" ? n * 1073741824 : n
@@ -97,6 +99,8 @@ FNR == 1 { for (i = 1; i <= NF; i++) col[FILENAME, $i] = i; next }
 FILENAME ~ /native.csv$/ {
 	if ($1 == "clock") { ghz = lat / $4; clock_ns = $4; next }
 	if ($1 == "memlat") { memlat = $4; next }
+	if ($1 == "bw") { bw = $4; next }
+	if ($1 == "triadl1") { triadl1 = $4; next }
 	nat[$1 "," $2 "," $3] = $4; order[++n] = $1 "," $2 "," $3; next
 }
 {
@@ -129,6 +133,10 @@ END {
 	}
 	if (memlat)
 		printf "\nmemory latency (memlat: a chase through every line of 12 MiB, TLB-resident, past the last-level cache): %.2f ns = %.0f cycles at that clock; configs/zen5.yaml cache.dram_latency: %d\n", memlat, memlat * ghz, dram > md
+	if (bw)
+		printf "\nmemory bandwidth (bw: a sequential read of 256 MiB): %.3f ns per 64-byte line = %.2f GB/s = %.2f bytes a cycle at that clock; configs/zen5.yaml cache.dram_bandwidth: %s\n", bw, 64 / bw, 64 / (bw * ghz), dbw > md
+	if (triadl1)
+		printf "\nbase CPI (triadl1: the triad on three L1D-resident arrays of 8 KiB): %.4f ns per element = %.3f cycles / 7 instructions = %.3f; configs/zen5.yaml cpu.cpi: %s\n", triadl1, triadl1 * ghz, triadl1 * ghz / 7, cpi > md
 	printf "\nclock: %.3f GHz (%d cycles of L1D load-to-use / %.3f ns per step of the L1-resident chase); model: cpu.model overlap, configs/zen5.yaml, virt.mode shadow (configs/experiments/native-model.yaml)\n", ghz, lat, clock_ns > md
 }' "$T/native.csv" "$T/simu.csv" || exit 1
 if [ -z "${NATIVE_CSV:-}" ]; then

@@ -16,8 +16,8 @@
  *   virt_chase            footprints 16M, 64M, 256M, 1G (chase) and 1G (GUPS), 5 runs
  *   virt_chase --quick    a smoke run for make check: 4M each, 3 short runs
  *   virt_chase --model    the shapes `make native-model` sets beside the model
- *                         (tests/native/model_compare.sh): first the clock and
- *                         memlat rows,
+ *                         (tests/native/model_compare.sh): first the clock,
+ *                         memlat, bw and triadl1 rows,
  *                         then chase and GUPS at 64M, 256M and 1G and a STREAM
  *                         triad over three arrays of 64M each, 5 runs
  *
@@ -38,6 +38,18 @@
  * guest gets (its measured knee: 26 ns per step at 8 MiB, 122-157 ns at 10-12 MiB,
  * 2026-12-05), so nearly every step goes to memory: the memory latency without
  * translation, which configs/zen5.yaml's cache.dram_latency takes in cycles.
+ *
+ * "bw" (pages 4K only, footprint 256 MiB): a sequential read of every 8-byte word
+ * of 256 MiB (four independent integer sums, so the adds never bound it), a step
+ * being one 64-byte line: ns per line, so 64 / ns is the sustained read
+ * bandwidth in GB/s with the hardware prefetchers streaming, the figure
+ * configs/zen5.yaml's cache.dram_bandwidth takes in bytes a cycle (measured
+ * apart from STREAM: a read sweep, not the triad). "triadl1" (pages 4K only,
+ * footprint 8 KiB per array): the same scalar triad as the stream rows over
+ * three arrays of 1024 doubles, 24 KiB that stay in the 48 KiB L1D: ns per
+ * element with no miss at all, so its cycles over the 7 instructions the model
+ * counts per element (sim/workload.c) are the base CPI of that work, the
+ * figure configs/zen5.yaml's cpu.cpi takes.
  *
  * The chase has the shape of mmusim's chase:size=S,stride=4K workload
  * (sim/workload.c): one random cycle through the S/4K pages made by Sattolo's
@@ -342,6 +354,96 @@ static int memlat_row(uint64_t size, const struct opts *o)
 	return 0;
 }
 
+/* Sum every word of @w[0..n) with four independent accumulators. */
+static __attribute__((noinline)) uint64_t read_sweep(const uint64_t *w, uint64_t n)
+{
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+
+	for (uint64_t i = 0; i + 3 < n; i += 4) {
+		s0 += w[i];
+		s1 += w[i + 1];
+		s2 += w[i + 2];
+		s3 += w[i + 3];
+	}
+	return s0 + s1 + s2 + s3;
+}
+
+/*
+ * The bw row: sequential reads of every word of @size bytes (4 KiB pages),
+ * median ns per 64-byte line of @o->runs runs; CSV row "bw".
+ */
+static int bw_row(uint64_t size, const struct opts *o)
+{
+	uint64_t n = size / 8, i;
+	uint64_t *w = (uint64_t *)buf_map(size, PG_4K);
+	double ns[MAXRUNS];
+	unsigned run;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n; i++)
+		w[i] = i;
+	for (run = 0; run < o->runs; run++) {
+		uint64_t lines = 0;
+		double t0, t;
+
+		sink_u = read_sweep(w, n); /* one untimed pass */
+		t0 = now();
+		do {
+			sink_u = read_sweep(w, n);
+			lines += size / 64;
+			t = now() - t0;
+		} while (t < o->min_seconds || lines < o->min_steps);
+		ns[run] = t / (double)lines * 1e9;
+		fprintf(stderr, "bw %llu 4K run %u: %.3f ns/line (%.2f GB/s)\n",
+			(unsigned long long)size, run + 1, ns[run], 64 / ns[run]);
+	}
+	munmap(w, size);
+	printf("bw,%llu,4K,%.3f,0.0000,%u\n", (unsigned long long)size, median(ns, o->runs), o->runs);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * The triadl1 row: the triad over three arrays of @n doubles that stay in the
+ * L1D, median ns per element of @o->runs runs; CSV row "triadl1" (footprint:
+ * bytes per array).
+ */
+static int triadl1_row(uint64_t n, const struct opts *o)
+{
+	static double a[1024], b[1024], c[1024] __attribute__((aligned(64)));
+	double ns[MAXRUNS];
+	unsigned run;
+
+	if (n > 1024)
+		return -1;
+	for (uint64_t j = 0; j < n; j++) {
+		a[j] = 1.0;
+		b[j] = 2.0;
+		c[j] = 0.0;
+	}
+	for (run = 0; run < o->runs; run++) {
+		uint64_t steps = 0;
+		double t0, t;
+
+		triad(a, b, c, n, 64); /* warm */
+		t0 = now();
+		do {
+			triad(a, b, c, n, CHUNK / n);
+			steps += CHUNK / n * n;
+			t = now() - t0;
+		} while (t < o->min_seconds / 4 || steps < o->min_steps);
+		ns[run] = t / (double)steps * 1e9;
+		fprintf(stderr, "triadl1 %llu 4K run %u: %.4f ns/element\n",
+			(unsigned long long)(n * 8), run + 1, ns[run]);
+	}
+	sink_u = (uint64_t)a[n / 2];
+	printf("triadl1,%llu,4K,%.4f,0.0000,%u\n", (unsigned long long)(n * 8), median(ns, o->runs),
+	       o->runs);
+	fflush(stdout);
+	return 0;
+}
+
 static double median(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
@@ -473,7 +575,8 @@ int main(int argc, char **argv)
 	print_cpu();
 	pin_to_this_cpu();
 	printf("workload,footprint,pages,ns_per_step,anon_huge_share,runs\n");
-	if (o.clock && (clock_row(&o) || memlat_row(12UL << 20, &o)))
+	if (o.clock && (clock_row(&o) || memlat_row(12UL << 20, &o) || bw_row(256UL << 20, &o) ||
+			triadl1_row(1024, &o)))
 		return 1;
 	for (i = 0; i < o.nchase; i++)
 		if (measure("chase", o.chase_sizes[i], &o))
