@@ -19,6 +19,9 @@
 #include "sweep_run.h"
 #include "util.h"
 
+/* This process is a worker forked by sweep_exec(): it _exit()s when its points are done. */
+static bool in_forked_worker;
+
 /* The `run` options of point @p, repetition @rep, its report @json: *@av owns the strings. */
 static int point_opts(const struct sweep *sw, size_t p, unsigned rep, const char *self,
 		      const char *json, char ***av, struct run_opts *o, struct err *e)
@@ -184,6 +187,13 @@ out:
 			sweep_argv_free(argvs[i]);
 	free(argvs);
 	free(o);
+	/*
+	 * A forked worker _exit()s next: its simulators and the reader go with the
+	 * process, whole, instead of piece by piece (8 machines' page tables, LRU
+	 * lists and mappings: 4-7 ms of an 8-point sweep of the validation trace).
+	 */
+	if (in_forked_worker)
+		return rc;
 	run_free(&r);
 	if (tr)
 		trace_close(tr);
@@ -435,7 +445,10 @@ int sweep_exec(struct sweep_plan *plan, const struct sweep_exec_opts *o, struct 
 			}
 			if (!pid) {
 				/* the worker: this process's copy of the loaded sweep */
-				int ws = o->worker(o->arg, t, o->threads);
+				int ws;
+
+				in_forked_worker = true;
+				ws = o->worker(o->arg, t, o->threads);
 
 				fflush(NULL);
 				_exit(ws);
