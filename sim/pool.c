@@ -187,6 +187,7 @@ struct sim_pool {
 	bool stop;
 	bool ended; /* every simulator's region ended (all_done()): the input is left unread */
 	struct sum_region sr[2]; /* the summaries of the sets in ST_SUM and ST_SIM */
+	unsigned want;           /* batches this round's fill decodes */
 };
 
 /*
@@ -221,7 +222,7 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 		struct batch_set *s = p->stage[ST_FILL];
 		struct trace_batch b;
 
-		for (s->n = 0; s->n < POOL_BATCHES && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
+		for (s->n = 0; s->n < p->want && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
 			if (own_batch(&s->ob[s->n++], p->tr, &b)) {
 				s->n--;
 				p->rc = -2;
@@ -424,6 +425,13 @@ static unsigned pool_rounds(struct sim_pool *p, struct batch_set *set, const str
 
 	p->stage[ST_FILL] = &set[0];
 	for (unsigned round = 0; p->stage[ST_FILL] || p->stage[ST_SUM] || p->stage[ST_SIM]; round++) {
+		/*
+		 * The first sets grow from one batch (1, 2, 4, ... POOL_BATCHES), as
+		 * pool_ahead()'s do: the simulators start two small rounds in instead
+		 * of after two whole sets, decoded and summarized while the other
+		 * threads wait (the first round has nothing else to do).
+		 */
+		p->want = round < 6 && 1u << round < POOL_BATCHES ? 1u << round : POOL_BATCHES;
 		pool_plan(p);
 		barrier_wait(&p->start);
 		pool_work(p, 0);
