@@ -88,7 +88,7 @@ static void *point_report_thread(void *arg)
  * REPORT_THREADS at once: each report's temporary holds a slot of outfile.c's
  * table of pending files (OUTFILE_PENDING_MAX) until its commit.
  */
-#define REPORT_THREADS (OUTFILE_PENDING_MAX / 2)
+#define REPORT_THREADS (OUTFILE_PENDING_MAX / 4)
 static int write_point_reports(struct run *r, const struct run_opts *o, const struct trace_reader *tr,
 			       const char *id, struct err *e)
 {
