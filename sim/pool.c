@@ -95,7 +95,7 @@ static int own_batch(struct owned_batch *o, struct trace_reader *tr, const struc
  */
 struct sum_region {
 	uint64_t *op;     /* POOL_BATCHES * SUM_CAP */
-	uint32_t *op_rec; /* as many */
+	uint16_t *op_rec; /* as many */
 };
 
 struct batch_set {
@@ -400,7 +400,7 @@ static struct trace_rec *pool_arena(struct batch_set *set, struct trace_reader *
 static void *pool_sum_arena(struct sum_region sr[2], size_t *slen)
 {
 	size_t per = (size_t)POOL_BATCHES * SUM_CAP;
-	size_t len = 2 * per * (sizeof(uint64_t) + sizeof(uint32_t));
+	size_t len = 2 * per * (sizeof(uint64_t) + sizeof(uint16_t));
 	unsigned char *r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (r == MAP_FAILED)
@@ -408,7 +408,7 @@ static void *pool_sum_arena(struct sum_region sr[2], size_t *slen)
 	madvise(r, len, MADV_NOHUGEPAGE); /* a hint: THP "always" would zero 2 MiB for a few KiB */
 	for (int j = 0; j < 2; j++) {
 		sr[j].op = (uint64_t *)(void *)r + j * per;
-		sr[j].op_rec = (uint32_t *)(void *)(r + 2 * per * sizeof(uint64_t)) + j * per;
+		sr[j].op_rec = (uint16_t *)(void *)(r + 2 * per * sizeof(uint64_t)) + j * per;
 	}
 	*slen = len;
 	return r;
