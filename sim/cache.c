@@ -42,6 +42,7 @@
 
 #include "cache.h"
 #include "scan.h"
+#include "util.h"
 
 int cache_init(struct cache *c, const struct sim_config *cfg)
 {
@@ -63,7 +64,8 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 		lv->set_mod = (lv->sets & (lv->sets - 1)) != 0;
 		n = (size_t)lv->sets * lv->ways;
 		/* zeroed = invalid (tags hold line + 1): calloc'd pages stay untouched until used */
-		lv->tag = calloc(n + SCAN_PAD, sizeof(*lv->tag)); /* SCAN_PAD: scan_ways_masked() reads 8 or 16 */
+		/* SCAN_PAD: scan_ways_masked() reads 8 or 16 */
+		lv->tag = zero_pages(n + SCAN_PAD, sizeof(*lv->tag));
 		if (lv->ways <= CACHE_ORDER_WAYS) {
 			uint64_t order0 = 0; /* ways - 1 most recent ... 0 least: fills take way 0 first */
 
@@ -76,7 +78,7 @@ int cache_init(struct cache *c, const struct sim_config *cfg)
 			for (unsigned s = 0; lv->order && s < lv->sets; s++)
 				lv->order[s] = order0;
 		} else {
-			lv->stamp = calloc(n, sizeof(*lv->stamp));
+			lv->stamp = zero_pages(n, sizeof(*lv->stamp));
 		}
 		if (!lv->tag || (!lv->order && !lv->stamp)) {
 			cache_free(c);
@@ -127,9 +129,11 @@ int cache_init_timed(struct cache *c, const struct sim_config *cfg)
 void cache_free(struct cache *c)
 {
 	for (int l = 0; l < CL_NR; l++) {
-		free(c->lv[l].tag);
+		size_t n = (size_t)c->lv[l].sets * c->lv[l].ways;
+
+		zero_pages_free(c->lv[l].tag, n + SCAN_PAD, sizeof(*c->lv[l].tag));
 		free(c->lv[l].order);
-		free(c->lv[l].stamp);
+		zero_pages_free(c->lv[l].stamp, n, sizeof(*c->lv[l].stamp));
 		free(c->lv[l].meta);
 		free(c->lv[l].ready);
 	}

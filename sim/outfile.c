@@ -27,22 +27,31 @@ static char pending_path[OUTFILE_PENDING_MAX][PATH_MAX + 32];
 static pid_t pending_pid[OUTFILE_PENDING_MAX]; /* a forked child leaves its parent's alone */
 static volatile sig_atomic_t pending_used[OUTFILE_PENDING_MAX];
 
+/*
+ * A slot is claimed (0 -> 2) by one thread at a time, so that threads writing
+ * files of their own (a sweep worker's reports) never share one; the signal
+ * handler takes only a filled slot (1).
+ */
 static int pending_add(const char *path)
 {
-	for (int i = 0; i < OUTFILE_PENDING_MAX; i++)
-		if (!pending_used[i]) {
+	for (int i = 0; i < OUTFILE_PENDING_MAX; i++) {
+		sig_atomic_t free_slot = 0;
+
+		if (__atomic_compare_exchange_n(&pending_used[i], &free_slot, 2, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
 			snprintf(pending_path[i], sizeof(pending_path[i]), "%s", path);
 			pending_pid[i] = getpid();
-			pending_used[i] = 1;
+			__atomic_store_n(&pending_used[i], 1, __ATOMIC_RELEASE);
 			return i;
 		}
+	}
 	return -1; /* more than OUTFILE_PENDING_MAX open at once: not removed on a signal */
 }
 
 static void pending_drop(int slot)
 {
 	if (slot >= 0)
-		pending_used[slot] = 0;
+		__atomic_store_n(&pending_used[slot], 0, __ATOMIC_RELEASE);
 }
 
 void outfile_remove_pending(void)
@@ -50,7 +59,7 @@ void outfile_remove_pending(void)
 	pid_t me = getpid();
 
 	for (int i = 0; i < OUTFILE_PENDING_MAX; i++)
-		if (pending_used[i] && pending_pid[i] == me)
+		if (pending_used[i] == 1 && pending_pid[i] == me)
 			unlink(pending_path[i]);
 }
 

@@ -19,7 +19,8 @@
  * In-place writes cannot be taken back: a failure after the first byte leaves
  * what was written (a reader of a FIFO sees a truncated stream).
  *
- * Not thread-safe: one thread opens, writes and commits a given file. The
+ * One thread opens, writes and commits a given file; threads may each write
+ * files of their own at once (a sweep worker's reports). The
  * temporaries not yet committed are remembered (at most OUTFILE_PENDING_MAX at
  * once) so that a signal handler can remove them (outfile_remove_pending()).
  */

@@ -86,10 +86,22 @@ static int own_batch(struct owned_batch *o, struct trace_reader *tr, const struc
 #define POOL_BATCHES 32
 /* Batches per summarizing work item (the summaries of a set are independent). */
 #define SUM_CHUNK 8
+/* Room for the ops of one batch: at most two a record (sim_batch_summarize()). */
+#define SUM_CAP (2 * TRACE_BATCH)
+
+/*
+ * Room for the summaries of one set: per chunk of SUM_CHUNK batches, their ops
+ * packed one batch after the other (pool_summarize()).
+ */
+struct sum_region {
+	uint64_t *op;     /* POOL_BATCHES * SUM_CAP */
+	uint16_t *op_rec; /* as many */
+};
 
 struct batch_set {
 	struct owned_batch ob[POOL_BATCHES];
 	unsigned n;
+	struct sum_region *sr; /* where its summaries go (set when it enters ST_SUM) */
 };
 
 /*
@@ -174,7 +186,35 @@ struct sim_pool {
 	unsigned nthreads;
 	bool stop;
 	bool ended; /* every simulator's region ended (all_done()): the input is left unread */
+	struct sum_region sr[2]; /* the summaries of the sets in ST_SUM and ST_SIM */
+	unsigned want;           /* batches this round's fill decodes */
 };
+
+/*
+ * Summarize the batches of chunk @k0 of @s: each batch's ops start where the
+ * previous batch's end, so the chunk's room (SUM_CHUNK * SUM_CAP) holds them in
+ * the worst case and only what a batch uses is ever touched -- about a fifth of
+ * its SUM_CAP on the validation trace (31 % of the records become ops, 12 %
+ * runs). Fresh memory is what costs here: a page first written costs a fault
+ * and its zeroing (about 2 ms a MiB on this project's guest, whatever the page
+ * size), and room for each batch's worst case, in huge pages, was 9.4 MiB
+ * zeroed per sweep worker, a fifth of an 8-point sweep's time.
+ */
+static void pool_summarize(struct batch_set *s, unsigned k0)
+{
+	size_t at = (size_t)k0 * SUM_CAP, end = at + (size_t)SUM_CHUNK * SUM_CAP;
+
+	for (unsigned k = k0; k < s->n && k < k0 + SUM_CHUNK; k++) {
+		struct batch_summary *sum = &s->ob[k].sum;
+
+		sum->op = s->sr->op + at;
+		sum->op_rec = s->sr->op_rec + at;
+		sum->cap_op = end - at; /* >= (SUM_CHUNK - (k - k0)) * SUM_CAP: never grown */
+		s->ob[k].summed = !sim_batch_summarize(&s->ob[k].b, sum);
+		if (s->ob[k].summed)
+			at += sum->nop;
+	}
+}
 
 static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 {
@@ -182,17 +222,14 @@ static void pool_item_run(struct sim_pool *p, const struct pool_item *it)
 		struct batch_set *s = p->stage[ST_FILL];
 		struct trace_batch b;
 
-		for (s->n = 0; s->n < POOL_BATCHES && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
+		for (s->n = 0; s->n < p->want && (p->rc = trace_next(p->tr, &b, &p->rerr)) > 0;)
 			if (own_batch(&s->ob[s->n++], p->tr, &b)) {
 				s->n--;
 				p->rc = -2;
 				break;
 			}
 	} else if (it->kind == ST_SUM) {
-		struct batch_set *s = p->stage[ST_SUM];
-
-		for (unsigned k = it->arg; k < s->n && k < it->arg + SUM_CHUNK; k++)
-			s->ob[k].summed = !sim_batch_summarize(&s->ob[k].b, &s->ob[k].sum);
+		pool_summarize(p->stage[ST_SUM], it->arg);
 	} else {
 		const struct batch_set *s = p->stage[ST_SIM];
 		unsigned i = it->arg;
@@ -351,28 +388,27 @@ static struct trace_rec *pool_arena(struct batch_set *set, struct trace_reader *
 }
 
 /*
- * The sets' batch summaries' op arrays, from one region with huge pages if the
- * kernel gives them, as pool_arena(): each batch's room for the most ops a batch
- * makes (2 TRACE_BATCH), so sim_batch_summarize() never reallocates. Grown by
- * realloc() batch by batch they were most of an 8-point sweep's page faults
- * (the validation trace: 2,216 in all, ~18 us each on this project's guest).
- * The region's length into *@slen; NULL when out of memory.
+ * The batch summaries' op arrays: room for the most ops every batch can make,
+ * so sim_batch_summarize() never reallocates (grown by realloc() batch by batch
+ * they were most of an 8-point sweep's page faults: the validation trace,
+ * 2,216 in all, ~18 us each on this project's guest). Two regions, not one a
+ * set: a set needs its summaries only from ST_SUM to the end of ST_SIM, and the
+ * set being filled has none yet; 4K pages, not huge ones, so that only the
+ * pages the packed ops reach are ever touched (pool_summarize()). The mapping's
+ * length into *@slen; NULL when out of memory.
  */
-static void *pool_sum_arena(struct batch_set *set, size_t *slen)
+static void *pool_sum_arena(struct sum_region sr[2], size_t *slen)
 {
-	size_t nb = ST_NR * POOL_BATCHES, cap = 2 * TRACE_BATCH;
-	size_t len = nb * cap * (sizeof(uint64_t) + sizeof(uint32_t));
-	unsigned char *r;
+	size_t per = (size_t)POOL_BATCHES * SUM_CAP;
+	size_t len = 2 * per * (sizeof(uint64_t) + sizeof(uint16_t));
+	unsigned char *r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	r = huge_region(&len);
-	if (!r)
+	if (r == MAP_FAILED)
 		return NULL;
-	for (size_t k = 0; k < nb; k++) {
-		struct batch_summary *sum = &set[k / POOL_BATCHES].ob[k % POOL_BATCHES].sum;
-
-		sum->op = (uint64_t *)(void *)r + k * cap;
-		sum->op_rec = (uint32_t *)(void *)(r + nb * cap * sizeof(uint64_t)) + k * cap;
-		sum->cap_op = cap;
+	madvise(r, len, MADV_NOHUGEPAGE); /* a hint: THP "always" would zero 2 MiB for a few KiB */
+	for (int j = 0; j < 2; j++) {
+		sr[j].op = (uint64_t *)(void *)r + j * per;
+		sr[j].op_rec = (uint16_t *)(void *)(r + 2 * per * sizeof(uint64_t)) + j * per;
 	}
 	*slen = len;
 	return r;
@@ -385,10 +421,17 @@ static void *pool_sum_arena(struct batch_set *set, size_t *slen)
  */
 static unsigned pool_rounds(struct sim_pool *p, struct batch_set *set, const struct pool_opts *o)
 {
-	unsigned failed = p->n;
+	unsigned failed = p->n, nsum = 0;
 
 	p->stage[ST_FILL] = &set[0];
 	for (unsigned round = 0; p->stage[ST_FILL] || p->stage[ST_SUM] || p->stage[ST_SIM]; round++) {
+		/*
+		 * The first sets grow from one batch (1, 2, 4, ... POOL_BATCHES), as
+		 * pool_ahead()'s do: the simulators start two small rounds in instead
+		 * of after two whole sets, decoded and summarized while the other
+		 * threads wait (the first round has nothing else to do).
+		 */
+		p->want = round < 6 && 1u << round < POOL_BATCHES ? 1u << round : POOL_BATCHES;
 		pool_plan(p);
 		barrier_wait(&p->start);
 		pool_work(p, 0);
@@ -410,6 +453,8 @@ static unsigned pool_rounds(struct sim_pool *p, struct batch_set *set, const str
 		}
 		p->stage[ST_SIM] = p->stage[ST_SUM];
 		p->stage[ST_SUM] = p->stage[ST_FILL] && p->stage[ST_FILL]->n ? p->stage[ST_FILL] : NULL;
+		if (p->stage[ST_SUM]) /* the region the set simulated last round used */
+			p->stage[ST_SUM]->sr = &p->sr[nsum++ % 2];
 		/* the next fill takes the set that just left the simulators */
 		p->stage[ST_FILL] = p->rc > 0 ? &set[(round + 1) % ST_NR] : NULL;
 	}
@@ -431,7 +476,7 @@ static int pool_threaded(struct sim *sims, unsigned n, struct trace_reader *tr,
 	size_t alen = 0, slen = 0;
 	int rc = POOL_OK;
 
-	if (pool_alloc(&p, &tid, &pa) || !set || !(sarena = pool_sum_arena(set, &slen)) ||
+	if (pool_alloc(&p, &tid, &pa) || !set || !(sarena = pool_sum_arena(p.sr, &slen)) ||
 	    !(arena = pool_arena(set, tr, &spare, &alen))) {
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		rc = POOL_EHOST;

@@ -243,7 +243,7 @@ static int summary_reserve(struct batch_summary *sum, size_t n)
 {
 	if (sum->cap_op < 2 * n) {
 		uint64_t *o = realloc(sum->op, 2 * n * sizeof(*o));
-		uint32_t *orec = o ? realloc(sum->op_rec, 2 * n * sizeof(*orec)) : NULL;
+		uint16_t *orec = o ? realloc(sum->op_rec, 2 * n * sizeof(*orec)) : NULL;
 
 		if (o)
 			sum->op = o;
@@ -268,7 +268,8 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 	uint64_t pk = 0, pk0 = 0;   /* access records so far, and before the open run (PK_COUNT) */
 	uint64_t *op, *cur = NULL;  /* the open run's op */
 	uint64_t *cur_insns = NULL; /* its R_INSNS word, if it has one */
-	uint32_t *op_rec, nseg = 0;
+	uint16_t *op_rec;           /* 16 bits: a record's index in its batch (the assertion below) */
+	uint32_t nseg = 0;
 	/* locals: the output stores could alias *b as far as gcc knows */
 	const struct trace_rec *recs = b->recs;
 	size_t n = b->n;
@@ -294,7 +295,7 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				if (!cur) {
 					i = (uint32_t)(r - recs);
 					cur = op++;
-					*op_rec++ = i;
+					*op_rec++ = (uint16_t)i;
 					cur_insns = NULL;
 					pk0 = pk - pk_one[k];
 					nseg++;
@@ -309,17 +310,17 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 			if (unlikely(cross || r->addr > BOP_ADDR_MASK)) {
 				/* replayed; the memo then ends elsewhere: no run on this side */
 				*op++ = BOP_OTHER << BOP_SHIFT | i;
-				*op_rec++ = i;
+				*op_rec++ = (uint16_t)i;
 				vpn = VPN_NONE;
 			} else if (k == R_MODIFY) {
 				op[0] = BOP_STORE << BOP_SHIFT | r->addr; /* as run_one() */
 				op[1] = BOP_LOAD << BOP_SHIFT | r->addr;
 				op += 2;
-				op_rec[0] = op_rec[1] = i;
+				op_rec[0] = op_rec[1] = (uint16_t)i;
 				op_rec += 2;
 			} else {
 				*op++ = (uint64_t)k << BOP_SHIFT | r->addr; /* R_IFETCH.. R_STORE == BOP_* */
-				*op_rec++ = i;
+				*op_rec++ = (uint16_t)i;
 			}
 			if (k == R_IFETCH) {
 				rep[R_IFETCH] = vpn;
@@ -355,7 +356,7 @@ int sim_batch_summarize(const struct trace_batch *b, struct batch_summary *sum)
 				cur = NULL;
 			}
 			*op++ = BOP_OTHER << BOP_SHIFT | i;
-			*op_rec++ = i;
+			*op_rec++ = (uint16_t)i;
 			if (k == R_EVENT || k == R_TOUCH) /* (a touch may COW a page: flushed) */
 				rep[0] = rep[1] = rep[2] = rep[3] = VPN_NONE;
 		}

@@ -154,7 +154,7 @@ int sim_batch_fail(struct sim *s, uint64_t idx, struct err *e);
  */
 struct batch_summary {
 	uint64_t *op;                 /* nop ops: see replay.c (BOP_*) */
-	uint32_t *op_rec;             /* the (first) record of each op */
+	uint16_t *op_rec;             /* the (first) record of each op (its index: < 2^15) */
 	size_t nop, cap_op;
 	size_t n;                     /* runs among the ops */
 	uint64_t kinds[R_KIND_NR];    /* records of each kind in the batch */

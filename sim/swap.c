@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "swap.h"
+#include "util.h"
 
 int swap_init(struct swap_dev *d, uint64_t bytes)
 {
@@ -20,8 +21,8 @@ int swap_init(struct swap_dev *d, uint64_t bytes)
 	d->nr_slots = d->nr_clusters * SWAPFILE_CLUSTER;
 	if (!d->nr_slots)
 		return 0;
-	d->used = calloc(d->nr_slots / 64, sizeof(*d->used));
-	d->count = calloc(d->nr_clusters, sizeof(*d->count));
+	d->used = zero_pages(d->nr_slots / 64, sizeof(*d->used));
+	d->count = zero_pages(d->nr_clusters, sizeof(*d->count));
 	if (!d->used || !d->count) {
 		swap_destroy(d);
 		return -1;
@@ -37,8 +38,8 @@ int swap_init(struct swap_dev *d, uint64_t bytes)
 
 void swap_destroy(struct swap_dev *d)
 {
-	free(d->used);
-	free(d->count);
+	zero_pages_free(d->used, d->nr_slots / 64, sizeof(*d->used));
+	zero_pages_free(d->count, d->nr_clusters, sizeof(*d->count));
 	free(d->free_cl);
 	memset(d, 0, sizeof(*d));
 }

@@ -4,10 +4,12 @@
  * A worker is a fork of the process that loaded the sweep, without exec (a new
  * image would load the libraries and the sweep file again); it runs its points
  * from one decode of their input, on several threads when there are fewer
- * workers than jobs.
+ * workers than jobs. A sweep of one task runs it in the process itself.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -17,6 +19,16 @@
 #include "run.h"
 #include "sweep_run.h"
 #include "util.h"
+
+/*
+ * This process ends soon after its points are done: it is a worker forked by
+ * sweep_exec(), which _exit()s, or the sweep's own process running its lone
+ * task, which merges the reports and exits.
+ */
+static bool ends_after_points;
+
+/* What sweep_run_points() left to the process's exit: reachable, so no leak to a checker. */
+static void *volatile left_sims, *volatile left_names, *volatile left_reader;
 
 /* The `run` options of point @p, repetition @rep, its report @json: *@av owns the strings. */
 static int point_opts(const struct sweep *sw, size_t p, unsigned rep, const char *self,
@@ -48,6 +60,145 @@ static size_t stream_of(const struct sweep *sw, size_t p, const struct sim_confi
 	return sweep_point_source(sw, p) * SWEEP_STREAMS + k;
 }
 
+/* One point's report (write_point_reports()). */
+struct point_report {
+	struct run one;
+	struct report_meta m;
+	const char *json;
+	int rc;
+	struct err e;
+};
+
+static void *point_report_thread(void *arg)
+{
+	struct point_report *pr = arg;
+
+	pr->rc = run_write_reports(&pr->one, &pr->m, pr->json, true, false, &pr->e);
+	return NULL;
+}
+
+/*
+ * The points' reports, each written and committed on a thread of its own: a
+ * commit fsyncs (outfile.c), and the file system serves fsyncs that wait
+ * together with one journal commit (ext4's and XFS's group commit), where one
+ * after the other each waits for its own -- 8 reports took 14-16 ms in turn,
+ * 4-5 ms 4 at a time (8 at a time was no faster), on this project's guest
+ * (ext4); the JSON is built on both cores too. A thread that cannot start
+ * leaves its report to this one. The first failed point's status and error, in
+ * point order. At most REPORT_THREADS at once: each report's temporary holds a
+ * slot of outfile.c's table of pending files (OUTFILE_PENDING_MAX) until its
+ * commit.
+ */
+#define REPORT_THREADS (OUTFILE_PENDING_MAX / 4)
+static int write_point_reports(struct run *r, const struct run_opts *o, const struct trace_reader *tr,
+			       const char *id, struct err *e)
+{
+	struct point_report *pr = calloc(r->n, sizeof(*pr));
+	pthread_t *tid = calloc(r->n, sizeof(*tid));
+	bool *started = calloc(r->n, sizeof(*started));
+	int rc = 0;
+
+	if (!pr || !tid || !started) {
+		free(pr);
+		free(tid);
+		free(started);
+		err_host(e, "mmusim", 0, 0, "out of memory");
+		return POOL_EHOST;
+	}
+	(void)provenance_build_id(); /* read once, before the threads (it is pthread_once'd anyway) */
+	for (unsigned i = 0; i < r->n; i++) {
+		pr[i] = (struct point_report){
+			.one = { .sims = &r->sims[i], .mode_names = &r->mode_names[i], .n = 1,
+				 .wall = r->wall, .records = r->records },
+			.m = { .config = o[i].config ? o[i].config : "built-in", .trace = tr->name,
+			       .format = trace_format_name[tr->format], .labels = o[i].labels,
+			       .nlabels = o[i].nlabels, .input_id = id },
+			.json = o[i].json,
+		};
+	}
+	for (unsigned at = 0; at < r->n; at += REPORT_THREADS) {
+		unsigned end = at + REPORT_THREADS < r->n ? at + REPORT_THREADS : r->n;
+
+		for (unsigned i = at; i < end; i++)
+			started[i] = r->n > 1 && !pthread_create(&tid[i], NULL, point_report_thread, &pr[i]);
+		for (unsigned i = at; i < end; i++) {
+			if (started[i])
+				pthread_join(tid[i], NULL);
+			else
+				point_report_thread(&pr[i]);
+		}
+	}
+	for (unsigned i = 0; i < r->n && !rc; i++)
+		if ((rc = pr[i].rc))
+			*e = pr[i].e;
+	free(pr);
+	free(tid);
+	free(started);
+	return rc;
+}
+
+/* Simulators being built (init_sims()). */
+struct sims_build {
+	struct sim *sims;
+	const struct sim_config *c;
+	unsigned n;
+	atomic_uint next;
+	bool *failed;
+	struct err *e;
+};
+
+static void *build_some(void *arg)
+{
+	struct sims_build *b = arg;
+	unsigned i;
+
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
+		b->failed[i] = sim_init(&b->sims[i], &b->c[i], &b->e[i]) != 0;
+	return NULL;
+}
+
+/*
+ * sim_init() of @n simulators of configs @c, on up to @threads threads: each
+ * builds a machine of its own, a hundred-odd page faults of its arrays and
+ * tables, and eight took 5-8 ms in turn on this project's guest before the
+ * decode could start. Returns how many, from the first, were built (any built
+ * after a failed one are torn down), with @e the first failure's error.
+ */
+static unsigned init_sims(struct sim *sims, const struct sim_config *c, unsigned n, unsigned threads,
+			  struct err *e)
+{
+	struct sims_build b = { .sims = sims, .c = c, .n = n };
+	pthread_t tid[8];
+	unsigned started = 0, built = 0;
+
+	b.failed = calloc(n, sizeof(*b.failed));
+	b.e = calloc(n, sizeof(*b.e));
+	if (!b.failed || !b.e) {
+		free(b.failed);
+		free(b.e);
+		err_host(e, "mmusim", 0, 0, "out of memory");
+		return 0;
+	}
+	atomic_init(&b.next, 0);
+	while (started + 1 < threads && started < ARRAY_SIZE(tid) && started + 1 < n &&
+	       !pthread_create(&tid[started], NULL, build_some, &b))
+		started++;
+	build_some(&b);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+	while (built < n && !b.failed[built])
+		built++;
+	if (built < n) {
+		*e = b.e[built];
+		for (unsigned i = built + 1; i < n; i++)
+			if (!b.failed[i])
+				sim_destroy(&sims[i]);
+	}
+	free(b.failed);
+	free(b.e);
+	return built;
+}
+
 int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsigned rep,
 		     const char *outdir, const char *self, unsigned threads,
 		     const volatile sig_atomic_t *interrupted, struct err *e)
@@ -56,13 +207,15 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	char ***argvs = calloc(n, sizeof(*argvs));
 	struct run r = { 0 };
 	struct trace_reader *tr = NULL;
+	struct sim_config *cfg;
 	char id[PROVENANCE_ID_MAX];
 	size_t stream0 = 0;
 	int rc = 0;
 
 	r.sims = calloc(n, sizeof(*r.sims));
 	r.mode_names = calloc(n, sizeof(*r.mode_names));
-	if (!o || !argvs || !r.sims || !r.mode_names) {
+	cfg = calloc(n, sizeof(*cfg));
+	if (!o || !argvs || !r.sims || !r.mode_names || !cfg) {
 		err_host(e, "mmusim", 0, 0, "out of memory");
 		rc = POOL_EHOST;
 		goto out;
@@ -88,32 +241,39 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 		if (rc)
 			break;
 		r.mode_names[i] = os_mode_name[c.mode];
-		if (sim_init(&r.sims[i], &c, e)) {
+		cfg[i] = c;
+	}
+	if (!rc) {
+		r.n = init_sims(r.sims, cfg, (unsigned)n, r.threads, e);
+		if (r.n < n)
 			rc = -1;
-			break;
-		}
-		r.n = (unsigned)i + 1;
-		r.sims[i].trace_name = tr->name;
+		for (unsigned i = 0; i < r.n; i++)
+			r.sims[i].trace_name = tr->name;
 	}
 	if (!rc)
 		rc = run_drive(&r, tr, &(struct pool_opts){ .interrupted = interrupted }, e);
 	if (!rc) /* one input for every point here, hashed as it was read */
 		rc = run_input_id(&o[0], tr, id, e);
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct run one = { .sims = &r.sims[i], .mode_names = &r.mode_names[i], .n = 1,
-				   .wall = r.wall, .records = r.records };
-		struct report_meta m = { .config = o[i].config ? o[i].config : "built-in",
-					 .trace = tr->name, .format = trace_format_name[tr->format],
-					 .labels = o[i].labels, .nlabels = o[i].nlabels, .input_id = id };
-
-		rc = run_write_reports(&one, &m, o[i].json, true, false, e);
-	}
+	if (!rc)
+		rc = write_point_reports(&r, o, tr, id, e);
 out:
 	for (size_t i = 0; argvs && i < n; i++)
 		if (argvs[i])
 			sweep_argv_free(argvs[i]);
 	free(argvs);
 	free(o);
+	free(cfg);
+	/*
+	 * The process ends soon: its simulators and the reader go with it, whole,
+	 * instead of piece by piece (8 machines' page tables, LRU lists and
+	 * mappings: 4-7 ms of an 8-point sweep of the validation trace).
+	 */
+	if (ends_after_points) {
+		left_sims = r.sims;
+		left_names = r.mode_names;
+		left_reader = tr;
+		return rc;
+	}
 	run_free(&r);
 	if (tr)
 		trace_close(tr);
@@ -351,6 +511,23 @@ int sweep_exec(struct sweep_plan *plan, const struct sweep_exec_opts *o, struct 
 	double t0 = now_seconds();
 	int status = 0;
 
+	/*
+	 * A lone task (every point of one input: the usual sweep of a trace) runs in
+	 * this process: a fork, the child's copy-on-write faults and its exit cost
+	 * 3-8 ms on this project's guest, and nothing runs beside it to isolate it
+	 * from. Its status is taken as a worker's exit status would be.
+	 */
+	if (plan->ntasks == 1 && !*o->stop) {
+		struct sweep_task *t = &plan->tasks[0];
+
+		ends_after_points = true;
+		t->pid = getpid();
+		reap(plan, t->pid, W_EXITCODE(o->worker(o->arg, t, o->threads) & 0xff, 0), &status, o);
+		if (o->progress)
+			o->progress(o->arg, plan->done, plan->total, now_seconds() - t0);
+		return *o->stop ? 130 : status;
+	}
+
 	while ((next < plan->ntasks || running) && !*o->stop) {
 		while (running < o->jobs && next < plan->ntasks && !status) {
 			struct sweep_task *t = &plan->tasks[next++];
@@ -365,7 +542,10 @@ int sweep_exec(struct sweep_plan *plan, const struct sweep_exec_opts *o, struct 
 			}
 			if (!pid) {
 				/* the worker: this process's copy of the loaded sweep */
-				int ws = o->worker(o->arg, t, o->threads);
+				int ws;
+
+				ends_after_points = true;
+				ws = o->worker(o->arg, t, o->threads);
 
 				fflush(NULL);
 				_exit(ws);

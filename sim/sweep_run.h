@@ -64,7 +64,7 @@ struct sweep_exec_opts {
 	unsigned jobs;    /* worker processes at once */
 	unsigned threads; /* each worker's threads */
 	const volatile sig_atomic_t *stop; /* set by a signal: stop the workers */
-	/* In the forked worker: run @t's points, return the exit status. */
+	/* In the forked worker (or this process: one task): run @t's points, return the exit status. */
 	int (*worker)(void *arg, const struct sweep_task *t, unsigned threads);
 	/* In the parent: the first worker that failed (the others are waited for). */
 	void (*failed)(void *arg, const struct sweep_task *t);
@@ -74,9 +74,10 @@ struct sweep_exec_opts {
 };
 
 /*
- * Run @plan's tasks on up to o->jobs forked workers. 0 when all succeeded;
- * 130 when *o->stop was set (the running workers get SIGTERM); else the
- * status of the first failed worker, or 1 with @e when fork() failed.
+ * Run @plan's tasks on up to o->jobs forked workers (a lone task in this
+ * process, o->worker's status taken as its exit status). 0 when all
+ * succeeded; 130 when *o->stop was set (the running workers get SIGTERM); else
+ * the status of the first failed worker, or 1 with @e when fork() failed.
  */
 int sweep_exec(struct sweep_plan *plan, const struct sweep_exec_opts *o, struct err *e);
 

@@ -46,6 +46,7 @@
 #include "page_alloc.h"
 #include "sim.h"
 #include "thp.h"
+#include "util.h"
 #include "vma.h"
 
 /* --- deposits: a small open-addressing map pmd index -> table frame -------- */
@@ -133,7 +134,7 @@ int thp_init(struct sim *s)
 	t->huge_zero_pfn = PFN_NONE;
 	t->zero_pfn = PFN_NONE;
 	t->run_head = PFN_NONE;
-	t->folio = calloc((s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
+	t->folio = zero_pages((s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
 	if (!t->folio)
 		return -1;
 	/* the 4K zero page: a kernel page, reserved for the run */
@@ -162,7 +163,7 @@ void thp_destroy(struct sim *s)
 		buddy_free(&s->buddy, t->zero_pfn, 0);
 	if (t->huge_zero_pfn != PFN_NONE && s->buddy.pages)
 		buddy_free(&s->buddy, t->huge_zero_pfn, HPAGE_PMD_ORDER);
-	free(t->folio);
+	zero_pages_free(t->folio, (s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
 	free(t->dep_key);
 	free(t->dep_val);
 	free(t->deferred);

@@ -182,6 +182,31 @@ const char *getopt_culprit(char *const *argv, char *buf, size_t n)
 	return a;
 }
 
+#define ZERO_PAGES_MIN (16u << 10)
+
+void *zero_pages(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (n * size < ZERO_PAGES_MIN)
+		return calloc(n ? n : 1, size ? size : 1);
+	p = mmap(NULL, n * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void zero_pages_free(void *p, size_t n, size_t size)
+{
+	if (!p)
+		return;
+	if (n * size < ZERO_PAGES_MIN)
+		free(p);
+	else
+		munmap(p, n * size);
+}
+
 void *huge_region(size_t *len)
 {
 	const size_t huge = 2u << 20, small_tail = 512u << 10;

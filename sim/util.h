@@ -3,6 +3,8 @@
 #ifndef MMUSIM_UTIL_H
 #define MMUSIM_UTIL_H
 
+#include <stdio.h>
+
 #include "types.h"
 
 /*
@@ -46,6 +48,21 @@ int mkdir_p(const char *dir);
  * 4K pages. NULL if it fails; free with munmap(p, *len).
  */
 void *huge_region(size_t *len);
+
+/*
+ * @n elements of @size bytes, zeroed, whose pages the kernel supplies when they
+ * are first touched: for the arrays sized by the simulated machine (its swap
+ * map, its huge-page folios, its caches' tags), of which a run touches what its
+ * trace reaches. calloc() leaves pages untouched only when it maps the block
+ * itself, above malloc's mmap threshold, and glibc raises that threshold to the
+ * size of any mapped block freed: in a sweep worker (forked from the process
+ * that loaded the sweep) calloc() cleared these arrays byte by byte, 500 page
+ * faults of an 8-point sweep's 1,700. Small arrays (under 16 KiB) come from
+ * calloc(). NULL if it fails (or @n * @size overflows); free with
+ * zero_pages_free() and the same @n and @size.
+ */
+void *zero_pages(size_t n, size_t size);
+void zero_pages_free(void *p, size_t n, size_t size);
 
 /* Remove the flat directory @dir: its entries, then itself (best effort, no errors). */
 void remove_dir(const char *dir);

@@ -154,6 +154,55 @@ START_TEST(pool_reports_first_failure)
 }
 END_TEST
 
+/* The progress a threaded pool reports: records simulated by all, after each round. */
+struct rounds {
+	uint64_t at[8];
+	unsigned n;
+};
+
+static void on_round(void *arg, uint64_t records)
+{
+	struct rounds *r = arg;
+
+	if (r->n < ARRAY_SIZE(r->at))
+		r->at[r->n] = records;
+	r->n++;
+}
+
+/*
+ * The threaded pool's first sets grow from one batch (1, 2, 4, ... 32): the
+ * simulators start after a batch is decoded and summarized, not a set of 32.
+ * The validation trace as mtr (full batches of TRACE_BATCH records): the first
+ * rounds that simulate report 1, 3, 7, 15, 31 batches, then 63.
+ */
+START_TEST(pool_threaded_starts_after_one_batch)
+{
+	char path[] = "/tmp/check_pool_mtr_XXXXXX";
+	int fd = mkstemp(path);
+	struct sim s[3];
+	struct trace_reader *r;
+	struct rounds seen = { { 0 }, 0 };
+	struct err e = { 0 };
+	uint64_t rec = 0;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_msg(mtr_write_all(open_input("tests/validation/small.lackey.zst"), path, &e) == 0, "%s",
+		      e.msg);
+	r = open_input(path);
+	init_sims(s, 3, NULL);
+	ck_assert_int_eq(pool_run(s, 3, r, &(struct pool_opts){ .threads = 2, .progress = on_round,
+								 .progress_arg = &seen }, &rec, &e), POOL_OK);
+	ck_assert_uint_ge(seen.n, 6);
+	for (unsigned k = 0; k < 6; k++)
+		ck_assert_uint_eq(seen.at[k], (uint64_t)((2u << k) - 1) * TRACE_BATCH);
+	for (int i = 0; i < 3; i++)
+		sim_destroy(&s[i]);
+	trace_close(r);
+	unlink(path);
+}
+END_TEST
+
 /* An interruption flag already set: the run stops after its first batch or round. */
 START_TEST(pool_stops_when_interrupted)
 {
@@ -185,6 +234,7 @@ int main(void)
 	tcase_add_loop_test(tc, pool_counts_as_alone, 0, 3);
 	tcase_add_test(tc, pool_reports_first_failure);
 	tcase_add_test(tc, pool_stops_when_interrupted);
+	tcase_add_test(tc, pool_threaded_starts_after_one_batch);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
