@@ -275,6 +275,24 @@ START_TEST(test_hostcfg_sets)
 	/* the word must be whole */
 	t = (struct hostcfg_text){ .cmdline = "xpvm_no_zero_page=1 pvm_no_zero_page=10" };
 	ck_assert_int_eq(sets_of(&t, out, &e), 1);
+	/* /proc/swaps: no device is no swap; devices' sizes (KiB) add up; other text is refused */
+	t = (struct hostcfg_text){ .swaps = "Filename				Type		Size		Used		Priority
+" };
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.swap.size=0");
+	t.swaps = "Filename				Type		Size		Used		Priority
+"
+		  "/dev/zram0                              partition	4194300		0		100
+"
+		  "/swapfile                               file		1048572		12		-2
+";
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.swap.size=5368700928");
+	t.swaps = "Filename Type Size
+/dev/sda2 partition lots
+";
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.file, "/proc/swaps");
 }
 END_TEST
 
