@@ -51,7 +51,13 @@
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
  * is left out: for a sequential read the outcome is the same, one fault per
- * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults).
+ * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults),
+ * but not which of them are major under a cold cache: reading 1 MiB of a file
+ * whose cache was dropped takes 1 major and 15 minor faults on Linux 6.18.44
+ * (async readahead keeps the cache ahead of the faults, with or without
+ * MADV_SEQUENTIAL), 15 major and 1 minor in the model (a read-around window
+ * centred on each miss). Under MADV_RANDOM both take a major fault per page
+ * (tests/native.sh file-random-cold).
  * The file size is unknown to a trace, so read-around is clipped to the pages
  * the VMA maps. Clean cache pages are never reclaimed (they stay until the end;
  * reclaim scans anonymous pages only), dirty pages are never written back, and

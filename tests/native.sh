@@ -90,7 +90,8 @@ file-private-hintless:file-private-hintless:steps4k
 file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:text:steps4k
 text-large:text:steps thp-unaligned:thp-unaligned:steps
 thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps
-madv-free-thp:madv-free-thp:steps madv-free-4k:madv-free-4k:steps pageout-noswap:pageout-noswap:steps"
+madv-free-thp:madv-free-thp:steps madv-free-4k:madv-free-4k:steps pageout-noswap:pageout-noswap:steps
+file-random-cold:file-random-cold:steps"
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?
@@ -209,8 +210,11 @@ run_case() {
 		"$MMUSIM" config host >"$T/host.yaml" || exit 1
 	fi
 	# Every file these cases map was just written (the data files by the program, the
-	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it.
-	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=warm -q \
+	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it;
+	# but a *-cold case drops its data file's pages first (POSIX_FADV_DONTNEED).
+	cache=warm
+	[ "${name%-cold}" != "$name" ] && cache=cold
+	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=$cache -q \
 		--steps "$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
 		fails=$((fails + 1))

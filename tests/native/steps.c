@@ -31,7 +31,8 @@
  * madv-free-4k (MADV_FREE of whole and partial THPs and of 4 KiB pages, some
  * written again, then MADV_PAGEOUT: the clean lazy-free pages are discarded
  * without swap), pageout-noswap (MADV_PAGEOUT of a whole THP and of part of one
- * on a machine without swap: split, nothing freed).
+ * on a machine without swap: split, nothing freed), file-random-cold (MADV_RANDOM on
+ * a file whose page cache was dropped: a major fault per page).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -479,6 +480,31 @@ static void case_pageout_noswap(void)
 	marker();
 }
 
+/* The data file of make_file(), its pages written back and dropped from the page cache. */
+static int cold_file(const char *dir, size_t len)
+{
+	int fd = make_file(dir, len, PG);
+
+	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		die("dropping the file's page cache");
+	return fd;
+}
+
+/* MADV_RANDOM on a file that is not cached: no read-around, every page a major fault
+ * (fault-around maps only what is cached: nothing). */
+static void case_file_random_cold(const char *dir)
+{
+	int fd = cold_file(dir, MIB);
+	char *p = map(HINT, MIB, PROT_READ, MAP_PRIVATE, fd);
+	long s;
+
+	advise(p, MIB, MADV_RANDOM);
+	marker();
+	s = read_pages(p, MIB);
+	marker();
+	(void)s;
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -499,6 +525,7 @@ static const struct {
 	{ "madv-free-thp", case_madv_free_thp, NULL },
 	{ "madv-free-4k", case_madv_free_4k, NULL },
 	{ "pageout-noswap", case_pageout_noswap, NULL },
+	{ "file-random-cold", NULL, case_file_random_cold },
 };
 
 int main(int argc, char **argv)
