@@ -459,6 +459,8 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	if (!pt_lookup(&s->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
 		return -1;
 	pt_set_pte(&s->pt, va, to, e & PTE_RW);
+	if (!(e & PTE_D)) /* remove_migration_pte(): a clean (lazy-free) page stays clean */
+		pt_clear_leaf_bits(&s->pt, va, PTE_D);
 	lru_replace(&s->lru, from, to);
 	s->rmap[to] = s->rmap[from];
 	s->rmap[from] = 0;

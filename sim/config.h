@@ -97,6 +97,14 @@ static inline bool kernel_huge_zero_wp_thp(enum os_kernel k)
 	return k >= KERNEL_6_18;
 }
 
+/* "mm/filemap: allow arch to request folio size for exec memory" (6.16):
+ * do_sync_mmap_readahead() reads around in a VM_EXEC mapping even under
+ * MADV_RANDOM; before, VM_RAND_READ stopped read-around in every mapping */
+static inline bool kernel_rand_read_exec_readaround(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
 /* Paging-structure caches, longest match first is searched by mmu.c. */
 enum pwc_level { PWC_PML5, PWC_PML4, PWC_PDPT, PWC_PDE, PWC_NR };
 extern const char *const pwc_level_name[PWC_NR]; /* "pml5", "pml4", "pdpt", "pde" */

@@ -15,9 +15,13 @@
  *    the mapcount's 0 -> 1 transition), once however many mappings map it.
  *  - A read fault (do_read_fault()) makes sure the faulting page is cached, then
  *    maps every cached page of the fault-around window read-only, the faulting
- *    one included. A miss reads in the read-around window of
- *    do_sync_mmap_readahead() (ra_pages = os.read_ahead_kb / 4 pages, from
- *    pgoff - ra_pages / 2). The window of do_fault_around(): os.fault_around_bytes
+ *    one included. A miss is a major fault (filemap_fault(): pgmajfault) and
+ *    reads in the read-around window of do_sync_mmap_readahead() (ra_pages =
+ *    os.read_ahead_kb / 4 pages, from pgoff - ra_pages / 2; from pgoff under
+ *    MADV_SEQUENTIAL, VM_SEQ_READ; only the faulting page under MADV_RANDOM,
+ *    VM_RAND_READ, but for a VM_EXEC mapping from 6.16 on). MADV_RANDOM does
+ *    not stop fault-around (should_fault_around() does not look at it), which
+ *    maps only what is cached. The window of do_fault_around(): os.fault_around_bytes
  *    / 4 KiB PTEs from the aligned start in the PTE table or the VMA's first PTE
  *    if later, clipped to the VMA's end and to the table (the PMD); 4 KiB or less
  *    maps the faulting page only (should_fault_around()). Only the
@@ -47,7 +51,13 @@
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
  * is left out: for a sequential read the outcome is the same, one fault per
- * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults).
+ * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults),
+ * but not which of them are major under a cold cache: reading 1 MiB of a file
+ * whose cache was dropped takes 1 major and 15 minor faults on Linux 6.18.44
+ * (async readahead keeps the cache ahead of the faults, with or without
+ * MADV_SEQUENTIAL), 15 major and 1 minor in the model (a read-around window
+ * centred on each miss). Under MADV_RANDOM both take a major fault per page
+ * (tests/native.sh file-random-cold).
  * The file size is unknown to a trace, so read-around is clipped to the pages
  * the VMA maps. Clean cache pages are never reclaimed (they stay until the end;
  * reclaim scans anonymous pages only), dirty pages are never written back, and
@@ -203,10 +213,25 @@ static pfn_t add_page(struct sim *s, uint32_t file, uint64_t off)
 }
 
 /*
- * filemap_fault(): the cache page of @pgoff in @v, read in on a miss with the
- * read-around window of do_sync_mmap_readahead() clipped to the VMA's pages.
+ * do_sync_mmap_readahead()'s choice for @v: read-around or not (VM_RAND_READ,
+ * which a VM_EXEC mapping ignores from 6.16 on), forward from the fault
+ * (VM_SEQ_READ: page_cache_sync_ra(), whose first window starts at the fault),
+ * else centred on it.
  */
-static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
+static bool no_read_around(const struct sim *s, const struct vma *v)
+{
+	if (!(v->flags & VM_RAND_READ))
+		return false;
+	return !(v->flags & VM_EXEC) || !kernel_rand_read_exec_readaround(s->cfg.kernel);
+}
+
+/*
+ * filemap_fault(): the cache page of @pgoff in @v, read in on a miss with the
+ * read-around window of do_sync_mmap_readahead() clipped to the VMA's pages. A
+ * miss in filemap_get_folio() is a major fault (PGMAJFAULT, the task's
+ * maj_flt: VM_FAULT_MAJOR) whatever read-around does; a warm cache has no miss.
+ */
+static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff, vaddr_t va)
 {
 	uint64_t ra = s->cfg.read_ahead_kb / 4, lo = v->pgoff, hi = v->pgoff + ((v->end - v->start) >> PAGE_SHIFT);
 	uint64_t from = pgoff, to = pgoff + 1;
@@ -216,8 +241,10 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 		return pfn;
 	if (s->cfg.file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
 		return add_page(s, v->file, pgoff);
-	if (ra > 1) {
-		from = pgoff > ra / 2 ? pgoff - ra / 2 : 0;
+	s->st.pgmajfault++;
+	vmas_count(s, va, VE_PGMAJFAULT);
+	if (ra > 1 && !no_read_around(s, v)) {
+		from = v->flags & VM_SEQ_READ ? pgoff : pgoff > ra / 2 ? pgoff - ra / 2 : 0;
 		to = from + ra;
 	}
 	if (from < lo)
@@ -414,7 +441,7 @@ bool filemap_thp_suitable(const struct vma *v, vaddr_t haddr)
 int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 {
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
-	pfn_t pfn = get_page(s, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT));
+	pfn_t pfn = get_page(s, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT), p);
 
 	if (pfn == PFN_NONE)
 		return 1;

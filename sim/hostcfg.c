@@ -21,6 +21,9 @@
  *   os.kernel               `uname -r`'s MAJOR.MINOR when it is a modelled profile
  *   os.fault_around_bytes   /sys/kernel/debug/fault_around_bytes when readable
  *                           (debugfs is usually root-only), else the default
+ *   os.swap.size            the sum of /proc/swaps' Size column (KiB; 0 with no
+ *                           swap device): whether reclaim and MADV_PAGEOUT can
+ *                           swap anonymous pages out at all
  *
  * Left out, and why: os.memory (a replay's footprint is far below it, and a
  * machine-sized buddy allocator only slows the replay), the TLB and cache
@@ -140,6 +143,22 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 					snprintf(out[n++], 64, "os.kernel=%s", w);
 		}
 	}
+	if (t->swaps) {
+		/* "Filename Type Size Used Priority", then a line per device (mm/swapfile.c swap_show()) */
+		const char *l = strchr(t->swaps, '\n');
+		unsigned long long kb = 0, size;
+
+		if (strncmp(t->swaps, "Filename", 8) || !l)
+			return err_set(e, "/proc/swaps", 0, 0, "unexpected text");
+		for (l++; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+			char name[4096], type[32];
+
+			if (sscanf(l, "%4095s %31s %llu", name, type, &size) != 3)
+				return err_set(e, "/proc/swaps", 0, 0, "unexpected text");
+			kb += size;
+		}
+		snprintf(out[n++], 64, "os.swap.size=%llu", kb << 10);
+	}
 	if (t->fault_around) {
 		if (number(t->fault_around, &v))
 			return err_set(e, "/sys/kernel/debug/fault_around_bytes", 0, 0, "unexpected text");
@@ -216,6 +235,7 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	t.cmdline = slurp(root, "/proc/cmdline");
 	t.fault_around = slurp(root, "/sys/kernel/debug/fault_around_bytes");
 	t.vmstat = slurp_max(root, "/proc/vmstat", 1 << 16);
+	t.swaps = slurp_max(root, "/proc/swaps", 1 << 16);
 	if (!*root)
 		t.zero_page = hostcfg_probe_zero_page();
 	if (*root)
@@ -235,6 +255,7 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	free((char *)t.cmdline);
 	free((char *)t.fault_around);
 	free((char *)t.vmstat);
+	free((char *)t.swaps);
 	free(rel);
 	free(sets);
 	return ret;

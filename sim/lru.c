@@ -1,14 +1,20 @@
 /*
- * lru.c - the anonymous LRU lists of Linux 6.6 with the classic two-list LRU
- * (CONFIG_LRU_GEN off): mm/swap.c folio_add_lru() and lru_add_split_folio(),
- * include/linux/mm_inline.h lruvec_add_folio()/lruvec_del_folio().
+ * lru.c - the LRU lists of anonymous folios, after Linux 6.18 with the classic
+ * two-list LRU (CONFIG_LRU_GEN off): mm/swap.c folio_add_lru(),
+ * lru_add_split_folio(), lru_lazyfree(), include/linux/mm_inline.h
+ * lruvec_add_folio()/lruvec_del_folio().
  *
  * A new anonymous folio joins the head of the inactive list (anon pages start
  * inactive since 5.9, b518154e59aa); reclaim.c scans from the tails. Counts are
  * in 4K pages: a THP is one entry counted 512 times.
  *
+ * A lazy-free folio (MADV_FREE: PG_swapbacked cleared) is filed on the file
+ * lists, as folio_lru_list() files it (folio_is_file_lru()).
+ *
  * Leaves out: the per-CPU folio batches (lru_add_drain(): a folio is on its list
- * at once), file and unevictable lists, MGLRU.
+ * at once; so pglazyfree counts when MADV_FREE marks a page, where the kernel
+ * counts a batch of 4K pages when it drains), page-cache pages (the model's are
+ * on no list), the unevictable list, MGLRU.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -26,17 +32,17 @@ static void *map_array(uint64_t n, size_t size)
 int lru_init(struct lru *l, uint64_t nr_pages)
 {
 	memset(l, 0, sizeof(*l));
-	if (nr_pages + NR_ANON_LRU >= UINT32_MAX)
+	if (nr_pages + NR_LRU_LISTS >= UINT32_MAX)
 		return -1;
 	l->nr_pages = nr_pages;
-	l->next = map_array(nr_pages + NR_ANON_LRU, sizeof(*l->next));
-	l->prev = map_array(nr_pages + NR_ANON_LRU, sizeof(*l->prev));
+	l->next = map_array(nr_pages + NR_LRU_LISTS, sizeof(*l->next));
+	l->prev = map_array(nr_pages + NR_LRU_LISTS, sizeof(*l->prev));
 	l->flags = map_array(nr_pages, sizeof(*l->flags));
 	if (!l->next || !l->prev || !l->flags) {
 		lru_destroy(l);
 		return -1;
 	}
-	for (unsigned i = 0; i < NR_ANON_LRU; i++) {
+	for (unsigned i = 0; i < NR_LRU_LISTS; i++) {
 		uint32_t h = (uint32_t)(nr_pages + i);
 
 		l->next[h] = l->prev[h] = h;
@@ -47,9 +53,9 @@ int lru_init(struct lru *l, uint64_t nr_pages)
 void lru_destroy(struct lru *l)
 {
 	if (l->next)
-		munmap(l->next, (l->nr_pages + NR_ANON_LRU) * sizeof(*l->next));
+		munmap(l->next, (l->nr_pages + NR_LRU_LISTS) * sizeof(*l->next));
 	if (l->prev)
-		munmap(l->prev, (l->nr_pages + NR_ANON_LRU) * sizeof(*l->prev));
+		munmap(l->prev, (l->nr_pages + NR_LRU_LISTS) * sizeof(*l->prev));
 	if (l->flags)
 		munmap(l->flags, l->nr_pages * sizeof(*l->flags));
 	memset(l, 0, sizeof(*l));
@@ -98,13 +104,43 @@ void lru_replace(struct lru *l, pfn_t from, pfn_t to)
 
 void lru_move(struct lru *l, pfn_t pfn, unsigned nr, unsigned list)
 {
-	unsigned from = lru_list_of(l, pfn);
+	unsigned from = lru_list_of(l, pfn), to;
+	bool active = list == LRU_ACTIVE_ANON || list == LRU_ACTIVE_FILE;
 
 	unlink_one(l, (uint32_t)pfn);
+	l->flags[pfn] = (uint8_t)((l->flags[pfn] & ~LRU_F_ACTIVE) | (active ? LRU_F_ACTIVE : 0));
+	to = lru_list_of(l, pfn);
 	l->nr[from] -= nr;
-	l->nr[list] += nr;
-	l->flags[pfn] = (uint8_t)((l->flags[pfn] & ~LRU_F_ACTIVE) | (list == LRU_ACTIVE_ANON ? LRU_F_ACTIVE : 0));
-	link_after(l, lru_head(l, list), (uint32_t)pfn);
+	l->nr[to] += nr;
+	link_after(l, lru_head(l, to), (uint32_t)pfn);
+}
+
+bool lru_mark_lazyfree(struct lru *l, pfn_t pfn, unsigned nr)
+{
+	unsigned from = lru_list_of(l, pfn);
+
+	BUG_ON(!(l->flags[pfn] & LRU_F_ON));
+	if (l->flags[pfn] & LRU_F_LAZYFREE)
+		return false;
+	unlink_one(l, (uint32_t)pfn);
+	l->nr[from] -= nr;
+	l->flags[pfn] = LRU_F_ON | LRU_F_LAZYFREE;
+	link_after(l, lru_head(l, LRU_INACTIVE_FILE), (uint32_t)pfn);
+	l->nr[LRU_INACTIVE_FILE] += nr;
+	return true;
+}
+
+void lru_set_swapbacked(struct lru *l, pfn_t pfn, unsigned nr, unsigned list)
+{
+	unsigned from = lru_list_of(l, pfn);
+
+	BUG_ON(!(l->flags[pfn] & LRU_F_ON));
+	unlink_one(l, (uint32_t)pfn);
+	l->nr[from] -= nr;
+	l->flags[pfn] = (uint8_t)((l->flags[pfn] & ~(LRU_F_LAZYFREE | LRU_F_ACTIVE)) |
+				  (list == LRU_ACTIVE_ANON ? LRU_F_ACTIVE : 0));
+	l->nr[lru_list_of(l, pfn)] += nr;
+	link_after(l, lru_head(l, lru_list_of(l, pfn)), (uint32_t)pfn);
 }
 
 void lru_split(struct lru *l, pfn_t head, const uint64_t *mapped)
@@ -134,7 +170,7 @@ void lru_split(struct lru *l, pfn_t head, const uint64_t *mapped)
 void lru_check_invariants(const struct lru *l, unsigned (*folio_nr)(const void *ctx, pfn_t pfn),
 			  const void *ctx)
 {
-	for (unsigned list = 0; list < NR_ANON_LRU; list++) {
+	for (unsigned list = 0; list < NR_LRU_LISTS; list++) {
 		uint32_t h = lru_head(l, list);
 		uint64_t nr = 0;
 

@@ -1,7 +1,10 @@
 /*
- * lru.h - the anonymous LRU lists (Linux 6.6 mm/swap.c folio_add_lru(),
- * include/linux/mm_inline.h lruvec_add_folio(), folio_lru_list()): two intrusive
- * lists over frame numbers, inactive and active, their counts in 4K pages.
+ * lru.h - the LRU lists of anonymous folios (Linux 6.18 mm/swap.c folio_add_lru(),
+ * folio_mark_lazyfree(), include/linux/mm_inline.h lruvec_add_folio(),
+ * folio_lru_list()): intrusive lists over frame numbers, their counts in 4K
+ * pages. The anonymous pair holds swap-backed folios; the file pair holds only
+ * lazy-free ones (MADV_FREE clears PG_swapbacked, so folio_lru_list() files
+ * them as file pages; the model's page-cache pages are on no list).
  * Which folio to move where is reclaim.c's (mm/vmscan.c); this file only keeps
  * the lists. Takes struct lru alone: a folio's size is passed in by the caller,
  * which knows it (thp.c's folios), so the lists need no other model.
@@ -11,23 +14,26 @@
 
 #include "types.h"
 
-enum { LRU_INACTIVE_ANON, LRU_ACTIVE_ANON, NR_ANON_LRU };
+/* enum lru_list's order: the file lists follow the anonymous ones */
+enum { LRU_INACTIVE_ANON, LRU_ACTIVE_ANON, LRU_INACTIVE_FILE, LRU_ACTIVE_FILE, NR_LRU_LISTS };
+#define NR_ANON_LRU 2
 
 #define LRU_F_ON 0x01
 #define LRU_F_ACTIVE 0x02
 #define LRU_F_REFERENCED 0x04 /* PG_referenced */
+#define LRU_F_LAZYFREE 0x08   /* !PG_swapbacked: an anonymous folio MADV_FREE made clean */
 
 /*
  * An intrusive doubly linked list per LRU over frame numbers: entry p describes
  * the folio whose first frame is p (a 4K page, or a THP's head). Indices
- * nr_pages and nr_pages + 1 are the two lists' heads. The arrays are mapped
+ * nr_pages to nr_pages + 3 are the four lists' heads. The arrays are mapped
  * lazily, so memory grows with the frames that were ever on a list.
  */
 struct lru {
 	uint32_t *next, *prev;
 	uint8_t *flags;           /* LRU_F_* */
 	uint64_t nr_pages;        /* frames of the machine */
-	uint64_t nr[NR_ANON_LRU]; /* 4K pages on each list (a THP counts 512) */
+	uint64_t nr[NR_LRU_LISTS]; /* 4K pages on each list (a THP counts 512) */
 };
 
 /* 0 or -1 (host OOM). */
@@ -43,7 +49,20 @@ static inline uint32_t lru_head(const struct lru *l, unsigned list)
 /* folio_lru_list(): the list the folio at @pfn is on (if it is on one). */
 static inline unsigned lru_list_of(const struct lru *l, pfn_t pfn)
 {
-	return l->flags[pfn] & LRU_F_ACTIVE ? LRU_ACTIVE_ANON : LRU_INACTIVE_ANON;
+	return (l->flags[pfn] & LRU_F_LAZYFREE ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON) +
+	       (l->flags[pfn] & LRU_F_ACTIVE ? 1 : 0);
+}
+
+/* Is the folio at @pfn lazy-free (!folio_test_swapbacked())? */
+static inline bool lru_lazyfree(const struct lru *l, pfn_t pfn)
+{
+	return l->flags[pfn] & LRU_F_LAZYFREE;
+}
+
+/* Anonymous pages on the lists, swap-backed or lazy-free. */
+static inline uint64_t lru_nr_pages(const struct lru *l)
+{
+	return l->nr[0] + l->nr[1] + l->nr[2] + l->nr[3];
 }
 
 /* Is the folio at @pfn on a list? */
@@ -61,8 +80,23 @@ void lru_del(struct lru *l, pfn_t pfn, unsigned nr);
 /* Migration: the 4K folio at @from is now at @to, same list and place. */
 void lru_replace(struct lru *l, pfn_t from, pfn_t to);
 
-/* Move the folio at @pfn (@nr 4K pages) to the head of @list (activate, rotate, deactivate). */
+/*
+ * Move the folio at @pfn (@nr 4K pages) to the head of @list (activate, rotate,
+ * deactivate), of its own pair (anonymous or file, by LRU_F_LAZYFREE): @list
+ * names active or inactive.
+ */
 void lru_move(struct lru *l, pfn_t pfn, unsigned nr, unsigned list);
+
+/*
+ * lru_lazyfree() (folio_mark_lazyfree()): a swap-backed folio loses
+ * PG_swapbacked, PG_active and PG_referenced and goes to the head of the
+ * inactive file list. Returns true if it did (pglazyfree counts it); false for
+ * a folio already lazy-free.
+ */
+bool lru_mark_lazyfree(struct lru *l, pfn_t pfn, unsigned nr);
+
+/* folio_set_swapbacked() of a re-dirtied lazy-free folio, then to the head of @list's anonymous kind. */
+void lru_set_swapbacked(struct lru *l, pfn_t pfn, unsigned nr, unsigned list);
 
 /*
  * split_huge_page()'s lru_add_split_folio(): the THP at @head becomes 4K folios;

@@ -6,8 +6,10 @@
  *
  *  - Events: mmap (over existing VMAs: they are unmapped first, as MAP_FIXED and
  *    the replacement of implicit VMAs need), munmap, mprotect, madvise
- *    (MADV_DONTNEED zaps, MADV_[NO]HUGEPAGE set flags, MADV_COLLAPSE collapses
- *    at once), brk, mremap (pages move with their frames).
+ *    (MADV_DONTNEED zaps, MADV_[NO]HUGEPAGE, MADV_RANDOM, MADV_SEQUENTIAL and
+ *    MADV_NORMAL set flags, MADV_COLLAPSE collapses at once, MADV_FREE,
+ *    MADV_COLD and MADV_PAGEOUT act on the pages: madvise.c), brk, mremap
+ *    (pages move with their frames).
  *  - An operation covering part of a THP or huge zero PMD splits it (thp.c).
  *    Simplification: one covering part of a 2 MiB or 1 GiB hugetlb page zaps the
  *    whole page (the rest refaults, in 4 KiB pages since its range is no longer
@@ -41,6 +43,7 @@
 #include <stdlib.h>
 
 #include "khugepaged.h"
+#include "madvise.h"
 #include "mmap.h"
 #include "mmu.h"
 #include "sim.h"
@@ -504,11 +507,12 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 }
 
 /*
- * madvise_update_vma() for MADV_[NO]HUGEPAGE (hugepage_madvise()): per VMA whose
+ * madvise_update_vma() for MADV_[NO]HUGEPAGE (hugepage_madvise()), MADV_RANDOM,
+ * MADV_SEQUENTIAL and MADV_NORMAL (madvise_vma_behavior()): per VMA whose
  * flags change, split at the range's edges; vma_adjust_trans_huge() splits a THP
  * or huge zero PMD that straddles a new boundary (split_huge_pmd_if_needed()).
  */
-static int madvise_hugepage(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end,
+static int madvise_flags(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end,
 			    unsigned long set, unsigned long clear)
 {
 	unsigned long flags;
@@ -538,9 +542,22 @@ static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, v
 		for (struct vma *v = vma_find_next(&s->vmas, start); v && v->start < end;
 		     v = vma_find_next(&s->vmas, v->end))
 			khugepaged_enter_vma(s, v, (v->flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE);
-		return madvise_hugepage(s, ev, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
+		return madvise_flags(s, ev, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
 	case MADV_NOHUGEPAGE_:
-		return madvise_hugepage(s, ev, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+		return madvise_flags(s, ev, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+	case MADV_RANDOM_: /* VM_RAND_READ: no read-around (filemap.c) */
+		return madvise_flags(s, ev, start, end, VM_RAND_READ, VM_SEQ_READ);
+	case MADV_SEQUENTIAL_: /* VM_SEQ_READ: read-ahead from the fault (filemap.c) */
+		return madvise_flags(s, ev, start, end, VM_SEQ_READ, VM_RAND_READ);
+	case MADV_NORMAL_:
+		return madvise_flags(s, ev, start, end, 0, VM_RAND_READ | VM_SEQ_READ);
+	case MADV_FREE_:
+		madvise_free(s, start, end);
+		return 0;
+	case MADV_COLD_:
+	case MADV_PAGEOUT_:
+		madvise_cold_or_pageout(s, start, end, ev->advice == MADV_PAGEOUT_);
+		return 0;
 	case MADV_COLLAPSE_:
 		/* madvise_collapse(): synchronous, ignores max_ptes_* and young */
 		khugepaged_madvise_collapse(s, start, end);

@@ -518,6 +518,28 @@ int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t swp)
 	return 0;
 }
 
+uint64_t pt_clear_leaf_bits(struct pagetable *pt, vaddr_t va, uint64_t bits)
+{
+	struct pt_node *n = pt->root;
+
+	for (unsigned level = pt->levels; level >= 1; level--) {
+		unsigned i = pt_index(va, level);
+		uint64_t *sl = slot(n, i), e = sl ? *sl : 0;
+
+		if (!(e & PTE_P))
+			return 0;
+		if (is_leaf(e, level)) {
+			if (e & bits) {
+				*sl = e & ~bits;
+				wrote(pt, n, va);
+			}
+			return e;
+		}
+		n = n->child[i];
+	}
+	return 0;
+}
+
 bool pt_test_clear_young(struct pagetable *pt, vaddr_t va)
 {
 	struct pt_node *n = pt->root;

@@ -217,6 +217,13 @@ bool pt_get_swap(const struct pagetable *pt, vaddr_t va, uint64_t *slot);
 void pt_swap_in(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable);
 int pt_map_swap(struct pagetable *pt, vaddr_t va, uint64_t slot);
 
+/*
+ * Clear @bits (PTE_A, PTE_D) of the present leaf mapping @va (MADV_FREE's and
+ * MADV_COLD's clear_young_dirty_ptes(), pmd_mkold()/pmd_mkclean()). Returns the
+ * leaf's entry before, 0 if none; the caller flushes.
+ */
+uint64_t pt_clear_leaf_bits(struct pagetable *pt, vaddr_t va, uint64_t bits);
+
 /* Test and clear the accessed bit of the leaf mapping @va (ptep_clear_flush_young;
  * x86 does not flush the TLB for it). Returns the old A bit; false if unmapped. */
 bool pt_test_clear_young(struct pagetable *pt, vaddr_t va);

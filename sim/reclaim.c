@@ -1,6 +1,7 @@
 /*
  * reclaim.c - memory pressure: reclaim to swap over the LRU lists (lru.c), swap-in.
- * After Linux 6.6 with the classic two-list LRU (CONFIG_LRU_GEN off):
+ * After Linux 6.6 with the classic two-list LRU (CONFIG_LRU_GEN off), lazy-free
+ * folios as 6.18 reclaims them:
  * mm/vmscan.c balance_pgdat(), shrink_lruvec(), inactive_is_low(),
  * shrink_active_list(), shrink_inactive_list(), shrink_folio_list(),
  * folio_check_references(); mm/rmap.c folio_referenced(), try_to_unmap_one();
@@ -46,6 +47,27 @@
  *  - A fault on a swap entry is a major fault: a 4K page is allocated, read
  *    (os.cost.swap_in cycles, the application's), mapped (writable if the VMA
  *    is: the page is exclusive), and its slot freed.
+ *
+ *  - Lazy-free folios (MADV_FREE, madvise.c) are on the file lists. A scan
+ *    takes the inactive file list first (prepare_scan_control()'s
+ *    cache_trim_mode when file pages are plentiful; the proportional split of
+ *    get_scan_count() is not modelled), and without swap (get_scan_count():
+ *    SCAN_FILE) only it. An unreferenced lazy-free folio whose PTEs or PMD are
+ *    clean is discarded, no swap needed (try_to_unmap_one(): the rmap dropped,
+ *    MM_ANONPAGES down, pglazyfreed += its pages). A PMD-mapped THP has its
+ *    PMD split first (thp_split_pmd; its page table stays, so the range
+ *    refaults in 4 KiB pages) and is then freed whole (no thp_split_page): what
+ *    Linux 6.18.44 does under MADV_PAGEOUT (tests/native.sh madv-free-thp),
+ *    although unmap_huge_pmd_locked() (6.12) is meant to drop a clean
+ *    lazy-free PMD whole; the model follows the measurement in both reclaim
+ *    paths. One written since MADV_FREE (a dirty PTE or PMD) gets
+ *    PG_swapbacked back and is activated on the anonymous list.
+ *    Simplification: a PTE-mapped lazy-free THP is kept whole if any PTE is
+ *    dirty and discarded whole otherwise.
+ *  - MADV_PAGEOUT (reclaim_pages(), madvise.c) hands a list of folios to
+ *    shrink_folio_list() with ignore_references: each is reclaimed as above, or
+ *    activated where no swap slot is free (a THP split first,
+ *    thp_swpout_fallback, its pages each tried).
  *
  * Simplifications, each because one traced process makes it moot or because no
  * trace can tell: no file pages (lackey traces anonymous and image memory alike;
@@ -97,13 +119,13 @@ static unsigned folio_referenced(struct sim *s, pfn_t pfn)
 	return pt_test_clear_young(&s->pt, s->rmap[pfn] - 1);
 }
 
-/* inactive_is_low() for the anon lists (mm/vmscan.c) */
-static bool inactive_is_low(const struct lru *l)
+/* inactive_is_low() for the pair whose inactive list is @inactive (mm/vmscan.c) */
+static bool inactive_is_low(const struct lru *l, unsigned inactive)
 {
-	uint64_t gb = (l->nr[0] + l->nr[1]) >> (30 - PAGE_SHIFT);
+	uint64_t gb = (l->nr[inactive] + l->nr[inactive + 1]) >> (30 - PAGE_SHIFT);
 	uint64_t ratio = gb ? (uint64_t)sqrt(10.0 * (double)gb) : 1;
 
-	return l->nr[LRU_INACTIVE_ANON] * ratio < l->nr[LRU_ACTIVE_ANON];
+	return l->nr[inactive] * ratio < l->nr[inactive + 1];
 }
 
 struct scan_ctl {
@@ -113,15 +135,15 @@ struct scan_ctl {
 	bool unmapped;               /* a flush is due */
 };
 
-/* shrink_active_list(): anon folios leave the active list whatever their A bits. */
-static void shrink_active(struct sim *s, struct scan_ctl *sc)
+/* shrink_active_list(): folios leave the active list (@inactive + 1) whatever their A bits. */
+static void shrink_active(struct sim *s, struct scan_ctl *sc, unsigned inactive)
 {
 	struct lru *l = &s->lru;
 
 	for (unsigned k = 0; k < SWAP_CLUSTER_MAX; k++) {
-		uint32_t p = l->prev[lru_head(l, LRU_ACTIVE_ANON)];
+		uint32_t p = l->prev[lru_head(l, inactive + 1)];
 
-		if (p == lru_head(l, LRU_ACTIVE_ANON))
+		if (p == lru_head(l, inactive + 1))
 			break;
 		folio_referenced(s, p);
 		sc->folios++;
@@ -144,10 +166,82 @@ static void swap_out_page(struct sim *s, pfn_t pfn, uint64_t slot)
 	s->st.pswpout++;
 }
 
+static void discard_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	(void)entry;
+	thp_unmap_leaf(ctx, va, ps, pfn);
+}
+
+/* Is the leaf mapping @va dirty (written since MADV_FREE cleaned it)? */
+static bool leaf_dirty(const struct sim *s, vaddr_t va)
+{
+	enum page_size ps;
+	pfn_t pfn;
+	uint64_t e;
+
+	return pt_lookup(&s->pt, va, &ps, &pfn, &e) && (e & PTE_D);
+}
+
+/*
+ * try_to_unmap_one() of the lazy-free folio at @pfn: discarded if clean (returns
+ * its pages), else swap-backed again and activated (returns 0). See the header.
+ */
+static uint64_t reclaim_lazyfree(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
+{
+	unsigned nr = folio_nr(s, pfn);
+	bool dirty = false;
+	vaddr_t va;
+
+	if (thp_is_folio(s, pfn)) {
+		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+
+		va = f->va;
+		if (f->flags & FOLIO_PMD_MAPPED) {
+			/* split_huge_pmd_locked() (TTU_SPLIT_HUGE_PMD), dirty or clean: see the header */
+			dirty = leaf_dirty(s, va);
+			thp_split_pmd_at(s, va);
+		} else {
+			for (unsigned i = 0; i < HPAGE_PMD_NR && !dirty; i++)
+				if (f->mapped[i / 64] >> (i % 64) & 1)
+					dirty = leaf_dirty(s, s->rmap[pfn + i] - 1);
+		}
+	} else {
+		va = s->rmap[pfn] - 1;
+		dirty = leaf_dirty(s, va);
+	}
+	if (dirty) {
+		/* folio_set_swapbacked(), activate_locked */
+		lru_set_swapbacked(&s->lru, pfn, nr, LRU_ACTIVE_ANON);
+		s->st.pgactivate += nr;
+		return 0;
+	}
+	/* discard: the PTEs (or the PMD) go, the folio is freed with the last of them */
+	thp_rmap_batching(s, true);
+	if (thp_is_folio(s, pfn) && !(s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_PMD_MAPPED)) {
+		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+
+		for (unsigned i = 0; i < HPAGE_PMD_NR && thp_is_folio(s, pfn); i++)
+			if (f->mapped[i / 64] >> (i % 64) & 1) {
+				vaddr_t a = s->rmap[pfn + i] - 1;
+
+				pt_unmap_range(&s->pt, a, a + PAGE_SIZE, false, discard_leaf, s);
+			}
+	} else {
+		pt_unmap_range(&s->pt, va, va + ((vaddr_t)nr << PAGE_SHIFT), false, discard_leaf, s);
+	}
+	thp_rmap_batching(s, false);
+	s->st.pglazyfreed += nr;
+	sc->unmapped = true;
+	return nr;
+}
+
 /* Reclaim the folio at @pfn (unreferenced). Returns pages freed. */
 static uint64_t reclaim_folio(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
 {
 	uint64_t slot;
+
+	if (lru_lazyfree(&s->lru, pfn))
+		return reclaim_lazyfree(s, pfn, sc);
 
 	if (thp_is_folio(s, pfn)) {
 		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
@@ -189,17 +283,28 @@ static uint64_t reclaim_folio(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
 	return 1;
 }
 
-/* shrink_inactive_list() + shrink_folio_list() over 32 folios from the tail. */
-static void shrink_inactive(struct sim *s, struct scan_ctl *sc)
+/* try_to_unmap_flush(): one full flush for the batch that unmapped something */
+static void unmap_flush(struct sim *s, struct scan_ctl *sc)
+{
+	if (sc->unmapped) {
+		mmu_flush_all(&s->mmu);
+		s->st.tlb_invalidations++;
+		s->st.cyc_fault += s->cfg.cost.flush;
+		sc->unmapped = false;
+	}
+}
+
+/* shrink_inactive_list() + shrink_folio_list() over 32 folios from the tail of @inactive. */
+static void shrink_inactive(struct sim *s, struct scan_ctl *sc, unsigned inactive)
 {
 	struct lru *l = &s->lru;
 
 	for (unsigned k = 0; k < SWAP_CLUSTER_MAX; k++) {
-		uint32_t p = l->prev[lru_head(l, LRU_INACTIVE_ANON)];
+		uint32_t p = l->prev[lru_head(l, inactive)];
 		unsigned refs;
 		bool was_ref;
 
-		if (p == lru_head(l, LRU_INACTIVE_ANON))
+		if (p == lru_head(l, inactive))
 			break;
 		sc->folios++;
 		sc->scanned += folio_nr(s, p);
@@ -219,13 +324,7 @@ static void shrink_inactive(struct sim *s, struct scan_ctl *sc)
 		}
 		sc->reclaimed += reclaim_folio(s, p, sc);
 	}
-	if (sc->unmapped) {
-		/* try_to_unmap_flush(): one full flush for the batch */
-		mmu_flush_all(&s->mmu);
-		s->st.tlb_invalidations++;
-		s->st.cyc_fault += s->cfg.cost.flush;
-		sc->unmapped = false;
-	}
+	unmap_flush(s, sc);
 }
 
 /* shrink_lruvec() until @target pages are reclaimed or nothing more can be. */
@@ -234,14 +333,23 @@ static void shrink(struct sim *s, uint64_t target, struct scan_ctl *sc)
 	struct lru *l = &s->lru;
 	uint64_t idle = 0;
 
-	while (sc->reclaimed < target && swap_nr_free(&s->swap)) {
-		uint64_t before = sc->reclaimed, on_lists = l->nr[0] + l->nr[1];
+	while (sc->reclaimed < target) {
+		bool anon = swap_nr_free(&s->swap); /* can_reclaim_anon_pages() */
+		uint64_t before = sc->reclaimed, file = l->nr[LRU_INACTIVE_FILE] + l->nr[LRU_ACTIVE_FILE];
+		uint64_t on_lists = file + (anon ? l->nr[LRU_INACTIVE_ANON] + l->nr[LRU_ACTIVE_ANON] : 0);
 
 		if (!on_lists)
 			break;
-		if (inactive_is_low(l) || !l->nr[LRU_INACTIVE_ANON])
-			shrink_active(s, sc);
-		shrink_inactive(s, sc);
+		if (file) { /* lazy-free folios first (see the header) */
+			if (inactive_is_low(l, LRU_INACTIVE_FILE) || !l->nr[LRU_INACTIVE_FILE])
+				shrink_active(s, sc, LRU_INACTIVE_FILE);
+			shrink_inactive(s, sc, LRU_INACTIVE_FILE);
+		}
+		if (anon && sc->reclaimed < target && l->nr[LRU_INACTIVE_ANON] + l->nr[LRU_ACTIVE_ANON]) {
+			if (inactive_is_low(l, LRU_INACTIVE_ANON) || !l->nr[LRU_INACTIVE_ANON])
+				shrink_active(s, sc, LRU_INACTIVE_ANON);
+			shrink_inactive(s, sc, LRU_INACTIVE_ANON);
+		}
 		/* every folio seen twice without freeing a page: give up (OOM ahead) */
 		if (sc->reclaimed == before) {
 			if (++idle * SWAP_CLUSTER_MAX > 2 * on_lists + 2 * SWAP_CLUSTER_MAX)
@@ -299,7 +407,8 @@ static bool should_continue_reclaim(const struct sim *s, unsigned order, uint64_
 	if (buddy_watermark_ok(&s->buddy, order, WMARK_MIN) ||
 	    buddy_compaction_suitable(&s->buddy, order) == COMPACT_CONTINUE)
 		return false;
-	return s->lru.nr[LRU_INACTIVE_ANON] > (2ULL << order);
+	return s->lru.nr[LRU_INACTIVE_FILE] +
+		       (swap_nr_free(&s->swap) ? s->lru.nr[LRU_INACTIVE_ANON] : 0) > (2ULL << order);
 }
 
 uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp)
@@ -355,6 +464,26 @@ int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slo
 	return 0;
 }
 
+uint64_t reclaim_pages(struct sim *s, const pfn_t *folios, size_t n)
+{
+	struct scan_ctl sc = { .kswapd = false };
+
+	for (size_t i = 0; i < n; i++) {
+		pfn_t p = folios[i];
+		bool split = thp_is_folio(s, p) && !lru_lazyfree(&s->lru, p);
+
+		sc.folios++;
+		sc.reclaimed += reclaim_folio(s, p, &sc);
+		/* split_folio_to_list(): the pages of a THP that could not go whole follow it */
+		for (unsigned k = 0; split && k < HPAGE_PMD_NR && !thp_is_folio(s, p); k++)
+			if (s->rmap[p + k] && lru_on(&s->lru, p + k) && ++sc.folios)
+				sc.reclaimed += reclaim_folio(s, p + k, &sc);
+	}
+	unmap_flush(s, &sc);
+	s->st.cyc_reclaim += sc.folios * s->cfg.cost.compact_scan;
+	return sc.reclaimed;
+}
+
 static unsigned folio_nr_cb(const void *ctx, pfn_t pfn)
 {
 	return folio_nr(ctx, pfn);
@@ -365,7 +494,7 @@ void reclaim_check_invariants(const struct sim *s)
 	const struct lru *l = &s->lru;
 
 	lru_check_invariants(l, folio_nr_cb, s);
-	for (unsigned list = 0; list < NR_ANON_LRU; list++) {
+	for (unsigned list = 0; list < NR_LRU_LISTS; list++) {
 		uint32_t h = lru_head(l, list);
 
 		for (uint32_t p = l->next[h]; p != h; p = l->next[p])

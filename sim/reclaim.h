@@ -30,6 +30,15 @@ void reclaim_kswapd(struct sim *s);
 uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp);
 
 /*
+ * reclaim_pages() of MADV_PAGEOUT: shrink_folio_list() of the @n folios at
+ * @folios (heads, on the LRU), references ignored: each swapped out, discarded
+ * (lazy-free and clean) or activated (no swap slot, or re-dirtied lazy-free); a
+ * THP that cannot be swapped whole is split and its pages tried one by one. One
+ * flush at the end if anything was unmapped. Returns the pages freed.
+ */
+uint64_t reclaim_pages(struct sim *s, const pfn_t *folios, size_t n);
+
+/*
  * do_swap_page(): the fault at @va found swap entry @slot. Reads the page back
  * (a major fault), maps it, frees the slot. 0, or -1 with s->err.
  */

@@ -301,7 +301,7 @@ void sim_steps_header(FILE *f)
 {
 	fprintf(f, "mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
 		   "thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,"
-		   "thp_zero_page_alloc%s\n", SIM_CSV_PROV_COLS);
+		   "thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed%s\n", SIM_CSV_PROV_COLS);
 }
 
 void sim_steps_row(struct sim *s, uint64_t marker)
@@ -313,14 +313,15 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 
 	if (!s->steps)
 		return;
-	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
+	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
 		os_mode_name[s->cfg.mode], (unsigned long long)marker,
 		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
 		(unsigned long long)rss, (unsigned long long)(st->nr_mapped * PAGE_SIZE),
 		(unsigned long long)huge, (unsigned long long)st->thp_fault_alloc,
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,
-		(unsigned long long)st->thp_zero_page_alloc, s->csv_prov);
+		(unsigned long long)st->thp_zero_page_alloc, (unsigned long long)st->thp_split_page,
+		(unsigned long long)st->pglazyfree, (unsigned long long)st->pglazyfreed, s->csv_prov);
 }
 
 void sim_rss_changed(struct sim *s)
@@ -602,7 +603,7 @@ void sim_check_invariants(struct sim *s)
 	}
 	BUG_ON(folios_mapped != c.subpages);
 	/* the LRU holds exactly the anonymous folios: 4K pages and THPs */
-	BUG_ON(s->lru.nr[0] + s->lru.nr[1] != c.lru_pages + thp_folios * HPAGE_PMD_NR);
+	BUG_ON(lru_nr_pages(&s->lru) != c.lru_pages + thp_folios * HPAGE_PMD_NR);
 	mmu_check_invariants(&s->mmu); /* TLB and PWC entries agree with the page table */
 	free(c.owned);
 	free(c.slots);

@@ -305,6 +305,8 @@ static const struct stat_counter counters[] = {
 	VM(thp_swpout, "pages"),
 	VM(thp_swpout_fallback, "pages"),
 	VM(thp_scan_exceed_swap_pte, "events"),
+	VM(pglazyfree, "pages"),
+	VM(pglazyfreed, "pages"),
 	{ .key = "vmstat.pgscan", .src = SC_FN, .fn = pgscan, .label = "pgscan",
 	  .unit = "pages", .flags = SC_TEXT, .name = "pages reclaim scanned" },
 	{ .key = "vmstat.pgsteal", .src = SC_FN, .fn = pgsteal, .label = "pgsteal", .unit = "pages",

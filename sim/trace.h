@@ -64,9 +64,15 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MAP_ANONYMOUS_ 0x20
 #define MAP_STACK_ 0x20000
 #define MAP_HUGETLB_ 0x40000
+#define MADV_NORMAL_ 0
+#define MADV_RANDOM_ 1
+#define MADV_SEQUENTIAL_ 2
 #define MADV_DONTNEED_ 4
+#define MADV_FREE_ 8
 #define MADV_HUGEPAGE_ 14
 #define MADV_NOHUGEPAGE_ 15
+#define MADV_COLD_ 20
+#define MADV_PAGEOUT_ 21
 #define MADV_COLLAPSE_ 25
 #define MREMAP_MAYMOVE_ 1
 #define MREMAP_FIXED_ 2

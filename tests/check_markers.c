@@ -166,16 +166,17 @@ END_TEST
  */
 static const char steps_csv[] =
 	"mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,"
-	"thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc\n"
-	"base,0,0,0,0,0,0,0,0,0,0,0\n"
-	"base,1,3,0,12288,0,0,0,0,0,0,0\n"
-	"base,2,4,0,12288,0,0,0,0,0,0,0\n"
-	"thp,0,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,1,3,0,12288,0,0,0,0,0,0,0\n"
-	"thp,2,4,0,12288,0,0,0,0,0,0,0\n";
+	"thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc,thp_split_page,"
+	"pglazyfree,pglazyfreed\n"
+	"base,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"base,1,3,0,12288,0,0,0,0,0,0,0,0,0,0\n"
+	"base,2,4,0,12288,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,1,3,0,12288,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,2,4,0,12288,0,0,0,0,0,0,0,0,0,0\n";
 
 /*
- * Cut every line of @buf after its 12th field (the counters), in place; the
+ * Cut every line of @buf after its 15th field (the counters), in place; the
  * cut-off fields of each line into @prov (the last line's), NUL-terminated.
  */
 static void cut_prov(char *buf, char *prov, size_t n)
@@ -187,12 +188,12 @@ static void cut_prov(char *buf, char *prov, size_t n)
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		unsigned commas = 0;
 
-		while (p < line + len && commas < 12)
+		while (p < line + len && commas < 15)
 			if (*p++ == ',')
 				commas++;
 		snprintf(prov, n, "%.*s", (int)(line + len - p), p);
-		memmove(w, line, (size_t)(p - line - (commas == 12)));
-		w += p - line - (commas == 12);
+		memmove(w, line, (size_t)(p - line - (commas == 15)));
+		w += p - line - (commas == 15);
 		*w++ = '\n';
 		line = nl ? nl + 1 : line + len;
 	}
@@ -275,6 +276,18 @@ START_TEST(test_hostcfg_sets)
 	/* the word must be whole */
 	t = (struct hostcfg_text){ .cmdline = "xpvm_no_zero_page=1 pvm_no_zero_page=10" };
 	ck_assert_int_eq(sets_of(&t, out, &e), 1);
+	/* /proc/swaps: no device is no swap; devices' sizes (KiB) add up; other text is refused */
+	t = (struct hostcfg_text){ .swaps = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n" };
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.swap.size=0");
+	t.swaps = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+		  "/dev/zram0                              partition\t4194300\t\t0\t\t100\n"
+		  "/swapfile                               file\t\t1048572\t\t12\t\t-2\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.swap.size=5368700928");
+	t.swaps = "Filename Type Size\n/dev/sda2 partition lots\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.file, "/proc/swaps");
 }
 END_TEST
 

@@ -58,7 +58,8 @@
 	X(khugepaged_full_scans) X(pgmajfault) X(pswpin) X(pswpout) X(pgscan_kswapd)            \
 	X(pgscan_direct) X(pgsteal_kswapd) X(pgsteal_direct) X(allocstall_normal)               \
 	X(allocstall_movable) X(pageoutrun) X(pgactivate) X(pgdeactivate) X(thp_swpout)         \
-	X(thp_swpout_fallback) X(thp_scan_exceed_swap_pte) X(cyc_total) X(cyc_instructions)     \
+	X(thp_swpout_fallback) X(thp_scan_exceed_swap_pte) X(pglazyfree) X(pglazyfreed)         \
+	X(cyc_total) X(cyc_instructions)                                                        \
 	X(cyc_translation) X(cyc_fault) X(cyc_data) X(cyc_compaction) X(cyc_khugepaged)         \
 	X(cyc_reclaim) X(cyc_kswapd) X(compact_migrated)
 

@@ -84,6 +84,8 @@ static void fill(struct stats *s)
 	s->thp_swpout = 31;
 	s->thp_swpout_fallback = 1;
 	s->thp_scan_exceed_swap_pte = v++;
+	s->pglazyfree = v++;
+	s->pglazyfreed = v++;
 	s->rss_bytes = 1136 << 10;
 	s->huge_bytes = 6 << 20;
 	s->free_pages = 12345;
@@ -335,7 +337,7 @@ START_TEST(json_report)
 	ck_assert_int_eq(json_integer_value(at(j, "memory.fragmentation_index_order9")), -1);
 	ck_assert(json_is_real(at(j, "memory.huge_coverage")));
 	ck_assert_int_eq(json_integer_value(at(j, "cycles.kswapd")), 1111);
-	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 42); /* + the file THP three */
+	ck_assert_uint_eq(json_object_size(at(j, "vmstat")), 44); /* + the file THP three, pglazyfree[d] */
 	ck_assert_int_eq(json_integer_value(at(j, "vmstat.nr_file_pmdmapped")),
 			 (json_int_t)s.nr_file_pmdmapped);
 	ck_assert_uint_eq(json_object_size(at(j, "cycles")), 12);

@@ -13,11 +13,12 @@
 #   minflt        = pgfault - pgmajfault       majflt = pgmajfault
 #   rss_kb        = (rss_bytes + file_rss_bytes) / 1024
 #   anon_huge_kb  = anon_huge_bytes / 1024     thp_* = thp_*
+#   pglazyfree    = pglazyfree                 pglazyfreed = pglazyfreed
 #
 # /proc/vmstat is system-wide (other processes fault THPs too): the native
 # delta taken is the smallest of the runs, for every figure (the per-process
-# ones are the same in every run); a case whose only differences are thp_*
-# figures above the replay's gets up to two more rounds of runs.
+# ones are the same in every run); a case whose only differences are thp_* or
+# pglazy* figures above the replay's gets up to two more rounds of runs.
 #
 # A case may list figures of steps that are known to differ, with the reason
 # (EXPECTED_FAIL): they are reported as XFAIL with both numbers; if one of them
@@ -88,7 +89,9 @@ CASES="anon64m:anon64m:steps anon-unaligned:anon-unaligned:steps file-private:fi
 file-private-hintless:file-private-hintless:steps4k
 file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:text:steps4k
 text-large:text:steps thp-unaligned:thp-unaligned:steps
-thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps"
+thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps
+madv-free-thp:madv-free-thp:steps madv-free-4k:madv-free-4k:steps pageout-noswap:pageout-noswap:steps
+file-random-cold:file-random-cold:steps"
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?
@@ -121,7 +124,7 @@ WHY[text-large]="the linker wrote the program in large writes, so its page cache
 and 6.18's fault-around maps the whole folio (filemap_map_pages()); the model maps the 64 KiB \
 fault-around window of order-0 pages"
 
-FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc"
+FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed"
 
 # native output -> "STEP FIELD DELTA" lines
 native_deltas() {
@@ -137,11 +140,11 @@ replay_deltas() {
 	  v[k, "minflt"] = $c["pgfault"] - $c["pgmajfault"]; v[k, "majflt"] = $c["pgmajfault"]
 	  v[k, "rss_kb"] = ($c["rss_bytes"] + $c["file_rss_bytes"]) / 1024
 	  v[k, "anon_huge_kb"] = $c["anon_huge_bytes"] / 1024
-	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc", t, " ")
+	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed", t, " ")
 	  for (j in t) v[k, t[j]] = $c[t[j]]
 	  n = k + 1 }
-	END { split("'"$FIELDS"'", f, " ")
-	  for (s = 1; s < n; s++) for (j = 1; j <= 9; j++) print s, f[j], v[s, f[j]] - v[s - 1, f[j]] }' "$1"
+	END { nf = split("'"$FIELDS"'", f, " ")
+	  for (s = 1; s < n; s++) for (j = 1; j <= nf; j++) print s, f[j], v[s, f[j]] - v[s - 1, f[j]] }' "$1"
 }
 
 # $1 more native runs of case $name ($prog under $bin), their deltas added to
@@ -181,6 +184,11 @@ run_case() {
 		echo "skip $name: without setarch -R its address, so its fault count, is random"
 		return
 	fi
+	# MADV_PAGEOUT swaps out where swap exists: the replay has no swap device of the machine's size
+	if [ "$name" = pageout-noswap ] && [ -z "$GUEST" ] && [ "$(wc -l </proc/swaps)" -gt 1 ]; then
+		echo "skip $name: this machine has swap (/proc/swaps), the case is the no-swap path"
+		return
+	fi
 	: >"$T/$name.all"
 	if ! native_runs "$RUNS"; then
 		echo "FAIL $name: the native run failed: $(head -1 "$T/$name.err")"
@@ -202,8 +210,11 @@ run_case() {
 		"$MMUSIM" config host >"$T/host.yaml" || exit 1
 	fi
 	# Every file these cases map was just written (the data files by the program, the
-	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it.
-	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=warm -q \
+	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it;
+	# but a *-cold case drops its data file's pages first (POSIX_FADV_DONTNEED).
+	cache=warm
+	[ "${name%-cold}" != "$name" ] && cache=cold
+	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=$cache -q \
 		--steps "$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
 		fails=$((fails + 1))
@@ -220,7 +231,7 @@ run_case() {
 	# above the replay's, up to two more rounds of RUNS runs.
 	for round in 1 2; do
 		noise=$(paste -d' ' "$T/$name.native" "$T/$name.replay" |
-			awk '$3 != $6 { if ($2 !~ /^thp_/ || $3 < $6) { real = 1 } else n++ }
+			awk '$3 != $6 { if ($2 !~ /^(thp_|pglazy)/ || $3 < $6) { real = 1 } else n++ }
 			     END { print (real || !n) ? "no" : "yes" }')
 		[ "$noise" = yes ] || break
 		native_runs "$RUNS" || break

@@ -27,7 +27,12 @@
  * 4 KiB or 64 KiB write()s, mapped private or shared, read and written), text
  * (the first call of a function far from the rest of the code), thp-unaligned,
  * thp-read, thp-partial (munmap, mprotect, MADV_DONTNEED of one page in a THP),
- * collapse (MADV_COLLAPSE), mremap (THPs moved aligned, then not).
+ * collapse (MADV_COLLAPSE), mremap (THPs moved aligned, then not), madv-free-thp and
+ * madv-free-4k (MADV_FREE of whole and partial THPs and of 4 KiB pages, some
+ * written again, then MADV_PAGEOUT: the clean lazy-free pages are discarded
+ * without swap), pageout-noswap (MADV_PAGEOUT of a whole THP and of part of one
+ * on a machine without swap: split, nothing freed), file-random-cold (MADV_RANDOM on
+ * a file whose page cache was dropped: a major fault per page).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -41,6 +46,12 @@
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 #define MIB (1UL << 20)
 #define PG 4096UL
@@ -48,7 +59,8 @@
 #define HINT ((char *)0x200000000000UL) /* 32 TiB: free in both, 2 MiB aligned */
 
 static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
-				       "thp_collapse_alloc", "thp_zero_page_alloc" };
+				       "thp_collapse_alloc", "thp_zero_page_alloc", "thp_split_page",
+				       "pglazyfree", "pglazyfreed" };
 #define NVM (sizeof(vm_keys) / sizeof(vm_keys[0]))
 
 struct sample {
@@ -403,6 +415,96 @@ static void case_mremap(void)
 	marker();
 }
 
+static void advise(char *p, size_t len, int advice)
+{
+	if (madvise(p, len, advice))
+		die("madvise");
+}
+
+/* MADV_FREE of a whole THP (lazy-free, 512 pages) and of part of one (split, 62 pages:
+ * two full per-CPU batches of 31, which is when the kernel counts 4 KiB pages in
+ * pglazyfree), then MADV_PAGEOUT: both discarded without swap; they fault in again. */
+static void case_madv_free_thp(void)
+{
+	char *p = thp_region(8 * MIB);
+	long s;
+
+	marker();
+	write_pages(p, 8 * MIB);
+	marker();
+	advise(p, 2 * MIB, MADV_FREE);
+	marker();
+	advise(p + 2 * MIB + 64 * PG, 62 * PG, MADV_FREE);
+	marker();
+	advise(p, 4 * MIB, MADV_PAGEOUT);
+	marker();
+	s = read_pages(p, 4 * MIB);
+	marker();
+	(void)s;
+}
+
+/* 248 pages (8 full per-CPU batches of 31) freed lazily, half written again: the
+ * other half is discarded by MADV_PAGEOUT, the written half stays. */
+static void case_madv_free_4k(void)
+{
+	size_t n = 8 * 31 * PG;
+	char *p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	marker();
+	write_pages(p, n);
+	marker();
+	advise(p, n, MADV_FREE);
+	marker();
+	write_pages(p, n / 2);
+	marker();
+	advise(p, n, MADV_PAGEOUT);
+	marker();
+	write_pages(p, n);
+	marker();
+}
+
+/* Without swap MADV_PAGEOUT frees nothing: a whole THP is split to be swapped in
+ * pieces (thp_swpout_fallback), part of one is split first; every page stays. */
+static void case_pageout_noswap(void)
+{
+	char *p = thp_region(4 * MIB);
+
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	advise(p, 2 * MIB, MADV_PAGEOUT);
+	marker();
+	advise(p + 2 * MIB, 16 * PG, MADV_PAGEOUT);
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+}
+
+/* The data file of make_file(), its pages written back and dropped from the page cache. */
+static int cold_file(const char *dir, size_t len)
+{
+	int fd = make_file(dir, len, PG);
+
+	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		die("dropping the file's page cache");
+	return fd;
+}
+
+/* MADV_RANDOM on a file that is not cached: no read-around, every page a major fault
+ * (fault-around maps only what is cached: nothing). */
+static void case_file_random_cold(const char *dir)
+{
+	int fd = cold_file(dir, MIB);
+	char *p = map(HINT, MIB, PROT_READ, MAP_PRIVATE, fd);
+	long s;
+
+	advise(p, MIB, MADV_RANDOM);
+	marker();
+	s = read_pages(p, MIB);
+	marker();
+	(void)s;
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -420,6 +522,10 @@ static const struct {
 	{ "thp-partial", case_thp_partial, NULL },
 	{ "collapse", case_collapse, NULL },
 	{ "mremap", case_mremap, NULL },
+	{ "madv-free-thp", case_madv_free_thp, NULL },
+	{ "madv-free-4k", case_madv_free_4k, NULL },
+	{ "pageout-noswap", case_pageout_noswap, NULL },
+	{ "file-random-cold", NULL, case_file_random_cold },
 };
 
 int main(int argc, char **argv)

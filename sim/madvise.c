@@ -1,0 +1,239 @@
+/*
+ * madvise.c - the advice that acts on a range's pages at once, after Linux 6.18
+ * mm/madvise.c: MADV_FREE (madvise_free_single_vma(), madvise_free_pte_range(),
+ * mm/huge_memory.c madvise_free_huge_pmd(), mm/swap.c folio_mark_lazyfree()),
+ * MADV_COLD and MADV_PAGEOUT (madvise_cold_or_pageout_pte_range(),
+ * mm/swap.c folio_deactivate(), mm/vmscan.c reclaim_pages()). The advice that
+ * changes VMA flags or zaps is mmap.c's.
+ *
+ *  - Each VMA of the range in turn, each PMD range of it in turn. A PMD-mapped
+ *    THP that the range covers whole is handled as one folio; one it covers in
+ *    part is split first (split_folio(): its PMD, thp_split_pmd, then the folio,
+ *    thp_split_page) and its pages in the range handled one by one; a PTE-mapped
+ *    THP likewise by its run of PTEs in the range (madvise_folio_pte_batch()).
+ *    The 4K and huge zero pages are skipped (vm_normal_folio(),
+ *    is_huge_zero_pmd()).
+ *  - MADV_FREE (private anonymous VMAs only: vma_is_anonymous(), and not
+ *    hugetlb; the walk stops at any other with -EINVAL): the PTEs' or PMD's
+ *    accessed and dirty bits are cleared (clear_young_dirty_ptes()), and the
+ *    folio becomes lazy-free: PG_swapbacked, PG_active and PG_referenced
+ *    cleared, to the inactive file list, pglazyfree += its pages, once (a folio
+ *    already lazy-free is not counted again, lru_lazyfree()). Nothing is freed
+ *    and Rss stays: reclaim discards the folio later if it is still clean
+ *    (reclaim.c, pglazyfreed); a store before then sets the dirty bit again,
+ *    with no fault (the PTE stays writable), and keeps it. A swap entry in the
+ *    range is dropped (free_swap_and_cache_nr()).
+ *  - MADV_COLD: accessed bits cleared, PG_referenced cleared, an active folio
+ *    deactivated (lru_deactivate(): pgdeactivate). MADV_PAGEOUT: the folios of
+ *    each PMD range go to reclaim_pages() (references ignored): swapped out when
+ *    a slot is free, else activated; lazy-free ones discarded. Both act on
+ *    anonymous folios; page-cache pages are left (the model never reclaims
+ *    them), but MADV_COLD still clears their PTEs' accessed bits.
+ *  - Flushes: the leaves whose bits were cleared are gathered per VMA and
+ *    flushed at its end (tlb_end_vma(): x86 does not merge VMAs in a gather);
+ *    splits and reclaim flush as they do elsewhere (thp.c, reclaim.c).
+ *
+ * Leaves out: mlocked and shared folios (one process: every folio is exclusive),
+ * the per-CPU batches that delay pglazyfree and pgdeactivate (lru.c),
+ * MADV_PAGEOUT of page-cache pages.
+ */
+#include <errno.h>
+
+#include "lru.h"
+#include "madvise.h"
+#include "mmap.h"
+#include "reclaim.h"
+#include "sim.h"
+#include "thp.h"
+
+enum madv_op { OP_FREE, OP_COLD, OP_PAGEOUT };
+
+struct madv_walk {
+	struct sim *s;
+	enum madv_op op;
+	struct pt_span g;             /* the mmu_gather of one VMA */
+	pfn_t list[HPAGE_PMD_NR];     /* MADV_PAGEOUT: the folios of one PMD range */
+	unsigned n;
+};
+
+/* split_folio() of the THP at @head: its PMD first if it has one (unmap_folio()). */
+static void split_folio(struct sim *s, pfn_t head)
+{
+	const struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+
+	if (f->flags & FOLIO_PMD_MAPPED)
+		thp_split_pmd_at(s, f->va);
+	thp_split_folio(s, head);
+}
+
+/* Clear @bits of the leaf at @va, gathering it for the flush if any was set. */
+static void clear_bits(struct madv_walk *w, vaddr_t va, enum page_size ps, uint64_t bits)
+{
+	if (pt_clear_leaf_bits(&w->s->pt, va, bits) & bits)
+		pt_span_add(&w->g, va, ps);
+}
+
+/* The folio at @head, @nr pages, mapped from @va by one @ps leaf or @nr PTEs. */
+static void folio_advise(struct madv_walk *w, pfn_t head, unsigned nr, vaddr_t va, enum page_size ps)
+{
+	struct sim *s = w->s;
+	unsigned leaves = ps == PS_4K ? nr : 1;
+
+	switch (w->op) {
+	case OP_FREE:
+		/* clear_young_dirty_ptes(CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY), folio_mark_lazyfree() */
+		for (unsigned i = 0; i < leaves; i++)
+			clear_bits(w, va + ((vaddr_t)i << PAGE_SHIFT), ps, PTE_A | PTE_D);
+		if (lru_mark_lazyfree(&s->lru, head, nr))
+			s->st.pglazyfree += nr;
+		break;
+	case OP_COLD:
+		for (unsigned i = 0; i < leaves; i++)
+			clear_bits(w, va + ((vaddr_t)i << PAGE_SHIFT), ps, PTE_A);
+		s->lru.flags[head] &= (uint8_t)~LRU_F_REFERENCED;
+		if (s->lru.flags[head] & LRU_F_ACTIVE) { /* folio_deactivate() */
+			lru_move(&s->lru, head, nr, LRU_INACTIVE_ANON);
+			s->st.pgdeactivate += nr;
+		}
+		break;
+	case OP_PAGEOUT:
+		s->lru.flags[head] &= (uint8_t)~LRU_F_REFERENCED;
+		w->list[w->n++] = head;
+		break;
+	}
+}
+
+/* madvise_folio_pte_batch(): PTEs from @p below @end mapping @pfn, @pfn + 1, ... of one THP. */
+static unsigned pte_batch(const struct sim *s, vaddr_t p, vaddr_t end, pfn_t pfn)
+{
+	pfn_t last = (pfn | (HPAGE_PMD_NR - 1)) + 1;
+	enum page_size ps;
+	pfn_t q;
+	unsigned nr = 1;
+
+	while (p + ((vaddr_t)nr << PAGE_SHIFT) < end && pfn + nr < last &&
+	       pt_lookup(&s->pt, p + ((vaddr_t)nr << PAGE_SHIFT), &ps, &q, NULL) && ps == PS_4K &&
+	       q == pfn + nr)
+		nr++;
+	return nr;
+}
+
+static void drop_swap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct sim *s = ctx;
+
+	(void)va;
+	(void)ps;
+	if (pfn == PFN_NONE) /* free_swap_and_cache_nr() */
+		swap_free(&s->swap, pte_pfn(entry));
+}
+
+/* The PTEs of [a, end), inside one PMD range (madvise_*_pte_range()'s loop). */
+static void pte_range(struct madv_walk *w, vaddr_t a, vaddr_t end)
+{
+	struct sim *s = w->s;
+	enum page_size ps;
+	uint64_t slot;
+	pfn_t pfn;
+
+	for (vaddr_t p = a; p < end;) {
+		if (!pt_lookup(&s->pt, p, &ps, &pfn, NULL)) {
+			/* MADV_FREE drops a swap entry rather than read it back later */
+			if (w->op == OP_FREE && s->pt.nr_swap && pt_get_swap(&s->pt, p, &slot))
+				pt_unmap_range(&s->pt, p, p + PAGE_SIZE, false, drop_swap_leaf, s);
+			p += PAGE_SIZE;
+			continue;
+		}
+		if (ps != PS_4K || pfn == s->thp.zero_pfn) { /* no normal folio */
+			p += PAGE_SIZE;
+			continue;
+		}
+		if (filemap_is_cache(&s->fm, pfn)) {
+			if (w->op == OP_COLD)
+				clear_bits(w, p, PS_4K, PTE_A);
+			p += PAGE_SIZE;
+			continue;
+		}
+		if (thp_is_folio(s, pfn)) {
+			unsigned nr = pte_batch(s, p, end, pfn);
+
+			if (nr < HPAGE_PMD_NR) {
+				/* not wholly in the range: split it, then this PTE again, a 4K folio */
+				split_folio(s, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1));
+				continue;
+			}
+			folio_advise(w, pfn, nr, p, PS_4K);
+			p += (vaddr_t)nr << PAGE_SHIFT;
+			continue;
+		}
+		folio_advise(w, pfn, 1, p, PS_4K);
+		p += PAGE_SIZE;
+	}
+}
+
+/* One VMA's part [start, end) of the range: its PMD ranges, then the VMA's flush. */
+static void vma_range(struct madv_walk *w, vaddr_t start, vaddr_t end)
+{
+	struct sim *s = w->s;
+
+	w->g = (struct pt_span){ 0, 0, 0 };
+	for (vaddr_t a = start, next; a < end; a = next) {
+		enum page_size ps;
+		pfn_t pfn;
+
+		next = (a | (PMD_SIZE - 1)) + 1;
+		if (next > end)
+			next = end;
+		if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps != PS_4K) {
+			/* the huge zero PMD, a file THP's PMD, a hugetlb page: left alone */
+			if (ps != PS_2M || !thp_is_folio(s, pfn))
+				continue;
+			if (next - a == PMD_SIZE) {
+				folio_advise(w, pfn, HPAGE_PMD_NR, a, PS_2M);
+				goto range_done;
+			}
+			/* madvise_free_huge_pmd(), and the same in madvise_cold_or_pageout_pte_range() */
+			split_folio(s, pfn);
+		}
+		pte_range(w, a, next);
+range_done:
+		if (w->n) { /* reclaim_pages() at the end of each PMD range */
+			reclaim_pages(s, w->list, w->n);
+			w->n = 0;
+		}
+	}
+	if (w->g.end) /* tlb_end_vma() */
+		sim_flush_tlb_mm_range(s, w->g.start, w->g.end, w->g.shift);
+}
+
+/* madvise_walk_vmas() with @op: stops at the first VMA @ok refuses. */
+static int walk_vmas(struct madv_walk *w, vaddr_t start, vaddr_t end, unsigned long refuse)
+{
+	struct sim *s = w->s;
+
+	for (struct vma *v = vma_find_next(&s->vmas, start); v && v->start < end;
+	     v = vma_find_next(&s->vmas, v->end)) {
+		vaddr_t lo = v->start > start ? v->start : start, hi = v->end < end ? v->end : end;
+
+		if (v->flags & refuse)
+			return -EINVAL;
+		vma_range(w, lo, hi);
+	}
+	return 0;
+}
+
+int madvise_free(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	struct madv_walk w = { .s = s, .op = OP_FREE };
+
+	/* vma_is_anonymous() (a shared anonymous VMA is shmem), not hugetlb */
+	return walk_vmas(&w, start, end, VM_FILE | VM_SHARED | VM_HUGETLB);
+}
+
+int madvise_cold_or_pageout(struct sim *s, vaddr_t start, vaddr_t end, bool pageout)
+{
+	struct madv_walk w = { .s = s, .op = pageout ? OP_PAGEOUT : OP_COLD };
+
+	/* can_madv_lru_vma() */
+	return walk_vmas(&w, start, end, VM_HUGETLB);
+}
