@@ -54,8 +54,14 @@ struct trace_rec {
  * its counters there (`run --steps`). Fields: advice = the marker's system
  * call number, addr = the marker's index (0, 1, ... in the trace).
  */
-enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER, EV_NR };
-extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker" */
+/*
+ * EV_MLOCK .. EV_MUNLOCKALL (mtr version 5, after the marker so that the kinds
+ * of earlier versions keep their numbers): mlock() and mlock2() (flags:
+ * MLOCK_ONFAULT_), munlock(), mlockall() (flags: MCL_*), munlockall().
+ */
+enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER,
+	       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL, EV_NR };
+extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker", "mlock", ... */
 
 /* Linux x86-64 values (include/uapi/asm-generic/mman*.h). */
 #define MAP_SHARED_ 0x01
@@ -64,10 +70,19 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MAP_ANONYMOUS_ 0x20
 #define MAP_STACK_ 0x20000
 #define MAP_HUGETLB_ 0x40000
+#define MAP_LOCKED_ 0x2000
+#define MAP_POPULATE_ 0x8000
+#define MAP_NONBLOCK_ 0x10000
 #define MADV_DONTNEED_ 4
 #define MADV_HUGEPAGE_ 14
 #define MADV_NOHUGEPAGE_ 15
 #define MADV_COLLAPSE_ 25
+#define MADV_POPULATE_READ_ 22
+#define MADV_POPULATE_WRITE_ 23
+#define MLOCK_ONFAULT_ 0x01 /* mlock2() */
+#define MCL_CURRENT_ 1      /* mlockall() */
+#define MCL_FUTURE_ 2
+#define MCL_ONFAULT_ 4
 #define MREMAP_MAYMOVE_ 1
 #define MREMAP_FIXED_ 2
 
@@ -81,6 +96,10 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
  *   madvise:  addr, len, advice
  *   brk:      addr = the result (the new break; brk(0) reports the initial one)
  *   mremap:   addr = old address, len = old length, new_len, flags, new_addr = result
+ *   mlock:    addr, len, flags (mlock2()'s MLOCK_ONFAULT_; 0 for mlock())
+ *   munlock:  addr, len
+ *   mlockall: flags (MCL_CURRENT_ | MCL_FUTURE_ | MCL_ONFAULT_)
+ *   munlockall: no field
  */
 #define EV_INITIAL_STACK 2 /* os_event.initial of the initial stack (per-mapping kind: vmas.c) */
 

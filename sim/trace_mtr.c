@@ -2,7 +2,7 @@
  * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
  *
  * A compact binary record stream (byte-exact specification in traces/README.md):
- *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 4), u16 flags (0; version 4: bit 0,
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 5), u16 flags (0; version 4+: bit 0,
  *            "dependences recorded"), u32 reserved (0)
  *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
  *            [varint size, when the tag's size is 0]
@@ -36,11 +36,17 @@
  *            the loads read so far or not followed by a reference is corrupt
  *            ("bad dependence"). A version 3 reader refuses version 4 by its
  *            header.
+ *   version 5 (the same tool since it records mlock calls): version 4 and
+ *            EVENT kinds 7 to 10: mlock (mlock() and mlock2(); flags: MLOCK_ONFAULT),
+ *            munlock, mlockall (flags: MCL_*), munlockall (enum ev_kind; 6, the
+ *            marker, is never an EVENT). A version 4 reader refuses version 5 by
+ *            its header; a version 1 to 4 stream with such a kind is corrupt.
  *            The writer writes version 1, or version 2 with the mappings and
  *            files of a version 2 source, version 3 for a version 3 source,
  *            version 4 (with the flag) for a source that records dependences
  *            (a version 4 trace with the flag, a built-in workload) or any
- *            version 4 source (mtr_write_all()).
+ *            version 4 source, version 5 for a version 5 source (mtr_write_all());
+ *            an mlock event for a writer below version 5 is an error.
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -76,7 +82,7 @@
 #include "zout.h"
 
 #define MTR_VERSION 1     /* what the writer writes */
-#define MTR_VERSION_MAX 4 /* what the reader reads */
+#define MTR_VERSION_MAX 5 /* what the reader reads */
 #define MTR_FLAG_DEPS 0x1 /* version 4's header flag: dependences recorded (DEP records) */
 #define MTR_HEADER 16
 /*
@@ -382,7 +388,8 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 			return ret;
 		}
 	}
-	if (o->kind >= EV_MARKER) { /* a marker is a record of its own */
+	/* a marker is a record of its own; the mlock kinds came with version 5 */
+	if (o->kind == EV_MARKER || o->kind >= EV_NR || (o->kind > EV_MARKER && m->version < 5)) {
 		*why = "bad event kind";
 		return MTR_BAD;
 	}
@@ -897,7 +904,7 @@ struct mtr_writer {
 	uint64_t nrec;
 	uint64_t loads; /* load and modify records written (a DEP's d is at most this) */
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
-	unsigned version; /* of the header: 1, or 2 to 4 (mtr_writer_v2()) */
+	unsigned version; /* of the header: 1, or 2 to 5 (mtr_writer_v2()) */
 	bool deps; /* version 4's MTR_FLAG_DEPS: DEP records are written */
 	bool dep_pending; /* a DEP was written: the next record must be a reference */
 };
@@ -965,14 +972,15 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
  * Version 2 from @src (a reader of version 2 with its initial mappings; 3
  * for a version 3 reader, whose R_TOUCH records it then writes; 4 for a
  * version 4 reader or a source that records dependences, whose R_DEP records
- * it then writes, with the header flag if @src->deps):
+ * it then writes, with the header flag if @src->deps; 5 for a version 5
+ * reader, whose mlock events it then writes):
  * write its mappings now, and the file of each mmap event with the event.
  * Called right after mtr_writer_open(). Thread switches, forks and region
  * starts are not carried over (the reader keeps only their counts).
  */
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
-	w->version = src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
+	w->version = src->version >= 5 ? 5 : src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
 	w->deps = src->deps;
 	w->buf[8] = (unsigned char)w->version; /* the header is still in the buffer */
 	w->buf[10] = w->deps ? MTR_FLAG_DEPS : 0;
@@ -1163,6 +1171,11 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 				*p++ = MTR_TAG_MARKER;
 				p = put_varint(p, o->advice);
 				break;
+			}
+			if (o->kind > EV_MARKER && w->version < 5) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, "the %s event needs mtr version 5 (a source of version 5)",
+					       ev_kind_name[o->kind]);
 			}
 			*p++ = MTR_TAG_EVENT;
 			*p++ = (unsigned char)o->kind;
