@@ -27,7 +27,10 @@
  * 4 KiB or 64 KiB write()s, mapped private or shared, read and written), text
  * (the first call of a function far from the rest of the code), thp-unaligned,
  * thp-read, thp-partial (munmap, mprotect, MADV_DONTNEED of one page in a THP),
- * collapse (MADV_COLLAPSE), mremap (THPs moved aligned, then not).
+ * collapse (MADV_COLLAPSE), mremap (THPs moved aligned, then not), populate
+ * (MAP_POPULATE), populate-madvise (MADV_POPULATE_READ / _WRITE), mlock and
+ * mlockall (mlock, munlock, MAP_LOCKED, mlockall(MCL_FUTURE [| MCL_ONFAULT]),
+ * munlockall).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -403,6 +406,119 @@ static void case_mremap(void)
 	marker();
 }
 
+/*
+ * Populating through GUP (mm/gup.c): the faults come at the call and count as
+ * the process's minor faults; the first touch after takes none. MAP_POPULATE
+ * of a private writable mapping write-faults every page (FOLL_WRITE breaks
+ * COW); of a private read-only file mapping, read faults that fault around
+ * (16 pages each).
+ */
+static void case_populate(const char *dir)
+{
+	int fd = make_file(dir, MIB, PG);
+	char *p, *f;
+	long s;
+
+	marker();
+	p = map(HINT, 4 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1);
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	f = map(HINT + 64 * MIB, MIB, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd);
+	marker();
+	s = read_pages(f, MIB);
+	marker();
+	(void)s;
+}
+
+/* MADV_POPULATE_READ / _WRITE: 4 KiB pages, then THPs under MADV_HUGEPAGE. */
+static void case_populate_madvise(void)
+{
+	char *p = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	char *h = thp_region(8 * MIB);
+	long s;
+
+	marker();
+	if (madvise(p, MIB / 2, MADV_POPULATE_READ))
+		die("madvise(MADV_POPULATE_READ)");
+	marker();
+	if (madvise(p, MIB, MADV_POPULATE_WRITE))
+		die("madvise(MADV_POPULATE_WRITE)");
+	marker();
+	write_pages(p, MIB);
+	marker();
+	if (madvise(h, 2 * MIB, MADV_POPULATE_READ))
+		die("madvise(MADV_POPULATE_READ)");
+	marker();
+	if (madvise(h + 2 * MIB, 4 * MIB, MADV_POPULATE_WRITE))
+		die("madvise(MADV_POPULATE_WRITE)");
+	marker();
+	s = read_pages(h, 8 * MIB);
+	write_pages(h, 8 * MIB);
+	marker();
+	(void)s;
+}
+
+/*
+ * mlock() populates and pins; munlock() faults nothing. mlock() of the middle
+ * of THPs splits the VMA there, and the PMDs across the new edges.
+ */
+static void case_mlock(void)
+{
+	char *p = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	char *h = thp_region(4 * MIB);
+
+	marker();
+	if (mlock(p, MIB / 2))
+		die("mlock");
+	marker();
+	write_pages(p, MIB);
+	marker();
+	if (munlock(p, MIB / 2))
+		die("munlock");
+	marker();
+	write_pages(h, 4 * MIB);
+	marker();
+	if (mlock(h + MIB, 2 * MIB))
+		die("mlock");
+	marker();
+	write_pages(h, 4 * MIB);
+	if (munlock(h, 4 * MIB))
+		die("munlock");
+	marker();
+}
+
+/*
+ * mlockall(MCL_FUTURE): later mappings are locked and populated (MAP_LOCKED's
+ * effect, which a mapping gets on its own too); MCL_ONFAULT locks without
+ * populating; munlockall() ends it.
+ */
+static void case_mlockall(void)
+{
+	char *p, *q, *r;
+
+	marker();
+	p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1);
+	marker();
+	write_pages(p, MIB);
+	marker();
+	if (mlockall(MCL_FUTURE))
+		die("mlockall");
+	q = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	marker();
+	write_pages(q, MIB);
+	marker();
+	if (mlockall(MCL_FUTURE | MCL_ONFAULT))
+		die("mlockall");
+	r = map(HINT + 128 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	marker();
+	write_pages(r, MIB / 2);
+	marker();
+	if (munlockall())
+		die("munlockall");
+	marker();
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -420,6 +536,10 @@ static const struct {
 	{ "thp-partial", case_thp_partial, NULL },
 	{ "collapse", case_collapse, NULL },
 	{ "mremap", case_mremap, NULL },
+	{ "populate", NULL, case_populate },
+	{ "populate-madvise", case_populate_madvise, NULL },
+	{ "mlock", case_mlock, NULL },
+	{ "mlockall", case_mlockall, NULL },
 };
 
 int main(int argc, char **argv)
