@@ -180,7 +180,7 @@ enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
 enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
        T_ROI = 0xc7, T_MARKER = 0xc8, T_TOUCH = 0xc9, T_DEP = 0xca };
 enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum touch_how */
-#define MM_VERSION 5 /* mtr version 5: DEP records (4), mlock events */
+#define MM_VERSION 5 /* mtr version 5: DEP records (4), mlock events, a FILE's filesystem */
 #define MM_FLAGS 1   /* version 4's header flag: dependences recorded */
 
 /*
@@ -917,15 +917,31 @@ static void mm_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 	}
 }
 
-/* FILE: the identity behind @fd (device, inode, the mmap's offset, path), after its mmap event. */
+/*
+ * Valgrind gives tools no fstatfs(): the core's raw system call, which the tool
+ * is linked with (libcoregrind; coregrind/pub_core_syscall.h declares it with
+ * eight arguments, of which amd64 uses six).
+ */
+extern SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord, UWord, UWord, UWord);
+
+/*
+ * FILE: the identity behind @fd (device, inode, the mmap's offset, path), after
+ * its mmap event; version 5: its filesystem's f_type (fstatfs(): TMPFS_MAGIC
+ * for tmpfs and memfd, whose mappings are shmem) and the pages it holds now
+ * (st_blocks / 8: 0 for a memfd or tmpfs file that is all holes).
+ */
 static void put_file(Long fd, ULong off)
 {
 	const HChar *name = NULL;
 	struct vg_stat sb;
+	struct vki_statfs sf;
 	UChar *p;
 
 	VG_(memset)(&sb, 0, sizeof(sb));
+	VG_(memset)(&sf, 0, sizeof(sf));
 	VG_(fstat)((Int)fd, &sb);
+	if (sr_isError(VG_(do_syscall)(__NR_fstatfs, (UWord)fd, (UWord)&sf, 0, 0, 0, 0, 0, 0)))
+		sf.f_type = 0;
 	if (!VG_(resolve_filename)((Int)fd, &name))
 		name = NULL;
 	p = room();
@@ -934,6 +950,8 @@ static void put_file(Long fd, ULong off)
 	p = put_v(p, sb.ino);
 	p = put_v(p, off);
 	put_name(&p, name);
+	p = put_v(p, (ULong)(UInt)sf.f_type);
+	p = put_v(p, sb.blocks / 8);
 	blen = (UInt)(p - buf);
 	n_recs++;
 }

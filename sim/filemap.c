@@ -97,7 +97,33 @@ void filemap_destroy(struct sim *s)
 	free(fm->key_file);
 	free(fm->key_off);
 	free(fm->val);
+	free(fm->shm);
 	memset(fm, 0, sizeof(*fm));
+}
+
+static struct fm_shmem *shmem_file(const struct filemap *fm, uint32_t file)
+{
+	for (size_t i = 0; i < fm->nshm; i++)
+		if (fm->shm[i].file == file)
+			return &fm->shm[i];
+	return NULL;
+}
+
+int filemap_shmem_mmap(struct sim *s, uint32_t file, uint64_t pages)
+{
+	struct filemap *fm = &s->fm;
+	struct fm_shmem *f = shmem_file(fm, file);
+
+	if (!f) {
+		f = realloc(fm->shm, (fm->nshm + 1) * sizeof(*f));
+		if (!f)
+			return -1;
+		fm->shm = f;
+		f = &fm->shm[fm->nshm++];
+		*f = (struct fm_shmem){ .file = file };
+	}
+	f->whole = pages > f->nr;
+	return 0;
 }
 
 uint32_t filemap_new_file(struct sim *s)
@@ -202,9 +228,30 @@ static pfn_t add_page(struct sim *s, uint32_t file, uint64_t off)
 	return pfn;
 }
 
+/* A page of shmem file @v->file now exists in the model: a hole filled or a page first mapped. */
+static pfn_t shmem_add_page(struct sim *s, const struct vma *v, uint64_t pgoff)
+{
+	struct fm_shmem *f = shmem_file(&s->fm, v->file);
+	pfn_t pfn = add_page(s, v->file, pgoff);
+
+	if (pfn != PFN_NONE && f)
+		f->nr++;
+	return pfn;
+}
+
+/* Do the pages of the shmem VMA @v's file that the model holds no frame for exist? */
+static bool shmem_exists(const struct sim *s, const struct vma *v)
+{
+	const struct fm_shmem *f = shmem_file(&s->fm, v->file);
+
+	return f && f->whole;
+}
+
 /*
  * filemap_fault(): the cache page of @pgoff in @v, read in on a miss with the
  * read-around window of do_sync_mmap_readahead() clipped to the VMA's pages.
+ * shmem_fault() in a shmem VMA: the page, or a new zeroed one in the hole; no
+ * read, no read-around.
  */
 static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 {
@@ -214,6 +261,8 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 
 	if (pfn != PFN_NONE)
 		return pfn;
+	if (v->flags & VM_SHMEM)
+		return shmem_add_page(s, v, pgoff);
 	if (s->cfg.file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
 		return add_page(s, v->file, pgoff);
 	if (ra > 1) {
@@ -326,8 +375,22 @@ static int map_cache_pte(struct sim *s, vaddr_t p, pfn_t pfn, bool writable)
 }
 
 /*
+ * A shared shmem mapping has no write-notify (vma_wants_writenotify(): no
+ * page_mkwrite, no dirty accounting), so vm_page_prot is writable and a read
+ * fault's PTEs are made writable (set_pte_range() from mk_pte(page,
+ * vma->vm_page_prot)): a later store takes no fault.
+ */
+static bool read_maps_writable(const struct vma *v)
+{
+	const unsigned long f = VM_SHMEM | VM_SHARED | VM_WRITE;
+
+	return (v->flags & f) == f;
+}
+
+/*
  * do_fault_around() + filemap_map_pages(): map the cached pages of the window
- * around @va whose PTEs are empty, read-only.
+ * around @va whose PTEs are empty, read-only (writable: read_maps_writable()).
+ * In a shmem VMA only pages that exist: a hole is left to its own fault.
  */
 static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 {
@@ -348,9 +411,14 @@ static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 		uint64_t off = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
 		pfn_t pfn = lookup(&s->fm, v->file, off);
 
-		if (pfn == PFN_NONE && s->cfg.file_cache == FILE_CACHE_WARM && pt_slot_empty(&s->pt, p, PS_4K))
+		if (pfn == PFN_NONE && (v->flags & VM_SHMEM)) {
+			if (shmem_exists(s, v) && pt_slot_empty(&s->pt, p, PS_4K))
+				pfn = shmem_add_page(s, v, off);
+		} else if (pfn == PFN_NONE && s->cfg.file_cache == FILE_CACHE_WARM && pt_slot_empty(&s->pt, p, PS_4K)) {
 			pfn = add_page(s, v->file, off); /* cached all along; stops where memory ends */
-		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) && map_cache_pte(s, p, pfn, false))
+		}
+		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) &&
+		    map_cache_pte(s, p, pfn, read_maps_writable(v)))
 			return 1;
 	}
 	return 0;
@@ -427,7 +495,7 @@ int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 		return map_cache_pmd(s, va, pfn);
 	if (s->cfg.fault_around_bytes > PAGE_SIZE)
 		return fault_around(s, v, va);
-	return map_cache_pte(s, p, pfn, false);
+	return map_cache_pte(s, p, pfn, read_maps_writable(v));
 }
 
 int filemap_wp_fault(struct sim *s, struct vma *v, vaddr_t va, pfn_t pfn)

@@ -440,6 +440,12 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		/* a file mapping (filemap.c): the trace's file identity, else a file of its own */
 		flags |= VM_FILE;
 		file = ev->file && ev->file < FILE_ID_OWN ? ev->file : filemap_new_file(s);
+		/* shmem_mmap(): a file of tmpfs or a memfd (mtr version 5's f_type) */
+		if (ev->fs_magic == TMPFS_MAGIC_) {
+			flags |= VM_SHMEM;
+			if (filemap_shmem_mmap(s, file, ev->fs_pages))
+				return ev_oom(s, ev);
+		}
 	}
 	if (ev->flags & MAP_HUGETLB_)
 		flags |= VM_HUGETLB;
@@ -461,8 +467,9 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 	    vmas_map(s, start, end, flags, ev->file && ev->file < FILE_ID_OWN ? ev->file : 0,
 		     (ev->flags & MAP_STACK_) || ev->initial == EV_INITIAL_STACK))
 		return ev_oom(s, ev);
-	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text) */
-	if (flags & VM_FILE)
+	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text;
+	 * not shmem, whose THPs follow shmem_enabled, not modelled: its default is never) */
+	if ((flags & (VM_FILE | VM_SHMEM)) == VM_FILE)
 		khugepaged_enter_vma(s, vma_find(&s->vmas, start), flags);
 	return populate ? mm_populate(s, start, end) : 0;
 }
@@ -534,7 +541,8 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
 		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
 				      s->thp.huge_zero_pfn, &g);
-		if ((set & VM_WRITE) && (flags & VM_FILE))
+		if ((set & VM_WRITE) && (flags & VM_FILE) &&
+		    (flags & (VM_SHMEM | VM_SHARED)) != (VM_SHMEM | VM_SHARED)) /* shmem: no write-notify */
 			cache_ptes_read_only(s, wlo, whi);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
 		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))

@@ -39,8 +39,12 @@
  *   version 5 (the same tool since it records mlock calls): version 4 and
  *            EVENT kinds 7 to 10: mlock (mlock() and mlock2(); flags: MLOCK_ONFAULT),
  *            munlock, mlockall (flags: MCL_*), munlockall (enum ev_kind; 6, the
- *            marker, is never an EVENT). A version 4 reader refuses version 5 by
- *            its header; a version 1 to 4 stream with such a kind is corrupt.
+ *            marker, is never an EVENT); and a FILE record ends with two more
+ *            varints: the filesystem's statfs f_type (TMPFS_MAGIC for tmpfs and
+ *            memfd; 0 unknown) and the pages the file had at the mmap (st_blocks
+ *            / 8), which an mmap event carries (os_event.fs_magic, fs_pages).
+ *            A version 4 reader refuses version 5 by its header; a version 1 to
+ *            4 stream with such a kind is corrupt.
  *            The writer writes version 1, or version 2 with the mappings and
  *            files of a version 2 source, version 3 for a version 3 source,
  *            version 4 (with the flag) for a source that records dependences
@@ -88,7 +92,8 @@
 /*
  * Longest record the reader carries over between chunks: version 2's mmap
  * event with its FILE record (92 + 1 + 3 varints + a path of at most
- * MTR_PATH_MAX bytes and its length) or a MAP record (1 + 8 varints + path).
+ * MTR_PATH_MAX bytes and its length, + 2 varints in version 5: 4241 bytes) or
+ * a MAP record (1 + 8 varints + path).
  * Must not exceed TIO_HEADROOM.
  */
 #define MTR_PATH_MAX 4096
@@ -316,7 +321,7 @@ static int mtr_map(struct mtr_reader *m, const unsigned char **pp, const unsigne
  * (one entry per device and inode); *@idx is 1 + its index, *@off the offset.
  */
 static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
-		    uint32_t *idx, uint64_t *off, const char **why)
+		    uint32_t *idx, uint64_t *off, uint64_t fs[2], const char **why)
 {
 	struct trace_reader *h = &m->head;
 	uint64_t f[3];
@@ -325,6 +330,16 @@ static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsign
 
 	if (ret || (ret = get_name(pp, lim, &name, why)))
 		return ret;
+	fs[0] = fs[1] = 0;
+	if (m->version >= 5 && (ret = get_varints(pp, lim, fs, 2, why))) { /* f_type, pages */
+		free(name);
+		return ret;
+	}
+	if (fs[0] > UINT32_MAX) {
+		free(name);
+		*why = "filesystem type over 32 bits";
+		return MTR_BAD;
+	}
 	*off = f[2];
 	return file_index(h, f[0], f[1], name, idx, why);
 }
@@ -333,7 +348,7 @@ static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsign
 static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char **pp,
 			 const unsigned char *lim, const char **why)
 {
-	uint64_t v, off;
+	uint64_t v, off, fs[2];
 	uint32_t idx;
 	int ret;
 
@@ -344,7 +359,7 @@ static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char *
 	if (t == MTR_TAG_MAP)
 		return mtr_map(m, pp, lim, why);
 	if (t == MTR_TAG_FILE)
-		return mtr_file(m, pp, lim, &idx, &off, why); /* not after an mmap: kept in the table */
+		return mtr_file(m, pp, lim, &idx, &off, fs, why); /* not after an mmap: kept in the table */
 	ret = get_varint(pp, lim, &v);
 	if (ret) {
 		*why = "varint longer than 64 bits";
@@ -375,7 +390,7 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 {
 	struct os_event *o = &m->ev[*nev];
 	const unsigned char *p = *pp;
-	uint64_t f[9];
+	uint64_t f[9], fs[2];
 	int ret;
 
 	if (p >= lim)
@@ -410,12 +425,16 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 	o->file = 0;
 	o->thread = m->head.thread;
 	o->initial = false;
+	o->fs_magic = 0;
+	o->fs_pages = 0;
 	if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
 		/* The file behind it, decoded with it: a batch never separates them. */
 		p++;
-		ret = mtr_file(m, &p, lim, &o->file, &o->off, why);
+		ret = mtr_file(m, &p, lim, &o->file, &o->off, fs, why);
 		if (ret)
 			return ret;
+		o->fs_magic = (uint32_t)fs[0];
+		o->fs_pages = fs[1];
 		m->nrec++;
 	}
 	*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
@@ -1197,6 +1216,10 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 				p = put_varint(p, f->ino);
 				p = put_varint(p, o->off);
 				p = mtr_put_name(p, f->path);
+				if (w->version >= 5) {
+					p = put_varint(p, o->fs_magic);
+					p = put_varint(p, o->fs_pages);
+				}
 				w->nrec++;
 			}
 			break;

@@ -25,6 +25,8 @@
 #define VM_IMPLICIT 0x100000000UL /* mmusim: made by the implicit-mapping rule */
 #define VM_BRK 0x200000000UL      /* mmusim: the heap grown by brk() */
 #define VM_FILE 0x400000000UL     /* mmusim: a file mapping, private or shared (vma->vm_file) */
+#define VM_SHMEM 0x1000000000UL  /* mmusim: a file mapping of shmem (tmpfs, memfd: mtr v5's f_type;
+				     vma_is_shmem()) */
 #define VM_ANON_VMA 0x800000000UL /* mmusim: vma->anon_vma is set (an anonymous page was
 				     faulted in: vmf_anon_prepare()); merges ignore it */
 

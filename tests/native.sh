@@ -89,7 +89,8 @@ file-private-hintless:file-private-hintless:steps4k
 file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:text:steps4k
 text-large:text:steps thp-unaligned:thp-unaligned:steps
 thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps
-populate:populate:steps populate-madvise:populate-madvise:steps mlock:mlock:steps mlockall:mlockall:steps"
+populate:populate:steps populate-madvise:populate-madvise:steps mlock:mlock:steps mlockall:mlockall:steps
+tmpfs:tmpfs:steps memfd:memfd:steps memfd-fresh:memfd-fresh:steps"
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?

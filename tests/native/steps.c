@@ -30,7 +30,8 @@
  * collapse (MADV_COLLAPSE), mremap (THPs moved aligned, then not), populate
  * (MAP_POPULATE), populate-madvise (MADV_POPULATE_READ / _WRITE), mlock and
  * mlockall (mlock, munlock, MAP_LOCKED, mlockall(MCL_FUTURE [| MCL_ONFAULT]),
- * munlockall).
+ * munlockall), tmpfs, memfd, memfd-fresh (shared memory: a file of /dev/shm, a
+ * memfd written, a memfd only truncated, each mapped shared twice and private).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -519,6 +520,76 @@ static void case_mlockall(void)
 	marker();
 }
 
+/*
+ * Shared memory (mm/shmem.c): a shared mapping of a tmpfs file or a memfd has
+ * no write-notify (no page_mkwrite, no dirty accounting), so a read fault maps
+ * its pages writable and a later store takes no fault; fault-around maps the
+ * pages already in the file. The file is mapped twice: Rss counts each mapping.
+ * Then a private mapping of it: read faults around, each store copies.
+ */
+static void shmem_steps(int fd)
+{
+	char *p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	char *q, *r;
+	long s;
+
+	marker();
+	s = read_pages(p, MIB);
+	marker();
+	write_pages(p, MIB);
+	marker();
+	q = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	s += read_pages(q, MIB / 2);
+	marker();
+	r = map(HINT + 128 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd);
+	s += read_pages(r, MIB);
+	marker();
+	write_pages(r, MIB / 2);
+	marker();
+	(void)s;
+}
+
+/* A file of /dev/shm (tmpfs), written in 4 KiB write()s. */
+static void case_tmpfs(void)
+{
+	int fd = make_file("/dev/shm", MIB, PG);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/shm/steps.data");
+	unlink(path);
+	shmem_steps(fd);
+}
+
+/* A memfd written in 4 KiB write()s. */
+static void case_memfd(void)
+{
+	static char chunk[PG];
+	int fd = memfd_create("steps", 0);
+
+	if (fd < 0)
+		die("memfd_create");
+	memset(chunk, 'x', sizeof(chunk));
+	for (size_t off = 0; off < MIB; off += PG)
+		if (write(fd, chunk, PG) != (ssize_t)PG)
+			die("write");
+	shmem_steps(fd);
+}
+
+/*
+ * A fresh memfd (ftruncate() only: every page a hole): each read fault
+ * allocates its page (shmem_fault()), fault-around finding none in the file.
+ */
+static void case_memfd_fresh(void)
+{
+	int fd = memfd_create("steps", 0);
+
+	if (fd < 0)
+		die("memfd_create");
+	if (ftruncate(fd, MIB))
+		die("ftruncate");
+	shmem_steps(fd);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -540,6 +611,9 @@ static const struct {
 	{ "populate-madvise", case_populate_madvise, NULL },
 	{ "mlock", case_mlock, NULL },
 	{ "mlockall", case_mlockall, NULL },
+	{ "tmpfs", case_tmpfs, NULL },
+	{ "memfd", case_memfd, NULL },
+	{ "memfd-fresh", case_memfd_fresh, NULL },
 };
 
 int main(int argc, char **argv)
