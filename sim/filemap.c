@@ -44,6 +44,25 @@
  *    stay at the PTE level (a private store copies the page; fault.c clears a PMD
  *    a store hits first, __split_huge_pmd()).
  *
+ *  - shmem (mm/shmem.c): a file mapping whose mtr version 5 FILE record says
+ *    tmpfs (TMPFS_MAGIC: /dev/shm, any tmpfs mount, a memfd) is VM_SHMEM. Its
+ *    page cache is the file itself: shmem_fault() finds the page or fills the
+ *    hole with a new zeroed page (no read, no read-around, no major fault,
+ *    whatever os.file_cache says), and fault-around maps only pages that exist.
+ *    Which exist: the pages the model holds for the file, and all of them once
+ *    an mmap of it recorded more pages (st_blocks / 8) than the model holds (a
+ *    write() or another process wrote them, unseen); a file of 0 pages, a fresh
+ *    memfd, is all holes. A shared writable shmem mapping has no write-notify
+ *    (vma_wants_writenotify(): no page_mkwrite, no dirty accounting), so its
+ *    read faults and fault-around map PTEs writable and a later store takes no
+ *    fault; mprotect(PROT_WRITE) makes its PTEs writable too. Simplifications:
+ *    an mmap that finds some pages written elsewhere takes every page as
+ *    existing (the trace records how many, not which); no shmem THPs
+ *    (shmem_enabled, default never; khugepaged leaves shmem VMAs alone), no
+ *    swap of shmem pages; shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS)
+ *    stays backed like anonymous memory (fault.c); lackey traces and mtr before
+ *    version 5 say nothing of the filesystem: their files are ext4-like.
+ *
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
  * is left out: for a sequential read the outcome is the same, one fault per

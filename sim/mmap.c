@@ -61,8 +61,9 @@
  *    (Linux skips VM_PFNMAP/VM_IO ones); RLIMIT_MEMLOCK is not checked (a
  *    call it refused failed and is not in the trace).
  *
- * Leaves out: shmem (MAP_SHARED | MAP_ANONYMOUS is recorded, backed like anonymous
- * memory), VMA merging beyond vma.c's, guard pages, stack growth.
+ * Leaves out: shared anonymous memory as shmem (MAP_SHARED | MAP_ANONYMOUS is
+ * recorded, backed like anonymous memory; files of tmpfs and memfds are shmem:
+ * VM_SHMEM, filemap.c), VMA merging beyond vma.c's, guard pages, stack growth.
  */
 #include <stdlib.h>
 
