@@ -119,8 +119,8 @@ struct os_event {
 	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2, lackey; else 0) */
 	uint32_t file; /* mmap of a file: 1 + index into trace_reader.files (mtr v2); 0 unknown */
 	uint32_t thread; /* the thread that made the call (mtr v2: trace_reader.thread); 0 unknown */
-	uint32_t fs_magic; /* mmap of a file (mtr v5): its filesystem's statfs f_type (TMPFS_MAGIC_
-			      for tmpfs and memfd); 0 unknown */
+	uint64_t fs_magic; /* mmap of a file (mtr v5): its filesystem's statfs f_type (TMPFS_MAGIC_
+			      for tmpfs and memfd); 0 unknown (64 bits: the struct has no padding) */
 	uint64_t fs_pages; /* mmap of a file (mtr v5): the pages the file had then (st_blocks / 8) */
 };
 

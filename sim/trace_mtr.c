@@ -433,7 +433,7 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 		ret = mtr_file(m, &p, lim, &o->file, &o->off, fs, why);
 		if (ret)
 			return ret;
-		o->fs_magic = (uint32_t)fs[0];
+		o->fs_magic = fs[0];
 		o->fs_pages = fs[1];
 		m->nrec++;
 	}
