@@ -204,7 +204,7 @@ struct trace_reader {
 	uint64_t thread_switches, forks, roi_starts;
 	uint64_t markers; /* MARKER records read so far (each also an EV_MARKER event) */
 	uint32_t thread; /* the thread of the references being read (0: not recorded) */
-	unsigned version; /* an mtr trace's format version (1 to 4); 0 for other formats */
+	unsigned version; /* an mtr trace's format version (1 to 5); 0 for other formats */
 	/* the source records dependences (R_DEP): a reference without one is independent;
 	 * false: unknown (lackey, pin, ...), the core model's documented assumption holds */
 	bool deps;
@@ -284,7 +284,7 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
  * version 2 trace): its mappings and the files of its mmap events are kept;
  * version 3 when @tr is (its R_TOUCH records); version 4 when @tr is or
  * records dependences (@tr->deps: its R_DEP records, and the header flag that
- * says so). 0; -1 with @e (a bad input or output path, a trace error: exit 2);
+ * says so); version 5 when @tr is (its mlock events, its files' filesystems). 0; -1 with @e (a bad input or output path, a trace error: exit 2);
  * -2 with @e->host (a write failed: exit 1).
  */
 int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e);
