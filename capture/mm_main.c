@@ -2,7 +2,7 @@
  * mm_main.c - mmusim's Valgrind tool ("--tool=mmusim"): writes a program's
  * memory references, its initial mappings, its mapping system calls and its
  * thread switches, and the dependences of its references' addresses on its
- * loads, as an mtr version 4 stream (traces/README.md) to a file descriptor,
+ * loads, as an mtr version 5 stream (traces/README.md) to a file descriptor,
  * framed for `mmusim capture` (sim/capture.c), which compresses it.
  *
  * What is counted is what lackey --trace-mem=yes prints (valgrind
@@ -180,7 +180,7 @@ enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
 enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
        T_ROI = 0xc7, T_MARKER = 0xc8, T_TOUCH = 0xc9, T_DEP = 0xca };
 enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum touch_how */
-#define MM_VERSION 4 /* mtr version 4: DEP records */
+#define MM_VERSION 5 /* mtr version 5: DEP records (4), mlock events, a FILE's filesystem */
 #define MM_FLAGS 1   /* version 4's header flag: dependences recorded */
 
 /*
@@ -199,7 +199,8 @@ enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum t
 #define SM_PRIM 21       /* primary map entries (log2): 2^37 bytes, Valgrind's amd64 client space */
 #define SM_WORDS (1u << (SM_CHUNK - 3))
 #define F_DEP 1          /* mm_ent.flags: the address has a tag, in dep_tag[slot] */
-enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP };
+enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER,
+       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL }; /* sim/trace.h enum ev_kind */
 
 struct mm_ent {
 	Addr addr;   /* fetch: the instruction's address */
@@ -916,15 +917,31 @@ static void mm_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 	}
 }
 
-/* FILE: the identity behind @fd (device, inode, the mmap's offset, path), after its mmap event. */
+/*
+ * Valgrind gives tools no fstatfs(): the core's raw system call, which the tool
+ * is linked with (libcoregrind; coregrind/pub_core_syscall.h declares it with
+ * eight arguments, of which amd64 uses six).
+ */
+extern SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord, UWord, UWord, UWord);
+
+/*
+ * FILE: the identity behind @fd (device, inode, the mmap's offset, path), after
+ * its mmap event; version 5: its filesystem's f_type (fstatfs(): TMPFS_MAGIC
+ * for tmpfs and memfd, whose mappings are shmem) and the pages it holds now
+ * (st_blocks / 8: 0 for a memfd or tmpfs file that is all holes).
+ */
 static void put_file(Long fd, ULong off)
 {
 	const HChar *name = NULL;
 	struct vg_stat sb;
+	struct vki_statfs sf;
 	UChar *p;
 
 	VG_(memset)(&sb, 0, sizeof(sb));
+	VG_(memset)(&sf, 0, sizeof(sf));
 	VG_(fstat)((Int)fd, &sb);
+	if (sr_isError(VG_(do_syscall)(__NR_fstatfs, (UWord)fd, (UWord)&sf, 0, 0, 0, 0, 0, 0)))
+		sf.f_type = 0;
 	if (!VG_(resolve_filename)((Int)fd, &name))
 		name = NULL;
 	p = room();
@@ -933,6 +950,8 @@ static void put_file(Long fd, ULong off)
 	p = put_v(p, sb.ino);
 	p = put_v(p, off);
 	put_name(&p, name);
+	p = put_v(p, (ULong)(UInt)sf.f_type);
+	p = put_v(p, sb.blocks / 8);
 	blen = (UInt)(p - buf);
 	n_recs++;
 }
@@ -986,6 +1005,22 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 		break;
 	case __NR_mremap:
 		put_event(EV_MREMAP, 0, a[3], -1, 0, a[0], a[1], r, a[2]);
+		break;
+	/* the mlock family (mtr version 5): they populate and pin memory */
+	case __NR_mlock:
+		put_event(EV_MLOCK, 0, 0, -1, 0, a[0], a[1], 0, 0);
+		break;
+	case __NR_mlock2: /* (Valgrind 3.19 has no wrapper: the call fails there) */
+		put_event(EV_MLOCK, 0, a[2], -1, 0, a[0], a[1], 0, 0);
+		break;
+	case __NR_munlock:
+		put_event(EV_MUNLOCK, 0, 0, -1, 0, a[0], a[1], 0, 0);
+		break;
+	case __NR_mlockall:
+		put_event(EV_MLOCKALL, 0, a[0], -1, 0, 0, 0, 0, 0);
+		break;
+	case __NR_munlockall:
+		put_event(EV_MUNLOCKALL, 0, 0, -1, 0, 0, 0, 0, 0);
 		break;
 	case __NR_getppid:
 		/* A marker the program sets between steps (tests/native/): in order with the refs. */
@@ -1686,7 +1721,7 @@ static void mm_pre_clo_init(void)
 {
 	VG_(details_name)("mmusim");
 	VG_(details_version)(NULL);
-	VG_(details_description)("mmusim's memory trace recorder (mtr version 4)");
+	VG_(details_description)("mmusim's memory trace recorder (mtr version 5)");
 	VG_(details_copyright_author)("mmusim authors");
 	VG_(details_bug_reports_to)("the mmusim repository");
 	VG_(details_avg_translation_sizeB)(275);

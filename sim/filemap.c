@@ -48,6 +48,25 @@
  *    stay at the PTE level (a private store copies the page; fault.c clears a PMD
  *    a store hits first, __split_huge_pmd()).
  *
+ *  - shmem (mm/shmem.c): a file mapping whose mtr version 5 FILE record says
+ *    tmpfs (TMPFS_MAGIC: /dev/shm, any tmpfs mount, a memfd) is VM_SHMEM. Its
+ *    page cache is the file itself: shmem_fault() finds the page or fills the
+ *    hole with a new zeroed page (no read, no read-around, no major fault,
+ *    whatever os.file_cache says), and fault-around maps only pages that exist.
+ *    Which exist: the pages the model holds for the file, and all of them once
+ *    an mmap of it recorded more pages (st_blocks / 8) than the model holds (a
+ *    write() or another process wrote them, unseen); a file of 0 pages, a fresh
+ *    memfd, is all holes. A shared writable shmem mapping has no write-notify
+ *    (vma_wants_writenotify(): no page_mkwrite, no dirty accounting), so its
+ *    read faults and fault-around map PTEs writable and a later store takes no
+ *    fault; mprotect(PROT_WRITE) makes its PTEs writable too. Simplifications:
+ *    an mmap that finds some pages written elsewhere takes every page as
+ *    existing (the trace records how many, not which); no shmem THPs
+ *    (shmem_enabled, default never; khugepaged leaves shmem VMAs alone), no
+ *    swap of shmem pages; shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS)
+ *    stays backed like anonymous memory (fault.c); lackey traces and mtr before
+ *    version 5 say nothing of the filesystem: their files are ext4-like.
+ *
  * Simplifications, and why: the kernel's readahead state (async readahead on
  * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
  * is left out: for a sequential read the outcome is the same, one fault per
@@ -107,7 +126,33 @@ void filemap_destroy(struct sim *s)
 	free(fm->key_file);
 	free(fm->key_off);
 	free(fm->val);
+	free(fm->shm);
 	memset(fm, 0, sizeof(*fm));
+}
+
+static struct fm_shmem *shmem_file(const struct filemap *fm, uint32_t file)
+{
+	for (size_t i = 0; i < fm->nshm; i++)
+		if (fm->shm[i].file == file)
+			return &fm->shm[i];
+	return NULL;
+}
+
+int filemap_shmem_mmap(struct sim *s, uint32_t file, uint64_t pages)
+{
+	struct filemap *fm = &s->fm;
+	struct fm_shmem *f = shmem_file(fm, file);
+
+	if (!f) {
+		f = realloc(fm->shm, (fm->nshm + 1) * sizeof(*f));
+		if (!f)
+			return -1;
+		fm->shm = f;
+		f = &fm->shm[fm->nshm++];
+		*f = (struct fm_shmem){ .file = file };
+	}
+	f->whole = pages > f->nr;
+	return 0;
 }
 
 uint32_t filemap_new_file(struct sim *s)
@@ -212,6 +257,25 @@ static pfn_t add_page(struct sim *s, uint32_t file, uint64_t off)
 	return pfn;
 }
 
+/* A page of shmem file @v->file now exists in the model: a hole filled or a page first mapped. */
+static pfn_t shmem_add_page(struct sim *s, const struct vma *v, uint64_t pgoff)
+{
+	struct fm_shmem *f = shmem_file(&s->fm, v->file);
+	pfn_t pfn = add_page(s, v->file, pgoff);
+
+	if (pfn != PFN_NONE && f)
+		f->nr++;
+	return pfn;
+}
+
+/* Do the pages of the shmem VMA @v's file that the model holds no frame for exist? */
+static bool shmem_exists(const struct sim *s, const struct vma *v)
+{
+	const struct fm_shmem *f = shmem_file(&s->fm, v->file);
+
+	return f && f->whole;
+}
+
 /*
  * do_sync_mmap_readahead()'s choice for @v: read-around or not (VM_RAND_READ,
  * which a VM_EXEC mapping ignores from 6.16 on), forward from the fault
@@ -230,6 +294,8 @@ static bool no_read_around(const struct sim *s, const struct vma *v)
  * read-around window of do_sync_mmap_readahead() clipped to the VMA's pages. A
  * miss in filemap_get_folio() is a major fault (PGMAJFAULT, the task's
  * maj_flt: VM_FAULT_MAJOR) whatever read-around does; a warm cache has no miss.
+ * shmem_fault() in a shmem VMA: the page, or a new zeroed one in the hole; no
+ * read, no read-around, no major fault.
  */
 static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff, vaddr_t va)
 {
@@ -239,6 +305,8 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff, vaddr_
 
 	if (pfn != PFN_NONE)
 		return pfn;
+	if (v->flags & VM_SHMEM)
+		return shmem_add_page(s, v, pgoff);
 	if (s->cfg.file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
 		return add_page(s, v->file, pgoff);
 	s->st.pgmajfault++;
@@ -353,8 +421,22 @@ static int map_cache_pte(struct sim *s, vaddr_t p, pfn_t pfn, bool writable)
 }
 
 /*
+ * A shared shmem mapping has no write-notify (vma_wants_writenotify(): no
+ * page_mkwrite, no dirty accounting), so vm_page_prot is writable and a read
+ * fault's PTEs are made writable (set_pte_range() from mk_pte(page,
+ * vma->vm_page_prot)): a later store takes no fault.
+ */
+static bool read_maps_writable(const struct vma *v)
+{
+	const unsigned long f = VM_SHMEM | VM_SHARED | VM_WRITE;
+
+	return (v->flags & f) == f;
+}
+
+/*
  * do_fault_around() + filemap_map_pages(): map the cached pages of the window
- * around @va whose PTEs are empty, read-only.
+ * around @va whose PTEs are empty, read-only (writable: read_maps_writable()).
+ * In a shmem VMA only pages that exist: a hole is left to its own fault.
  */
 static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 {
@@ -375,9 +457,14 @@ static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 		uint64_t off = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
 		pfn_t pfn = lookup(&s->fm, v->file, off);
 
-		if (pfn == PFN_NONE && s->cfg.file_cache == FILE_CACHE_WARM && pt_slot_empty(&s->pt, p, PS_4K))
+		if (pfn == PFN_NONE && (v->flags & VM_SHMEM)) {
+			if (shmem_exists(s, v) && pt_slot_empty(&s->pt, p, PS_4K))
+				pfn = shmem_add_page(s, v, off);
+		} else if (pfn == PFN_NONE && s->cfg.file_cache == FILE_CACHE_WARM && pt_slot_empty(&s->pt, p, PS_4K)) {
 			pfn = add_page(s, v->file, off); /* cached all along; stops where memory ends */
-		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) && map_cache_pte(s, p, pfn, false))
+		}
+		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) &&
+		    map_cache_pte(s, p, pfn, read_maps_writable(v)))
 			return 1;
 	}
 	return 0;
@@ -454,7 +541,7 @@ int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
 		return map_cache_pmd(s, va, pfn);
 	if (s->cfg.fault_around_bytes > PAGE_SIZE)
 		return fault_around(s, v, va);
-	return map_cache_pte(s, p, pfn, false);
+	return map_cache_pte(s, p, pfn, read_maps_writable(v));
 }
 
 int filemap_wp_fault(struct sim *s, struct vma *v, vaddr_t va, pfn_t pfn)

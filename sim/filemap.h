@@ -14,6 +14,18 @@
 struct sim;
 struct vma;
 
+/*
+ * A shmem file (tmpfs, memfd): its pages exist only once written, so which of
+ * them do is tracked: the pages the model holds for it, and whether others
+ * exist (the file had more pages at its last mmap than the model holds: they
+ * were written where the trace does not show, a write() or another process).
+ */
+struct fm_shmem {
+	uint32_t file;
+	bool whole;  /* every page of it exists (those not held yet are taken when mapped) */
+	uint64_t nr; /* pages the model holds for it */
+};
+
 /* File identities: a trace's own (mtr version 2: 1 + its file index) below this,
  * mmusim's (an fd mmap without one, an implicit text region) from it up. */
 #define FILE_ID_OWN 0x80000000U
@@ -27,6 +39,8 @@ struct filemap {
 	uint32_t *map;      /* per frame: 0 = no cache page, else 1 + its mapcount */
 	uint32_t next_file; /* the next identity of mmusim's own */
 	uint64_t nr_ptes;   /* PTEs mapping cache pages */
+	struct fm_shmem *shm; /* the shmem files (tmpfs, memfd) mapped so far */
+	size_t nshm;
 	uint64_t nr_pmds;   /* PMDs mapping file THPs */
 };
 
@@ -35,6 +49,13 @@ void filemap_destroy(struct sim *s);
 
 /* A new file identity of mmusim's own (an fd mmap without one, implicit text). */
 uint32_t filemap_new_file(struct sim *s);
+
+/*
+ * mmap of shmem file @file, which then had @pages pages (mtr version 5's
+ * st_blocks / 8): decides whether its pages outside the model's cache exist.
+ * 0, or -1 when out of host memory.
+ */
+int filemap_shmem_mmap(struct sim *s, uint32_t file, uint64_t pages);
 
 /* Is @pfn a page-cache page? */
 static inline bool filemap_is_cache(const struct filemap *fm, pfn_t pfn)

@@ -354,7 +354,7 @@ static vaddr_t piece_end(const struct layout *l, vaddr_t a, vaddr_t b, int64_t *
 	return e < b ? e : b;
 }
 
-/* munmap, mprotect, madvise: one call per piece; munmap forgets what it covered. */
+/* munmap, mprotect, madvise, mlock, munlock: one call per piece; munmap forgets what it covered. */
 static int range_call(struct layout *l, const struct os_event *ev)
 {
 	vaddr_t a = ev->addr, b = ev->addr + page_up(ev->len);
@@ -533,6 +533,8 @@ int layout_event(struct layout *l, const struct os_event *ev, const struct os_ev
 	case EV_MUNMAP:
 	case EV_MPROTECT:
 	case EV_MADVISE:
+	case EV_MLOCK:
+	case EV_MUNLOCK:
 		rc = range_call(l, ev);
 		break;
 	case EV_BRK:

@@ -37,17 +37,48 @@
  *    floor/ceiling choice); a zap that frees tables but clears no leaf still
  *    flushes, as freed_tables makes tlb_finish_mmu() do: one INVLPG.
  *
- * Leaves out: shmem (MAP_SHARED | MAP_ANONYMOUS is recorded, backed like anonymous
- * memory), VMA merging beyond vma.c's, mlock, guard pages, stack growth.
+ *  - Populating (mm/gup.c, Linux 6.18): MAP_POPULATE (without MAP_NONBLOCK) and
+ *    every VM_LOCKED mapping (MAP_LOCKED, or after mlockall(MCL_FUTURE)) are
+ *    populated by do_mmap() -> mm_populate() -> __mm_populate() ->
+ *    populate_vma_page_range(); MADV_POPULATE_READ / _WRITE by madvise_populate()
+ *    -> faultin_page_range(); mlock() and mlockall(MCL_CURRENT) by __mm_populate()
+ *    after mlock_fixup(); brk() and a growing mremap() of a VM_LOCKED mapping by
+ *    mm_populate() of the new part. All go through __get_user_pages(): per page,
+ *    follow_page_mask() finds a present leaf (writable, for FOLL_WRITE) or
+ *    faultin_page() -> handle_mm_fault() faults it, a fault counted as the
+ *    process's (mm_account_fault(): GUP's faults count min_flt/maj_flt and
+ *    PGFAULT, only perf events are skipped; measured on 6.18 with getrusage()),
+ *    then a PMD leaf is stepped over whole. populate_vma_page_range() writes
+ *    (FOLL_WRITE) in private writable VMAs only (to break COW; a shared one is
+ *    read, not dirtied), skips VM_LOCKONFAULT and inaccessible VMAs; no TLB entry
+ *    is touched (the kernel writes the page table). Read faults fault around in
+ *    file mappings (do_read_fault()), so the next pages need no fault.
+ *  - mlock (mm/mlock.c): mlock()/mlock2() set VM_LOCKED (| VM_LOCKONFAULT for
+ *    MLOCK_ONFAULT) with mlock_fixup() per VMA (a split splits a THP across the
+ *    edge, vma_adjust_trans_huge(); hugetlb VMAs keep their flags but are
+ *    populated), munlock() and munlockall() clear them, mlockall() sets
+ *    mm->def_flags for MCL_FUTURE (s->def_flags) and locks every VMA for
+ *    MCL_CURRENT. A VM_LOCKED page is never reclaimed (reclaim.c).
+ *    Simplifications: [vvar]/[vdso] are ordinary VMAs to mlockall(MCL_CURRENT)
+ *    (Linux skips VM_PFNMAP/VM_IO ones); RLIMIT_MEMLOCK is not checked (a
+ *    call it refused failed and is not in the trace).
+ *
+ * Leaves out: shared anonymous memory as shmem (MAP_SHARED | MAP_ANONYMOUS is
+ * recorded, backed like anonymous memory; files of tmpfs and memfds are shmem:
+ * VM_SHMEM, filemap.c), VMA merging beyond vma.c's, guard pages, stack growth.
  */
 #include <stdlib.h>
 
+#include "fault.h"
 #include "khugepaged.h"
 #include "madvise.h"
 #include "mmap.h"
 #include "mmu.h"
 #include "sim.h"
 #include "thp.h"
+
+static int mm_populate(struct sim *s, vaddr_t start, vaddr_t end);
+static int madvise_populate(struct sim *s, vaddr_t start, vaddr_t end, bool write);
 
 /* arch/x86/mm/tlb.c: tlb_single_page_flush_ceiling */
 #define TLB_SINGLE_PAGE_FLUSH_CEILING 33
@@ -405,6 +436,7 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 	unsigned long flags = prot_flags(ev->prot);
 
 	uint32_t file = 0;
+	bool populate = false;
 
 	if (ev->flags & MAP_SHARED_)
 		flags |= VM_SHARED;
@@ -412,21 +444,38 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		/* a file mapping (filemap.c): the trace's file identity, else a file of its own */
 		flags |= VM_FILE;
 		file = ev->file && ev->file < FILE_ID_OWN ? ev->file : filemap_new_file(s);
+		/* shmem_mmap(): a file of tmpfs or a memfd (mtr version 5's f_type) */
+		if (ev->fs_magic == TMPFS_MAGIC_) {
+			flags |= VM_SHMEM;
+			if (filemap_shmem_mmap(s, file, ev->fs_pages))
+				return ev_oom(s, ev);
+		}
 	}
 	if (ev->flags & MAP_HUGETLB_)
 		flags |= VM_HUGETLB;
 	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(s->cfg.kernel))
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
+	if (!ev->initial) {
+		/* do_mmap(): calc_vm_flag_bits() (MAP_LOCKED) and mm->def_flags; populate
+		 * a VM_LOCKED mapping, or MAP_POPULATE without MAP_NONBLOCK */
+		flags |= s->def_flags | (ev->flags & MAP_LOCKED_ ? VM_LOCKED : 0);
+		populate = (flags & VM_LOCKED) ||
+			   (ev->flags & (MAP_POPULATE_ | MAP_NONBLOCK_)) == MAP_POPULATE_;
+		if (flags & VM_HUGETLB) /* mmap_region(): hugetlb VMAs are not VM_LOCKED */
+			flags &= ~(VM_LOCKED | VM_LOCKONFAULT);
+		s->mlocked |= (flags & VM_LOCKED) != 0;
+	}
 	if (start == end)
 		return 0;
 	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT) ||
 	    vmas_map(s, start, end, flags, ev->file && ev->file < FILE_ID_OWN ? ev->file : 0,
 		     (ev->flags & MAP_STACK_) || ev->initial == EV_INITIAL_STACK))
 		return ev_oom(s, ev);
-	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text) */
-	if (flags & VM_FILE)
+	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text;
+	 * not shmem, whose THPs follow shmem_enabled, not modelled: its default is never) */
+	if ((flags & (VM_FILE | VM_SHMEM)) == VM_FILE)
 		khugepaged_enter_vma(s, vma_find(&s->vmas, start), flags);
-	return 0;
+	return populate ? mm_populate(s, start, end) : 0;
 }
 
 /*
@@ -496,7 +545,8 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
 		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
 				      s->thp.huge_zero_pfn, &g);
-		if ((set & VM_WRITE) && (flags & VM_FILE))
+		if ((set & VM_WRITE) && (flags & VM_FILE) &&
+		    (flags & (VM_SHMEM | VM_SHARED)) != (VM_SHMEM | VM_SHARED)) /* shmem: no write-notify */
 			cache_ptes_read_only(s, wlo, whi);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
 		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
@@ -534,6 +584,9 @@ static int madvise_flags(struct sim *s, const struct os_event *ev, vaddr_t start
 static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	switch (ev->advice) {
+	case MADV_POPULATE_READ_:
+	case MADV_POPULATE_WRITE_:
+		return madvise_populate(s, start, end, ev->advice == MADV_POPULATE_WRITE_);
 	case MADV_DONTNEED_:
 		zap_range(s, start, end, false);
 		return 0;
@@ -585,15 +638,142 @@ static int do_brk(struct sim *s, const struct os_event *ev)
 		zap_range(s, page_align(s->brk), page_align(nb), true);
 		vma_remove(&s->vmas, page_align(s->brk), page_align(nb));
 		vmas_unmap(s, page_align(s->brk), page_align(nb));
-		if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb), VM_READ | VM_WRITE | VM_BRK) ||
+		/* do_brk_flags(): mm->def_flags too; brk() populates a locked heap */
+		s->mlocked |= (s->def_flags & VM_LOCKED) != 0;
+		if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb),
+			       VM_READ | VM_WRITE | VM_BRK | s->def_flags) ||
 		    vmas_extend(s, page_align(s->brk), page_align(nb),
 				vmas_heap(s, page_align(s->brk), page_align(nb))))
 			return ev_oom(s, ev);
+		if ((s->def_flags & VM_LOCKED) && mm_populate(s, page_align(s->brk), page_align(nb)))
+			return -1;
 	} else if (page_align(nb) < page_align(s->brk)) {
 		do_unmap(s, page_align(nb), page_align(s->brk));
 	}
 	s->brk = nb;
 	return 0;
+}
+
+/*
+ * __get_user_pages() over [start, end) of one VMA: follow_page_mask(), else
+ * faultin_page() (sim_touch(): the fault path, counted), stepping over a huge
+ * leaf whole. 0, or -1 with s->err set (out of simulated or host memory).
+ */
+static int gup_range(struct sim *s, vaddr_t start, vaddr_t end, bool write)
+{
+	for (vaddr_t a = start; a < end;) {
+		enum page_size ps;
+		pfn_t pfn;
+
+		if (sim_touch(s, a, write ? TOUCH_WRITE : TOUCH_READ))
+			return -1;
+		if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps != PS_4K) {
+			vaddr_t sz = ps == PS_2M ? PMD_SIZE : PUD_SIZE;
+
+			a = (a & ~(sz - 1)) + sz;
+		} else {
+			a += PAGE_SIZE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * __mm_populate(): populate_vma_page_range() for each VMA in [start, end):
+ * none for VM_LOCKONFAULT or an inaccessible VMA (-EFAULT, which mmap's and
+ * mlockall's populate ignore); FOLL_WRITE where the VMA is private and
+ * writable, a read (FOLL_FORCE) elsewhere. 0 or -1.
+ */
+static int mm_populate(struct sim *s, vaddr_t start, vaddr_t end)
+{
+	unsigned long flags;
+	vaddr_t a = start, lo, hi;
+
+	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+		if ((flags & VM_LOCKONFAULT) || !(flags & (VM_READ | VM_WRITE | VM_EXEC)))
+			continue;
+		if (gup_range(s, lo, hi, (flags & (VM_WRITE | VM_SHARED)) == VM_WRITE))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * madvise_populate() -> faultin_page_range(): FOLL_WRITE for
+ * MADV_POPULATE_WRITE. The call succeeded (it is in the trace), so every VMA
+ * of the range allowed it (check_vma_flags()); gaps are skipped.
+ */
+static int madvise_populate(struct sim *s, vaddr_t start, vaddr_t end, bool write)
+{
+	unsigned long flags;
+	vaddr_t a = start, lo, hi;
+
+	while (next_segment(s, &a, end, &lo, &hi, &flags))
+		if (gup_range(s, lo, hi, write))
+			return -1;
+	return 0;
+}
+
+/*
+ * mlock_fixup() over [start, end): each VMA whose lock bits change to @set is
+ * split at the range's edges (vma_modify_flags(); vma_adjust_trans_huge()
+ * splits a THP or huge zero PMD across a new edge); hugetlb VMAs are left as
+ * they are (is_vm_hugetlb_page()). 0 or -1.
+ */
+static int mlock_fixup(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end,
+		       unsigned long set)
+{
+	const unsigned long mask = VM_LOCKED | VM_LOCKONFAULT;
+	unsigned long flags;
+	vaddr_t a = start, lo, hi;
+
+	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+		if (((flags & ~mask) | set) == flags || (flags & VM_HUGETLB))
+			continue;
+		if (lo & (PMD_SIZE - 1))
+			thp_split_pmd_at(s, lo);
+		if (hi & (PMD_SIZE - 1))
+			thp_split_pmd_at(s, hi - 1);
+		if (vma_change_flags(&s->vmas, lo, hi, set, mask & ~set))
+			return ev_oom(s, ev);
+		s->mlocked |= set != 0;
+	}
+	return 0;
+}
+
+/* do_mlock() (mlock(), mlock2()): lock, then populate unless MLOCK_ONFAULT. */
+static int do_mlock(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+{
+	bool onfault = ev->flags & MLOCK_ONFAULT_;
+
+	if (mlock_fixup(s, ev, start, end, VM_LOCKED | (onfault ? VM_LOCKONFAULT : 0)))
+		return -1;
+	return onfault ? 0 : mm_populate(s, start, end);
+}
+
+/*
+ * mlockall() / munlockall() (apply_mlockall_flags()): mm->def_flags locked for
+ * MCL_FUTURE (| VM_LOCKONFAULT with MCL_ONFAULT), cleared otherwise; then, unless
+ * the call was MCL_FUTURE alone, mlock_fixup() of every VMA to locked
+ * (MCL_CURRENT) or unlocked (munlockall()); after MCL_CURRENT, mlockall()'s
+ * mm_populate(0, TASK_SIZE), which skips VM_LOCKONFAULT VMAs. 0 or -1.
+ */
+static int do_mlockall(struct sim *s, const struct os_event *ev)
+{
+	unsigned long set = 0;
+	uint64_t fl = ev->kind == EV_MLOCKALL ? ev->flags : 0;
+
+	s->def_flags &= ~(VM_LOCKED | VM_LOCKONFAULT);
+	if (fl & MCL_FUTURE_) {
+		s->def_flags |= VM_LOCKED | (fl & MCL_ONFAULT_ ? VM_LOCKONFAULT : 0);
+		if (!(fl & MCL_CURRENT_))
+			return 0; /* the VMAs keep their flags */
+	}
+	if (fl & MCL_CURRENT_)
+		set = VM_LOCKED | (fl & MCL_ONFAULT_ ? VM_LOCKONFAULT : 0);
+	if (mlock_fixup(s, ev, 0, s->va_limit, set))
+		return -1;
+	return (fl & MCL_CURRENT_) ? mm_populate(s, 0, s->va_limit) : 0;
 }
 
 int sim_event(struct sim *s, const struct os_event *ev)
@@ -604,7 +784,8 @@ int sim_event(struct sim *s, const struct os_event *ev)
 		sim_steps_row(s, ev->addr);
 		return 0;
 	}
-	if (ev->kind != EV_BRK && ev->kind != EV_MREMAP && ev_range(s, ev, &start, &end))
+	if (ev->kind != EV_BRK && ev->kind != EV_MREMAP && ev->kind != EV_MLOCKALL &&
+	    ev->kind != EV_MUNLOCKALL && ev_range(s, ev, &start, &end))
 		return -1;
 	switch (ev->kind) {
 	case EV_MMAP:
@@ -617,8 +798,23 @@ int sim_event(struct sim *s, const struct os_event *ev)
 		return do_madvise(s, ev, start, end);
 	case EV_BRK:
 		return do_brk(s, ev);
-	case EV_MREMAP:
-		return do_mremap(s, ev);
+	case EV_MREMAP: {
+		/* a VM_LOCKED mapping that grows: mm_populate() of the new part */
+		struct vma *v = vma_find(&s->vmas, ev->addr);
+		bool locked = v && (v->flags & VM_LOCKED) && ev->new_len > ev->len;
+
+		if (do_mremap(s, ev))
+			return -1;
+		return locked ? mm_populate(s, ev->new_addr + page_align(ev->len),
+					    ev->new_addr + page_align(ev->new_len)) : 0;
+	}
+	case EV_MLOCK:
+		return do_mlock(s, ev, start, end);
+	case EV_MUNLOCK:
+		return mlock_fixup(s, ev, start, end, 0);
+	case EV_MLOCKALL:
+	case EV_MUNLOCKALL:
+		return do_mlockall(s, ev);
 	default:
 		return 0;
 	}

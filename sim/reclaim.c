@@ -68,6 +68,11 @@
  *    shrink_folio_list() with ignore_references: each is reclaimed as above, or
  *    activated where no swap slot is free (a THP split first,
  *    thp_swpout_fallback, its pages each tried).
+ *  - An mlocked folio (mapped in a VM_LOCKED VMA) is never reclaimed. Linux
+ *    keeps it on the unevictable list; here it stays on the anon lists and a scan
+ *    that meets it moves it to the active head, counting neither pgactivate nor
+ *    pgdeactivate (as activate_locked and folio_putback_lru() do for it): what
+ *    differs is only the scan's cost (a locked folio is looked at again).
  *
  * Simplifications, each because one traced process makes it moot or because no
  * trace can tell: no file pages (lackey traces anonymous and image memory alike;
@@ -119,6 +124,35 @@ static unsigned folio_referenced(struct sim *s, pfn_t pfn)
 	return pt_test_clear_young(&s->pt, s->rmap[pfn] - 1);
 }
 
+/*
+ * folio_evictable(): false for a folio mapped in a VM_LOCKED VMA (Linux marks it
+ * mlocked -- mlock_folio(), mlock_new_folio() -- and keeps it on the unevictable
+ * list; folio_referenced() meeting a VM_LOCKED VMA mlocks it too). Only looked
+ * for once a VMA was locked (s->mlocked).
+ */
+static bool folio_mlocked(const struct sim *s, pfn_t pfn)
+{
+	const struct vma *v;
+
+	if (likely(!s->mlocked))
+		return false;
+	if (thp_is_folio(s, pfn)) {
+		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+
+		if (f->flags & FOLIO_PMD_MAPPED) {
+			v = vma_find(&s->vmas, f->va);
+			return v && (v->flags & VM_LOCKED);
+		}
+		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+			if ((f->mapped[i / 64] >> (i % 64) & 1) && s->rmap[pfn + i] &&
+			    (v = vma_find(&s->vmas, s->rmap[pfn + i] - 1)) && (v->flags & VM_LOCKED))
+				return true;
+		return false;
+	}
+	v = s->rmap[pfn] ? vma_find(&s->vmas, s->rmap[pfn] - 1) : NULL;
+	return v && (v->flags & VM_LOCKED);
+}
+
 /* inactive_is_low() for the pair whose inactive list is @inactive (mm/vmscan.c) */
 static bool inactive_is_low(const struct lru *l, unsigned inactive)
 {
@@ -145,6 +179,11 @@ static void shrink_active(struct sim *s, struct scan_ctl *sc, unsigned inactive)
 
 		if (p == lru_head(l, inactive + 1))
 			break;
+		if (folio_mlocked(s, p)) { /* folio_putback_lru() to the unevictable list */
+			sc->folios++;
+			move_to(s, p, LRU_ACTIVE_ANON);
+			continue;
+		}
 		folio_referenced(s, p);
 		sc->folios++;
 		s->st.pgdeactivate += folio_nr(s, p);
@@ -308,6 +347,11 @@ static void shrink_inactive(struct sim *s, struct scan_ctl *sc, unsigned inactiv
 			break;
 		sc->folios++;
 		sc->scanned += folio_nr(s, p);
+		if (folio_mlocked(s, p)) {
+			/* !folio_evictable(): activate_locked, not counted in pgactivate */
+			move_to(s, p, LRU_ACTIVE_ANON);
+			continue;
+		}
 		refs = folio_referenced(s, p);
 		was_ref = l->flags[p] & LRU_F_REFERENCED;
 		l->flags[p] &= (uint8_t)~LRU_F_REFERENCED;

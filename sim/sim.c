@@ -293,8 +293,9 @@ void sim_timeline_header(FILE *f)
  * shows them to the process at that point: pgfault as getrusage()'s ru_minflt
  * (one per handled fault; the pages fault-around maps take none), rss_bytes
  * (memory.rss_bytes: anonymous memory, THPs included), file_rss_bytes (file
- * pages mapped, nr_mapped: smaps' Rss is rss_bytes + file_rss_bytes for a
- * process that maps each file page once), anon_huge_bytes (PMD-mapped THPs:
+ * and shmem pages mapped, counted per mapping as MM_FILEPAGES and
+ * MM_SHMEMPAGES count them: a page mapped twice counts twice; smaps' Rss is
+ * rss_bytes + file_rss_bytes), anon_huge_bytes (PMD-mapped THPs:
  * smaps' AnonHugePages) and the thp_* events of /proc/vmstat.
  */
 void sim_steps_header(FILE *f)
@@ -316,7 +317,8 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
 		os_mode_name[s->cfg.mode], (unsigned long long)marker,
 		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
-		(unsigned long long)rss, (unsigned long long)(st->nr_mapped * PAGE_SIZE),
+		(unsigned long long)rss,
+		(unsigned long long)((s->fm.nr_ptes + s->fm.nr_pmds * HPAGE_PMD_NR) * PAGE_SIZE),
 		(unsigned long long)huge, (unsigned long long)st->thp_fault_alloc,
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,

@@ -93,6 +93,9 @@ struct sim {
 	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
 	vaddr_t va_limit; /* 2^48 or 2^57 */
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
+	unsigned long def_flags; /* mm->def_flags: VM_LOCKED (| VM_LOCKONFAULT) after
+				    mlockall(MCL_FUTURE), for every later mmap and brk */
+	bool mlocked; /* a VMA was ever VM_LOCKED: reclaim looks for locked folios */
 	/* sim_now() of the counters a warm-up reset (roi_reset_counters()): time goes on */
 	uint64_t now_insns;
 	cycles_t now_cycles;

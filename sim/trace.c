@@ -36,7 +36,8 @@ const char *const trace_format_name[TF_NR] = {
 const char *const ev_kind_name[EV_NR] = {
 	[EV_MMAP] = "mmap",   [EV_MUNMAP] = "munmap", [EV_MPROTECT] = "mprotect",
 	[EV_MADVISE] = "madvise", [EV_BRK] = "brk",   [EV_MREMAP] = "mremap",
-	[EV_MARKER] = "marker",
+	[EV_MARKER] = "marker", [EV_MLOCK] = "mlock", [EV_MUNLOCK] = "munlock",
+	[EV_MLOCKALL] = "mlockall", [EV_MUNLOCKALL] = "munlockall",
 };
 
 enum trace_format trace_format_parse(const char *s)

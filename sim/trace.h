@@ -54,8 +54,14 @@ struct trace_rec {
  * its counters there (`run --steps`). Fields: advice = the marker's system
  * call number, addr = the marker's index (0, 1, ... in the trace).
  */
-enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER, EV_NR };
-extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker" */
+/*
+ * EV_MLOCK .. EV_MUNLOCKALL (mtr version 5, after the marker so that the kinds
+ * of earlier versions keep their numbers): mlock() and mlock2() (flags:
+ * MLOCK_ONFAULT_), munlock(), mlockall() (flags: MCL_*), munlockall().
+ */
+enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER,
+	       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL, EV_NR };
+extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker", "mlock", ... */
 
 /* Linux x86-64 values (include/uapi/asm-generic/mman*.h). */
 #define MAP_SHARED_ 0x01
@@ -67,6 +73,9 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MADV_NORMAL_ 0
 #define MADV_RANDOM_ 1
 #define MADV_SEQUENTIAL_ 2
+#define MAP_LOCKED_ 0x2000
+#define MAP_POPULATE_ 0x8000
+#define MAP_NONBLOCK_ 0x10000
 #define MADV_DONTNEED_ 4
 #define MADV_FREE_ 8
 #define MADV_HUGEPAGE_ 14
@@ -74,6 +83,12 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MADV_COLD_ 20
 #define MADV_PAGEOUT_ 21
 #define MADV_COLLAPSE_ 25
+#define MADV_POPULATE_READ_ 22
+#define MADV_POPULATE_WRITE_ 23
+#define MLOCK_ONFAULT_ 0x01 /* mlock2() */
+#define MCL_CURRENT_ 1      /* mlockall() */
+#define MCL_FUTURE_ 2
+#define MCL_ONFAULT_ 4
 #define MREMAP_MAYMOVE_ 1
 #define MREMAP_FIXED_ 2
 
@@ -87,6 +102,10 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
  *   madvise:  addr, len, advice
  *   brk:      addr = the result (the new break; brk(0) reports the initial one)
  *   mremap:   addr = old address, len = old length, new_len, flags, new_addr = result
+ *   mlock:    addr, len, flags (mlock2()'s MLOCK_ONFAULT_; 0 for mlock())
+ *   munlock:  addr, len
+ *   mlockall: flags (MCL_CURRENT_ | MCL_FUTURE_ | MCL_ONFAULT_)
+ *   munlockall: no field
  */
 #define EV_INITIAL_STACK 2 /* os_event.initial of the initial stack (per-mapping kind: vmas.c) */
 
@@ -106,7 +125,12 @@ struct os_event {
 	uint64_t off;  /* mmap of a file: the offset in bytes (mtr v2, lackey; else 0) */
 	uint32_t file; /* mmap of a file: 1 + index into trace_reader.files (mtr v2); 0 unknown */
 	uint32_t thread; /* the thread that made the call (mtr v2: trace_reader.thread); 0 unknown */
+	uint64_t fs_magic; /* mmap of a file (mtr v5): its filesystem's statfs f_type (TMPFS_MAGIC_
+			      for tmpfs and memfd); 0 unknown (64 bits: the struct has no padding) */
+	uint64_t fs_pages; /* mmap of a file (mtr v5): the pages the file had then (st_blocks / 8) */
 };
+
+#define TMPFS_MAGIC_ 0x01021994 /* include/uapi/linux/magic.h: tmpfs, /dev/shm, memfd */
 
 /*
  * A mapping present at the program's first instruction (mtr version 2, written
@@ -186,7 +210,7 @@ struct trace_reader {
 	uint64_t thread_switches, forks, roi_starts;
 	uint64_t markers; /* MARKER records read so far (each also an EV_MARKER event) */
 	uint32_t thread; /* the thread of the references being read (0: not recorded) */
-	unsigned version; /* an mtr trace's format version (1 to 4); 0 for other formats */
+	unsigned version; /* an mtr trace's format version (1 to 5); 0 for other formats */
 	/* the source records dependences (R_DEP): a reference without one is independent;
 	 * false: unknown (lackey, pin, ...), the core model's documented assumption holds */
 	bool deps;
@@ -266,7 +290,7 @@ int mtr_writer_close(struct mtr_writer *w, bool commit, struct err *e);
  * version 2 trace): its mappings and the files of its mmap events are kept;
  * version 3 when @tr is (its R_TOUCH records); version 4 when @tr is or
  * records dependences (@tr->deps: its R_DEP records, and the header flag that
- * says so). 0; -1 with @e (a bad input or output path, a trace error: exit 2);
+ * says so); version 5 when @tr is (its mlock events, its files' filesystems). 0; -1 with @e (a bad input or output path, a trace error: exit 2);
  * -2 with @e->host (a write failed: exit 1).
  */
 int mtr_write_all(struct trace_reader *tr, const char *out, struct err *e);

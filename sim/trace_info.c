@@ -126,6 +126,10 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 	fprintf(out, "events:      ");
 	for (int k = 0; k < EV_MARKER; k++)
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
+	/* the mlock family (mtr version 5), only when there is one: earlier outputs stay */
+	if (in->ev[EV_MLOCK] + in->ev[EV_MUNLOCK] + in->ev[EV_MLOCKALL] + in->ev[EV_MUNLOCKALL])
+		for (int k = EV_MARKER + 1; k < EV_NR; k++)
+			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
 	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */
 		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",

@@ -2,7 +2,7 @@
  * trace_mtr.c - mmusim's native trace format "mtr": reader and writer.
  *
  * A compact binary record stream (byte-exact specification in traces/README.md):
- *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 4), u16 flags (0; version 4: bit 0,
+ *   header   "\x89MTR\r\n\x1a\n", u16 version (1 to 5), u16 flags (0; version 4+: bit 0,
  *            "dependences recorded"), u32 reserved (0)
  *   ref      tag = form << 6 | size << 2 | kind   (form 0..2, size 0..15, kind I/L/S/M)
  *            [varint size, when the tag's size is 0]
@@ -36,11 +36,21 @@
  *            the loads read so far or not followed by a reference is corrupt
  *            ("bad dependence"). A version 3 reader refuses version 4 by its
  *            header.
+ *   version 5 (the same tool since it records mlock calls): version 4 and
+ *            EVENT kinds 7 to 10: mlock (mlock() and mlock2(); flags: MLOCK_ONFAULT),
+ *            munlock, mlockall (flags: MCL_*), munlockall (enum ev_kind; 6, the
+ *            marker, is never an EVENT); and a FILE record ends with two more
+ *            varints: the filesystem's statfs f_type (TMPFS_MAGIC for tmpfs and
+ *            memfd; 0 unknown) and the pages the file had at the mmap (st_blocks
+ *            / 8), which an mmap event carries (os_event.fs_magic, fs_pages).
+ *            A version 4 reader refuses version 5 by its header; a version 1 to
+ *            4 stream with such a kind is corrupt.
  *            The writer writes version 1, or version 2 with the mappings and
  *            files of a version 2 source, version 3 for a version 3 source,
  *            version 4 (with the flag) for a source that records dependences
  *            (a version 4 trace with the flag, a built-in workload) or any
- *            version 4 source (mtr_write_all()).
+ *            version 4 source, version 5 for a version 5 source (mtr_write_all());
+ *            an mlock event for a writer below version 5 is an error.
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -76,13 +86,14 @@
 #include "zout.h"
 
 #define MTR_VERSION 1     /* what the writer writes */
-#define MTR_VERSION_MAX 4 /* what the reader reads */
+#define MTR_VERSION_MAX 5 /* what the reader reads */
 #define MTR_FLAG_DEPS 0x1 /* version 4's header flag: dependences recorded (DEP records) */
 #define MTR_HEADER 16
 /*
  * Longest record the reader carries over between chunks: version 2's mmap
  * event with its FILE record (92 + 1 + 3 varints + a path of at most
- * MTR_PATH_MAX bytes and its length) or a MAP record (1 + 8 varints + path).
+ * MTR_PATH_MAX bytes and its length, + 2 varints in version 5: 4241 bytes) or
+ * a MAP record (1 + 8 varints + path).
  * Must not exceed TIO_HEADROOM.
  */
 #define MTR_PATH_MAX 4096
@@ -310,7 +321,7 @@ static int mtr_map(struct mtr_reader *m, const unsigned char **pp, const unsigne
  * (one entry per device and inode); *@idx is 1 + its index, *@off the offset.
  */
 static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
-		    uint32_t *idx, uint64_t *off, const char **why)
+		    uint32_t *idx, uint64_t *off, uint64_t fs[2], const char **why)
 {
 	struct trace_reader *h = &m->head;
 	uint64_t f[3];
@@ -319,6 +330,16 @@ static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsign
 
 	if (ret || (ret = get_name(pp, lim, &name, why)))
 		return ret;
+	fs[0] = fs[1] = 0;
+	if (m->version >= 5 && (ret = get_varints(pp, lim, fs, 2, why))) { /* f_type, pages */
+		free(name);
+		return ret;
+	}
+	if (fs[0] > UINT32_MAX) {
+		free(name);
+		*why = "filesystem type over 32 bits";
+		return MTR_BAD;
+	}
 	*off = f[2];
 	return file_index(h, f[0], f[1], name, idx, why);
 }
@@ -327,7 +348,7 @@ static int mtr_file(struct mtr_reader *m, const unsigned char **pp, const unsign
 static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char **pp,
 			 const unsigned char *lim, const char **why)
 {
-	uint64_t v, off;
+	uint64_t v, off, fs[2];
 	uint32_t idx;
 	int ret;
 
@@ -338,7 +359,7 @@ static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char *
 	if (t == MTR_TAG_MAP)
 		return mtr_map(m, pp, lim, why);
 	if (t == MTR_TAG_FILE)
-		return mtr_file(m, pp, lim, &idx, &off, why); /* not after an mmap: kept in the table */
+		return mtr_file(m, pp, lim, &idx, &off, fs, why); /* not after an mmap: kept in the table */
 	ret = get_varint(pp, lim, &v);
 	if (ret) {
 		*why = "varint longer than 64 bits";
@@ -369,7 +390,7 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 {
 	struct os_event *o = &m->ev[*nev];
 	const unsigned char *p = *pp;
-	uint64_t f[9];
+	uint64_t f[9], fs[2];
 	int ret;
 
 	if (p >= lim)
@@ -382,7 +403,8 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 			return ret;
 		}
 	}
-	if (o->kind >= EV_MARKER) { /* a marker is a record of its own */
+	/* a marker is a record of its own; the mlock kinds came with version 5 */
+	if (o->kind == EV_MARKER || o->kind >= EV_NR || (o->kind > EV_MARKER && m->version < 5)) {
 		*why = "bad event kind";
 		return MTR_BAD;
 	}
@@ -403,12 +425,16 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 	o->file = 0;
 	o->thread = m->head.thread;
 	o->initial = false;
+	o->fs_magic = 0;
+	o->fs_pages = 0;
 	if (m->version >= 2 && o->kind == EV_MMAP && p < lim && *p == MTR_TAG_FILE) {
 		/* The file behind it, decoded with it: a batch never separates them. */
 		p++;
-		ret = mtr_file(m, &p, lim, &o->file, &o->off, why);
+		ret = mtr_file(m, &p, lim, &o->file, &o->off, fs, why);
 		if (ret)
 			return ret;
+		o->fs_magic = fs[0];
+		o->fs_pages = fs[1];
 		m->nrec++;
 	}
 	*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
@@ -897,7 +923,7 @@ struct mtr_writer {
 	uint64_t nrec;
 	uint64_t loads; /* load and modify records written (a DEP's d is at most this) */
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
-	unsigned version; /* of the header: 1, or 2 to 4 (mtr_writer_v2()) */
+	unsigned version; /* of the header: 1, or 2 to 5 (mtr_writer_v2()) */
 	bool deps; /* version 4's MTR_FLAG_DEPS: DEP records are written */
 	bool dep_pending; /* a DEP was written: the next record must be a reference */
 };
@@ -965,14 +991,15 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
  * Version 2 from @src (a reader of version 2 with its initial mappings; 3
  * for a version 3 reader, whose R_TOUCH records it then writes; 4 for a
  * version 4 reader or a source that records dependences, whose R_DEP records
- * it then writes, with the header flag if @src->deps):
+ * it then writes, with the header flag if @src->deps; 5 for a version 5
+ * reader, whose mlock events it then writes):
  * write its mappings now, and the file of each mmap event with the event.
  * Called right after mtr_writer_open(). Thread switches, forks and region
  * starts are not carried over (the reader keeps only their counts).
  */
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
-	w->version = src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
+	w->version = src->version >= 5 ? 5 : src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
 	w->deps = src->deps;
 	w->buf[8] = (unsigned char)w->version; /* the header is still in the buffer */
 	w->buf[10] = w->deps ? MTR_FLAG_DEPS : 0;
@@ -1164,6 +1191,11 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 				p = put_varint(p, o->advice);
 				break;
 			}
+			if (o->kind > EV_MARKER && w->version < 5) {
+				w->failed = true;
+				return err_set(e, w->path, 0, 0, "the %s event needs mtr version 5 (a source of version 5)",
+					       ev_kind_name[o->kind]);
+			}
 			*p++ = MTR_TAG_EVENT;
 			*p++ = (unsigned char)o->kind;
 			p = put_varint(p, o->prot);
@@ -1184,6 +1216,10 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 				p = put_varint(p, f->ino);
 				p = put_varint(p, o->off);
 				p = mtr_put_name(p, f->path);
+				if (w->version >= 5) {
+					p = put_varint(p, o->fs_magic);
+					p = put_varint(p, o->fs_pages);
+				}
 				w->nrec++;
 			}
 			break;

@@ -19,12 +19,16 @@
 #define VM_GROWSDOWN 0x00000100UL
 #define VM_SEQ_READ 0x00008000UL  /* MADV_SEQUENTIAL */
 #define VM_RAND_READ 0x00010000UL /* MADV_RANDOM */
+#define VM_LOCKED 0x00002000UL
+#define VM_LOCKONFAULT 0x00080000UL
 #define VM_HUGETLB 0x00400000UL
 #define VM_HUGEPAGE 0x20000000UL
 #define VM_NOHUGEPAGE 0x40000000UL
 #define VM_IMPLICIT 0x100000000UL /* mmusim: made by the implicit-mapping rule */
 #define VM_BRK 0x200000000UL      /* mmusim: the heap grown by brk() */
 #define VM_FILE 0x400000000UL     /* mmusim: a file mapping, private or shared (vma->vm_file) */
+#define VM_SHMEM 0x1000000000UL  /* mmusim: a file mapping of shmem (tmpfs, memfd: mtr v5's f_type;
+				     vma_is_shmem()) */
 #define VM_ANON_VMA 0x800000000UL /* mmusim: vma->anon_vma is set (an anonymous page was
 				     faulted in: vmf_anon_prepare()); merges ignore it */
 

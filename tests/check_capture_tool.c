@@ -3,8 +3,9 @@
  * `mmusim capture` runs it: the same reference counts by kind as lackey on a
  * deterministic program (tests/capture/maps.c, compiled here), the mtr
  * version 2 records (initial mappings, mapping system calls with their
- * files, the fork), the region of interest, --keep-on-failure and the
- * dependences (tests/capture/deps.c).
+ * files, the fork), the region of interest, --keep-on-failure, the
+ * dependences (tests/capture/deps.c) and version 5's filesystem of each mapped
+ * file and mlock calls (tests/native/steps.c).
  *
  * Needs valgrind, a C compiler and the tool built by `make` ($BUILD/valgrind);
  * without them the tests print why and pass.
@@ -302,7 +303,7 @@ static void capture_deps(const char *mode, struct deps *c)
 	r = trace_open(out, TF_AUTO, &e);
 	ck_assert_ptr_nonnull(r);
 	c->recorded = r->deps;
-	ck_assert_uint_eq(r->version, 4);
+	ck_assert_uint_eq(r->version, 5); /* version 4's DEP records, and the mlock events of 5 */
 	while ((n = trace_next(r, &b, &e)) > 0)
 		for (size_t i = 0; i < b.n; i++) {
 			c->loads += b.recs[i].kind == R_LOAD || b.recs[i].kind == R_MODIFY;
@@ -468,6 +469,77 @@ START_TEST(initial_maps_replayed)
 }
 END_TEST
 
+/*
+ * Version 5: each mmap of a file records its filesystem (fstatfs() f_type) and
+ * the pages it held (st_blocks / 8), and the mlock family its calls. The
+ * program is tests/native/steps.c: memfd-fresh maps a memfd of 1 MiB that is
+ * all holes three times, after reading (filling) it through the first; tmpfs
+ * maps a file of /dev/shm written whole; mlockall calls mlockall() twice and
+ * munlockall() once.
+ */
+static void capture_steps(const char *c, struct os_event *mm, size_t *nmm, uint64_t ev[EV_NR])
+{
+	struct capture_opts o = { 0 };
+	char bin[256], cmd[600], out[256], sh[700];
+	char *argv[] = { "/bin/sh", "-c", sh, NULL }; /* (the trace follows the exec) */
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	int n;
+
+	snprintf(bin, sizeof(bin), "%s/steps", dir);
+	snprintf(sh, sizeof(sh), "exec %s %s %s >/dev/null", bin, c, dir);
+	if (access(bin, X_OK)) {
+		snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O1 -static -no-pie -o %s tests/native/steps.c", bin);
+		ck_assert_msg(!system(cmd), "cannot compile tests/native/steps.c");
+	}
+	snprintf(out, sizeof(out), "%s/steps-%s.mtr", dir, c);
+	capture(out, "mmusim", argv, &o);
+	r = trace_open(out, TF_AUTO, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->version, 5);
+	*nmm = 0;
+	memset(ev, 0, EV_NR * sizeof(*ev));
+	while ((n = trace_next(r, &b, &e)) > 0)
+		for (size_t i = 0; i < b.n; i++) {
+			const struct os_event *x = &b.ev[b.recs[i].size];
+
+			if (b.recs[i].kind != R_EVENT || x->initial)
+				continue;
+			ev[x->kind]++;
+			if (x->kind == EV_MMAP && x->file && *nmm < 8)
+				mm[(*nmm)++] = *x;
+		}
+	ck_assert_int_eq(n, 0);
+	trace_close(r);
+}
+
+START_TEST(filesystem_and_mlock)
+{
+	struct os_event mm[8];
+	uint64_t ev[EV_NR];
+	size_t n;
+
+	if (!ready())
+		return;
+	capture_steps("memfd-fresh", mm, &n, ev);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(mm[i].fs_magic, TMPFS_MAGIC_);
+	ck_assert_uint_eq(mm[0].fs_pages, 0);   /* all holes */
+	ck_assert_uint_eq(mm[1].fs_pages, 256); /* filled by the first mapping's reads */
+	ck_assert_uint_eq(mm[2].fs_pages, 256);
+	capture_steps("tmpfs", mm, &n, ev);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(mm[0].fs_magic, TMPFS_MAGIC_);
+	ck_assert_uint_eq(mm[0].fs_pages, 256);
+	capture_steps("mlockall", mm, &n, ev);
+	ck_assert_uint_eq(ev[EV_MLOCKALL], 2);
+	ck_assert_uint_eq(ev[EV_MUNLOCKALL], 1);
+	ck_assert_uint_eq(ev[EV_MLOCK] + ev[EV_MUNLOCK], 0);
+}
+END_TEST
+
 static Suite *capture_tool_suite(void)
 {
 	Suite *s = suite_create("capture_tool");
@@ -481,6 +553,7 @@ static Suite *capture_tool_suite(void)
 	tcase_add_test(tc, region_of_interest);
 	tcase_add_test(tc, keep_on_failure);
 	tcase_add_test(tc, dependences);
+	tcase_add_test(tc, filesystem_and_mlock);
 	suite_add_tcase(s, tc);
 	return s;
 }

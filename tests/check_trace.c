@@ -191,7 +191,8 @@ START_TEST(test_names)
 	static const char *const fmts[] = { "auto", "lackey", "mtr", "pin", "champsim", "din",
 					    "workload" };
 	static const char *const evs[] = { "mmap", "munmap", "mprotect", "madvise", "brk",
-					   "mremap", "marker" };
+					   "mremap", "marker", "mlock", "munlock", "mlockall",
+					   "munlockall" };
 
 	for (int f = 0; f < TF_NR; f++) {
 		ck_assert_str_eq(trace_format_name[f], fmts[f]);
@@ -837,12 +838,12 @@ START_TEST(test_mtr_bad)
 	snprintf(want, sizeof(want), "%s: not an mtr trace (bad magic)", path);
 	expect_error(path, TF_MTR, want);
 
-	/* Versions 2 to 4 (mmusim's Valgrind tool) are read too: 5 is the first unknown. */
+	/* Versions 2 to 5 (mmusim's Valgrind tool) are read too: 6 is the first unknown. */
 	memcpy(b2, buf, len);
-	b2[8] = 5;
+	b2[8] = 6;
 	write_file(path, b2, len);
 	snprintf(want, sizeof(want),
-		 "%s: unsupported mtr version 5 (this build reads versions 1 to 4)", path);
+		 "%s: unsupported mtr version 6 (this build reads versions 1 to 5)", path);
 	expect_error(path, TF_AUTO, want);
 
 	/* A TOUCH record (0xc9) is version 3's: unknown before; its kind is 0 to 2. */
@@ -1062,6 +1063,82 @@ START_TEST(test_mtr_deps_write)
 	w = mtr_writer_open(tmp_path("v1.mtr"), &e);
 	ck_assert_int_eq(mtr_writer_put(w, &b, &e), -1);
 	ck_assert_str_eq(e.msg, "a dependence needs mtr version 4 (a source that records dependences)");
+	mtr_writer_close(w, false, &e);
+	recs_free(&got);
+}
+END_TEST
+
+/*
+ * Version 5: EVENT kinds 7 to 10 (mlock, munlock, mlockall, munlockall), read
+ * with their fields and written back byte for byte by a conversion (version
+ * 5 kept); corrupt before version 5, kind 6 (the marker) and 11 never an
+ * EVENT; a writer below version 5 refuses them.
+ */
+START_TEST(test_mtr_mlock)
+{
+	/* mlock(0x40000000, 0x10000) (prot, flags 1 = MLOCK_ONFAULT, fd -1 zigzag 1, advice,
+	 * addr, len, new_addr, new_len, line), mlockall(MCL_FUTURE), END 2 */
+	static const char ok[] = "\xc1\x07\x00\x01\x01\x00\x80\x80\x80\x80\x04\x80\x80\x04\x00\x00\x00"
+				 "\xc1\x09\x00\x02\x01\x00\x00\x00\x00\x00\x00\xc0\x02";
+	const size_t n = sizeof(ok) - 1;
+	const char *path = tmp_path("mlock.mtr");
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	struct recs got = { 0 };
+	struct mtr_writer *w;
+	struct os_event ev = { .kind = EV_MUNLOCK, .fd = -1, .addr = 0x1000, .len = 0x1000 };
+	struct trace_rec rec = { .addr = 0x1000, .size = 0, .kind = R_EVENT };
+	unsigned char *f1, *f2;
+	size_t len1, len2;
+	char want[1200];
+
+	write_v(path, 5, 1, ok, n);
+	r = trace_open(path, TF_AUTO, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	ck_assert_uint_eq(r->version, 5);
+	ck_assert_int_eq(trace_next(r, &b, &e), 2);
+	ck_assert_uint_eq(b.nev, 2);
+	ck_assert_uint_eq(b.ev[0].kind, EV_MLOCK);
+	ck_assert_uint_eq(b.ev[0].flags, MLOCK_ONFAULT_);
+	ck_assert_int_eq(b.ev[0].fd, -1);
+	ck_assert_uint_eq(b.ev[0].addr, 0x40000000);
+	ck_assert_uint_eq(b.ev[0].len, 0x10000);
+	ck_assert_uint_eq(b.ev[1].kind, EV_MLOCKALL);
+	ck_assert_uint_eq(b.ev[1].flags, MCL_FUTURE_);
+	ck_assert_int_eq(trace_next(r, &b, &e), 0);
+	trace_close(r);
+	/* trace convert: version 5 again, the same bytes */
+	r = trace_open(path, TF_AUTO, &e);
+	ck_assert_int_eq(mtr_write_all(r, tmp_path("mlock2.mtr"), &e), 0);
+	f1 = read_file(path, &len1);
+	f2 = read_file(tmp_path("mlock2.mtr"), &len2);
+	ck_assert_uint_eq(len1, len2);
+	ck_assert(!memcmp(f1, f2, len1));
+	free(f1);
+	free(f2);
+
+	snprintf(want, sizeof(want), "%s: corrupt mtr trace at byte 16: bad event kind", path);
+	write_v(path, 4, 1, ok, n);
+	expect_error(path, TF_AUTO, want);
+	{
+		char bad[sizeof(ok)];
+
+		memcpy(bad, ok, sizeof(ok));
+		bad[1] = 6; /* the marker */
+		write_v(path, 5, 1, bad, n);
+		expect_error(path, TF_AUTO, want);
+		bad[1] = 11;
+		write_v(path, 5, 1, bad, n);
+		expect_error(path, TF_AUTO, want);
+	}
+
+	/* a version 1 writer (a source of another format) */
+	recs_add(&got, rec, NULL);
+	b = (struct trace_batch){ got.r, got.n, &ev, 1 };
+	w = mtr_writer_open(tmp_path("v1.mtr"), &e);
+	ck_assert_int_eq(mtr_writer_put(w, &b, &e), -1);
+	ck_assert_str_eq(e.msg, "the munlock event needs mtr version 5 (a source of version 5)");
 	mtr_writer_close(w, false, &e);
 	recs_free(&got);
 }
@@ -1415,6 +1492,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_mtr_bad);
 	tcase_add_test(tc, test_mtr_deps);
 	tcase_add_test(tc, test_mtr_deps_write);
+	tcase_add_test(tc, test_mtr_mlock);
 	tcase_add_test(tc, test_mtr_garbage);
 	tcase_add_test(tc, test_mtr_writer);
 	tcase_add_test(tc, test_mtr_large);

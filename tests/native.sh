@@ -91,7 +91,9 @@ file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:tex
 text-large:text:steps thp-unaligned:thp-unaligned:steps
 thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps
 madv-free-thp:madv-free-thp:steps madv-free-4k:madv-free-4k:steps pageout-noswap:pageout-noswap:steps
-file-random-cold:file-random-cold:steps"
+file-random-cold:file-random-cold:steps
+populate:populate:steps populate-madvise:populate-madvise:steps mlock:mlock:steps mlockall:mlockall:steps
+tmpfs:tmpfs:steps memfd:memfd:steps memfd-fresh:memfd-fresh:steps"
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?

@@ -32,7 +32,11 @@
  * written again, then MADV_PAGEOUT: the clean lazy-free pages are discarded
  * without swap), pageout-noswap (MADV_PAGEOUT of a whole THP and of part of one
  * on a machine without swap: split, nothing freed), file-random-cold (MADV_RANDOM on
- * a file whose page cache was dropped: a major fault per page).
+ * a file whose page cache was dropped: a major fault per page), populate
+ * (MAP_POPULATE), populate-madvise (MADV_POPULATE_READ / _WRITE), mlock and
+ * mlockall (mlock, munlock, MAP_LOCKED, mlockall(MCL_FUTURE [| MCL_ONFAULT]),
+ * munlockall), tmpfs, memfd, memfd-fresh (shared memory: a file of /dev/shm, a
+ * memfd written, a memfd only truncated, each mapped shared twice and private).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -505,6 +509,189 @@ static void case_file_random_cold(const char *dir)
 	(void)s;
 }
 
+/*
+ * Populating through GUP (mm/gup.c): the faults come at the call and count as
+ * the process's minor faults; the first touch after takes none. MAP_POPULATE
+ * of a private writable mapping write-faults every page (FOLL_WRITE breaks
+ * COW); of a private read-only file mapping, read faults that fault around
+ * (16 pages each).
+ */
+static void case_populate(const char *dir)
+{
+	int fd = make_file(dir, MIB, PG);
+	char *p, *f;
+	long s;
+
+	marker();
+	p = map(HINT, 4 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1);
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	f = map(HINT + 64 * MIB, MIB, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd);
+	marker();
+	s = read_pages(f, MIB);
+	marker();
+	(void)s;
+}
+
+/* MADV_POPULATE_READ / _WRITE: 4 KiB pages, then THPs under MADV_HUGEPAGE. */
+static void case_populate_madvise(void)
+{
+	char *p = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	char *h = thp_region(8 * MIB);
+	long s;
+
+	marker();
+	if (madvise(p, MIB / 2, MADV_POPULATE_READ))
+		die("madvise(MADV_POPULATE_READ)");
+	marker();
+	if (madvise(p, MIB, MADV_POPULATE_WRITE))
+		die("madvise(MADV_POPULATE_WRITE)");
+	marker();
+	write_pages(p, MIB);
+	marker();
+	if (madvise(h, 2 * MIB, MADV_POPULATE_READ))
+		die("madvise(MADV_POPULATE_READ)");
+	marker();
+	if (madvise(h + 2 * MIB, 4 * MIB, MADV_POPULATE_WRITE))
+		die("madvise(MADV_POPULATE_WRITE)");
+	marker();
+	s = read_pages(h, 8 * MIB);
+	write_pages(h, 8 * MIB);
+	marker();
+	(void)s;
+}
+
+/*
+ * mlock() populates and pins; munlock() faults nothing. mlock() of the middle
+ * of THPs splits the VMA there, and the PMDs across the new edges.
+ */
+static void case_mlock(void)
+{
+	char *p = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	char *h = thp_region(4 * MIB);
+
+	marker();
+	if (mlock(p, MIB / 2))
+		die("mlock");
+	marker();
+	write_pages(p, MIB);
+	marker();
+	if (munlock(p, MIB / 2))
+		die("munlock");
+	marker();
+	write_pages(h, 4 * MIB);
+	marker();
+	if (mlock(h + MIB, 2 * MIB))
+		die("mlock");
+	marker();
+	write_pages(h, 4 * MIB);
+	if (munlock(h, 4 * MIB))
+		die("munlock");
+	marker();
+}
+
+/*
+ * mlockall(MCL_FUTURE): later mappings are locked and populated (MAP_LOCKED's
+ * effect, which a mapping gets on its own too); MCL_ONFAULT locks without
+ * populating; munlockall() ends it.
+ */
+static void case_mlockall(void)
+{
+	char *p, *q, *r;
+
+	marker();
+	p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1);
+	marker();
+	write_pages(p, MIB);
+	marker();
+	if (mlockall(MCL_FUTURE))
+		die("mlockall");
+	q = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	marker();
+	write_pages(q, MIB);
+	marker();
+	if (mlockall(MCL_FUTURE | MCL_ONFAULT))
+		die("mlockall");
+	r = map(HINT + 128 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	marker();
+	write_pages(r, MIB / 2);
+	marker();
+	if (munlockall())
+		die("munlockall");
+	marker();
+}
+
+/*
+ * Shared memory (mm/shmem.c): a shared mapping of a tmpfs file or a memfd has
+ * no write-notify (no page_mkwrite, no dirty accounting), so a read fault maps
+ * its pages writable and a later store takes no fault; fault-around maps the
+ * pages already in the file. The file is mapped twice: Rss counts each mapping.
+ * Then a private mapping of it: read faults around, each store copies.
+ */
+static void shmem_steps(int fd)
+{
+	char *p = map(HINT, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	char *q, *r;
+	long s;
+
+	marker();
+	s = read_pages(p, MIB);
+	marker();
+	write_pages(p, MIB);
+	marker();
+	q = map(HINT + 64 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	s += read_pages(q, MIB / 2);
+	marker();
+	r = map(HINT + 128 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd);
+	s += read_pages(r, MIB);
+	marker();
+	write_pages(r, MIB / 2);
+	marker();
+	(void)s;
+}
+
+/* A file of /dev/shm (tmpfs), written in 4 KiB write()s. */
+static void case_tmpfs(void)
+{
+	int fd = make_file("/dev/shm", MIB, PG);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/shm/steps.data");
+	unlink(path);
+	shmem_steps(fd);
+}
+
+/* A memfd written in 4 KiB write()s. */
+static void case_memfd(void)
+{
+	static char chunk[PG];
+	int fd = memfd_create("steps", 0);
+
+	if (fd < 0)
+		die("memfd_create");
+	memset(chunk, 'x', sizeof(chunk));
+	for (size_t off = 0; off < MIB; off += PG)
+		if (write(fd, chunk, PG) != (ssize_t)PG)
+			die("write");
+	shmem_steps(fd);
+}
+
+/*
+ * A fresh memfd (ftruncate() only: every page a hole): each read fault
+ * allocates its page (shmem_fault()), fault-around finding none in the file.
+ */
+static void case_memfd_fresh(void)
+{
+	int fd = memfd_create("steps", 0);
+
+	if (fd < 0)
+		die("memfd_create");
+	if (ftruncate(fd, MIB))
+		die("ftruncate");
+	shmem_steps(fd);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -526,6 +713,13 @@ static const struct {
 	{ "madv-free-4k", case_madv_free_4k, NULL },
 	{ "pageout-noswap", case_pageout_noswap, NULL },
 	{ "file-random-cold", NULL, case_file_random_cold },
+	{ "populate", NULL, case_populate },
+	{ "populate-madvise", case_populate_madvise, NULL },
+	{ "mlock", case_mlock, NULL },
+	{ "mlockall", case_mlockall, NULL },
+	{ "tmpfs", case_tmpfs, NULL },
+	{ "memfd", case_memfd, NULL },
+	{ "memfd-fresh", case_memfd_fresh, NULL },
 };
 
 int main(int argc, char **argv)
