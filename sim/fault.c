@@ -27,8 +27,11 @@
  *    the huge zero PMD becomes a fresh THP (Linux 6.13+, do_huge_zero_wp_pmd();
  *    os.kernel) or, before 6.13 or when that allocation fails, is split; a 4K
  *    zero PTE gets a fresh page (COW: do_wp_page() -> wp_page_copy(), which
- *    clears it), a read-only PTE of a writable VMA becomes writable; then the
- *    page is flushed (ptep_clear_flush()).
+ *    clears it) and the old PTE is flushed (ptep_clear_flush()); a read-only
+ *    PTE of a page the process owns (a shared file page: wp_page_shared();
+ *    its own anonymous page) is made writable in place (wp_page_reuse()): x86
+ *    ptep_set_access_flags() does not flush, the fault itself dropped the
+ *    stale translation (SDM Vol. 3A §4.10.4.1; mmu_fault_invalidate()).
  *    A lackey M (a read-modify-write instruction) takes one write fault, not a
  *    read fault then a write-protect fault: replay.c looks its store up first.
  *
@@ -243,6 +246,8 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 			reclaim_kswapd(s);
 		if (filemap_wp_fault(s, v, va, pfn))
 			return sim_oom(s, va);
+		if (v->flags & VM_SHARED)
+			goto reuse; /* wp_page_shared() -> wp_page_reuse() */
 	} else if (ps == PS_4K && pfn == s->thp.zero_pfn) {
 		/* wp_page_copy() from the zero page: a fresh zeroed page (the zero
 		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
@@ -260,12 +265,24 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		sim_rss_changed(s);
 		s->st.cyc_fault += s->cfg.cost.clear_page;
 	} else {
-		/* a read-only leaf of a writable page: make it writable (spurious fault) */
+		/* a read-only leaf of a page the process owns alone: made writable in
+		 * place (wp_page_reuse(); a huge leaf: do_huge_pmd_wp_page() ->
+		 * pmdp_set_access_flags(), hugetlb_wp() -> set_huge_ptep_writable()) */
 		pt_protect_range(&s->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
 				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,
 				 PFN_NONE, PFN_NONE);
+		goto reuse;
 	}
-	sim_flush_tlb_page(s, p);
+	sim_flush_tlb_page(s, p); /* wp_page_copy(): ptep_clear_flush() */
+	return 0;
+reuse:
+	/*
+	 * x86 ptep_set_access_flags() (and its PMD/hugetlb twins) sets the more
+	 * permissive entry without a flush: the #PF itself dropped the stale
+	 * read-only translation (mmu_fault_invalidate()), so no INVLPG is issued
+	 * and tlb_invalidations does not move.
+	 */
+	mmu_fault_invalidate(&s->mmu, va);
 	return 0;
 }
 

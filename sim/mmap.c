@@ -445,37 +445,50 @@ static bool next_segment(struct sim *s, vaddr_t *a, vaddr_t end, vaddr_t *lo, va
 }
 
 /*
+ * change_pte_range()'s new R/W for a leaf of a VMA whose new flags are
+ * m->flags: the VMA's page protection (vm_page_prot: a private writable VMA's
+ * is read-only, COW; a shared file VMA's too, vma_wants_writenotify()), made
+ * writable where MM_CP_TRY_CHANGE_WRITABLE and can_change_pte_writable() allow:
+ * a private page only if it is exclusively anonymous (never the zero pages nor
+ * a page-cache page, which a store must copy), a shared page-cache page only if
+ * its PTE is dirty (dirty tracking: a clean one takes wp_page_shared() on the
+ * next store). A file THP's PMD is never made writable (change_huge_pmd():
+ * read-only text, filemap.c).
+ */
+struct mprotect_ctx {
+	struct sim *s;
+	unsigned long flags;
+};
+
+static bool mprotect_writable(void *ctx, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	const struct mprotect_ctx *m = ctx;
+	struct sim *s = m->s;
+
+	if (!(m->flags & VM_WRITE) || pfn == s->thp.zero_pfn || pfn == s->thp.huge_zero_pfn)
+		return false;
+	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn))
+		return (m->flags & VM_SHARED) && (entry & PTE_D);
+	if (ps == PS_2M && filemap_is_thp(s, pfn))
+		return false;
+	return true;
+}
+
+/*
  * do_mprotect_pkey(): mprotect_fixup() per VMA under one mmu_gather. A VMA whose
  * flags stay the same is skipped (newflags == oldflags); else its edges split
  * (vma_adjust_trans_huge()), change_protection() changes the leaves, and the
- * gather's span is flushed once at the end.
+ * gather's span is flushed once at the end. What the gather holds follows x86
+ * pte_needs_flush() (arch/x86/include/asm/tlbflush.h; change_pte_range() asks
+ * it per PTE): a PTE whose entry does not change is not gathered (a clean
+ * page-cache PTE that stays read-only); one whose R/W changes is; from an
+ * accessible protection to PROT_NONE, or with VM_EXEC changed (NX flips), every
+ * present one is (Present cleared, NX changed: _PAGE_NX is in flush_on_change);
+ * from PROT_NONE none is (a PROT_NONE PTE is not present on x86,
+ * _PAGE_PROTNONE: no TLB can hold it). Simplification: the model keeps a
+ * PROT_NONE page's leaf present, read-only (a program that ran to completion
+ * never touched it); only the flushes and the VMA say PROT_NONE.
  */
-/*
- * Cache pages stay read-only under mprotect(PROT_WRITE): in a private mapping a
- * store must copy them (can_change_pte_writable() refuses a page that is not
- * exclusively anonymous); in a shared one the kernel makes only dirty PTEs
- * writable (dirty tracking, vma_wants_writenotify()), and the model does not
- * track dirtiness, so the next store takes wp_page_shared() again.
- */
-static void cache_ptes_read_only(struct sim *s, vaddr_t start, vaddr_t end)
-{
-	enum page_size ps;
-	pfn_t pfn;
-
-	for (vaddr_t p = start; p < end; p += PAGE_SIZE) {
-		if (!pt_lookup(&s->pt, p, &ps, &pfn, NULL))
-			continue;
-		if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
-			pt_protect_range(&s->pt, p, p + PAGE_SIZE, false, PFN_NONE, PFN_NONE);
-		} else if (ps == PS_2M && filemap_is_thp(s, pfn)) {
-			/* a file THP's PMD too (change_huge_pmd(): never made writable here) */
-			pt_protect_range(&s->pt, p & ~(PMD_SIZE - 1), (p & ~(PMD_SIZE - 1)) + PMD_SIZE,
-					 false, PFN_NONE, PFN_NONE);
-			p = (p & ~(PMD_SIZE - 1)) + PMD_SIZE - PAGE_SIZE;
-		}
-	}
-}
-
 static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	const unsigned long rwx = VM_READ | VM_WRITE | VM_EXEC;
@@ -485,16 +498,19 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 
 	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
 		vaddr_t wlo = lo, whi = hi;
+		struct mprotect_ctx m = { s, (flags & ~rwx) | set };
+		struct pt_prot_change pc = { mprotect_writable, &m, PT_FLUSH_CHANGED, &g };
 
-		if (((flags & ~rwx) | set) == flags)
+		if (m.flags == flags)
 			continue;
+		if (!(flags & rwx))
+			pc.flush = PT_FLUSH_NONE;
+		else if (!set || ((flags ^ set) & VM_EXEC))
+			pc.flush = PT_FLUSH_PRESENT;
 		widen_to_huge(s, &wlo, &whi);
 		if (wlo != lo || whi != hi)
 			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
-		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
-				      s->thp.huge_zero_pfn, &g);
-		if ((set & VM_WRITE) && (flags & VM_FILE))
-			cache_ptes_read_only(s, wlo, whi);
+		pt_change_prot(&s->pt, wlo, whi, &pc);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
 		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
 			return ev_oom(s, ev);

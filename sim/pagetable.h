@@ -204,6 +204,24 @@ uint64_t pt_protect_range_span(struct pagetable *pt, vaddr_t start, vaddr_t end,
 			       pfn_t ro_a, pfn_t ro_b, struct pt_span *sp);
 
 /*
+ * change_pte_range() / change_huge_pmd() over [@start, @end) (leaves straddling
+ * an edge are the caller's business): each present leaf wholly inside gets R/W
+ * = @writable(ctx, size, frame, entry) and is added to @sp (when not NULL) as
+ * x86 pte_needs_flush() would ask: PT_FLUSH_CHANGED, when R/W changed (a leaf
+ * left as it was needs no flush); PT_FLUSH_PRESENT, every leaf (the new
+ * protection clears Present, PROT_NONE, or flips NX); PT_FLUSH_NONE, none (the
+ * old protection was PROT_NONE: no entry was present to any TLB).
+ */
+enum pt_flush { PT_FLUSH_CHANGED, PT_FLUSH_PRESENT, PT_FLUSH_NONE };
+struct pt_prot_change {
+	bool (*writable)(void *ctx, enum page_size ps, pfn_t pfn, uint64_t entry);
+	void *ctx;
+	enum pt_flush flush;
+	struct pt_span *sp;
+};
+void pt_change_prot(struct pagetable *pt, vaddr_t start, vaddr_t end, const struct pt_prot_change *pc);
+
+/*
  * Swap entries (mm/rmap.c try_to_unmap_one(), mm/memory.c do_swap_page()):
  * pt_set_swap() replaces the present 4K leaf at @va by a swap entry for @slot;
  * pt_get_swap() reads one (false if @va holds none); pt_swap_in() turns the swap

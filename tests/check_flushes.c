@@ -1,0 +1,166 @@
+/*
+ * check_flushes.c - flushes and faults Linux 6.18 skips, VMA-by-VMA zaps, the
+ * hugetlb page size of MAP_HUGETLB and a partial mremap's page tables. Each
+ * scenario is a trace in Valgrind's lackey + --trace-syscalls syntax on
+ * check_common.h's fixture (invariants after every record), its expected values
+ * derived from the kernel source named in the test; "before" gives what mmusim
+ * counted before the change.
+ *
+ * TLB shootdowns are vmstat.tlb_invalidations (one per INVLPG or full flush,
+ * arch/x86/mm/tlb.c flush_tlb_mm_range(): up to tlb_single_page_flush_ceiling =
+ * 33 strides one INVLPG each). On the default machine a walk happens exactly on
+ * an STLB miss, so a translation that survived costs no walk.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check_common.h"
+#include "check_run.h"
+#include "mmu.h"
+
+#define SC(nr, call) "SYSCALL[7,1](" #nr ") " call "\n"
+/* 64 KiB of file (fd 3) at 0x40000000: private (flags 2) or shared (flags 1), read-write */
+#define MMAP_FILE_PRIVATE SC(9, "sys_mmap ( 0x0, 65536, 3, 2, 3, 0 ) --> [pre-success] Success(0x40000000)")
+#define MMAP_FILE_SHARED SC(9, "sys_mmap ( 0x0, 65536, 3, 1, 3, 0 ) --> [pre-success] Success(0x40000000)")
+#define MMAP_1M SC(9, "sys_mmap ( 0x0, 1048576, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)")
+#define MPROTECT_64K(prot) SC(10, "sys_mprotect ( 0x40000000, 65536, " prot " )[sync] --> Success(0x0)")
+#define STORE4 " S 40000000,8\n S 40001000,8\n S 40002000,8\n S 40003000,8\n"
+#define LOAD4 " L 40000000,8\n L 40001000,8\n L 40002000,8\n L 40003000,8\n"
+
+static void walks_are_stlb_misses(void)
+{
+	ck_assert_uint_eq(S->st.walks, S->st.stlb.misses);
+}
+
+/*
+ * wp_page_reuse(): a store to a clean page-cache PTE of a shared file mapping
+ * takes do_wp_page() -> wp_page_shared(), which makes the PTE writable and dirty
+ * in place: x86 ptep_set_access_flags() writes the entry without a flush (the
+ * #PF itself dropped the read-only translation, SDM Vol. 3A §4.10.4.1). A
+ * private mapping's store copies the page instead (wp_page_copy() ->
+ * ptep_clear_flush(): one INVLPG), unchanged.
+ * Shared: pgfault 2 (the read, the write-protect fault), tlb_invalidations
+ * before 1, after 0; walks 3 both (the read; the store after the fault, whose
+ * stale translation the #PF dropped; page 1, mapped by fault-around).
+ */
+START_TEST(wp_page_reuse_does_not_flush)
+{
+	run(MMAP_FILE_SHARED " L 40000000,8\n S 40000000,8\n L 40001000,8\n", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 0);
+	ck_assert_uint_eq(S->st.walks, 3); /* the read, the store after the fault, page 1 */
+	walks_are_stlb_misses();
+	done();
+	/* private: wp_page_copy() flushes the old PTE (before and after: 1) */
+	run(MMAP_FILE_PRIVATE " L 40000000,8\n S 40000000,8\n", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	done();
+}
+END_TEST
+
+/*
+ * change_pte_range() / pte_needs_flush(): mprotect(PROT_READ | PROT_WRITE) of a
+ * private file mapping whose 16 pages were read (fault-around mapped all 16
+ * read-only). can_change_pte_writable() refuses page-cache pages, so every PTE
+ * stays read-only, unchanged: nothing is gathered, nothing flushed, and the
+ * pages' translations survive (the loads after it walk no more).
+ * The mprotect R before it changes nothing either (the PTEs were read-only).
+ * tlb_invalidations before 16 (each PTE made writable, then read-only again,
+ * gathered: span 16 pages), after 0; walks before 8 (the 4 loads again), after
+ * 4 (the first 4 loads only); pgfault 1 both.
+ */
+START_TEST(mprotect_unchanged_pte_not_flushed)
+{
+	run(MMAP_FILE_PRIVATE LOAD4 MPROTECT_64K("1") MPROTECT_64K("3") LOAD4, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 0);
+	ck_assert_uint_eq(S->st.walks, 4); /* the first 4 loads only */
+	walks_are_stlb_misses();
+	done();
+}
+END_TEST
+
+/*
+ * A PROT_NONE PTE is not present on x86 (_PAGE_PROTNONE without _PAGE_PRESENT):
+ * going to PROT_NONE clears Present (pte_needs_flush(): a flush for every
+ * present PTE, read-only ones included), coming back from it flushes nothing
+ * (!PRESENT -> *: no flush). Four anonymous pages written, then
+ *  - mprotect NONE, mprotect RW, the 4 stores again: NONE clears R/W and
+ *    Present of 4 PTEs (4 INVLPGs), RW finds nothing present (0; before: 4, R/W
+ *    set); the stores take no fault (can_change_pte_writable(): exclusive
+ *    anonymous pages are writable again) and walk (the flush at NONE emptied
+ *    the TLB). tlb_invalidations before 8, after 4; pgfault 4, walks 8 both.
+ *  - mprotect R, mprotect NONE: R clears R/W (4 INVLPGs); NONE clears Present
+ *    of the read-only PTEs (4; before: 0, R/W unchanged). tlb_invalidations
+ *    before 4, after 8.
+ */
+START_TEST(prot_none_and_back)
+{
+	run(MMAP_1M STORE4 MPROTECT_64K("0") MPROTECT_64K("3") STORE4, "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 4);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 4);
+	ck_assert_uint_eq(S->st.walks, 8);
+	walks_are_stlb_misses();
+	done();
+	run(MMAP_1M STORE4 MPROTECT_64K("1") MPROTECT_64K("0"), "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 8);
+	done();
+}
+END_TEST
+
+/*
+ * pte_needs_flush(): _PAGE_NX is in flush_on_change. mprotect(PROT_READ) to
+ * PROT_READ | PROT_EXEC changes no R/W but clears NX on every present PTE: 4
+ * INVLPGs (before 0). After mprotect R: 4; then RX: 4 more: 8 (before 4).
+ */
+START_TEST(mprotect_exec_flips_nx)
+{
+	run(MMAP_1M STORE4 MPROTECT_64K("1") MPROTECT_64K("5"), "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 8);
+	done();
+}
+END_TEST
+
+/*
+ * can_change_pte_writable(): mprotect(PROT_READ | PROT_WRITE) of a shared file
+ * mapping makes a dirty page-cache PTE writable again (MM_CP_TRY_CHANGE_WRITABLE:
+ * dirty tracking has nothing left to catch, pte_dirty()); a clean one stays
+ * read-only. Fault-around off (os.fault_around_bytes 4096) so that only the
+ * pages touched are mapped. Page 0 written (do_shared_fault(): writable, dirty),
+ * page 1 read (read-only, clean); mprotect R, mprotect RW, a store to each:
+ *  - mprotect R: page 0 loses R/W, page 1 unchanged: 1 INVLPG (before: 1);
+ *  - mprotect RW: page 0 (dirty) gets R/W back: 1 INVLPG; page 1 stays
+ *    read-only (before: both made writable, then the cache page read-only
+ *    again: span 2 pages, 2 INVLPGs);
+ *  - store to page 0: no fault (before: wp_page_shared(), flushed: 1);
+ *  - store to page 1: wp_page_shared() -> wp_page_reuse(), no flush (before: 1).
+ * pgfault before 4, after 3; tlb_invalidations before 5, after 2.
+ */
+START_TEST(dirty_shared_pte_made_writable)
+{
+	run(MMAP_FILE_SHARED " S 40000000,8\n L 40001000,8\n" MPROTECT_64K("1") MPROTECT_64K("3")
+	    " S 40000000,8\n S 40001000,8\n", "os.fault_around_bytes=4096", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 3);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 2);
+	walks_are_stlb_misses();
+	done();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("flushes");
+	TCase *tc = tcase_create("scenarios");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, wp_page_reuse_does_not_flush);
+	tcase_add_test(tc, mprotect_unchanged_pte_not_flushed);
+	tcase_add_test(tc, prot_none_and_back);
+	tcase_add_test(tc, mprotect_exec_flips_nx);
+	tcase_add_test(tc, dirty_shared_pte_made_writable);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
