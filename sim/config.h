@@ -84,6 +84,14 @@ static inline bool kernel_batched_zap(enum os_kernel k)
 {
 	return k >= KERNEL_6_12;
 }
+/* "mm/madvise: batch tlb flushes for MADV_DONTNEED[_LOCKED]" (6.16, SeongJae
+ * Park's series; a release, not backported): one mmu_gather for a whole
+ * MADV_DONTNEED call (zap_page_range_single_batched() per VMA); before, each
+ * VMA had its own (zap_page_range_single(): a flush per VMA) */
+static inline bool kernel_madv_dontneed_one_gather(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
 /* 4ea3594a4741 (6.17): a collapse removes the old PTEs' rmaps per run of one
  * folio too (__collapse_huge_page_copy_succeeded()); before, one at a time */
 static inline bool kernel_batched_collapse(enum os_kernel k)

@@ -104,13 +104,6 @@ void sim_flush_tlb_page(struct sim *s, vaddr_t va)
 			       PAGE_SHIFT);
 }
 
-/* tlb_finish_mmu(): flush what a gather collected */
-static void tlb_finish(struct sim *s, const struct pt_span *g)
-{
-	if (g->end)
-		sim_flush_tlb_mm_range(s, g->start, g->end, g->shift);
-}
-
 /*
  * A 2M leaf straddling an edge of [*start, *end): a THP or huge zero PMD is split
  * (vma_adjust_trans_huge(), zap_pmd_range()); a hugetlbfs page widens the range
@@ -141,24 +134,76 @@ static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
 	}
 }
 
+/*
+ * The VMA (or gap) a zap is in. A zap goes VMA by VMA (unmap_vmas() ->
+ * unmap_single_vma(); MADV_DONTNEED: zap_page_range_single_batched() per VMA),
+ * so a run of folio_remove_rmap_ptes() never crosses a VMA boundary: a THP
+ * mapped by two VMAs and zapped in both is partly mapped after the first one's
+ * run and queued for deferred split (__folio_remove_rmap()), however the second
+ * run ends. [lo, hi): where the leaves seen last lie; leaves come in address
+ * order.
+ */
+struct vma_cursor {
+	vaddr_t lo, hi;
+};
+
+/* Has the zap left the VMA (or gap) of the last leaf? Moves the cursor to @va's. */
+static bool vma_crossed(const struct sim *s, struct vma_cursor *c, vaddr_t va)
+{
+	const struct vma *v;
+
+	if (va >= c->lo && va < c->hi)
+		return false;
+	v = vma_find_next(&s->vmas, va);
+	if (!v)
+		*c = (struct vma_cursor){ va, s->va_limit };
+	else if (va < v->start)
+		*c = (struct vma_cursor){ va, v->start }; /* a gap */
+	else
+		*c = (struct vma_cursor){ v->start, v->end };
+	return true;
+}
+
 struct zap_ctx {
 	struct sim *s;
 	struct pt_span g; /* the mmu_gather */
+	struct vma_cursor vc;
+	bool gather_per_vma; /* each VMA its own mmu_gather (MADV_DONTNEED before 6.16) */
 };
+
+/* tlb_finish_mmu(): flush what a gather collected */
+static void tlb_finish(struct sim *s, const struct pt_span *g)
+{
+	if (g->end)
+		sim_flush_tlb_mm_range(s, g->start, g->end, g->shift);
+}
 
 static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct zap_ctx *z = ctx;
 
+	if (vma_crossed(z->s, &z->vc, va)) {
+		thp_rmap_run_end(z->s); /* the last VMA's zap_pte_range() is over */
+		if (z->gather_per_vma) {
+			tlb_finish(z->s, &z->g); /* zap_page_range_single()'s own gather */
+			z->g = (struct pt_span){ 0, 0, 0 };
+		}
+	}
 	if (pfn != PFN_NONE) /* a swap entry is in no TLB: zap_nonpresent_ptes() adds nothing */
 		pt_span_add(&z->g, va, ps);
 	unmap_leaf(z->s, va, ps, pfn, entry);
 }
 
-/* zap_page_range(): unmap the pages of [start, end), free their frames, shoot down. */
-static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+/*
+ * zap_page_range(): unmap the pages of [start, end), VMA by VMA, free their
+ * frames, shoot down: one mmu_gather for the whole range (munmap's
+ * unmap_region(), exit, and MADV_DONTNEED from 6.16), or one per VMA when
+ * @gather_per_vma (MADV_DONTNEED before 6.16, zap_page_range_single()).
+ */
+static void zap_range_gather(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables,
+			     bool gather_per_vma)
 {
-	struct zap_ctx z = { s, { 0, 0, 0 } };
+	struct zap_ctx z = { s, { 0, 0, 0 }, { 0, 0 }, gather_per_vma };
 	uint64_t tables;
 
 	widen_to_huge(s, &start, &end);
@@ -173,6 +218,11 @@ static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_table
 		z.g = (struct pt_span){ a, a + PAGE_SIZE, PMD_SHIFT };
 	}
 	tlb_finish(s, &z.g);
+}
+
+static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+{
+	zap_range_gather(s, start, end, free_tables, false);
 }
 
 /* --- events ------------------------------------------------------------- */
@@ -547,7 +597,8 @@ static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, v
 {
 	switch (ev->advice) {
 	case MADV_DONTNEED_:
-		zap_range(s, start, end, false);
+		/* madvise_dontneed_free(): one gather per VMA before 6.16 (config.h) */
+		zap_range_gather(s, start, end, false, !kernel_madv_dontneed_one_gather(s->cfg.kernel));
 		return 0;
 	case MADV_HUGEPAGE_:
 		/* hugepage_madvise(): khugepaged_enter_vma() with each VMA's new flags */
@@ -623,9 +674,25 @@ int sim_event(struct sim *s, const struct os_event *ev)
 	}
 }
 
+struct exit_ctx {
+	struct sim *s;
+	struct vma_cursor vc;
+};
+
+static void exit_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct exit_ctx *x = ctx;
+
+	if (vma_crossed(x->s, &x->vc, va))
+		thp_rmap_run_end(x->s); /* unmap_vmas(): VMA by VMA */
+	unmap_leaf(x->s, va, ps, pfn, entry);
+}
+
 void sim_exit_mmap(struct sim *s)
 {
+	struct exit_ctx x = { s, { 0, 0 } };
+
 	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* unmap_vmas() */
-	pt_unmap_range(&s->pt, 0, s->va_limit, true, unmap_leaf, s);
+	pt_unmap_range(&s->pt, 0, s->va_limit, true, exit_leaf, &x);
 	thp_rmap_batching(s, false);
 }

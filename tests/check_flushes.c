@@ -150,6 +150,78 @@ START_TEST(dirty_shared_pte_made_writable)
 }
 END_TEST
 
+/*
+ * The rmap batching of 6.9+ (zap_present_ptes() -> folio_remove_rmap_ptes())
+ * stops at every VMA boundary: a zap goes VMA by VMA (unmap_vmas() ->
+ * unmap_single_vma(); MADV_DONTNEED: zap_page_range_single_batched()). A store
+ * faults a THP at 0x40000000; mprotect(PROT_READ) of its first page splits the
+ * VMA and the PMD (thp_split_pmd 1). The THP now spans two VMAs, [0, 4K) and
+ * [4K, 4M): zapping the 2 MiB removes page 0's rmap in the first VMA's run,
+ * after which the folio is partly mapped: __folio_remove_rmap() queues it
+ * (deferred_split_folio(), thp_deferred_split_page 1); the second VMA's run then
+ * unmaps the rest and the folio is freed whole (off the queue, RSS 0).
+ * 6.18: thp_deferred_split_page before 0, after 1, for munmap and for
+ * MADV_DONTNEED. 6.6: 1 before and after (page_remove_rmap() per PTE).
+ * (exit_mmap() -> unmap_vmas() goes VMA by VMA too; the report is made before
+ * the process's exit, so no counter shows it.)
+ */
+#define MPROTECT_FIRST_PAGE_R SC(10, "sys_mprotect ( 0x40000000, 4096, 1 )[sync] --> Success(0x0)")
+START_TEST(rmap_batch_stops_at_vma)
+{
+	static const char *const tails[] = {
+		SC(11, "sys_munmap ( 0x40000000, 2097152 )[sync] --> Success(0x0)"),
+		SC(28, "sys_madvise ( 0x40000000, 2097152, 4 ) --> [pre-success] Success(0x0)"),
+	};
+
+	for (unsigned i = 0; i < 2; i++) {
+		char t[1024];
+
+		snprintf(t, sizeof(t), "%s S 40000010,8\n%s%s", MMAP_4M, MPROTECT_FIRST_PAGE_R, tails[i]);
+		run(t, "os.kernel=6.18", NULL);
+		ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+		ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
+		ck_assert_uint_eq(S->thp.nr_deferred, 0);
+		ck_assert_uint_eq(S->st.rss_bytes, 0);
+		done();
+		run(t, "os.kernel=6.6", NULL);
+		ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
+		done();
+	}
+}
+END_TEST
+
+/*
+ * MADV_DONTNEED over two VMAs: page 0 in [0, 80K), page 39 in [80K, 160K) (an
+ * mprotect(PROT_READ) of [80K, 1M) after the stores splits the VMA and flushes
+ * page 39: 1 INVLPG). From 6.16 ("mm/madvise: batch tlb flushes for
+ * MADV_DONTNEED[_LOCKED]") one mmu_gather spans both VMAs: pages 0 to 39, 40 >
+ * 33 strides, a full flush (1); the witness page loses its translation and
+ * walks again. Before it (6.12 and older), zap_page_range_single() per VMA:
+ * each gather holds one page, 1 INVLPG each (2), and the witness keeps its
+ * translation. tlb_invalidations: 6.18 1 + 1 = 2 (before 2), 6.12 1 + 2 = 3
+ * (before 2); walks: 6.18 4 (3 faults + the witness), 6.12 3 (before 4).
+ */
+START_TEST(madv_dontneed_gather_per_vma_before_6_16)
+{
+	const char *t = MMAP_1M SC(9, "sys_mmap ( 0x50000000, 65536, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x50000000)")
+		" S 50000000,8\n S 40000000,8\n S 40027000,8\n"
+		SC(10, "sys_mprotect ( 0x40014000, 966656, 1 )[sync] --> Success(0x0)")
+		SC(28, "sys_madvise ( 0x40000000, 163840, 4 ) --> [pre-success] Success(0x0)")
+		" L 50000000,8\n";
+
+	run(t, "os.thp.enabled=never", "os.kernel=6.18", NULL);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 2);
+	ck_assert_uint_eq(S->st.walks, 4);
+	walks_are_stlb_misses();
+	done();
+	run(t, "os.thp.enabled=never", "os.kernel=6.12", NULL);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 3);
+	ck_assert_uint_eq(S->st.walks, 3);
+	walks_are_stlb_misses();
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("flushes");
@@ -161,6 +233,8 @@ int main(void)
 	tcase_add_test(tc, prot_none_and_back);
 	tcase_add_test(tc, mprotect_exec_flips_nx);
 	tcase_add_test(tc, dirty_shared_pte_made_writable);
+	tcase_add_test(tc, rmap_batch_stops_at_vma);
+	tcase_add_test(tc, madv_dontneed_gather_per_vma_before_6_16);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
