@@ -30,9 +30,11 @@
  *    vmstat.tlb_invalidations; each flush call costs os.cost.flush. Every
  *    INVLPG also empties the PWCs (mmu.c, SDM §4.10.4.1). One core: no IPIs,
  *    no lazy-TLB or generation shortcuts.
- *    Simplification: page tables freed by a zap do not widen the span
- *    (pt_unmap_range() frees the empty tables it meets, not free_pgtables()'s
- *    floor/ceiling choice); a zap that frees tables but clears no leaf still
+ *    An unmap frees the page tables wholly between the neighbouring VMAs
+ *    (free_pgtables(): floor and ceiling), not one another VMA still covers;
+ *    mremap leaves the old tables to the munmap of the old range that follows
+ *    (move_page_tables()). Simplification: page tables freed by a zap do not
+ *    widen the span; a zap that frees tables but clears no leaf still
  *    flushes, as freed_tables makes tlb_finish_mmu() do: one INVLPG.
  *
  * Leaves out: shmem (MAP_SHARED | MAP_ANONYMOUS is recorded, backed like anonymous
@@ -195,6 +197,29 @@ static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 }
 
 /*
+ * free_pgtables()' floor and ceiling for unmapping [start, end): the end of the
+ * VMA before it and the start of the one after it (an edge inside a VMA, which
+ * keeps its outside part, is its own bound); 0 and the top of the address space
+ * without one (FIRST_USER_ADDRESS, USER_PGTABLES_CEILING).
+ */
+static void free_floor_ceiling(const struct sim *s, vaddr_t start, vaddr_t end, vaddr_t *floor,
+			       vaddr_t *ceiling)
+{
+	vaddr_t lo, hi;
+
+	*floor = start;
+	if (start && !vma_find(&s->vmas, start - 1)) {
+		vma_gap(&s->vmas, start - 1, s->va_limit, &lo, &hi);
+		*floor = lo;
+	}
+	*ceiling = end;
+	if (end < s->va_limit && !vma_find(&s->vmas, end)) {
+		vma_gap(&s->vmas, end, s->va_limit, &lo, &hi);
+		*ceiling = hi;
+	}
+}
+
+/*
  * zap_page_range(): unmap the pages of [start, end), VMA by VMA, free their
  * frames, shoot down: one mmu_gather for the whole range (munmap's
  * unmap_region(), exit, and MADV_DONTNEED from 6.16), or one per VMA when
@@ -209,8 +234,14 @@ static void zap_range_gather(struct sim *s, vaddr_t start, vaddr_t end, bool fre
 	widen_to_huge(s, &start, &end);
 	tables = s->pt.nr_tables;
 	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* zap_present_ptes() */
-	pt_unmap_range(&s->pt, start, end, free_tables, zap_leaf, &z);
+	pt_unmap_range(&s->pt, start, end, false, zap_leaf, &z);
 	thp_rmap_batching(s, false);
+	if (free_tables) {
+		vaddr_t floor, ceiling;
+
+		free_floor_ceiling(s, start, end, &floor, &ceiling);
+		pt_free_tables(&s->pt, start, end, floor, ceiling);
+	}
 	if (!z.g.end && s->pt.nr_tables < tables) {
 		/* pte_free_tlb(): [table's address, + PAGE_SIZE), cleared_pmds (see the header) */
 		vaddr_t a = start & ~(PMD_SIZE - 1);
@@ -347,7 +378,6 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	struct move_ctx mc = { 0 };
 	vaddr_t keep = olen < nlen ? olen : nlen;
 	uint32_t rec = vmas_rec_of(s, old); /* the mapping moves (vmas.c) */
-	uint64_t tables;
 
 	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
 		goto range;
@@ -386,16 +416,13 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 			thp_split_pmd_at(s, a); /* a THP cannot move to a misaligned place whole */
 	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
 	flush_moved(s, ev->addr & ~(PAGE_SIZE - 1), keep, nw, flags & VM_HUGETLB);
-	tables = s->pt.nr_tables;
-	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, true, collect_leaf, &mc);
+	/* move_ptes() leaves the old tables in place; the munmap of the old range
+	 * that follows frees those wholly outside every VMA (free_pgtables()), and
+	 * flushes once for them (freed_tables): a table the rest of the VMA still
+	 * covers stays */
+	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, false, collect_leaf, &mc);
 	if (mc.oom)
 		goto oom;
-	if (s->pt.nr_tables < tables) {
-		/* the old range's tables go in the munmap that follows: freed_tables flushes */
-		vaddr_t a = ev->addr & ~(PMD_SIZE - 1);
-
-		sim_flush_tlb_mm_range(s, a, a + PAGE_SIZE, PMD_SHIFT);
-	}
 	do_unmap(s, old, ev->addr + olen);
 	do_unmap(s, nw, nw + nlen);
 	for (size_t i = 0; i < mc.n; i++) {

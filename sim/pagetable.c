@@ -705,6 +705,45 @@ uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool
 	return pt_protect_range_span(pt, start, end, writable, ro_a, ro_b, NULL);
 }
 
+struct free_ctx {
+	struct pagetable *pt;
+	vaddr_t start, end, floor, ceiling;
+	uint64_t freed;
+};
+
+static void free_tables_rec(struct free_ctx *f, struct pt_node *n, vaddr_t base)
+{
+	uint64_t step = 1ULL << level_shift(n->level);
+
+	if (n->level == 1)
+		return;
+	for (unsigned pos = 0, i; n->used && next_used(n, &pos, &i);) {
+		vaddr_t lo = base + i * step, hi = lo + step;
+
+		if (hi <= f->start || lo >= f->end || !n->child || !n->child[i])
+			continue;
+		free_tables_rec(f, n->child[i], lo);
+		if (!n->child[i]->used && lo >= f->floor && hi - 1 <= f->ceiling - 1) {
+			node_free(f->pt, n->child[i]);
+			n->child[i] = NULL;
+			ent_set(n, i, 0);
+			wrote(f->pt, n, lo);
+			unused_back(n, &pos);
+			f->freed++;
+		}
+	}
+}
+
+uint64_t pt_free_tables(struct pagetable *pt, vaddr_t start, vaddr_t end, vaddr_t floor,
+			vaddr_t ceiling)
+{
+	struct free_ctx f = { pt, start, end, floor, ceiling, 0 };
+
+	if (end > start)
+		free_tables_rec(&f, pt->root, 0);
+	return f.freed;
+}
+
 static void change_prot_rec(const struct pagetable *pt, struct pt_node *n, vaddr_t base,
 			    vaddr_t start, vaddr_t end, const struct pt_prot_change *pc)
 {

@@ -163,6 +163,16 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 			void *ctx);
 
 /*
+ * free_pgtables() / free_pgd_range(): free every empty table below the root
+ * that covers part of [@start, @end) and whose whole span lies inside [@floor,
+ * @ceiling) (the end of the previous VMA, the start of the next: a table part
+ * of which another VMA still covers stays, used or not), lower levels first.
+ * Returns the tables freed.
+ */
+uint64_t pt_free_tables(struct pagetable *pt, vaddr_t start, vaddr_t end, vaddr_t floor,
+			vaddr_t ceiling);
+
+/*
  * Where a range operation changed leaves (the part of Linux's struct mmu_gather
  * that a flush reads, include/asm-generic/tlb.h): [start, end) from the first
  * to the last leaf changed, and the smallest page shift among them

@@ -222,6 +222,49 @@ START_TEST(madv_dontneed_gather_per_vma_before_6_16)
 }
 END_TEST
 
+/*
+ * mremap of part of a VMA (mm/mremap.c): move_page_tables() moves the PTEs of
+ * [0, 32K) of a 1 MiB VMA to 0x60000000 (MREMAP_MAYMOVE | MREMAP_FIXED) and
+ * move_ptes() flushes the 8 present pages (8 INVLPGs); the munmap of the old
+ * range then clears nothing and frees no table: free_pgtables() frees only
+ * tables wholly between the neighbouring VMAs, and the rest of the VMA,
+ * [32K, 1M), still covers the PT table (its ceiling is 0x40008000), so no
+ * freed_tables flush. The witness keeps its translation.
+ * tlb_invalidations before 9 (the table freed, one more INVLPG), after 8;
+ * nr_page_table_pages before 5 (freed), after 6; a later store to the rest of
+ * the VMA finds its table (before: allocated again, 6 both). munmap of the same
+ * part keeps the table too (nr_page_table_pages before 4, after 5; 8 INVLPGs
+ * both).
+ */
+#define MMAP_WITNESS SC(9, "sys_mmap ( 0x50000000, 65536, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x50000000)")
+#define STORE8 STORE4 " S 40004000,8\n S 40005000,8\n S 40006000,8\n S 40007000,8\n"
+START_TEST(mremap_part_keeps_shared_table)
+{
+	run(MMAP_WITNESS MMAP_1M " S 50000000,8\n" STORE8
+	    SC(25, "sys_mremap ( 0x40000000, 32768, 32768, 0x3, 0x60000000 ) --> [pre-success] Success(0x60000000)")
+	    " L 50000000,8\n L 60000000,8\n", "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 9);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 8);
+	ck_assert_uint_eq(S->st.nr_page_table_pages, 6);
+	ck_assert_uint_eq(S->st.walks, 10);
+	walks_are_stlb_misses();
+	done();
+	run(MMAP_WITNESS MMAP_1M " S 50000000,8\n" STORE8
+	    SC(11, "sys_munmap ( 0x40000000, 32768 )[sync] --> Success(0x0)"), "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 8);
+	ck_assert_uint_eq(S->st.nr_page_table_pages, 5);
+	done();
+	/* the whole VMA moved: its table goes with the munmap of the old range (1 more) */
+	run(MMAP_WITNESS SC(9, "sys_mmap ( 0x40000000, 32768, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)")
+	    " S 50000000,8\n" STORE8
+	    SC(25, "sys_mremap ( 0x40000000, 32768, 32768, 0x3, 0x60000000 ) --> [pre-success] Success(0x60000000)"),
+	    "os.thp.enabled=never", NULL);
+	ck_assert_uint_eq(S->st.tlb_invalidations, 9);
+	ck_assert_uint_eq(S->st.nr_page_table_pages, 5);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("flushes");
@@ -235,6 +278,7 @@ int main(void)
 	tcase_add_test(tc, dirty_shared_pte_made_writable);
 	tcase_add_test(tc, rmap_batch_stops_at_vma);
 	tcase_add_test(tc, madv_dontneed_gather_per_vma_before_6_16);
+	tcase_add_test(tc, mremap_part_keeps_shared_table);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
