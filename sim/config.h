@@ -283,6 +283,7 @@ struct sim_config {
 	enum os_kernel kernel; /* os.kernel */
 	unsigned hugetlb_pages; /* os.hugetlbfs.pages: 2M pool; 0 = surplus on demand */
 	unsigned hugetlb_1g_pages; /* os.hugetlbfs.pages_1g: 1G pool, reserved at boot */
+	unsigned hugetlb_default_1g; /* os.hugetlbfs.default_size: 0 = 2M, 1 = 1G (default_hugepagesz=) */
 	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */
 	struct implicit_cfg implicit;
 	enum os_layout layout; /* os.layout */

@@ -7,9 +7,10 @@
  *
  *  - A fault finds the VMA (or makes an implicit one, see below); a swap entry
  *    is read back (a major fault); in thp mode thp_fault() may map a huge or
- *    huge zero PMD; in hugetlbfs mode (or in a MAP_HUGETLB VMA) a 1G- or
- *    2M-aligned range wholly inside the VMA whose slot is empty gets a pool
- *    page; a read fault in private anonymous memory maps the shared 4 KiB zero
+ *    huge zero PMD; in hugetlbfs mode (or in a MAP_HUGETLB VMA) an aligned
+ *    range of the VMA's huge page size (MAP_HUGE_2MB / MAP_HUGE_1GB, else
+ *    os.hugetlbfs.default_size, default_hstate) wholly inside the VMA whose
+ *    slot is empty gets a pool page of that size; a read fault in private anonymous memory maps the shared 4 KiB zero
  *    page read-only (do_anonymous_page(); not with os.zero_page false, which is
  *    mm_forbids_zeropage(), nor in implicit VMAs, see zero_page_ok()); everything
  *    else gets a zeroed 4 KiB page from the buddy allocator and gives the VMA its
@@ -152,9 +153,11 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	}
 	if (hugetlb_backed(s, v)) {
 		vaddr_t h = va & ~(PMD_SIZE - 1), g = va & ~(PUD_SIZE - 1);
+		/* the VMA's hstate: MAP_HUGETLB's size; os.mode hugetlbfs the default */
+		bool gig = v->flags & VM_HUGETLB ? v->flags & VM_HUGETLB_1G : s->cfg.hugetlb_default_1g;
 
-		if (s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start && g + PUD_SIZE <= v->end &&
-		    pt_slot_empty(&s->pt, g, PS_1G)) {
+		if (gig && s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start &&
+		    g + PUD_SIZE <= v->end && pt_slot_empty(&s->pt, g, PS_1G)) {
 			pfn = hugetlb_alloc_1g(&s->hugetlb);
 			if (pt_map(&s->pt, g, PS_1G, pfn, v->flags & VM_WRITE)) {
 				hugetlb_free_1g(&s->hugetlb, pfn);
@@ -166,7 +169,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 			return 0;
 		}
 
-		if (h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
+		if (!gig && h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
 			pfn = hugetlb_alloc(&s->hugetlb, &s->buddy);
 			if (pfn != PFN_NONE) {
 				if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE)) {
@@ -179,6 +182,16 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 				return 0;
 			}
 		}
+		/*
+		 * Not modelled: hugetlb_reserve_pages() at mmap time. Linux reserves
+		 * a MAP_HUGETLB mapping's pages when it is made and refuses the mmap
+		 * (ENOMEM) if the pool cannot hold them (with MAP_NORESERVE, the
+		 * fault that finds none gets SIGBUS): it never maps 4 KiB pages in
+		 * a hugetlb VMA. The model takes pool pages at fault time and falls
+		 * back to 4 KiB pages below; counted, and warned of at the end.
+		 */
+		if (v->flags & VM_HUGETLB)
+			s->st.hugetlb_fallback++;
 	}
 	if (!write && zero_page_ok(s, v)) {
 		/* do_anonymous_page(): a read maps the shared zero page read-only; no

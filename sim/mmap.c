@@ -487,8 +487,25 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		flags |= VM_FILE;
 		file = ev->file && ev->file < FILE_ID_OWN ? ev->file : filemap_new_file(s);
 	}
-	if (ev->flags & MAP_HUGETLB_)
+	if (ev->flags & MAP_HUGETLB_) {
+		/*
+		 * ksys_mmap_pgoff() -> hugetlb_file_setup(): the page size is
+		 * hstate_sizelog() of the MAP_HUGE_* bits, default_hstate without
+		 * them (os.hugetlbfs.default_size); a size with no hstate fails with
+		 * EINVAL, so a trace that says it succeeded is inconsistent.
+		 */
+		unsigned log = (unsigned)(ev->flags >> MAP_HUGE_SHIFT_) & MAP_HUGE_MASK_;
+
+		if (log != 0 && log != PMD_SHIFT && log != PUD_SHIFT) {
+			s->failed = true;
+			return err_set(&s->err, s->trace_name, ev->line, 0,
+				       "mmap with MAP_HUGETLB of 2^%u-byte pages succeeded (x86-64 has 2 MiB and 1 GiB pages only)",
+				       log);
+		}
 		flags |= VM_HUGETLB;
+		if (log == PUD_SHIFT || (!log && s->cfg.hugetlb_default_1g))
+			flags |= VM_HUGETLB_1G;
+	}
 	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(s->cfg.kernel))
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (start == end)

@@ -64,6 +64,8 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MAP_ANONYMOUS_ 0x20
 #define MAP_STACK_ 0x20000
 #define MAP_HUGETLB_ 0x40000
+#define MAP_HUGE_SHIFT_ 26 /* MAP_HUGETLB's page size: log2 in bits 26-31, 0: the default */
+#define MAP_HUGE_MASK_ 0x3f
 #define MADV_DONTNEED_ 4
 #define MADV_HUGEPAGE_ 14
 #define MADV_NOHUGEPAGE_ 15

@@ -25,6 +25,8 @@
 #define VM_FILE 0x400000000UL     /* mmusim: a file mapping, private or shared (vma->vm_file) */
 #define VM_ANON_VMA 0x800000000UL /* mmusim: vma->anon_vma is set (an anonymous page was
 				     faulted in: vmf_anon_prepare()); merges ignore it */
+#define VM_HUGETLB_1G 0x4000000000UL /* mmusim: a VM_HUGETLB VMA of 1 GiB pages (its file's
+					hstate; without it, 2 MiB pages) */
 
 struct vma {
 	vaddr_t start, end;

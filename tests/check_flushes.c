@@ -265,6 +265,71 @@ START_TEST(mremap_part_keeps_shared_table)
 }
 END_TEST
 
+/*
+ * MAP_HUGETLB's page size (mm/mmap.c ksys_mmap_pgoff() -> hugetlb_file_setup(),
+ * hstate_sizelog()): the MAP_HUGE_* bits (log2 in bits 26-31), the default
+ * hstate without them: 2 MiB on x86-64 unless default_hugepagesz=1G
+ * (os.hugetlbfs.default_size). A 1 GiB-aligned GiB mapped with pools of two 2M
+ * pages and one 1G page, and two stores, one in each of its first two 2 MiB:
+ *  - no size bits: two 2 MiB pages (nr_hugetlb_pages 2, _1g 0; before: one 1G
+ *    page, 1 and 0 the other way round);
+ *  - no size bits, os.hugetlbfs.default_size 1G: the 1G page (one fault);
+ *  - MAP_HUGE_2MB with default 1G: 2 MiB pages (before: the 1G page);
+ *  - MAP_HUGE_1GB: the 1G page (before too).
+ */
+#define HUGETLB_GIB(flags) SC(9, "sys_mmap ( 0x0, 1073741824, 3, " flags ", 4294967295, 0 ) --> [pre-success] Success(0x40000000)") \
+	" S 40000000,8\n S 40200000,8\n"
+START_TEST(map_hugetlb_page_size)
+{
+	run(HUGETLB_GIB("262178"), "os.memory=3G", "os.hugetlbfs.pages=2", "os.hugetlbfs.pages_1g=1", NULL);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 2);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages_1g, 0);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	done();
+	run(HUGETLB_GIB("262178"), "os.memory=3G", "os.hugetlbfs.pages=2", "os.hugetlbfs.pages_1g=1",
+	    "os.hugetlbfs.default_size=1G", NULL);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 0);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages_1g, 1);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	done();
+	/* 1409548322 = 0x54040022: MAP_HUGE_2MB (21 << 26) | MAP_HUGETLB | MAP_ANONYMOUS | MAP_PRIVATE */
+	run(HUGETLB_GIB("1409548322"), "os.memory=3G", "os.hugetlbfs.pages=2", "os.hugetlbfs.pages_1g=1",
+	    "os.hugetlbfs.default_size=1G", NULL);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 2);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages_1g, 0);
+	done();
+	/* 2013528098 = 0x78040022: MAP_HUGE_1GB (30 << 26) | ... */
+	run(HUGETLB_GIB("2013528098"), "os.memory=3G", "os.hugetlbfs.pages=2", "os.hugetlbfs.pages_1g=1", NULL);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 0);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages_1g, 1);
+	done();
+	/* os.mode hugetlbfs backs private anonymous memory with the default size too */
+	run(SC(9, "sys_mmap ( 0x0, 1073741824, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)")
+	    " S 40000000,8\n", "os.memory=3G", "os.mode=hugetlbfs", "os.hugetlbfs.pages_1g=1", NULL);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 1);
+	ck_assert_uint_eq(S->st.nr_hugetlb_pages_1g, 0);
+	done();
+}
+END_TEST
+
+/* A MAP_HUGETLB size x86-64 has no hstate for (4 MiB: 22 << 26) cannot have succeeded: a trace error. */
+START_TEST(map_hugetlb_bad_size)
+{
+	struct sim_config c;
+	struct err e = { 0 };
+
+	config_defaults(&c);
+	c.memory = 256ULL << 20;
+	S = calloc(1, sizeof(*S));
+	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
+	/* 1476657186 = 0x58040022: 22 << 26 | MAP_HUGETLB | MAP_ANONYMOUS | MAP_PRIVATE */
+	ck_assert_int_eq(replay_trace(S, SC(9, "sys_mmap ( 0x0, 4194304, 3, 1476657186, 4294967295, 0 ) --> [pre-success] Success(0x40000000)"), &e), -1);
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_msg(strstr(e.msg, "mmap with MAP_HUGETLB of 2^22-byte pages succeeded (x86-64 has 2 MiB and 1 GiB pages only)") != NULL, "%s", e.msg);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("flushes");
@@ -279,6 +344,8 @@ int main(void)
 	tcase_add_test(tc, rmap_batch_stops_at_vma);
 	tcase_add_test(tc, madv_dontneed_gather_per_vma_before_6_16);
 	tcase_add_test(tc, mremap_part_keeps_shared_table);
+	tcase_add_test(tc, map_hugetlb_page_size);
+	tcase_add_test(tc, map_hugetlb_bad_size);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -328,6 +328,28 @@ START_TEST(test_hostcfg_bad_text)
 	t = (struct hostcfg_text){ .fault_around = "" };
 	ck_assert_int_eq(sets_of(&t, out, &e), -1);
 	ck_assert_str_eq(e.file, "/sys/kernel/debug/fault_around_bytes");
+	t = (struct hostcfg_text){ .meminfo = "MemTotal: 1 kB\nHugepagesize:       4096 kB\n" };
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.file, "/proc/meminfo");
+	ck_assert_str_eq(e.msg, "unexpected Hugepagesize");
+}
+END_TEST
+
+/* The default huge page size: /proc/meminfo's Hugepagesize (default_hugepagesz=). */
+START_TEST(test_hostcfg_hugepagesize)
+{
+	char out[HOSTCFG_MAX][64];
+	struct err e = { 0 };
+	struct hostcfg_text t = { .meminfo = "MemTotal:       65536 kB\nHugePages_Total:       0\n"
+					     "Hugepagesize:       2048 kB\nHugetlb:  0 kB\n" };
+
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.hugetlbfs.default_size=2M");
+	t.meminfo = "Hugepagesize:    1048576 kB\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.hugetlbfs.default_size=1G");
+	t.meminfo = "MemTotal:       65536 kB\n"; /* no CONFIG_HUGETLBFS: the default stays */
+	ck_assert_int_eq(sets_of(&t, out, &e), 1);
 }
 END_TEST
 
@@ -407,6 +429,7 @@ int main(void)
 	tcase_add_test(tc, test_hostcfg_sets);
 	tcase_add_test(tc, test_hostcfg_zero_pages);
 	tcase_add_test(tc, test_hostcfg_bad_text);
+	tcase_add_test(tc, test_hostcfg_hugepagesize);
 	tcase_add_test(tc, test_hostcfg_apply);
 	suite_add_tcase(s, tc);
 	return check_run(s);
