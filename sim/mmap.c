@@ -22,7 +22,12 @@
  *    is one INVLPG per stride up to tlb_single_page_flush_ceiling (33) strides,
  *    a full flush beyond. A zap or an mprotect gathers its leaves and flushes
  *    once at the end (struct mmu_gather, tlb_finish_mmu(); one gather for a
- *    whole mprotect call, do_mprotect_pkey()). A PMD split, zero-PMD split or
+ *    whole mprotect call, do_mprotect_pkey(), and for a munmap; one for a
+ *    MADV_DONTNEED call from 6.16, one per VMA before). A zap goes VMA by VMA
+ *    (unmap_vmas()): a folio_remove_rmap_ptes() run ends at each VMA's end.
+ *    mprotect gathers only what x86 pte_needs_flush() asks for (do_mprotect()
+ *    says which); a write fault that makes a PTE writable in place flushes
+ *    nothing (fault.c). A PMD split, zero-PMD split or
  *    collapse flushes its 2 MiB with flush_pmd_tlb_range(), which on x86 is
  *    flush_tlb_range() with a 4 KiB stride: 512 > 33, a full flush. mremap
  *    flushes each moved extent (move_ptes(), move_normal_pmd(),
