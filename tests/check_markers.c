@@ -166,16 +166,16 @@ END_TEST
  */
 static const char steps_csv[] =
 	"mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,"
-	"thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc\n"
-	"base,0,0,0,0,0,0,0,0,0,0,0\n"
-	"base,1,3,0,12288,0,0,0,0,0,0,0\n"
-	"base,2,4,0,12288,0,0,0,0,0,0,0\n"
-	"thp,0,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,1,3,0,12288,0,0,0,0,0,0,0\n"
-	"thp,2,4,0,12288,0,0,0,0,0,0,0\n";
+	"thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc,thp_deferred_split_page\n"
+	"base,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"base,1,3,0,12288,0,0,0,0,0,0,0,0\n"
+	"base,2,4,0,12288,0,0,0,0,0,0,0,0\n"
+	"thp,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,1,3,0,12288,0,0,0,0,0,0,0,0\n"
+	"thp,2,4,0,12288,0,0,0,0,0,0,0,0\n";
 
 /*
- * Cut every line of @buf after its 12th field (the counters), in place; the
+ * Cut every line of @buf after its 13th field (the counters), in place; the
  * cut-off fields of each line into @prov (the last line's), NUL-terminated.
  */
 static void cut_prov(char *buf, char *prov, size_t n)
@@ -187,12 +187,12 @@ static void cut_prov(char *buf, char *prov, size_t n)
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		unsigned commas = 0;
 
-		while (p < line + len && commas < 12)
+		while (p < line + len && commas < 13)
 			if (*p++ == ',')
 				commas++;
 		snprintf(prov, n, "%.*s", (int)(line + len - p), p);
-		memmove(w, line, (size_t)(p - line - (commas == 12)));
-		w += p - line - (commas == 12);
+		memmove(w, line, (size_t)(p - line - (commas == 13)));
+		w += p - line - (commas == 13);
 		*w++ = '\n';
 		line = nl ? nl + 1 : line + len;
 	}

@@ -88,7 +88,8 @@ CASES="anon64m:anon64m:steps anon-unaligned:anon-unaligned:steps file-private:fi
 file-private-hintless:file-private-hintless:steps4k
 file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:text:steps4k
 text-large:text:steps thp-unaligned:thp-unaligned:steps
-thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps"
+thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps
+thp-two-vmas:thp-two-vmas:steps"
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?
@@ -121,7 +122,7 @@ WHY[text-large]="the linker wrote the program in large writes, so its page cache
 and 6.18's fault-around maps the whole folio (filemap_map_pages()); the model maps the 64 KiB \
 fault-around window of order-0 pages"
 
-FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc"
+FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_deferred_split_page"
 
 # native output -> "STEP FIELD DELTA" lines
 native_deltas() {
@@ -137,11 +138,11 @@ replay_deltas() {
 	  v[k, "minflt"] = $c["pgfault"] - $c["pgmajfault"]; v[k, "majflt"] = $c["pgmajfault"]
 	  v[k, "rss_kb"] = ($c["rss_bytes"] + $c["file_rss_bytes"]) / 1024
 	  v[k, "anon_huge_kb"] = $c["anon_huge_bytes"] / 1024
-	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc", t, " ")
+	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_deferred_split_page", t, " ")
 	  for (j in t) v[k, t[j]] = $c[t[j]]
 	  n = k + 1 }
-	END { split("'"$FIELDS"'", f, " ")
-	  for (s = 1; s < n; s++) for (j = 1; j <= 9; j++) print s, f[j], v[s, f[j]] - v[s - 1, f[j]] }' "$1"
+	END { nf = split("'"$FIELDS"'", f, " ")
+	  for (s = 1; s < n; s++) for (j = 1; j <= nf; j++) print s, f[j], v[s, f[j]] - v[s - 1, f[j]] }' "$1"
 }
 
 # $1 more native runs of case $name ($prog under $bin), their deltas added to

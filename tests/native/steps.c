@@ -48,7 +48,8 @@
 #define HINT ((char *)0x200000000000UL) /* 32 TiB: free in both, 2 MiB aligned */
 
 static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
-				       "thp_collapse_alloc", "thp_zero_page_alloc" };
+				       "thp_collapse_alloc", "thp_zero_page_alloc",
+				       "thp_deferred_split_page" };
 #define NVM (sizeof(vm_keys) / sizeof(vm_keys[0]))
 
 struct sample {
@@ -403,6 +404,35 @@ static void case_mremap(void)
 	marker();
 }
 
+/*
+ * A THP that spans two VMAs, zapped in both (mm/memory.c unmap_vmas(): VMA by
+ * VMA, so the rmap batch of folio_remove_rmap_ptes() ends at the boundary): the
+ * first VMA's run leaves the folio partly mapped and queues it for deferred
+ * split (thp_deferred_split_page 1) before the second's frees it. The same THP
+ * range in one VMA again (mprotect there and back: the VMAs merge) queues
+ * nothing.
+ */
+static void case_thp_two_vmas(void)
+{
+	char *p = thp_region(4 * MIB);
+
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	if (mprotect(p, PG, PROT_READ))
+		die("mprotect");
+	marker();
+	if (munmap(p, 2 * MIB))
+		die("munmap");
+	marker();
+	if (mprotect(p + 2 * MIB, PG, PROT_READ) || mprotect(p + 2 * MIB, PG, PROT_READ | PROT_WRITE))
+		die("mprotect");
+	marker();
+	if (munmap(p + 2 * MIB, 2 * MIB))
+		die("munmap");
+	marker();
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -420,6 +450,7 @@ static const struct {
 	{ "thp-partial", case_thp_partial, NULL },
 	{ "collapse", case_collapse, NULL },
 	{ "mremap", case_mremap, NULL },
+	{ "thp-two-vmas", case_thp_two_vmas, NULL },
 };
 
 int main(int argc, char **argv)
