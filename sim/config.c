@@ -141,6 +141,8 @@ struct key {
 	const char *const *names; /* KT_ENUM */
 	unsigned nr;              /* KT_ENUM */
 	enum kcheck check;
+	bool quiet; /* written only when not 0, its default: configs that leave it alone
+		     * keep the text and config_hash they had before the key existed */
 };
 
 #define OFF(m) offsetof(struct sim_config, m)
@@ -216,6 +218,8 @@ static const struct key keys[] = {
 	KENUM("os.layout", layout, os_layout_name, LAYOUT_NR),
 	KU("os.hugetlbfs.pages", hugetlb_pages),
 	KU("os.hugetlbfs.pages_1g", hugetlb_1g_pages),
+	{ .path = "os.hugetlbfs.default_size", .type = KT_ENUM, .off = OFF(hugetlb_default_1g),
+	  .names = hugetlb_size_name, .nr = 2, .quiet = true },
 	K("os.swap.size", KT_SIZE64, swap_size, CK_NONE),
 	K("os.implicit.enabled", KT_BOOL, implicit.enabled, CK_NONE),
 	K("os.implicit.granule", KT_SIZE64, implicit.granule, CK_GRANULE),
@@ -416,6 +420,9 @@ void config_defaults(struct sim_config *c)
 	/* the newest release modelled (mmusim.1, KERNEL VERSIONS) */
 	c->kernel = KERNEL_DEFAULT;
 	c->hugetlb_pages = 0;
+	/* default_hugepagesz unset: the architecture's PMD size, 2 MiB on x86-64
+	 * (mm/hugetlb.c hugetlb_init(): default_hstate is HPAGE_SIZE) */
+	c->hugetlb_default_1g = 0;
 	c->implicit.enabled = true;
 	c->implicit.granule = 2ULL << 20;
 	/* Linux: a read fault in private anonymous memory maps the shared zero page
@@ -1719,15 +1726,28 @@ static bool flowable(size_t lo, size_t hi, size_t plen)
 	return true;
 }
 
+/* A quiet key at its default (0): left out of config show (struct key). */
+static bool key_quiet(const struct sim_config *c, const struct key *k)
+{
+	return k->quiet && !*(const unsigned *)((const char *)c + k->off);
+}
+
 static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t hi,
 		      size_t plen)
 {
+	bool first = true;
+
 	fputs("{ ", out);
 	for (size_t i = lo; i < hi;) {
 		const char *name = keys[i].path + plen;
 		size_t len = comp_len(name), j = group_end(i, hi, plen);
 
-		fprintf(out, "%s%.*s: ", i > lo ? ", " : "", (int)len, name);
+		if (key_quiet(c, &keys[i])) {
+			i = j;
+			continue;
+		}
+		fprintf(out, "%s%.*s: ", first ? "" : ", ", (int)len, name);
+		first = false;
 		if (!name[len]) {
 			char buf[256];
 
@@ -1773,8 +1793,10 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 		if (!name[len]) {
 			char buf[256];
 
-			format_value(c, &keys[i], true, buf, sizeof(buf));
-			fprintf(out, "%*s%.*s: %s\n", indent, "", (int)len, name, buf);
+			if (!key_quiet(c, &keys[i])) {
+				format_value(c, &keys[i], true, buf, sizeof(buf));
+				fprintf(out, "%*s%.*s: %s\n", indent, "", (int)len, name, buf);
+			}
 		} else if (plen + len == STLB_PREFIX_LEN - 1 &&
 			   !strncmp(keys[i].path, STLB_PREFIX, STLB_PREFIX_LEN)) {
 			emit_stlb(c, out, indent);

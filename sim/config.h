@@ -24,13 +24,21 @@ enum os_mode { MODE_BASE, MODE_HUGETLBFS, MODE_THP, MODE_NR };
 extern const char *const os_mode_name[MODE_NR]; /* "base", "hugetlbfs", "thp" */
 
 /*
- * os.kernel: the Linux release whose behaviour the kernel model follows where
- * releases differ (mmusim.1, KERNEL VERSIONS). Only releases whose differences
- * were researched, each as tagged by Linus (vX.Y, without stable updates): the
- * longterm 6.6, 6.12 and 6.18, and 6.8 (Ubuntu 24.04's kernel, and the releases
- * that aligned every anonymous mapping of 2 MiB or more). Any other value is a
+ * os.kernel: the Linux kernel whose behaviour the kernel model follows where
+ * kernels differ (mmusim.1, KERNEL VERSIONS). A profile is a stable line as
+ * distributions ship it: the release vX.Y with the stable backports of its
+ * 6.x.y line, not the bare tag. Each was read in source and, where a machine
+ * was at hand, checked against a running kernel: 6.18 against 6.18.44 (this
+ * project's build machine, tests/native.sh), 6.12 against Debian's
+ * 6.12.117+deb13 (make native-guest); 6.6 (the 6.6.y longterm line) and 6.8
+ * (6.8.12, the last 6.8.y; Ubuntu 24.04's 6.8.0 carries backports of its own,
+ * not modelled) from source only. Only lines whose differences were
+ * researched: the longterm 6.6, 6.12 and 6.18, and 6.8 (the releases that
+ * aligned every anonymous mapping of 2 MiB or more). Any other value is a
  * config error rather than the nearest profile, which would claim fidelity
- * nobody checked. In release order, so a feature test is a comparison.
+ * nobody checked. In release order, so a feature test is a comparison; a
+ * difference a stable backport brought is tested per line (kernel_*() below
+ * say which).
  */
 enum os_kernel { KERNEL_6_6, KERNEL_6_8, KERNEL_6_12, KERNEL_6_18, KERNEL_NR };
 extern const char *const os_kernel_name[KERNEL_NR]; /* "6.6", "6.8", "6.12", "6.18" */
@@ -61,40 +69,60 @@ enum file_cache { FILE_CACHE_COLD, FILE_CACHE_WARM, FILE_CACHE_NR };
 extern const char *const file_cache_name[FILE_CACHE_NR]; /* "cold", "warm" */
 
 /*
- * What the model does differently by release; each test names the commit that
- * made the change and the first release with it.
+ * What the model does differently by kernel; each test names the commit that
+ * made the change, the first release with it, and whether a stable backport
+ * took it to an older profile's line.
  */
-/* efa7df3e3bb5 (6.7): anonymous mmaps of >= 2 MiB without a hint get a 2 MiB
- * aligned start; d4148aeab412 (6.12) only when the length is a multiple of 2 MiB */
+/* efa7df3e3bb5 (release 6.7; not in 6.6.y): anonymous mmaps of >= 2 MiB without
+ * a hint get a 2 MiB aligned start; d4148aeab412 (release 6.12, stable 6.11.y; 6.8.y
+ * had ended) only when the length is a multiple of 2 MiB */
 static inline bool kernel_thp_aligns_mmap(enum os_kernel k, uint64_t len)
 {
 	if (k < KERNEL_6_12)
 		return k >= KERNEL_6_8 && len >= (2ULL << 20);
 	return len && !(len & ((2ULL << 20) - 1));
 }
-/* c4608d1bf7c6 (6.8; 6.7.y stable): MAP_STACK sets VM_NOHUGEPAGE */
+/* c4608d1bf7c6 (release 6.8; stable 6.7.y; its Fixes: is efa7df3e3bb5, so not
+ * 6.6.y): MAP_STACK sets VM_NOHUGEPAGE */
 static inline bool kernel_map_stack_nohugepage(enum os_kernel k)
 {
 	return k >= KERNEL_6_8;
 }
-/* 10ebac4f95e7 (6.9): a zap removes the rmap of a run of PTEs of one folio at once
+/* 10ebac4f95e7 (release 6.9, not backported): a zap removes the rmap of a run of PTEs of one folio at once
  * (folio_remove_rmap_ptes()) and queues it for deferred split only if the folio is
  * still partly mapped after the run */
 static inline bool kernel_batched_zap(enum os_kernel k)
 {
 	return k >= KERNEL_6_12;
 }
-/* 4ea3594a4741 (6.17): a collapse removes the old PTEs' rmaps per run of one
+/* "mm/madvise: batch tlb flushes for MADV_DONTNEED[_LOCKED]" (release 6.16,
+ * SeongJae Park's series; not backported): one mmu_gather for a whole
+ * MADV_DONTNEED call (zap_page_range_single_batched() per VMA); before, each
+ * VMA had its own (zap_page_range_single(): a flush per VMA) */
+static inline bool kernel_madv_dontneed_one_gather(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+/* 4ea3594a4741 (release 6.17, not backported): a collapse removes the old PTEs' rmaps per run of one
  * folio too (__collapse_huge_page_copy_succeeded()); before, one at a time */
 static inline bool kernel_batched_collapse(enum os_kernel k)
 {
 	return k >= KERNEL_6_18;
 }
-/* 1ced09e0331f (6.13): a store to the huge zero PMD maps a fresh THP
+/* 1ced09e0331f (release 6.13, not backported): a store to the huge zero PMD maps a fresh THP
  * (do_huge_zero_wp_pmd()); before, it split the PMD and COWed 4 KiB */
 static inline bool kernel_huge_zero_wp_thp(enum os_kernel k)
 {
 	return k >= KERNEL_6_18;
+}
+/* 9c9828d3ead6 "mm, page_alloc, thp: prevent reclaim for __GFP_THISNODE THP
+ * allocations" (19 Dec 2025, release 6.19; stable backport to 6.6.y, 6.12.y and
+ * 6.18.y, so those profiles have it; 6.8.y had ended): the local-node try of a
+ * THP fault, __GFP_THISNODE | __GFP_NORETRY, fails after its async compaction
+ * instead of reclaiming (__alloc_pages_slowpath()) */
+static inline bool kernel_thisnode_no_reclaim(enum os_kernel k)
+{
+	return k != KERNEL_6_8;
 }
 
 /* "mm/filemap: allow arch to request folio size for exec memory" (6.16):
@@ -283,6 +311,7 @@ struct sim_config {
 	enum os_kernel kernel; /* os.kernel */
 	unsigned hugetlb_pages; /* os.hugetlbfs.pages: 2M pool; 0 = surplus on demand */
 	unsigned hugetlb_1g_pages; /* os.hugetlbfs.pages_1g: 1G pool, reserved at boot */
+	unsigned hugetlb_default_1g; /* os.hugetlbfs.default_size: 0 = 2M, 1 = 1G (default_hugepagesz=) */
 	uint64_t swap_size; /* os.swap.size: bytes of swap (0: none) */
 	struct implicit_cfg implicit;
 	enum os_layout layout; /* os.layout */

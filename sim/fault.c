@@ -7,9 +7,10 @@
  *
  *  - A fault finds the VMA (or makes an implicit one, see below); a swap entry
  *    is read back (a major fault); in thp mode thp_fault() may map a huge or
- *    huge zero PMD; in hugetlbfs mode (or in a MAP_HUGETLB VMA) a 1G- or
- *    2M-aligned range wholly inside the VMA whose slot is empty gets a pool
- *    page; a read fault in private anonymous memory maps the shared 4 KiB zero
+ *    huge zero PMD; in hugetlbfs mode (or in a MAP_HUGETLB VMA) an aligned
+ *    range of the VMA's huge page size (MAP_HUGE_2MB / MAP_HUGE_1GB, else
+ *    os.hugetlbfs.default_size, default_hstate) wholly inside the VMA whose
+ *    slot is empty gets a pool page of that size; a read fault in private anonymous memory maps the shared 4 KiB zero
  *    page read-only (do_anonymous_page(); not with os.zero_page false, which is
  *    mm_forbids_zeropage(), nor in implicit VMAs, see zero_page_ok()); everything
  *    else gets a zeroed 4 KiB page from the buddy allocator and gives the VMA its
@@ -27,8 +28,11 @@
  *    the huge zero PMD becomes a fresh THP (Linux 6.13+, do_huge_zero_wp_pmd();
  *    os.kernel) or, before 6.13 or when that allocation fails, is split; a 4K
  *    zero PTE gets a fresh page (COW: do_wp_page() -> wp_page_copy(), which
- *    clears it), a read-only PTE of a writable VMA becomes writable; then the
- *    page is flushed (ptep_clear_flush()).
+ *    clears it) and the old PTE is flushed (ptep_clear_flush()); a read-only
+ *    PTE of a page the process owns (a shared file page: wp_page_shared();
+ *    its own anonymous page) is made writable in place (wp_page_reuse()): x86
+ *    ptep_set_access_flags() does not flush, the fault itself dropped the
+ *    stale translation (SDM Vol. 3A §4.10.4.1; mmu_fault_invalidate()).
  *    A lackey M (a read-modify-write instruction) takes one write fault, not a
  *    read fault then a write-protect fault: replay.c looks its store up first.
  *
@@ -149,9 +153,11 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 	}
 	if (hugetlb_backed(s, v)) {
 		vaddr_t h = va & ~(PMD_SIZE - 1), g = va & ~(PUD_SIZE - 1);
+		/* the VMA's hstate: MAP_HUGETLB's size; os.mode hugetlbfs the default */
+		bool gig = v->flags & VM_HUGETLB ? v->flags & VM_HUGETLB_1G : s->cfg.hugetlb_default_1g;
 
-		if (s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start && g + PUD_SIZE <= v->end &&
-		    pt_slot_empty(&s->pt, g, PS_1G)) {
+		if (gig && s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start &&
+		    g + PUD_SIZE <= v->end && pt_slot_empty(&s->pt, g, PS_1G)) {
 			pfn = hugetlb_alloc_1g(&s->hugetlb);
 			if (pt_map(&s->pt, g, PS_1G, pfn, v->flags & VM_WRITE)) {
 				hugetlb_free_1g(&s->hugetlb, pfn);
@@ -163,7 +169,7 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 			return 0;
 		}
 
-		if (h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
+		if (!gig && h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
 			pfn = hugetlb_alloc(&s->hugetlb, &s->buddy);
 			if (pfn != PFN_NONE) {
 				if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE)) {
@@ -176,6 +182,16 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 				return 0;
 			}
 		}
+		/*
+		 * Not modelled: hugetlb_reserve_pages() at mmap time. Linux reserves
+		 * a MAP_HUGETLB mapping's pages when it is made and refuses the mmap
+		 * (ENOMEM) if the pool cannot hold them (with MAP_NORESERVE, the
+		 * fault that finds none gets SIGBUS): it never maps 4 KiB pages in
+		 * a hugetlb VMA. The model takes pool pages at fault time and falls
+		 * back to 4 KiB pages below; counted, and warned of at the end.
+		 */
+		if (v->flags & VM_HUGETLB)
+			s->st.hugetlb_fallback++;
 	}
 	if (!write && zero_page_ok(s, v)) {
 		/* do_anonymous_page(): a read maps the shared zero page read-only; no
@@ -243,6 +259,8 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 			reclaim_kswapd(s);
 		if (filemap_wp_fault(s, v, va, pfn))
 			return sim_oom(s, va);
+		if (v->flags & VM_SHARED)
+			goto reuse; /* wp_page_shared() -> wp_page_reuse() */
 	} else if (ps == PS_4K && pfn == s->thp.zero_pfn) {
 		/* wp_page_copy() from the zero page: a fresh zeroed page (the zero
 		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
@@ -260,12 +278,24 @@ int sim_wp_fault(struct sim *s, vaddr_t va)
 		sim_rss_changed(s);
 		s->st.cyc_fault += s->cfg.cost.clear_page;
 	} else {
-		/* a read-only leaf of a writable page: make it writable (spurious fault) */
+		/* a read-only leaf of a page the process owns alone: made writable in
+		 * place (wp_page_reuse(); a huge leaf: do_huge_pmd_wp_page() ->
+		 * pmdp_set_access_flags(), hugetlb_wp() -> set_huge_ptep_writable()) */
 		pt_protect_range(&s->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
 				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,
 				 PFN_NONE, PFN_NONE);
+		goto reuse;
 	}
-	sim_flush_tlb_page(s, p);
+	sim_flush_tlb_page(s, p); /* wp_page_copy(): ptep_clear_flush() */
+	return 0;
+reuse:
+	/*
+	 * x86 ptep_set_access_flags() (and its PMD/hugetlb twins) sets the more
+	 * permissive entry without a flush: the #PF itself dropped the stale
+	 * read-only translation (mmu_fault_invalidate()), so no INVLPG is issued
+	 * and tlb_invalidations does not move.
+	 */
+	mmu_fault_invalidate(&s->mmu, va);
 	return 0;
 }
 

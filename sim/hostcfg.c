@@ -24,6 +24,10 @@
  *   os.swap.size            the sum of /proc/swaps' Size column (KiB; 0 with no
  *                           swap device): whether reclaim and MADV_PAGEOUT can
  *                           swap anonymous pages out at all
+ *   os.hugetlbfs.default_size  /proc/meminfo's Hugepagesize (the default hstate,
+ *                           default_hugepagesz=; hugetlb_report_meminfo()):
+ *                           2048 kB is 2M, 1048576 kB 1G; no line (no
+ *                           CONFIG_HUGETLBFS): the default
  *
  * Left out, and why: os.memory (a replay's footprint is far below it, and a
  * machine-sized buddy allocator only slows the replay), the TLB and cache
@@ -164,6 +168,15 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 			return err_set(e, "/sys/kernel/debug/fault_around_bytes", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.fault_around_bytes=%llu", v);
 	}
+	if (t->meminfo) {
+		const char *p = strstr(t->meminfo, "Hugepagesize:");
+
+		if (p && (p == t->meminfo || p[-1] == '\n')) {
+			if (sscanf(p, "Hugepagesize: %llu kB", &v) != 1 || (v != 2048 && v != 1048576))
+				return err_set(e, "/proc/meminfo", 0, 0, "unexpected Hugepagesize");
+			snprintf(out[n++], 64, "os.hugetlbfs.default_size=%s", v == 2048 ? "2M" : "1G");
+		}
+	}
 	return n;
 }
 
@@ -236,6 +249,7 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	t.fault_around = slurp(root, "/sys/kernel/debug/fault_around_bytes");
 	t.vmstat = slurp_max(root, "/proc/vmstat", 1 << 16);
 	t.swaps = slurp_max(root, "/proc/swaps", 1 << 16);
+	t.meminfo = slurp_max(root, "/proc/meminfo", 1 << 16);
 	if (!*root)
 		t.zero_page = hostcfg_probe_zero_page();
 	if (*root)
@@ -256,6 +270,7 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	free((char *)t.fault_around);
 	free((char *)t.vmstat);
 	free((char *)t.swaps);
+	free((char *)t.meminfo);
 	free(rel);
 	free(sets);
 	return ret;

@@ -23,6 +23,7 @@ struct hostcfg_text {
 	const char *fault_around;  /* /sys/kernel/debug/fault_around_bytes */
 	const char *vmstat;        /* /proc/vmstat */
 	const char *swaps;         /* /proc/swaps */
+	const char *meminfo;       /* /proc/meminfo */
 	int zero_page;             /* what a read of a fresh anonymous page mapped, probed in
 				    * this process (hostcfg_probe_zero_page()): 1 the zero
 				    * page, -1 a page of its own, 0 not probed (the command

@@ -24,7 +24,12 @@
  *    is one INVLPG per stride up to tlb_single_page_flush_ceiling (33) strides,
  *    a full flush beyond. A zap or an mprotect gathers its leaves and flushes
  *    once at the end (struct mmu_gather, tlb_finish_mmu(); one gather for a
- *    whole mprotect call, do_mprotect_pkey()). A PMD split, zero-PMD split or
+ *    whole mprotect call, do_mprotect_pkey(), and for a munmap; one for a
+ *    MADV_DONTNEED call from 6.16, one per VMA before). A zap goes VMA by VMA
+ *    (unmap_vmas()): a folio_remove_rmap_ptes() run ends at each VMA's end.
+ *    mprotect gathers only what x86 pte_needs_flush() asks for (do_mprotect()
+ *    says which); a write fault that makes a PTE writable in place flushes
+ *    nothing (fault.c). A PMD split, zero-PMD split or
  *    collapse flushes its 2 MiB with flush_pmd_tlb_range(), which on x86 is
  *    flush_tlb_range() with a 4 KiB stride: 512 > 33, a full flush. mremap
  *    flushes each moved extent (move_ptes(), move_normal_pmd(),
@@ -32,9 +37,11 @@
  *    vmstat.tlb_invalidations; each flush call costs os.cost.flush. Every
  *    INVLPG also empties the PWCs (mmu.c, SDM §4.10.4.1). One core: no IPIs,
  *    no lazy-TLB or generation shortcuts.
- *    Simplification: page tables freed by a zap do not widen the span
- *    (pt_unmap_range() frees the empty tables it meets, not free_pgtables()'s
- *    floor/ceiling choice); a zap that frees tables but clears no leaf still
+ *    An unmap frees the page tables wholly between the neighbouring VMAs
+ *    (free_pgtables(): floor and ceiling), not one another VMA still covers;
+ *    mremap leaves the old tables to the munmap of the old range that follows
+ *    (move_page_tables()). Simplification: page tables freed by a zap do not
+ *    widen the span; a zap that frees tables but clears no leaf still
  *    flushes, as freed_tables makes tlb_finish_mmu() do: one INVLPG.
  *
  *  - Populating (mm/gup.c, Linux 6.18): MAP_POPULATE (without MAP_NONBLOCK) and
@@ -138,13 +145,6 @@ void sim_flush_tlb_page(struct sim *s, vaddr_t va)
 			       PAGE_SHIFT);
 }
 
-/* tlb_finish_mmu(): flush what a gather collected */
-static void tlb_finish(struct sim *s, const struct pt_span *g)
-{
-	if (g->end)
-		sim_flush_tlb_mm_range(s, g->start, g->end, g->shift);
-}
-
 /*
  * A 2M leaf straddling an edge of [*start, *end): a THP or huge zero PMD is split
  * (vma_adjust_trans_huge(), zap_pmd_range()); a hugetlbfs page widens the range
@@ -175,31 +175,112 @@ static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
 	}
 }
 
+/*
+ * The VMA (or gap) a zap is in. A zap goes VMA by VMA (unmap_vmas() ->
+ * unmap_single_vma(); MADV_DONTNEED: zap_page_range_single_batched() per VMA),
+ * so a run of folio_remove_rmap_ptes() never crosses a VMA boundary: a THP
+ * mapped by two VMAs and zapped in both is partly mapped after the first one's
+ * run and queued for deferred split (__folio_remove_rmap()), however the second
+ * run ends. [lo, hi): where the leaves seen last lie; leaves come in address
+ * order.
+ */
+struct vma_cursor {
+	vaddr_t lo, hi;
+};
+
+/* Has the zap left the VMA (or gap) of the last leaf? Moves the cursor to @va's. */
+static bool vma_crossed(const struct sim *s, struct vma_cursor *c, vaddr_t va)
+{
+	const struct vma *v;
+
+	if (va >= c->lo && va < c->hi)
+		return false;
+	v = vma_find_next(&s->vmas, va);
+	if (!v)
+		*c = (struct vma_cursor){ va, s->va_limit };
+	else if (va < v->start)
+		*c = (struct vma_cursor){ va, v->start }; /* a gap */
+	else
+		*c = (struct vma_cursor){ v->start, v->end };
+	return true;
+}
+
 struct zap_ctx {
 	struct sim *s;
 	struct pt_span g; /* the mmu_gather */
+	struct vma_cursor vc;
+	bool gather_per_vma; /* each VMA its own mmu_gather (MADV_DONTNEED before 6.16) */
 };
+
+/* tlb_finish_mmu(): flush what a gather collected */
+static void tlb_finish(struct sim *s, const struct pt_span *g)
+{
+	if (g->end)
+		sim_flush_tlb_mm_range(s, g->start, g->end, g->shift);
+}
 
 static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct zap_ctx *z = ctx;
 
+	if (vma_crossed(z->s, &z->vc, va)) {
+		thp_rmap_run_end(z->s); /* the last VMA's zap_pte_range() is over */
+		if (z->gather_per_vma) {
+			tlb_finish(z->s, &z->g); /* zap_page_range_single()'s own gather */
+			z->g = (struct pt_span){ 0, 0, 0 };
+		}
+	}
 	if (pfn != PFN_NONE) /* a swap entry is in no TLB: zap_nonpresent_ptes() adds nothing */
 		pt_span_add(&z->g, va, ps);
 	unmap_leaf(z->s, va, ps, pfn, entry);
 }
 
-/* zap_page_range(): unmap the pages of [start, end), free their frames, shoot down. */
-static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+/*
+ * free_pgtables()' floor and ceiling for unmapping [start, end): the end of the
+ * VMA before it and the start of the one after it (an edge inside a VMA, which
+ * keeps its outside part, is its own bound); 0 and the top of the address space
+ * without one (FIRST_USER_ADDRESS, USER_PGTABLES_CEILING).
+ */
+static void free_floor_ceiling(const struct sim *s, vaddr_t start, vaddr_t end, vaddr_t *floor,
+			       vaddr_t *ceiling)
 {
-	struct zap_ctx z = { s, { 0, 0, 0 } };
+	vaddr_t lo, hi;
+
+	*floor = start;
+	if (start && !vma_find(&s->vmas, start - 1)) {
+		vma_gap(&s->vmas, start - 1, s->va_limit, &lo, &hi);
+		*floor = lo;
+	}
+	*ceiling = end;
+	if (end < s->va_limit && !vma_find(&s->vmas, end)) {
+		vma_gap(&s->vmas, end, s->va_limit, &lo, &hi);
+		*ceiling = hi;
+	}
+}
+
+/*
+ * zap_page_range(): unmap the pages of [start, end), VMA by VMA, free their
+ * frames, shoot down: one mmu_gather for the whole range (munmap's
+ * unmap_region(), exit, and MADV_DONTNEED from 6.16), or one per VMA when
+ * @gather_per_vma (MADV_DONTNEED before 6.16, zap_page_range_single()).
+ */
+static void zap_range_gather(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables,
+			     bool gather_per_vma)
+{
+	struct zap_ctx z = { s, { 0, 0, 0 }, { 0, 0 }, gather_per_vma };
 	uint64_t tables;
 
 	widen_to_huge(s, &start, &end);
 	tables = s->pt.nr_tables;
 	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* zap_present_ptes() */
-	pt_unmap_range(&s->pt, start, end, free_tables, zap_leaf, &z);
+	pt_unmap_range(&s->pt, start, end, false, zap_leaf, &z);
 	thp_rmap_batching(s, false);
+	if (free_tables) {
+		vaddr_t floor, ceiling;
+
+		free_floor_ceiling(s, start, end, &floor, &ceiling);
+		pt_free_tables(&s->pt, start, end, floor, ceiling);
+	}
 	if (!z.g.end && s->pt.nr_tables < tables) {
 		/* pte_free_tlb(): [table's address, + PAGE_SIZE), cleared_pmds (see the header) */
 		vaddr_t a = start & ~(PMD_SIZE - 1);
@@ -207,6 +288,11 @@ static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_table
 		z.g = (struct pt_span){ a, a + PAGE_SIZE, PMD_SHIFT };
 	}
 	tlb_finish(s, &z.g);
+}
+
+static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+{
+	zap_range_gather(s, start, end, free_tables, false);
 }
 
 /* --- events ------------------------------------------------------------- */
@@ -331,7 +417,6 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	struct move_ctx mc = { 0 };
 	vaddr_t keep = olen < nlen ? olen : nlen;
 	uint32_t rec = vmas_rec_of(s, old); /* the mapping moves (vmas.c) */
-	uint64_t tables;
 
 	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
 		goto range;
@@ -370,16 +455,13 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 			thp_split_pmd_at(s, a); /* a THP cannot move to a misaligned place whole */
 	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
 	flush_moved(s, ev->addr & ~(PAGE_SIZE - 1), keep, nw, flags & VM_HUGETLB);
-	tables = s->pt.nr_tables;
-	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, true, collect_leaf, &mc);
+	/* move_ptes() leaves the old tables in place; the munmap of the old range
+	 * that follows frees those wholly outside every VMA (free_pgtables()), and
+	 * flushes once for them (freed_tables): a table the rest of the VMA still
+	 * covers stays */
+	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, false, collect_leaf, &mc);
 	if (mc.oom)
 		goto oom;
-	if (s->pt.nr_tables < tables) {
-		/* the old range's tables go in the munmap that follows: freed_tables flushes */
-		vaddr_t a = ev->addr & ~(PMD_SIZE - 1);
-
-		sim_flush_tlb_mm_range(s, a, a + PAGE_SIZE, PMD_SHIFT);
-	}
 	do_unmap(s, old, ev->addr + olen);
 	do_unmap(s, nw, nw + nlen);
 	for (size_t i = 0; i < mc.n; i++) {
@@ -451,8 +533,25 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 				return ev_oom(s, ev);
 		}
 	}
-	if (ev->flags & MAP_HUGETLB_)
+	if (ev->flags & MAP_HUGETLB_) {
+		/*
+		 * ksys_mmap_pgoff() -> hugetlb_file_setup(): the page size is
+		 * hstate_sizelog() of the MAP_HUGE_* bits, default_hstate without
+		 * them (os.hugetlbfs.default_size); a size with no hstate fails with
+		 * EINVAL, so a trace that says it succeeded is inconsistent.
+		 */
+		unsigned log = (unsigned)(ev->flags >> MAP_HUGE_SHIFT_) & MAP_HUGE_MASK_;
+
+		if (log != 0 && log != PMD_SHIFT && log != PUD_SHIFT) {
+			s->failed = true;
+			return err_set(&s->err, s->trace_name, ev->line, 0,
+				       "mmap with MAP_HUGETLB of 2^%u-byte pages succeeded (x86-64 has 2 MiB and 1 GiB pages only)",
+				       log);
+		}
 		flags |= VM_HUGETLB;
+		if (log == PUD_SHIFT || (!log && s->cfg.hugetlb_default_1g))
+			flags |= VM_HUGETLB_1G;
+	}
 	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(s->cfg.kernel))
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (!ev->initial) {
@@ -497,37 +596,51 @@ static bool next_segment(struct sim *s, vaddr_t *a, vaddr_t end, vaddr_t *lo, va
 }
 
 /*
+ * change_pte_range()'s new R/W for a leaf of a VMA whose new flags are
+ * m->flags: the VMA's page protection (vm_page_prot: a private writable VMA's
+ * is read-only, COW; a shared file VMA's too, vma_wants_writenotify()), made
+ * writable where MM_CP_TRY_CHANGE_WRITABLE and can_change_pte_writable() allow:
+ * a private page only if it is exclusively anonymous (never the zero pages nor
+ * a page-cache page, which a store must copy), a shared page-cache page only if
+ * its PTE is dirty (dirty tracking: a clean one takes wp_page_shared() on the
+ * next store) or it is shmem (no write-notify: vma_wants_writenotify() is false
+ * without ->page_mkwrite and dirty accounting, so vm_page_prot is writable). A file THP's PMD is never made writable (change_huge_pmd():
+ * read-only text, filemap.c).
+ */
+struct mprotect_ctx {
+	struct sim *s;
+	unsigned long flags;
+};
+
+static bool mprotect_writable(void *ctx, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	const struct mprotect_ctx *m = ctx;
+	struct sim *s = m->s;
+
+	if (!(m->flags & VM_WRITE) || pfn == s->thp.zero_pfn || pfn == s->thp.huge_zero_pfn)
+		return false;
+	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) /* shared shmem: no write-notify */
+		return (m->flags & VM_SHARED) && ((m->flags & VM_SHMEM) || (entry & PTE_D));
+	if (ps == PS_2M && filemap_is_thp(s, pfn))
+		return false;
+	return true;
+}
+
+/*
  * do_mprotect_pkey(): mprotect_fixup() per VMA under one mmu_gather. A VMA whose
  * flags stay the same is skipped (newflags == oldflags); else its edges split
  * (vma_adjust_trans_huge()), change_protection() changes the leaves, and the
- * gather's span is flushed once at the end.
+ * gather's span is flushed once at the end. What the gather holds follows x86
+ * pte_needs_flush() (arch/x86/include/asm/tlbflush.h; change_pte_range() asks
+ * it per PTE): a PTE whose entry does not change is not gathered (a clean
+ * page-cache PTE that stays read-only); one whose R/W changes is; from an
+ * accessible protection to PROT_NONE, or with VM_EXEC changed (NX flips), every
+ * present one is (Present cleared, NX changed: _PAGE_NX is in flush_on_change);
+ * from PROT_NONE none is (a PROT_NONE PTE is not present on x86,
+ * _PAGE_PROTNONE: no TLB can hold it). Simplification: the model keeps a
+ * PROT_NONE page's leaf present, read-only (a program that ran to completion
+ * never touched it); only the flushes and the VMA say PROT_NONE.
  */
-/*
- * Cache pages stay read-only under mprotect(PROT_WRITE): in a private mapping a
- * store must copy them (can_change_pte_writable() refuses a page that is not
- * exclusively anonymous); in a shared one the kernel makes only dirty PTEs
- * writable (dirty tracking, vma_wants_writenotify()), and the model does not
- * track dirtiness, so the next store takes wp_page_shared() again.
- */
-static void cache_ptes_read_only(struct sim *s, vaddr_t start, vaddr_t end)
-{
-	enum page_size ps;
-	pfn_t pfn;
-
-	for (vaddr_t p = start; p < end; p += PAGE_SIZE) {
-		if (!pt_lookup(&s->pt, p, &ps, &pfn, NULL))
-			continue;
-		if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
-			pt_protect_range(&s->pt, p, p + PAGE_SIZE, false, PFN_NONE, PFN_NONE);
-		} else if (ps == PS_2M && filemap_is_thp(s, pfn)) {
-			/* a file THP's PMD too (change_huge_pmd(): never made writable here) */
-			pt_protect_range(&s->pt, p & ~(PMD_SIZE - 1), (p & ~(PMD_SIZE - 1)) + PMD_SIZE,
-					 false, PFN_NONE, PFN_NONE);
-			p = (p & ~(PMD_SIZE - 1)) + PMD_SIZE - PAGE_SIZE;
-		}
-	}
-}
-
 static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	const unsigned long rwx = VM_READ | VM_WRITE | VM_EXEC;
@@ -537,17 +650,19 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 
 	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
 		vaddr_t wlo = lo, whi = hi;
+		struct mprotect_ctx m = { s, (flags & ~rwx) | set };
+		struct pt_prot_change pc = { mprotect_writable, &m, PT_FLUSH_CHANGED, &g };
 
-		if (((flags & ~rwx) | set) == flags)
+		if (m.flags == flags)
 			continue;
+		if (!(flags & rwx))
+			pc.flush = PT_FLUSH_NONE;
+		else if (!set || ((flags ^ set) & VM_EXEC))
+			pc.flush = PT_FLUSH_PRESENT;
 		widen_to_huge(s, &wlo, &whi);
 		if (wlo != lo || whi != hi)
 			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
-		pt_protect_range_span(&s->pt, wlo, whi, set & VM_WRITE, s->thp.zero_pfn,
-				      s->thp.huge_zero_pfn, &g);
-		if ((set & VM_WRITE) && (flags & VM_FILE) &&
-		    (flags & (VM_SHMEM | VM_SHARED)) != (VM_SHMEM | VM_SHARED)) /* shmem: no write-notify */
-			cache_ptes_read_only(s, wlo, whi);
+		pt_change_prot(&s->pt, wlo, whi, &pc);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
 		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
 			return ev_oom(s, ev);
@@ -588,7 +703,8 @@ static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, v
 	case MADV_POPULATE_WRITE_:
 		return madvise_populate(s, start, end, ev->advice == MADV_POPULATE_WRITE_);
 	case MADV_DONTNEED_:
-		zap_range(s, start, end, false);
+		/* madvise_dontneed_free(): one gather per VMA before 6.16 (config.h) */
+		zap_range_gather(s, start, end, false, !kernel_madv_dontneed_one_gather(s->cfg.kernel));
 		return 0;
 	case MADV_HUGEPAGE_:
 		/* hugepage_madvise(): khugepaged_enter_vma() with each VMA's new flags */
@@ -820,9 +936,25 @@ int sim_event(struct sim *s, const struct os_event *ev)
 	}
 }
 
+struct exit_ctx {
+	struct sim *s;
+	struct vma_cursor vc;
+};
+
+static void exit_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct exit_ctx *x = ctx;
+
+	if (vma_crossed(x->s, &x->vc, va))
+		thp_rmap_run_end(x->s); /* unmap_vmas(): VMA by VMA */
+	unmap_leaf(x->s, va, ps, pfn, entry);
+}
+
 void sim_exit_mmap(struct sim *s)
 {
+	struct exit_ctx x = { s, { 0, 0 } };
+
 	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* unmap_vmas() */
-	pt_unmap_range(&s->pt, 0, s->va_limit, true, unmap_leaf, s);
+	pt_unmap_range(&s->pt, 0, s->va_limit, true, exit_leaf, &x);
 	thp_rmap_batching(s, false);
 }

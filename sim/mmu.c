@@ -432,6 +432,20 @@ void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end)
 	mmu_forget(m);
 }
 
+void mmu_fault_invalidate(struct mmu *m, vaddr_t va)
+{
+	vaddr_t start = va & ~(PAGE_SIZE - 1), end = start + PAGE_SIZE;
+
+	if (unlikely(m->tlb.fractured) && !m->nested)
+		widen_to_1g(m, &start, &end);
+	tlb_invalidate_range(&m->tlb, start, end);
+	if (unlikely(m->inval_hook))
+		m->inval_hook(m->inval_ctx, start, end, false);
+	for (int i = 0; i < PWC_NR; i++)
+		tlb_array_invalidate(&m->pwc[i], va >> pwc_shift[i]);
+	mmu_forget(m);
+}
+
 void mmu_flush_all(struct mmu *m)
 {
 	tlb_flush_all(&m->tlb);

@@ -325,6 +325,15 @@ void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end);
 void mmu_flush_all(struct mmu *m);
 
 /*
+ * What a page fault itself invalidates (SDM Vol. 3A §4.10.4.1, "page faults"):
+ * the TLB entries for the page holding @va and the paging-structure-cache
+ * entries that would be used for @va. No INVLPG, so no tlb_invalidations: the
+ * kernel's write fault that only upgrades a PTE in place (wp_page_reuse(), x86
+ * ptep_set_access_flags()) issues no flush and relies on this.
+ */
+void mmu_fault_invalidate(struct mmu *m, vaddr_t va);
+
+/*
  * Every TLB array and PWC well formed; every valid L1 and STLB entry translates
  * as the page table does (same size, same frame); every PWC entry points at the
  * table the page table has there; the memo names a page its L1 array holds.

@@ -584,6 +584,17 @@ const char *mmusim_warning(struct mmusim *m)
 			 (unsigned long long)s->roi.warmup_refs_run);
 		return m->warning;
 	}
+	for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++)
+		if (st[i].hugetlb_fallback) {
+			snprintf(m->warning, sizeof(m->warning),
+				 "%s: %llu faults in MAP_HUGETLB mappings found no free huge page of the "
+				 "mapping's size (os.mode %s) and got 4 KiB pages; Linux reserves those "
+				 "pages at mmap and would have refused the mapping: raise "
+				 "os.hugetlbfs.pages or os.hugetlbfs.pages_1g",
+				 m->trace, (unsigned long long)st[i].hugetlb_fallback,
+				 os_mode_name[m->run.sims[i].cfg.mode]);
+			return m->warning;
+		}
 	if (!s->ifetch && !s->load && !s->store && !s->modify) {
 		snprintf(m->warning, sizeof(m->warning), "%s: no memory reference in the input%s", m->trace,
 			 s->roi.set ? "'s region of interest: every count is 0"

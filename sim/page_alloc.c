@@ -1,7 +1,9 @@
 /*
  * page_alloc.c - how the kernel allocates a costly-order block (order > 3: a THP,
  * the huge zero page) when the free lists cannot give it at once, after Linux
- * 6.6 mm/page_alloc.c (the same in 6.1 through 6.12): __alloc_pages(),
+ * 6.6 mm/page_alloc.c (the same in 6.1 through 6.12) as its stable lines ship
+ * it (an os.kernel profile is a stable line: config.h, mmusim.1 KERNEL
+ * VERSIONS): __alloc_pages(),
  * __alloc_pages_slowpath(), __alloc_pages_direct_compact(),
  * __alloc_pages_direct_reclaim(), gfp_to_alloc_flags().
  *
@@ -16,8 +18,10 @@
  *     request ("fail immediately", no reclaim); so does any result with
  *     __GFP_THISNODE (the local-node try of a THP fault: commit 9c9828d3ead6
  *     "mm, page_alloc, thp: prevent reclaim for __GFP_THISNODE THP
- *     allocations", 6.19, backported to the stable kernels 6.6.y-6.18.y); any
- *     other keeps the priority async;
+ *     allocations", release 6.19, a stable backport in 6.6.y, 6.12.y and
+ *     6.18.y: the profiles 6.6, 6.12 and 6.18; not the 6.8 profile, whose
+ *     line ended before it: kernel_thisnode_no_reclaim()); any other keeps the
+ *     priority async;
  *  5. the retry label: the free lists at MIN, then __alloc_pages_direct_reclaim()
  *     (try_to_free_pages(): reclaim.c) and the free lists again;
  *  6. __alloc_pages_direct_compact() at DEF_COMPACT_PRIORITY (sync light), or
@@ -96,8 +100,9 @@ pfn_t sim_alloc_pages(struct sim *s, unsigned order, gfp_t gfp)
 		/* below the low watermarks, or recently failed at this order: give up */
 		if (result == COMPACT_SKIPPED || result == COMPACT_DEFERRED)
 			return PFN_NONE;
-		/* a THP fault's local-node try compacts, never reclaims (9c9828d3ead6) */
-		if (gfp & GFP_THISNODE)
+		/* a THP fault's local-node try compacts, never reclaims (9c9828d3ead6,
+		 * a stable backport: not in the 6.8 profile) */
+		if ((gfp & GFP_THISNODE) && kernel_thisnode_no_reclaim(s->cfg.kernel))
 			return PFN_NONE;
 		prio = COMPACT_PRIO_ASYNC; /* worth a reclaim round, not a sync compaction */
 	}

@@ -727,6 +727,79 @@ uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool
 	return pt_protect_range_span(pt, start, end, writable, ro_a, ro_b, NULL);
 }
 
+struct free_ctx {
+	struct pagetable *pt;
+	vaddr_t start, end, floor, ceiling;
+	uint64_t freed;
+};
+
+static void free_tables_rec(struct free_ctx *f, struct pt_node *n, vaddr_t base)
+{
+	uint64_t step = 1ULL << level_shift(n->level);
+
+	if (n->level == 1)
+		return;
+	for (unsigned pos = 0, i; n->used && next_used(n, &pos, &i);) {
+		vaddr_t lo = base + i * step, hi = lo + step;
+
+		if (hi <= f->start || lo >= f->end || !n->child || !n->child[i])
+			continue;
+		free_tables_rec(f, n->child[i], lo);
+		if (!n->child[i]->used && lo >= f->floor && hi - 1 <= f->ceiling - 1) {
+			node_free(f->pt, n->child[i]);
+			n->child[i] = NULL;
+			ent_set(n, i, 0);
+			wrote(f->pt, n, lo);
+			unused_back(n, &pos);
+			f->freed++;
+		}
+	}
+}
+
+uint64_t pt_free_tables(struct pagetable *pt, vaddr_t start, vaddr_t end, vaddr_t floor,
+			vaddr_t ceiling)
+{
+	struct free_ctx f = { pt, start, end, floor, ceiling, 0 };
+
+	if (end > start)
+		free_tables_rec(&f, pt->root, 0);
+	return f.freed;
+}
+
+static void change_prot_rec(const struct pagetable *pt, struct pt_node *n, vaddr_t base,
+			    vaddr_t start, vaddr_t end, const struct pt_prot_change *pc)
+{
+	uint64_t step = 1ULL << level_shift(n->level);
+
+	for (unsigned pos = 0, i; next_used(n, &pos, &i);) {
+		vaddr_t lo = base + i * step, hi = lo + step;
+		uint64_t *sl = slot(n, i), e = *sl, ne;
+
+		if (hi <= start || lo >= end || !(e & PTE_P))
+			continue;
+		if (!is_leaf(e, n->level)) {
+			change_prot_rec(pt, n->child[i], lo, start, end, pc);
+			continue;
+		}
+		if (lo < start || hi > end)
+			continue;
+		ne = pc->writable(pc->ctx, leaf_size(n->level), pte_pfn(e), e) ? (e | PTE_RW)
+										: (e & ~PTE_RW);
+		if (ne != e) {
+			*sl = ne;
+			wrote(pt, n, lo);
+		}
+		if (pc->sp && (pc->flush == PT_FLUSH_PRESENT || (pc->flush == PT_FLUSH_CHANGED && ne != e)))
+			pt_span_add(pc->sp, lo, leaf_size(n->level));
+	}
+}
+
+void pt_change_prot(struct pagetable *pt, vaddr_t start, vaddr_t end, const struct pt_prot_change *pc)
+{
+	if (end > start)
+		change_prot_rec(pt, pt->root, 0, start, end, pc);
+}
+
 static void leaves_rec(const struct pt_node *n, vaddr_t base,
 		       void (*fn)(void *, vaddr_t, enum page_size, pfn_t, uint64_t), void *ctx)
 {

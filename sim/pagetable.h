@@ -163,6 +163,16 @@ uint64_t pt_unmap_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool f
 			void *ctx);
 
 /*
+ * free_pgtables() / free_pgd_range(): free every empty table below the root
+ * that covers part of [@start, @end) and whose whole span lies inside [@floor,
+ * @ceiling) (the end of the previous VMA, the start of the next: a table part
+ * of which another VMA still covers stays, used or not), lower levels first.
+ * Returns the tables freed.
+ */
+uint64_t pt_free_tables(struct pagetable *pt, vaddr_t start, vaddr_t end, vaddr_t floor,
+			vaddr_t ceiling);
+
+/*
  * Where a range operation changed leaves (the part of Linux's struct mmu_gather
  * that a flush reads, include/asm-generic/tlb.h): [start, end) from the first
  * to the last leaf changed, and the smallest page shift among them
@@ -202,6 +212,24 @@ uint64_t pt_protect_range(struct pagetable *pt, vaddr_t start, vaddr_t end, bool
 /* pt_protect_range() that also adds each leaf it changes to @sp. */
 uint64_t pt_protect_range_span(struct pagetable *pt, vaddr_t start, vaddr_t end, bool writable,
 			       pfn_t ro_a, pfn_t ro_b, struct pt_span *sp);
+
+/*
+ * change_pte_range() / change_huge_pmd() over [@start, @end) (leaves straddling
+ * an edge are the caller's business): each present leaf wholly inside gets R/W
+ * = @writable(ctx, size, frame, entry) and is added to @sp (when not NULL) as
+ * x86 pte_needs_flush() would ask: PT_FLUSH_CHANGED, when R/W changed (a leaf
+ * left as it was needs no flush); PT_FLUSH_PRESENT, every leaf (the new
+ * protection clears Present, PROT_NONE, or flips NX); PT_FLUSH_NONE, none (the
+ * old protection was PROT_NONE: no entry was present to any TLB).
+ */
+enum pt_flush { PT_FLUSH_CHANGED, PT_FLUSH_PRESENT, PT_FLUSH_NONE };
+struct pt_prot_change {
+	bool (*writable)(void *ctx, enum page_size ps, pfn_t pfn, uint64_t entry);
+	void *ctx;
+	enum pt_flush flush;
+	struct pt_span *sp;
+};
+void pt_change_prot(struct pagetable *pt, vaddr_t start, vaddr_t end, const struct pt_prot_change *pc);
 
 /*
  * Swap entries (mm/rmap.c try_to_unmap_one(), mm/memory.c do_swap_page()):

@@ -302,7 +302,7 @@ void sim_steps_header(FILE *f)
 {
 	fprintf(f, "mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
 		   "thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,"
-		   "thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed%s\n", SIM_CSV_PROV_COLS);
+		   "thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed,thp_deferred_split_page%s\n", SIM_CSV_PROV_COLS);
 }
 
 void sim_steps_row(struct sim *s, uint64_t marker)
@@ -314,7 +314,7 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 
 	if (!s->steps)
 		return;
-	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
+	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
 		os_mode_name[s->cfg.mode], (unsigned long long)marker,
 		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
 		(unsigned long long)rss,
@@ -323,7 +323,8 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,
 		(unsigned long long)st->thp_zero_page_alloc, (unsigned long long)st->thp_split_page,
-		(unsigned long long)st->pglazyfree, (unsigned long long)st->pglazyfreed, s->csv_prov);
+		(unsigned long long)st->pglazyfree, (unsigned long long)st->pglazyfreed,
+		(unsigned long long)st->thp_deferred_split_page, s->csv_prov);
 }
 
 void sim_rss_changed(struct sim *s)

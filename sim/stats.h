@@ -65,6 +65,10 @@ struct stats {
 	/* vmstat */
 	uint64_t pgfault, tlb_invalidations;
 	uint64_t nr_anon_pages, nr_anon_transparent_hugepages, nr_hugetlb_pages, nr_hugetlb_pages_1g;
+	/* not reported (no kernel counter): faults in a MAP_HUGETLB VMA that found no huge
+	 * page of its size and got a 4 KiB page, which Linux's mmap-time reservation
+	 * rules out (mmusim_warning() says so) */
+	uint64_t hugetlb_fallback;
 	uint64_t nr_file_pages, nr_mapped; /* the page cache; its pages mapped (filemap.c) */
 	/* file THPs (CONFIG_READ_ONLY_THP_FOR_FS): in the cache, PMD-mapped, PMD mappings made */
 	uint64_t nr_file_hugepages, nr_file_pmdmapped, thp_file_mapped;

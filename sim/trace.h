@@ -76,6 +76,8 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MAP_LOCKED_ 0x2000
 #define MAP_POPULATE_ 0x8000
 #define MAP_NONBLOCK_ 0x10000
+#define MAP_HUGE_SHIFT_ 26 /* MAP_HUGETLB's page size: log2 in bits 26-31, 0: the default */
+#define MAP_HUGE_MASK_ 0x3f
 #define MADV_DONTNEED_ 4
 #define MADV_FREE_ 8
 #define MADV_HUGEPAGE_ 14

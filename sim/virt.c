@@ -374,9 +374,11 @@ static void host_config(const struct sim_config *g, struct sim_config *hc)
 	hc->khugepaged = v->host_khugepaged;
 	hc->fragmentation = v->host_fragmentation;
 	hc->levels = v->levels;
-	/* -mem-path on hugetlbfs: a persistent pool of the guest's size, of 2M or 1G pages */
+	/* -mem-path on hugetlbfs: a persistent pool of the guest's size, of 2M or 1G
+	 * pages (the mount's pagesize=, which is then the hstate of guest memory) */
 	hc->hugetlb_pages = 0;
 	hc->hugetlb_1g_pages = 0;
+	hc->hugetlb_default_1g = v->host_mode == MODE_HUGETLBFS && v->host_hugetlb_1g;
 	if (v->host_mode == MODE_HUGETLBFS && v->host_hugetlb_1g)
 		hc->hugetlb_1g_pages = (unsigned)(g->memory >> PUD_SHIFT);
 	else if (v->host_mode == MODE_HUGETLBFS)

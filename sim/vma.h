@@ -31,6 +31,8 @@
 				     vma_is_shmem()) */
 #define VM_ANON_VMA 0x800000000UL /* mmusim: vma->anon_vma is set (an anonymous page was
 				     faulted in: vmf_anon_prepare()); merges ignore it */
+#define VM_HUGETLB_1G 0x4000000000UL /* mmusim: a VM_HUGETLB VMA of 1 GiB pages (its file's
+					hstate; without it, 2 MiB pages) */
 
 struct vma {
 	vaddr_t start, end;

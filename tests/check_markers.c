@@ -167,16 +167,16 @@ END_TEST
 static const char steps_csv[] =
 	"mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,"
 	"thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc,thp_split_page,"
-	"pglazyfree,pglazyfreed\n"
-	"base,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
-	"base,1,3,0,12288,0,0,0,0,0,0,0,0,0,0\n"
-	"base,2,4,0,12288,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,1,3,0,12288,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,2,4,0,12288,0,0,0,0,0,0,0,0,0,0\n";
+	"pglazyfree,pglazyfreed,thp_deferred_split_page\n"
+	"base,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"base,1,3,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
+	"base,2,4,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,1,3,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,2,4,0,12288,0,0,0,0,0,0,0,0,0,0,0\n";
 
 /*
- * Cut every line of @buf after its 15th field (the counters), in place; the
+ * Cut every line of @buf after its 16th field (the counters), in place; the
  * cut-off fields of each line into @prov (the last line's), NUL-terminated.
  */
 static void cut_prov(char *buf, char *prov, size_t n)
@@ -188,12 +188,12 @@ static void cut_prov(char *buf, char *prov, size_t n)
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		unsigned commas = 0;
 
-		while (p < line + len && commas < 15)
+		while (p < line + len && commas < 16)
 			if (*p++ == ',')
 				commas++;
 		snprintf(prov, n, "%.*s", (int)(line + len - p), p);
-		memmove(w, line, (size_t)(p - line - (commas == 15)));
-		w += p - line - (commas == 15);
+		memmove(w, line, (size_t)(p - line - (commas == 16)));
+		w += p - line - (commas == 16);
 		*w++ = '\n';
 		line = nl ? nl + 1 : line + len;
 	}
@@ -341,6 +341,28 @@ START_TEST(test_hostcfg_bad_text)
 	t = (struct hostcfg_text){ .fault_around = "" };
 	ck_assert_int_eq(sets_of(&t, out, &e), -1);
 	ck_assert_str_eq(e.file, "/sys/kernel/debug/fault_around_bytes");
+	t = (struct hostcfg_text){ .meminfo = "MemTotal: 1 kB\nHugepagesize:       4096 kB\n" };
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.file, "/proc/meminfo");
+	ck_assert_str_eq(e.msg, "unexpected Hugepagesize");
+}
+END_TEST
+
+/* The default huge page size: /proc/meminfo's Hugepagesize (default_hugepagesz=). */
+START_TEST(test_hostcfg_hugepagesize)
+{
+	char out[HOSTCFG_MAX][64];
+	struct err e = { 0 };
+	struct hostcfg_text t = { .meminfo = "MemTotal:       65536 kB\nHugePages_Total:       0\n"
+					     "Hugepagesize:       2048 kB\nHugetlb:  0 kB\n" };
+
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.hugetlbfs.default_size=2M");
+	t.meminfo = "Hugepagesize:    1048576 kB\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.hugetlbfs.default_size=1G");
+	t.meminfo = "MemTotal:       65536 kB\n"; /* no CONFIG_HUGETLBFS: the default stays */
+	ck_assert_int_eq(sets_of(&t, out, &e), 1);
 }
 END_TEST
 
@@ -420,6 +442,7 @@ int main(void)
 	tcase_add_test(tc, test_hostcfg_sets);
 	tcase_add_test(tc, test_hostcfg_zero_pages);
 	tcase_add_test(tc, test_hostcfg_bad_text);
+	tcase_add_test(tc, test_hostcfg_hugepagesize);
 	tcase_add_test(tc, test_hostcfg_apply);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -178,7 +178,10 @@ END_TEST
 /*
  * A PTE-mapped THP unmapped whole. A store faults a THP at 0x40000000; mprotect
  * of its first page splits the PMD (thp_split_pmd 1: every page still mapped,
- * by PTEs, so nothing is queued); munmap of the whole 2 MiB then zaps 512 PTEs.
+ * by PTEs, so nothing is queued), mprotect back makes the VMAs one again
+ * (vma_merge); munmap of the whole 2 MiB then zaps 512 PTEs of one VMA.
+ * (Without the mprotect back the THP spans two VMAs, and a zap, which goes VMA
+ * by VMA, queues it under every profile: check_flushes.c.)
  *  - 6.6: zap_pte_range() calls page_remove_rmap() per PTE; the first one leaves
  *    511 pages mapped, so deferred_split_folio() queues the folio and counts
  *    thp_deferred_split_page 1 (the folio is freed when the last PTE goes).
@@ -190,7 +193,8 @@ END_TEST
  */
 START_TEST(batched_zap)
 {
-	const char *t = MMAP_4M " S 40000010,8\n" MPROTECT_FIRST_PAGE("1") MUNMAP_FIRST_2M;
+	const char *t = MMAP_4M " S 40000010,8\n" MPROTECT_FIRST_PAGE("1") MPROTECT_FIRST_PAGE("3")
+		MUNMAP_FIRST_2M;
 
 	run(t, "os.kernel=6.6", NULL);
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
@@ -242,6 +246,41 @@ START_TEST(batched_collapse)
 }
 END_TEST
 
+/*
+ * A stable backport: 9c9828d3ead6 ("mm, page_alloc, thp: prevent reclaim for
+ * __GFP_THISNODE THP allocations", release 6.19) went to the 6.6.y, 6.12.y and
+ * 6.18.y stable lines, which the 6.6, 6.12 and 6.18 profiles are; 6.8.y had
+ * ended. Three THP faults under defrag=always without MADV_HUGEPAGE on the
+ * fragmented machine of check_slowpath.c (no order-9 block can be made;
+ * compaction COMPLETE, async never defers; direct reclaim finds compaction
+ * ready and scans nothing). Each fault's two requests (vma_alloc_folio()):
+ *  (a) | __GFP_THISNODE | __GFP_NORETRY: async compaction (1 stall); with the
+ *      fix, nopage; without it (6.8) the priority stays async, direct reclaim
+ *      (1 allocstall) and async compaction again (1 stall), then nopage;
+ *  (b) GFP_TRANSHUGE | __GFP_NORETRY: async (1), reclaim (1), async (1).
+ * compact_stall 3 x 3 = 9 and allocstall_movable 3 under 6.6, 6.12 and 6.18;
+ * 3 x 4 = 12 and 6 under 6.8 (before: 9 and 3 under every profile).
+ */
+START_TEST(thisnode_no_reclaim_backport)
+{
+	static const char *const k[] = { "os.kernel=6.6", "os.kernel=6.8", "os.kernel=6.12",
+					  "os.kernel=6.18" };
+
+	for (unsigned i = 0; i < 4; i++) {
+		run("SYSCALL[7,1](9) sys_mmap ( 0x0, 6291456, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)\n"
+		    " S 40000010,8\n S 40200010,8\n S 40400010,8\n",
+		    "os.fragmentation.unmovable=1", "os.thp.defrag=always", "os.khugepaged.defrag=false",
+		    k[i], NULL);
+		ck_assert_msg(S->st.thp_fault_fallback == 3, "%s", k[i]);
+		ck_assert_msg(S->st.compact_stall == (i == 1 ? 12 : 9), "%s: %llu", k[i],
+			      (unsigned long long)S->st.compact_stall);
+		ck_assert_msg(S->st.allocstall_movable == (i == 1 ? 6 : 3), "%s: %llu", k[i],
+			      (unsigned long long)S->st.allocstall_movable);
+		done();
+	}
+}
+END_TEST
+
 /* os.kernel takes the profiles' names only: anything else is a config error. */
 START_TEST(kernel_values)
 {
@@ -272,6 +311,7 @@ int main(void)
 	tcase_add_test(tc, huge_zero_wp);
 	tcase_add_test(tc, batched_zap);
 	tcase_add_test(tc, batched_collapse);
+	tcase_add_test(tc, thisnode_no_reclaim_backport);
 	tcase_add_test(tc, kernel_values);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -27,10 +27,11 @@
 #define NO_HPWC "virt.pwc.pml4.entries=0", "virt.pwc.pml4.ways=0", "virt.pwc.pdpt.entries=0", \
 	"virt.pwc.pdpt.ways=0", "virt.pwc.pde.entries=0", "virt.pwc.pde.ways=0"
 
-static const char *const guest_set[PS_NR][2] = {
-	[PS_4K] = { "os.mode=base", "os.hugetlbfs.pages_1g=0" },
-	[PS_2M] = { "os.mode=thp", "os.hugetlbfs.pages_1g=0" },
-	[PS_1G] = { "os.mode=hugetlbfs", "os.hugetlbfs.pages_1g=1" },
+/* (os.mode hugetlbfs backs memory with the default huge page size: 1G set for it) */
+static const char *const guest_set[PS_NR][3] = {
+	[PS_4K] = { "os.mode=base", "os.hugetlbfs.pages_1g=0", "os.hugetlbfs.default_size=2M" },
+	[PS_2M] = { "os.mode=thp", "os.hugetlbfs.pages_1g=0", "os.hugetlbfs.default_size=2M" },
+	[PS_1G] = { "os.mode=hugetlbfs", "os.hugetlbfs.pages_1g=1", "os.hugetlbfs.default_size=1G" },
 };
 static const char *const host_set[PS_NR][2] = {
 	[PS_4K] = { "host.os.mode=base", "host.os.hugetlbfs.page_size=2M" },
@@ -87,7 +88,7 @@ START_TEST(nested_reads_every_pair)
 	struct counts c;
 
 	run(MMAP_2G " S 40000000,8\n", "virt.mode=nested", "os.memory=2G", guest_set[g][0],
-	    guest_set[g][1], host_set[h][0], host_set[h][1], NO_PWC, NO_HPWC,
+	    guest_set[g][1], guest_set[g][2], host_set[h][0], host_set[h][1], NO_PWC, NO_HPWC,
 	    "tlb.l1d.1G.entries=4", "tlb.l1d.1G.ways=4", NULL); /* (Nehalem has no 1G TLB) */
 	c = walk_again(0x40000000, true);
 	ck_assert_uint_eq(c.walks, 1);
@@ -174,7 +175,7 @@ START_TEST(nested_caches)
 					k[i].ntlb ? "virt.ntlb.ways=16" : "virt.ntlb.ways=0" };
 		struct counts c;
 
-#define PAIR "virt.mode=nested", "os.memory=2G", guest_set[g][0], guest_set[g][1], host_set[h][0], \
+#define PAIR "virt.mode=nested", "os.memory=2G", guest_set[g][0], guest_set[g][1], guest_set[g][2], host_set[h][0], \
 	host_set[h][1], ntlb[0], ntlb[1]
 		if (k[i].gpwc && k[i].hpwc)
 			run(MMAP_2G " S 40000000,8\n", PAIR, NULL);

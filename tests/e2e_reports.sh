@@ -87,8 +87,10 @@ cat "$T/p.txt" "$T/m.txt" "$T/v.txt" "$T/tl.csv" | grep -wE 'faults|collapses|th
 # --- 1 GiB pages on a machine without 1G TLB entries: 2 MiB fractures ------------------
 # The built-in machine (Nehalem-class) has no 1G entries in any TLB: the 1 GiB page is
 # cached as 2 MiB entries, so five loads in the first 2 MiB hit and one in the next walks.
+# (flags 2013528098: MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_1GB; without
+# the size bits the default size, 2 MiB, backs the mapping.)
 cat >"$T/gig.lackey" <<'EOF'
-SYSCALL[7,1](9) sys_mmap ( 0x0, 1073741824, 3, 262178, 4294967295, 0 ) --> [pre-success] Success(0x40000000)
+SYSCALL[7,1](9) sys_mmap ( 0x0, 1073741824, 3, 2013528098, 4294967295, 0 ) --> [pre-success] Success(0x40000000)
  S 40000000,8
  L 40000100,8
  L 40001000,8

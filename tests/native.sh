@@ -93,7 +93,8 @@ thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mr
 madv-free-thp:madv-free-thp:steps madv-free-4k:madv-free-4k:steps pageout-noswap:pageout-noswap:steps
 file-random-cold:file-random-cold:steps
 populate:populate:steps populate-madvise:populate-madvise:steps mlock:mlock:steps mlockall:mlockall:steps
-tmpfs:tmpfs:steps memfd:memfd:steps memfd-fresh:memfd-fresh:steps"
+tmpfs:tmpfs:steps memfd:memfd:steps memfd-fresh:memfd-fresh:steps
+thp-two-vmas:thp-two-vmas:steps"
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?
@@ -126,7 +127,7 @@ WHY[text-large]="the linker wrote the program in large writes, so its page cache
 and 6.18's fault-around maps the whole folio (filemap_map_pages()); the model maps the 64 KiB \
 fault-around window of order-0 pages"
 
-FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed"
+FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed thp_deferred_split_page"
 
 # native output -> "STEP FIELD DELTA" lines
 native_deltas() {
@@ -142,7 +143,7 @@ replay_deltas() {
 	  v[k, "minflt"] = $c["pgfault"] - $c["pgmajfault"]; v[k, "majflt"] = $c["pgmajfault"]
 	  v[k, "rss_kb"] = ($c["rss_bytes"] + $c["file_rss_bytes"]) / 1024
 	  v[k, "anon_huge_kb"] = $c["anon_huge_bytes"] / 1024
-	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed", t, " ")
+	  split("thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed thp_deferred_split_page", t, " ")
 	  for (j in t) v[k, t[j]] = $c[t[j]]
 	  n = k + 1 }
 	END { nf = split("'"$FIELDS"'", f, " ")

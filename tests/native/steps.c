@@ -64,7 +64,7 @@
 
 static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
 				       "thp_collapse_alloc", "thp_zero_page_alloc", "thp_split_page",
-				       "pglazyfree", "pglazyfreed" };
+				       "pglazyfree", "pglazyfreed", "thp_deferred_split_page" };
 #define NVM (sizeof(vm_keys) / sizeof(vm_keys[0]))
 
 struct sample {
@@ -692,6 +692,35 @@ static void case_memfd_fresh(void)
 	shmem_steps(fd);
 }
 
+/*
+ * A THP that spans two VMAs, zapped in both (mm/memory.c unmap_vmas(): VMA by
+ * VMA, so the rmap batch of folio_remove_rmap_ptes() ends at the boundary): the
+ * first VMA's run leaves the folio partly mapped and queues it for deferred
+ * split (thp_deferred_split_page 1) before the second's frees it. The same THP
+ * range in one VMA again (mprotect there and back: the VMAs merge) queues
+ * nothing.
+ */
+static void case_thp_two_vmas(void)
+{
+	char *p = thp_region(4 * MIB);
+
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	if (mprotect(p, PG, PROT_READ))
+		die("mprotect");
+	marker();
+	if (munmap(p, 2 * MIB))
+		die("munmap");
+	marker();
+	if (mprotect(p + 2 * MIB, PG, PROT_READ) || mprotect(p + 2 * MIB, PG, PROT_READ | PROT_WRITE))
+		die("mprotect");
+	marker();
+	if (munmap(p + 2 * MIB, 2 * MIB))
+		die("munmap");
+	marker();
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -720,6 +749,7 @@ static const struct {
 	{ "tmpfs", case_tmpfs, NULL },
 	{ "memfd", case_memfd, NULL },
 	{ "memfd-fresh", case_memfd_fresh, NULL },
+	{ "thp-two-vmas", case_thp_two_vmas, NULL },
 };
 
 int main(int argc, char **argv)
