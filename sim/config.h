@@ -125,6 +125,17 @@ static inline bool kernel_thisnode_no_reclaim(enum os_kernel k)
 	return k != KERNEL_6_8;
 }
 
+/* 354dffd29575 "mm: support batched unmap for lazyfree large folios during
+ * reclamation" (release 6.15, not backported): try_to_unmap_one() discards the
+ * PTEs of a clean lazy-free large folio in one batch (folio_unmap_pte_batch()
+ * since its fix), so the folio is never seen partly mapped; before, PTE by PTE,
+ * and the first one queued it for deferred split (thp_deferred_split_page +1:
+ * measured on 6.12.117 in a QEMU guest, 0 on 6.18.44) */
+static inline bool kernel_lazyfree_batched_unmap(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
 /* "mm/filemap: allow arch to request folio size for exec memory" (6.16):
  * do_sync_mmap_readahead() reads around in a VM_EXEC mapping even under
  * MADV_RANDOM; before, VM_RAND_READ stopped read-around in every mapping */

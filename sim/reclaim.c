@@ -254,8 +254,9 @@ static uint64_t reclaim_lazyfree(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
 		s->st.pgactivate += nr;
 		return 0;
 	}
-	/* discard: the PTEs (or the PMD) go, the folio is freed with the last of them */
-	thp_rmap_batching(s, true);
+	/* discard: the PTEs (or the PMD) go, the folio is freed with the last of them;
+	 * in one rmap batch from 6.15 (kernel_lazyfree_batched_unmap()) */
+	thp_rmap_batching(s, kernel_lazyfree_batched_unmap(s->cfg.kernel));
 	if (thp_is_folio(s, pfn) && !(s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_PMD_MAPPED)) {
 		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
 

@@ -197,6 +197,32 @@ START_TEST(shrink_folio_list_lazyfree_thp)
 END_TEST
 
 /*
+ * try_to_unmap_one() discarding a clean lazy-free THP whose PMD it split: from
+ * 6.15 (354dffd29575, kernel_lazyfree_batched_unmap()) its 512 PTEs go in one
+ * batch and the folio is never partly mapped; before, PTE by PTE, and the first
+ * queues it for deferred split. Measured: 6.18.44 thp_deferred_split_page 0,
+ * 6.12.117 (QEMU guest) 1 (tests/native.sh madv-free-thp, step 4).
+ */
+START_TEST(try_to_unmap_one_lazyfree_batch_by_version)
+{
+	static const char *const kernel[] = { "os.kernel=6.18", "os.kernel=6.12", "os.kernel=6.6" };
+	static const uint64_t deferred[] = { 0, 1, 1 };
+
+	for (unsigned k = 0; k < 3; k++) {
+		anon_4m(true, "os.swap.size=0", kernel[k]);
+		advise(BASE, 2 << 20, MADV_FREE_);
+		advise(BASE, 2 << 20, MADV_PAGEOUT_);
+		ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+		ck_assert_uint_eq(S->st.pglazyfreed, 512);
+		ck_assert_msg(S->st.thp_deferred_split_page == deferred[k], "%s: thp_deferred_split_page %llu",
+			      kernel[k], (unsigned long long)S->st.thp_deferred_split_page);
+		ck_assert_uint_eq(rss_pages(), 512);
+		done();
+	}
+}
+END_TEST
+
+/*
  * kswapd without swap (get_scan_count(): file lists only) discards lazy-free
  * pages instead of failing: 40 MiB stored to and made lazy-free in 64 MiB of
  * memory, then 40 MiB more stored to. Before lazy-free reclaim the second
@@ -401,6 +427,7 @@ int main(void)
 	tcase_add_test(tc, madvise_free_pte_range_then_pageout);
 	tcase_add_test(tc, try_to_unmap_one_lazyfree_redirtied);
 	tcase_add_test(tc, shrink_folio_list_lazyfree_thp);
+	tcase_add_test(tc, try_to_unmap_one_lazyfree_batch_by_version);
 	tcase_add_test(tc, kswapd_discards_lazyfree_without_swap);
 	tcase_add_test(tc, madvise_cold_deactivates);
 	tcase_add_test(tc, madvise_pageout_swap);

@@ -120,6 +120,7 @@ export PATH=/bin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm # POSIX shared memory, as a distribution mounts it
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 for m in $(cat /modules/order); do insmod /modules/$m.ko || echo "guest: insmod $m failed"; done
 mount -t ext4 /dev/vda /w || { echo "guest: cannot mount /dev/vda"; poweroff -f; }
