@@ -195,9 +195,10 @@ static __attribute__((noinline)) bool walk_upper(struct mmu *m, vaddr_t va, bool
 /*
  * Walk @va; fault it in if needed. Returns false if the fault hook failed.
  * Inline in access_slow(): the PDE cache's hit and its PTE (most walks), the
- * rest out of line (walk_upper(), walk_general()); as a call of its own, its
+ * rest out of line (walk_upper(), walk_general()). As a call of its own, its
  * prologue and epilogue (the general case's registers) were 20 of its 65
- * instructions a walk on the miss-heavy bench trace (callgrind).
+ * instructions a walk on the miss-heavy bench trace; inline, that trace's run
+ * went from 4.697 G to 4.592 G instructions (callgrind).
  */
 static inline __attribute__((always_inline)) bool walk(struct mmu *m, vaddr_t va, bool write,
 						       enum page_size *ps, pfn_t *pfn)
