@@ -27,19 +27,6 @@
 #define PT_ENTRIES 512
 #define PT_TABLE_FLAGS (PTE_P | PTE_RW | PTE_US)
 
-#define PT_SPARSE 8 /* entries a PT table keeps in its small array */
-
-struct pt_node {
-	uint64_t *e;            /* all 512 entries; NULL while a PT table is sparse */
-	struct pt_node **child; /* levels >= 2 */
-	pfn_t pfn;
-	unsigned level;
-	unsigned used; /* non-zero entries: present and swap entries */
-	/* sparse (e == NULL): the used entries' indices, ascending, and values */
-	uint16_t sidx[PT_SPARSE];
-	uint64_t sval[PT_SPARSE];
-};
-
 /* The slot of entry @i, or NULL if a sparse table has no such entry (it is 0). */
 static inline uint64_t *slot(const struct pt_node *n, unsigned i)
 {
@@ -289,8 +276,8 @@ void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
 	BUG_ON(1); /* level 1 entries are always leaves */
 }
 
-bool pt_walk_pte(const struct pt_node *table, vaddr_t va, bool write, paddr_t *pa, pfn_t *pfn,
-		 bool *rw)
+bool pt_walk_pte_slow(const struct pt_node *table, vaddr_t va, bool write, paddr_t *pa, pfn_t *pfn,
+		      bool *rw)
 {
 	unsigned i = pt_index(va, 1);
 	uint64_t *sl = slot(table, i), e = sl ? *sl : 0;

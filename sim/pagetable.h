@@ -43,7 +43,22 @@ struct pt_frame_ops {
 	void *ctx;
 };
 
-struct pt_node;
+/*
+ * One table (pagetable.c). Its layout is here only for pt_walk_pte()'s inline
+ * case below; everything else goes through pagetable.c's functions.
+ */
+#define PT_SPARSE 8 /* entries a PT table keeps in its small array */
+
+struct pt_node {
+	uint64_t *e;            /* all 512 entries; NULL while a PT table is sparse */
+	struct pt_node **child; /* levels >= 2 */
+	pfn_t pfn;
+	unsigned level;
+	unsigned used; /* non-zero entries: present and swap entries */
+	/* sparse (e == NULL): the used entries' indices, ascending, and values */
+	uint16_t sidx[PT_SPARSE];
+	uint64_t sval[PT_SPARSE];
+};
 
 struct pagetable {
 	struct pt_node *root;
@@ -98,8 +113,35 @@ void pt_walk(struct pagetable *pt, vaddr_t va, bool write, unsigned start_level,
  * in *@pfn, whether it is writable in *@rw, and return true; else change nothing and
  * return false (the caller walks with pt_walk()).
  */
-bool pt_walk_pte(const struct pt_node *table, vaddr_t va, bool write, paddr_t *pa, pfn_t *pfn,
-		 bool *rw);
+bool pt_walk_pte_slow(const struct pt_node *table, vaddr_t va, bool write, paddr_t *pa, pfn_t *pfn,
+		      bool *rw);
+
+/*
+ * Inline for a PT table with its full array (a sparse one calls pt_walk_pte_slow()):
+ * as a call into pagetable.c it was 39 instructions a walk on the miss-heavy bench
+ * trace; inline, that run went from 4.592 G to 4.466 G instructions (callgrind).
+ * With walk()'s inline PDE-cache case (mmu.c), bench row (e)'s subject took about
+ * 7 % less wall time (interleaved best of 9: 184.5 -> 170.4 and 193.4 -> 179.6 ms).
+ */
+static inline __attribute__((always_inline)) bool pt_walk_pte(const struct pt_node *table, vaddr_t va,
+								bool write, paddr_t *pa, pfn_t *pfn,
+								bool *rw)
+{
+	unsigned i = (unsigned)(va >> PAGE_SHIFT) & 511;
+	uint64_t e;
+
+	if (unlikely(table->e == NULL))
+		return pt_walk_pte_slow(table, va, write, pa, pfn, rw);
+	BUG_ON(table->level != 1);
+	e = table->e[i];
+	if (!(e & PTE_P) || (write && !(e & PTE_RW)))
+		return false;
+	table->e[i] = e | PTE_A | (write ? PTE_D : 0);
+	*pa = (paddr_t)table->pfn << PAGE_SHIFT | (paddr_t)i << 3;
+	*pfn = pte_pfn(e);
+	*rw = e & PTE_RW;
+	return true;
+}
 
 /* The table a walk of @va reaches at @level (NULL if absent), for PWC payloads. */
 const struct pt_node *pt_table_at(const struct pagetable *pt, vaddr_t va, unsigned level);
