@@ -80,6 +80,21 @@ static inline void run(const char *trace, ...)
 	sim_finish(S);
 }
 
+/* One access of @kind (R_LOAD, R_STORE) per page of [@from, @to), replayed now on S;
+ * the invariants checked after. */
+static inline void touch(vaddr_t from, vaddr_t to, uint32_t kind)
+{
+	struct err e = { 0 };
+
+	for (vaddr_t a = from; a < to; a += 4096) {
+		struct trace_rec r = { a + 16, 8, kind };
+		struct trace_batch b = { &r, 1, NULL, 0 };
+
+		ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
+	}
+	sim_check_invariants(S);
+}
+
 static inline void done(void)
 {
 	sim_destroy(S);

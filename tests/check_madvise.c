@@ -32,20 +32,6 @@ static void advise(vaddr_t addr, uint64_t len, uint32_t advice)
 	sim_check_invariants(S);
 }
 
-/* One access of @kind (R_LOAD, R_STORE) per page of [@from, @to), replayed now. */
-static void touch(vaddr_t from, vaddr_t to, uint32_t kind)
-{
-	struct err e = { 0 };
-
-	for (vaddr_t a = from; a < to; a += 4096) {
-		struct trace_rec r = { a + 16, 8, kind };
-		struct trace_batch b = { &r, 1, NULL, 0 };
-
-		ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
-	}
-	sim_check_invariants(S);
-}
-
 /* 4 MiB of private anonymous memory at BASE, MADV_HUGEPAGE'd with @huge, stored to. */
 static void anon_4m(bool huge, const char *set1, const char *set2)
 {

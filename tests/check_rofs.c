@@ -50,20 +50,6 @@ static char *file_4m(unsigned prot, unsigned long off, const char *tail)
 	return t;
 }
 
-/* One access of @kind (R_LOAD, R_STORE) per page of [@from, @to) after the trace. */
-static void touch(vaddr_t from, vaddr_t to, uint32_t kind)
-{
-	struct err e = { 0 };
-
-	for (vaddr_t a = from; a < to; a += 4096) {
-		struct trace_rec r = { a + 16, 8, kind };
-		struct trace_batch b = { &r, 1, NULL, 0 };
-
-		ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
-	}
-	sim_check_invariants(S);
-}
-
 static uint64_t dtlb_misses(void)
 {
 	uint64_t n = 0;

@@ -9,7 +9,8 @@
 # configs/experiments/native-model.yaml must parse with its 14 points. And make
 # native-thp's program (tests/native/thp_causes.c) must compile without a warning, write
 # its CSV for a 4 MiB run (4K row first, no AnonHugePages under MADV_NOHUGEPAGE) and
-# exit 2 on a bad argument; its numbers are this machine's, not checked.
+# exit 2 on a bad argument; its numbers are this machine's, not checked. So must
+# tests/native/stride_chase.c's (one line for a small chase, exit 2 on a bad spacing).
 set -u
 MMUSIM=${MMUSIM:-./mmusim}
 T=$(mktemp -d) || exit 1
@@ -96,6 +97,23 @@ elif cc -std=c11 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-protot
 		ok "thp_causes: an odd size exits 2 with the usage" || bad "thp_causes 5: exit $rc"
 else
 	bad "thp_causes.c: $(head -3 "$T/cc.err")"
+fi
+
+# tests/native/stride_chase.c (the README's walk-cost measurements): compiles without a
+# warning, prints one line for a small chase, refuses a spacing that is not a multiple of 64
+if command -v cc >/dev/null 2>&1; then
+	if cc -std=c11 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+		-o "$T/stride_chase" tests/native/stride_chase.c 2>"$T/sc.err" && [ ! -s "$T/sc.err" ]; then
+		"$T/stride_chase" 64 4160 0 >"$T/sc.out" 2>&1 &&
+			grep -Eq '^64 elements, spacing 4160, thp 0: [0-9]+\.[0-9] ns/step' "$T/sc.out" &&
+			ok "stride_chase 64 4160 0: $(cut -d'(' -f1 "$T/sc.out")" || bad "stride_chase: $(head -2 "$T/sc.out")"
+		"$T/stride_chase" 64 100 0 >"$T/sc2.out" 2>&1
+		rc=$?
+		[ $rc = 2 ] && grep -q '^usage: stride_chase' "$T/sc2.out" &&
+			ok "stride_chase: spacing 100 exits 2 with the usage" || bad "stride_chase 64 100 0: exit $rc"
+	else
+		bad "stride_chase.c: $(head -3 "$T/sc.err")"
+	fi
 fi
 
 [ $fail = 0 ] && echo "native_model: all passed"

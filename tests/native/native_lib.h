@@ -16,7 +16,7 @@
 #define PAGE 4096UL
 #define HPAGE (2UL << 20)
 
-static double now(void)
+static inline double now(void)
 {
 	struct timespec t;
 
@@ -36,9 +36,26 @@ static inline uint64_t xs64(uint64_t *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* Sattolo's algorithm: @next[0..@n) becomes one cycle through all n (j < i: never a fixed
+ * point), from the fixed seed every program here uses, so every run chases the same cycle. */
+static inline void sattolo(uint32_t *next, uint64_t n)
+{
+	uint64_t s = 0x9E3779B97F4A7C15ULL;
+
+	for (uint64_t i = 0; i < n; i++)
+		next[i] = (uint32_t)i;
+	for (uint64_t i = n - 1; i > 0 && n > 1; i--) {
+		uint64_t j = xs64(&s) % i;
+		uint32_t t = next[i];
+
+		next[i] = next[j];
+		next[j] = t;
+	}
+}
+
 /* A buffer of @size bytes (a multiple of 2 MiB) on a 2 MiB boundary, one VMA, advised
  * MADV_HUGEPAGE if @thp, else MADV_NOHUGEPAGE. */
-static char *buf_map(uint64_t size, int thp)
+static inline char *buf_map(uint64_t size, int thp)
 {
 	char *raw = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
@@ -64,7 +81,7 @@ static char *buf_map(uint64_t size, int thp)
  * the sum over the VMAs overlapping it (buf_map() makes it one VMA of exactly that
  * range), or -1 if smaps cannot be read.
  */
-static double huge_share(const char *buf, uint64_t size)
+static inline double huge_share(const char *buf, uint64_t size)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512];
@@ -86,14 +103,14 @@ static double huge_share(const char *buf, uint64_t size)
 }
 
 /* @steps dependent loads from @p; noinline so that the loop is the same for every caller. */
-static __attribute__((noinline)) void *chase_steps(void *p, uint64_t steps)
+static __attribute__((noinline, unused)) void *chase_steps(void *p, uint64_t steps)
 {
 	while (steps--)
 		p = *(void **)p;
 	return p;
 }
 
-static int cmp_double(const void *a, const void *b)
+static inline int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 

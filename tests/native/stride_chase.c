@@ -2,7 +2,8 @@
  * stride_chase.c - how much of the chase's cost on this machine is translation:
  * a pointer chase over N elements SPACING bytes apart (each visited at its first
  * 8 bytes, one random cycle by Sattolo's algorithm, as mmusim's
- * chase:size=N*SPACING,stride=SPACING workload), best of 5 timed blocks of 4 M
+ * chase:size=N*SPACING,stride=SPACING workload; the cycle of native_lib.h's
+ * sattolo()), best of 5 timed blocks of 4 M
  * steps after one untimed lap, in ns per step:
  *
  *   stride_chase N SPACING THP      e.g. stride_chase 65536 4096 0
@@ -22,22 +23,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t rnd_state = 88172645463325252ULL;
-static uint64_t rnd(void) /* xorshift64* */
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ULL;
-}
+#include "native_lib.h"
 
 int main(int argc, char **argv)
 {
@@ -45,7 +31,7 @@ int main(int argc, char **argv)
 	long n, spacing, i;
 	size_t size;
 	char *map, *b;
-	long *next;
+	uint32_t *next;
 	void **p;
 	double best = 1e30;
 
@@ -62,14 +48,7 @@ int main(int argc, char **argv)
 	}
 	b = (char *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1));
 	madvise(b, size, atoi(argv[3]) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	for (i = 0; i < n; i++)
-		next[i] = i;
-	for (i = n - 1; i > 0; i--) { /* Sattolo: one cycle through all n */
-		long j = (long)(rnd() % (uint64_t)i), t = next[i];
-
-		next[i] = next[j];
-		next[j] = t;
-	}
+	sattolo(next, (uint64_t)n); /* one cycle through all n (native_lib.h) */
 	for (i = 0; i < n; i++)
 		*(void **)(b + (size_t)i * spacing) = b + (size_t)next[i] * spacing;
 	p = (void **)b;

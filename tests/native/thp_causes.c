@@ -100,7 +100,7 @@ static int run(uint64_t size, int thp, unsigned r, const uint32_t *next)
 
 int main(int argc, char **argv)
 {
-	uint64_t sizes[16] = { 64, 256, 1024 }, n, i;
+	uint64_t sizes[16] = { 64, 256, 1024 }, n;
 	unsigned runs = 5, nsizes = 3, r, a = 1;
 	uint32_t *next;
 	char *end;
@@ -134,21 +134,13 @@ int main(int argc, char **argv)
 	printf("footprint,pages,run,touch_ns_per_4k,lap1_ns,lap2_ns,steady_ns,event_share,"
 	       "steady_wo_events_ns,anon_huge_share\n");
 	for (unsigned z = 0; z < nsizes; z++) {
-		uint64_t size = sizes[z] << 20, s = 0x9E3779B97F4A7C15ULL;
+		uint64_t size = sizes[z] << 20;
 
 		n = size / PAGE;
 		next = malloc(n * sizeof(*next));
 		if (!next)
 			return 1;
-		for (i = 0; i < n; i++)
-			next[i] = (uint32_t)i;
-		for (i = n - 1; i > 0; i--) { /* Sattolo: one cycle */
-			uint64_t j = xs64(&s) % i;
-			uint32_t t = next[i];
-
-			next[i] = next[j];
-			next[j] = t;
-		}
+		sattolo(next, n);
 		for (r = 0; r < runs; r++)
 			for (int k = 0; k < 2; k++)
 				if (run(size, r % 2 ? 1 - k : k, r, next)) {

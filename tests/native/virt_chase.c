@@ -130,23 +130,13 @@ static __attribute__((noinline)) void gups_updates(uint64_t *t, uint64_t mask, u
 	*s = x;
 }
 
-/* Sattolo's algorithm: next[] one cycle through all @n pages, from a fixed seed. */
+/* next[]: one cycle through all @n pages (sattolo(), native_lib.h). */
 static uint32_t *chase_cycle(uint64_t n)
 {
 	uint32_t *next = malloc(n * sizeof(*next));
-	uint64_t s = 0x9E3779B97F4A7C15ULL, i;
 
-	if (!next)
-		return NULL;
-	for (i = 0; i < n; i++)
-		next[i] = (uint32_t)i;
-	for (i = n - 1; i > 0; i--) {
-		uint64_t j = xs64(&s) % i; /* j < i: never a fixed point */
-		uint32_t t = next[i];
-
-		next[i] = next[j];
-		next[j] = t;
-	}
+	if (next)
+		sattolo(next, n);
 	return next;
 }
 
@@ -269,18 +259,10 @@ static int clock_row(const struct opts *o)
 	enum { LINES = 256, LINE = 64 };
 	static char buf[LINES * LINE] __attribute__((aligned(4096)));
 	double ns[MAXRUNS];
-	uint64_t s = 0x9E3779B97F4A7C15ULL;
 	uint32_t next[LINES];
 	unsigned run, i;
 
-	for (i = 0; i < LINES; i++)
-		next[i] = i;
-	for (i = LINES - 1; i > 0; i--) { /* Sattolo: one cycle */
-		uint32_t j = (uint32_t)(xs64(&s) % i), t = next[i];
-
-		next[i] = next[j];
-		next[j] = t;
-	}
+	sattolo(next, LINES);
 	for (i = 0; i < LINES; i++)
 		*(void **)(buf + i * LINE) = buf + (uint64_t)next[i] * LINE;
 	for (run = 0; run < o->runs; run++) {
@@ -308,7 +290,7 @@ static int clock_row(const struct opts *o)
  */
 static int memlat_row(uint64_t size, const struct opts *o)
 {
-	uint64_t n = size / 64, i, s = 0x9E3779B97F4A7C15ULL;
+	uint64_t n = size / 64, i;
 	uint32_t *next = malloc(n * sizeof(*next));
 	char *buf = buf_map(size, PG_4K);
 	double ns[MAXRUNS];
@@ -320,15 +302,7 @@ static int memlat_row(uint64_t size, const struct opts *o)
 			munmap(buf, size);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		next[i] = (uint32_t)i;
-	for (i = n - 1; i > 0; i--) { /* Sattolo: one cycle */
-		uint64_t j = xs64(&s) % i;
-		uint32_t t = next[i];
-
-		next[i] = next[j];
-		next[j] = t;
-	}
+	sattolo(next, n);
 	for (i = 0; i < n; i++)
 		*(void **)(buf + i * 64) = buf + (uint64_t)next[i] * 64;
 	free(next);
