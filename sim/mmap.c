@@ -931,6 +931,13 @@ int sim_event(struct sim *s, const struct os_event *ev)
 	case EV_MLOCKALL:
 	case EV_MUNLOCKALL:
 		return do_mlockall(s, ev);
+	case EV_FORK:
+	case EV_SWITCH:
+	case EV_EXIT:
+	case EV_EXEC:
+	case EV_PRCTL:
+		return sim_fail(s, "%s: a trace of several processes needs a machine that runs them",
+				ev_kind_name[ev->kind]);
 	default:
 		return 0;
 	}

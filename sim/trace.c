@@ -38,6 +38,8 @@ const char *const ev_kind_name[EV_NR] = {
 	[EV_MADVISE] = "madvise", [EV_BRK] = "brk",   [EV_MREMAP] = "mremap",
 	[EV_MARKER] = "marker", [EV_MLOCK] = "mlock", [EV_MUNLOCK] = "munlock",
 	[EV_MLOCKALL] = "mlockall", [EV_MUNLOCKALL] = "munlockall",
+	[EV_FORK] = "fork", [EV_SWITCH] = "switch", [EV_EXIT] = "exit", [EV_EXEC] = "exec",
+	[EV_PRCTL] = "prctl",
 };
 
 enum trace_format trace_format_parse(const char *s)

@@ -59,8 +59,21 @@ struct trace_rec {
  * of earlier versions keep their numbers): mlock() and mlock2() (flags:
  * MLOCK_ONFAULT_), munlock(), mlockall() (flags: MCL_*), munlockall().
  */
+/*
+ * EV_FORK .. EV_PRCTL (mtr version 6): the processes of a run. Records belong to the
+ * current process; a trace without EV_SWITCH is one process (id 0).
+ *   fork:   the current process forked: addr = the child's process id (the child
+ *           starts with a copy of the parent's address space, copy_page_range())
+ *   switch: the records that follow belong to process addr; an id never seen
+ *           before is a new process with an empty address space (a run of
+ *           several traces, `run A B`, starts each so)
+ *   exit:   the current process exited (exit_mmap()); it has no records after
+ *   exec:   the current process called execve(): a new, empty address space
+ *   prctl:  advice = the option (PR_SET_THP_DISABLE_), addr = its argument
+ */
 enum ev_kind { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER,
-	       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL, EV_NR };
+	       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL,
+	       EV_FORK, EV_SWITCH, EV_EXIT, EV_EXEC, EV_PRCTL, EV_NR };
 extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker", "mlock", ... */
 
 /* Linux x86-64 values (include/uapi/asm-generic/mman*.h). */
@@ -93,6 +106,7 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MCL_ONFAULT_ 4
 #define MREMAP_MAYMOVE_ 1
 #define MREMAP_FIXED_ 2
+#define PR_SET_THP_DISABLE_ 41 /* include/uapi/linux/prctl.h */
 
 /*
  * A successful system call that changes the address space (failed calls are
