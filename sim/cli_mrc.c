@@ -155,7 +155,7 @@ int cmd_mrc(int argc, char **argv)
 	}
 	if (sim_init(s, &cfg, &e))
 		die_err(&e);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	/* signals first (an interrupted run removes the temporary), then the output:
 	 * a bad path is known before the replay */
 	sigaction(SIGINT, &sa, NULL);

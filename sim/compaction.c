@@ -21,7 +21,7 @@
  *    for a free block of that type or one it may steal.
  *  - sim_compact(): one try_to_compact_pages() run at the priority the
  *    allocation slow path asks for (page_alloc.c drives it); a page moves by the
- *    per-frame reverse map (s->rmap): its PTE is rewritten and the page shot
+ *    per-frame reverse map (k->rmap): its PTE is rewritten and the page shot
  *    down. Migration copies nothing but costs os.cost.copy_page cycles.
  *
  * Leaves out: cached scanner positions and skip bits (every run covers the whole
@@ -40,7 +40,7 @@
 #include "compaction.h"
 #include "lru.h"
 #include "mmap.h"
-#include "sim.h"
+#include "kernel.h"
 
 #define COMPACT_CLUSTER_MAX 32    /* SWAP_CLUSTER_MAX, include/linux/swap.h */
 
@@ -447,40 +447,40 @@ enum compact_result buddy_compact(struct buddy *b, unsigned order, int prio,
 /* migrate_pages() of one 4K anonymous page: move its frame, fix its PTE, flush it. */
 static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 {
-	struct sim *s = ctx;
+	struct kernel *k = ctx;
 	vaddr_t va;
 	enum page_size ps;
 	pfn_t cur;
 	uint64_t e;
 
-	if (!s->rmap[from] || filemap_is_cache(&s->fm, from))
+	if (!k->rmap[from] || filemap_is_cache(&k->fm, from))
 		return -1; /* not a mapped anonymous page (a zero page, a kernel or cache page) */
-	va = s->rmap[from] - 1;
-	if (!pt_lookup(&s->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
+	va = k->rmap[from] - 1;
+	if (!pt_lookup(&k->mm->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
 		return -1;
-	pt_set_pte(&s->pt, va, to, e & PTE_RW);
+	pt_set_pte(&k->mm->pt, va, to, e & PTE_RW);
 	if (!(e & PTE_D)) /* remove_migration_pte(): a clean (lazy-free) page stays clean */
-		pt_clear_leaf_bits(&s->pt, va, PTE_D);
-	lru_replace(&s->lru, from, to);
-	s->rmap[to] = s->rmap[from];
-	s->rmap[from] = 0;
-	s->st.compact_migrated++;
-	sim_flush_tlb_page(s, va);
+		pt_clear_leaf_bits(&k->mm->pt, va, PTE_D);
+	lru_replace(&k->lru, from, to);
+	k->rmap[to] = k->rmap[from];
+	k->rmap[from] = 0;
+	k->st->compact_migrated++;
+	sim_flush_tlb_page(k, va);
 	return 0;
 }
 
-enum compact_result sim_compact(struct sim *s, unsigned order, int mt, int prio)
+enum compact_result sim_compact(struct kernel *k, unsigned order, int mt, int prio)
 {
-	struct buddy_migrate_ops ops = { migrate_one, s };
+	struct buddy_migrate_ops ops = { migrate_one, k };
 	struct compact_stats cs = { 0 };
-	enum compact_result r = buddy_compact_mt(&s->buddy, order, mt, prio, &ops, &cs);
-	cycles_t cost = (cs.migrate_scanned + cs.free_scanned) * s->cfg.cost.compact_scan +
-			cs.migrated * s->cfg.cost.copy_page;
+	enum compact_result r = buddy_compact_mt(&k->buddy, order, mt, prio, &ops, &cs);
+	cycles_t cost = (cs.migrate_scanned + cs.free_scanned) * k->cfg->cost.compact_scan +
+			cs.migrated * k->cfg->cost.copy_page;
 
-	if (s->in_khugepaged)
-		s->st.cyc_khugepaged += cost;
+	if (k->in_khugepaged)
+		k->st->cyc_khugepaged += cost;
 	else
-		s->st.cyc_compaction += cost; /* the faulting application stalls */
+		k->st->cyc_compaction += cost; /* the faulting application stalls */
 	/* compact_zone() returns COMPACT_SKIPPED when !compaction_suitable(), fragindex included */
 	return r == COMPACT_NOT_SUITABLE_ZONE ? COMPACT_SKIPPED : r;
 }

@@ -8,7 +8,7 @@
 
 #include "buddy.h"
 
-struct sim;
+struct kernel;
 
 /* include/linux/compaction.h enum compact_result (Linux 6.6 order and names) */
 enum compact_result {
@@ -99,6 +99,6 @@ void buddy_compaction_defer_reset(struct buddy *b, unsigned order, bool alloc_su
  * the counting (compact_stall, _success, _fail) is the caller's
  * (page_alloc.c).
  */
-enum compact_result sim_compact(struct sim *s, unsigned order, int mt, int prio);
+enum compact_result sim_compact(struct kernel *k, unsigned order, int mt, int prio);
 
 #endif

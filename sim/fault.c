@@ -48,39 +48,38 @@
 #include "lru.h"
 #include "mmap.h"
 #include "reclaim.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
-#include "virt.h"
 
-static struct vma *implicit_vma(struct sim *s, vaddr_t va)
+static struct vma *implicit_vma(struct kernel *k, vaddr_t va)
 {
-	uint64_t g = s->cfg.implicit.granule;
+	uint64_t g = k->cfg->implicit.granule;
 	vaddr_t lo, hi, start = va & ~(g - 1), end = start + g;
 
-	vma_gap(&s->vmas, va, s->va_limit, &lo, &hi);
+	vma_gap(&k->mm->vmas, va, k->va_limit, &lo, &hi);
 	if (start < lo)
 		start = lo;
 	if (end > hi || end < start)
 		end = hi;
-	if (s->mmu.fault_ifetch) {
+	if (k->cpu->fault_ifetch) {
 		/* first touched by an instruction fetch: program text, a private
 		 * file mapping of its own (filemap.c), writable for the data that may
 		 * share its granule (a store copies the page, as .data's would) */
-		if (vma_insert_file(&s->vmas, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT,
-				    filemap_new_file(s), start >> PAGE_SHIFT) ||
-		    vmas_map(s, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT, 0, false))
+		if (vma_insert_file(&k->mm->vmas, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT,
+				    filemap_new_file(k), start >> PAGE_SHIFT) ||
+		    vmas_map(k, start, end, VM_READ | VM_WRITE | VM_EXEC | VM_FILE | VM_IMPLICIT, 0, false))
 			return NULL;
-	} else if (vma_insert(&s->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT) ||
-		   vmas_map(s, start, end, VM_READ | VM_WRITE | VM_IMPLICIT, 0, false)) {
+	} else if (vma_insert(&k->mm->vmas, start, end, VM_READ | VM_WRITE | VM_IMPLICIT) ||
+		   vmas_map(k, start, end, VM_READ | VM_WRITE | VM_IMPLICIT, 0, false)) {
 		return NULL;
 	}
-	return vma_find(&s->vmas, va);
+	return vma_find(&k->mm->vmas, va);
 }
 
-static bool hugetlb_backed(const struct sim *s, const struct vma *v)
+static bool hugetlb_backed(const struct kernel *k, const struct vma *v)
 {
 	return (v->flags & VM_HUGETLB) ||
-	       (s->cfg.mode == MODE_HUGETLBFS && !(v->flags & (VM_SHARED | VM_FILE)));
+	       (k->cfg->mode == MODE_HUGETLBFS && !(v->flags & (VM_SHARED | VM_FILE)));
 }
 
 /*
@@ -91,94 +90,94 @@ static bool hugetlb_backed(const struct sim *s, const struct vma *v)
  * trace did not report, mostly the program's file-backed image: their pages are
  * their own, as page-cache pages would be.
  */
-static bool zero_page_ok(const struct sim *s, const struct vma *v)
+static bool zero_page_ok(const struct kernel *k, const struct vma *v)
 {
-	return s->cfg.zero_page && !(v->flags & (VM_SHARED | VM_FILE | VM_HUGETLB | VM_IMPLICIT));
+	return k->cfg->zero_page && !(v->flags & (VM_SHARED | VM_FILE | VM_HUGETLB | VM_IMPLICIT));
 }
 
-int sim_oom(struct sim *s, vaddr_t va)
+int kernel_oom(struct kernel *k, vaddr_t va)
 {
-	if (s->pt.host_oom) {
-		s->err.host = true; /* (sim_fail() keeps it) */
-		return sim_fail(s, "out of host memory mapping 0x%llx", (unsigned long long)va);
+	if (k->mm->pt.host_oom) {
+		k->err.host = true; /* (kernel_fail() keeps it) */
+		return kernel_fail(k, "out of host memory mapping 0x%llx", (unsigned long long)va);
 	}
-	return sim_fail(s, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
-			(unsigned long long)(s->cfg.memory >> 20), (unsigned long long)va);
+	return kernel_fail(k, "simulated memory (os.memory = %llu MiB) is exhausted at 0x%llx; raise os.memory",
+			(unsigned long long)(k->cfg->memory >> 20), (unsigned long long)va);
 }
 
-int sim_fault(struct sim *s, vaddr_t va, bool write)
+int sim_fault(struct kernel *k, vaddr_t va, bool write)
 {
 	struct vma *v;
 	pfn_t pfn;
 
-	if (va >= s->va_limit)
-		return sim_fail(s, "address 0x%llx needs more than %u-level paging (walk.levels)",
-			    (unsigned long long)va, s->cfg.levels);
-	v = vma_find(&s->vmas, va);
+	if (va >= k->va_limit)
+		return kernel_fail(k, "address 0x%llx needs more than %u-level paging (walk.levels)",
+			    (unsigned long long)va, k->cfg->levels);
+	v = vma_find(&k->mm->vmas, va);
 	if (!v) {
-		if (!s->cfg.implicit.enabled)
-			return sim_fail(s, "address 0x%llx is outside every mapping (os.implicit.enabled is false)",
+		if (!k->cfg->implicit.enabled)
+			return kernel_fail(k, "address 0x%llx is outside every mapping (os.implicit.enabled is false)",
 				    (unsigned long long)va);
-		v = implicit_vma(s, va);
+		v = implicit_vma(k, va);
 		if (!v) {
-			s->err.host = true; /* (sim_fail() keeps it) */
-			return sim_fail(s, "out of host memory");
+			k->err.host = true; /* (kernel_fail() keeps it) */
+			return kernel_fail(k, "out of host memory");
 		}
 	}
-	s->st.pgfault++;
-	vmas_count(s, va, VE_PGFAULT);
-	s->st.cyc_fault += s->cfg.cost.fault;
-	if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
-		reclaim_kswapd(s); /* the allocation below wakes kswapd */
+	k->st->pgfault++;
+	vmas_count(k, va, VE_PGFAULT);
+	k->st->cyc_fault += k->cfg->cost.fault;
+	if (unlikely(k->buddy.nr_free_pages < k->wmark_low))
+		reclaim_kswapd(k); /* the allocation below wakes kswapd */
 	{
 		uint64_t slot;
 
-		if (unlikely(s->pt.nr_swap) && pt_get_swap(&s->pt, va, &slot)) {
-			if (reclaim_swap_in(s, v, va, slot, false))
+		if (unlikely(k->mm->pt.nr_swap) && pt_get_swap(&k->mm->pt, va, &slot)) {
+			if (reclaim_swap_in(k, v, va, slot, false))
 				goto oom;
 			return 0;
 		}
 	}
 	if ((v->flags & VM_FILE) && !(v->flags & VM_HUGETLB)) {
 		/* do_read_fault(), do_cow_fault(), do_shared_fault() (filemap.c) */
-		if (filemap_fault(s, v, va, write))
+		if (filemap_fault(k, v, va, write))
 			goto oom;
 		return 0;
 	}
-	if (s->cfg.mode == MODE_THP && !(v->flags & VM_HUGETLB)) {
-		int r = thp_fault(s, v, va, write);
+	if (k->cfg->mode == MODE_THP && !(v->flags & VM_HUGETLB)) {
+		int r = thp_fault(k, v, va, write);
 
 		if (r)
 			return r < 0 ? -1 : 0;
 	}
-	if (hugetlb_backed(s, v)) {
+	if (hugetlb_backed(k, v)) {
 		vaddr_t h = va & ~(PMD_SIZE - 1), g = va & ~(PUD_SIZE - 1);
 		/* the VMA's hstate: MAP_HUGETLB's size; os.mode hugetlbfs the default */
-		bool gig = v->flags & VM_HUGETLB ? v->flags & VM_HUGETLB_1G : s->cfg.hugetlb_default_1g;
+		bool gig = v->flags & VM_HUGETLB ? v->flags & VM_HUGETLB_1G : k->cfg->hugetlb_default_1g;
 
-		if (gig && s->hugetlb.in_use_1g < s->hugetlb.nr_1g && g >= v->start &&
-		    g + PUD_SIZE <= v->end && pt_slot_empty(&s->pt, g, PS_1G)) {
-			pfn = hugetlb_alloc_1g(&s->hugetlb);
-			if (pt_map(&s->pt, g, PS_1G, pfn, v->flags & VM_WRITE)) {
-				hugetlb_free_1g(&s->hugetlb, pfn);
+		if (gig && k->hugetlb.in_use_1g < k->hugetlb.nr_1g && g >= v->start &&
+		    g + PUD_SIZE <= v->end && pt_slot_empty(&k->mm->pt, g, PS_1G)) {
+			pfn = hugetlb_alloc_1g(&k->hugetlb);
+			if (pt_map(&k->mm->pt, g, PS_1G, pfn, v->flags & VM_WRITE)) {
+				hugetlb_free_1g(&k->hugetlb, pfn);
 				goto oom;
 			}
-			s->st.nr_hugetlb_pages_1g++;
-			sim_rss_changed(s);
-			s->st.cyc_fault += (PUD_SIZE >> PAGE_SHIFT) * s->cfg.cost.clear_page;
+			k->st->nr_hugetlb_pages_1g++;
+			kernel_rss_changed(k);
+			k->st->cyc_fault += (PUD_SIZE >> PAGE_SHIFT) * k->cfg->cost.clear_page;
 			return 0;
 		}
 
-		if (!gig && h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&s->pt, h, PS_2M)) {
-			pfn = hugetlb_alloc(&s->hugetlb, &s->buddy);
+		if (!gig && h >= v->start && h + PMD_SIZE <= v->end && pt_slot_empty(&k->mm->pt, h, PS_2M)) {
+			pfn = hugetlb_alloc(&k->hugetlb, &k->buddy);
 			if (pfn != PFN_NONE) {
-				if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE)) {
-					hugetlb_free(&s->hugetlb, &s->buddy, pfn);
+				if (pt_map(&k->mm->pt, h, PS_2M, pfn, v->flags & VM_WRITE)) {
+					hugetlb_free(&k->hugetlb, &k->buddy, pfn);
 					goto oom;
 				}
-				s->st.nr_hugetlb_pages++;
-				sim_rss_changed(s);
-				s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
+				k->st->nr_hugetlb_pages++;
+				kernel_rss_changed(k);
+				k->st->cyc_fault += HPAGE_PMD_NR * k->cfg->cost.clear_page;
 				return 0;
 			}
 		}
@@ -191,102 +190,102 @@ int sim_fault(struct sim *s, vaddr_t va, bool write)
 		 * back to 4 KiB pages below; counted, and warned of at the end.
 		 */
 		if (v->flags & VM_HUGETLB)
-			s->st.hugetlb_fallback++;
+			k->st->hugetlb_fallback++;
 	}
-	if (!write && zero_page_ok(s, v)) {
+	if (!write && zero_page_ok(k, v)) {
 		/* do_anonymous_page(): a read maps the shared zero page read-only; no
 		 * page of the process's own, no anon_vma, nothing to clear */
-		if (pt_map(&s->pt, va & ~(PAGE_SIZE - 1), PS_4K, s->thp.zero_pfn, false))
+		if (pt_map(&k->mm->pt, va & ~(PAGE_SIZE - 1), PS_4K, k->thp.zero_pfn, false))
 			goto oom;
-		s->thp.nr_zero_ptes++;
+		k->thp.nr_zero_ptes++;
 		return 0;
 	}
 	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
-	pfn = buddy_alloc(&s->buddy, 0);
+	pfn = buddy_alloc(&k->buddy, 0);
 	if (pfn == PFN_NONE)
 		goto oom;
-	if (pt_map(&s->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE)) {
-		buddy_free(&s->buddy, pfn, 0);
+	if (pt_map(&k->mm->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE)) {
+		buddy_free(&k->buddy, pfn, 0);
 		goto oom;
 	}
-	sim_rmap_set(s, pfn, va & ~(PAGE_SIZE - 1));
-	lru_add(&s->lru, pfn, 1);
-	s->st.nr_anon_pages++;
-	sim_rss_changed(s);
-	s->st.cyc_fault += s->cfg.cost.clear_page;
+	kernel_rmap_set(k, pfn, va & ~(PAGE_SIZE - 1));
+	lru_add(&k->lru, pfn, 1);
+	k->st->nr_anon_pages++;
+	kernel_rss_changed(k);
+	k->st->cyc_fault += k->cfg->cost.clear_page;
 	return 0;
 oom:
-	return sim_oom(s, va);
+	return kernel_oom(k, va);
 }
 
-int sim_wp_fault(struct sim *s, vaddr_t va)
+int sim_wp_fault(struct kernel *k, vaddr_t va)
 {
 	enum page_size ps;
 	pfn_t pfn, np;
-	struct vma *v = vma_find(&s->vmas, va);
+	struct vma *v = vma_find(&k->mm->vmas, va);
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
 
-	s->st.pgfault++;
-	vmas_count(s, va, VE_PGFAULT);
-	s->st.cyc_fault += s->cfg.cost.fault;
-	if (!v || !pt_lookup(&s->pt, va, &ps, &pfn, NULL))
-		return sim_fail(s, "write fault at 0x%llx without a mapping", (unsigned long long)va);
-	if (ps == PS_2M && pfn == s->thp.huge_zero_pfn) {
+	k->st->pgfault++;
+	vmas_count(k, va, VE_PGFAULT);
+	k->st->cyc_fault += k->cfg->cost.fault;
+	if (!v || !pt_lookup(&k->mm->pt, va, &ps, &pfn, NULL))
+		return kernel_fail(k, "write fault at 0x%llx without a mapping", (unsigned long long)va);
+	if (ps == PS_2M && pfn == k->thp.huge_zero_pfn) {
 		/* do_huge_pmd_wp_page(): from 6.13 a fresh THP (do_huge_zero_wp_pmd());
 		 * before, or when that allocation fails, split the zero PMD and take
 		 * the 4K COW below */
-		if (kernel_huge_zero_wp_thp(s->cfg.kernel)) {
-			int r = thp_huge_zero_wp(s, v, va);
+		if (kernel_huge_zero_wp_thp(k->cfg->kernel)) {
+			int r = thp_huge_zero_wp(k, v, va);
 
 			if (r)
 				return r < 0 ? -1 : 0;
 		}
-		thp_split_pmd_at(s, va);
-		pt_lookup(&s->pt, va, &ps, &pfn, NULL);
+		thp_split_pmd_at(k, va);
+		pt_lookup(&k->mm->pt, va, &ps, &pfn, NULL);
 	}
-	if (ps == PS_2M && filemap_is_thp(s, pfn)) {
+	if (ps == PS_2M && filemap_is_thp(k, pfn)) {
 		/* wp_huge_pmd() of a file THP: __split_huge_pmd() clears the PMD and the
 		 * fault falls back to the PTE level (VM_FAULT_FALLBACK): do_cow_fault()
 		 * in a private mapping, do_shared_fault() in a shared one (filemap.c) */
-		thp_split_pmd_at(s, va);
-		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
-			reclaim_kswapd(s);
-		return filemap_fault(s, v, va, true) ? sim_oom(s, va) : 0;
+		thp_split_pmd_at(k, va);
+		if (unlikely(k->buddy.nr_free_pages < k->wmark_low))
+			reclaim_kswapd(k);
+		return filemap_fault(k, v, va, true) ? kernel_oom(k, va) : 0;
 	}
-	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
+	if (ps == PS_4K && filemap_is_cache(&k->fm, pfn)) {
 		/* wp_page_copy() in a private mapping, wp_page_shared() in a shared one */
-		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
-			reclaim_kswapd(s);
-		if (filemap_wp_fault(s, v, va, pfn))
-			return sim_oom(s, va);
+		if (unlikely(k->buddy.nr_free_pages < k->wmark_low))
+			reclaim_kswapd(k);
+		if (filemap_wp_fault(k, v, va, pfn))
+			return kernel_oom(k, va);
 		if (v->flags & VM_SHARED)
 			goto reuse; /* wp_page_shared() -> wp_page_reuse() */
-	} else if (ps == PS_4K && pfn == s->thp.zero_pfn) {
+	} else if (ps == PS_4K && pfn == k->thp.zero_pfn) {
 		/* wp_page_copy() from the zero page: a fresh zeroed page (the zero
 		 * PTE itself is not reclaimable, so kswapd cannot take it away) */
-		if (unlikely(s->buddy.nr_free_pages < s->wmark_low))
-			reclaim_kswapd(s);
+		if (unlikely(k->buddy.nr_free_pages < k->wmark_low))
+			reclaim_kswapd(k);
 		v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
-		np = buddy_alloc(&s->buddy, 0);
+		np = buddy_alloc(&k->buddy, 0);
 		if (np == PFN_NONE)
-			return sim_oom(s, va);
-		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
-		sim_rmap_set(s, np, p);
-		lru_add(&s->lru, np, 1);
-		s->thp.nr_zero_ptes--;
-		s->st.nr_anon_pages++;
-		sim_rss_changed(s);
-		s->st.cyc_fault += s->cfg.cost.clear_page;
+			return kernel_oom(k, va);
+		pt_set_pte(&k->mm->pt, p, np, v->flags & VM_WRITE);
+		kernel_rmap_set(k, np, p);
+		lru_add(&k->lru, np, 1);
+		k->thp.nr_zero_ptes--;
+		k->st->nr_anon_pages++;
+		kernel_rss_changed(k);
+		k->st->cyc_fault += k->cfg->cost.clear_page;
 	} else {
 		/* a read-only leaf of a page the process owns alone: made writable in
 		 * place (wp_page_reuse(); a huge leaf: do_huge_pmd_wp_page() ->
 		 * pmdp_set_access_flags(), hugetlb_wp() -> set_huge_ptep_writable()) */
-		pt_protect_range(&s->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
+		pt_protect_range(&k->mm->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
 				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,
 				 PFN_NONE, PFN_NONE);
 		goto reuse;
 	}
-	sim_flush_tlb_page(s, p); /* wp_page_copy(): ptep_clear_flush() */
+	sim_flush_tlb_page(k, p); /* wp_page_copy(): ptep_clear_flush() */
 	return 0;
 reuse:
 	/*
@@ -295,32 +294,32 @@ reuse:
 	 * read-only translation (mmu_fault_invalidate()), so no INVLPG is issued
 	 * and tlb_invalidations does not move.
 	 */
-	mmu_fault_invalidate(&s->mmu, va);
+	mmu_fault_invalidate(k->cpu, va);
 	return 0;
 }
 
-int sim_touch(struct sim *s, vaddr_t va, enum touch_how how)
+int sim_touch(struct kernel *k, vaddr_t va, enum touch_how how)
 {
 	enum page_size ps;
 	pfn_t pfn;
 	uint64_t entry;
-	bool write = how == TOUCH_WRITE, ifetch = s->mmu.fault_ifetch;
+	bool write = how == TOUCH_WRITE, ifetch = k->cpu->fault_ifetch;
 	int r;
 
-	if (va < s->va_limit && pt_lookup(&s->pt, va, &ps, &pfn, &entry)) {
+	if (va < k->va_limit && pt_lookup(&k->mm->pt, va, &ps, &pfn, &entry)) {
 		if (!write || (entry & PTE_RW))
 			return 0; /* present, and writable if written: no fault */
-		return s->virt ? virt_guest_fault(s, va, true, true) : sim_wp_fault(s, va);
+		return k->hv ? k->hv->fault(k->hv_ctx, va, true, true) : sim_wp_fault(k, va);
 	}
-	s->mmu.fault_ifetch = how == TOUCH_FETCH; /* an implicit region first fetched is text */
-	r = s->virt ? virt_guest_fault(s, va, write, false) : sim_fault(s, va, write);
-	s->mmu.fault_ifetch = ifetch;
+	k->cpu->fault_ifetch = how == TOUCH_FETCH; /* an implicit region first fetched is text */
+	r = k->hv ? k->hv->fault(k->hv_ctx, va, write, false) : sim_fault(k, va, write);
+	k->cpu->fault_ifetch = ifetch;
 	return r;
 }
 
 int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp)
 {
-	struct sim *s = os;
+	struct kernel *k = os;
 
-	return wp ? sim_wp_fault(s, va) : sim_fault(s, va, write);
+	return wp ? sim_wp_fault(k, va) : sim_fault(k, va, write);
 }

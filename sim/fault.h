@@ -8,23 +8,23 @@
 #include "trace.h"
 #include "types.h"
 
-struct sim;
+struct kernel;
 
 /*
  * handle_mm_fault() for an access to @va that found no present entry (@write:
  * a store). Maps a page (4K, THP, hugetlb, or the swapped-out one) and charges
- * its cycles. 0, or -1 with s->err and s->failed set (an address beyond the
+ * its cycles. 0, or -1 with k->err and k->failed set (an address beyond the
  * paging levels, outside every VMA with implicit mappings off, simulated memory
  * exhausted).
  */
-int sim_fault(struct sim *s, vaddr_t va, bool write);
+int sim_fault(struct kernel *k, vaddr_t va, bool write);
 
 /*
  * A store met a read-only translation of @va (a zero page, or a read-only PTE
  * of a writable VMA): break COW, flush the page's translations. 0, or -1 with
- * s->err.
+ * k->err.
  */
-int sim_wp_fault(struct sim *s, vaddr_t va);
+int sim_wp_fault(struct kernel *k, vaddr_t va);
 
 /*
  * The kernel's side of a touch of @va that was not traced (before a region of
@@ -35,13 +35,13 @@ int sim_wp_fault(struct sim *s, vaddr_t va);
  * or of a private file page); a page present as the access needs it, nothing.
  * Under virt.mode, the guest kernel's fault and the host's backing of what it
  * mapped. Counts what those faults count (the caller decides what is kept).
- * 0, or -1 with s->err and s->failed set (sim_fault()'s failures).
+ * 0, or -1 with k->err and k->failed set (sim_fault()'s failures).
  */
-int sim_touch(struct sim *s, vaddr_t va, enum touch_how how);
+int sim_touch(struct kernel *k, vaddr_t va, enum touch_how how);
 
 /*
  * The #PF vector the kernel installs in its MMU (struct mmu's fault hook): @os is
- * the struct sim; @wp selects sim_wp_fault(), else sim_fault(). 0 or -1.
+ * the struct kernel; @wp selects sim_wp_fault(), else sim_fault(). 0 or -1.
  */
 int sim_fault_hook(void *os, vaddr_t va, bool write, bool wp);
 

@@ -96,16 +96,16 @@
 #include "filemap.h"
 #include "lru.h"
 #include "mmap.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 
-int filemap_init(struct sim *s)
+int filemap_init(struct kernel *k)
 {
-	struct filemap *fm = &s->fm;
+	struct filemap *fm = &k->fm;
 
 	memset(fm, 0, sizeof(*fm));
 	fm->next_file = FILE_ID_OWN;
-	fm->map = mmap(NULL, s->buddy.nr_pages * sizeof(*fm->map), PROT_READ | PROT_WRITE,
+	fm->map = mmap(NULL, k->buddy.nr_pages * sizeof(*fm->map), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (fm->map == MAP_FAILED) {
 		fm->map = NULL;
@@ -114,15 +114,15 @@ int filemap_init(struct sim *s)
 	return 0;
 }
 
-void filemap_destroy(struct sim *s)
+void filemap_destroy(struct kernel *k)
 {
-	struct filemap *fm = &s->fm;
+	struct filemap *fm = &k->fm;
 
-	for (size_t i = 0; s->buddy.pages && i < fm->cap; i++)
+	for (size_t i = 0; k->buddy.pages && i < fm->cap; i++)
 		if (fm->key_file[i])
-			buddy_free(&s->buddy, fm->val[i], 0);
+			buddy_free(&k->buddy, fm->val[i], 0);
 	if (fm->map)
-		munmap(fm->map, s->buddy.nr_pages * sizeof(*fm->map));
+		munmap(fm->map, k->buddy.nr_pages * sizeof(*fm->map));
 	free(fm->key_file);
 	free(fm->key_off);
 	free(fm->val);
@@ -138,9 +138,9 @@ static struct fm_shmem *shmem_file(const struct filemap *fm, uint32_t file)
 	return NULL;
 }
 
-int filemap_shmem_mmap(struct sim *s, uint32_t file, uint64_t pages)
+int filemap_shmem_mmap(struct kernel *k, uint32_t file, uint64_t pages)
 {
-	struct filemap *fm = &s->fm;
+	struct filemap *fm = &k->fm;
 	struct fm_shmem *f = shmem_file(fm, file);
 
 	if (!f) {
@@ -155,9 +155,9 @@ int filemap_shmem_mmap(struct sim *s, uint32_t file, uint64_t pages)
 	return 0;
 }
 
-uint32_t filemap_new_file(struct sim *s)
+uint32_t filemap_new_file(struct kernel *k)
 {
-	return s->fm.next_file++;
+	return k->fm.next_file++;
 }
 
 static size_t slot_of(const struct filemap *fm, uint32_t file, uint64_t off)
@@ -180,9 +180,9 @@ static pfn_t lookup(const struct filemap *fm, uint32_t file, uint64_t off)
 	}
 }
 
-pfn_t filemap_lookup(const struct sim *s, uint32_t file, uint64_t off)
+pfn_t filemap_lookup(const struct kernel *k, uint32_t file, uint64_t off)
 {
-	return lookup(&s->fm, file, off);
+	return lookup(&k->fm, file, off);
 }
 
 /* Re-point the cached (file, off) at @pfn (xas_store() of the new folio). */
@@ -238,30 +238,30 @@ static int grow(struct filemap *fm)
 }
 
 /* filemap_add_folio(): a new cache page for (file, off). PFN_NONE if out of memory. */
-static pfn_t add_page(struct sim *s, uint32_t file, uint64_t off)
+static pfn_t add_page(struct kernel *k, uint32_t file, uint64_t off)
 {
-	struct filemap *fm = &s->fm;
+	struct filemap *fm = &k->fm;
 	pfn_t pfn;
 
 	if ((fm->n + 1) * 2 > fm->cap && grow(fm)) {
-		s->pt.host_oom = true;
+		k->mm->pt.host_oom = true;
 		return PFN_NONE;
 	}
-	pfn = buddy_alloc(&s->buddy, 0);
+	pfn = buddy_alloc(&k->buddy, 0);
 	if (pfn == PFN_NONE)
 		return PFN_NONE;
 	put(fm, file, off, pfn);
 	fm->map[pfn] = 1;
-	s->rmap[pfn] = 0; /* no anonymous reverse map: compaction leaves it alone */
-	s->st.nr_file_pages++;
+	k->rmap[pfn] = 0; /* no anonymous reverse map: compaction leaves it alone */
+	k->st->nr_file_pages++;
 	return pfn;
 }
 
 /* A page of shmem file @v->file now exists in the model: a hole filled or a page first mapped. */
-static pfn_t shmem_add_page(struct sim *s, const struct vma *v, uint64_t pgoff)
+static pfn_t shmem_add_page(struct kernel *k, const struct vma *v, uint64_t pgoff)
 {
-	struct fm_shmem *f = shmem_file(&s->fm, v->file);
-	pfn_t pfn = add_page(s, v->file, pgoff);
+	struct fm_shmem *f = shmem_file(&k->fm, v->file);
+	pfn_t pfn = add_page(k, v->file, pgoff);
 
 	if (pfn != PFN_NONE && f)
 		f->nr++;
@@ -269,9 +269,9 @@ static pfn_t shmem_add_page(struct sim *s, const struct vma *v, uint64_t pgoff)
 }
 
 /* Do the pages of the shmem VMA @v's file that the model holds no frame for exist? */
-static bool shmem_exists(const struct sim *s, const struct vma *v)
+static bool shmem_exists(const struct kernel *k, const struct vma *v)
 {
-	const struct fm_shmem *f = shmem_file(&s->fm, v->file);
+	const struct fm_shmem *f = shmem_file(&k->fm, v->file);
 
 	return f && f->whole;
 }
@@ -282,11 +282,11 @@ static bool shmem_exists(const struct sim *s, const struct vma *v)
  * (VM_SEQ_READ: page_cache_sync_ra(), whose first window starts at the fault),
  * else centred on it.
  */
-static bool no_read_around(const struct sim *s, const struct vma *v)
+static bool no_read_around(const struct kernel *k, const struct vma *v)
 {
 	if (!(v->flags & VM_RAND_READ))
 		return false;
-	return !(v->flags & VM_EXEC) || !kernel_rand_read_exec_readaround(s->cfg.kernel);
+	return !(v->flags & VM_EXEC) || !kernel_rand_read_exec_readaround(k->cfg->kernel);
 }
 
 /*
@@ -297,21 +297,21 @@ static bool no_read_around(const struct sim *s, const struct vma *v)
  * shmem_fault() in a shmem VMA: the page, or a new zeroed one in the hole; no
  * read, no read-around, no major fault.
  */
-static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff, vaddr_t va)
+static pfn_t get_page(struct kernel *k, const struct vma *v, uint64_t pgoff, vaddr_t va)
 {
-	uint64_t ra = s->cfg.read_ahead_kb / 4, lo = v->pgoff, hi = v->pgoff + ((v->end - v->start) >> PAGE_SHIFT);
+	uint64_t ra = k->cfg->read_ahead_kb / 4, lo = v->pgoff, hi = v->pgoff + ((v->end - v->start) >> PAGE_SHIFT);
 	uint64_t from = pgoff, to = pgoff + 1;
-	pfn_t pfn = lookup(&s->fm, v->file, pgoff);
+	pfn_t pfn = lookup(&k->fm, v->file, pgoff);
 
 	if (pfn != PFN_NONE)
 		return pfn;
 	if (v->flags & VM_SHMEM)
-		return shmem_add_page(s, v, pgoff);
-	if (s->cfg.file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
-		return add_page(s, v->file, pgoff);
-	s->st.pgmajfault++;
-	vmas_count(s, va, VE_PGMAJFAULT);
-	if (ra > 1 && !no_read_around(s, v)) {
+		return shmem_add_page(k, v, pgoff);
+	if (k->cfg->file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
+		return add_page(k, v->file, pgoff);
+	k->st->pgmajfault++;
+	vmas_count(k, va, VE_PGMAJFAULT);
+	if (ra > 1 && !no_read_around(k, v)) {
 		from = v->flags & VM_SEQ_READ ? pgoff : pgoff > ra / 2 ? pgoff - ra / 2 : 0;
 		to = from + ra;
 	}
@@ -321,102 +321,102 @@ static pfn_t get_page(struct sim *s, const struct vma *v, uint64_t pgoff, vaddr_
 		to = hi;
 	/* the faulting page must come; the rest is best effort (readahead_gfp_mask():
 	 * __GFP_NORETRY | __GFP_NOWARN): it stops at the first failure */
-	pfn = add_page(s, v->file, pgoff);
+	pfn = add_page(k, v->file, pgoff);
 	if (pfn == PFN_NONE)
 		return PFN_NONE;
 	for (uint64_t o = from; o < to; o++)
-		if (lookup(&s->fm, v->file, o) == PFN_NONE && add_page(s, v->file, o) == PFN_NONE)
+		if (lookup(&k->fm, v->file, o) == PFN_NONE && add_page(k, v->file, o) == PFN_NONE)
 			break;
 	return pfn;
 }
 
-int filemap_read_in(struct sim *s, uint32_t file, uint64_t off, uint64_t nr)
+int filemap_read_in(struct kernel *k, uint32_t file, uint64_t off, uint64_t nr)
 {
 	for (uint64_t o = off; o < off + nr; o++)
-		if (lookup(&s->fm, file, o) == PFN_NONE && add_page(s, file, o) == PFN_NONE)
+		if (lookup(&k->fm, file, o) == PFN_NONE && add_page(k, file, o) == PFN_NONE)
 			return 1;
 	return 0;
 }
 
-bool filemap_is_thp(const struct sim *s, pfn_t pfn)
+bool filemap_is_thp(const struct kernel *k, pfn_t pfn)
 {
-	return s->thp.folio && (s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_FILE) &&
-	       filemap_is_cache(&s->fm, pfn);
+	return k->thp.folio && (k->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_FILE) &&
+	       filemap_is_cache(&k->fm, pfn);
 }
 
-void filemap_install_thp(struct sim *s, uint32_t file, uint64_t start, pfn_t head)
+void filemap_install_thp(struct kernel *k, uint32_t file, uint64_t start, pfn_t head)
 {
-	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+	struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 
 	/* the block is kept as 512 order-0 frames (split_page()), each a cache page
 	 * like any other: the cache never frees a page before the end (see the header) */
-	thp_split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
+	thp_split_alloc(&k->buddy, head, HPAGE_PMD_ORDER);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-		pfn_t old = lookup(&s->fm, file, start + i);
+		pfn_t old = lookup(&k->fm, file, start + i);
 
-		BUG_ON(old == PFN_NONE || s->fm.map[old] != 1); /* present and unmapped */
-		set_val(&s->fm, file, start + i, head + i);
-		s->fm.map[old] = 0;
-		s->fm.map[head + i] = 1;
-		s->rmap[head + i] = 0;
-		buddy_free(&s->buddy, old, 0); /* folio_put_refs() of the old page */
+		BUG_ON(old == PFN_NONE || k->fm.map[old] != 1); /* present and unmapped */
+		set_val(&k->fm, file, start + i, head + i);
+		k->fm.map[old] = 0;
+		k->fm.map[head + i] = 1;
+		k->rmap[head + i] = 0;
+		buddy_free(&k->buddy, old, 0); /* folio_put_refs() of the old page */
 	}
 	memset(f, 0, sizeof(*f));
 	f->flags = FOLIO_FILE;
-	s->st.nr_file_hugepages++; /* NR_FILE_THPS; nr_file_pages is unchanged */
+	k->st->nr_file_hugepages++; /* NR_FILE_THPS; nr_file_pages is unchanged */
 }
 
-void filemap_map_pmd(struct sim *s, pfn_t head)
+void filemap_map_pmd(struct kernel *k, pfn_t head)
 {
-	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+	struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 
 	/* folio_add_file_rmap_pmd(): NR_FILE_MAPPED by the pages not mapped yet,
 	 * NR_FILE_PMDMAPPED on the first PMD */
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
-		if (s->fm.map[head + i]++ == 1)
-			s->st.nr_mapped++;
+		if (k->fm.map[head + i]++ == 1)
+			k->st->nr_mapped++;
 	if (f->nr_pmd++ == 0)
-		s->st.nr_file_pmdmapped++;
-	s->fm.nr_pmds++;
+		k->st->nr_file_pmdmapped++;
+	k->fm.nr_pmds++;
 }
 
-void filemap_unmap_pmd(struct sim *s, pfn_t pfn)
+void filemap_unmap_pmd(struct kernel *k, pfn_t pfn)
 {
 	pfn_t head = pfn & ~(pfn_t)(HPAGE_PMD_NR - 1);
-	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+	struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 
 	BUG_ON(!f->nr_pmd);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-		BUG_ON(s->fm.map[head + i] < 2);
-		if (--s->fm.map[head + i] == 1)
-			s->st.nr_mapped--;
+		BUG_ON(k->fm.map[head + i] < 2);
+		if (--k->fm.map[head + i] == 1)
+			k->st->nr_mapped--;
 	}
 	if (--f->nr_pmd == 0)
-		s->st.nr_file_pmdmapped--;
-	s->fm.nr_pmds--;
+		k->st->nr_file_pmdmapped--;
+	k->fm.nr_pmds--;
 }
 
-void filemap_map_pte(struct sim *s, pfn_t pfn)
+void filemap_map_pte(struct kernel *k, pfn_t pfn)
 {
-	if (s->fm.map[pfn]++ == 1)
-		s->st.nr_mapped++;
-	s->fm.nr_ptes++;
+	if (k->fm.map[pfn]++ == 1)
+		k->st->nr_mapped++;
+	k->fm.nr_ptes++;
 }
 
-void filemap_unmap_pte(struct sim *s, pfn_t pfn)
+void filemap_unmap_pte(struct kernel *k, pfn_t pfn)
 {
-	BUG_ON(s->fm.map[pfn] < 2);
-	if (--s->fm.map[pfn] == 1)
-		s->st.nr_mapped--;
-	s->fm.nr_ptes--;
+	BUG_ON(k->fm.map[pfn] < 2);
+	if (--k->fm.map[pfn] == 1)
+		k->st->nr_mapped--;
+	k->fm.nr_ptes--;
 }
 
 /* set_pte_range() of one cache page at @p: 0, or 1 out of host memory. */
-static int map_cache_pte(struct sim *s, vaddr_t p, pfn_t pfn, bool writable)
+static int map_cache_pte(struct kernel *k, vaddr_t p, pfn_t pfn, bool writable)
 {
-	if (pt_map(&s->pt, p, PS_4K, pfn, writable))
+	if (pt_map(&k->mm->pt, p, PS_4K, pfn, writable))
 		return 1;
-	filemap_map_pte(s, pfn);
+	filemap_map_pte(k, pfn);
 	return 0;
 }
 
@@ -438,9 +438,9 @@ static bool read_maps_writable(const struct vma *v)
  * around @va whose PTEs are empty, read-only (writable: read_maps_writable()).
  * In a shmem VMA only pages that exist: a hole is left to its own fault.
  */
-static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
+static int fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 {
-	uint64_t nr = s->cfg.fault_around_bytes >> PAGE_SHIFT;
+	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT;
 	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi;
 
 	/* from_pte = max(ALIGN_DOWN(pte_off, nr), the VMA's first PTE); to_pte =
@@ -455,41 +455,41 @@ static int fault_around(struct sim *s, const struct vma *v, vaddr_t va)
 		hi = table + PMD_SIZE;
 	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
 		uint64_t off = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
-		pfn_t pfn = lookup(&s->fm, v->file, off);
+		pfn_t pfn = lookup(&k->fm, v->file, off);
 
 		if (pfn == PFN_NONE && (v->flags & VM_SHMEM)) {
-			if (shmem_exists(s, v) && pt_slot_empty(&s->pt, p, PS_4K))
-				pfn = shmem_add_page(s, v, off);
-		} else if (pfn == PFN_NONE && s->cfg.file_cache == FILE_CACHE_WARM && pt_slot_empty(&s->pt, p, PS_4K)) {
-			pfn = add_page(s, v->file, off); /* cached all along; stops where memory ends */
+			if (shmem_exists(k, v) && pt_slot_empty(&k->mm->pt, p, PS_4K))
+				pfn = shmem_add_page(k, v, off);
+		} else if (pfn == PFN_NONE && k->cfg->file_cache == FILE_CACHE_WARM && pt_slot_empty(&k->mm->pt, p, PS_4K)) {
+			pfn = add_page(k, v->file, off); /* cached all along; stops where memory ends */
 		}
-		if (pfn != PFN_NONE && pt_slot_empty(&s->pt, p, PS_4K) &&
-		    map_cache_pte(s, p, pfn, read_maps_writable(v)))
+		if (pfn != PFN_NONE && pt_slot_empty(&k->mm->pt, p, PS_4K) &&
+		    map_cache_pte(k, p, pfn, read_maps_writable(v)))
 			return 1;
 	}
 	return 0;
 }
 
 /* wp_page_copy() / do_cow_fault()'s copy: an anonymous page at @p instead. */
-static int cow_copy(struct sim *s, struct vma *v, vaddr_t p, bool replace)
+static int cow_copy(struct kernel *k, struct vma *v, vaddr_t p, bool replace)
 {
 	pfn_t np;
 
 	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
-	np = buddy_alloc(&s->buddy, 0);
+	np = buddy_alloc(&k->buddy, 0);
 	if (np == PFN_NONE)
 		return 1;
 	if (replace)
-		pt_set_pte(&s->pt, p, np, v->flags & VM_WRITE);
-	else if (pt_map(&s->pt, p, PS_4K, np, v->flags & VM_WRITE)) {
-		buddy_free(&s->buddy, np, 0);
+		pt_set_pte(&k->mm->pt, p, np, v->flags & VM_WRITE);
+	else if (pt_map(&k->mm->pt, p, PS_4K, np, v->flags & VM_WRITE)) {
+		buddy_free(&k->buddy, np, 0);
 		return 1;
 	}
-	sim_rmap_set(s, np, p);
-	lru_add(&s->lru, np, 1);
-	s->st.nr_anon_pages++;
-	sim_rss_changed(s);
-	s->st.cyc_fault += s->cfg.cost.copy_page;
+	kernel_rmap_set(k, np, p);
+	lru_add(&k->lru, np, 1);
+	k->st->nr_anon_pages++;
+	kernel_rss_changed(k);
+	k->st->cyc_fault += k->cfg->cost.copy_page;
 	return 0;
 }
 
@@ -499,23 +499,23 @@ static int cow_copy(struct sim *s, struct vma *v, vaddr_t p, bool replace)
  * has no file THP), thp_vma_suitable_order() at the 2M block (the VMA's start
  * minus its pgoff 2M aligned, the block inside the VMA), and pmd_none().
  */
-static bool set_pmd_ok(const struct sim *s, const struct vma *v, vaddr_t va)
+static bool set_pmd_ok(const struct kernel *k, const struct vma *v, vaddr_t va)
 {
 	vaddr_t h = va & ~(PMD_SIZE - 1);
 
-	return s->cfg.mode == MODE_THP && !(v->flags & VM_NOHUGEPAGE) &&
-	       filemap_thp_suitable(v, h) && pt_slot_empty(&s->pt, h, PS_2M);
+	return k->cfg->mode == MODE_THP && !(v->flags & VM_NOHUGEPAGE) &&
+	       filemap_thp_suitable(v, h) && pt_slot_empty(&k->mm->pt, h, PS_2M);
 }
 
 /* do_set_pmd(): one read-only PMD maps the whole file THP (thp_file_mapped). */
-static int map_cache_pmd(struct sim *s, vaddr_t va, pfn_t pfn)
+static int map_cache_pmd(struct kernel *k, vaddr_t va, pfn_t pfn)
 {
 	pfn_t head = pfn & ~(pfn_t)(HPAGE_PMD_NR - 1);
 
-	if (pt_map(&s->pt, va & ~(PMD_SIZE - 1), PS_2M, head, false))
+	if (pt_map(&k->mm->pt, va & ~(PMD_SIZE - 1), PS_2M, head, false))
 		return 1;
-	filemap_map_pmd(s, head);
-	s->st.thp_file_mapped++;
+	filemap_map_pmd(k, head);
+	k->st->thp_file_mapped++;
 	return 0;
 }
 
@@ -525,59 +525,59 @@ bool filemap_thp_suitable(const struct vma *v, vaddr_t haddr)
 	       haddr + PMD_SIZE <= v->end;
 }
 
-int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
+int filemap_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 {
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
-	pfn_t pfn = get_page(s, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT), p);
+	pfn_t pfn = get_page(k, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT), p);
 
 	if (pfn == PFN_NONE)
 		return 1;
 	if (write && !(v->flags & VM_SHARED))
-		return cow_copy(s, v, p, false); /* do_cow_fault() */
+		return cow_copy(k, v, p, false); /* do_cow_fault() */
 	if (write) /* do_shared_fault(): the cache page, writable and dirty */
-		return map_cache_pte(s, p, pfn, v->flags & VM_WRITE);
+		return map_cache_pte(k, p, pfn, v->flags & VM_WRITE);
 	/* do_read_fault(): a file THP maps whole (filemap_map_pmd(), finish_fault()) */
-	if (filemap_is_thp(s, pfn) && set_pmd_ok(s, v, va))
-		return map_cache_pmd(s, va, pfn);
-	if (s->cfg.fault_around_bytes > PAGE_SIZE)
-		return fault_around(s, v, va);
-	return map_cache_pte(s, p, pfn, read_maps_writable(v));
+	if (filemap_is_thp(k, pfn) && set_pmd_ok(k, v, va))
+		return map_cache_pmd(k, va, pfn);
+	if (k->cfg->fault_around_bytes > PAGE_SIZE)
+		return fault_around(k, v, va);
+	return map_cache_pte(k, p, pfn, read_maps_writable(v));
 }
 
-int filemap_wp_fault(struct sim *s, struct vma *v, vaddr_t va, pfn_t pfn)
+int filemap_wp_fault(struct kernel *k, struct vma *v, vaddr_t va, pfn_t pfn)
 {
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
 
 	if (v->flags & VM_SHARED) { /* wp_page_shared(): dirty it, make it writable */
-		pt_protect_range(&s->pt, p, p + PAGE_SIZE, true, PFN_NONE, PFN_NONE);
+		pt_protect_range(&k->mm->pt, p, p + PAGE_SIZE, true, PFN_NONE, PFN_NONE);
 		return 0;
 	}
-	if (cow_copy(s, v, p, true)) /* wp_page_copy() */
+	if (cow_copy(k, v, p, true)) /* wp_page_copy() */
 		return 1;
-	filemap_unmap_pte(s, pfn);
+	filemap_unmap_pte(k, pfn);
 	return 0;
 }
 
-void filemap_for_each(const struct sim *s, void (*fn)(void *ctx, pfn_t pfn), void *ctx)
+void filemap_for_each(const struct kernel *k, void (*fn)(void *ctx, pfn_t pfn), void *ctx)
 {
-	for (size_t i = 0; i < s->fm.cap; i++)
-		if (s->fm.key_file[i])
-			fn(ctx, s->fm.val[i]);
+	for (size_t i = 0; i < k->fm.cap; i++)
+		if (k->fm.key_file[i])
+			fn(ctx, k->fm.val[i]);
 }
 
-void filemap_check_invariants(const struct sim *s, uint64_t ptes, uint64_t pmds)
+void filemap_check_invariants(const struct kernel *k, uint64_t ptes, uint64_t pmds)
 {
 	uint64_t maps = 0, nr_mapped = 0;
 
-	BUG_ON(s->fm.n != s->st.nr_file_pages);
-	for (size_t i = 0; i < s->fm.cap; i++)
-		if (s->fm.key_file[i]) {
-			uint32_t m = s->fm.map[s->fm.val[i]];
+	BUG_ON(k->fm.n != k->st->nr_file_pages);
+	for (size_t i = 0; i < k->fm.cap; i++)
+		if (k->fm.key_file[i]) {
+			uint32_t m = k->fm.map[k->fm.val[i]];
 
 			BUG_ON(m == 0);
 			maps += m - 1;
 			nr_mapped += m > 1;
 		}
-	BUG_ON(maps != ptes + pmds * HPAGE_PMD_NR || ptes != s->fm.nr_ptes || pmds != s->fm.nr_pmds);
-	BUG_ON(nr_mapped != s->st.nr_mapped);
+	BUG_ON(maps != ptes + pmds * HPAGE_PMD_NR || ptes != k->fm.nr_ptes || pmds != k->fm.nr_pmds);
+	BUG_ON(nr_mapped != k->st->nr_mapped);
 }

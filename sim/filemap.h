@@ -11,7 +11,7 @@
 
 #include "types.h"
 
-struct sim;
+struct kernel;
 struct vma;
 
 /*
@@ -44,18 +44,18 @@ struct filemap {
 	uint64_t nr_pmds;   /* PMDs mapping file THPs */
 };
 
-int filemap_init(struct sim *s);
-void filemap_destroy(struct sim *s);
+int filemap_init(struct kernel *k);
+void filemap_destroy(struct kernel *k);
 
 /* A new file identity of mmusim's own (an fd mmap without one, implicit text). */
-uint32_t filemap_new_file(struct sim *s);
+uint32_t filemap_new_file(struct kernel *k);
 
 /*
  * mmap of shmem file @file, which then had @pages pages (mtr version 5's
  * st_blocks / 8): decides whether its pages outside the model's cache exist.
  * 0, or -1 when out of host memory.
  */
-int filemap_shmem_mmap(struct sim *s, uint32_t file, uint64_t pages);
+int filemap_shmem_mmap(struct kernel *k, uint32_t file, uint64_t pages);
 
 /* Is @pfn a page-cache page? */
 static inline bool filemap_is_cache(const struct filemap *fm, pfn_t pfn)
@@ -64,48 +64,48 @@ static inline bool filemap_is_cache(const struct filemap *fm, pfn_t pfn)
 }
 
 /* A not-present fault in the file VMA @v: 0, 1 if out of simulated or host memory. */
-int filemap_fault(struct sim *s, struct vma *v, vaddr_t va, bool write);
+int filemap_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write);
 
 /* A store to the read-only PTE of cache page @pfn at @va: 0, 1 if out of memory. */
-int filemap_wp_fault(struct sim *s, struct vma *v, vaddr_t va, pfn_t pfn);
+int filemap_wp_fault(struct kernel *k, struct vma *v, vaddr_t va, pfn_t pfn);
 
 /* A PTE mapping cache page @pfn goes (zap, munmap): the page stays cached. */
-void filemap_unmap_pte(struct sim *s, pfn_t pfn);
+void filemap_unmap_pte(struct kernel *k, pfn_t pfn);
 
 /* A PTE mapping cache page @pfn is made at a new place (mremap). */
-void filemap_map_pte(struct sim *s, pfn_t pfn);
+void filemap_map_pte(struct kernel *k, pfn_t pfn);
 
 /* The cached frame of page @off of @file, or PFN_NONE. */
-pfn_t filemap_lookup(const struct sim *s, uint32_t file, uint64_t off);
+pfn_t filemap_lookup(const struct kernel *k, uint32_t file, uint64_t off);
 
 /*
  * page_cache_sync_readahead() as collapse_file() calls it: read the missing
  * pages of [@off, @off + @nr) of @file into the cache. 0, 1 if out of memory.
  */
-int filemap_read_in(struct sim *s, uint32_t file, uint64_t off, uint64_t nr);
+int filemap_read_in(struct kernel *k, uint32_t file, uint64_t off, uint64_t nr);
 
 /* Is @pfn a page of a file THP (khugepaged.c collapse_file())? */
-bool filemap_is_thp(const struct sim *s, pfn_t pfn);
+bool filemap_is_thp(const struct kernel *k, pfn_t pfn);
 
 /*
  * collapse_file()'s page-cache part: the 512 cached pages of @file from @start
  * (all present, none mapped) are replaced by the allocated order-9 block at
  * @head (nr_file_hugepages); the old pages are freed.
  */
-void filemap_install_thp(struct sim *s, uint32_t file, uint64_t start, pfn_t head);
+void filemap_install_thp(struct kernel *k, uint32_t file, uint64_t start, pfn_t head);
 
 /* A PMD maps the file THP at @head (do_set_pmd()) / one mapping it goes. */
-void filemap_map_pmd(struct sim *s, pfn_t head);
-void filemap_unmap_pmd(struct sim *s, pfn_t pfn);
+void filemap_map_pmd(struct kernel *k, pfn_t head);
+void filemap_unmap_pmd(struct kernel *k, pfn_t pfn);
 
 /* thp_vma_suitable_order(@v, @haddr, PMD_ORDER) for a file VMA. */
 bool filemap_thp_suitable(const struct vma *v, vaddr_t haddr);
 
 /* Every cache page to @fn (the invariants: each owned once). */
-void filemap_for_each(const struct sim *s, void (*fn)(void *ctx, pfn_t pfn), void *ctx);
+void filemap_for_each(const struct kernel *k, void (*fn)(void *ctx, pfn_t pfn), void *ctx);
 
 /* Counters agree with the cache and the page table's cache PTEs (@ptes) and file
  * THP PMDs (@pmds). Aborts. */
-void filemap_check_invariants(const struct sim *s, uint64_t ptes, uint64_t pmds);
+void filemap_check_invariants(const struct kernel *k, uint64_t ptes, uint64_t pmds);
 
 #endif

@@ -90,18 +90,18 @@
 #include "mmap.h"
 #include "page_alloc.h"
 #include "reclaim.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 
-static cycles_t ms_to_cycles(const struct sim *s, unsigned ms)
+static cycles_t ms_to_cycles(const struct kernel *k, unsigned ms)
 {
-	return (cycles_t)ms * s->cfg.freq_mhz * 1000;
+	return (cycles_t)ms * k->cfg->freq_mhz * 1000;
 }
 
-void khugepaged_init(struct sim *s)
+void khugepaged_init(struct kernel *k)
 {
-	memset(&s->khugepaged, 0, sizeof(s->khugepaged));
-	s->khugepaged.next_wake = ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
+	memset(&k->khugepaged, 0, sizeof(k->khugepaged));
+	k->khugepaged.next_wake = ms_to_cycles(k, k->cfg->khugepaged.scan_sleep_millisecs);
 }
 
 /*
@@ -112,12 +112,12 @@ void khugepaged_init(struct sim *s)
  * refuses it) or when any VMA maps the file shared and writable (which needs an
  * fd open for write, kept open by the mapping).
  */
-static bool file_thp_enabled(const struct sim *s, const struct vma *v, unsigned long flags)
+static bool file_thp_enabled(const struct kernel *k, const struct vma *v, unsigned long flags)
 {
-	if (!s->cfg.thp.read_only_thp_for_fs || !(flags & VM_FILE) || (flags & VM_WRITE))
+	if (!k->cfg->thp.read_only_thp_for_fs || !(flags & VM_FILE) || (flags & VM_WRITE))
 		return false;
-	for (size_t i = 0; i < s->vmas.n; i++) {
-		const struct vma *o = &s->vmas.v[i];
+	for (size_t i = 0; i < k->mm->vmas.n; i++) {
+		const struct vma *o = &k->mm->vmas.v[i];
 
 		if ((o->flags & VM_FILE) && o->file == v->file && (o->flags & VM_SHARED) &&
 		    (o->flags & VM_WRITE))
@@ -135,25 +135,25 @@ static bool file_thp_enabled(const struct sim *s, const struct vma *v, unsigned 
  * pass file_thp_enabled() (and with TVA_ENFORCE_SYSFS, THP enabled and either
  * enabled=always or VM_HUGEPAGE: the global control, __thp_vma_allowable_orders()).
  */
-static bool collapsible(const struct sim *s, const struct vma *v, unsigned long flags,
+static bool collapsible(const struct kernel *k, const struct vma *v, unsigned long flags,
 			bool enforce_sysfs)
 {
 	struct vma t = { v->start, v->end, flags, v->file, v->pgoff };
 	vaddr_t hend = v->end & ~(PMD_SIZE - 1);
 
 	/* vma_thp_disabled(), VM_NO_KHUGEPAGED */
-	if (s->cfg.mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB)))
+	if (k->cfg->mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB)))
 		return false;
 	if (flags & VM_FILE) {
-		if (enforce_sysfs && (s->cfg.thp.enabled == THP_NEVER ||
-				      (s->cfg.thp.enabled != THP_ALWAYS && !(flags & VM_HUGEPAGE))))
+		if (enforce_sysfs && (k->cfg->thp.enabled == THP_NEVER ||
+				      (k->cfg->thp.enabled != THP_ALWAYS && !(flags & VM_HUGEPAGE))))
 			return false;
 		return hend >= PMD_SIZE && filemap_thp_suitable(&t, hend - PMD_SIZE) &&
-		       file_thp_enabled(s, v, flags);
+		       file_thp_enabled(k, v, flags);
 	}
 	if (flags & VM_SHARED)
 		return false; /* shmem is not modelled */
-	if (enforce_sysfs && !thp_vma_allowable(s, &t))
+	if (enforce_sysfs && !thp_vma_allowable(k, &t))
 		return false;
 	if (hend < PMD_SIZE || hend - PMD_SIZE < v->start)
 		return false;
@@ -185,19 +185,19 @@ static bool collapsible(const struct sim *s, const struct vma *v, unsigned long 
  * The anon_vma test does not apply to smaps ("THPeligible bit of smaps should
  * show 1 for proper VMAs even though anon_vma is not initialized yet").
  */
-const char *khugepaged_thp_ineligible(const struct sim *s, const struct vma *v)
+const char *khugepaged_thp_ineligible(const struct kernel *k, const struct vma *v)
 {
 	vaddr_t hend = v->end & ~(PMD_SIZE - 1);
 	bool fits;
 
-	if (s->cfg.mode != MODE_THP)
-		return s->cfg.mode == MODE_HUGETLBFS ? "mode=hugetlbfs" : "mode=base";
+	if (k->cfg->mode != MODE_THP)
+		return k->cfg->mode == MODE_HUGETLBFS ? "mode=hugetlbfs" : "mode=base";
 	if (v->flags & VM_HUGETLB)
 		return "hugetlb";
 	if (!(v->flags & (VM_FILE | VM_SHARED))) {
-		if (s->cfg.thp.enabled == THP_NEVER)
+		if (k->cfg->thp.enabled == THP_NEVER)
 			return "enabled=never";
-		if (s->cfg.thp.enabled == THP_MADVISE && !(v->flags & VM_HUGEPAGE))
+		if (k->cfg->thp.enabled == THP_MADVISE && !(v->flags & VM_HUGEPAGE))
 			return "enabled=madvise";
 	}
 	if (v->flags & VM_NOHUGEPAGE)
@@ -208,24 +208,24 @@ const char *khugepaged_thp_ineligible(const struct sim *s, const struct vma *v)
 		return "no aligned 2M";
 	if (!(v->flags & VM_FILE))
 		return v->flags & VM_SHARED ? "shmem" : NULL;
-	if (s->cfg.thp.enabled == THP_NEVER)
+	if (k->cfg->thp.enabled == THP_NEVER)
 		return "enabled=never";
-	if (s->cfg.thp.enabled != THP_ALWAYS && !(v->flags & VM_HUGEPAGE))
+	if (k->cfg->thp.enabled != THP_ALWAYS && !(v->flags & VM_HUGEPAGE))
 		return "enabled=madvise";
-	if (!s->cfg.thp.read_only_thp_for_fs)
+	if (!k->cfg->thp.read_only_thp_for_fs)
 		return "read_only_thp_for_fs=false";
-	return file_thp_enabled(s, v, v->flags) ? NULL : "file open for write";
+	return file_thp_enabled(k, v, v->flags) ? NULL : "file open for write";
 }
 
-static bool vma_collapsible(const struct sim *s, const struct vma *v, bool enforce_sysfs)
+static bool vma_collapsible(const struct kernel *k, const struct vma *v, bool enforce_sysfs)
 {
-	return collapsible(s, v, v->flags, enforce_sysfs);
+	return collapsible(k, v, v->flags, enforce_sysfs);
 }
 
-void khugepaged_enter_vma(struct sim *s, const struct vma *v, unsigned long flags)
+void khugepaged_enter_vma(struct kernel *k, const struct vma *v, unsigned long flags)
 {
-	if (!s->thp.mm_registered && collapsible(s, v, flags, true))
-		thp_register(s);
+	if (!k->thp.mm_registered && collapsible(k, v, flags, true))
+		thp_register(k);
 }
 
 static void free_old(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
@@ -241,35 +241,35 @@ static void free_old(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
  * *@mmap_locked becomes false when a collapse was attempted (its allocation
  * included), which the kernel does with mmap_lock dropped.
  */
-static enum scan_result scan_pmd(struct sim *s, struct vma *v, vaddr_t haddr, bool is_khugepaged,
+static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr, bool is_khugepaged,
 				 bool *mmap_locked)
 {
-	const struct khugepaged_cfg *k = &s->cfg.khugepaged;
+	const struct khugepaged_cfg *kk = &k->cfg->khugepaged;
 	unsigned none = 0, present = 0, writable = 0, young = 0, unmapped = 0;
-	cycles_t *cyc = is_khugepaged ? &s->st.cyc_khugepaged : &s->st.cyc_fault;
+	cycles_t *cyc = is_khugepaged ? &k->st->cyc_khugepaged : &k->st->cyc_fault;
 	enum page_size ps;
 	pfn_t pfn, table;
 	uint64_t e;
 
-	if (pt_lookup(&s->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
+	if (pt_lookup(&k->mm->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
 		return SCAN_PMD_MAPPED;
-	if (!pt_table_at(&s->pt, haddr, 1))
+	if (!pt_table_at(&k->mm->pt, haddr, 1))
 		return SCAN_PMD_NONE;
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
 		uint64_t slot;
 
-		if (pt_get_swap(&s->pt, a, &slot)) {
-			if (++unmapped > k->max_ptes_swap && is_khugepaged) {
-				s->st.thp_scan_exceed_swap_pte++;
+		if (pt_get_swap(&k->mm->pt, a, &slot)) {
+			if (++unmapped > kk->max_ptes_swap && is_khugepaged) {
+				k->st->thp_scan_exceed_swap_pte++;
 				return SCAN_EXCEED_SWAP_PTE;
 			}
 			continue;
 		}
 		/* pte_none() || is_zero_pfn() */
-		if (!pt_lookup(&s->pt, a, &ps, &pfn, &e) || pfn == s->thp.zero_pfn) {
-			if (++none > k->max_ptes_none && is_khugepaged) {
-				s->st.thp_scan_exceed_none_pte++;
+		if (!pt_lookup(&k->mm->pt, a, &ps, &pfn, &e) || pfn == k->thp.zero_pfn) {
+			if (++none > kk->max_ptes_none && is_khugepaged) {
+				k->st->thp_scan_exceed_none_pte++;
 				return SCAN_EXCEED_NONE_PTE;
 			}
 			continue;
@@ -287,40 +287,40 @@ static enum scan_result scan_pmd(struct sim *s, struct vma *v, vaddr_t haddr, bo
 	*mmap_locked = false;
 	/* alloc_charge_folio(): one __alloc_pages() (no vma policy's second try) under
 	 * GFP_TRANSHUGE, or GFP_TRANSHUGE_LIGHT for khugepaged with defrag off */
-	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER,
-			      !is_khugepaged || k->defrag ? GFP_TRANSHUGE : GFP_TRANSHUGE_LIGHT);
+	pfn = sim_alloc_pages(k, HPAGE_PMD_ORDER,
+			      !is_khugepaged || kk->defrag ? GFP_TRANSHUGE : GFP_TRANSHUGE_LIGHT);
 	if (pfn == PFN_NONE) {
-		s->st.thp_collapse_alloc_failed++;
+		k->st->thp_collapse_alloc_failed++;
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;
 	}
-	s->st.thp_collapse_alloc++; /* counted at allocation, as alloc_charge_folio() */
-	vmas_count(s, haddr, VE_THP_COLLAPSE_ALLOC);
+	k->st->thp_collapse_alloc++; /* counted at allocation, as alloc_charge_folio() */
+	vmas_count(k, haddr, VE_THP_COLLAPSE_ALLOC);
 	/* __collapse_huge_page_swapin(): read the swapped pages back first */
 	/* (the allocation may have reclaimed pages of this very range: read those too) */
-	for (unsigned i = 0; s->pt.nr_swap && i < HPAGE_PMD_NR; i++) {
+	for (unsigned i = 0; k->mm->pt.nr_swap && i < HPAGE_PMD_NR; i++) {
 		vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
 		uint64_t slot;
 
-		if (pt_get_swap(&s->pt, a, &slot) &&
-		    reclaim_swap_in(s, v, a, slot, is_khugepaged)) {
+		if (pt_get_swap(&k->mm->pt, a, &slot) &&
+		    reclaim_swap_in(k, v, a, slot, is_khugepaged)) {
 			/* no frame to read into: give the huge page back (SCAN_FAIL) */
-			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
+			buddy_free(&k->buddy, pfn, HPAGE_PMD_ORDER);
 			return SCAN_FAIL;
 		}
 	}
 	present += unmapped;
-	thp_rmap_batching(s, kernel_batched_collapse(s->cfg.kernel));
-	table = pt_collapse_pmd(&s->pt, haddr, pfn, v->flags & VM_WRITE, free_old, s);
-	thp_rmap_batching(s, false);
-	if (thp_deposit(s, haddr, table)) {
-		s->failed = true;
-		err_host(&s->err, s->trace_name, 0, 0, "out of host memory in a collapse");
+	thp_rmap_batching(k, kernel_batched_collapse(k->cfg->kernel));
+	table = pt_collapse_pmd(&k->mm->pt, haddr, pfn, v->flags & VM_WRITE, free_old, k);
+	thp_rmap_batching(k, false);
+	if (thp_deposit(k, haddr, table)) {
+		k->failed = true;
+		err_host(&k->err, k->trace_name, 0, 0, "out of host memory in a collapse");
 		return SCAN_FAIL;
 	}
-	thp_folio_new(s, pfn, haddr);
+	thp_folio_new(k, pfn, haddr);
 	/* pmdp_collapse_flush(): the application's TLB entries for the range go */
-	sim_flush_tlb_range(s, haddr, haddr + PMD_SIZE); /* 512 > 33: a full flush */
-	*cyc += present * s->cfg.cost.copy_page + (HPAGE_PMD_NR - present) * s->cfg.cost.clear_page;
+	sim_flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* 512 > 33: a full flush */
+	*cyc += present * k->cfg->cost.copy_page + (HPAGE_PMD_NR - present) * k->cfg->cost.clear_page;
 	return SCAN_SUCCEED;
 }
 
@@ -345,12 +345,12 @@ static uint64_t linear_index(const struct vma *v, vaddr_t va)
  * @file: every PTE mapping one, in every VMA of the file, goes (anonymous copies
  * stay). Returns how many went.
  */
-static uint64_t unmap_file_range(struct sim *s, uint32_t file, uint64_t start)
+static uint64_t unmap_file_range(struct kernel *k, uint32_t file, uint64_t start)
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < s->vmas.n; i++) {
-		const struct vma *o = &s->vmas.v[i];
+	for (size_t i = 0; i < k->mm->vmas.n; i++) {
+		const struct vma *o = &k->mm->vmas.v[i];
 		uint64_t lo = o->pgoff, hi = o->pgoff + ((o->end - o->start) >> PAGE_SHIFT);
 
 		if (!(o->flags & VM_FILE) || o->file != file)
@@ -364,9 +364,9 @@ static uint64_t unmap_file_range(struct sim *s, uint32_t file, uint64_t start)
 			enum page_size ps;
 			pfn_t pfn;
 
-			if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps == PS_4K &&
-			    pfn == filemap_lookup(s, file, off))
-				n += pt_unmap_range(&s->pt, a, a + PAGE_SIZE, false, unmap_cache_pte, s);
+			if (pt_lookup(&k->mm->pt, a, &ps, &pfn, NULL) && ps == PS_4K &&
+			    pfn == filemap_lookup(k, file, off))
+				n += pt_unmap_range(&k->mm->pt, a, a + PAGE_SIZE, false, unmap_cache_pte, k);
 		}
 	}
 	return n;
@@ -379,20 +379,20 @@ static uint64_t unmap_file_range(struct sim *s, uint32_t file, uint64_t start)
  * range flushed (pmdp_collapse_flush(): 512 > 33 strides, a full flush). The next
  * fault there maps the THP with one PMD.
  */
-static void retract_page_tables(struct sim *s, uint32_t file, uint64_t pgoff)
+static void retract_page_tables(struct kernel *k, uint32_t file, uint64_t pgoff)
 {
-	for (size_t i = 0; i < s->vmas.n; i++) {
-		const struct vma *o = &s->vmas.v[i];
+	for (size_t i = 0; i < k->mm->vmas.n; i++) {
+		const struct vma *o = &k->mm->vmas.v[i];
 		vaddr_t addr;
 
 		if (!(o->flags & VM_FILE) || o->file != file || (o->flags & VM_ANON_VMA) ||
 		    pgoff < o->pgoff || pgoff >= o->pgoff + ((o->end - o->start) >> PAGE_SHIFT))
 			continue;
 		addr = o->start + ((pgoff - o->pgoff) << PAGE_SHIFT);
-		if ((addr & (PMD_SIZE - 1)) || o->end < addr + PMD_SIZE || !pt_table_at(&s->pt, addr, 1))
+		if ((addr & (PMD_SIZE - 1)) || o->end < addr + PMD_SIZE || !pt_table_at(&k->mm->pt, addr, 1))
 			continue;
-		pt_retract_pmd(&s->pt, addr);
-		sim_flush_tlb_range(s, addr, addr + PMD_SIZE);
+		pt_retract_pmd(&k->mm->pt, addr);
+		sim_flush_tlb_range(k, addr, addr + PMD_SIZE);
 	}
 }
 
@@ -405,31 +405,31 @@ static void retract_page_tables(struct sim *s, uint32_t file, uint64_t pgoff)
  * tables. khugepaged gets SCAN_SUCCEED, MADV_COLLAPSE SCAN_PTE_MAPPED_HUGEPAGE
  * (it maps the PMD at once: collapse_pte_mapped_thp()).
  */
-static enum scan_result collapse_file(struct sim *s, const struct vma *v, uint64_t start,
+static enum scan_result collapse_file(struct kernel *k, const struct vma *v, uint64_t start,
 				      bool is_khugepaged)
 {
-	cycles_t *cyc = is_khugepaged ? &s->st.cyc_khugepaged : &s->st.cyc_fault;
+	cycles_t *cyc = is_khugepaged ? &k->st->cyc_khugepaged : &k->st->cyc_fault;
 	uint32_t file = v->file;
 	pfn_t pfn;
 
-	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER,
-			      !is_khugepaged || s->cfg.khugepaged.defrag ? GFP_TRANSHUGE :
+	pfn = sim_alloc_pages(k, HPAGE_PMD_ORDER,
+			      !is_khugepaged || k->cfg->khugepaged.defrag ? GFP_TRANSHUGE :
 									    GFP_TRANSHUGE_LIGHT);
 	if (pfn == PFN_NONE) {
-		s->st.thp_collapse_alloc_failed++;
+		k->st->thp_collapse_alloc_failed++;
 		return SCAN_ALLOC_HUGE_PAGE_FAIL;
 	}
-	s->st.thp_collapse_alloc++; /* alloc_charge_folio() */
-	vmas_count(s, v->start + ((start - v->pgoff) << PAGE_SHIFT), VE_THP_COLLAPSE_ALLOC);
-	if (filemap_read_in(s, file, start, HPAGE_PMD_NR)) {
-		buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER); /* filemap_lock_folio() failed */
+	k->st->thp_collapse_alloc++; /* alloc_charge_folio() */
+	vmas_count(k, v->start + ((start - v->pgoff) << PAGE_SHIFT), VE_THP_COLLAPSE_ALLOC);
+	if (filemap_read_in(k, file, start, HPAGE_PMD_NR)) {
+		buddy_free(&k->buddy, pfn, HPAGE_PMD_ORDER); /* filemap_lock_folio() failed */
 		return SCAN_FAIL;
 	}
-	if (unmap_file_range(s, file, start))
-		sim_flush_tlb_mm_range(s, 0, s->va_limit, PAGE_SHIFT); /* TLB_FLUSH_ALL */
-	*cyc += HPAGE_PMD_NR * s->cfg.cost.copy_page; /* copy_mc_highpage() each */
-	filemap_install_thp(s, file, start, pfn);
-	retract_page_tables(s, file, start);
+	if (unmap_file_range(k, file, start))
+		sim_flush_tlb_mm_range(k, 0, k->va_limit, PAGE_SHIFT); /* TLB_FLUSH_ALL */
+	*cyc += HPAGE_PMD_NR * k->cfg->cost.copy_page; /* copy_mc_highpage() each */
+	filemap_install_thp(k, file, start, pfn);
+	retract_page_tables(k, file, start);
 	return is_khugepaged ? SCAN_SUCCEED : SCAN_PTE_MAPPED_HUGEPAGE;
 }
 
@@ -439,41 +439,41 @@ static enum scan_result collapse_file(struct sim *s, const struct vma *v, uint64
  * wants at least 512 - max_ptes_none pages cached (thp_scan_exceed_none_pte); then
  * collapse_file().
  */
-static enum scan_result scan_file(struct sim *s, const struct vma *v, vaddr_t haddr,
+static enum scan_result scan_file(struct kernel *k, const struct vma *v, vaddr_t haddr,
 				  bool is_khugepaged)
 {
 	uint64_t start = linear_index(v, haddr);
 	unsigned present = 0;
 
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-		pfn_t pfn = filemap_lookup(s, v->file, start + i);
+		pfn_t pfn = filemap_lookup(k, v->file, start + i);
 
 		if (pfn == PFN_NONE)
 			continue;
-		if (filemap_is_thp(s, pfn)) /* file THPs start at 512-aligned indices: this one */
+		if (filemap_is_thp(k, pfn)) /* file THPs start at 512-aligned indices: this one */
 			return SCAN_PTE_MAPPED_HUGEPAGE;
 		present++;
 	}
-	if (is_khugepaged && present < HPAGE_PMD_NR - s->cfg.khugepaged.max_ptes_none) {
-		s->st.thp_scan_exceed_none_pte++;
+	if (is_khugepaged && present < HPAGE_PMD_NR - k->cfg->khugepaged.max_ptes_none) {
+		k->st->thp_scan_exceed_none_pte++;
 		return SCAN_EXCEED_NONE_PTE;
 	}
-	return collapse_file(s, v, start, is_khugepaged);
+	return collapse_file(k, v, start, is_khugepaged);
 }
 
 /* set_huge_pmd() -> do_set_pmd() of the file THP @head at @haddr in @v. */
-static enum scan_result set_huge_pmd(struct sim *s, const struct vma *v, vaddr_t haddr, pfn_t head)
+static enum scan_result set_huge_pmd(struct kernel *k, const struct vma *v, vaddr_t haddr, pfn_t head)
 {
 	if ((v->flags & VM_NOHUGEPAGE) || !filemap_thp_suitable(v, haddr) ||
-	    !pt_slot_empty(&s->pt, haddr, PS_2M))
+	    !pt_slot_empty(&k->mm->pt, haddr, PS_2M))
 		return SCAN_FAIL;
-	if (pt_map(&s->pt, haddr, PS_2M, head, false)) {
-		s->failed = true;
-		err_host(&s->err, s->trace_name, 0, 0, "out of memory mapping a file THP");
+	if (pt_map(&k->mm->pt, haddr, PS_2M, head, false)) {
+		k->failed = true;
+		err_host(&k->err, k->trace_name, 0, 0, "out of memory mapping a file THP");
 		return SCAN_FAIL;
 	}
-	filemap_map_pmd(s, head);
-	s->st.thp_file_mapped++;
+	filemap_map_pmd(k, head);
+	k->st->thp_file_mapped++;
 	return SCAN_SUCCEED;
 }
 
@@ -483,47 +483,47 @@ static enum scan_result set_huge_pmd(struct sim *s, const struct vma *v, vaddr_t
  * entry refuses); they are cleared and the PT table retracted (one flush), and
  * with @install_pmd (MADV_COLLAPSE) the THP mapped by a PMD.
  */
-static enum scan_result collapse_pte_mapped_thp(struct sim *s, vaddr_t haddr, bool install_pmd)
+static enum scan_result collapse_pte_mapped_thp(struct kernel *k, vaddr_t haddr, bool install_pmd)
 {
-	struct vma *v = vma_find(&s->vmas, haddr);
+	struct vma *v = vma_find(&k->mm->vmas, haddr);
 	enum page_size ps;
 	pfn_t pfn, head;
 
 	if (!v || !(v->flags & VM_FILE) || haddr < v->start || haddr + PMD_SIZE > v->end)
 		return SCAN_VMA_CHECK;
-	if (pt_lookup(&s->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
+	if (pt_lookup(&k->mm->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
 		return SCAN_PMD_MAPPED;
-	if (!vma_collapsible(s, v, false))
+	if (!vma_collapsible(k, v, false))
 		return SCAN_VMA_CHECK;
-	head = filemap_lookup(s, v->file, linear_index(v, haddr));
+	head = filemap_lookup(k, v->file, linear_index(v, haddr));
 	if (head == PFN_NONE)
 		return SCAN_PAGE_NULL;
-	if (!filemap_is_thp(s, head))
+	if (!filemap_is_thp(k, head))
 		return SCAN_PAGE_COMPOUND;
-	if (pt_table_at(&s->pt, haddr, 1)) {
+	if (pt_table_at(&k->mm->pt, haddr, 1)) {
 		for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 			vaddr_t a = haddr + ((vaddr_t)i << PAGE_SHIFT);
 			uint64_t slot;
 
-			if (pt_get_swap(&s->pt, a, &slot))
+			if (pt_get_swap(&k->mm->pt, a, &slot))
 				return SCAN_PTE_NON_PRESENT;
-			if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && pfn != head + i)
+			if (pt_lookup(&k->mm->pt, a, &ps, &pfn, NULL) && pfn != head + i)
 				return SCAN_FAIL;
 		}
-		pt_unmap_range(&s->pt, haddr, haddr + PMD_SIZE, false, unmap_cache_pte, s);
-		pt_retract_pmd(&s->pt, haddr);
-		sim_flush_tlb_range(s, haddr, haddr + PMD_SIZE); /* pmdp_collapse_flush() */
+		pt_unmap_range(&k->mm->pt, haddr, haddr + PMD_SIZE, false, unmap_cache_pte, k);
+		pt_retract_pmd(&k->mm->pt, haddr);
+		sim_flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* pmdp_collapse_flush() */
 	}
-	return install_pmd ? set_huge_pmd(s, v, haddr, head) : SCAN_SUCCEED;
+	return install_pmd ? set_huge_pmd(k, v, haddr, head) : SCAN_SUCCEED;
 }
 
 /* khugepaged's visit of a file VMA's 2M range (khugepaged_scan_mm_slot()). */
-static enum scan_result scan_file_khugepaged(struct sim *s, const struct vma *v, vaddr_t haddr)
+static enum scan_result scan_file_khugepaged(struct kernel *k, const struct vma *v, vaddr_t haddr)
 {
-	enum scan_result r = scan_file(s, v, haddr, true);
+	enum scan_result r = scan_file(k, v, haddr, true);
 
 	if (r == SCAN_PTE_MAPPED_HUGEPAGE) {
-		r = collapse_pte_mapped_thp(s, haddr, false);
+		r = collapse_pte_mapped_thp(k, haddr, false);
 		if (r == SCAN_PMD_MAPPED)
 			r = SCAN_SUCCEED;
 	}
@@ -531,28 +531,28 @@ static enum scan_result scan_file_khugepaged(struct sim *s, const struct vma *v,
 }
 
 /* MADV_COLLAPSE's of a file VMA's 2M range (madvise_collapse()). */
-static enum scan_result scan_file_madvise(struct sim *s, const struct vma *v, vaddr_t haddr)
+static enum scan_result scan_file_madvise(struct kernel *k, const struct vma *v, vaddr_t haddr)
 {
-	enum scan_result r = scan_file(s, v, haddr, false);
+	enum scan_result r = scan_file(k, v, haddr, false);
 
-	return r == SCAN_PTE_MAPPED_HUGEPAGE ? collapse_pte_mapped_thp(s, haddr, true) : r;
+	return r == SCAN_PTE_MAPPED_HUGEPAGE ? collapse_pte_mapped_thp(k, haddr, true) : r;
 }
 
-enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_collapse)
+enum scan_result khugepaged_scan_pmd(struct kernel *k, vaddr_t haddr, bool madv_collapse)
 {
-	struct vma *v = vma_find(&s->vmas, haddr);
+	struct vma *v = vma_find(&k->mm->vmas, haddr);
 	bool mmap_locked = true;
 	enum scan_result r;
 
 	if (!v || haddr + PMD_SIZE > v->end || (haddr & (PMD_SIZE - 1)) ||
-	    !vma_collapsible(s, v, !madv_collapse))
+	    !vma_collapsible(k, v, !madv_collapse))
 		return SCAN_VMA_CHECK;
 	if (v->flags & VM_FILE)
-		r = madv_collapse ? scan_file_madvise(s, v, haddr) : scan_file_khugepaged(s, v, haddr);
+		r = madv_collapse ? scan_file_madvise(k, v, haddr) : scan_file_khugepaged(k, v, haddr);
 	else
-		r = scan_pmd(s, v, haddr, !madv_collapse, &mmap_locked);
+		r = scan_pmd(k, v, haddr, !madv_collapse, &mmap_locked);
 	if (r == SCAN_SUCCEED && !madv_collapse)
-		s->st.khugepaged_pages_collapsed++;
+		k->st->khugepaged_pages_collapsed++;
 	return r;
 }
 
@@ -562,9 +562,9 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
  * been seen (the slot is done: full_scans, the cursor back at the list head).
  * Returns the units spent.
  */
-static unsigned scan_mm_slot(struct sim *s, unsigned pages, enum scan_result *result)
+static unsigned scan_mm_slot(struct kernel *k, unsigned pages, enum scan_result *result)
 {
-	struct khugepaged *kh = &s->khugepaged;
+	struct khugepaged *kh = &k->khugepaged;
 	unsigned progress = 0;
 
 	*result = SCAN_FAIL;
@@ -573,12 +573,12 @@ static unsigned scan_mm_slot(struct sim *s, unsigned pages, enum scan_result *re
 		kh->address = 0;
 	}
 	progress++; /* mmap_read_trylock() succeeded (it always does here) */
-	for (struct vma *v = vma_find_next(&s->vmas, kh->address); v;
-	     v = vma_find_next(&s->vmas, v->end)) {
+	for (struct vma *v = vma_find_next(&k->mm->vmas, kh->address); v;
+	     v = vma_find_next(&k->mm->vmas, v->end)) {
 		vaddr_t hstart = (v->start + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
 		vaddr_t hend = v->end & ~(PMD_SIZE - 1);
 
-		if (!vma_collapsible(s, v, true) || kh->address > hend) {
+		if (!vma_collapsible(k, v, true) || kh->address > hend) {
 			progress++;
 			continue;
 		}
@@ -588,30 +588,30 @@ static unsigned scan_mm_slot(struct sim *s, unsigned pages, enum scan_result *re
 			bool mmap_locked = true;
 
 			if (v->flags & VM_FILE) { /* hpage_collapse_scan_file() drops mmap_lock */
-				*result = scan_file_khugepaged(s, v, kh->address);
+				*result = scan_file_khugepaged(k, v, kh->address);
 				mmap_locked = false;
 			} else {
-				*result = scan_pmd(s, v, kh->address, true, &mmap_locked);
+				*result = scan_pmd(k, v, kh->address, true, &mmap_locked);
 			}
 			if (*result == SCAN_SUCCEED)
-				s->st.khugepaged_pages_collapsed++;
-			s->st.cyc_khugepaged += HPAGE_PMD_NR * s->cfg.cost.compact_scan;
+				k->st->khugepaged_pages_collapsed++;
+			k->st->cyc_khugepaged += HPAGE_PMD_NR * k->cfg->cost.compact_scan;
 			kh->address += PMD_SIZE;
 			progress += HPAGE_PMD_NR;
-			if (!mmap_locked || progress >= pages || s->failed)
+			if (!mmap_locked || progress >= pages || k->failed)
 				return progress; /* breakouterloop: the slot stays */
 		}
 	}
 	/* every VMA seen: the next slot, which for the one mm is the list head */
 	kh->mm_slot = false;
-	s->st.khugepaged_full_scans++;
+	k->st->khugepaged_full_scans++;
 	return progress;
 }
 
-void khugepaged_do_scan(struct sim *s)
+void khugepaged_do_scan(struct kernel *k)
 {
-	struct khugepaged *kh = &s->khugepaged;
-	unsigned pages = s->cfg.khugepaged.pages_to_scan, progress = 0, pass_through_head = 0;
+	struct khugepaged *kh = &k->khugepaged;
+	unsigned pages = k->cfg->khugepaged.pages_to_scan, progress = 0, pass_through_head = 0;
 	enum scan_result result = SCAN_SUCCEED;
 	bool wait = true;
 
@@ -622,20 +622,20 @@ void khugepaged_do_scan(struct sim *s)
 		pass_through_head = kh->pass_through_head;
 		wait = false;
 	}
-	if (!s->thp.mm_registered || s->cfg.thp.enabled == THP_NEVER) {
+	if (!k->thp.mm_registered || k->cfg->thp.enabled == THP_NEVER) {
 		/* !khugepaged_has_work(): nothing to scan */
-		kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
+		kh->next_wake += ms_to_cycles(k, k->cfg->khugepaged.scan_sleep_millisecs);
 		return;
 	}
-	s->in_khugepaged = true; /* compaction it triggers is its own CPU time */
+	k->in_khugepaged = true; /* compaction it triggers is its own CPU time */
 	for (;;) {
 		if (!kh->mm_slot)
 			pass_through_head++;
 		if (pass_through_head < 2)
-			progress += scan_mm_slot(s, pages - progress, &result);
+			progress += scan_mm_slot(k, pages - progress, &result);
 		else
 			progress = pages;
-		if (progress >= pages || s->failed)
+		if (progress >= pages || k->failed)
 			break;
 		if (result == SCAN_ALLOC_HUGE_PAGE_FAIL) {
 			if (!wait)
@@ -644,14 +644,14 @@ void khugepaged_do_scan(struct sim *s)
 			kh->alloc_sleeping = true;
 			kh->progress = progress;
 			kh->pass_through_head = pass_through_head;
-			kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.alloc_sleep_millisecs);
-			s->in_khugepaged = false;
+			kh->next_wake += ms_to_cycles(k, k->cfg->khugepaged.alloc_sleep_millisecs);
+			k->in_khugepaged = false;
 			return;
 		}
 	}
-	s->in_khugepaged = false;
+	k->in_khugepaged = false;
 	/* khugepaged_wait_work() */
-	kh->next_wake += ms_to_cycles(s, s->cfg.khugepaged.scan_sleep_millisecs);
+	kh->next_wake += ms_to_cycles(k, k->cfg->khugepaged.scan_sleep_millisecs);
 }
 
 /* madvise_collapse_errno() */
@@ -668,20 +668,20 @@ static int collapse_errno(enum scan_result r)
 }
 
 /* madvise_collapse() of [@start, @end), which lies inside @v. 0 or -errno. */
-static int madvise_collapse(struct sim *s, struct vma *v, vaddr_t start, vaddr_t end)
+static int madvise_collapse(struct kernel *k, struct vma *v, vaddr_t start, vaddr_t end)
 {
 	vaddr_t hstart = (start + PMD_SIZE - 1) & ~(PMD_SIZE - 1), hend = end & ~(PMD_SIZE - 1);
 	enum scan_result last_fail = SCAN_FAIL;
 	uint64_t thps = 0;
 
-	if (!vma_collapsible(s, v, false))
+	if (!vma_collapsible(k, v, false))
 		return -EINVAL;
 	for (vaddr_t addr = hstart; addr < hend; addr += PMD_SIZE) {
 		bool mmap_locked = true;
-		enum scan_result r = v->flags & VM_FILE ? scan_file_madvise(s, v, addr) :
-							  scan_pmd(s, v, addr, false, &mmap_locked);
+		enum scan_result r = v->flags & VM_FILE ? scan_file_madvise(k, v, addr) :
+							  scan_pmd(k, v, addr, false, &mmap_locked);
 
-		if (s->failed)
+		if (k->failed)
 			return -ENOMEM;
 		switch (r) {
 		case SCAN_SUCCEED:
@@ -705,17 +705,17 @@ out:
 	return thps == (hend - hstart) >> PMD_SHIFT ? 0 : collapse_errno(last_fail);
 }
 
-int khugepaged_madvise_collapse(struct sim *s, vaddr_t start, vaddr_t end)
+int khugepaged_madvise_collapse(struct kernel *k, vaddr_t start, vaddr_t end)
 {
 	int unmapped_error = 0;
 
-	if (s->cfg.mode != MODE_THP)
+	if (k->cfg->mode != MODE_THP)
 		return -EINVAL; /* no THP in this kernel: madvise_behavior_valid() */
 	if (start >= end)
 		return 0;
 	/* madvise_walk_vmas() */
 	for (;;) {
-		struct vma *v = vma_find_next(&s->vmas, start);
+		struct vma *v = vma_find_next(&k->mm->vmas, start);
 		vaddr_t tmp;
 		int err;
 
@@ -728,7 +728,7 @@ int khugepaged_madvise_collapse(struct sim *s, vaddr_t start, vaddr_t end)
 				break;
 		}
 		tmp = v->end < end ? v->end : end;
-		err = madvise_collapse(s, v, start, tmp);
+		err = madvise_collapse(k, v, start, tmp);
 		if (err)
 			return err;
 		start = tmp;

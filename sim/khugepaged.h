@@ -7,7 +7,7 @@
 
 #include "types.h"
 
-struct sim;
+struct kernel;
 struct vma;
 
 /* enum scan_result of mm/khugepaged.c, the outcomes this model produces. */
@@ -39,22 +39,22 @@ struct khugepaged {
 	unsigned progress, pass_through_head;
 };
 
-void khugepaged_init(struct sim *s);
+void khugepaged_init(struct kernel *k);
 
 /*
  * One wake-up: khugepaged_do_scan(), or the rest of a pass that slept after an
  * allocation failure. Sets next_wake.
  */
-void khugepaged_do_scan(struct sim *s);
+void khugepaged_do_scan(struct kernel *k);
 
 /*
  * khugepaged_enter_vma(): register the mm if khugepaged could scan @v with
  * @flags (its flags as they are becoming: MADV_HUGEPAGE).
  */
-void khugepaged_enter_vma(struct sim *s, const struct vma *v, unsigned long flags);
+void khugepaged_enter_vma(struct kernel *k, const struct vma *v, unsigned long flags);
 
 /* smaps' THPeligible of @v: NULL if 1, else why it is 0 (khugepaged.c says how). */
-const char *khugepaged_thp_ineligible(const struct sim *s, const struct vma *v);
+const char *khugepaged_thp_ineligible(const struct kernel *k, const struct vma *v);
 
 /*
  * Try to collapse the 2M range at @haddr as khugepaged would (counting
@@ -63,7 +63,7 @@ const char *khugepaged_thp_ineligible(const struct sim *s, const struct vma *v);
  * SCAN_VMA_CHECK if the range is not wholly inside a VMA where that collapse
  * is allowed (see khugepaged.c).
  */
-enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_collapse);
+enum scan_result khugepaged_scan_pmd(struct kernel *k, vaddr_t haddr, bool madv_collapse);
 
 /*
  * madvise(@start, @end - @start, MADV_COLLAPSE): each VMA in the range,
@@ -72,6 +72,6 @@ enum scan_result khugepaged_scan_pmd(struct sim *s, vaddr_t haddr, bool madv_col
  * reason retrying will not change, no THP in this mode), -ENOMEM (an
  * allocation failed, or a hole in the range), -EBUSY.
  */
-int khugepaged_madvise_collapse(struct sim *s, vaddr_t start, vaddr_t end);
+int khugepaged_madvise_collapse(struct kernel *k, vaddr_t start, vaddr_t end);
 
 #endif

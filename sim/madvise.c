@@ -43,13 +43,13 @@
 #include "madvise.h"
 #include "mmap.h"
 #include "reclaim.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 
 enum madv_op { OP_FREE, OP_COLD, OP_PAGEOUT };
 
 struct madv_walk {
-	struct sim *s;
+	struct kernel *k;
 	enum madv_op op;
 	struct pt_span g;             /* the mmu_gather of one VMA */
 	pfn_t list[HPAGE_PMD_NR];     /* MADV_PAGEOUT: the folios of one PMD range */
@@ -57,26 +57,26 @@ struct madv_walk {
 };
 
 /* split_folio() of the THP at @head: its PMD first if it has one (unmap_folio()). */
-static void split_folio(struct sim *s, pfn_t head)
+static void split_folio(struct kernel *k, pfn_t head)
 {
-	const struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+	const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 
 	if (f->flags & FOLIO_PMD_MAPPED)
-		thp_split_pmd_at(s, f->va);
-	thp_split_folio(s, head);
+		thp_split_pmd_at(k, f->va);
+	thp_split_folio(k, head);
 }
 
 /* Clear @bits of the leaf at @va, gathering it for the flush if any was set. */
 static void clear_bits(struct madv_walk *w, vaddr_t va, enum page_size ps, uint64_t bits)
 {
-	if (pt_clear_leaf_bits(&w->s->pt, va, bits) & bits)
+	if (pt_clear_leaf_bits(&w->k->mm->pt, va, bits) & bits)
 		pt_span_add(&w->g, va, ps);
 }
 
 /* The folio at @head, @nr pages, mapped from @va by one @ps leaf or @nr PTEs. */
 static void folio_advise(struct madv_walk *w, pfn_t head, unsigned nr, vaddr_t va, enum page_size ps)
 {
-	struct sim *s = w->s;
+	struct kernel *k = w->k;
 	unsigned leaves = ps == PS_4K ? nr : 1;
 
 	switch (w->op) {
@@ -84,27 +84,27 @@ static void folio_advise(struct madv_walk *w, pfn_t head, unsigned nr, vaddr_t v
 		/* clear_young_dirty_ptes(CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY), folio_mark_lazyfree() */
 		for (unsigned i = 0; i < leaves; i++)
 			clear_bits(w, va + ((vaddr_t)i << PAGE_SHIFT), ps, PTE_A | PTE_D);
-		if (lru_mark_lazyfree(&s->lru, head, nr))
-			s->st.pglazyfree += nr;
+		if (lru_mark_lazyfree(&k->lru, head, nr))
+			k->st->pglazyfree += nr;
 		break;
 	case OP_COLD:
 		for (unsigned i = 0; i < leaves; i++)
 			clear_bits(w, va + ((vaddr_t)i << PAGE_SHIFT), ps, PTE_A);
-		s->lru.flags[head] &= (uint8_t)~LRU_F_REFERENCED;
-		if (s->lru.flags[head] & LRU_F_ACTIVE) { /* folio_deactivate() */
-			lru_move(&s->lru, head, nr, LRU_INACTIVE_ANON);
-			s->st.pgdeactivate += nr;
+		k->lru.flags[head] &= (uint8_t)~LRU_F_REFERENCED;
+		if (k->lru.flags[head] & LRU_F_ACTIVE) { /* folio_deactivate() */
+			lru_move(&k->lru, head, nr, LRU_INACTIVE_ANON);
+			k->st->pgdeactivate += nr;
 		}
 		break;
 	case OP_PAGEOUT:
-		s->lru.flags[head] &= (uint8_t)~LRU_F_REFERENCED;
+		k->lru.flags[head] &= (uint8_t)~LRU_F_REFERENCED;
 		w->list[w->n++] = head;
 		break;
 	}
 }
 
 /* madvise_folio_pte_batch(): PTEs from @p below @end mapping @pfn, @pfn + 1, ... of one THP. */
-static unsigned pte_batch(const struct sim *s, vaddr_t p, vaddr_t end, pfn_t pfn)
+static unsigned pte_batch(const struct kernel *k, vaddr_t p, vaddr_t end, pfn_t pfn)
 {
 	pfn_t last = (pfn | (HPAGE_PMD_NR - 1)) + 1;
 	enum page_size ps;
@@ -112,7 +112,7 @@ static unsigned pte_batch(const struct sim *s, vaddr_t p, vaddr_t end, pfn_t pfn
 	unsigned nr = 1;
 
 	while (p + ((vaddr_t)nr << PAGE_SHIFT) < end && pfn + nr < last &&
-	       pt_lookup(&s->pt, p + ((vaddr_t)nr << PAGE_SHIFT), &ps, &q, NULL) && ps == PS_4K &&
+	       pt_lookup(&k->mm->pt, p + ((vaddr_t)nr << PAGE_SHIFT), &ps, &q, NULL) && ps == PS_4K &&
 	       q == pfn + nr)
 		nr++;
 	return nr;
@@ -120,46 +120,46 @@ static unsigned pte_batch(const struct sim *s, vaddr_t p, vaddr_t end, pfn_t pfn
 
 static void drop_swap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
-	struct sim *s = ctx;
+	struct kernel *k = ctx;
 
 	(void)va;
 	(void)ps;
 	if (pfn == PFN_NONE) /* free_swap_and_cache_nr() */
-		swap_free(&s->swap, pte_pfn(entry));
+		swap_free(&k->swap, pte_pfn(entry));
 }
 
 /* The PTEs of [a, end), inside one PMD range (madvise_*_pte_range()'s loop). */
 static void pte_range(struct madv_walk *w, vaddr_t a, vaddr_t end)
 {
-	struct sim *s = w->s;
+	struct kernel *k = w->k;
 	enum page_size ps;
 	uint64_t slot;
 	pfn_t pfn;
 
 	for (vaddr_t p = a; p < end;) {
-		if (!pt_lookup(&s->pt, p, &ps, &pfn, NULL)) {
+		if (!pt_lookup(&k->mm->pt, p, &ps, &pfn, NULL)) {
 			/* MADV_FREE drops a swap entry rather than read it back later */
-			if (w->op == OP_FREE && s->pt.nr_swap && pt_get_swap(&s->pt, p, &slot))
-				pt_unmap_range(&s->pt, p, p + PAGE_SIZE, false, drop_swap_leaf, s);
+			if (w->op == OP_FREE && k->mm->pt.nr_swap && pt_get_swap(&k->mm->pt, p, &slot))
+				pt_unmap_range(&k->mm->pt, p, p + PAGE_SIZE, false, drop_swap_leaf, k);
 			p += PAGE_SIZE;
 			continue;
 		}
-		if (ps != PS_4K || pfn == s->thp.zero_pfn) { /* no normal folio */
+		if (ps != PS_4K || pfn == k->thp.zero_pfn) { /* no normal folio */
 			p += PAGE_SIZE;
 			continue;
 		}
-		if (filemap_is_cache(&s->fm, pfn)) {
+		if (filemap_is_cache(&k->fm, pfn)) {
 			if (w->op == OP_COLD)
 				clear_bits(w, p, PS_4K, PTE_A);
 			p += PAGE_SIZE;
 			continue;
 		}
-		if (thp_is_folio(s, pfn)) {
-			unsigned nr = pte_batch(s, p, end, pfn);
+		if (thp_is_folio(k, pfn)) {
+			unsigned nr = pte_batch(k, p, end, pfn);
 
 			if (nr < HPAGE_PMD_NR) {
 				/* not wholly in the range: split it, then this PTE again, a 4K folio */
-				split_folio(s, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1));
+				split_folio(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1));
 				continue;
 			}
 			folio_advise(w, pfn, nr, p, PS_4K);
@@ -174,7 +174,7 @@ static void pte_range(struct madv_walk *w, vaddr_t a, vaddr_t end)
 /* One VMA's part [start, end) of the range: its PMD ranges, then the VMA's flush. */
 static void vma_range(struct madv_walk *w, vaddr_t start, vaddr_t end)
 {
-	struct sim *s = w->s;
+	struct kernel *k = w->k;
 
 	w->g = (struct pt_span){ 0, 0, 0 };
 	for (vaddr_t a = start, next; a < end; a = next) {
@@ -184,35 +184,35 @@ static void vma_range(struct madv_walk *w, vaddr_t start, vaddr_t end)
 		next = (a | (PMD_SIZE - 1)) + 1;
 		if (next > end)
 			next = end;
-		if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps != PS_4K) {
+		if (pt_lookup(&k->mm->pt, a, &ps, &pfn, NULL) && ps != PS_4K) {
 			/* the huge zero PMD, a file THP's PMD, a hugetlb page: left alone */
-			if (ps != PS_2M || !thp_is_folio(s, pfn))
+			if (ps != PS_2M || !thp_is_folio(k, pfn))
 				continue;
 			if (next - a == PMD_SIZE) {
 				folio_advise(w, pfn, HPAGE_PMD_NR, a, PS_2M);
 				goto range_done;
 			}
 			/* madvise_free_huge_pmd(), and the same in madvise_cold_or_pageout_pte_range() */
-			split_folio(s, pfn);
+			split_folio(k, pfn);
 		}
 		pte_range(w, a, next);
 range_done:
 		if (w->n) { /* reclaim_pages() at the end of each PMD range */
-			reclaim_pages(s, w->list, w->n);
+			reclaim_pages(k, w->list, w->n);
 			w->n = 0;
 		}
 	}
 	if (w->g.end) /* tlb_end_vma() */
-		sim_flush_tlb_mm_range(s, w->g.start, w->g.end, w->g.shift);
+		sim_flush_tlb_mm_range(k, w->g.start, w->g.end, w->g.shift);
 }
 
 /* madvise_walk_vmas() with @op: stops at the first VMA @ok refuses. */
 static int walk_vmas(struct madv_walk *w, vaddr_t start, vaddr_t end, unsigned long refuse)
 {
-	struct sim *s = w->s;
+	struct kernel *k = w->k;
 
-	for (struct vma *v = vma_find_next(&s->vmas, start); v && v->start < end;
-	     v = vma_find_next(&s->vmas, v->end)) {
+	for (struct vma *v = vma_find_next(&k->mm->vmas, start); v && v->start < end;
+	     v = vma_find_next(&k->mm->vmas, v->end)) {
 		vaddr_t lo = v->start > start ? v->start : start, hi = v->end < end ? v->end : end;
 
 		if (v->flags & refuse)
@@ -222,17 +222,17 @@ static int walk_vmas(struct madv_walk *w, vaddr_t start, vaddr_t end, unsigned l
 	return 0;
 }
 
-int madvise_free(struct sim *s, vaddr_t start, vaddr_t end)
+int madvise_free(struct kernel *k, vaddr_t start, vaddr_t end)
 {
-	struct madv_walk w = { .s = s, .op = OP_FREE };
+	struct madv_walk w = { .k = k, .op = OP_FREE };
 
 	/* vma_is_anonymous() (a shared anonymous VMA is shmem), not hugetlb */
 	return walk_vmas(&w, start, end, VM_FILE | VM_SHARED | VM_HUGETLB);
 }
 
-int madvise_cold_or_pageout(struct sim *s, vaddr_t start, vaddr_t end, bool pageout)
+int madvise_cold_or_pageout(struct kernel *k, vaddr_t start, vaddr_t end, bool pageout)
 {
-	struct madv_walk w = { .s = s, .op = pageout ? OP_PAGEOUT : OP_COLD };
+	struct madv_walk w = { .k = k, .op = pageout ? OP_PAGEOUT : OP_COLD };
 
 	/* can_madv_lru_vma() */
 	return walk_vmas(&w, start, end, VM_HUGETLB);

@@ -7,20 +7,20 @@
 
 #include "types.h"
 
-struct sim;
+struct kernel;
 
 /*
  * madvise(@start, @end - @start, MADV_FREE): each VMA of the range in turn
  * (madvise_free_single_vma()); the walk stops at the first VMA that is not
  * private anonymous memory (-EINVAL, the VMAs before it done). 0 or -EINVAL.
  */
-int madvise_free(struct sim *s, vaddr_t start, vaddr_t end);
+int madvise_free(struct kernel *k, vaddr_t start, vaddr_t end);
 
 /*
  * madvise(@start, @end - @start, MADV_COLD or, with @pageout, MADV_PAGEOUT):
  * madvise_cold_or_pageout_pte_range() over each VMA; stops at a hugetlb VMA
- * (-EINVAL). 0, -EINVAL, or -ENOMEM out of host memory (s->err set).
+ * (-EINVAL). 0, -EINVAL, or -ENOMEM out of host memory (k->err set).
  */
-int madvise_cold_or_pageout(struct sim *s, vaddr_t start, vaddr_t end, bool pageout);
+int madvise_cold_or_pageout(struct kernel *k, vaddr_t start, vaddr_t end, bool pageout);
 
 #endif

@@ -64,7 +64,7 @@
  *    MLOCK_ONFAULT) with mlock_fixup() per VMA (a split splits a THP across the
  *    edge, vma_adjust_trans_huge(); hugetlb VMAs keep their flags but are
  *    populated), munlock() and munlockall() clear them, mlockall() sets
- *    mm->def_flags for MCL_FUTURE (s->def_flags) and locks every VMA for
+ *    mm->def_flags for MCL_FUTURE (k->mm->def_flags) and locks every VMA for
  *    MCL_CURRENT. A VM_LOCKED page is never reclaimed (reclaim.c).
  *    Simplifications: [vvar]/[vdso] are ordinary VMAs to mlockall(MCL_CURRENT)
  *    (Linux skips VM_PFNMAP/VM_IO ones); RLIMIT_MEMLOCK is not checked (a
@@ -81,67 +81,67 @@
 #include "madvise.h"
 #include "mmap.h"
 #include "mmu.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 
-static int mm_populate(struct sim *s, vaddr_t start, vaddr_t end);
-static int madvise_populate(struct sim *s, vaddr_t start, vaddr_t end, bool write);
+static int mm_populate(struct kernel *k, vaddr_t start, vaddr_t end);
+static int madvise_populate(struct kernel *k, vaddr_t start, vaddr_t end, bool write);
 
 /* arch/x86/mm/tlb.c: tlb_single_page_flush_ceiling */
 #define TLB_SINGLE_PAGE_FLUSH_CEILING 33
 
 static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
-	struct sim *s = ctx;
+	struct kernel *k = ctx;
 
 	if (pfn == PFN_NONE) { /* a swap entry: free_swap_and_cache() */
-		thp_rmap_run_end(s);
-		swap_free(&s->swap, pte_pfn(entry));
+		thp_rmap_run_end(k);
+		swap_free(&k->swap, pte_pfn(entry));
 		return;
 	}
 	if (ps == PS_1G) {
-		thp_rmap_run_end(s);
-		hugetlb_free_1g(&s->hugetlb, pfn);
-		s->st.nr_hugetlb_pages_1g--;
-		sim_rss_changed(s);
+		thp_rmap_run_end(k);
+		hugetlb_free_1g(&k->hugetlb, pfn);
+		k->st->nr_hugetlb_pages_1g--;
+		kernel_rss_changed(k);
 		return;
 	}
-	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) { /* the page stays cached */
-		thp_rmap_run_end(s);
-		filemap_unmap_pte(s, pfn);
+	if (ps == PS_4K && filemap_is_cache(&k->fm, pfn)) { /* the page stays cached */
+		thp_rmap_run_end(k);
+		filemap_unmap_pte(k, pfn);
 		return;
 	}
-	if (ps == PS_2M && filemap_is_thp(s, pfn)) { /* zap_huge_pmd() of a file THP: cached */
-		thp_rmap_run_end(s);
-		filemap_unmap_pmd(s, pfn);
+	if (ps == PS_2M && filemap_is_thp(k, pfn)) { /* zap_huge_pmd() of a file THP: cached */
+		thp_rmap_run_end(k);
+		filemap_unmap_pmd(k, pfn);
 		return;
 	}
-	thp_unmap_leaf(s, va, ps, pfn);
+	thp_unmap_leaf(k, va, ps, pfn);
 }
 
-void sim_flush_tlb_mm_range(struct sim *s, vaddr_t start, vaddr_t end, unsigned stride_shift)
+void sim_flush_tlb_mm_range(struct kernel *k, vaddr_t start, vaddr_t end, unsigned stride_shift)
 {
 	if (end <= start)
 		return;
-	s->st.cyc_fault += s->cfg.cost.flush;
+	k->st->cyc_fault += k->cfg->cost.flush;
 	if ((end - start) >> stride_shift > TLB_SINGLE_PAGE_FLUSH_CEILING) {
-		mmu_flush_all(&s->mmu);
-		s->st.tlb_invalidations++;
+		mmu_flush_all(k->cpu);
+		k->st->tlb_invalidations++;
 	} else {
 		/* flush_tlb_func(): an INVLPG every stride from start while below end */
-		mmu_invalidate_range(&s->mmu, start, end);
-		s->st.tlb_invalidations += (end - start + (1ULL << stride_shift) - 1) >> stride_shift;
+		mmu_invalidate_range(k->cpu, start, end);
+		k->st->tlb_invalidations += (end - start + (1ULL << stride_shift) - 1) >> stride_shift;
 	}
 }
 
-void sim_flush_tlb_range(struct sim *s, vaddr_t start, vaddr_t end)
+void sim_flush_tlb_range(struct kernel *k, vaddr_t start, vaddr_t end)
 {
-	sim_flush_tlb_mm_range(s, start, end, PAGE_SHIFT);
+	sim_flush_tlb_mm_range(k, start, end, PAGE_SHIFT);
 }
 
-void sim_flush_tlb_page(struct sim *s, vaddr_t va)
+void sim_flush_tlb_page(struct kernel *k, vaddr_t va)
 {
-	sim_flush_tlb_mm_range(s, va & ~(PAGE_SIZE - 1), (va & ~(PAGE_SIZE - 1)) + PAGE_SIZE,
+	sim_flush_tlb_mm_range(k, va & ~(PAGE_SIZE - 1), (va & ~(PAGE_SIZE - 1)) + PAGE_SIZE,
 			       PAGE_SHIFT);
 }
 
@@ -150,26 +150,26 @@ void sim_flush_tlb_page(struct sim *s, vaddr_t va)
  * (vma_adjust_trans_huge(), zap_pmd_range()); a hugetlbfs page widens the range
  * to the whole page (see the header).
  */
-static void widen_to_huge(struct sim *s, vaddr_t *start, vaddr_t *end)
+static void widen_to_huge(struct kernel *k, vaddr_t *start, vaddr_t *end)
 {
 	enum page_size ps;
 	pfn_t pfn;
 
 	/* a 1G hugetlb page is zapped whole, like a 2M one */
-	if (*start & (PUD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_1G)
+	if (*start & (PUD_SIZE - 1) && pt_lookup(&k->mm->pt, *start, &ps, &pfn, NULL) && ps == PS_1G)
 		*start &= ~(PUD_SIZE - 1);
-	if (*end & (PUD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_1G)
+	if (*end & (PUD_SIZE - 1) && pt_lookup(&k->mm->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_1G)
 		*end = (*end + PUD_SIZE - 1) & ~(PUD_SIZE - 1);
 
-	if (*start & (PMD_SIZE - 1) && pt_lookup(&s->pt, *start, &ps, &pfn, NULL) && ps == PS_2M) {
-		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn) || filemap_is_thp(s, pfn))
-			thp_split_pmd_at(s, *start);
+	if (*start & (PMD_SIZE - 1) && pt_lookup(&k->mm->pt, *start, &ps, &pfn, NULL) && ps == PS_2M) {
+		if (pfn == k->thp.huge_zero_pfn || thp_is_folio(k, pfn) || filemap_is_thp(k, pfn))
+			thp_split_pmd_at(k, *start);
 		else
 			*start &= ~(PMD_SIZE - 1);
 	}
-	if (*end & (PMD_SIZE - 1) && pt_lookup(&s->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_2M) {
-		if (pfn == s->thp.huge_zero_pfn || thp_is_folio(s, pfn) || filemap_is_thp(s, pfn))
-			thp_split_pmd_at(s, *end - 1);
+	if (*end & (PMD_SIZE - 1) && pt_lookup(&k->mm->pt, *end - 1, &ps, &pfn, NULL) && ps == PS_2M) {
+		if (pfn == k->thp.huge_zero_pfn || thp_is_folio(k, pfn) || filemap_is_thp(k, pfn))
+			thp_split_pmd_at(k, *end - 1);
 		else
 			*end = (*end + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
 	}
@@ -189,15 +189,15 @@ struct vma_cursor {
 };
 
 /* Has the zap left the VMA (or gap) of the last leaf? Moves the cursor to @va's. */
-static bool vma_crossed(const struct sim *s, struct vma_cursor *c, vaddr_t va)
+static bool vma_crossed(const struct kernel *k, struct vma_cursor *c, vaddr_t va)
 {
 	const struct vma *v;
 
 	if (va >= c->lo && va < c->hi)
 		return false;
-	v = vma_find_next(&s->vmas, va);
+	v = vma_find_next(&k->mm->vmas, va);
 	if (!v)
-		*c = (struct vma_cursor){ va, s->va_limit };
+		*c = (struct vma_cursor){ va, k->va_limit };
 	else if (va < v->start)
 		*c = (struct vma_cursor){ va, v->start }; /* a gap */
 	else
@@ -206,33 +206,33 @@ static bool vma_crossed(const struct sim *s, struct vma_cursor *c, vaddr_t va)
 }
 
 struct zap_ctx {
-	struct sim *s;
+	struct kernel *k;
 	struct pt_span g; /* the mmu_gather */
 	struct vma_cursor vc;
 	bool gather_per_vma; /* each VMA its own mmu_gather (MADV_DONTNEED before 6.16) */
 };
 
 /* tlb_finish_mmu(): flush what a gather collected */
-static void tlb_finish(struct sim *s, const struct pt_span *g)
+static void tlb_finish(struct kernel *k, const struct pt_span *g)
 {
 	if (g->end)
-		sim_flush_tlb_mm_range(s, g->start, g->end, g->shift);
+		sim_flush_tlb_mm_range(k, g->start, g->end, g->shift);
 }
 
 static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct zap_ctx *z = ctx;
 
-	if (vma_crossed(z->s, &z->vc, va)) {
-		thp_rmap_run_end(z->s); /* the last VMA's zap_pte_range() is over */
+	if (vma_crossed(z->k, &z->vc, va)) {
+		thp_rmap_run_end(z->k); /* the last VMA's zap_pte_range() is over */
 		if (z->gather_per_vma) {
-			tlb_finish(z->s, &z->g); /* zap_page_range_single()'s own gather */
+			tlb_finish(z->k, &z->g); /* zap_page_range_single()'s own gather */
 			z->g = (struct pt_span){ 0, 0, 0 };
 		}
 	}
 	if (pfn != PFN_NONE) /* a swap entry is in no TLB: zap_nonpresent_ptes() adds nothing */
 		pt_span_add(&z->g, va, ps);
-	unmap_leaf(z->s, va, ps, pfn, entry);
+	unmap_leaf(z->k, va, ps, pfn, entry);
 }
 
 /*
@@ -241,19 +241,19 @@ static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
  * keeps its outside part, is its own bound); 0 and the top of the address space
  * without one (FIRST_USER_ADDRESS, USER_PGTABLES_CEILING).
  */
-static void free_floor_ceiling(const struct sim *s, vaddr_t start, vaddr_t end, vaddr_t *floor,
+static void free_floor_ceiling(const struct kernel *k, vaddr_t start, vaddr_t end, vaddr_t *floor,
 			       vaddr_t *ceiling)
 {
 	vaddr_t lo, hi;
 
 	*floor = start;
-	if (start && !vma_find(&s->vmas, start - 1)) {
-		vma_gap(&s->vmas, start - 1, s->va_limit, &lo, &hi);
+	if (start && !vma_find(&k->mm->vmas, start - 1)) {
+		vma_gap(&k->mm->vmas, start - 1, k->va_limit, &lo, &hi);
 		*floor = lo;
 	}
 	*ceiling = end;
-	if (end < s->va_limit && !vma_find(&s->vmas, end)) {
-		vma_gap(&s->vmas, end, s->va_limit, &lo, &hi);
+	if (end < k->va_limit && !vma_find(&k->mm->vmas, end)) {
+		vma_gap(&k->mm->vmas, end, k->va_limit, &lo, &hi);
 		*ceiling = hi;
 	}
 }
@@ -264,35 +264,35 @@ static void free_floor_ceiling(const struct sim *s, vaddr_t start, vaddr_t end, 
  * unmap_region(), exit, and MADV_DONTNEED from 6.16), or one per VMA when
  * @gather_per_vma (MADV_DONTNEED before 6.16, zap_page_range_single()).
  */
-static void zap_range_gather(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables,
+static void zap_range_gather(struct kernel *k, vaddr_t start, vaddr_t end, bool free_tables,
 			     bool gather_per_vma)
 {
-	struct zap_ctx z = { s, { 0, 0, 0 }, { 0, 0 }, gather_per_vma };
+	struct zap_ctx z = { k, { 0, 0, 0 }, { 0, 0 }, gather_per_vma };
 	uint64_t tables;
 
-	widen_to_huge(s, &start, &end);
-	tables = s->pt.nr_tables;
-	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* zap_present_ptes() */
-	pt_unmap_range(&s->pt, start, end, false, zap_leaf, &z);
-	thp_rmap_batching(s, false);
+	widen_to_huge(k, &start, &end);
+	tables = k->mm->pt.nr_tables;
+	thp_rmap_batching(k, kernel_batched_zap(k->cfg->kernel)); /* zap_present_ptes() */
+	pt_unmap_range(&k->mm->pt, start, end, false, zap_leaf, &z);
+	thp_rmap_batching(k, false);
 	if (free_tables) {
 		vaddr_t floor, ceiling;
 
-		free_floor_ceiling(s, start, end, &floor, &ceiling);
-		pt_free_tables(&s->pt, start, end, floor, ceiling);
+		free_floor_ceiling(k, start, end, &floor, &ceiling);
+		pt_free_tables(&k->mm->pt, start, end, floor, ceiling);
 	}
-	if (!z.g.end && s->pt.nr_tables < tables) {
+	if (!z.g.end && k->mm->pt.nr_tables < tables) {
 		/* pte_free_tlb(): [table's address, + PAGE_SIZE), cleared_pmds (see the header) */
 		vaddr_t a = start & ~(PMD_SIZE - 1);
 
 		z.g = (struct pt_span){ a, a + PAGE_SIZE, PMD_SHIFT };
 	}
-	tlb_finish(s, &z.g);
+	tlb_finish(k, &z.g);
 }
 
-static void zap_range(struct sim *s, vaddr_t start, vaddr_t end, bool free_tables)
+static void zap_range(struct kernel *k, vaddr_t start, vaddr_t end, bool free_tables)
 {
-	zap_range_gather(s, start, end, free_tables, false);
+	zap_range_gather(k, start, end, free_tables, false);
 }
 
 /* --- events ------------------------------------------------------------- */
@@ -307,24 +307,24 @@ static vaddr_t page_align(uint64_t len)
 	return (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 }
 
-static int ev_range(struct sim *s, const struct os_event *ev, vaddr_t *start, vaddr_t *end)
+static int ev_range(struct kernel *k, const struct os_event *ev, vaddr_t *start, vaddr_t *end)
 {
 	*start = ev->addr & ~(PAGE_SIZE - 1);
 	*end = ev->addr + page_align(ev->len);
-	if (*end < *start || *end > s->va_limit) {
-		s->failed = true;
-		return err_set(&s->err, s->trace_name, ev->line, 0,
+	if (*end < *start || *end > k->va_limit) {
+		k->failed = true;
+		return err_set(&k->err, k->trace_name, ev->line, 0,
 			       "%s of [0x%llx, +0x%llx) is beyond the %u-level address space",
 			       ev_kind_name[ev->kind], (unsigned long long)ev->addr,
-			       (unsigned long long)ev->len, s->cfg.levels);
+			       (unsigned long long)ev->len, k->cfg->levels);
 	}
 	return 0;
 }
 
-static int do_unmap(struct sim *s, vaddr_t start, vaddr_t end)
+static int do_unmap(struct kernel *k, vaddr_t start, vaddr_t end)
 {
-	zap_range(s, start, end, true);
-	return vma_remove(&s->vmas, start, end) || vmas_unmap(s, start, end) ? -1 : 0;
+	zap_range(k, start, end, true);
+	return vma_remove(&k->mm->vmas, start, end) || vmas_unmap(k, start, end) ? -1 : 0;
 }
 
 /* Move the pages of [old, old + len) to new_addr, frames and all (move_page_tables()). */
@@ -369,14 +369,14 @@ static void collect_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, ui
  * in one piece, flushed once with its page size's stride
  * (move_hugetlb_page_tables(), flush_hugetlb_tlb_range()).
  */
-static void flush_moved(struct sim *s, vaddr_t old, vaddr_t len, vaddr_t nw, bool hugetlb)
+static void flush_moved(struct kernel *k, vaddr_t old, vaddr_t len, vaddr_t nw, bool hugetlb)
 {
 	enum page_size ps;
 	pfn_t pfn;
 
 	if (hugetlb) {
-		if (pt_lookup(&s->pt, old, &ps, &pfn, NULL))
-			sim_flush_tlb_mm_range(s, old, old + len, page_shift_of(ps));
+		if (pt_lookup(&k->mm->pt, old, &ps, &pfn, NULL))
+			sim_flush_tlb_mm_range(k, old, old + len, page_shift_of(ps));
 		return;
 	}
 	for (vaddr_t a = old, e; a < old + len; a = e) {
@@ -388,50 +388,50 @@ static void flush_moved(struct sim *s, vaddr_t old, vaddr_t len, vaddr_t nw, boo
 		if (e > old + len)
 			e = old + len;
 		if (e - a == PMD_SIZE) {
-			if (pt_table_at(&s->pt, a, 1) || (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps == PS_2M))
-				sim_flush_tlb_range(s, a, e);
+			if (pt_table_at(&k->mm->pt, a, 1) || (pt_lookup(&k->mm->pt, a, &ps, &pfn, NULL) && ps == PS_2M))
+				sim_flush_tlb_range(k, a, e);
 			continue;
 		}
 		for (vaddr_t p = a; p < e; p += PAGE_SIZE)
-			if (pt_lookup(&s->pt, p, &ps, &pfn, NULL)) {
-				sim_flush_tlb_range(s, a, e);
+			if (pt_lookup(&k->mm->pt, p, &ps, &pfn, NULL)) {
+				sim_flush_tlb_range(k, a, e);
 				break;
 			}
 	}
 }
 
-static int ev_oom(struct sim *s, const struct os_event *ev)
+static int ev_oom(struct kernel *k, const struct os_event *ev)
 {
-	s->failed = true;
-	return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory");
+	k->failed = true;
+	return err_host(&k->err, k->trace_name, ev->line, 0, "out of host memory");
 }
 
-static int do_mremap(struct sim *s, const struct os_event *ev)
+static int do_mremap(struct kernel *k, const struct os_event *ev)
 {
 	vaddr_t old = ev->addr, olen = page_align(ev->len), nlen = page_align(ev->new_len);
 	vaddr_t nw = ev->new_addr;
-	struct vma *v = vma_find(&s->vmas, old);
+	struct vma *v = vma_find(&k->mm->vmas, old);
 	unsigned long flags = v ? v->flags & ~VM_IMPLICIT : VM_READ | VM_WRITE;
 	uint32_t file = v ? v->file : 0;
 	uint64_t pgoff = v ? v->pgoff + ((old - v->start) >> PAGE_SHIFT) : 0;
 	struct move_ctx mc = { 0 };
 	vaddr_t keep = olen < nlen ? olen : nlen;
-	uint32_t rec = vmas_rec_of(s, old); /* the mapping moves (vmas.c) */
+	uint32_t rec = vmas_rec_of(k, old); /* the mapping moves (vmas.c) */
 
-	if (old + olen < old || nw + nlen < nw || old + olen > s->va_limit || nw + nlen > s->va_limit)
+	if (old + olen < old || nw + nlen < nw || old + olen > k->va_limit || nw + nlen > k->va_limit)
 		goto range;
 	if (nw == old) {
 		if (nlen < olen)
-			return do_unmap(s, old + nlen, old + olen);
+			return do_unmap(k, old + nlen, old + olen);
 		if (nlen > olen) {
-			zap_range(s, old + olen, old + nlen, true);
-			vma_remove(&s->vmas, old + olen, old + nlen);
+			zap_range(k, old + olen, old + nlen, true);
+			vma_remove(&k->mm->vmas, old + olen, old + nlen);
 			/* the grown part belongs to the mapping it extends (vmas.c) */
-			if (vma_insert_file(&s->vmas, old + olen, old + nlen, flags, file,
+			if (vma_insert_file(&k->mm->vmas, old + olen, old + nlen, flags, file,
 					    pgoff + (olen >> PAGE_SHIFT)) ||
-			    (rec ? vmas_extend(s, old + olen, old + nlen, rec)
-			       : vmas_map(s, old + olen, old + nlen, flags, 0, false)))
-				return ev_oom(s, ev);
+			    (rec ? vmas_extend(k, old + olen, old + nlen, rec)
+			       : vmas_map(k, old + olen, old + nlen, flags, 0, false)))
+				return ev_oom(k, ev);
 			return 0;
 		}
 		return 0;
@@ -443,8 +443,8 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	 * that says otherwise is inconsistent: an error, not a move onto itself.
 	 */
 	if (nw < old + olen && old < nw + nlen) {
-		s->failed = true;
-		return err_set(&s->err, s->trace_name, ev->line, 0,
+		k->failed = true;
+		return err_set(&k->err, k->trace_name, ev->line, 0,
 			       "mremap moves 0x%llx+%llu onto 0x%llx+%llu, which overlaps it (Linux never does)",
 			       (unsigned long long)old, (unsigned long long)olen, (unsigned long long)nw,
 			       (unsigned long long)nlen);
@@ -452,68 +452,68 @@ static int do_mremap(struct sim *s, const struct os_event *ev)
 	/* moved: take the leaves of the kept part, drop the rest, map them at nw */
 	if ((nw - old) & (PMD_SIZE - 1))
 		for (vaddr_t a = old & ~(PMD_SIZE - 1); a < old + keep; a += PMD_SIZE)
-			thp_split_pmd_at(s, a); /* a THP cannot move to a misaligned place whole */
-	widen_to_huge(s, &old, &(vaddr_t){ old + keep });
-	flush_moved(s, ev->addr & ~(PAGE_SIZE - 1), keep, nw, flags & VM_HUGETLB);
+			thp_split_pmd_at(k, a); /* a THP cannot move to a misaligned place whole */
+	widen_to_huge(k, &old, &(vaddr_t){ old + keep });
+	flush_moved(k, ev->addr & ~(PAGE_SIZE - 1), keep, nw, flags & VM_HUGETLB);
 	/* move_ptes() leaves the old tables in place; the munmap of the old range
 	 * that follows frees those wholly outside every VMA (free_pgtables()), and
 	 * flushes once for them (freed_tables): a table the rest of the VMA still
 	 * covers stays */
-	pt_unmap_range(&s->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, false, collect_leaf, &mc);
+	pt_unmap_range(&k->mm->pt, ev->addr & ~(PAGE_SIZE - 1), ev->addr + keep, false, collect_leaf, &mc);
 	if (mc.oom)
 		goto oom;
-	do_unmap(s, old, ev->addr + olen);
-	do_unmap(s, nw, nw + nlen);
+	do_unmap(k, old, ev->addr + olen);
+	do_unmap(k, nw, nw + nlen);
 	for (size_t i = 0; i < mc.n; i++) {
 		vaddr_t to = mc.m[i].va - (ev->addr & ~(PAGE_SIZE - 1)) + nw;
 
 		if ((mc.m[i].ps == PS_2M && (to & (PMD_SIZE - 1))) ||
 		    (mc.m[i].ps == PS_1G && (to & (PUD_SIZE - 1)))) {
 			/* the huge page cannot move there whole: drop it (refaults) */
-			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+			unmap_leaf(k, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
 			continue;
 		}
 		if (mc.m[i].pfn == PFN_NONE) { /* a swap entry moves as it is */
-			if (pt_map_swap(&s->pt, to, pte_pfn(mc.m[i].entry))) {
-				unmap_leaf(s, mc.m[i].va, PS_4K, PFN_NONE, mc.m[i].entry);
+			if (pt_map_swap(&k->mm->pt, to, pte_pfn(mc.m[i].entry))) {
+				unmap_leaf(k, mc.m[i].va, PS_4K, PFN_NONE, mc.m[i].entry);
 				free(mc.m);
 				goto oom;
 			}
 			continue;
 		}
-		if (pt_map(&s->pt, to, mc.m[i].ps, mc.m[i].pfn, mc.m[i].entry & PTE_RW)) {
-			unmap_leaf(s, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
+		if (pt_map(&k->mm->pt, to, mc.m[i].ps, mc.m[i].pfn, mc.m[i].entry & PTE_RW)) {
+			unmap_leaf(k, mc.m[i].va, mc.m[i].ps, mc.m[i].pfn, 0);
 			free(mc.m);
 			goto oom;
 		}
-		if (mc.m[i].ps == PS_4K && mc.m[i].pfn != s->thp.zero_pfn &&
-		    !filemap_is_cache(&s->fm, mc.m[i].pfn))
-			sim_rmap_set(s, mc.m[i].pfn, to);
-		else if (mc.m[i].ps == PS_2M && thp_is_folio(s, mc.m[i].pfn))
-			s->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
+		if (mc.m[i].ps == PS_4K && mc.m[i].pfn != k->thp.zero_pfn &&
+		    !filemap_is_cache(&k->fm, mc.m[i].pfn))
+			kernel_rmap_set(k, mc.m[i].pfn, to);
+		else if (mc.m[i].ps == PS_2M && thp_is_folio(k, mc.m[i].pfn))
+			k->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
 		if (mc.m[i].ps == PS_2M &&
-		    (mc.m[i].pfn == s->thp.huge_zero_pfn || thp_is_folio(s, mc.m[i].pfn)) &&
-		    thp_deposit(s, to, thp_withdraw(s, mc.m[i].va))) {
+		    (mc.m[i].pfn == k->thp.huge_zero_pfn || thp_is_folio(k, mc.m[i].pfn)) &&
+		    thp_deposit(k, to, thp_withdraw(k, mc.m[i].va))) {
 			free(mc.m);
 			goto oom;
 		}
 	}
 	free(mc.m);
-	if (vma_insert_file(&s->vmas, nw, nw + nlen, flags, file, pgoff) ||
-	    (rec ? vmas_extend(s, nw, nw + nlen, rec) : vmas_map(s, nw, nw + nlen, flags, 0, false)))
-		return ev_oom(s, ev);
+	if (vma_insert_file(&k->mm->vmas, nw, nw + nlen, flags, file, pgoff) ||
+	    (rec ? vmas_extend(k, nw, nw + nlen, rec) : vmas_map(k, nw, nw + nlen, flags, 0, false)))
+		return ev_oom(k, ev);
 	return 0;
 range:
-	s->failed = true;
-	return err_set(&s->err, s->trace_name, ev->line, 0, "mremap beyond the address space");
+	k->failed = true;
+	return err_set(&k->err, k->trace_name, ev->line, 0, "mremap beyond the address space");
 oom:
-	s->failed = true;
-	if (s->pt.host_oom)
-		return err_host(&s->err, s->trace_name, ev->line, 0, "out of host memory in mremap");
-	return err_set(&s->err, s->trace_name, ev->line, 0, "out of simulated memory in mremap");
+	k->failed = true;
+	if (k->mm->pt.host_oom)
+		return err_host(&k->err, k->trace_name, ev->line, 0, "out of host memory in mremap");
+	return err_set(&k->err, k->trace_name, ev->line, 0, "out of simulated memory in mremap");
 }
 
-static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+static int do_mmap(struct kernel *k, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	unsigned long flags = prot_flags(ev->prot);
 
@@ -525,12 +525,12 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 	if (!(ev->flags & MAP_ANONYMOUS_) && (ev->fd >= 0 || ev->file)) {
 		/* a file mapping (filemap.c): the trace's file identity, else a file of its own */
 		flags |= VM_FILE;
-		file = ev->file && ev->file < FILE_ID_OWN ? ev->file : filemap_new_file(s);
+		file = ev->file && ev->file < FILE_ID_OWN ? ev->file : filemap_new_file(k);
 		/* shmem_mmap(): a file of tmpfs or a memfd (mtr version 5's f_type) */
 		if (ev->fs_magic == TMPFS_MAGIC_) {
 			flags |= VM_SHMEM;
-			if (filemap_shmem_mmap(s, file, ev->fs_pages))
-				return ev_oom(s, ev);
+			if (filemap_shmem_mmap(k, file, ev->fs_pages))
+				return ev_oom(k, ev);
 		}
 	}
 	if (ev->flags & MAP_HUGETLB_) {
@@ -543,48 +543,48 @@ static int do_mmap(struct sim *s, const struct os_event *ev, vaddr_t start, vadd
 		unsigned log = (unsigned)(ev->flags >> MAP_HUGE_SHIFT_) & MAP_HUGE_MASK_;
 
 		if (log != 0 && log != PMD_SHIFT && log != PUD_SHIFT) {
-			s->failed = true;
-			return err_set(&s->err, s->trace_name, ev->line, 0,
+			k->failed = true;
+			return err_set(&k->err, k->trace_name, ev->line, 0,
 				       "mmap with MAP_HUGETLB of 2^%u-byte pages succeeded (x86-64 has 2 MiB and 1 GiB pages only)",
 				       log);
 		}
 		flags |= VM_HUGETLB;
-		if (log == PUD_SHIFT || (!log && s->cfg.hugetlb_default_1g))
+		if (log == PUD_SHIFT || (!log && k->cfg->hugetlb_default_1g))
 			flags |= VM_HUGETLB_1G;
 	}
-	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(s->cfg.kernel))
+	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(k->cfg->kernel))
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (!ev->initial) {
 		/* do_mmap(): calc_vm_flag_bits() (MAP_LOCKED) and mm->def_flags; populate
 		 * a VM_LOCKED mapping, or MAP_POPULATE without MAP_NONBLOCK */
-		flags |= s->def_flags | (ev->flags & MAP_LOCKED_ ? VM_LOCKED : 0);
+		flags |= k->mm->def_flags | (ev->flags & MAP_LOCKED_ ? VM_LOCKED : 0);
 		populate = (flags & VM_LOCKED) ||
 			   (ev->flags & (MAP_POPULATE_ | MAP_NONBLOCK_)) == MAP_POPULATE_;
 		if (flags & VM_HUGETLB) /* mmap_region(): hugetlb VMAs are not VM_LOCKED */
 			flags &= ~(VM_LOCKED | VM_LOCKONFAULT);
-		s->mlocked |= (flags & VM_LOCKED) != 0;
+		k->mlocked |= (flags & VM_LOCKED) != 0;
 	}
 	if (start == end)
 		return 0;
-	if (do_unmap(s, start, end) || vma_insert_file(&s->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT) ||
-	    vmas_map(s, start, end, flags, ev->file && ev->file < FILE_ID_OWN ? ev->file : 0,
+	if (do_unmap(k, start, end) || vma_insert_file(&k->mm->vmas, start, end, flags, file, ev->off >> PAGE_SHIFT) ||
+	    vmas_map(k, start, end, flags, ev->file && ev->file < FILE_ID_OWN ? ev->file : 0,
 		     (ev->flags & MAP_STACK_) || ev->initial == EV_INITIAL_STACK))
-		return ev_oom(s, ev);
+		return ev_oom(k, ev);
 	/* __mmap_new_vma(): a file VMA registers with khugepaged (read-only file text;
 	 * not shmem, whose THPs follow shmem_enabled, not modelled: its default is never) */
 	if ((flags & (VM_FILE | VM_SHMEM)) == VM_FILE)
-		khugepaged_enter_vma(s, vma_find(&s->vmas, start), flags);
-	return populate ? mm_populate(s, start, end) : 0;
+		khugepaged_enter_vma(k, vma_find(&k->mm->vmas, start), flags);
+	return populate ? mm_populate(k, start, end) : 0;
 }
 
 /*
  * The next VMA segment of [*a, end): [*lo, *hi), and the VMA's flags; false when
  * no VMA is left in the range (gaps are skipped, as -ENOMEM's partial effect).
  */
-static bool next_segment(struct sim *s, vaddr_t *a, vaddr_t end, vaddr_t *lo, vaddr_t *hi,
+static bool next_segment(struct kernel *k, vaddr_t *a, vaddr_t end, vaddr_t *lo, vaddr_t *hi,
 			 unsigned long *flags)
 {
-	struct vma *v = vma_find_next(&s->vmas, *a);
+	struct vma *v = vma_find_next(&k->mm->vmas, *a);
 
 	if (*a >= end || !v || v->start >= end)
 		return false;
@@ -608,20 +608,20 @@ static bool next_segment(struct sim *s, vaddr_t *a, vaddr_t end, vaddr_t *lo, va
  * read-only text, filemap.c).
  */
 struct mprotect_ctx {
-	struct sim *s;
+	struct kernel *k;
 	unsigned long flags;
 };
 
 static bool mprotect_writable(void *ctx, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	const struct mprotect_ctx *m = ctx;
-	struct sim *s = m->s;
+	struct kernel *k = m->k;
 
-	if (!(m->flags & VM_WRITE) || pfn == s->thp.zero_pfn || pfn == s->thp.huge_zero_pfn)
+	if (!(m->flags & VM_WRITE) || pfn == k->thp.zero_pfn || pfn == k->thp.huge_zero_pfn)
 		return false;
-	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) /* shared shmem: no write-notify */
+	if (ps == PS_4K && filemap_is_cache(&k->fm, pfn)) /* shared shmem: no write-notify */
 		return (m->flags & VM_SHARED) && ((m->flags & VM_SHMEM) || (entry & PTE_D));
-	if (ps == PS_2M && filemap_is_thp(s, pfn))
+	if (ps == PS_2M && filemap_is_thp(k, pfn))
 		return false;
 	return true;
 }
@@ -641,16 +641,16 @@ static bool mprotect_writable(void *ctx, enum page_size ps, pfn_t pfn, uint64_t 
  * PROT_NONE page's leaf present, read-only (a program that ran to completion
  * never touched it); only the flushes and the VMA say PROT_NONE.
  */
-static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+static int do_mprotect(struct kernel *k, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	const unsigned long rwx = VM_READ | VM_WRITE | VM_EXEC;
 	unsigned long set = prot_flags(ev->prot), flags;
 	struct pt_span g = { 0, 0, 0 };
 	vaddr_t a = start, lo, hi;
 
-	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+	while (next_segment(k, &a, end, &lo, &hi, &flags)) {
 		vaddr_t wlo = lo, whi = hi;
-		struct mprotect_ctx m = { s, (flags & ~rwx) | set };
+		struct mprotect_ctx m = { k, (flags & ~rwx) | set };
 		struct pt_prot_change pc = { mprotect_writable, &m, PT_FLUSH_CHANGED, &g };
 
 		if (m.flags == flags)
@@ -659,15 +659,15 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
 			pc.flush = PT_FLUSH_NONE;
 		else if (!set || ((flags ^ set) & VM_EXEC))
 			pc.flush = PT_FLUSH_PRESENT;
-		widen_to_huge(s, &wlo, &whi);
+		widen_to_huge(k, &wlo, &whi);
 		if (wlo != lo || whi != hi)
-			zap_range(s, wlo, whi, false); /* partial huge page: see the header */
-		pt_change_prot(&s->pt, wlo, whi, &pc);
+			zap_range(k, wlo, whi, false); /* partial huge page: see the header */
+		pt_change_prot(&k->mm->pt, wlo, whi, &pc);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
-		if (vma_change_flags(&s->vmas, wlo, whi, set, rwx & ~set))
-			return ev_oom(s, ev);
+		if (vma_change_flags(&k->mm->vmas, wlo, whi, set, rwx & ~set))
+			return ev_oom(k, ev);
 	}
-	tlb_finish(s, &g);
+	tlb_finish(k, &g);
 	return 0;
 }
 
@@ -677,113 +677,113 @@ static int do_mprotect(struct sim *s, const struct os_event *ev, vaddr_t start, 
  * flags change, split at the range's edges; vma_adjust_trans_huge() splits a THP
  * or huge zero PMD that straddles a new boundary (split_huge_pmd_if_needed()).
  */
-static int madvise_flags(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end,
+static int madvise_flags(struct kernel *k, const struct os_event *ev, vaddr_t start, vaddr_t end,
 			    unsigned long set, unsigned long clear)
 {
 	unsigned long flags;
 	vaddr_t a = start, lo, hi;
 
-	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+	while (next_segment(k, &a, end, &lo, &hi, &flags)) {
 		if (((flags & ~clear) | set) == flags)
 			continue;
 		if (lo & (PMD_SIZE - 1))
-			thp_split_pmd_at(s, lo);
+			thp_split_pmd_at(k, lo);
 		if (hi & (PMD_SIZE - 1))
-			thp_split_pmd_at(s, hi - 1);
-		if (vma_change_flags(&s->vmas, lo, hi, set, clear))
-			return ev_oom(s, ev);
+			thp_split_pmd_at(k, hi - 1);
+		if (vma_change_flags(&k->mm->vmas, lo, hi, set, clear))
+			return ev_oom(k, ev);
 	}
 	return 0;
 }
 
-static int do_madvise(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+static int do_madvise(struct kernel *k, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	switch (ev->advice) {
 	case MADV_POPULATE_READ_:
 	case MADV_POPULATE_WRITE_:
-		return madvise_populate(s, start, end, ev->advice == MADV_POPULATE_WRITE_);
+		return madvise_populate(k, start, end, ev->advice == MADV_POPULATE_WRITE_);
 	case MADV_DONTNEED_:
 		/* madvise_dontneed_free(): one gather per VMA before 6.16 (config.h) */
-		zap_range_gather(s, start, end, false, !kernel_madv_dontneed_one_gather(s->cfg.kernel));
+		zap_range_gather(k, start, end, false, !kernel_madv_dontneed_one_gather(k->cfg->kernel));
 		return 0;
 	case MADV_HUGEPAGE_:
 		/* hugepage_madvise(): khugepaged_enter_vma() with each VMA's new flags */
-		for (struct vma *v = vma_find_next(&s->vmas, start); v && v->start < end;
-		     v = vma_find_next(&s->vmas, v->end))
-			khugepaged_enter_vma(s, v, (v->flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE);
-		return madvise_flags(s, ev, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
+		for (struct vma *v = vma_find_next(&k->mm->vmas, start); v && v->start < end;
+		     v = vma_find_next(&k->mm->vmas, v->end))
+			khugepaged_enter_vma(k, v, (v->flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE);
+		return madvise_flags(k, ev, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE);
 	case MADV_NOHUGEPAGE_:
-		return madvise_flags(s, ev, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
+		return madvise_flags(k, ev, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE);
 	case MADV_RANDOM_: /* VM_RAND_READ: no read-around (filemap.c) */
-		return madvise_flags(s, ev, start, end, VM_RAND_READ, VM_SEQ_READ);
+		return madvise_flags(k, ev, start, end, VM_RAND_READ, VM_SEQ_READ);
 	case MADV_SEQUENTIAL_: /* VM_SEQ_READ: read-ahead from the fault (filemap.c) */
-		return madvise_flags(s, ev, start, end, VM_SEQ_READ, VM_RAND_READ);
+		return madvise_flags(k, ev, start, end, VM_SEQ_READ, VM_RAND_READ);
 	case MADV_NORMAL_:
-		return madvise_flags(s, ev, start, end, 0, VM_RAND_READ | VM_SEQ_READ);
+		return madvise_flags(k, ev, start, end, 0, VM_RAND_READ | VM_SEQ_READ);
 	case MADV_FREE_:
-		madvise_free(s, start, end);
+		madvise_free(k, start, end);
 		return 0;
 	case MADV_COLD_:
 	case MADV_PAGEOUT_:
-		madvise_cold_or_pageout(s, start, end, ev->advice == MADV_PAGEOUT_);
+		madvise_cold_or_pageout(k, start, end, ev->advice == MADV_PAGEOUT_);
 		return 0;
 	case MADV_COLLAPSE_:
 		/* madvise_collapse(): synchronous, ignores max_ptes_* and young */
-		khugepaged_madvise_collapse(s, start, end);
-		return s->failed ? -1 : 0;
+		khugepaged_madvise_collapse(k, start, end);
+		return k->failed ? -1 : 0;
 	default:
 		return 0; /* advice that changes no mapping in this model */
 	}
 }
 
-static int do_brk(struct sim *s, const struct os_event *ev)
+static int do_brk(struct kernel *k, const struct os_event *ev)
 {
 	vaddr_t nb = ev->addr;
 
-	if (nb >= s->va_limit) {
-		s->failed = true;
-		return err_set(&s->err, s->trace_name, ev->line, 0, "brk beyond the address space");
+	if (nb >= k->va_limit) {
+		k->failed = true;
+		return err_set(&k->err, k->trace_name, ev->line, 0, "brk beyond the address space");
 	}
-	if (!s->brk_start) {
-		s->brk_start = s->brk = nb;
+	if (!k->mm->brk_start) {
+		k->mm->brk_start = k->mm->brk = nb;
 		return 0;
 	}
-	if (nb < s->brk_start)
+	if (nb < k->mm->brk_start)
 		return 0; /* brk below the start fails in the kernel; nothing changes */
-	if (page_align(nb) > page_align(s->brk)) {
-		zap_range(s, page_align(s->brk), page_align(nb), true);
-		vma_remove(&s->vmas, page_align(s->brk), page_align(nb));
-		vmas_unmap(s, page_align(s->brk), page_align(nb));
+	if (page_align(nb) > page_align(k->mm->brk)) {
+		zap_range(k, page_align(k->mm->brk), page_align(nb), true);
+		vma_remove(&k->mm->vmas, page_align(k->mm->brk), page_align(nb));
+		vmas_unmap(k, page_align(k->mm->brk), page_align(nb));
 		/* do_brk_flags(): mm->def_flags too; brk() populates a locked heap */
-		s->mlocked |= (s->def_flags & VM_LOCKED) != 0;
-		if (vma_insert(&s->vmas, page_align(s->brk), page_align(nb),
-			       VM_READ | VM_WRITE | VM_BRK | s->def_flags) ||
-		    vmas_extend(s, page_align(s->brk), page_align(nb),
-				vmas_heap(s, page_align(s->brk), page_align(nb))))
-			return ev_oom(s, ev);
-		if ((s->def_flags & VM_LOCKED) && mm_populate(s, page_align(s->brk), page_align(nb)))
+		k->mlocked |= (k->mm->def_flags & VM_LOCKED) != 0;
+		if (vma_insert(&k->mm->vmas, page_align(k->mm->brk), page_align(nb),
+			       VM_READ | VM_WRITE | VM_BRK | k->mm->def_flags) ||
+		    vmas_extend(k, page_align(k->mm->brk), page_align(nb),
+				vmas_heap(k, page_align(k->mm->brk), page_align(nb))))
+			return ev_oom(k, ev);
+		if ((k->mm->def_flags & VM_LOCKED) && mm_populate(k, page_align(k->mm->brk), page_align(nb)))
 			return -1;
-	} else if (page_align(nb) < page_align(s->brk)) {
-		do_unmap(s, page_align(nb), page_align(s->brk));
+	} else if (page_align(nb) < page_align(k->mm->brk)) {
+		do_unmap(k, page_align(nb), page_align(k->mm->brk));
 	}
-	s->brk = nb;
+	k->mm->brk = nb;
 	return 0;
 }
 
 /*
  * __get_user_pages() over [start, end) of one VMA: follow_page_mask(), else
  * faultin_page() (sim_touch(): the fault path, counted), stepping over a huge
- * leaf whole. 0, or -1 with s->err set (out of simulated or host memory).
+ * leaf whole. 0, or -1 with k->err set (out of simulated or host memory).
  */
-static int gup_range(struct sim *s, vaddr_t start, vaddr_t end, bool write)
+static int gup_range(struct kernel *k, vaddr_t start, vaddr_t end, bool write)
 {
 	for (vaddr_t a = start; a < end;) {
 		enum page_size ps;
 		pfn_t pfn;
 
-		if (sim_touch(s, a, write ? TOUCH_WRITE : TOUCH_READ))
+		if (sim_touch(k, a, write ? TOUCH_WRITE : TOUCH_READ))
 			return -1;
-		if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps != PS_4K) {
+		if (pt_lookup(&k->mm->pt, a, &ps, &pfn, NULL) && ps != PS_4K) {
 			vaddr_t sz = ps == PS_2M ? PMD_SIZE : PUD_SIZE;
 
 			a = (a & ~(sz - 1)) + sz;
@@ -800,15 +800,15 @@ static int gup_range(struct sim *s, vaddr_t start, vaddr_t end, bool write)
  * mlockall's populate ignore); FOLL_WRITE where the VMA is private and
  * writable, a read (FOLL_FORCE) elsewhere. 0 or -1.
  */
-static int mm_populate(struct sim *s, vaddr_t start, vaddr_t end)
+static int mm_populate(struct kernel *k, vaddr_t start, vaddr_t end)
 {
 	unsigned long flags;
 	vaddr_t a = start, lo, hi;
 
-	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+	while (next_segment(k, &a, end, &lo, &hi, &flags)) {
 		if ((flags & VM_LOCKONFAULT) || !(flags & (VM_READ | VM_WRITE | VM_EXEC)))
 			continue;
-		if (gup_range(s, lo, hi, (flags & (VM_WRITE | VM_SHARED)) == VM_WRITE))
+		if (gup_range(k, lo, hi, (flags & (VM_WRITE | VM_SHARED)) == VM_WRITE))
 			return -1;
 	}
 	return 0;
@@ -819,13 +819,13 @@ static int mm_populate(struct sim *s, vaddr_t start, vaddr_t end)
  * MADV_POPULATE_WRITE. The call succeeded (it is in the trace), so every VMA
  * of the range allowed it (check_vma_flags()); gaps are skipped.
  */
-static int madvise_populate(struct sim *s, vaddr_t start, vaddr_t end, bool write)
+static int madvise_populate(struct kernel *k, vaddr_t start, vaddr_t end, bool write)
 {
 	unsigned long flags;
 	vaddr_t a = start, lo, hi;
 
-	while (next_segment(s, &a, end, &lo, &hi, &flags))
-		if (gup_range(s, lo, hi, write))
+	while (next_segment(k, &a, end, &lo, &hi, &flags))
+		if (gup_range(k, lo, hi, write))
 			return -1;
 	return 0;
 }
@@ -836,35 +836,35 @@ static int madvise_populate(struct sim *s, vaddr_t start, vaddr_t end, bool writ
  * splits a THP or huge zero PMD across a new edge); hugetlb VMAs are left as
  * they are (is_vm_hugetlb_page()). 0 or -1.
  */
-static int mlock_fixup(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end,
+static int mlock_fixup(struct kernel *k, const struct os_event *ev, vaddr_t start, vaddr_t end,
 		       unsigned long set)
 {
 	const unsigned long mask = VM_LOCKED | VM_LOCKONFAULT;
 	unsigned long flags;
 	vaddr_t a = start, lo, hi;
 
-	while (next_segment(s, &a, end, &lo, &hi, &flags)) {
+	while (next_segment(k, &a, end, &lo, &hi, &flags)) {
 		if (((flags & ~mask) | set) == flags || (flags & VM_HUGETLB))
 			continue;
 		if (lo & (PMD_SIZE - 1))
-			thp_split_pmd_at(s, lo);
+			thp_split_pmd_at(k, lo);
 		if (hi & (PMD_SIZE - 1))
-			thp_split_pmd_at(s, hi - 1);
-		if (vma_change_flags(&s->vmas, lo, hi, set, mask & ~set))
-			return ev_oom(s, ev);
-		s->mlocked |= set != 0;
+			thp_split_pmd_at(k, hi - 1);
+		if (vma_change_flags(&k->mm->vmas, lo, hi, set, mask & ~set))
+			return ev_oom(k, ev);
+		k->mlocked |= set != 0;
 	}
 	return 0;
 }
 
 /* do_mlock() (mlock(), mlock2()): lock, then populate unless MLOCK_ONFAULT. */
-static int do_mlock(struct sim *s, const struct os_event *ev, vaddr_t start, vaddr_t end)
+static int do_mlock(struct kernel *k, const struct os_event *ev, vaddr_t start, vaddr_t end)
 {
 	bool onfault = ev->flags & MLOCK_ONFAULT_;
 
-	if (mlock_fixup(s, ev, start, end, VM_LOCKED | (onfault ? VM_LOCKONFAULT : 0)))
+	if (mlock_fixup(k, ev, start, end, VM_LOCKED | (onfault ? VM_LOCKONFAULT : 0)))
 		return -1;
-	return onfault ? 0 : mm_populate(s, start, end);
+	return onfault ? 0 : mm_populate(k, start, end);
 }
 
 /*
@@ -874,77 +874,66 @@ static int do_mlock(struct sim *s, const struct os_event *ev, vaddr_t start, vad
  * (MCL_CURRENT) or unlocked (munlockall()); after MCL_CURRENT, mlockall()'s
  * mm_populate(0, TASK_SIZE), which skips VM_LOCKONFAULT VMAs. 0 or -1.
  */
-static int do_mlockall(struct sim *s, const struct os_event *ev)
+static int do_mlockall(struct kernel *k, const struct os_event *ev)
 {
 	unsigned long set = 0;
 	uint64_t fl = ev->kind == EV_MLOCKALL ? ev->flags : 0;
 
-	s->def_flags &= ~(VM_LOCKED | VM_LOCKONFAULT);
+	k->mm->def_flags &= ~(VM_LOCKED | VM_LOCKONFAULT);
 	if (fl & MCL_FUTURE_) {
-		s->def_flags |= VM_LOCKED | (fl & MCL_ONFAULT_ ? VM_LOCKONFAULT : 0);
+		k->mm->def_flags |= VM_LOCKED | (fl & MCL_ONFAULT_ ? VM_LOCKONFAULT : 0);
 		if (!(fl & MCL_CURRENT_))
 			return 0; /* the VMAs keep their flags */
 	}
 	if (fl & MCL_CURRENT_)
 		set = VM_LOCKED | (fl & MCL_ONFAULT_ ? VM_LOCKONFAULT : 0);
-	if (mlock_fixup(s, ev, 0, s->va_limit, set))
+	if (mlock_fixup(k, ev, 0, k->va_limit, set))
 		return -1;
-	return (fl & MCL_CURRENT_) ? mm_populate(s, 0, s->va_limit) : 0;
+	return (fl & MCL_CURRENT_) ? mm_populate(k, 0, k->va_limit) : 0;
 }
 
-int sim_event(struct sim *s, const struct os_event *ev)
+int kernel_event(struct kernel *k, const struct os_event *ev)
 {
 	vaddr_t start = 0, end = 0; /* set by ev_range() for the kinds that use them */
 
-	if (ev->kind == EV_MARKER) {
-		sim_steps_row(s, ev->addr);
-		return 0;
-	}
 	if (ev->kind != EV_BRK && ev->kind != EV_MREMAP && ev->kind != EV_MLOCKALL &&
-	    ev->kind != EV_MUNLOCKALL && ev_range(s, ev, &start, &end))
+	    ev->kind != EV_MUNLOCKALL && ev_range(k, ev, &start, &end))
 		return -1;
 	switch (ev->kind) {
 	case EV_MMAP:
-		return do_mmap(s, ev, start, end);
+		return do_mmap(k, ev, start, end);
 	case EV_MUNMAP:
-		return do_unmap(s, start, end) ? -1 : 0;
+		return do_unmap(k, start, end) ? -1 : 0;
 	case EV_MPROTECT:
-		return do_mprotect(s, ev, start, end);
+		return do_mprotect(k, ev, start, end);
 	case EV_MADVISE:
-		return do_madvise(s, ev, start, end);
+		return do_madvise(k, ev, start, end);
 	case EV_BRK:
-		return do_brk(s, ev);
+		return do_brk(k, ev);
 	case EV_MREMAP: {
 		/* a VM_LOCKED mapping that grows: mm_populate() of the new part */
-		struct vma *v = vma_find(&s->vmas, ev->addr);
+		struct vma *v = vma_find(&k->mm->vmas, ev->addr);
 		bool locked = v && (v->flags & VM_LOCKED) && ev->new_len > ev->len;
 
-		if (do_mremap(s, ev))
+		if (do_mremap(k, ev))
 			return -1;
-		return locked ? mm_populate(s, ev->new_addr + page_align(ev->len),
+		return locked ? mm_populate(k, ev->new_addr + page_align(ev->len),
 					    ev->new_addr + page_align(ev->new_len)) : 0;
 	}
 	case EV_MLOCK:
-		return do_mlock(s, ev, start, end);
+		return do_mlock(k, ev, start, end);
 	case EV_MUNLOCK:
-		return mlock_fixup(s, ev, start, end, 0);
+		return mlock_fixup(k, ev, start, end, 0);
 	case EV_MLOCKALL:
 	case EV_MUNLOCKALL:
-		return do_mlockall(s, ev);
-	case EV_FORK:
-	case EV_SWITCH:
-	case EV_EXIT:
-	case EV_EXEC:
-	case EV_PRCTL:
-		return sim_fail(s, "%s: a trace of several processes needs a machine that runs them",
-				ev_kind_name[ev->kind]);
+		return do_mlockall(k, ev);
 	default:
 		return 0;
 	}
 }
 
 struct exit_ctx {
-	struct sim *s;
+	struct kernel *k;
 	struct vma_cursor vc;
 };
 
@@ -952,16 +941,16 @@ static void exit_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint6
 {
 	struct exit_ctx *x = ctx;
 
-	if (vma_crossed(x->s, &x->vc, va))
-		thp_rmap_run_end(x->s); /* unmap_vmas(): VMA by VMA */
-	unmap_leaf(x->s, va, ps, pfn, entry);
+	if (vma_crossed(x->k, &x->vc, va))
+		thp_rmap_run_end(x->k); /* unmap_vmas(): VMA by VMA */
+	unmap_leaf(x->k, va, ps, pfn, entry);
 }
 
-void sim_exit_mmap(struct sim *s)
+void sim_exit_mmap(struct kernel *k)
 {
-	struct exit_ctx x = { s, { 0, 0 } };
+	struct exit_ctx x = { k, { 0, 0 } };
 
-	thp_rmap_batching(s, kernel_batched_zap(s->cfg.kernel)); /* unmap_vmas() */
-	pt_unmap_range(&s->pt, 0, s->va_limit, true, exit_leaf, &x);
-	thp_rmap_batching(s, false);
+	thp_rmap_batching(k, kernel_batched_zap(k->cfg->kernel)); /* unmap_vmas() */
+	pt_unmap_range(&k->mm->pt, 0, k->va_limit, true, exit_leaf, &x);
+	thp_rmap_batching(k, false);
 }

@@ -8,14 +8,14 @@
 #include "trace.h"
 #include "types.h"
 
-struct sim;
+struct kernel;
 
 /*
  * Apply one OS event of the trace (mmap, munmap, mprotect, madvise, brk,
- * mremap). 0, or -1 with s->err and s->failed (a range beyond the address
+ * mremap). 0, or -1 with k->err and k->failed (a range beyond the address
  * space, host or simulated memory exhausted).
  */
-int sim_event(struct sim *s, const struct os_event *ev);
+int kernel_event(struct kernel *k, const struct os_event *ev);
 
 /*
  * The TLB shootdown a page-table change ends with, as x86 decides it
@@ -24,19 +24,19 @@ int sim_event(struct sim *s, const struct os_event *ev);
  * flush, a smaller one an INVLPG per stride; each counts one
  * vmstat.tlb_invalidations, the call costs os.cost.flush. Nothing if end <= start.
  */
-void sim_flush_tlb_mm_range(struct sim *s, vaddr_t start, vaddr_t end, unsigned stride_shift);
+void sim_flush_tlb_mm_range(struct kernel *k, vaddr_t start, vaddr_t end, unsigned stride_shift);
 
 /*
  * flush_tlb_range() of a non-hugetlb VMA: a 4 KiB stride whatever was mapped,
  * so the PMD flushes of a split or a collapse (flush_pmd_tlb_range(), 512 pages)
  * are full flushes.
  */
-void sim_flush_tlb_range(struct sim *s, vaddr_t start, vaddr_t end);
+void sim_flush_tlb_range(struct kernel *k, vaddr_t start, vaddr_t end);
 
 /* flush_tlb_page(): one INVLPG at @va (a COW break, a migrated page). */
-void sim_flush_tlb_page(struct sim *s, vaddr_t va);
+void sim_flush_tlb_page(struct kernel *k, vaddr_t va);
 
 /* exit_mmap(): unmap the whole address space, freeing every frame and table below the root. */
-void sim_exit_mmap(struct sim *s);
+void sim_exit_mmap(struct kernel *k);
 
 #endif

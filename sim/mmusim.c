@@ -350,7 +350,7 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 	snprintf(m->trace, sizeof(m->trace), "%s", tr->name);
 	m->format = trace_format_name[tr->format];
 	for (unsigned i = 0; i < r->n; i++)
-		r->sims[i].trace_name = m->trace;
+		r->sims[i].k.trace_name = m->trace;
 	/*
 	 * Rows written during the run (timeline, steps) end with the input's
 	 * identity: taken now, as input_identity() would take it after the run
@@ -380,7 +380,7 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 		}
 	}
 	for (unsigned i = 0; i < r->n; i++) /* the per-mapping rows name their files (vmas.c) */
-		vmas_set_paths(&r->sims[i], tr->files, tr->nfiles);
+		vmas_set_paths(&r->sims[i].k, tr->files, tr->nfiles);
 	trace_close(tr);
 	m->records += r->records;
 	m->wall += r->wall;
@@ -636,7 +636,7 @@ char *mmusim_report_json(struct mmusim *m)
 		rm.config_hash = hash[i];
 		json_t *j = stats_to_json(&st[i], &rm);
 
-		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i])); /* vmas.c */
+		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i].k)); /* vmas.c */
 		if (root)
 			json_object_set_new(root, rm.mode, j);
 		else
@@ -737,7 +737,7 @@ int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out)
 	for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++) {
 		if (m->run.n > 1)
 			fprintf(out, "\n%s:", m->run.mode_names[i]);
-		vmas_write_text(&m->run.sims[i], top, out);
+		vmas_write_text(&m->run.sims[i].k, top, out);
 	}
 	if (fflush(out) || ferror(out)) {
 		err_set(&m->err, "mmusim", 0, 0, "writing the mappings table failed");
@@ -756,7 +756,8 @@ static void put_vmas_csv(void *arg, FILE *f)
 	const struct vmas_csv_arg *a = arg;
 
 	for (unsigned i = 0; i < a->m->run.n && i < MODE_NR; i++)
-		vmas_write_csv(&a->m->run.sims[i], a->m->run.mode_names[i], i == 0, a->top, f);
+		vmas_write_csv(&a->m->run.sims[i].k, a->m->run.mode_names[i], i == 0, a->top,
+			       a->m->run.sims[i].csv_prov, f);
 }
 
 /* The mappings' CSV is up to date: the breakdown and its provenance columns. */

@@ -632,12 +632,12 @@ static void mrc_lookup(void *ctx, struct sim *s, vaddr_t va, enum tlb_side side,
 	if (write)
 		ok = ro_store(r, side, va, &okey);
 	mmu_access(m, va, side, write);
-	if (unlikely(s->failed))
+	if (unlikely(s->k.failed))
 		return;
 	if (m->last_vpn[side] == vpn) {
 		ps = m->last_ps[side];
 		ro = m->last_pfn[side] & TLB_RO;
-	} else if (pt_lookup(&s->pt, va, &ps, &pfn, &entry)) {
+	} else if (pt_lookup(&s->k.mm->pt, va, &ps, &pfn, &entry)) {
 		ro = !(entry & PTE_RW);
 	} else {
 		return; /* dropped: the walk counted nothing */

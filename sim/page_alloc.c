@@ -45,38 +45,38 @@
 #include "compaction.h"
 #include "page_alloc.h"
 #include "reclaim.h"
-#include "sim.h"
+#include "kernel.h"
 
 /* get_page_from_freelist() on the one zone at watermark @mark (enum zone_watermarks) */
-static pfn_t get_page_from_freelist(struct sim *s, unsigned order, int mt, int mark)
+static pfn_t get_page_from_freelist(struct kernel *k, unsigned order, int mt, int mark)
 {
-	if (!buddy_watermark_ok(&s->buddy, order, mark))
+	if (!buddy_watermark_ok(&k->buddy, order, mark))
 		return PFN_NONE;
-	return buddy_alloc_mt(&s->buddy, order, mt);
+	return buddy_alloc_mt(&k->buddy, order, mt);
 }
 
 /* __alloc_pages_direct_compact(): one compaction run, then the free lists */
-static pfn_t direct_compact(struct sim *s, unsigned order, int mt, int prio,
+static pfn_t direct_compact(struct kernel *k, unsigned order, int mt, int prio,
 			    enum compact_result *result)
 {
 	pfn_t pfn;
 
-	*result = sim_compact(s, order, mt, prio);
+	*result = sim_compact(k, order, mt, prio);
 	if (*result == COMPACT_SKIPPED)
 		return PFN_NONE;
 	/* at least one zone was not skipped (a deferred one counts): a stall */
-	s->st.compact_stall++;
-	pfn = get_page_from_freelist(s, order, mt, WMARK_MIN);
+	k->st->compact_stall++;
+	pfn = get_page_from_freelist(k, order, mt, WMARK_MIN);
 	if (pfn != PFN_NONE) {
-		buddy_compaction_defer_reset(&s->buddy, order, true);
-		s->st.compact_success++;
+		buddy_compaction_defer_reset(&k->buddy, order, true);
+		k->st->compact_success++;
 		return pfn;
 	}
-	s->st.compact_fail++;
+	k->st->compact_fail++;
 	return PFN_NONE;
 }
 
-pfn_t sim_alloc_pages(struct sim *s, unsigned order, gfp_t gfp)
+pfn_t sim_alloc_pages(struct kernel *k, unsigned order, gfp_t gfp)
 {
 	int mt = gfp & GFP_MOVABLE ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE;
 	int prio = COMPACT_PRIO_SYNC_LIGHT; /* DEF_COMPACT_PRIORITY */
@@ -85,15 +85,15 @@ pfn_t sim_alloc_pages(struct sim *s, unsigned order, gfp_t gfp)
 
 	BUG_ON(order <= PAGE_ALLOC_COSTLY_ORDER || order > MAX_PAGE_ORDER);
 	/* the fast path: ALLOC_WMARK_LOW */
-	pfn = get_page_from_freelist(s, order, mt, WMARK_LOW);
+	pfn = get_page_from_freelist(k, order, mt, WMARK_LOW);
 	if (pfn != PFN_NONE)
 		return pfn;
 	/* __alloc_pages_slowpath(): gfp_to_alloc_flags() lowers the mark to MIN */
-	pfn = get_page_from_freelist(s, order, mt, WMARK_MIN);
+	pfn = get_page_from_freelist(k, order, mt, WMARK_MIN);
 	if (pfn != PFN_NONE || !(gfp & GFP_DIRECT_RECLAIM))
 		return pfn; /* "Caller is not willing to reclaim, we can't balance anything" */
 	/* a costly order compacts first: enough base pages may be free already */
-	pfn = direct_compact(s, order, mt, COMPACT_PRIO_ASYNC, &result);
+	pfn = direct_compact(k, order, mt, COMPACT_PRIO_ASYNC, &result);
 	if (pfn != PFN_NONE)
 		return pfn;
 	if (gfp & GFP_NORETRY) {
@@ -102,20 +102,20 @@ pfn_t sim_alloc_pages(struct sim *s, unsigned order, gfp_t gfp)
 			return PFN_NONE;
 		/* a THP fault's local-node try compacts, never reclaims (9c9828d3ead6,
 		 * a stable backport: not in the 6.8 profile) */
-		if ((gfp & GFP_THISNODE) && kernel_thisnode_no_reclaim(s->cfg.kernel))
+		if ((gfp & GFP_THISNODE) && kernel_thisnode_no_reclaim(k->cfg->kernel))
 			return PFN_NONE;
 		prio = COMPACT_PRIO_ASYNC; /* worth a reclaim round, not a sync compaction */
 	}
 	/* retry: */
-	pfn = get_page_from_freelist(s, order, mt, WMARK_MIN);
+	pfn = get_page_from_freelist(k, order, mt, WMARK_MIN);
 	if (pfn != PFN_NONE)
 		return pfn;
 	/* __alloc_pages_direct_reclaim() */
-	reclaim_direct(s, order, gfp);
-	pfn = get_page_from_freelist(s, order, mt, WMARK_MIN);
+	reclaim_direct(k, order, gfp);
+	pfn = get_page_from_freelist(k, order, mt, WMARK_MIN);
 	if (pfn != PFN_NONE)
 		return pfn;
-	pfn = direct_compact(s, order, mt, prio, &result);
+	pfn = direct_compact(k, order, mt, prio, &result);
 	/* nopage: __GFP_NORETRY, or a costly order without __GFP_RETRY_MAYFAIL */
 	return pfn;
 }

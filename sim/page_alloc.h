@@ -9,7 +9,7 @@
 
 #include "types.h"
 
-struct sim;
+struct kernel;
 
 /*
  * The bits of a gfp mask (include/linux/gfp_types.h __GFP_*) that change what
@@ -38,6 +38,6 @@ typedef unsigned gfp_t;
  * with GFP_MOVABLE, else UNMOVABLE. Returns the first frame, or PFN_NONE (an
  * expected outcome).
  */
-pfn_t sim_alloc_pages(struct sim *s, unsigned order, gfp_t gfp);
+pfn_t sim_alloc_pages(struct kernel *k, unsigned order, gfp_t gfp);
 
 #endif

@@ -495,7 +495,7 @@ static int pool_threaded(struct sim *sims, unsigned n, struct trace_reader *tr,
 	} else {
 		failed = pool_rounds(&p, set, o);
 		if (failed < n) {
-			*e = sims[failed].err;
+			*e = sims[failed].k.err;
 			rc = POOL_EINPUT;
 		} else if (stop_requested(o)) {
 			rc = POOL_EINTR;

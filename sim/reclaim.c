@@ -89,67 +89,67 @@
 #include "lru.h"
 #include "mmu.h"
 #include "reclaim.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 
 #define SWAP_CLUSTER_MAX 32 /* include/linux/swap.h */
 
-static unsigned folio_nr(const struct sim *s, pfn_t pfn)
+static unsigned folio_nr(const struct kernel *k, pfn_t pfn)
 {
-	return thp_is_folio(s, pfn) ? HPAGE_PMD_NR : 1;
+	return thp_is_folio(k, pfn) ? HPAGE_PMD_NR : 1;
 }
 
 /* Move the folio at @pfn to the head of @list. */
-static void move_to(struct sim *s, pfn_t pfn, unsigned list)
+static void move_to(struct kernel *k, pfn_t pfn, unsigned list)
 {
-	lru_move(&s->lru, pfn, folio_nr(s, pfn), list);
+	lru_move(&k->lru, pfn, folio_nr(k, pfn), list);
 }
 
 /* folio_referenced(): how many of the folio's mappings were young; clears them. */
-static unsigned folio_referenced(struct sim *s, pfn_t pfn)
+static unsigned folio_referenced(struct kernel *k, pfn_t pfn)
 {
 	unsigned n = 0;
 
-	if (thp_is_folio(s, pfn)) {
-		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	if (thp_is_folio(k, pfn)) {
+		const struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
 		if (f->flags & FOLIO_PMD_MAPPED)
-			return pt_test_clear_young(&s->pt, f->va);
+			return pt_test_clear_young(&k->mm->pt, f->va);
 		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
 			if (f->mapped[i / 64] >> (i % 64) & 1)
-				n += pt_test_clear_young(&s->pt, s->rmap[pfn + i] - 1);
+				n += pt_test_clear_young(&k->mm->pt, k->rmap[pfn + i] - 1);
 		return n;
 	}
-	BUG_ON(!s->rmap[pfn]);
-	return pt_test_clear_young(&s->pt, s->rmap[pfn] - 1);
+	BUG_ON(!k->rmap[pfn]);
+	return pt_test_clear_young(&k->mm->pt, k->rmap[pfn] - 1);
 }
 
 /*
  * folio_evictable(): false for a folio mapped in a VM_LOCKED VMA (Linux marks it
  * mlocked -- mlock_folio(), mlock_new_folio() -- and keeps it on the unevictable
  * list; folio_referenced() meeting a VM_LOCKED VMA mlocks it too). Only looked
- * for once a VMA was locked (s->mlocked).
+ * for once a VMA was locked (k->mlocked).
  */
-static bool folio_mlocked(const struct sim *s, pfn_t pfn)
+static bool folio_mlocked(const struct kernel *k, pfn_t pfn)
 {
 	const struct vma *v;
 
-	if (likely(!s->mlocked))
+	if (likely(!k->mlocked))
 		return false;
-	if (thp_is_folio(s, pfn)) {
-		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	if (thp_is_folio(k, pfn)) {
+		const struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
 		if (f->flags & FOLIO_PMD_MAPPED) {
-			v = vma_find(&s->vmas, f->va);
+			v = vma_find(&k->mm->vmas, f->va);
 			return v && (v->flags & VM_LOCKED);
 		}
 		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
-			if ((f->mapped[i / 64] >> (i % 64) & 1) && s->rmap[pfn + i] &&
-			    (v = vma_find(&s->vmas, s->rmap[pfn + i] - 1)) && (v->flags & VM_LOCKED))
+			if ((f->mapped[i / 64] >> (i % 64) & 1) && k->rmap[pfn + i] &&
+			    (v = vma_find(&k->mm->vmas, k->rmap[pfn + i] - 1)) && (v->flags & VM_LOCKED))
 				return true;
 		return false;
 	}
-	v = s->rmap[pfn] ? vma_find(&s->vmas, s->rmap[pfn] - 1) : NULL;
+	v = k->rmap[pfn] ? vma_find(&k->mm->vmas, k->rmap[pfn] - 1) : NULL;
 	return v && (v->flags & VM_LOCKED);
 }
 
@@ -170,39 +170,39 @@ struct scan_ctl {
 };
 
 /* shrink_active_list(): folios leave the active list (@inactive + 1) whatever their A bits. */
-static void shrink_active(struct sim *s, struct scan_ctl *sc, unsigned inactive)
+static void shrink_active(struct kernel *k, struct scan_ctl *sc, unsigned inactive)
 {
-	struct lru *l = &s->lru;
+	struct lru *l = &k->lru;
 
-	for (unsigned k = 0; k < SWAP_CLUSTER_MAX; k++) {
+	for (unsigned kk = 0; kk < SWAP_CLUSTER_MAX; kk++) {
 		uint32_t p = l->prev[lru_head(l, inactive + 1)];
 
 		if (p == lru_head(l, inactive + 1))
 			break;
-		if (folio_mlocked(s, p)) { /* folio_putback_lru() to the unevictable list */
+		if (folio_mlocked(k, p)) { /* folio_putback_lru() to the unevictable list */
 			sc->folios++;
-			move_to(s, p, LRU_ACTIVE_ANON);
+			move_to(k, p, LRU_ACTIVE_ANON);
 			continue;
 		}
-		folio_referenced(s, p);
+		folio_referenced(k, p);
 		sc->folios++;
-		s->st.pgdeactivate += folio_nr(s, p);
-		move_to(s, p, LRU_INACTIVE_ANON);
+		k->st->pgdeactivate += folio_nr(k, p);
+		move_to(k, p, LRU_INACTIVE_ANON);
 	}
 }
 
 /* Unmap the 4K page @pfn into swap slot @slot and free it (try_to_unmap_one()). */
-static void swap_out_page(struct sim *s, pfn_t pfn, uint64_t slot)
+static void swap_out_page(struct kernel *k, pfn_t pfn, uint64_t slot)
 {
-	vaddr_t va = s->rmap[pfn] - 1;
+	vaddr_t va = k->rmap[pfn] - 1;
 
-	pt_set_swap(&s->pt, va, slot);
-	s->rmap[pfn] = 0;
-	lru_del(&s->lru, pfn, 1);
-	buddy_free(&s->buddy, pfn, 0);
-	s->st.nr_anon_pages--;
-	sim_rss_changed(s);
-	s->st.pswpout++;
+	pt_set_swap(&k->mm->pt, va, slot);
+	k->rmap[pfn] = 0;
+	lru_del(&k->lru, pfn, 1);
+	buddy_free(&k->buddy, pfn, 0);
+	k->st->nr_anon_pages--;
+	kernel_rss_changed(k);
+	k->st->pswpout++;
 }
 
 static void discard_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
@@ -212,134 +212,134 @@ static void discard_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, ui
 }
 
 /* Is the leaf mapping @va dirty (written since MADV_FREE cleaned it)? */
-static bool leaf_dirty(const struct sim *s, vaddr_t va)
+static bool leaf_dirty(const struct kernel *k, vaddr_t va)
 {
 	enum page_size ps;
 	pfn_t pfn;
 	uint64_t e;
 
-	return pt_lookup(&s->pt, va, &ps, &pfn, &e) && (e & PTE_D);
+	return pt_lookup(&k->mm->pt, va, &ps, &pfn, &e) && (e & PTE_D);
 }
 
 /*
  * try_to_unmap_one() of the lazy-free folio at @pfn: discarded if clean (returns
  * its pages), else swap-backed again and activated (returns 0). See the header.
  */
-static uint64_t reclaim_lazyfree(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
+static uint64_t reclaim_lazyfree(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 {
-	unsigned nr = folio_nr(s, pfn);
+	unsigned nr = folio_nr(k, pfn);
 	bool dirty = false;
 	vaddr_t va;
 
-	if (thp_is_folio(s, pfn)) {
-		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	if (thp_is_folio(k, pfn)) {
+		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
 		va = f->va;
 		if (f->flags & FOLIO_PMD_MAPPED) {
 			/* split_huge_pmd_locked() (TTU_SPLIT_HUGE_PMD), dirty or clean: see the header */
-			dirty = leaf_dirty(s, va);
-			thp_split_pmd_at(s, va);
+			dirty = leaf_dirty(k, va);
+			thp_split_pmd_at(k, va);
 		} else {
 			for (unsigned i = 0; i < HPAGE_PMD_NR && !dirty; i++)
 				if (f->mapped[i / 64] >> (i % 64) & 1)
-					dirty = leaf_dirty(s, s->rmap[pfn + i] - 1);
+					dirty = leaf_dirty(k, k->rmap[pfn + i] - 1);
 		}
 	} else {
-		va = s->rmap[pfn] - 1;
-		dirty = leaf_dirty(s, va);
+		va = k->rmap[pfn] - 1;
+		dirty = leaf_dirty(k, va);
 	}
 	if (dirty) {
 		/* folio_set_swapbacked(), activate_locked */
-		lru_set_swapbacked(&s->lru, pfn, nr, LRU_ACTIVE_ANON);
-		s->st.pgactivate += nr;
+		lru_set_swapbacked(&k->lru, pfn, nr, LRU_ACTIVE_ANON);
+		k->st->pgactivate += nr;
 		return 0;
 	}
 	/* discard: the PTEs (or the PMD) go, the folio is freed with the last of them;
 	 * in one rmap batch from 6.15 (kernel_lazyfree_batched_unmap()) */
-	thp_rmap_batching(s, kernel_lazyfree_batched_unmap(s->cfg.kernel));
-	if (thp_is_folio(s, pfn) && !(s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_PMD_MAPPED)) {
-		const struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	thp_rmap_batching(k, kernel_lazyfree_batched_unmap(k->cfg->kernel));
+	if (thp_is_folio(k, pfn) && !(k->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_PMD_MAPPED)) {
+		const struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
-		for (unsigned i = 0; i < HPAGE_PMD_NR && thp_is_folio(s, pfn); i++)
+		for (unsigned i = 0; i < HPAGE_PMD_NR && thp_is_folio(k, pfn); i++)
 			if (f->mapped[i / 64] >> (i % 64) & 1) {
-				vaddr_t a = s->rmap[pfn + i] - 1;
+				vaddr_t a = k->rmap[pfn + i] - 1;
 
-				pt_unmap_range(&s->pt, a, a + PAGE_SIZE, false, discard_leaf, s);
+				pt_unmap_range(&k->mm->pt, a, a + PAGE_SIZE, false, discard_leaf, k);
 			}
 	} else {
-		pt_unmap_range(&s->pt, va, va + ((vaddr_t)nr << PAGE_SHIFT), false, discard_leaf, s);
+		pt_unmap_range(&k->mm->pt, va, va + ((vaddr_t)nr << PAGE_SHIFT), false, discard_leaf, k);
 	}
-	thp_rmap_batching(s, false);
-	s->st.pglazyfreed += nr;
+	thp_rmap_batching(k, false);
+	k->st->pglazyfreed += nr;
 	sc->unmapped = true;
 	return nr;
 }
 
 /* Reclaim the folio at @pfn (unreferenced). Returns pages freed. */
-static uint64_t reclaim_folio(struct sim *s, pfn_t pfn, struct scan_ctl *sc)
+static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 {
 	uint64_t slot;
 
-	if (lru_lazyfree(&s->lru, pfn))
-		return reclaim_lazyfree(s, pfn, sc);
+	if (lru_lazyfree(&k->lru, pfn))
+		return reclaim_lazyfree(k, pfn, sc);
 
-	if (thp_is_folio(s, pfn)) {
-		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	if (thp_is_folio(k, pfn)) {
+		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 		vaddr_t h = f->va;
 
 		if (f->flags & FOLIO_PMD_MAPPED) {
-			slot = swap_alloc_cluster(&s->swap);
+			slot = swap_alloc_cluster(&k->swap);
 			if (slot != SWAP_NONE) {
 				/* try_to_unmap(TTU_SPLIT_HUGE_PMD), then 512 swap entries */
-				thp_split_pmd_at(s, h);
+				thp_split_pmd_at(k, h);
 				for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-					pt_set_swap(&s->pt, h + ((vaddr_t)i << PAGE_SHIFT), slot + i);
-					s->rmap[pfn + i] = 0;
+					pt_set_swap(&k->mm->pt, h + ((vaddr_t)i << PAGE_SHIFT), slot + i);
+					k->rmap[pfn + i] = 0;
 				}
-				lru_del(&s->lru, pfn, HPAGE_PMD_NR);
+				lru_del(&k->lru, pfn, HPAGE_PMD_NR);
 				memset(f, 0, sizeof(*f));
-				buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
-				s->st.nr_anon_pages -= HPAGE_PMD_NR;
-				sim_rss_changed(s);
-				s->st.thp_swpout++;
-				s->st.pswpout += HPAGE_PMD_NR;
+				buddy_free(&k->buddy, pfn, HPAGE_PMD_ORDER);
+				k->st->nr_anon_pages -= HPAGE_PMD_NR;
+				kernel_rss_changed(k);
+				k->st->thp_swpout++;
+				k->st->pswpout += HPAGE_PMD_NR;
 				sc->unmapped = true;
 				return HPAGE_PMD_NR;
 			}
-			s->st.thp_swpout_fallback++;
-			thp_split_pmd_at(s, h);
+			k->st->thp_swpout_fallback++;
+			thp_split_pmd_at(k, h);
 		}
 		/* split_folio_to_list(): its pages now stand in its place, at the tail */
-		return thp_split_folio(s, pfn);
+		return thp_split_folio(k, pfn);
 	}
-	slot = swap_alloc(&s->swap);
+	slot = swap_alloc(&k->swap);
 	if (slot == SWAP_NONE) {
-		move_to(s, pfn, LRU_ACTIVE_ANON); /* activate_locked */
-		s->st.pgactivate++;
+		move_to(k, pfn, LRU_ACTIVE_ANON); /* activate_locked */
+		k->st->pgactivate++;
 		return 0;
 	}
-	swap_out_page(s, pfn, slot);
+	swap_out_page(k, pfn, slot);
 	sc->unmapped = true;
 	return 1;
 }
 
 /* try_to_unmap_flush(): one full flush for the batch that unmapped something */
-static void unmap_flush(struct sim *s, struct scan_ctl *sc)
+static void unmap_flush(struct kernel *k, struct scan_ctl *sc)
 {
 	if (sc->unmapped) {
-		mmu_flush_all(&s->mmu);
-		s->st.tlb_invalidations++;
-		s->st.cyc_fault += s->cfg.cost.flush;
+		mmu_flush_all(k->cpu);
+		k->st->tlb_invalidations++;
+		k->st->cyc_fault += k->cfg->cost.flush;
 		sc->unmapped = false;
 	}
 }
 
 /* shrink_inactive_list() + shrink_folio_list() over 32 folios from the tail of @inactive. */
-static void shrink_inactive(struct sim *s, struct scan_ctl *sc, unsigned inactive)
+static void shrink_inactive(struct kernel *k, struct scan_ctl *sc, unsigned inactive)
 {
-	struct lru *l = &s->lru;
+	struct lru *l = &k->lru;
 
-	for (unsigned k = 0; k < SWAP_CLUSTER_MAX; k++) {
+	for (unsigned kk = 0; kk < SWAP_CLUSTER_MAX; kk++) {
 		uint32_t p = l->prev[lru_head(l, inactive)];
 		unsigned refs;
 		bool was_ref;
@@ -347,39 +347,39 @@ static void shrink_inactive(struct sim *s, struct scan_ctl *sc, unsigned inactiv
 		if (p == lru_head(l, inactive))
 			break;
 		sc->folios++;
-		sc->scanned += folio_nr(s, p);
-		if (folio_mlocked(s, p)) {
+		sc->scanned += folio_nr(k, p);
+		if (folio_mlocked(k, p)) {
 			/* !folio_evictable(): activate_locked, not counted in pgactivate */
-			move_to(s, p, LRU_ACTIVE_ANON);
+			move_to(k, p, LRU_ACTIVE_ANON);
 			continue;
 		}
-		refs = folio_referenced(s, p);
+		refs = folio_referenced(k, p);
 		was_ref = l->flags[p] & LRU_F_REFERENCED;
 		l->flags[p] &= (uint8_t)~LRU_F_REFERENCED;
 		if (refs) {
 			/* folio_check_references(): look twice before activating */
 			l->flags[p] |= LRU_F_REFERENCED;
 			if (was_ref || refs > 1) {
-				s->st.pgactivate += folio_nr(s, p);
-				move_to(s, p, LRU_ACTIVE_ANON);
+				k->st->pgactivate += folio_nr(k, p);
+				move_to(k, p, LRU_ACTIVE_ANON);
 			} else {
-				move_to(s, p, LRU_INACTIVE_ANON);
+				move_to(k, p, LRU_INACTIVE_ANON);
 			}
 			continue;
 		}
-		sc->reclaimed += reclaim_folio(s, p, sc);
+		sc->reclaimed += reclaim_folio(k, p, sc);
 	}
-	unmap_flush(s, sc);
+	unmap_flush(k, sc);
 }
 
 /* shrink_lruvec() until @target pages are reclaimed or nothing more can be. */
-static void shrink(struct sim *s, uint64_t target, struct scan_ctl *sc)
+static void shrink(struct kernel *k, uint64_t target, struct scan_ctl *sc)
 {
-	struct lru *l = &s->lru;
+	struct lru *l = &k->lru;
 	uint64_t idle = 0;
 
 	while (sc->reclaimed < target) {
-		bool anon = swap_nr_free(&s->swap); /* can_reclaim_anon_pages() */
+		bool anon = swap_nr_free(&k->swap); /* can_reclaim_anon_pages() */
 		uint64_t before = sc->reclaimed, file = l->nr[LRU_INACTIVE_FILE] + l->nr[LRU_ACTIVE_FILE];
 		uint64_t on_lists = file + (anon ? l->nr[LRU_INACTIVE_ANON] + l->nr[LRU_ACTIVE_ANON] : 0);
 
@@ -387,13 +387,13 @@ static void shrink(struct sim *s, uint64_t target, struct scan_ctl *sc)
 			break;
 		if (file) { /* lazy-free folios first (see the header) */
 			if (inactive_is_low(l, LRU_INACTIVE_FILE) || !l->nr[LRU_INACTIVE_FILE])
-				shrink_active(s, sc, LRU_INACTIVE_FILE);
-			shrink_inactive(s, sc, LRU_INACTIVE_FILE);
+				shrink_active(k, sc, LRU_INACTIVE_FILE);
+			shrink_inactive(k, sc, LRU_INACTIVE_FILE);
 		}
 		if (anon && sc->reclaimed < target && l->nr[LRU_INACTIVE_ANON] + l->nr[LRU_ACTIVE_ANON]) {
 			if (inactive_is_low(l, LRU_INACTIVE_ANON) || !l->nr[LRU_INACTIVE_ANON])
-				shrink_active(s, sc, LRU_INACTIVE_ANON);
-			shrink_inactive(s, sc, LRU_INACTIVE_ANON);
+				shrink_active(k, sc, LRU_INACTIVE_ANON);
+			shrink_inactive(k, sc, LRU_INACTIVE_ANON);
 		}
 		/* every folio seen twice without freeing a page: give up (OOM ahead) */
 		if (sc->reclaimed == before) {
@@ -405,22 +405,22 @@ static void shrink(struct sim *s, uint64_t target, struct scan_ctl *sc)
 	}
 }
 
-void reclaim_kswapd(struct sim *s)
+void reclaim_kswapd(struct kernel *k)
 {
 	struct scan_ctl sc = { .kswapd = true };
-	uint64_t high = buddy_watermark(&s->buddy, WMARK_HIGH);
+	uint64_t high = buddy_watermark(&k->buddy, WMARK_HIGH);
 	cycles_t cost;
 
-	if (s->buddy.nr_free_pages >= buddy_watermark(&s->buddy, WMARK_LOW))
+	if (k->buddy.nr_free_pages >= buddy_watermark(&k->buddy, WMARK_LOW))
 		return;
-	s->st.pageoutrun++;
-	thp_shrink_deferred(s); /* shrink_slab(): the deferred split shrinker */
-	if (s->buddy.nr_free_pages < high)
-		shrink(s, high - s->buddy.nr_free_pages, &sc);
-	s->st.pgscan_kswapd += sc.scanned;
-	s->st.pgsteal_kswapd += sc.reclaimed;
-	cost = sc.folios * s->cfg.cost.compact_scan;
-	s->st.cyc_kswapd += cost;
+	k->st->pageoutrun++;
+	thp_shrink_deferred(k); /* shrink_slab(): the deferred split shrinker */
+	if (k->buddy.nr_free_pages < high)
+		shrink(k, high - k->buddy.nr_free_pages, &sc);
+	k->st->pgscan_kswapd += sc.scanned;
+	k->st->pgsteal_kswapd += sc.reclaimed;
+	cost = sc.folios * k->cfg->cost.compact_scan;
+	k->st->cyc_kswapd += cost;
 }
 
 /*
@@ -428,9 +428,9 @@ void reclaim_kswapd(struct sim *s)
  * allocation could already succeed, or compaction could run and free pages are
  * above the high watermark + compact_gap() already.
  */
-static bool compaction_ready(const struct sim *s, unsigned order)
+static bool compaction_ready(const struct kernel *k, unsigned order)
 {
-	const struct buddy *b = &s->buddy;
+	const struct buddy *b = &k->buddy;
 
 	if (buddy_watermark_ok(b, order, WMARK_MIN))
 		return true;
@@ -445,18 +445,18 @@ static bool compaction_ready(const struct sim *s, unsigned order)
  * the round freed something, the allocation cannot succeed yet, compaction may
  * not run yet and the inactive list is larger than compact_gap().
  */
-static bool should_continue_reclaim(const struct sim *s, unsigned order, uint64_t reclaimed)
+static bool should_continue_reclaim(const struct kernel *k, unsigned order, uint64_t reclaimed)
 {
 	if (!reclaimed)
 		return false;
-	if (buddy_watermark_ok(&s->buddy, order, WMARK_MIN) ||
-	    buddy_compaction_suitable(&s->buddy, order) == COMPACT_CONTINUE)
+	if (buddy_watermark_ok(&k->buddy, order, WMARK_MIN) ||
+	    buddy_compaction_suitable(&k->buddy, order) == COMPACT_CONTINUE)
 		return false;
-	return s->lru.nr[LRU_INACTIVE_FILE] +
-		       (swap_nr_free(&s->swap) ? s->lru.nr[LRU_INACTIVE_ANON] : 0) > (2ULL << order);
+	return k->lru.nr[LRU_INACTIVE_FILE] +
+		       (swap_nr_free(&k->swap) ? k->lru.nr[LRU_INACTIVE_ANON] : 0) > (2ULL << order);
 }
 
-uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp)
+uint64_t reclaim_direct(struct kernel *k, unsigned order, gfp_t gfp)
 {
 	struct scan_ctl sc = { .kswapd = false };
 	bool costly = order > PAGE_ALLOC_COSTLY_ORDER;
@@ -465,67 +465,67 @@ uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp)
 	/* do_try_to_free_pages(): ALLOCSTALL of gfp_zone(): MOVABLE for GFP_HIGHUSER_MOVABLE,
 	 * NORMAL without __GFP_MOVABLE (x86-64 has no HIGHMEM zone) */
 	if (gfp & GFP_MOVABLE)
-		s->st.allocstall_movable++;
+		k->st->allocstall_movable++;
 	else
-		s->st.allocstall_normal++;
+		k->st->allocstall_normal++;
 	/* shrink_zones(): a zone where compaction is ready is skipped, slab shrinkers too */
-	if (!(costly && compaction_ready(s, order))) {
+	if (!(costly && compaction_ready(k, order))) {
 		do {
 			/* shrink_node(): the LRU towards nr_to_reclaim, then shrink_slab() */
 			before = sc.reclaimed;
-			shrink(s, before + SWAP_CLUSTER_MAX, &sc);
-			thp_shrink_deferred(s); /* the deferred split shrinker (not in nr_reclaimed) */
-		} while (costly && should_continue_reclaim(s, order, sc.reclaimed - before));
+			shrink(k, before + SWAP_CLUSTER_MAX, &sc);
+			thp_shrink_deferred(k); /* the deferred split shrinker (not in nr_reclaimed) */
+		} while (costly && should_continue_reclaim(k, order, sc.reclaimed - before));
 	}
-	s->st.pgscan_direct += sc.scanned;
-	s->st.pgsteal_direct += sc.reclaimed;
-	if (s->in_khugepaged)
-		s->st.cyc_khugepaged += sc.folios * s->cfg.cost.compact_scan;
+	k->st->pgscan_direct += sc.scanned;
+	k->st->pgsteal_direct += sc.reclaimed;
+	if (k->in_khugepaged)
+		k->st->cyc_khugepaged += sc.folios * k->cfg->cost.compact_scan;
 	else
-		s->st.cyc_reclaim += sc.folios * s->cfg.cost.compact_scan;
+		k->st->cyc_reclaim += sc.folios * k->cfg->cost.compact_scan;
 	return sc.reclaimed;
 }
 
-int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slot, bool khugepaged)
+int reclaim_swap_in(struct kernel *k, const struct vma *v, vaddr_t va, uint64_t slot, bool khugepaged)
 {
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
-	pfn_t pfn = buddy_alloc(&s->buddy, 0);
+	pfn_t pfn = buddy_alloc(&k->buddy, 0);
 
 	if (pfn == PFN_NONE)
 		return -1;
-	pt_swap_in(&s->pt, p, pfn, v->flags & VM_WRITE);
-	swap_free(&s->swap, slot);
-	sim_rmap_set(s, pfn, p);
-	lru_add(&s->lru, pfn, 1);
-	s->st.nr_anon_pages++;
-	sim_rss_changed(s);
-	s->st.pgmajfault++;
-	vmas_count(s, p, VE_PGMAJFAULT);
-	s->st.pswpin++;
+	pt_swap_in(&k->mm->pt, p, pfn, v->flags & VM_WRITE);
+	swap_free(&k->swap, slot);
+	kernel_rmap_set(k, pfn, p);
+	lru_add(&k->lru, pfn, 1);
+	k->st->nr_anon_pages++;
+	kernel_rss_changed(k);
+	k->st->pgmajfault++;
+	vmas_count(k, p, VE_PGMAJFAULT);
+	k->st->pswpin++;
 	if (khugepaged)
-		s->st.cyc_khugepaged += s->cfg.cost.swap_in;
+		k->st->cyc_khugepaged += k->cfg->cost.swap_in;
 	else
-		s->st.cyc_fault += s->cfg.cost.swap_in;
+		k->st->cyc_fault += k->cfg->cost.swap_in;
 	return 0;
 }
 
-uint64_t reclaim_pages(struct sim *s, const pfn_t *folios, size_t n)
+uint64_t reclaim_pages(struct kernel *k, const pfn_t *folios, size_t n)
 {
 	struct scan_ctl sc = { .kswapd = false };
 
 	for (size_t i = 0; i < n; i++) {
 		pfn_t p = folios[i];
-		bool split = thp_is_folio(s, p) && !lru_lazyfree(&s->lru, p);
+		bool split = thp_is_folio(k, p) && !lru_lazyfree(&k->lru, p);
 
 		sc.folios++;
-		sc.reclaimed += reclaim_folio(s, p, &sc);
+		sc.reclaimed += reclaim_folio(k, p, &sc);
 		/* split_folio_to_list(): the pages of a THP that could not go whole follow it */
-		for (unsigned k = 0; split && k < HPAGE_PMD_NR && !thp_is_folio(s, p); k++)
-			if (s->rmap[p + k] && lru_on(&s->lru, p + k) && ++sc.folios)
-				sc.reclaimed += reclaim_folio(s, p + k, &sc);
+		for (unsigned kk = 0; split && kk < HPAGE_PMD_NR && !thp_is_folio(k, p); kk++)
+			if (k->rmap[p + kk] && lru_on(&k->lru, p + kk) && ++sc.folios)
+				sc.reclaimed += reclaim_folio(k, p + kk, &sc);
 	}
-	unmap_flush(s, &sc);
-	s->st.cyc_reclaim += sc.folios * s->cfg.cost.compact_scan;
+	unmap_flush(k, &sc);
+	k->st->cyc_reclaim += sc.folios * k->cfg->cost.compact_scan;
 	return sc.reclaimed;
 }
 
@@ -534,18 +534,18 @@ static unsigned folio_nr_cb(const void *ctx, pfn_t pfn)
 	return folio_nr(ctx, pfn);
 }
 
-void reclaim_check_invariants(const struct sim *s)
+void reclaim_check_invariants(const struct kernel *k)
 {
-	const struct lru *l = &s->lru;
+	const struct lru *l = &k->lru;
 
-	lru_check_invariants(l, folio_nr_cb, s);
+	lru_check_invariants(l, folio_nr_cb, k);
 	for (unsigned list = 0; list < NR_LRU_LISTS; list++) {
 		uint32_t h = lru_head(l, list);
 
 		for (uint32_t p = l->next[h]; p != h; p = l->next[p])
-			if (thp_is_folio(s, p))
+			if (thp_is_folio(k, p))
 				BUG_ON(p & (HPAGE_PMD_NR - 1)); /* a THP by its head only */
 			else
-				BUG_ON(!s->rmap[p]); /* a mapped 4K anonymous page */
+				BUG_ON(!k->rmap[p]); /* a mapped 4K anonymous page */
 	}
 }

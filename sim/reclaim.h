@@ -9,14 +9,14 @@
 #include "page_alloc.h"
 #include "types.h"
 
-struct sim;
+struct kernel;
 struct vma;
 
 /*
  * kswapd: woken when free pages are below the low watermark, it reclaims until
  * they reach the high one (balance_pgdat()). Called before an allocation.
  */
-void reclaim_kswapd(struct sim *s);
+void reclaim_kswapd(struct kernel *k);
 
 /*
  * Direct reclaim by the task allocating @order under @gfp (try_to_free_pages()
@@ -27,7 +27,7 @@ void reclaim_kswapd(struct sim *s);
  * (compaction_ready()) and otherwise goes on until compaction could run
  * (should_continue_reclaim()). The task's own cycles. Returns the pages reclaimed.
  */
-uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp);
+uint64_t reclaim_direct(struct kernel *k, unsigned order, gfp_t gfp);
 
 /*
  * reclaim_pages() of MADV_PAGEOUT: shrink_folio_list() of the @n folios at
@@ -36,15 +36,15 @@ uint64_t reclaim_direct(struct sim *s, unsigned order, gfp_t gfp);
  * THP that cannot be swapped whole is split and its pages tried one by one. One
  * flush at the end if anything was unmapped. Returns the pages freed.
  */
-uint64_t reclaim_pages(struct sim *s, const pfn_t *folios, size_t n);
+uint64_t reclaim_pages(struct kernel *k, const pfn_t *folios, size_t n);
 
 /*
  * do_swap_page(): the fault at @va found swap entry @slot. Reads the page back
- * (a major fault), maps it, frees the slot. 0, or -1 with s->err.
+ * (a major fault), maps it, frees the slot. 0, or -1 with k->err.
  */
-int reclaim_swap_in(struct sim *s, const struct vma *v, vaddr_t va, uint64_t slot, bool khugepaged);
+int reclaim_swap_in(struct kernel *k, const struct vma *v, vaddr_t va, uint64_t slot, bool khugepaged);
 
 /* The LRU lists (lru_check_invariants()), each member a THP head or a mapped 4K page. Aborts. */
-void reclaim_check_invariants(const struct sim *s);
+void reclaim_check_invariants(const struct kernel *k);
 
 #endif

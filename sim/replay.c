@@ -62,11 +62,11 @@ int sim_batch_fail(struct sim *s, uint64_t idx, struct err *e)
 
 static int fail_at(struct sim *s, uint64_t idx, struct err *e)
 {
-	if (s->fail_msg[0])
-		err_set(&s->err, s->trace_name, 0, 0, "record %llu: %s",
-			(unsigned long long)(s->rec_no + idx + 1), s->fail_msg);
-	s->rec_no += idx;
-	*e = s->err;
+	if (s->k.fail_msg[0])
+		err_set(&s->k.err, s->k.trace_name, 0, 0, "record %llu: %s",
+			(unsigned long long)(s->k.rec_no + idx + 1), s->k.fail_msg);
+	s->k.rec_no += idx;
+	*e = s->k.err;
 	return -1;
 }
 
@@ -134,9 +134,9 @@ static inline __attribute__((always_inline)) void run_one(struct sim *s, const s
 		access_bytes_modify(&s->mmu, r->addr, r->size);
 		access_bytes(&s->mmu, r->addr, r->size, SIDE_D, false);
 	} else if (k == R_EVENT) {
-		s->rec_no += (uint64_t)(r - b->recs);
+		s->k.rec_no += (uint64_t)(r - b->recs);
 		sim_event(s, &b->ev[r->size]);
-		s->rec_no -= (uint64_t)(r - b->recs);
+		s->k.rec_no -= (uint64_t)(r - b->recs);
 	} else if (k == R_INSNS) {
 		s->st.instructions += r->size;
 	} else if (k == R_TOUCH) {
@@ -171,7 +171,7 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 		return roi_run_batch(s, b, e);
 	for (; r < end; r++) {
 		run_one(s, b, r);
-		if (unlikely(s->failed))
+		if (unlikely(s->k.failed))
 			return fail_at(s, (uint64_t)(r - b->recs), e);
 	}
 	return batch_end(s, b, e);
@@ -181,7 +181,7 @@ int sim_run_range(struct sim *s, const struct trace_batch *b, size_t from, size_
 {
 	for (const struct trace_rec *r = b->recs + from, *end = b->recs + to; r < end; r++) {
 		run_one(s, b, r);
-		if (unlikely(s->failed))
+		if (unlikely(s->k.failed))
 			return fail_at(s, (uint64_t)(r - b->recs), e);
 	}
 	return 0;
@@ -439,7 +439,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 			for (uint32_t j = sum->op_rec[at], end = i + 1 < nop ? sum->op_rec[i + 1] : (uint32_t)b->n;
 			     j < end; j++) {
 				run_one(s, b, &b->recs[j]);
-				if (unlikely(s->failed))
+				if (unlikely(s->k.failed))
 					return fail_at(s, j, e);
 			}
 		} else {
@@ -449,7 +449,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 				lastop[SIDE_I] = lastop[SIDE_D] = VPN_NONE;
 			run_one(s, b, r);
 		}
-		if (unlikely(s->failed))
+		if (unlikely(s->k.failed))
 			return fail_at(s, sum->op_rec[i], e);
 	}
 	/* the whole batch ran: every record counted once, by kind */
@@ -483,14 +483,14 @@ int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn
 			for (vaddr_t p = r->addr;; p = (p & ~(PAGE_SIZE - 1)) + PAGE_SIZE) {
 				fn(ctx, s, p, side, write);
 				if ((p >> PAGE_SHIFT) == (last >> PAGE_SHIFT) || p + PAGE_SIZE < p ||
-				    s->failed)
+				    s->k.failed)
 					break;
 			}
 		}
 		if (k == R_EVENT) {
-			s->rec_no += i;
+			s->k.rec_no += i;
 			sim_event(s, &b->ev[r->size]);
-			s->rec_no -= i;
+			s->k.rec_no -= i;
 		} else if (k == R_INSNS) {
 			s->st.instructions += r->size;
 		} else if (k == R_TOUCH) {
@@ -498,7 +498,7 @@ int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn
 		} else {
 			BUG_ON(k > R_MODIFY && k != R_DEP);
 		}
-		if (unlikely(s->failed))
+		if (unlikely(s->k.failed))
 			return fail_at(s, i, e);
 	}
 	return batch_end(s, b, e);
@@ -507,31 +507,31 @@ int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn
 /* After a batch: rec_no, the timeline and khugepaged (simulated time). */
 static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 {
-	s->rec_no += b->n;
+	s->k.rec_no += b->n;
 	if (unlikely(s->timeline))
 		sim_timeline_due(s);
 	if (unlikely(s->virt != NULL) && virt_tick(s)) {
-		*e = s->err;
+		*e = s->k.err;
 		return -1;
 	}
 	/* background work due by simulated time: one test per batch */
-	if (unlikely(s->thp.mm_registered) && sim_now(s) >= s->khugepaged.next_wake) {
+	if (unlikely(s->k.thp.mm_registered) && sim_now(s) >= s->k.khugepaged.next_wake) {
 		cycles_t now = sim_now(s);
 
-		while (now >= s->khugepaged.next_wake && !s->failed) {
-			cycles_t w = s->khugepaged.next_wake;
+		while (now >= s->k.khugepaged.next_wake && !s->k.failed) {
+			cycles_t w = s->k.khugepaged.next_wake;
 
 			/* a long stretch of simulated time: many passes; a signal ends them
 			 * (the pool then stops before the next batch) */
 			if (s->stop && *s->stop)
 				break;
 
-			khugepaged_do_scan(s);
-			if (s->khugepaged.next_wake == w)
+			khugepaged_do_scan(&s->k);
+			if (s->k.khugepaged.next_wake == w)
 				break; /* a sleep of 0 ms: one pass per batch */
 		}
-		if (s->failed) {
-			*e = s->err;
+		if (s->k.failed) {
+			*e = s->k.err;
 			return -1;
 		}
 	}

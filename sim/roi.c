@@ -150,9 +150,9 @@ void roi_touch(struct sim *s, vaddr_t va, enum touch_how how)
 
 	if (s->virt)
 		virt_counts_save(s, &vc);
-	s->uncounted = true;
-	sim_touch(s, va, how); /* (a failure: s->failed, the caller's test) */
-	s->uncounted = false;
+	s->k.uncounted = true;
+	sim_touch(&s->k, va, how); /* (a failure: s->k.failed, the caller's test) */
+	s->k.uncounted = false;
 	roi_keep_gauges(&keep, &s->st);
 	s->st = keep;
 	s->cyc_virt = cyc_virt;
@@ -179,7 +179,7 @@ void roi_reset_counters(struct sim *s)
 	s->cyc_virt = 0;
 	if (s->virt)
 		virt_reset_counts(s);
-	vmas_reset_counts(s); /* before the MMU's counters: it charges what they hold */
+	vmas_reset_counts(&s->k); /* before the MMU's counters: it charges what they hold */
 	memset(s->nrec, 0, sizeof(s->nrec));
 	memset(&s->mmu.st, 0, sizeof(s->mmu.st));
 	s->mmu.twalks = 0; /* (the timing hook's walk counts follow st's) */
@@ -189,7 +189,7 @@ void roi_reset_counters(struct sim *s)
 	roi_keep_gauges(&s->st, &keep);
 	s->st.roi = keep.roi;
 	memset(s->tl_last, 0, sizeof(s->tl_last)); /* the timeline's deltas start afresh */
-	sim_rss_restart(s); /* peaks and time-weighted coverage: from here */
+	kernel_rss_restart(&s->k); /* peaks and time-weighted coverage: from here */
 }
 
 void roi_finish(struct sim *s)
@@ -199,7 +199,7 @@ void roi_finish(struct sim *s)
 	if (s->roi.phase != ROI_SKIP && s->roi.phase != ROI_WARMUP)
 		return;
 	/* the input ended before the region began: nothing of it is counted */
-	vmas_reset_counts(s);
+	vmas_reset_counts(&s->k);
 	memset(&s->st, 0, sizeof(s->st));
 #define X(m) s->st.m = keep.m;
 	ROI_GAUGES(X)
@@ -259,7 +259,7 @@ static uint64_t units(const struct roi *ro, const struct trace_rec *r)
 
 /*
  * A skipped reference's touch of page @vpn (@how), unless the memo says the
- * page was touched so already. 0, or -1 (s->failed).
+ * page was touched so already. 0, or -1 (s->k.failed).
  */
 static int skip_touch(struct sim *s, uint64_t vpn, enum touch_how how)
 {
@@ -271,7 +271,7 @@ static int skip_touch(struct sim *s, uint64_t vpn, enum touch_how how)
 
 	if (*m == (vpn << 1 | 1) || *m == (vpn << 1 | w))
 		return 0; /* touched so already: written, or read and this is a read */
-	if (sim_touch(s, vpn << PAGE_SHIFT, how))
+	if (sim_touch(&s->k, vpn << PAGE_SHIFT, how))
 		return -1;
 	if (s->st.pgsteal_kswapd + s->st.pgsteal_direct != stolen)
 		memo_clear(r); /* reclaim took pages away: the memo may name them */
@@ -310,7 +310,7 @@ static int skip_range(struct sim *s, const struct trace_batch *b, size_t from, s
 				return sim_batch_fail(s, i, e);
 		} else if (r->kind == R_TOUCH) {
 			roi_touch(s, r->addr, (enum touch_how)r->size);
-			if (s->failed)
+			if (s->k.failed)
 				return sim_batch_fail(s, i, e);
 		} else if (r->kind == R_INSNS) {
 			st->skipped_insns += r->size;
@@ -318,11 +318,11 @@ static int skip_range(struct sim *s, const struct trace_batch *b, size_t from, s
 			continue; /* a dependence: nothing to skip */
 		} else {
 			st->skipped_events++;
-			s->rec_no += i;
+			s->k.rec_no += i;
 			sim_event(s, &b->ev[r->size]);
-			s->rec_no -= i;
+			s->k.rec_no -= i;
 			memo_clear(&s->roi); /* (a munmap, an madvise, ...) */
-			if (s->failed)
+			if (s->k.failed)
 				return sim_batch_fail(s, i, e);
 		}
 	}
@@ -419,6 +419,6 @@ int roi_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 		return 0; /* the simulation ended right after its last reference */
 	if (simulated)
 		return sim_batch_end(s, b, e);
-	s->rec_no += n; /* all skipped: no background work (no simulated time passed) */
+	s->k.rec_no += n; /* all skipped: no background work (no simulated time passed) */
 	return 0;
 }

@@ -304,7 +304,7 @@ int run_setup(struct run *r, const struct sim_config *c, const enum os_mode *mod
 		if (sim_init(&r->sims[i], &ci, e))
 			return -1;
 		r->n = i + 1; /* run_free() destroys the ones made */
-		r->sims[i].trace_name = trace_name;
+		r->sims[i].k.trace_name = trace_name;
 	}
 	return 0;
 }
@@ -365,7 +365,7 @@ static int write_json(struct run *r, struct report_meta *m, const char *path, bo
 		m->config_hash = hash[i];
 		json_t *j = stats_to_json(&r->sims[i].st, m);
 
-		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i])); /* vmas.c */
+		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i].k)); /* vmas.c */
 		if (root) {
 			json_object_set_new(root, m->mode, j);
 		} else {

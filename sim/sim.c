@@ -35,26 +35,6 @@
 #include "sim.h"
 #include "thp.h"
 
-static pfn_t pt_frame_alloc(void *ctx)
-{
-	struct sim *s = ctx;
-	pfn_t pfn = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE); /* GFP_PGTABLE_USER */
-
-	if (pfn != PFN_NONE)
-		s->st.nr_page_table_pages++;
-	return pfn;
-}
-
-static void pt_frame_free(void *ctx, pfn_t pfn)
-{
-	struct sim *s = ctx;
-
-	buddy_free(&s->buddy, pfn, 0);
-	s->st.nr_page_table_pages--;
-	if (unlikely(s->virt != NULL))
-		virt_table_freed(s, pfn);
-}
-
 /* Kernel and hypervisor cycles the application waited for: they stop the overlap core. */
 static cycles_t serial_cycles(const struct sim *s)
 {
@@ -70,7 +50,7 @@ static uint64_t insns_now(const struct sim *s)
 /* The MMU's timing hook (cpu.model overlap): a late lookup to the core. */
 static void timing_hook(void *os, const struct core_ref *ref)
 {
-	struct sim *s = os;
+	struct sim *s = sim_of(os);
 
 	core_ref(&s->core, insns_now(s), serial_cycles(s), s->nrec[R_LOAD] + s->nrec[R_MODIFY],
 		 s->nrec[R_LOAD] + s->nrec[R_STORE] + s->nrec[R_MODIFY], ref);
@@ -97,51 +77,22 @@ void sim_core_reset(struct sim *s)
 		   s->nrec[R_LOAD] + s->nrec[R_STORE] + s->nrec[R_MODIFY]);
 }
 
+static cycles_t machine_now(const void *machine)
+{
+	return sim_now(machine);
+}
+
 int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 {
-	struct pt_frame_ops ops = { pt_frame_alloc, pt_frame_free, s };
-
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
-	s->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
-	vma_set_init(&s->vmas);
-	/*
-	 * A 1G hugetlb pool is carved off the top at boot (1G-aligned): the buddy
-	 * gets what lies below it; memory above the last whole GiB goes unused.
-	 */
-	if (mmu_init(&s->mmu, cfg, &s->pt, sim_fault_hook, s) ||
-	    buddy_init(&s->buddy, cfg->hugetlb_1g_pages ? ((cfg->memory >> PUD_SHIFT) - cfg->hugetlb_1g_pages) << PUD_SHIFT
-							: cfg->memory))
+	kernel_prepare(&s->k);
+	s->k.now = machine_now;
+	s->k.machine = s;
+	if (mmu_init(&s->mmu, cfg, &s->k.mm->pt, sim_fault_hook, &s->k))
 		goto oom;
-	s->buddy.extfrag_threshold = cfg->extfrag_threshold;
-	buddy_set_thp_enabled(&s->buddy, cfg->mode == MODE_THP && cfg->thp.enabled != THP_NEVER);
-	/*
-	 * The persistent 2 MiB pool is set aside at boot (hugepages=N; "huge pages
-	 * must be set aside at boot time", LWN's 2.6.38 THP article), before the
-	 * machine's history fragments memory; surplus pages (pages: 0) come from
-	 * the buddy allocator at fault time, fragmented or not.
-	 */
-	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
-	    hugetlb_pool_init(&s->hugetlb, &s->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
-		goto oom;
-	if (cfg->fragmentation.unmovable > 0 &&
-	    buddy_fragment(&s->buddy, cfg->fragmentation.unmovable, cfg->fragmentation.seed) < 0)
-		return err_set(e, "os.fragmentation.unmovable", 0, 0, "cannot fragment memory");
-	if (pt_init(&s->pt, cfg->levels, &ops))
-		goto oom;
-	if (hugetlb_pool_init_1g(&s->hugetlb, s->buddy.nr_pages, cfg->hugetlb_1g_pages))
-		goto oom;
-	s->rmap = mmap(NULL, s->buddy.nr_pages * sizeof(*s->rmap), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->rmap == MAP_FAILED) {
-		s->rmap = NULL;
-		goto oom;
-	}
-	if (thp_init(s) || lru_init(&s->lru, s->buddy.nr_pages) || swap_init(&s->swap, cfg->swap_size) ||
-	    filemap_init(s) || vmas_init(s))
-		goto oom;
-	s->wmark_low = buddy_watermark(&s->buddy, WMARK_LOW);
-	khugepaged_init(s);
+	if (kernel_init(&s->k, &s->cfg, &s->st, &s->mmu, e))
+		return -1;
 	if (cfg->core.model == CPU_OVERLAP) {
 		if (core_init(&s->core, cfg))
 			goto oom;
@@ -160,39 +111,43 @@ oom:
 void sim_destroy(struct sim *s)
 {
 	if (s->virt) /* the guest's teardown traps nothing: the shadow table goes whole */
-		s->pt.on_write = NULL;
-	if (s->pt.root) {
-		sim_exit_mmap(s);
-		pt_destroy(&s->pt);
-	}
-	hugetlb_pool_destroy(&s->hugetlb, &s->buddy);
-	thp_destroy(s);
-	filemap_destroy(s);
-	lru_destroy(&s->lru);
-	swap_destroy(&s->swap);
-	if (s->rmap)
-		munmap(s->rmap, s->buddy.nr_pages * sizeof(*s->rmap));
+		s->k.mm->pt.on_write = NULL;
+	kernel_destroy(&s->k);
 	mmu_destroy(&s->mmu);
 	core_free(&s->core);
-	buddy_destroy(&s->buddy);
-	vma_set_free(&s->vmas);
-	vmas_destroy(s);
 	virt_destroy(s);
 }
 
-
 int sim_fail(struct sim *s, const char *fmt, ...)
 {
+	struct kernel *k = &s->k;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
+	vsnprintf(k->fail_msg, sizeof(k->fail_msg), fmt, ap);
 	va_end(ap);
-	s->failed = true;
-	return err_set(&s->err, s->trace_name, 0, 0, "record %llu: %s",
-		       (unsigned long long)s->rec_no + 1, s->fail_msg);
+	k->failed = true;
+	return err_set(&k->err, k->trace_name, 0, 0, "record %llu: %s",
+		       (unsigned long long)k->rec_no + 1, k->fail_msg);
 }
 
+int sim_event(struct sim *s, const struct os_event *ev)
+{
+	switch (ev->kind) {
+	case EV_MARKER:
+		sim_steps_row(s, ev->addr);
+		return 0;
+	case EV_FORK:
+	case EV_SWITCH:
+	case EV_EXIT:
+	case EV_EXEC:
+	case EV_PRCTL:
+		return sim_fail(s, "%s: a trace of several processes needs a machine that runs them",
+				ev_kind_name[ev->kind]);
+	default:
+		return kernel_event(&s->k, ev);
+	}
+}
 
 void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval)
 {
@@ -223,18 +178,6 @@ void sim_timeline_due(struct sim *s)
 	s->tl_next += s->tl_interval;
 }
 
-/* The report's resident bytes of @st: anonymous 4K pages, THPs and hugetlb pages (not the zero pages). */
-static uint64_t huge_bytes_of(const struct stats *st)
-{
-	return (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE +
-	       st->nr_hugetlb_pages_1g * PUD_SIZE;
-}
-
-static uint64_t rss_bytes_of(const struct stats *st)
-{
-	return st->nr_anon_pages * PAGE_SIZE + huge_bytes_of(st);
-}
-
 /*
  * The timeline's per-interval columns, in header order: the MMU's counters read
  * as they are mid-run (misses and walks are counted as they happen; only the
@@ -257,7 +200,7 @@ static void timeline_deltas(const struct sim *s, uint64_t cur[SIM_TL_DELTAS])
 static void timeline_row(struct sim *s, cycles_t now)
 {
 	uint64_t cur[SIM_TL_DELTAS];
-	uint64_t huge = huge_bytes_of(&s->st), rss = rss_bytes_of(&s->st);
+	uint64_t huge = kernel_huge_bytes(&s->st), rss = kernel_rss_bytes(&s->st);
 
 	timeline_deltas(s, cur);
 	fprintf(s->timeline, "%s,%.6f,%llu,%llu,%llu,%.6f", os_mode_name[s->cfg.mode],
@@ -265,8 +208,8 @@ static void timeline_row(struct sim *s, cycles_t now)
 		(unsigned long long)rss, (unsigned long long)huge,
 		rss ? (double)huge / (double)rss : 0.0);
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
-		fprintf(s->timeline, ",%llu", (unsigned long long)s->buddy.free_area[o].nr_free);
-	fprintf(s->timeline, ",%d", buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER));
+		fprintf(s->timeline, ",%llu", (unsigned long long)s->k.buddy.free_area[o].nr_free);
+	fprintf(s->timeline, ",%d", buddy_fragmentation_index(&s->k.buddy, HPAGE_PMD_ORDER));
 	for (int i = 0; i < SIM_TL_DELTAS; i++)
 		fprintf(s->timeline, ",%llu", (unsigned long long)(cur[i] - s->tl_last[i]));
 	fprintf(s->timeline, "%s\n", s->csv_prov);
@@ -318,42 +261,13 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 		os_mode_name[s->cfg.mode], (unsigned long long)marker,
 		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
 		(unsigned long long)rss,
-		(unsigned long long)((s->fm.nr_ptes + s->fm.nr_pmds * HPAGE_PMD_NR) * PAGE_SIZE),
+		(unsigned long long)((s->k.fm.nr_ptes + s->k.fm.nr_pmds * HPAGE_PMD_NR) * PAGE_SIZE),
 		(unsigned long long)huge, (unsigned long long)st->thp_fault_alloc,
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,
 		(unsigned long long)st->thp_zero_page_alloc, (unsigned long long)st->thp_split_page,
 		(unsigned long long)st->pglazyfree, (unsigned long long)st->pglazyfreed,
 		(unsigned long long)st->thp_deferred_split_page, s->csv_prov);
-}
-
-void sim_rss_changed(struct sim *s)
-{
-	struct sim_rss_acct *a = &s->racct;
-	cycles_t now = sim_now(s);
-
-	if (now > a->last) {
-		a->rss_time += (unsigned __int128)a->rss * (now - a->last);
-		a->huge_time += (unsigned __int128)a->huge * (now - a->last);
-		a->last = now;
-	}
-	a->rss = rss_bytes_of(&s->st);
-	a->huge = huge_bytes_of(&s->st);
-	if (a->rss > a->peak_rss)
-		a->peak_rss = a->rss;
-	if (a->huge > a->peak_huge)
-		a->peak_huge = a->huge;
-	if (a->rss && (double)a->huge / (double)a->rss > a->peak_coverage)
-		a->peak_coverage = (double)a->huge / (double)a->rss;
-}
-
-void sim_rss_restart(struct sim *s)
-{
-	struct sim_rss_acct *a = &s->racct;
-
-	memset(a, 0, sizeof(*a));
-	a->last = sim_now(s);
-	sim_rss_changed(s); /* the peaks start from what is resident now */
 }
 
 cycles_t sim_now(const struct sim *s)
@@ -405,9 +319,9 @@ void sim_finish(struct sim *s)
 	uint64_t l1_misses = 0;
 
 	mmu_forget(&s->mmu); /* folds the memo's hits into the counters */
-	sim_rss_changed(s); /* the integrals up to the end (before the counts below move sim_now()) */
+	kernel_rss_changed(&s->k); /* the integrals up to the end (before the counts below move sim_now()) */
 	copy_mmu_stats(st, &s->mmu.st);
-	vmas_finish(s);
+	vmas_finish(&s->k);
 	st->ifetch = s->nrec[R_IFETCH];
 	st->load = s->nrec[R_LOAD];
 	st->store = s->nrec[R_STORE];
@@ -421,17 +335,17 @@ void sim_finish(struct sim *s)
 		}
 	}
 	/* the zero pages are not resident memory of the process */
-	st->huge_bytes = huge_bytes_of(st);
-	st->rss_bytes = rss_bytes_of(st);
+	st->huge_bytes = kernel_huge_bytes(st);
+	st->rss_bytes = kernel_rss_bytes(st);
 	st->huge_coverage = st->rss_bytes ? (double)st->huge_bytes / (double)st->rss_bytes : 0.0;
-	st->peak_rss_bytes = s->racct.peak_rss;
-	st->peak_huge_bytes = s->racct.peak_huge;
-	st->huge_coverage_peak = s->racct.peak_coverage;
+	st->peak_rss_bytes = s->k.racct.peak_rss;
+	st->peak_huge_bytes = s->k.racct.peak_huge;
+	st->huge_coverage_peak = s->k.racct.peak_coverage;
 	/* time-weighted: the integral of huge bytes over that of RSS (a stretch of no time: the end's) */
-	st->huge_coverage_mean = s->racct.rss_time ? (double)s->racct.huge_time / (double)s->racct.rss_time
+	st->huge_coverage_mean = s->k.racct.rss_time ? (double)s->k.racct.huge_time / (double)s->k.racct.rss_time
 						   : st->huge_coverage;
-	st->free_pages = s->buddy.nr_free_pages;
-	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->buddy, HPAGE_PMD_ORDER);
+	st->free_pages = s->k.buddy.nr_free_pages;
+	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->k.buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
 	st->cpu_model = s->cfg.core.model;
 	st->mem_timed = s->mmu.cache.timed;
@@ -450,166 +364,17 @@ void sim_finish(struct sim *s)
 		st->cyc_translation_stall = st->cyc_translation; /* every cycle of it stalls */
 		st->cyc_data_stall = st->cyc_data;
 	}
-	st->swap_bytes = s->pt.nr_swap * PAGE_SIZE;
+	st->swap_bytes = s->k.mm->pt.nr_swap * PAGE_SIZE;
 	(void)l1_misses;
 	roi_finish(s);
 }
 
 /* --- invariants --------------------------------------------------------- */
 
-struct inv_ctx {
-	struct sim *s;
-	uint8_t *owned; /* frames reached from the page table */
-	uint64_t thp_pmds, subpages, pages_1g, lru_pages, file_ptes;
-	uint8_t *slots; /* swap slots reached from swap entries */
-	uint64_t file_pmds;
-};
-
-static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		pfn_t f = pfn + i;
-
-		BUG_ON(f >= c->s->buddy.nr_pages);
-		BUG_ON(c->owned[f / 8] & (1 << (f % 8))); /* mapped or used twice */
-		c->owned[f / 8] |= (uint8_t)(1 << (f % 8));
-	}
-}
-
-static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
-{
-	struct inv_ctx *c = ctx;
-	struct sim *s = c->s;
-	unsigned order = 0;
-
-	BUG_ON(!vma_find(&s->vmas, va));
-	if (ps == PS_1G) {
-		BUG_ON(!hugetlb_is_1g_in_use(&s->hugetlb, pfn));
-		c->pages_1g++;
-		return;
-	}
-	if ((ps == PS_4K && pfn == s->thp.zero_pfn) || (ps == PS_2M && pfn == s->thp.huge_zero_pfn)) {
-		BUG_ON(entry & PTE_RW); /* the zero pages are shared and never writable */
-		return;
-	}
-	if (ps == PS_4K && filemap_is_cache(&s->fm, pfn)) {
-		/* a page-cache page: owned once by the cache (below), mapped read-only
-		 * in a private mapping (a store copies it first) */
-		BUG_ON(!buddy_is_allocated(&s->buddy, pfn, &order) || order != 0);
-		BUG_ON(!(vma_find(&s->vmas, va)->flags & VM_FILE));
-		BUG_ON((entry & PTE_RW) && !(vma_find(&s->vmas, va)->flags & VM_SHARED));
-		c->file_ptes++;
-		return;
-	}
-	if (ps == PS_2M && filemap_is_thp(s, pfn)) {
-		/* a file THP (khugepaged.c): its pages are the cache's, mapped read-only */
-		BUG_ON(pfn & (HPAGE_PMD_NR - 1));
-		BUG_ON(entry & PTE_RW);
-		BUG_ON(!(vma_find(&s->vmas, va)->flags & VM_FILE));
-		c->file_pmds++;
-		return;
-	}
-	if (thp_is_folio(s, pfn)) {
-		pfn_t head = pfn & ~(HPAGE_PMD_NR - 1);
-		const struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
-		unsigned i = (unsigned)(pfn - head);
-
-		BUG_ON(!buddy_is_allocated(&s->buddy, head, &order) || order != HPAGE_PMD_ORDER);
-		BUG_ON(!lru_on(&s->lru, head));
-		if (ps == PS_2M) {
-			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
-			c->thp_pmds++;
-			own(c, pfn, HPAGE_PMD_NR);
-		} else {
-			BUG_ON(f->flags & FOLIO_PMD_MAPPED);
-			BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
-			BUG_ON(s->rmap[pfn] != va + 1);
-			c->subpages++;
-			own(c, pfn, 1);
-		}
-		return;
-	}
-	BUG_ON(!buddy_is_allocated(&s->buddy, pfn, &order));
-	BUG_ON(order != (ps == PS_4K ? 0 : HPAGE_PMD_ORDER));
-	if (ps == PS_4K) {
-		BUG_ON(s->rmap[pfn] != va + 1); /* the reverse map compaction relies on */
-		BUG_ON(!lru_on(&s->lru, pfn));       /* every anonymous page can be reclaimed */
-		c->lru_pages++;
-	}
-	own(c, pfn, 1UL << order);
-}
-
-static void own_cache_page(void *ctx, pfn_t pfn)
-{
-	own(ctx, pfn, 1);
-}
-
-static void inv_table(void *ctx, pfn_t pfn, unsigned level)
-{
-	struct inv_ctx *c = ctx;
-	unsigned order = 1;
-
-	(void)level;
-	BUG_ON(!buddy_is_allocated(&c->s->buddy, pfn, &order) || order != 0);
-	own(c, pfn, 1);
-}
-
-static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
-{
-	struct inv_ctx *c = ctx;
-
-	BUG_ON(!vma_find(&c->s->vmas, va));
-	BUG_ON(!swap_slot_used(&c->s->swap, slot) || slot == 0);
-	BUG_ON(c->slots[slot / 8] & (1 << (slot % 8))); /* one entry per slot */
-	c->slots[slot / 8] |= (uint8_t)(1 << (slot % 8));
-}
-
 void sim_check_invariants(struct sim *s)
 {
-	struct inv_ctx c = { s, calloc((s->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0, 0,
-			     calloc(s->swap.nr_slots / 8 + 1, 1), 0 };
-	uint64_t thp_folios = 0;
-	uint64_t folios_mapped = 0;
-
-	BUG_ON(!c.owned || !c.slots);
-	buddy_check_invariants(&s->buddy);
-	swap_check_invariants(&s->swap);
-	reclaim_check_invariants(s);
-	pt_for_each_swap(&s->pt, inv_swap, &c);
-	/* every slot in use but the header belongs to exactly one swap entry */
-	BUG_ON(s->swap.nr_slots && s->pt.nr_swap != s->swap.nr_used - 1);
-	BUG_ON(s->pt.nr_leaves[PS_1G] != s->st.nr_hugetlb_pages_1g);
-	/* every change of resident memory was accounted (sim_rss_changed()) */
-	BUG_ON(s->racct.rss != rss_bytes_of(&s->st) || s->racct.huge != huge_bytes_of(&s->st));
-	pt_check_invariants(&s->pt);
-	vma_check_invariants(&s->vmas);
-	pt_for_each_leaf(&s->pt, inv_leaf, &c);
-	pt_for_each_table(&s->pt, inv_table, &c);
-	BUG_ON(s->pt.nr_leaves[PS_4K] != s->st.nr_anon_pages + s->thp.nr_zero_ptes + s->fm.nr_ptes);
-	filemap_check_invariants(s, c.file_ptes, c.file_pmds);
-	filemap_for_each(s, own_cache_page, &c);
-	BUG_ON(s->pt.nr_leaves[PS_2M] != s->st.nr_hugetlb_pages + s->thp.nr_zero_pmds +
-					     s->st.nr_anon_transparent_hugepages + s->fm.nr_pmds);
-	BUG_ON(c.thp_pmds != s->st.nr_anon_transparent_hugepages);
-	BUG_ON(c.pages_1g != s->hugetlb.in_use_1g);
-	/* a deposited table per THP or zero PMD, counted as a page-table page */
-	BUG_ON(s->pt.nr_tables + s->thp.dep_n != s->st.nr_page_table_pages);
-	BUG_ON(s->thp.dep_n != s->thp.nr_zero_pmds + s->st.nr_anon_transparent_hugepages);
-	for (size_t i = 0; i < s->thp.dep_cap; i++)
-		if (s->thp.dep_key[i])
-			own(&c, s->thp.dep_val[i], 1);
-	/* every PTE-mapped subpage is in its folio's map, and nothing else is */
-	for (pfn_t f = 0; s->thp.folio && f < s->buddy.nr_pages >> HPAGE_PMD_ORDER; f++) {
-		if ((s->thp.folio[f].flags & FOLIO_THP) && !(s->thp.folio[f].flags & FOLIO_PMD_MAPPED))
-			folios_mapped += s->thp.folio[f].nr_mapped;
-		thp_folios += !!(s->thp.folio[f].flags & FOLIO_THP);
-	}
-	BUG_ON(folios_mapped != c.subpages);
-	/* the LRU holds exactly the anonymous folios: 4K pages and THPs */
-	BUG_ON(lru_nr_pages(&s->lru) != c.lru_pages + thp_folios * HPAGE_PMD_NR);
+	kernel_check_invariants(&s->k);
 	mmu_check_invariants(&s->mmu); /* TLB and PWC entries agree with the page table */
-	free(c.owned);
-	free(c.slots);
 	if (s->virt)
 		virt_check_invariants(s);
 }

@@ -8,54 +8,26 @@
 
 #include <stdio.h>
 
-#include "buddy.h"
-#include "config.h"
-#include "err.h"
-#include "filemap.h"
-#include "hugetlbfs.h"
-#include "khugepaged.h"
-#include "lru.h"
-#include "mmu.h"
-#include "pagetable.h"
 #include <signal.h>
+#include <stddef.h>
 
-#include "reclaim.h"
+#include "config.h"
+#include "core.h"
+#include "err.h"
+#include "kernel.h"
+#include "mmu.h"
 #include "roi.h"
 #include "stats.h"
-#include "swap.h"
 #include "trace.h"
-#include "thp.h"
-#include "vma.h"
-#include "vmas.h"
 #include "virt.h"
-
-/*
- * Resident memory over simulated time, for memory.peak_rss_bytes,
- * memory.peak_huge_bytes, memory.huge_coverage_peak and
- * memory.huge_coverage_mean: RSS and huge bytes as the report counts them
- * (anonymous 4K pages, THPs, hugetlb pages), as of their last change, their
- * peaks and their integrals over simulated time (sim_now()) since the start of
- * the measured stretch (the run's start, or a warm-up's end). The kernel model
- * changes them only in its fault, zap, split, collapse and swap paths, each of
- * which calls sim_rss_changed(): nothing on the per-reference path.
- */
-struct sim_rss_acct {
-	uint64_t rss, huge;           /* bytes, as of the last change */
-	uint64_t peak_rss, peak_huge; /* the highest each was in the stretch */
-	double peak_coverage;         /* the highest huge / rss was (0 while rss is 0) */
-	cycles_t last;                /* sim_now() at the last change */
-	unsigned __int128 rss_time, huge_time; /* sums of bytes x cycles since the stretch began */
-};
 
 /* The timeline's per-interval columns (sim.c, timeline_row()). */
 #define SIM_TL_DELTAS 7
 
 struct sim {
-	struct mmu mmu; /* the hardware: TLBs, PWCs, caches, memo; faults come back via sim_fault() */
+	struct mmu mmu; /* the CPU: TLBs, PWCs, caches, memo; faults go to the kernel's hook */
+	struct kernel k; /* the kernel and its processes' address spaces (kernel.h) */
 	uint64_t nrec[R_KIND_NR]; /* records by kind, folded into st by sim_finish */
-	bool failed; /* bad input met inside the loop: err holds it */
-	bool in_khugepaged; /* work now is khugepaged's (its cycles are its own) */
-	bool uncounted; /* work now is an R_TOUCH's (roi_touch()): no per-mapping counts */
 	/* batches go through sim_run_batch(), never a summary: cache.data_refs (every data
 	 * reference goes to the cache) or roi.active (sim_set_plain()) */
 	bool plain;
@@ -64,17 +36,6 @@ struct sim {
 
 	struct stats st; /* the report (the MMU's counters copied in by sim_finish()) */
 	struct sim_config cfg;
-	struct buddy buddy;
-	struct pagetable pt;
-	struct vma_set vmas;
-	struct hugetlb_pool hugetlb;
-	struct thp_state thp;
-	struct khugepaged khugepaged;
-	struct lru lru;
-	struct swap_dev swap;
-	struct filemap fm; /* the page cache (filemap.c) */
-	struct vmas_acct vacct; /* the per-mapping breakdown (vmas.c) */
-	uint64_t wmark_low; /* kswapd wakes below it (cached buddy watermark) */
 	/* --timeline: a CSV row every tl_interval cycles of simulated time */
 	FILE *timeline;
 	cycles_t tl_interval, tl_next;
@@ -82,7 +43,6 @@ struct sim {
 	/* set by a signal (pool_opts.interrupted): loops inside a batch end early; NULL: never */
 	const volatile sig_atomic_t *stop;
 	uint64_t tl_last[SIM_TL_DELTAS]; /* the interval columns' counters at the last row */
-	struct sim_rss_acct racct; /* resident memory over time (sim_rss_changed()) */
 	FILE *steps; /* --steps: a CSV row at each marker (sim_steps_row()); NULL: none */
 	/*
 	 * What ends every row of the CSVs written during and after the run
@@ -90,19 +50,9 @@ struct sim {
 	 * run's provenance as its JSON report has it (mmusim.c); "" if not set.
 	 */
 	char csv_prov[512]; /* ids are at most PROVENANCE_ID_MAX bytes, quoted at most twice that */
-	uint64_t *rmap; /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
-	vaddr_t va_limit; /* 2^48 or 2^57 */
-	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
-	unsigned long def_flags; /* mm->def_flags: VM_LOCKED (| VM_LOCKONFAULT) after
-				    mlockall(MCL_FUTURE), for every later mmap and brk */
-	bool mlocked; /* a VMA was ever VM_LOCKED: reclaim looks for locked folios */
 	/* sim_now() of the counters a warm-up reset (roi_reset_counters()): time goes on */
 	uint64_t now_insns;
 	cycles_t now_cycles;
-	const char *trace_name; /* for messages */
-	uint64_t rec_no;        /* records consumed, for messages */
-	char fail_msg[256];     /* a failure's message without its record number (sim_fail()) */
-	struct err err;
 	struct virt *virt;  /* virt.mode nested or shadow: the hypervisor and host (virt.c); else NULL */
 	cycles_t cyc_virt;  /* VM exits and host faults the guest waited for (in sim_now()) */
 	/* cpu.model overlap: the core (core.c); s->mmu.timing is set then */
@@ -110,6 +60,12 @@ struct sim {
 	uint64_t dep_carry; /* an R_DEP that ended a batch: its distance, for the next batch's first record */
 	bool deps;          /* the input records dependences (trace_reader.deps): the report says so */
 };
+
+/* The machine a kernel runs on (the MMU's hooks get the kernel: its #PF vector). */
+static inline struct sim *sim_of(void *k)
+{
+	return (struct sim *)((char *)k - offsetof(struct sim, k));
+}
 
 /* Build every model from @cfg (validated). 0, or -1 with @e (host OOM, pool). */
 int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e);
@@ -215,32 +171,15 @@ void sim_check_invariants(struct sim *s);
  */
 int sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/*
- * A fault at @va found no memory: the simulated machine's (bad input to this run:
- * exit 2, raise os.memory), or the host's, when building a page table ran out of
- * it (pt.host_oom; exit 1). sim_fail()'s result.
- */
-int sim_oom(struct sim *s, vaddr_t va);
+/* A machine event (replay.c): a marker, a process event, else the kernel's system call. 0 or -1. */
+int sim_event(struct sim *s, const struct os_event *ev);
 
-/* Record that frame @pfn is mapped at @va by a 4K PTE (the reverse map). */
-static inline void sim_rmap_set(struct sim *s, pfn_t pfn, vaddr_t va)
-{
-	s->rmap[pfn] = va + 1;
-}
+
 
 /* Simulated time so far, in cycles (what khugepaged's sleeps are measured in). */
 cycles_t sim_now(const struct sim *s);
 
-/*
- * RSS or huge bytes (s->st's nr_anon_pages, nr_anon_transparent_hugepages,
- * nr_hugetlb_pages, nr_hugetlb_pages_1g) just changed: integrate the old values
- * up to sim_now(), take the new ones, update the peaks. Every site that changes
- * those counters calls it (sim_check_invariants() checks that none was missed).
- */
-void sim_rss_changed(struct sim *s);
 
-/* Start the measured stretch now: no integral yet, peaks the current values (roi.c). */
-void sim_rss_restart(struct sim *s);
 
 /*
  * Start a timeline on @f (header written here): a row every @interval cycles,
@@ -257,9 +196,6 @@ void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval);
  * two rows a batch: the file grows with the input, not with simulated time.
  */
 void sim_timeline_due(struct sim *s);
-
-/* The provenance columns that end those CSVs' headers (csv_prov holds the values). */
-#define SIM_CSV_PROV_COLS ",run.version,run.build_id,run.config_hash,run.input_id"
 
 /* The shortest --timeline interval, in simulated ms: rows are written between
  * batches of TRACE_BATCH records, which take at least that long (a record at

@@ -168,4 +168,8 @@ int stats_counter_describe(const char *key, const char **name, const char **unit
  */
 bool stats_counter_virt_only(const char *key);
 
+/* The provenance columns that end the CSVs a run writes (timeline, steps, vmas), whose
+ * rows end with the run's values of them (sim.h's csv_prov). */
+#define SIM_CSV_PROV_COLS ",run.version,run.build_id,run.config_hash,run.input_id"
+
 #endif

@@ -248,7 +248,7 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 		if (r.n < n)
 			rc = -1;
 		for (unsigned i = 0; i < r.n; i++)
-			r.sims[i].trace_name = tr->name;
+			r.sims[i].k.trace_name = tr->name;
 	}
 	if (!rc)
 		rc = run_drive(&r, tr, &(struct pool_opts){ .interrupted = interrupted }, e);

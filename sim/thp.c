@@ -44,7 +44,7 @@
 #include "lru.h"
 #include "mmap.h"
 #include "page_alloc.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 #include "util.h"
 #include "vma.h"
@@ -60,9 +60,9 @@ static size_t dep_slot(const struct thp_state *t, uint64_t key)
 	return i;
 }
 
-int thp_deposit(struct sim *s, vaddr_t va, pfn_t table)
+int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 	uint64_t key = (va >> PMD_SHIFT) + 1;
 	size_t i;
 
@@ -75,15 +75,15 @@ int thp_deposit(struct sim *s, vaddr_t va, pfn_t table)
 		if (!n.dep_key || !n.dep_val) {
 			free(n.dep_key);
 			free(n.dep_val);
-			s->pt.host_oom = true; /* (the caller's failure is the host's) */
+			k->mm->pt.host_oom = true; /* (the caller's failure is the host's) */
 			return -1;
 		}
 		for (size_t j = 0; j < t->dep_cap; j++)
 			if (t->dep_key[j]) {
-				size_t k = dep_slot(&n, t->dep_key[j]);
+				size_t kk = dep_slot(&n, t->dep_key[j]);
 
-				n.dep_key[k] = t->dep_key[j];
-				n.dep_val[k] = t->dep_val[j];
+				n.dep_key[kk] = t->dep_key[j];
+				n.dep_val[kk] = t->dep_val[j];
 			}
 		free(t->dep_key);
 		free(t->dep_val);
@@ -99,9 +99,9 @@ int thp_deposit(struct sim *s, vaddr_t va, pfn_t table)
 	return 0;
 }
 
-pfn_t thp_withdraw(struct sim *s, vaddr_t va)
+pfn_t thp_withdraw(struct kernel *k, vaddr_t va)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 	uint64_t key = (va >> PMD_SHIFT) + 1;
 	size_t i, j;
 	pfn_t v;
@@ -114,31 +114,31 @@ pfn_t thp_withdraw(struct sim *s, vaddr_t va)
 	t->dep_n--;
 	/* backward-shift deletion keeps the probe chains intact */
 	for (j = (i + 1) & (t->dep_cap - 1); t->dep_key[j]; j = (j + 1) & (t->dep_cap - 1)) {
-		uint64_t k = t->dep_key[j];
+		uint64_t kk = t->dep_key[j];
 		pfn_t val = t->dep_val[j];
 
 		t->dep_key[j] = 0;
-		t->dep_key[dep_slot(t, k)] = k;
-		t->dep_val[dep_slot(t, k)] = val;
+		t->dep_key[dep_slot(t, kk)] = kk;
+		t->dep_val[dep_slot(t, kk)] = val;
 	}
 	return v;
 }
 
 /* --- state ---------------------------------------------------------------- */
 
-int thp_init(struct sim *s)
+int thp_init(struct kernel *k)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
 	memset(t, 0, sizeof(*t));
 	t->huge_zero_pfn = PFN_NONE;
 	t->zero_pfn = PFN_NONE;
 	t->run_head = PFN_NONE;
-	t->folio = zero_pages((s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
+	t->folio = zero_pages((k->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
 	if (!t->folio)
 		return -1;
 	/* the 4K zero page: a kernel page, reserved for the run */
-	t->zero_pfn = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE);
+	t->zero_pfn = buddy_alloc_mt(&k->buddy, 0, MIGRATE_UNMOVABLE);
 	if (t->zero_pfn == PFN_NONE)
 		return -1;
 	/*
@@ -150,64 +150,64 @@ int thp_init(struct sim *s)
 	 * only the run's own allocation. If memory is too fragmented to hold it,
 	 * the first read fault allocates it as without the key.
 	 */
-	if (s->cfg.thp.huge_zero_allocated && s->cfg.zero_page && s->cfg.thp.use_zero_page)
-		t->huge_zero_pfn = buddy_alloc_mt(&s->buddy, HPAGE_PMD_ORDER, MIGRATE_UNMOVABLE);
+	if (k->cfg->thp.huge_zero_allocated && k->cfg->zero_page && k->cfg->thp.use_zero_page)
+		t->huge_zero_pfn = buddy_alloc_mt(&k->buddy, HPAGE_PMD_ORDER, MIGRATE_UNMOVABLE);
 	return 0;
 }
 
-void thp_destroy(struct sim *s)
+void thp_destroy(struct kernel *k)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
-	if (t->zero_pfn != PFN_NONE && s->buddy.pages)
-		buddy_free(&s->buddy, t->zero_pfn, 0);
-	if (t->huge_zero_pfn != PFN_NONE && s->buddy.pages)
-		buddy_free(&s->buddy, t->huge_zero_pfn, HPAGE_PMD_ORDER);
-	zero_pages_free(t->folio, (s->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
+	if (t->zero_pfn != PFN_NONE && k->buddy.pages)
+		buddy_free(&k->buddy, t->zero_pfn, 0);
+	if (t->huge_zero_pfn != PFN_NONE && k->buddy.pages)
+		buddy_free(&k->buddy, t->huge_zero_pfn, HPAGE_PMD_ORDER);
+	zero_pages_free(t->folio, (k->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
 	free(t->dep_key);
 	free(t->dep_val);
 	free(t->deferred);
 	memset(t, 0, sizeof(*t));
 }
 
-bool thp_is_folio(const struct sim *s, pfn_t pfn)
+bool thp_is_folio(const struct kernel *k, pfn_t pfn)
 {
-	return s->thp.folio && (s->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_THP);
+	return k->thp.folio && (k->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_THP);
 }
 
-void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va)
+void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 {
-	struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
 	memset(f, 0, sizeof(*f));
 	f->va = va;
 	memset(f->mapped, 0xff, sizeof(f->mapped));
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
-	s->st.nr_anon_transparent_hugepages++;
-	sim_rss_changed(s);
-	lru_add(&s->lru, pfn, HPAGE_PMD_NR);
+	k->st->nr_anon_transparent_hugepages++;
+	kernel_rss_changed(k);
+	lru_add(&k->lru, pfn, HPAGE_PMD_NR);
 }
 
-void thp_register(struct sim *s)
+void thp_register(struct kernel *k)
 {
 	/*
 	 * __khugepaged_enter(): the first mm on an empty list wakes the idle daemon
 	 * at once; it then sleeps scan_sleep_millisecs between passes.
 	 */
-	if (!s->thp.mm_registered) {
-		s->thp.mm_registered = true;
-		s->khugepaged.next_wake = sim_now(s);
+	if (!k->thp.mm_registered) {
+		k->thp.mm_registered = true;
+		k->khugepaged.next_wake = kernel_now(k);
 	}
 }
 
 /* --- policy --------------------------------------------------------------- */
 
-bool thp_vma_allowable(const struct sim *s, const struct vma *v)
+bool thp_vma_allowable(const struct kernel *k, const struct vma *v)
 {
-	if (s->cfg.mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)))
+	if (k->cfg->mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)))
 		return false;
-	switch (s->cfg.thp.enabled) {
+	switch (k->cfg->thp.enabled) {
 	case THP_ALWAYS:
 		return true;
 	case THP_MADVISE:
@@ -218,11 +218,11 @@ bool thp_vma_allowable(const struct sim *s, const struct vma *v)
 }
 
 /* vma_thp_gfp_mask(): how hard a fault in @v may try for its THP (Linux 6.6 mm/huge_memory.c) */
-static gfp_t fault_gfp(const struct sim *s, const struct vma *v)
+static gfp_t fault_gfp(const struct kernel *k, const struct vma *v)
 {
 	bool madv = v->flags & VM_HUGEPAGE;
 
-	switch (s->cfg.thp.defrag) {
+	switch (k->cfg->thp.defrag) {
 	case DEFRAG_ALWAYS: /* "always do synchronous compaction" */
 		return GFP_TRANSHUGE | (madv ? 0 : GFP_NORETRY);
 	case DEFRAG_DEFER: /* "kick kcompactd and fail quickly" */
@@ -236,7 +236,7 @@ static gfp_t fault_gfp(const struct sim *s, const struct vma *v)
 	}
 }
 
-pfn_t thp_alloc_huge(struct sim *s, gfp_t gfp)
+pfn_t thp_alloc_huge(struct kernel *k, gfp_t gfp)
 {
 	pfn_t pfn;
 
@@ -246,17 +246,17 @@ pfn_t thp_alloc_huge(struct sim *s, gfp_t gfp)
 	 * for the default policy, the local node only, compaction without reclaim
 	 * ("don't reclaim unnecessarily, just compact") ...
 	 */
-	pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER, gfp | GFP_THISNODE | GFP_NORETRY);
+	pfn = sim_alloc_pages(k, HPAGE_PMD_ORDER, gfp | GFP_THISNODE | GFP_NORETRY);
 	if (pfn != PFN_NONE || !(gfp & GFP_DIRECT_RECLAIM))
 		return pfn;
 	/* ... then, when the fault may reclaim, "retry allowing remote memory with
 	 * both reclaim and compact as well": a second slow path under @gfp itself */
-	return sim_alloc_pages(s, HPAGE_PMD_ORDER, gfp);
+	return sim_alloc_pages(k, HPAGE_PMD_ORDER, gfp);
 }
 
-static pfn_t huge_zero_page(struct sim *s)
+static pfn_t huge_zero_page(struct kernel *k)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
 	if (t->huge_zero_pfn == PFN_NONE) {
 		/*
@@ -266,131 +266,131 @@ static pfn_t huge_zero_page(struct sim *s)
 		 * retried by every fault until it succeeds; allocated, zeroed and
 		 * counted once.
 		 */
-		t->huge_zero_pfn = sim_alloc_pages(s, HPAGE_PMD_ORDER, GFP_TRANSHUGE & ~GFP_MOVABLE);
+		t->huge_zero_pfn = sim_alloc_pages(k, HPAGE_PMD_ORDER, GFP_TRANSHUGE & ~GFP_MOVABLE);
 		if (t->huge_zero_pfn == PFN_NONE) {
-			s->st.thp_zero_page_alloc_failed++;
+			k->st->thp_zero_page_alloc_failed++;
 			return PFN_NONE;
 		}
-		s->st.thp_zero_page_alloc++;
-		s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page;
+		k->st->thp_zero_page_alloc++;
+		k->st->cyc_fault += HPAGE_PMD_NR * k->cfg->cost.clear_page;
 	}
 	return t->huge_zero_pfn;
 }
 
-int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write)
+int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 {
 	vaddr_t h = va & ~(PMD_SIZE - 1);
 	pfn_t pfn, table;
 
-	if (!thp_vma_allowable(s, v) || h < v->start || h + PMD_SIZE > v->end ||
-	    !pt_slot_empty(&s->pt, h, PS_2M))
+	if (!thp_vma_allowable(k, v) || h < v->start || h + PMD_SIZE > v->end ||
+	    !pt_slot_empty(&k->mm->pt, h, PS_2M))
 		return 0; /* ineligible: silent fallback */
 	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare(), before the zero page too */
-	thp_register(s);
-	table = buddy_alloc_mt(&s->buddy, 0, MIGRATE_UNMOVABLE); /* pte_alloc_one() */
+	thp_register(k);
+	table = buddy_alloc_mt(&k->buddy, 0, MIGRATE_UNMOVABLE); /* pte_alloc_one() */
 	if (table == PFN_NONE)
 		return 0;
-	if (!write && s->cfg.thp.use_zero_page && s->cfg.zero_page) { /* !mm_forbids_zeropage() */
-		pfn = huge_zero_page(s);
+	if (!write && k->cfg->thp.use_zero_page && k->cfg->zero_page) { /* !mm_forbids_zeropage() */
+		pfn = huge_zero_page(k);
 		if (pfn == PFN_NONE) {
-			buddy_free(&s->buddy, table, 0);
-			s->st.thp_fault_fallback++;
-			vmas_count(s, va, VE_THP_FAULT_FALLBACK);
+			buddy_free(&k->buddy, table, 0);
+			k->st->thp_fault_fallback++;
+			vmas_count(k, va, VE_THP_FAULT_FALLBACK);
 			return 0;
 		}
-		if (pt_map(&s->pt, h, PS_2M, pfn, false) || thp_deposit(s, h, table))
+		if (pt_map(&k->mm->pt, h, PS_2M, pfn, false) || thp_deposit(k, h, table))
 			goto oom;
-		s->st.nr_page_table_pages++;
-		s->thp.nr_zero_pmds++;
+		k->st->nr_page_table_pages++;
+		k->thp.nr_zero_pmds++;
 		return 1;
 	}
-	pfn = thp_alloc_huge(s, fault_gfp(s, v));
+	pfn = thp_alloc_huge(k, fault_gfp(k, v));
 	if (pfn == PFN_NONE) {
-		buddy_free(&s->buddy, table, 0);
-		s->st.thp_fault_fallback++;
-		vmas_count(s, va, VE_THP_FAULT_FALLBACK);
+		buddy_free(&k->buddy, table, 0);
+		k->st->thp_fault_fallback++;
+		vmas_count(k, va, VE_THP_FAULT_FALLBACK);
 		return 0;
 	}
-	if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE) || thp_deposit(s, h, table))
+	if (pt_map(&k->mm->pt, h, PS_2M, pfn, v->flags & VM_WRITE) || thp_deposit(k, h, table))
 		goto oom;
-	s->st.nr_page_table_pages++;
-	thp_folio_new(s, pfn, h);
-	s->st.thp_fault_alloc++;
-	vmas_count(s, h, VE_THP_FAULT_ALLOC);
-	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
+	k->st->nr_page_table_pages++;
+	thp_folio_new(k, pfn, h);
+	k->st->thp_fault_alloc++;
+	vmas_count(k, h, VE_THP_FAULT_ALLOC);
+	k->st->cyc_fault += HPAGE_PMD_NR * k->cfg->cost.clear_page; /* folio_zero_user() */
 	return 1;
 oom:
-	return sim_oom(s, va);
+	return kernel_oom(k, va);
 }
 
-int thp_huge_zero_wp(struct sim *s, struct vma *v, vaddr_t va)
+int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va)
 {
 	vaddr_t h = va & ~(PMD_SIZE - 1);
 	pfn_t pfn;
 
 	/* vma_alloc_anon_folio_pmd(): the fault's gfp; a failure is counted there */
-	pfn = thp_alloc_huge(s, fault_gfp(s, v));
+	pfn = thp_alloc_huge(k, fault_gfp(k, v));
 	if (pfn == PFN_NONE) {
-		s->st.thp_fault_fallback++;
-		vmas_count(s, va, VE_THP_FAULT_FALLBACK);
+		k->st->thp_fault_fallback++;
+		vmas_count(k, va, VE_THP_FAULT_FALLBACK);
 		return 0;
 	}
 	/* pmdp_huge_clear_flush() of the zero PMD; the table deposited with it stays */
-	pt_unmap_range(&s->pt, h, h + PMD_SIZE, false, NULL, NULL);
-	s->thp.nr_zero_pmds--;
-	sim_flush_tlb_range(s, h, h + PMD_SIZE); /* flush_pmd_tlb_range(): 512 > 33, a full flush */
+	pt_unmap_range(&k->mm->pt, h, h + PMD_SIZE, false, NULL, NULL);
+	k->thp.nr_zero_pmds--;
+	sim_flush_tlb_range(k, h, h + PMD_SIZE); /* flush_pmd_tlb_range(): 512 > 33, a full flush */
 	/* map_anon_folio_pmd(): writable, zeroed, counted as a fault allocation */
-	if (pt_map(&s->pt, h, PS_2M, pfn, v->flags & VM_WRITE))
-		return sim_oom(s, va);
-	thp_folio_new(s, pfn, h);
-	s->st.thp_fault_alloc++;
-	vmas_count(s, h, VE_THP_FAULT_ALLOC);
-	s->st.cyc_fault += HPAGE_PMD_NR * s->cfg.cost.clear_page; /* folio_zero_user() */
+	if (pt_map(&k->mm->pt, h, PS_2M, pfn, v->flags & VM_WRITE))
+		return kernel_oom(k, va);
+	thp_folio_new(k, pfn, h);
+	k->st->thp_fault_alloc++;
+	vmas_count(k, h, VE_THP_FAULT_ALLOC);
+	k->st->cyc_fault += HPAGE_PMD_NR * k->cfg->cost.clear_page; /* folio_zero_user() */
 	return 1;
 }
 
 /* --- splitting ------------------------------------------------------------ */
 
-void thp_split_pmd_at(struct sim *s, vaddr_t va)
+void thp_split_pmd_at(struct kernel *k, vaddr_t va)
 {
 	vaddr_t h = va & ~(PMD_SIZE - 1);
 	enum page_size ps;
 	pfn_t pfn;
 
-	if (!pt_lookup(&s->pt, h, &ps, &pfn, NULL) || ps != PS_2M)
+	if (!pt_lookup(&k->mm->pt, h, &ps, &pfn, NULL) || ps != PS_2M)
 		return;
-	if (pfn == s->thp.huge_zero_pfn) {
-		pt_split_pmd(&s->pt, h, thp_withdraw(s, h), s->thp.zero_pfn);
-		s->thp.nr_zero_pmds--;
-		s->thp.nr_zero_ptes += HPAGE_PMD_NR;
-	} else if (thp_is_folio(s, pfn)) {
-		struct folio *f = &s->thp.folio[pfn >> HPAGE_PMD_ORDER];
+	if (pfn == k->thp.huge_zero_pfn) {
+		pt_split_pmd(&k->mm->pt, h, thp_withdraw(k, h), k->thp.zero_pfn);
+		k->thp.nr_zero_pmds--;
+		k->thp.nr_zero_ptes += HPAGE_PMD_NR;
+	} else if (thp_is_folio(k, pfn)) {
+		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
-		pt_split_pmd(&s->pt, h, thp_withdraw(s, h), PFN_NONE);
+		pt_split_pmd(&k->mm->pt, h, thp_withdraw(k, h), PFN_NONE);
 		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
-			sim_rmap_set(s, pfn + i, h + ((vaddr_t)i << PAGE_SHIFT));
+			kernel_rmap_set(k, pfn + i, h + ((vaddr_t)i << PAGE_SHIFT));
 		f->flags &= ~FOLIO_PMD_MAPPED;
-		s->st.nr_anon_transparent_hugepages--;
-		s->st.nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
-		sim_rss_changed(s);
-	} else if (filemap_is_thp(s, pfn)) {
+		k->st->nr_anon_transparent_hugepages--;
+		k->st->nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
+		kernel_rss_changed(k);
+	} else if (filemap_is_thp(k, pfn)) {
 		/* __split_huge_pmd_locked() of a file PMD: it is only cleared
 		 * (pmdp_huge_clear_flush(), no deposited table on x86); the pages stay
 		 * cached and the range refaults by PTE */
-		pt_unmap_range(&s->pt, h, h + PMD_SIZE, false, NULL, NULL);
-		filemap_unmap_pmd(s, pfn);
+		pt_unmap_range(&k->mm->pt, h, h + PMD_SIZE, false, NULL, NULL);
+		filemap_unmap_pmd(k, pfn);
 	} else {
 		return; /* hugetlbfs pages are never split */
 	}
 	/* (anonymous: the deposited table became the live PT table, still one page) */
-	s->st.thp_split_pmd++;
-	vmas_count(s, h, VE_THP_SPLIT_PMD);
-	sim_flush_tlb_range(s, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
+	k->st->thp_split_pmd++;
+	vmas_count(k, h, VE_THP_SPLIT_PMD);
+	sim_flush_tlb_range(k, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
 }
 
-static void deferred_add(struct sim *s, pfn_t head)
+static void deferred_add(struct kernel *k, pfn_t head)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
 	if (t->nr_deferred == t->cap_deferred) {
 		size_t cap = t->cap_deferred ? t->cap_deferred * 2 : 16;
@@ -403,12 +403,12 @@ static void deferred_add(struct sim *s, pfn_t head)
 	}
 	t->deferred[t->nr_deferred++] = head;
 	t->folio[head >> HPAGE_PMD_ORDER].flags |= FOLIO_DEFERRED;
-	s->st.thp_deferred_split_page++;
+	k->st->thp_deferred_split_page++;
 }
 
-static void deferred_del(struct sim *s, pfn_t head)
+static void deferred_del(struct kernel *k, pfn_t head)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
 	for (size_t i = 0; i < t->nr_deferred; i++)
 		if (t->deferred[i] == head) {
@@ -420,9 +420,9 @@ static void deferred_del(struct sim *s, pfn_t head)
 	t->folio[head >> HPAGE_PMD_ORDER].flags &= ~FOLIO_DEFERRED;
 }
 
-void thp_rmap_run_end(struct sim *s)
+void thp_rmap_run_end(struct kernel *k)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 	pfn_t head = t->run_head;
 
 	if (head == PFN_NONE)
@@ -431,57 +431,57 @@ void thp_rmap_run_end(struct sim *s)
 	/* __folio_remove_rmap(): partially mapped after the run, and not queued yet */
 	if (t->folio[head >> HPAGE_PMD_ORDER].nr_mapped &&
 	    !(t->folio[head >> HPAGE_PMD_ORDER].flags & FOLIO_DEFERRED))
-		deferred_add(s, head);
+		deferred_add(k, head);
 }
 
-void thp_rmap_batching(struct sim *s, bool batched)
+void thp_rmap_batching(struct kernel *k, bool batched)
 {
-	thp_rmap_run_end(s);
-	s->thp.rmap_batched = batched;
+	thp_rmap_run_end(k);
+	k->thp.rmap_batched = batched;
 }
 
 /* A PTE of the folio at @head, page @pfn at @va, is going: does it extend the open run? */
-static void rmap_run_step(struct sim *s, pfn_t head, vaddr_t va, pfn_t pfn)
+static void rmap_run_step(struct kernel *k, pfn_t head, vaddr_t va, pfn_t pfn)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
 	/* folio_pte_batch(): consecutive pages of one folio, within one page table */
 	if (t->run_head != head || t->run_next_pfn != pfn || t->run_next_va != va ||
 	    !(va & (PMD_SIZE - 1))) {
-		thp_rmap_run_end(s);
+		thp_rmap_run_end(k);
 		t->run_head = head;
 	}
 	t->run_next_pfn = pfn + 1;
 	t->run_next_va = va + PAGE_SIZE;
 }
 
-void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
+void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 
-	if (ps != PS_4K || !thp_is_folio(s, pfn))
-		thp_rmap_run_end(s);
+	if (ps != PS_4K || !thp_is_folio(k, pfn))
+		thp_rmap_run_end(k);
 	if (ps == PS_2M) {
 		if (pfn == t->huge_zero_pfn) {
 			t->nr_zero_pmds--;
-		} else if (thp_is_folio(s, pfn)) {
+		} else if (thp_is_folio(k, pfn)) {
 			struct folio *f = &t->folio[pfn >> HPAGE_PMD_ORDER];
 
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
-			lru_del(&s->lru, pfn, HPAGE_PMD_NR);
+			lru_del(&k->lru, pfn, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
-			buddy_free(&s->buddy, pfn, HPAGE_PMD_ORDER);
-			s->st.nr_anon_transparent_hugepages--;
-			sim_rss_changed(s);
+			buddy_free(&k->buddy, pfn, HPAGE_PMD_ORDER);
+			k->st->nr_anon_transparent_hugepages--;
+			kernel_rss_changed(k);
 		} else {
-			hugetlb_free(&s->hugetlb, &s->buddy, pfn);
-			s->st.nr_hugetlb_pages--;
-			sim_rss_changed(s);
+			hugetlb_free(&k->hugetlb, &k->buddy, pfn);
+			k->st->nr_hugetlb_pages--;
+			kernel_rss_changed(k);
 			return;
 		}
 		/* zap_huge_pmd() frees the deposited table too */
-		buddy_free(&s->buddy, thp_withdraw(s, va), 0);
-		s->st.nr_page_table_pages--;
+		buddy_free(&k->buddy, thp_withdraw(k, va), 0);
+		k->st->nr_page_table_pages--;
 		return;
 	}
 	BUG_ON(ps != PS_4K);
@@ -489,37 +489,37 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn)
 		t->nr_zero_ptes--;
 		return;
 	}
-	if (thp_is_folio(s, pfn)) {
+	if (thp_is_folio(k, pfn)) {
 		pfn_t head = pfn & ~(HPAGE_PMD_NR - 1);
 		struct folio *f = &t->folio[head >> HPAGE_PMD_ORDER];
 		unsigned i = (unsigned)(pfn - head);
 
 		BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
 		if (t->rmap_batched)
-			rmap_run_step(s, head, va, pfn);
+			rmap_run_step(k, head, va, pfn);
 		f->mapped[i / 64] &= ~(1ULL << (i % 64));
-		s->rmap[pfn] = 0;
+		k->rmap[pfn] = 0;
 		f->nr_mapped--;
-		s->st.nr_anon_pages--;
-		sim_rss_changed(s);
+		k->st->nr_anon_pages--;
+		kernel_rss_changed(k);
 		if (!f->nr_mapped) {
 			if (f->flags & FOLIO_DEFERRED)
-				deferred_del(s, head);
-			lru_del(&s->lru, head, HPAGE_PMD_NR);
+				deferred_del(k, head);
+			lru_del(&k->lru, head, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
-			buddy_free(&s->buddy, head, HPAGE_PMD_ORDER);
+			buddy_free(&k->buddy, head, HPAGE_PMD_ORDER);
 			if (t->run_head == head)
 				t->run_head = PFN_NONE; /* nothing left to queue */
 		} else if (!t->rmap_batched && !(f->flags & FOLIO_DEFERRED)) {
-			deferred_add(s, head); /* deferred_split_folio() on a partial unmap */
+			deferred_add(k, head); /* deferred_split_folio() on a partial unmap */
 		}
 		return;
 	}
-	lru_del(&s->lru, pfn, 1);
-	buddy_free(&s->buddy, pfn, 0);
-	s->rmap[pfn] = 0;
-	s->st.nr_anon_pages--;
-	sim_rss_changed(s);
+	lru_del(&k->lru, pfn, 1);
+	buddy_free(&k->buddy, pfn, 0);
+	k->rmap[pfn] = 0;
+	k->st->nr_anon_pages--;
+	kernel_rss_changed(k);
 }
 
 void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order)
@@ -534,21 +534,21 @@ void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order)
 	}
 }
 
-uint64_t thp_split_folio(struct sim *s, pfn_t head)
+uint64_t thp_split_folio(struct kernel *k, pfn_t head)
 {
-	struct folio *f = &s->thp.folio[head >> HPAGE_PMD_ORDER];
+	struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 	uint64_t freed = 0;
 
 	BUG_ON(!(f->flags & FOLIO_THP) || (f->flags & FOLIO_PMD_MAPPED) || !f->nr_mapped);
 	if (f->flags & FOLIO_DEFERRED)
-		deferred_del(s, head);
+		deferred_del(k, head);
 	/* split_huge_page(): 512 order-0 pages; the unmapped ones are freed */
-	lru_split(&s->lru, head, f->mapped);
-	thp_split_alloc(&s->buddy, head, HPAGE_PMD_ORDER);
+	lru_split(&k->lru, head, f->mapped);
+	thp_split_alloc(&k->buddy, head, HPAGE_PMD_ORDER);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		if (f->mapped[i / 64] & (1ULL << (i % 64)))
 			continue; /* its reverse map was set at the PMD split */
-		buddy_free(&s->buddy, head + i, 0);
+		buddy_free(&k->buddy, head + i, 0);
 		freed++;
 	}
 	/* the mapped subpages are ordinary 4K anonymous pages now */
@@ -558,19 +558,19 @@ uint64_t thp_split_folio(struct sim *s, pfn_t head)
 
 		while (!(f->mapped[i / 64] & (1ULL << (i % 64))))
 			i++;
-		vmas_count(s, f->va + ((vaddr_t)i << PAGE_SHIFT), VE_THP_SPLIT_PAGE);
+		vmas_count(k, f->va + ((vaddr_t)i << PAGE_SHIFT), VE_THP_SPLIT_PAGE);
 	}
 	memset(f, 0, sizeof(*f));
-	s->st.thp_split_page++;
+	k->st->thp_split_page++;
 	return freed;
 }
 
-uint64_t thp_shrink_deferred(struct sim *s)
+uint64_t thp_shrink_deferred(struct kernel *k)
 {
-	struct thp_state *t = &s->thp;
+	struct thp_state *t = &k->thp;
 	uint64_t freed = 0;
 
 	while (t->nr_deferred)
-		freed += thp_split_folio(s, t->deferred[t->nr_deferred - 1]);
+		freed += thp_split_folio(k, t->deferred[t->nr_deferred - 1]);
 	return freed;
 }

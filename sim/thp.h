@@ -1,7 +1,7 @@
 /*
  * thp.h - transparent huge pages: the fault-time policy, the huge zero page,
  * PMD and page splitting, the deferred split queue (Linux 6.x mm/huge_memory.c,
- * mm/memory.c). The state lives in struct sim (s->thp); khugepaged.c collapses.
+ * mm/memory.c). The state lives in struct kernel (k->thp); khugepaged.c collapses.
  */
 #ifndef MMUSIM_THP_H
 #define MMUSIM_THP_H
@@ -9,7 +9,7 @@
 #include "page_alloc.h"
 #include "types.h"
 
-struct sim;
+struct kernel;
 struct vma;
 
 /* Per 2 MiB folio (order-9 block), indexed by pfn >> 9. */
@@ -47,14 +47,14 @@ struct thp_state {
 	bool mm_registered;  /* khugepaged_enter() has seen this mm */
 };
 
-int thp_init(struct sim *s);
-void thp_destroy(struct sim *s);
+int thp_init(struct kernel *k);
+void thp_destroy(struct kernel *k);
 
 /*
  * The THP part of a fault at @va in @v (do_huge_pmd_anonymous_page()). Returns 1
  * if it mapped a huge (or huge zero) PMD, 0 to fall back to a 4K PTE, -1 on error.
  */
-int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write);
+int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write);
 
 /*
  * do_huge_zero_wp_pmd() (Linux 6.13+, os.kernel): a store to the huge zero PMD
@@ -62,16 +62,16 @@ int thp_fault(struct sim *s, struct vma *v, vaddr_t va, bool write);
  * Returns 1 if it did, 0 when the allocation failed (thp_fault_fallback; the
  * caller splits the zero PMD instead), -1 on error.
  */
-int thp_huge_zero_wp(struct sim *s, struct vma *v, vaddr_t va);
+int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va);
 
 /* khugepaged_enter_vma(): register the mm with khugepaged (once). */
-void thp_register(struct sim *s);
+void thp_register(struct kernel *k);
 
 /* True if THP may back @v at all (thp_vma_allowable_order() for PMD order). */
-bool thp_vma_allowable(const struct sim *s, const struct vma *v);
+bool thp_vma_allowable(const struct kernel *k, const struct vma *v);
 
 /* __split_huge_pmd(): if a THP or huge zero PMD covers @va, split it to PTEs. */
-void thp_split_pmd_at(struct sim *s, vaddr_t va);
+void thp_split_pmd_at(struct kernel *k, vaddr_t va);
 
 /*
  * A PTE or PMD leaf of @pfn is going away (zap): put the page back where it came
@@ -79,7 +79,7 @@ void thp_split_pmd_at(struct sim *s, vaddr_t va);
  * folio with its last mapping, queueing it for deferred split on a partial unmap),
  * a zero page nowhere. @ps is the leaf's size, @va its address.
  */
-void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn);
+void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn);
 
 /*
  * How the zap that follows removes the reverse mappings of PTE-mapped THPs.
@@ -89,28 +89,28 @@ void thp_unmap_leaf(struct sim *s, vaddr_t va, enum page_size ps, pfn_t pfn);
  * map consecutive pages of one folio within one page table (zap_present_ptes()
  * with folio_pte_batch(), folio_remove_rmap_ptes(), 6.9+): the folio is queued
  * only if it is still partly mapped after the run. Ends any open run. The
- * caller turns batching off after the zap (thp_rmap_batching(s, false)).
+ * caller turns batching off after the zap (thp_rmap_batching(k, false)).
  */
-void thp_rmap_batching(struct sim *s, bool batched);
+void thp_rmap_batching(struct kernel *k, bool batched);
 
 /* A leaf that is no THP subpage (a swap entry, a 1G page) ends the open run. */
-void thp_rmap_run_end(struct sim *s);
+void thp_rmap_run_end(struct kernel *k);
 
 /*
  * split_huge_page() of the PTE-mapped THP at @head: its mapped subpages become
  * 4K folios (in its LRU place), the others are freed (returned); thp_split_page.
  */
-uint64_t thp_split_folio(struct sim *s, pfn_t head);
+uint64_t thp_split_folio(struct kernel *k, pfn_t head);
 
 /* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
-uint64_t thp_shrink_deferred(struct sim *s);
+uint64_t thp_shrink_deferred(struct kernel *k);
 
 /* Deposit / withdraw the page table kept for a PMD leaf at @va. */
-int thp_deposit(struct sim *s, vaddr_t va, pfn_t table);
-pfn_t thp_withdraw(struct sim *s, vaddr_t va);
+int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table);
+pfn_t thp_withdraw(struct kernel *k, vaddr_t va);
 
 /* Which kind of 2M leaf maps @pfn. */
-bool thp_is_folio(const struct sim *s, pfn_t pfn);
+bool thp_is_folio(const struct kernel *k, pfn_t pfn);
 
 /*
  * vma_alloc_folio() of an order-9 block for a THP fault under @gfp (the fault's
@@ -119,12 +119,12 @@ bool thp_is_folio(const struct sim *s, pfn_t pfn);
  * second under @gfp (mm/mempolicy.c, CONFIG_NUMA). Counts compaction and
  * reclaim (page_alloc.c). PFN_NONE if none.
  */
-pfn_t thp_alloc_huge(struct sim *s, gfp_t gfp);
+pfn_t thp_alloc_huge(struct kernel *k, gfp_t gfp);
 
 /* split_page(): an allocated order-@order block at @head becomes 2^order order-0 blocks. */
 void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order);
 
 /* Record a new PMD-mapped THP folio at @pfn. */
-void thp_folio_new(struct sim *s, pfn_t pfn, vaddr_t va);
+void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va);
 
 #endif

@@ -128,7 +128,11 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	/* the mlock family (mtr version 5), only when there is one: earlier outputs stay */
 	if (in->ev[EV_MLOCK] + in->ev[EV_MUNLOCK] + in->ev[EV_MLOCKALL] + in->ev[EV_MUNLOCKALL])
-		for (int k = EV_MARKER + 1; k < EV_NR; k++)
+		for (int k = EV_MARKER + 1; k <= EV_MUNLOCKALL; k++)
+			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
+	/* the process events (mtr version 6), likewise */
+	if (in->ev[EV_FORK] + in->ev[EV_SWITCH] + in->ev[EV_EXIT] + in->ev[EV_EXEC] + in->ev[EV_PRCTL])
+		for (int k = EV_FORK; k < EV_NR; k++)
 			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
 	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */

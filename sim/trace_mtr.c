@@ -403,8 +403,10 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 			return ret;
 		}
 	}
-	/* a marker is a record of its own; the mlock kinds came with version 5 */
-	if (o->kind == EV_MARKER || o->kind >= EV_NR || (o->kind > EV_MARKER && m->version < 5)) {
+	/* a marker is a record of its own; the mlock kinds came with version 5, the process
+	 * events with version 6 */
+	if (o->kind == EV_MARKER || o->kind >= EV_NR || (o->kind > EV_MARKER && m->version < 5) ||
+	    (o->kind > EV_MUNLOCKALL && m->version < 6)) {
 		*why = "bad event kind";
 		return MTR_BAD;
 	}

@@ -81,19 +81,19 @@ static cycles_t host_cost(const struct sim *h)
 
 static int host_failed(struct sim *s)
 {
-	const char *why = s->virt->host->fail_msg;
+	const char *why = s->virt->host->k.fail_msg;
 
 	return sim_fail(s, "the host ran out of memory backing the guest (host.os.memory): %s",
 			*why ? why : "no free frame for the shadow table");
 }
 
-/* The host's fault at @hva, its cycles charged to the guest. 0 or -1 (s->err). */
+/* The host's fault at @hva, its cycles charged to the guest. 0 or -1 (s->k.err). */
 static int host_fault_at(struct sim *s, vaddr_t hva)
 {
 	struct sim *h = s->virt->host;
 	cycles_t c0 = host_cost(h);
 
-	if (sim_fault(h, hva, true))
+	if (sim_fault(&h->k, hva, true))
 		return host_failed(s);
 	s->cyc_virt += host_cost(h) - c0;
 	return 0;
@@ -101,7 +101,7 @@ static int host_fault_at(struct sim *s, vaddr_t hva)
 
 /*
  * The host frame of guest frame @gfn, faulted in if the host has none yet:
- * *@hfn and the host page's size *@hps. false on failure (s->err). The
+ * *@hfn and the host page's size *@hps. false on failure (s->k.err). The
  * hypervisor gets it as KVM does, by GUP (hva_to_pfn()), whose FOLL_TOUCH marks
  * the page accessed (mm/gup.c): its host entry is made young, so host
  * khugepaged sees the guest's memory in use (it wants a young PTE).
@@ -113,13 +113,13 @@ static bool host_touch(struct sim *s, pfn_t gfn, pfn_t *hfn, enum page_size *hps
 	struct pt_path p;
 	pfn_t first;
 
-	if (!pt_lookup(&v->host->pt, hva, hps, &first, NULL)) {
+	if (!pt_lookup(&v->host->k.mm->pt, hva, hps, &first, NULL)) {
 		v->host_faults++;
 		if (host_fault_at(s, hva))
 			return false;
-		BUG_ON(!pt_lookup(&v->host->pt, hva, hps, &first, NULL));
+		BUG_ON(!pt_lookup(&v->host->k.mm->pt, hva, hps, &first, NULL));
 	}
-	pt_walk(&v->host->pt, hva, false, v->host->pt.levels, NULL, &p); /* (sets A) */
+	pt_walk(&v->host->k.mm->pt, hva, false, v->host->k.mm->pt.levels, NULL, &p); /* (sets A) */
 	*hfn = first + ((hva >> PAGE_SHIFT) & (pages_of(*hps) - 1));
 	return true;
 }
@@ -130,7 +130,7 @@ static int back_guest_page(struct sim *s, vaddr_t va)
 	enum page_size gps, hps;
 	pfn_t first, hfn;
 
-	if (!pt_lookup(&s->pt, va, &gps, &first, NULL))
+	if (!pt_lookup(&s->k.mm->pt, va, &gps, &first, NULL))
 		return 0; /* (a fault that mapped nothing here: nothing to back) */
 	for (pfn_t g = first; g < first + pages_of(gps);) {
 		if (!host_touch(s, g, &hfn, &hps))
@@ -143,7 +143,7 @@ static int back_guest_page(struct sim *s, vaddr_t va)
 /* The guest's #PF handler, then the host backing of what it mapped. */
 static int guest_fault(struct sim *s, vaddr_t va, bool write, bool wp)
 {
-	if (sim_fault_hook(s, va, write, wp))
+	if (sim_fault_hook(&s->k, va, write, wp))
 		return -1;
 	return back_guest_page(s, va);
 }
@@ -157,7 +157,7 @@ int virt_guest_fault(struct sim *s, vaddr_t va, bool write, bool wp)
 
 static int nested_guest_fault(void *os, vaddr_t va, bool write, bool wp)
 {
-	return guest_fault(os, va, write, wp);
+	return guest_fault(sim_of(os), va, write, wp);
 }
 
 /* An NPT/EPT violation at host VA @hva (mmu_nested.c counts it). */
@@ -204,7 +204,7 @@ static void pte_write(void *ctx, pfn_t table, vaddr_t va, unsigned level)
 	v->pte_writes++;
 	v->cyc_exits += s->cfg.virt.exit;
 	s->cyc_virt += s->cfg.virt.exit;
-	zap(s, va, end < va ? s->va_limit : end);
+	zap(s, va, end < va ? s->k.va_limit : end);
 }
 
 /*
@@ -243,7 +243,7 @@ static void exit_once(struct sim *s)
 /* The MMU's fault hook in shadow mode: a shadow fault (see the file's header). */
 static int shadow_fault(void *os, vaddr_t va, bool write, bool wp)
 {
-	struct sim *s = os;
+	struct sim *s = sim_of(os);
 	struct virt *v = s->virt;
 	enum page_size gps, hps, sps;
 	struct pt_path p;
@@ -251,12 +251,12 @@ static int shadow_fault(void *os, vaddr_t va, bool write, bool wp)
 	vaddr_t base;
 
 	(void)wp; /* the guest's entry says which: not present, or read-only */
-	if (va >= s->va_limit)
-		return sim_fault_hook(s, va, write, false); /* (fails: beyond the paging levels) */
+	if (va >= s->k.va_limit)
+		return sim_fault_hook(&s->k, va, write, false); /* (fails: beyond the paging levels) */
 	exit_once(s);
 	for (int tries = 0;; tries++) {
 		BUG_ON(tries > 3);
-		pt_walk(&s->pt, va, write, s->pt.levels, NULL, &p);
+		pt_walk(&s->k.mm->pt, va, write, s->k.mm->pt.levels, NULL, &p);
 		if (!read_guest_path(s, &p))
 			return -1;
 		if (p.present && !(write && !(p.entry[p.nr - 1] & PTE_RW)))
@@ -276,7 +276,7 @@ static int shadow_fault(void *os, vaddr_t va, bool write, bool wp)
 		zap(s, base, base + bytes_of(sps)); /* a read-only leaf a store met, or smaller pages */
 	if (pt_map(&v->spt, base, sps, hfn - ((va >> PAGE_SHIFT) & (pages_of(sps) - 1)),
 		   p.entry[p.nr - 1] & PTE_RW))
-		return v->spt.host_oom ? sim_oom(s, va) : host_failed(s);
+		return v->spt.host_oom ? kernel_oom(&s->k, va) : host_failed(s);
 	return 0;
 }
 
@@ -285,14 +285,14 @@ static pfn_t spt_alloc(void *ctx)
 {
 	struct sim *h = ctx;
 
-	return buddy_alloc_mt(&h->buddy, 0, MIGRATE_UNMOVABLE);
+	return buddy_alloc_mt(&h->k.buddy, 0, MIGRATE_UNMOVABLE);
 }
 
 static void spt_free(void *ctx, pfn_t pfn)
 {
 	struct sim *h = ctx;
 
-	buddy_free(&h->buddy, pfn, 0);
+	buddy_free(&h->k.buddy, pfn, 0);
 }
 
 struct resync_ctx {
@@ -310,10 +310,10 @@ static bool shadow_matches(struct sim *s, vaddr_t va, enum page_size ps, pfn_t p
 	uint64_t ge;
 	vaddr_t hva;
 
-	if (!pt_lookup(&s->pt, va, &gps, &first, &ge))
+	if (!pt_lookup(&s->k.mm->pt, va, &gps, &first, &ge))
 		return false;
 	hva = v->hbase + ((vaddr_t)(first + ((va >> PAGE_SHIFT) & (pages_of(gps) - 1))) << PAGE_SHIFT);
-	if (!pt_lookup(&v->host->pt, hva, &hps, &hfn, NULL))
+	if (!pt_lookup(&v->host->k.mm->pt, hva, &hps, &hfn, NULL))
 		return false;
 	hfn += (hva >> PAGE_SHIFT) & (pages_of(hps) - 1);
 	return ps == (gps < hps ? gps : hps) && pfn == hfn && !(entry & PTE_RW) == !(ge & PTE_RW);
@@ -393,12 +393,25 @@ static void host_config(const struct sim_config *g, struct sim_config *hc)
 static int host_event(struct sim *s, struct os_event *ev, struct err *e)
 {
 	if (sim_event(s->virt->host, ev)) {
-		*e = s->virt->host->err;
+		*e = s->virt->host->k.err;
 		return -1;
 	}
 	return 0;
 }
 
+
+static int hv_fault(void *ctx, vaddr_t va, bool write, bool wp)
+{
+	return virt_guest_fault(ctx, va, write, wp);
+}
+
+static void hv_table_freed(void *ctx, pfn_t pfn)
+{
+	virt_table_freed(ctx, pfn);
+}
+
+/* What the guest kernel calls the hypervisor for (kernel.h). */
+static const struct kernel_hv guest_hv = { hv_fault, hv_table_freed };
 int virt_init(struct sim *s, struct err *e)
 {
 	struct virt *v = calloc(1, sizeof(*v));
@@ -410,14 +423,16 @@ int virt_init(struct sim *s, struct err *e)
 	if (!v || !(v->host = calloc(1, sizeof(*v->host))))
 		goto oom;
 	s->virt = v;
+	s->k.hv = &guest_hv;
+	s->k.hv_ctx = s;
 	v->mode = s->cfg.virt.mode;
 	v->hbase = VIRT_HBASE;
-	v->nr_gframes = s->buddy.nr_pages;
+	v->nr_gframes = s->k.buddy.nr_pages;
 	h = v->host;
 	host_config(&s->cfg, &hc);
 	if (sim_init(h, &hc, e))
 		return -1;
-	h->trace_name = "host";
+	h->k.trace_name = "host";
 	ev.addr = v->hbase;
 	ev.len = s->cfg.memory;
 	if (host_event(s, &ev, e))
@@ -432,7 +447,7 @@ int virt_init(struct sim *s, struct err *e)
 	h->mmu.inval_hook = host_inval;
 	h->mmu.inval_ctx = s;
 	if (v->mode == VIRT_NESTED) {
-		if (mmu_nested_init(&s->mmu, &s->cfg, &h->pt, v->hbase, nested_host_fault, s))
+		if (mmu_nested_init(&s->mmu, &s->cfg, &h->k.mm->pt, v->hbase, nested_host_fault, s))
 			goto oom;
 		s->mmu.fault = nested_guest_fault;
 		return 0;
@@ -446,8 +461,8 @@ int virt_init(struct sim *s, struct err *e)
 	}
 	s->mmu.pt = &v->spt;
 	s->mmu.fault = shadow_fault;
-	s->pt.on_write = pte_write;
-	s->pt.on_write_ctx = s;
+	s->k.mm->pt.on_write = pte_write;
+	s->k.mm->pt.on_write_ctx = s;
 	return 0;
 oom:
 	return err_host(e, "mmusim", 0, 0, "out of host memory building the virtual machine");
@@ -460,7 +475,7 @@ void virt_destroy(struct sim *s)
 	if (!v)
 		return;
 	if (v->spt.root) {
-		pt_unmap_range(&v->spt, 0, s->va_limit, true, NULL, NULL);
+		pt_unmap_range(&v->spt, 0, s->k.va_limit, true, NULL, NULL);
 		pt_destroy(&v->spt);
 	}
 	if (v->host) {
@@ -483,18 +498,18 @@ int virt_tick(struct sim *s)
 	struct sim *h = s->virt->host;
 	cycles_t now = sim_now(s), hnow = sim_now(h);
 
-	if (!h->thp.mm_registered)
+	if (!h->k.thp.mm_registered)
 		return 0;
 	if (now > hnow)
 		h->now_cycles += now - hnow; /* the host's clock is the guest's */
-	while (now >= h->khugepaged.next_wake && !h->failed) {
-		cycles_t w = h->khugepaged.next_wake;
+	while (now >= h->k.khugepaged.next_wake && !h->k.failed) {
+		cycles_t w = h->k.khugepaged.next_wake;
 
-		khugepaged_do_scan(h);
-		if (h->khugepaged.next_wake == w)
+		khugepaged_do_scan(&h->k);
+		if (h->k.khugepaged.next_wake == w)
 			break;
 	}
-	if (h->failed)
+	if (h->k.failed)
 		return host_failed(s);
 	return 0;
 }
@@ -561,7 +576,7 @@ static void count_huge(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 	if (ps != PS_2M)
 		return;
 	c->guest++;
-	if (pt_lookup(&v->host->pt, v->hbase + ((vaddr_t)pfn << PAGE_SHIFT), &hps, &first, NULL) &&
+	if (pt_lookup(&v->host->k.mm->pt, v->hbase + ((vaddr_t)pfn << PAGE_SHIFT), &hps, &first, NULL) &&
 	    hps >= PS_2M)
 		c->aligned++;
 }
@@ -600,7 +615,7 @@ void virt_finish(struct sim *s)
 	sv->cyc_exits = v->cyc_exits;
 	sv->cyc_reads = v->cyc_reads;
 	sv->cyc_host = s->cyc_virt - v->cyc_exits - v->cyc_reads;
-	pt_for_each_leaf(&s->pt, count_huge, &hc);
+	pt_for_each_leaf(&s->k.mm->pt, count_huge, &hc);
 	sv->guest_huge = hc.guest;
 	sv->aligned_huge = hc.aligned;
 	sv->host_pgfault = h->st.pgfault - b->pgfault;

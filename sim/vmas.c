@@ -46,7 +46,7 @@
 
 #include "filemap.h"
 #include "khugepaged.h"
-#include "sim.h"
+#include "kernel.h"
 #include "thp.h"
 #include "vmas.h"
 #include "util.h"
@@ -76,12 +76,12 @@ static inline void mmu_counts(const struct mmu *m, uint64_t now[VH_NR])
  * snapshot after each store (r->hw may alias it), 125 instructions a window
  * change on the GUPS-style trace in 4 KiB implicit regions (callgrind).
  */
-static inline void charge(struct sim *s)
+static inline void charge(struct kernel *k)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 	uint64_t *hw = a->rec[a->cur].hw, now[VH_NR], d[VH_NR];
 
-	mmu_counts(&s->mmu, now);
+	mmu_counts(k->cpu, now);
 	_Static_assert(VH_NR == 5, "charge() takes five counters");
 	d[0] = now[0] - a->snap[0];
 	d[1] = now[1] - a->snap[1];
@@ -96,16 +96,16 @@ static inline void charge(struct sim *s)
 	hw[4] += d[4];
 }
 
-void vmas_flush(struct sim *s)
+void vmas_flush(struct kernel *k)
 {
-	charge(s);
+	charge(k);
 }
 
-void vmas_reset_counts(struct sim *s)
+void vmas_reset_counts(struct kernel *k)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 
-	vmas_flush(s);
+	vmas_flush(k);
 	for (size_t i = 0; i < a->nrec; i++) {
 		memset(a->rec[i].hw, 0, sizeof(a->rec[i].hw));
 		memset(a->rec[i].ev, 0, sizeof(a->rec[i].ev));
@@ -133,11 +133,11 @@ static size_t ext_after(const struct vext *e, size_t n, vaddr_t va)
  * The extent holding @va, or the gap around it (record 0: [none] until a
  * mapping appears in it), into *@w: a search of ext and of pend, O(log n).
  */
-static void ext_find(const struct sim *s, vaddr_t va, struct vwin *w)
+static void ext_find(const struct kernel *k, vaddr_t va, struct vwin *w)
 {
-	const struct vmas_acct *a = &s->vacct;
+	const struct vmas_acct *a = &k->vacct;
 	size_t i = ext_after(a->ext, a->next, va), j = ext_after(a->pend, a->npend, va);
-	vaddr_t lo = 0, hi = s->va_limit;
+	vaddr_t lo = 0, hi = k->va_limit;
 
 	if (i < a->next && a->ext[i].start <= va) {
 		*w = (struct vwin){ a->ext[i].start, a->ext[i].end - a->ext[i].start, a->ext[i].rec, 0 };
@@ -247,9 +247,9 @@ static void wc_put(struct vmas_acct *a, vaddr_t va, const struct vwin *w)
 		a->wc_mask = n - 1;
 		/* the current entries move over (older way first, so each set keeps its order) */
 		for (size_t i = 0; i < old; i += 2)
-			for (int k = 1; k >= 0; k--)
-				if (o[i + k].gen == a->gen)
-					wc_insert(a, o[i + k].lo, &o[i + k]);
+			for (int kk = 1; kk >= 0; kk--)
+				if (o[i + kk].gen == a->gen)
+					wc_insert(a, o[i + kk].lo, &o[i + kk]);
 		free(o);
 	}
 	wc_insert(a, va, w);
@@ -266,55 +266,55 @@ static void wc_invalidate(struct vmas_acct *a)
 }
 
 /* The window holding @va, searched for (and cached if a mapping's). */
-static void win_search(struct sim *s, vaddr_t va, struct vwin *out)
+static void win_search(struct kernel *k, vaddr_t va, struct vwin *out)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 
 	a->searches++;
-	ext_find(s, va, out);
+	ext_find(k, va, out);
 	if (out->rec)
 		wc_put(a, va, out);
 }
 
 /* The window holding @va: the record it belongs to and the extent's bounds (or the gap's). */
-static inline void win_of(struct sim *s, vaddr_t va, struct vwin *out)
+static inline void win_of(struct kernel *k, vaddr_t va, struct vwin *out)
 {
-	const struct vwin *c = wc_find(&s->vacct, va);
+	const struct vwin *c = wc_find(&k->vacct, va);
 
 	if (likely(c != NULL))
 		*out = *c;
 	else
-		win_search(s, va, out);
+		win_search(k, va, out);
 }
 
-uint32_t vmas_rec_of(struct sim *s, vaddr_t va)
+uint32_t vmas_rec_of(struct kernel *k, vaddr_t va)
 {
 	struct vwin w;
 
-	win_of(s, va, &w);
+	win_of(k, va, &w);
 	return w.rec;
 }
 
-void vmas_count(struct sim *s, vaddr_t va, enum vrec_event e)
+void vmas_count(struct kernel *k, vaddr_t va, enum vrec_event e)
 {
-	if (unlikely(!s->vacct.rec || s->uncounted))
+	if (unlikely(!k->vacct.rec || k->uncounted))
 		return; /* sim_init() failed before vmas_init(): sim_destroy() only; an R_TOUCH's */
-	s->vacct.rec[vmas_rec_of(s, va)].ev[e]++;
+	k->vacct.rec[vmas_rec_of(k, va)].ev[e]++;
 }
 
 /* vmas_window() when the cache does not know @va (cold: a new mapping, a gap, a collision). */
-static __attribute__((cold, noinline)) void window_searched(struct sim *s, vaddr_t va)
+static __attribute__((cold, noinline)) void window_searched(struct kernel *k, vaddr_t va)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 	struct vwin w;
 
-	win_search(s, va, &w);
+	win_search(k, va, &w);
 	if (w.rec != a->cur || !w.rec) {
-		charge(s);
+		charge(k);
 		a->cur = w.rec;
 	}
-	s->mmu.win_lo = w.lo;
-	s->mmu.win_len = w.len;
+	k->cpu->win_lo = w.lo;
+	k->cpu->win_len = w.len;
 }
 
 /*
@@ -324,33 +324,33 @@ static __attribute__((cold, noinline)) void window_searched(struct sim *s, vaddr
  */
 static void vmas_window(void *os, vaddr_t va)
 {
-	struct sim *s = os;
-	struct vmas_acct *a = &s->vacct;
+	struct kernel *k = os;
+	struct vmas_acct *a = &k->vacct;
 	const struct vwin *w = wc_find(a, va);
 
 	if (unlikely(w == NULL)) {
-		window_searched(s, va);
+		window_searched(k, va);
 		return;
 	}
 	if (w->rec != a->cur) {
-		charge(s);
+		charge(k);
 		a->cur = w->rec;
 	}
-	s->mmu.win_lo = w->lo;
-	s->mmu.win_len = w->len;
+	k->cpu->win_lo = w->lo;
+	k->cpu->win_len = w->len;
 }
 
 /* The extents change: charge what the MMU counted, make the next L1 miss look again. */
-static void close_window(struct sim *s)
+static void close_window(struct kernel *k)
 {
-	vmas_flush(s);
-	s->mmu.win_lo = 0;
-	s->mmu.win_len = 0;
+	vmas_flush(k);
+	k->cpu->win_lo = 0;
+	k->cpu->win_len = 0;
 }
 
-int vmas_init(struct sim *s)
+int vmas_init(struct kernel *k)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 
 	memset(a, 0, sizeof(*a));
 	a->rec = calloc(16, sizeof(*a->rec));
@@ -359,15 +359,15 @@ int vmas_init(struct sim *s)
 	a->cap_rec = 16;
 	a->nrec = 1; /* [none] */
 	a->gen = 1;  /* (the cache's fresh slots are generation 0) */
-	s->mmu.window = vmas_window;
-	s->mmu.win_lo = 0;
-	s->mmu.win_len = 0;
+	k->cpu->window = vmas_window;
+	k->cpu->win_lo = 0;
+	k->cpu->win_len = 0;
 	return 0;
 }
 
-void vmas_destroy(struct sim *s)
+void vmas_destroy(struct kernel *k)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 
 	for (size_t i = 0; i < a->nrec; i++)
 		free(a->rec[i].path);
@@ -402,17 +402,17 @@ static int ext_reserve(struct vmas_acct *a, size_t n)
  */
 static int ext_settle(struct vmas_acct *a)
 {
-	size_t i = a->next, j = a->npend, k;
+	size_t i = a->next, j = a->npend, kk;
 
 	if (!j)
 		return 0;
 	if (ext_reserve(a, a->next + a->npend))
 		return -1;
-	for (k = i + j; j;) {
+	for (kk = i + j; j;) {
 		if (i && a->ext[i - 1].start > a->pend[j - 1].start)
-			a->ext[--k] = a->ext[--i];
+			a->ext[--kk] = a->ext[--i];
 		else
-			a->ext[--k] = a->pend[--j];
+			a->ext[--kk] = a->pend[--j];
 	}
 	a->next += a->npend;
 	a->npend = 0;
@@ -531,18 +531,18 @@ static int new_rec(struct vmas_acct *a, vaddr_t start, vaddr_t end, unsigned lon
 	return (int)a->nrec++;
 }
 
-int vmas_map(struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags, uint32_t tfile,
+int vmas_map(struct kernel *k, vaddr_t start, vaddr_t end, unsigned long flags, uint32_t tfile,
 	     bool stack)
 {
-	struct vmas_acct *a = &s->vacct;
-	vaddr_t wlo = s->mmu.win_lo, whi = wlo + s->mmu.win_len;
+	struct vmas_acct *a = &k->vacct;
+	vaddr_t wlo = k->cpu->win_lo, whi = wlo + k->cpu->win_len;
 	int r = new_rec(a, start, end, flags, tfile, stack);
 
 	if (r < 0 || ext_add_new(a, start, end, (uint32_t)r))
 		return a->oom = true, -1;
 	if (flags & VM_FILE) {
 		/* the file offset at @start, for the row's name (its VMA may have merged) */
-		const struct vma *v = vma_find(&s->vmas, start);
+		const struct vma *v = vma_find(&k->mm->vmas, start);
 
 		if (v)
 			a->rec[r].off = (v->pgoff << PAGE_SHIFT) + (start - v->start);
@@ -555,29 +555,29 @@ int vmas_map(struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags, uin
 	 */
 	if (a->cur == 0 && start < whi && end > wlo)
 		a->cur = (uint32_t)r;
-	close_window(s);
+	close_window(k);
 	return 0;
 }
 
-int vmas_unmap(struct sim *s, vaddr_t start, vaddr_t end)
+int vmas_unmap(struct kernel *k, vaddr_t start, vaddr_t end)
 {
-	close_window(s);
-	if (ext_remove(&s->vacct, start, end))
-		return s->vacct.oom = true, -1;
+	close_window(k);
+	if (ext_remove(&k->vacct, start, end))
+		return k->vacct.oom = true, -1;
 	return 0;
 }
 
-int vmas_extend(struct sim *s, vaddr_t start, vaddr_t end, uint32_t rec)
+int vmas_extend(struct kernel *k, vaddr_t start, vaddr_t end, uint32_t rec)
 {
-	close_window(s);
-	if (ext_remove(&s->vacct, start, end) || ext_add(&s->vacct, start, end, rec))
-		return s->vacct.oom = true, -1;
+	close_window(k);
+	if (ext_remove(&k->vacct, start, end) || ext_add(&k->vacct, start, end, rec))
+		return k->vacct.oom = true, -1;
 	return 0;
 }
 
-uint32_t vmas_heap(struct sim *s, vaddr_t start, vaddr_t end)
+uint32_t vmas_heap(struct kernel *k, vaddr_t start, vaddr_t end)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 	int r;
 
 	if (a->heap)
@@ -594,17 +594,17 @@ uint32_t vmas_heap(struct sim *s, vaddr_t start, vaddr_t end)
 
 static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
-	struct sim *s = ctx;
-	struct vrec *r = &s->vacct.rec[vmas_rec_of(s, va)];
+	struct kernel *k = ctx;
+	struct vrec *r = &k->vacct.rec[vmas_rec_of(k, va)];
 
 	(void)entry;
 	if (pfn == PFN_NONE) /* a swap entry */
 		return;
 	if (ps == PS_4K) {
-		if (pfn != s->thp.zero_pfn && !filemap_is_cache(&s->fm, pfn))
+		if (pfn != k->thp.zero_pfn && !filemap_is_cache(&k->fm, pfn))
 			r->rss_bytes += PAGE_SIZE;
 	} else if (ps == PS_2M) {
-		if (pfn != s->thp.huge_zero_pfn && !filemap_is_thp(s, pfn)) {
+		if (pfn != k->thp.huge_zero_pfn && !filemap_is_thp(k, pfn)) {
 			r->rss_bytes += PMD_SIZE;
 			r->huge_bytes += PMD_SIZE;
 		}
@@ -614,12 +614,12 @@ static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 	}
 }
 
-void vmas_finish(struct sim *s)
+void vmas_finish(struct kernel *k)
 {
-	struct vmas_acct *a = &s->vacct;
+	struct vmas_acct *a = &k->vacct;
 	bool *seen = calloc(a->nrec, sizeof(*seen));
 
-	vmas_flush(s);
+	vmas_flush(k);
 	if (ext_settle(a))
 		a->oom = true; /* (the new mappings' extents then go uncounted) */
 	for (size_t i = 0; i < a->nrec; i++)
@@ -630,13 +630,13 @@ void vmas_finish(struct sim *s)
 
 		r->size_bytes += e->end - e->start;
 		if (seen && !seen[e->rec]) {
-			const struct vma *v = vma_find(&s->vmas, e->start);
+			const struct vma *v = vma_find(&k->mm->vmas, e->start);
 
 			seen[e->rec] = true;
 			r->start = e->start;
 			if (v) {
 				r->flags = v->flags;
-				r->thp_no = khugepaged_thp_ineligible(s, v);
+				r->thp_no = khugepaged_thp_ineligible(k, v);
 			}
 		}
 		r->end = e->end;
@@ -645,13 +645,13 @@ void vmas_finish(struct sim *s)
 		if (!a->rec[i].size_bytes)
 			a->rec[i].thp_no = i ? "unmapped" : "no mapping";
 	free(seen);
-	pt_for_each_leaf(&s->pt, rss_leaf, s);
+	pt_for_each_leaf(&k->mm->pt, rss_leaf, k);
 }
 
-void vmas_set_paths(struct sim *s, const struct trace_file *files, size_t n)
+void vmas_set_paths(struct kernel *k, const struct trace_file *files, size_t n)
 {
-	for (size_t i = 1; i < s->vacct.nrec; i++) {
-		struct vrec *r = &s->vacct.rec[i];
+	for (size_t i = 1; i < k->vacct.nrec; i++) {
+		struct vrec *r = &k->vacct.rec[i];
 
 		/* (no path on host OOM: the row shows none) */
 		if (r->tfile && r->tfile <= n && files[r->tfile - 1].path && !r->path)
@@ -704,23 +704,23 @@ static int by_walk_cycles(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : 1;
 }
 
-uint32_t *vmas_order(const struct sim *s)
+uint32_t *vmas_order(const struct kernel *k)
 {
-	size_t n = s->vacct.nrec;
-	struct order_key *k = malloc(n * sizeof(*k));
+	size_t n = k->vacct.nrec;
+	struct order_key *kk = malloc(n * sizeof(*kk));
 	uint32_t *o = malloc(n * sizeof(*o));
 
-	if (!k || !o) {
-		free(k);
+	if (!kk || !o) {
+		free(kk);
 		free(o);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		k[i] = (struct order_key){ s->vacct.rec[i].hw[VH_WALK_CYCLES], s->vacct.rec[i].start, i };
-	qsort(k, n, sizeof(*k), by_walk_cycles);
+		kk[i] = (struct order_key){ k->vacct.rec[i].hw[VH_WALK_CYCLES], k->vacct.rec[i].start, i };
+	qsort(kk, n, sizeof(*kk), by_walk_cycles);
 	for (size_t i = 0; i < n; i++)
-		o[i] = k[i].idx;
-	free(k);
+		o[i] = kk[i].idx;
+	free(kk);
 	return o;
 }
 
@@ -741,14 +741,14 @@ static bool rec_empty(const struct vrec *r, uint32_t idx)
 	return !idx && !any; /* [none] is shown only when something was charged to it */
 }
 
-void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
+void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 {
-	uint32_t *o = vmas_order(s);
+	uint32_t *o = vmas_order(k);
 	unsigned shown = 0;
 
 	if (!o)
 		return;
-	size_t n = s->vacct.nrec - (rec_empty(&s->vacct.rec[0], 0) ? 1 : 0);
+	size_t n = k->vacct.nrec - (rec_empty(&k->vacct.rec[0], 0) ? 1 : 0);
 
 	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
 		n < top ? n : top, n);
@@ -757,16 +757,16 @@ void vmas_write_text(const struct sim *s, unsigned top, FILE *out)
 		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "pgfault", "dtlb_misses",
 		"stlb_misses", "walk_cycles", "itlb_misses", "thp_fault_alloc", "thp_fault_fallback",
 		"thp_split_pmd", "thp_split_page", "thp_collapse_alloc", "path/why");
-	for (size_t k = 0; k < s->vacct.nrec && shown < top; k++) {
-		const struct vrec *r = &s->vacct.rec[o[k]];
+	for (size_t kk = 0; kk < k->vacct.nrec && shown < top; kk++) {
+		const struct vrec *r = &k->vacct.rec[o[kk]];
 		char perm[5];
 
-		if (rec_empty(r, o[k]))
+		if (rec_empty(r, o[kk]))
 			continue;
 		vmas_perms(r->flags, perm);
 		fprintf(out, "%014llx %014llx %-8s %-4s %-2s %-5s %10llu %10llu %10llu %11llu %11llu %12llu %11llu %15llu %18llu %13llu %14llu %18llu  %s\n",
-			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
-			o[k] ? perm : "----", thp_flag(r->flags), r->thp_no ? "no" : "yes",
+			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[kk]),
+			o[kk] ? perm : "----", thp_flag(r->flags), r->thp_no ? "no" : "yes",
 			(unsigned long long)(r->rss_bytes >> 10), (unsigned long long)(r->huge_bytes >> 10),
 			(unsigned long long)r->ev[VE_PGFAULT], (unsigned long long)r->hw[VH_DTLB_MISSES],
 			(unsigned long long)r->hw[VH_STLB_MISSES], (unsigned long long)r->hw[VH_WALK_CYCLES],
@@ -840,19 +840,19 @@ static int by_name(const void *pa, const void *pb)
 /* Mark in @dup[] the names of @name[] (@n) that occur more than once. 0, or -1 (OOM). */
 static int mark_shared(char *const *name, size_t n, bool *dup)
 {
-	struct name_key *k = malloc((n ? n : 1) * sizeof(*k));
+	struct name_key *kk = malloc((n ? n : 1) * sizeof(*kk));
 
-	if (!k)
+	if (!kk)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		k[i] = (struct name_key){ name[i], i };
+		kk[i] = (struct name_key){ name[i], i };
 		dup[i] = false;
 	}
-	qsort(k, n, sizeof(*k), by_name);
+	qsort(kk, n, sizeof(*kk), by_name);
 	for (size_t i = 1; i < n; i++)
-		if (!strcmp(k[i - 1].name, k[i].name))
-			dup[k[i - 1].idx] = dup[k[i].idx] = true;
-	free(k);
+		if (!strcmp(kk[i - 1].name, kk[i].name))
+			dup[kk[i - 1].idx] = dup[kk[i].idx] = true;
+	free(kk);
 	return 0;
 }
 
@@ -867,9 +867,9 @@ static void vmas_names_free(char **name, size_t n)
 	free(name);
 }
 
-static char **vmas_names(const struct sim *s)
+static char **vmas_names(const struct kernel *k)
 {
-	size_t n = s->vacct.nrec;
+	size_t n = k->vacct.nrec;
 	char **name = calloc(n ? n : 1, sizeof(*name));
 	bool *dup = calloc(n ? n : 1, sizeof(*dup));
 	size_t i;
@@ -877,15 +877,15 @@ static char **vmas_names(const struct sim *s)
 	if (!name || !dup)
 		goto oom;
 	for (i = 0; i < n; i++)
-		if (!(name[i] = rec_label(&s->vacct.rec[i], (uint32_t)i, false)))
+		if (!(name[i] = rec_label(&k->vacct.rec[i], (uint32_t)i, false)))
 			goto oom;
 	if (mark_shared(name, n, dup))
 		goto oom;
 	for (i = 0; i < n; i++) {
-		if (!dup[i] || !s->vacct.rec[i].path)
+		if (!dup[i] || !k->vacct.rec[i].path)
 			continue;
 		free(name[i]);
-		if (!(name[i] = rec_label(&s->vacct.rec[i], (uint32_t)i, true)))
+		if (!(name[i] = rec_label(&k->vacct.rec[i], (uint32_t)i, true)))
 			goto oom;
 	}
 	if (mark_shared(name, n, dup))
@@ -908,15 +908,16 @@ oom:
 	return NULL;
 }
 
-void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out)
+void vmas_write_csv(const struct kernel *k, const char *mode, bool header, unsigned top, const char *prov,
+		    FILE *out)
 {
-	uint32_t *o = vmas_order(s);
-	char **name = vmas_names(s);
+	uint32_t *o = vmas_order(k);
+	char **name = vmas_names(k);
 	unsigned shown = 0;
 
 	if (!o || !name) {
 		free(o);
-		vmas_names_free(name, s->vacct.nrec);
+		vmas_names_free(name, k->vacct.nrec);
 		return;
 	}
 	if (!header)
@@ -929,18 +930,18 @@ void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned
 		fprintf(out, ",%s", ev_key[i]);
 	fprintf(out, ",path%s\n", SIM_CSV_PROV_COLS);
 rows:
-	for (size_t k = 0; k < s->vacct.nrec && (!top || shown < top); k++) {
-		const struct vrec *r = &s->vacct.rec[o[k]];
+	for (size_t kk = 0; kk < k->vacct.nrec && (!top || shown < top); kk++) {
+		const struct vrec *r = &k->vacct.rec[o[kk]];
 		char perm[5];
 
-		if (rec_empty(r, o[k]))
+		if (rec_empty(r, o[kk]))
 			continue;
 		vmas_perms(r->flags, perm);
-		fprintf(out, "%s,%u,", mode, o[k]);
-		csv_put(out, name[o[k]]);	/* unique in the run (vmas_names()) */
+		fprintf(out, "%s,%u,", mode, o[kk]);
+		csv_put(out, name[o[kk]]);	/* unique in the run (vmas_names()) */
 		fprintf(out, ",0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu",
-			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[k]),
-			o[k] ? perm : "----", thp_flag(r->flags), !r->thp_no, r->thp_no ? r->thp_no : "",
+			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[kk]),
+			o[kk] ? perm : "----", thp_flag(r->flags), !r->thp_no, r->thp_no ? r->thp_no : "",
 			(unsigned long long)r->size_bytes, (unsigned long long)r->rss_bytes,
 			(unsigned long long)r->huge_bytes);
 		for (int i = 0; i < VH_NR; i++)
@@ -949,28 +950,28 @@ rows:
 			fprintf(out, ",%llu", (unsigned long long)r->ev[i]);
 		fputc(',', out);
 		csv_put(out, r->path ? r->path : "");
-		fprintf(out, "%s\n", s->csv_prov);
+		fprintf(out, "%s\n", prov);
 		shown++;
 	}
-	vmas_names_free(name, s->vacct.nrec);
+	vmas_names_free(name, k->vacct.nrec);
 	free(o);
 }
 
-void *vmas_to_json(const struct sim *s)
+void *vmas_to_json(const struct kernel *k)
 {
 	json_t *arr = json_array();
-	uint32_t *o = vmas_order(s);
+	uint32_t *o = vmas_order(k);
 
 	if (!arr || !o) {
 		free(o);
 		return arr;
 	}
-	for (size_t k = 0; k < s->vacct.nrec; k++) {
-		const struct vrec *r = &s->vacct.rec[o[k]];
+	for (size_t kk = 0; kk < k->vacct.nrec; kk++) {
+		const struct vrec *r = &k->vacct.rec[o[kk]];
 		json_t *j;
 		char perm[5], buf[24];
 
-		if (rec_empty(r, o[k]))
+		if (rec_empty(r, o[kk]))
 			continue;
 		j = json_object();
 		vmas_perms(r->flags, perm);
@@ -978,9 +979,9 @@ void *vmas_to_json(const struct sim *s)
 		json_object_set_new(j, "start", json_string(buf));
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)r->end);
 		json_object_set_new(j, "end", json_string(buf));
-		json_object_set_new(j, "kind", json_string(vmas_kind(r, o[k])));
+		json_object_set_new(j, "kind", json_string(vmas_kind(r, o[kk])));
 		json_object_set_new(j, "path", r->path ? json_string(r->path) : json_null());
-		json_object_set_new(j, "perms", json_string(o[k] ? perm : "----"));
+		json_object_set_new(j, "perms", json_string(o[kk] ? perm : "----"));
 		json_object_set_new(j, "thp_flags", json_string(thp_flag(r->flags)));
 		json_object_set_new(j, "thp_eligible", json_boolean(!r->thp_no));
 		json_object_set_new(j, "thp_ineligible_why", r->thp_no ? json_string(r->thp_no) : json_null());

@@ -16,7 +16,7 @@
 #include "trace.h"
 #include "types.h"
 
-struct sim;
+struct kernel;
 
 /* The kernel's events counted per mapping (the run's st.* of the same name). */
 enum vrec_event {
@@ -89,8 +89,8 @@ struct vmas_acct {
 };
 
 /* Start the breakdown of @s (record 0 only; installs the MMU's window hook). 0 or -1. */
-int vmas_init(struct sim *s);
-void vmas_destroy(struct sim *s);
+int vmas_init(struct kernel *k);
+void vmas_destroy(struct kernel *k);
 
 /*
  * A new mapping of [start, end) with vma.h @flags (after the VMA is inserted);
@@ -98,39 +98,39 @@ void vmas_destroy(struct sim *s);
  * window the MMU is charging to [none] hands that access's counts to it (the
  * fault that made an implicit mapping). 0 or -1 (host OOM).
  */
-int vmas_map(struct sim *s, vaddr_t start, vaddr_t end, unsigned long flags, uint32_t tfile,
+int vmas_map(struct kernel *k, vaddr_t start, vaddr_t end, unsigned long flags, uint32_t tfile,
 	     bool stack);
 
 /* [start, end) no longer mapped (munmap, or before a MAP_FIXED mmap over it). 0 or -1. */
-int vmas_unmap(struct sim *s, vaddr_t start, vaddr_t end);
+int vmas_unmap(struct kernel *k, vaddr_t start, vaddr_t end);
 
 /* [start, end) becomes part of record @rec (the heap grown, mremap). 0 or -1. */
-int vmas_extend(struct sim *s, vaddr_t start, vaddr_t end, uint32_t rec);
+int vmas_extend(struct kernel *k, vaddr_t start, vaddr_t end, uint32_t rec);
 
 /* The heap's record, made on the first growth of the brk area. */
-uint32_t vmas_heap(struct sim *s, vaddr_t start, vaddr_t end);
+uint32_t vmas_heap(struct kernel *k, vaddr_t start, vaddr_t end);
 
 /* The record holding @va (0: none). Cached: a look-up in a mapping met before is O(1). */
-uint32_t vmas_rec_of(struct sim *s, vaddr_t va);
+uint32_t vmas_rec_of(struct kernel *k, vaddr_t va);
 
-/* Count one kernel event @e at @va (the caller counts it in s->st too). */
-void vmas_count(struct sim *s, vaddr_t va, enum vrec_event e);
+/* Count one kernel event @e at @va (the caller counts it in k->st too). */
+void vmas_count(struct kernel *k, vaddr_t va, enum vrec_event e);
 
 /* Charge the MMU's counters since the last charge to the current record. */
-void vmas_flush(struct sim *s);
+void vmas_flush(struct kernel *k);
 
 /*
  * Every mapping's counts back to 0 (the ROI's warm-up reset, roi.c), charged up
  * to now first; the MMU's counters must be zeroed right after (the window's
  * snapshot restarts from 0). RSS and the mapping identities stay.
  */
-void vmas_reset_counts(struct sim *s);
+void vmas_reset_counts(struct kernel *k);
 
 /* At the end of the run: the last charge, RSS, sizes, flags and THP eligibility. */
-void vmas_finish(struct sim *s);
+void vmas_finish(struct kernel *k);
 
 /* The paths of the trace's files (@files[i] is file i + 1), copied into the records. */
-void vmas_set_paths(struct sim *s, const struct trace_file *files, size_t n);
+void vmas_set_paths(struct kernel *k, const struct trace_file *files, size_t n);
 
 /* "anon", "file", "heap", "stack", "hugetlb", "shmem", "implicit", "text" or "none". */
 const char *vmas_kind(const struct vrec *r, uint32_t idx);
@@ -139,18 +139,19 @@ const char *vmas_kind(const struct vrec *r, uint32_t idx);
 void vmas_perms(unsigned long flags, char out[5]);
 
 /* The records in report order (walk cycles, most first; then address): indices into @s. */
-uint32_t *vmas_order(const struct sim *s);
+uint32_t *vmas_order(const struct kernel *k);
 
 /* The top @top mappings by walk cycles as a table (run --vmas). */
-void vmas_write_text(const struct sim *s, unsigned top, FILE *out);
+void vmas_write_text(const struct kernel *k, unsigned top, FILE *out);
 
 /* The breakdown as CSV (run --vmas-csv): the header if @header, a row per record in
  * vmas_order() (the first @top; 0: all), each starting with @mode. Its name column
  * is unique in the run: FILE:PERMS, +0xOFFSET where that is shared, kind@start
  * without a path, #ID where a name is still shared (vmas.c, vmas_names()). */
-void vmas_write_csv(const struct sim *s, const char *mode, bool header, unsigned top, FILE *out);
+void vmas_write_csv(const struct kernel *k, const char *mode, bool header, unsigned top, const char *prov,
+		    FILE *out);
 
 /* The JSON array of the report's "vmas" key (a json_t *, caller owns it). */
-void *vmas_to_json(const struct sim *s);
+void *vmas_to_json(const struct kernel *k);
 
 #endif

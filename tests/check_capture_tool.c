@@ -418,7 +418,7 @@ START_TEST(initial_maps_replayed)
 	cfg.mode = MODE_THP;
 	s = calloc(1, sizeof(*s));
 	ck_assert_int_eq(sim_init(s, &cfg, &e), 0);
-	s->trace_name = r->name;
+	s->k.trace_name = r->name;
 	n = trace_next(r, &b, &e);
 	ck_assert_int_gt(n, 0);
 	/* the first batch opens with exactly the mappings, as initial events */
@@ -434,7 +434,7 @@ START_TEST(initial_maps_replayed)
 	}
 	for (size_t i = 0; i < r->nmaps; i++) {
 		const struct trace_map *m = &r->maps[i];
-		const struct vma *v = vma_find(&s->vmas, m->start);
+		const struct vma *v = vma_find(&s->k.mm->vmas, m->start);
 
 		if (!strcmp(m->name, "[vdso]") || !strcmp(m->name, "[vvar]") || !m->len)
 			continue;
@@ -449,7 +449,7 @@ START_TEST(initial_maps_replayed)
 			ck_assert(!(v->flags & VM_NOHUGEPAGE));
 		if (!strcmp(m->name, "[heap]")) {
 			ck_assert(v->flags & VM_BRK);
-			ck_assert_uint_eq(s->brk_start, m->start);
+			ck_assert_uint_eq(s->k.mm->brk_start, m->start);
 		}
 	}
 	{

@@ -39,13 +39,13 @@ static inline int replay_trace(struct sim *s, const char *trace, struct err *e)
 	close(fd);
 	r = trace_open(path, TF_LACKEY, e);
 	ck_assert_msg(r != NULL, "%s", e->msg);
-	s->trace_name = r->name;
+	s->k.trace_name = r->name;
 	while (!rc && (n = trace_next(r, &b, e)) > 0) {
 		for (size_t i = 0; i < b.n && !rc; i++) {
 			struct trace_batch one = { &b.recs[i], 1, b.ev, b.nev };
 
 			rc = sim_run_batch(s, &one, e);
-			if (!rc && s->rec_no % check_every == 0)
+			if (!rc && s->k.rec_no % check_every == 0)
 				sim_check_invariants(s);
 		}
 	}

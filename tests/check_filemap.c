@@ -184,7 +184,7 @@ static void run_batch(const struct trace_rec *recs, size_t n, const struct os_ev
 	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
 	S = calloc(1, sizeof(*S));
 	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
-	S->trace_name = "batch";
+	S->k.trace_name = "batch";
 	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
 	sim_check_invariants(S);
 	sim_finish(S);
@@ -216,7 +216,7 @@ START_TEST(same_file_shares_cache)
 	ck_assert_uint_eq(S->st.pgfault, 2);
 	ck_assert_uint_eq(S->st.nr_file_pages, 16);
 	ck_assert_uint_eq(S->st.nr_mapped, 16);
-	ck_assert_uint_eq(S->fm.nr_ptes, 32);
+	ck_assert_uint_eq(S->k.fm.nr_ptes, 32);
 	done();
 
 	/* different identities: two files */
@@ -256,7 +256,7 @@ START_TEST(ifetch_implicit_is_text)
 	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0);
 	ck_assert_uint_eq(S->st.nr_file_pages, 512);
-	ck_assert(vma_find(&S->vmas, 0x400000)->flags & VM_FILE);
+	ck_assert(vma_find(&S->k.mm->vmas, 0x400000)->flags & VM_FILE);
 	done();
 
 	/* a store into it (data beside the text) copies that page, as .data's would */
@@ -349,7 +349,7 @@ START_TEST(mprotect_and_mremap)
 	ck_assert_uint_eq(S->st.pgfault, 2);
 	ck_assert_uint_eq(S->st.nr_file_pages, 16);
 	ck_assert_uint_eq(S->st.nr_mapped, 16);
-	ck_assert_uint_eq(vma_find(&S->vmas, 0x50008000)->pgoff, 0);
+	ck_assert_uint_eq(vma_find(&S->k.mm->vmas, 0x50008000)->pgoff, 0);
 	done();
 }
 END_TEST

@@ -180,7 +180,7 @@ START_TEST(rmap_batch_stops_at_vma)
 		run(t, "os.kernel=6.18", NULL);
 		ck_assert_uint_eq(S->st.thp_split_pmd, 1);
 		ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
-		ck_assert_uint_eq(S->thp.nr_deferred, 0);
+		ck_assert_uint_eq(S->k.thp.nr_deferred, 0);
 		ck_assert_uint_eq(S->st.rss_bytes, 0);
 		done();
 		run(t, "os.kernel=6.6", NULL);

@@ -93,7 +93,7 @@ static cycles_t ms(unsigned msec)
 /* MADV_HUGEPAGE's VM_HUGEPAGE without the registration (no pass runs by itself). */
 static void hugepage_flag(void)
 {
-	ck_assert_int_eq(vma_change_flags(&S->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
+	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
 }
 
 /* hpage_collapse_scan_pmd()'s outcomes, one range at a time. */
@@ -101,25 +101,25 @@ START_TEST(scan_pmd_results)
 {
 	run(TWO_RANGES_UNREGISTERED, "os.thp.enabled=madvise", NULL);
 	/* enabled=madvise: khugepaged may not collapse here before VM_HUGEPAGE */
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_VMA_CHECK);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_VMA_CHECK);
 	hugepage_flag();
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 0); /* no pass ran during the trace */
 	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
 	/* outside the VMA, or not wholly inside */
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x3fe00000, false), SCAN_VMA_CHECK);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40400000, false), SCAN_VMA_CHECK);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x3fe00000, false), SCAN_VMA_CHECK);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40400000, false), SCAN_VMA_CHECK);
 	/* one present PTE and 511 none: max_ptes_none 511 allows it */
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_SUCCEED);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_SUCCEED);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 1);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_PMD_MAPPED);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_PMD_MAPPED);
 	/* the other range, not young: no collapse; young again: collapse */
-	ck_assert(pt_test_clear_young(&S->pt, 0x40200010));
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, false), SCAN_LACK_REFERENCED_PAGE);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, true), SCAN_SUCCEED); /* MADV_COLLAPSE */
+	ck_assert(pt_test_clear_young(&S->k.mm->pt, 0x40200010));
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, false), SCAN_LACK_REFERENCED_PAGE);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, true), SCAN_SUCCEED); /* MADV_COLLAPSE */
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 1); /* not khugepaged's */
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
@@ -129,9 +129,9 @@ START_TEST(scan_pmd_results)
 	/* max_ptes_none 0: 511 none PTEs exceed it (once counted); MADV_COLLAPSE ignores it */
 	run(TWO_RANGES_UNREGISTERED, "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0", NULL);
 	hugepage_flag();
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_EXCEED_NONE_PTE);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_EXCEED_NONE_PTE);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 1);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, true), SCAN_SUCCEED);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, true), SCAN_SUCCEED);
 	sim_check_invariants(S);
 	done();
 
@@ -140,8 +140,8 @@ START_TEST(scan_pmd_results)
 	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n",
 	    "os.thp.enabled=madvise", NULL);
 	hugepage_flag();
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_PAGE_RO);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, false), SCAN_PMD_NONE);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_PAGE_RO);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, false), SCAN_PMD_NONE);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	done();
 }
@@ -162,21 +162,21 @@ START_TEST(scan_cadence_and_budget)
 	    "os.khugepaged.pages_to_scan=512", NULL);
 	/* the registration pass: the first range */
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 1);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40200000);
-	w = S->khugepaged.next_wake;
-	khugepaged_do_scan(S);
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40200000);
+	w = S->k.khugepaged.next_wake;
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 2);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40400000);
-	ck_assert_uint_eq(S->khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40400000);
+	ck_assert_uint_eq(S->k.khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 0);
 	/* the end of the mm (1 unit), then the first range again (512): budget spent */
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 3);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40200000);
-	ck_assert_uint_eq(S->khugepaged.next_wake,
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40200000);
+	ck_assert_uint_eq(S->k.khugepaged.next_wake,
 			  w + 2 * ms(S->cfg.khugepaged.scan_sleep_millisecs));
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 0);
 	done();
@@ -186,8 +186,8 @@ START_TEST(scan_cadence_and_budget)
 	run(TWO_RANGES, "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0", NULL);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 2);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
-	ck_assert(!S->khugepaged.mm_slot);
-	khugepaged_do_scan(S);
+	ck_assert(!S->k.khugepaged.mm_slot);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 4);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 2);
@@ -207,16 +207,16 @@ START_TEST(alloc_sleep_after_failure)
 	    "os.khugepaged.defrag=false", NULL);
 	/* the registration pass failed at the first range and sleeps */
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 1);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40200000);
-	ck_assert(S->khugepaged.alloc_sleeping);
-	w = S->khugepaged.next_wake;
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40200000);
+	ck_assert(S->k.khugepaged.alloc_sleeping);
+	w = S->k.khugepaged.next_wake;
 	/* it wakes, fails at the second range: the pass is over */
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 2);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40400000);
-	ck_assert(!S->khugepaged.alloc_sleeping);
-	ck_assert_uint_eq(S->khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40400000);
+	ck_assert(!S->k.khugepaged.alloc_sleeping);
+	ck_assert_uint_eq(S->k.khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 0);
 	done();

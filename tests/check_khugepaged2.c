@@ -52,13 +52,13 @@ START_TEST(collapse_nohugepage_einval)
 	run(MMAP_4M STORES_4M NOHUGE_4M COLLAPSE_4M, "os.thp.enabled=never", NULL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0); /* the trace's MADV_COLLAPSE did nothing */
 	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, true), SCAN_VMA_CHECK);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, true), SCAN_VMA_CHECK);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	/* the flag gone, the same call collapses both ranges with THP "never" */
-	ck_assert_int_eq(vma_change_flags(&S->vmas, 0x40000000, 0x40400000, 0, VM_NOHUGEPAGE), 0);
+	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, 0, VM_NOHUGEPAGE), 0);
 	fault = S->st.cyc_fault;
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), 0);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), 0);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
@@ -70,14 +70,14 @@ START_TEST(collapse_nohugepage_einval)
 			  2 * (S->cfg.cost.copy_page + (HPAGE_PMD_NR - 1) * S->cfg.cost.clear_page +
 			       S->cfg.cost.flush));
 	/* again: both PMD-mapped already, success */
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), 0);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), 0);
 	done();
 
 	/* the same through the trace, without MADV_NOHUGEPAGE */
 	run(MMAP_4M STORES_4M COLLAPSE_4M, "os.thp.enabled=never", NULL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 0);
-	ck_assert(!S->thp.mm_registered); /* THP never: khugepaged has nothing to do */
+	ck_assert(!S->k.thp.mm_registered); /* THP never: khugepaged has nothing to do */
 	done();
 }
 END_TEST
@@ -86,20 +86,20 @@ END_TEST
 START_TEST(collapse_needs_anon_vma)
 {
 	run(MMAP_4M, "os.thp.enabled=never", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	done();
 	run(MMAP_4M " L 40000010,8\n L 40200010,8\n", "os.thp.enabled=never", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 2);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 2);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	done();
 	/* one store gives the VMA its anon_vma: the first range collapses (its zero PTEs
 	 * with it), the second, zero PTEs only, is SCAN_PAGE_RO: EINVAL at the end */
 	run(MMAP_4M " L 40000010,8\n S 40001010,8\n L 40200010,8\n", "os.thp.enabled=never", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	done();
 }
 END_TEST
@@ -109,25 +109,25 @@ START_TEST(collapse_stops)
 {
 	/* the first range has no PTE table: stop there, the second stays as it is */
 	run(MMAP_4M " S 40200010,8\n", "os.thp.enabled=never", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
 	/* the range alone collapses */
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40200000, 0x40400000), 0);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40200000, 0x40400000), 0);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
 	done();
 	/* no huge page to be had: ENOMEM at the first range, the second not tried */
 	run(MMAP_4M STORES_4M, "os.thp.enabled=never", "os.fragmentation.unmovable=1", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -ENOMEM);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -ENOMEM);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 1);
 	done();
 	/* no THP in base mode; a range inside one 2M block is EINVAL (the kernel's sum) */
 	run(MMAP_4M STORES_4M, "os.mode=base", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	done();
 	run(MMAP_4M STORES_4M, "os.thp.enabled=never", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40001000, 0x40002000), -EINVAL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40001000, 0x40001000), 0);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40001000, 0x40002000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40001000, 0x40001000), 0);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	done();
 }
@@ -139,25 +139,25 @@ START_TEST(collapse_walk)
 	/* [NOHUGEPAGE 4M][4M]: EINVAL at once, the second VMA untouched */
 	run(MMAP_8M " S 40000010,8\n S 40400010,8\n S 40600010,8\n" NOHUGE_4M,
 	    "os.thp.enabled=never", NULL);
-	ck_assert_uint_eq(S->vmas.n, 2);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40800000), -EINVAL);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 2);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40800000), -EINVAL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	done();
 	/* [4M][NOHUGEPAGE 4M]: the first collapses, then EINVAL */
 	run(MMAP_8M " S 40000010,8\n S 40200010,8\n S 40400010,8\n"
 	    MADV("0x40400000", "4194304", "15"), "os.thp.enabled=never", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40800000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40800000), -EINVAL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	done();
 	/* a hole in the middle: both sides collapse, ENOMEM */
 	run(MMAP_8M " S 40000010,8\n S 40600010,8\n"
 	    "SYSCALL[7,1](11) sys_munmap ( 0x40200000, 4194304 )[sync] --> Success(0x0)\n",
 	    "os.thp.enabled=never", NULL);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40800000), -ENOMEM);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40800000), -ENOMEM);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	/* nothing mapped at or after the start */
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x60000000, 0x60200000), -ENOMEM);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x60000000, 0x60200000), -ENOMEM);
 	done();
 }
 END_TEST
@@ -170,7 +170,7 @@ START_TEST(scan_skips_unfaulted_vma)
 	run(MMAP_4M MMAP_4M_AT_5 MADV("0x40000000", "4194304", "14") " S 50000010,8\n S 50200010,8\n"
 	    MADV("0x50000000", "4194304", "14"),
 	    "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0", NULL);
-	ck_assert(S->thp.mm_registered);
+	ck_assert(S->k.thp.mm_registered);
 	ck_assert_uint_eq(ranges_scanned(), 2);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 2);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
@@ -181,7 +181,7 @@ START_TEST(scan_skips_unfaulted_vma)
 	    "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=0",
 	    "os.khugepaged.pages_to_scan=514", NULL);
 	ck_assert_uint_eq(ranges_scanned(), 1);
-	ck_assert_uint_eq(S->khugepaged.address, 0x50200000);
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x50200000);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 0);
 	done();
 	/* a VMA read only through the zero page has no anon_vma either */
@@ -197,18 +197,18 @@ END_TEST
 START_TEST(registration)
 {
 	run(MMAP_4M MADV("0x40000000", "4194304", "14"), "os.thp.enabled=madvise", NULL);
-	ck_assert(!S->thp.mm_registered);
+	ck_assert(!S->k.thp.mm_registered);
 	done();
 	/* its first huge fault does (here the huge zero page) */
 	run(MMAP_4M MADV("0x40000000", "4194304", "14") " L 40000010,8\n", "os.thp.enabled=madvise",
 	    NULL);
-	ck_assert(S->thp.mm_registered);
-	ck_assert_uint_eq(S->thp.nr_zero_pmds, 1);
+	ck_assert(S->k.thp.mm_registered);
+	ck_assert_uint_eq(S->k.thp.nr_zero_pmds, 1);
 	done();
 	/* a faulted VMA without an aligned 2M range: not either */
 	run("SYSCALL[7,1](9) sys_mmap ( 0x0, 2097152, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40100000)\n"
 	    " S 40100010,8\n" MADV("0x40100000", "2097152", "14"), "os.thp.enabled=madvise", NULL);
-	ck_assert(!S->thp.mm_registered);
+	ck_assert(!S->k.thp.mm_registered);
 	done();
 }
 END_TEST
@@ -220,7 +220,7 @@ START_TEST(scan_read_only_vma)
 	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n"
 	    MADV("0x40000000", "4194304", "14"),
 	    "os.thp.enabled=madvise", NULL);
-	ck_assert(S->thp.mm_registered);
+	ck_assert(S->k.thp.mm_registered);
 	ck_assert_uint_eq(ranges_scanned(), 2);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
@@ -238,16 +238,16 @@ START_TEST(pass_through_head)
 	    "os.khugepaged.max_ptes_none=0", "os.khugepaged.pages_to_scan=513", NULL);
 	/* the registration pass: the mm (1) and the first range (512) */
 	ck_assert_uint_eq(ranges_scanned(), 1);
-	ck_assert(S->khugepaged.mm_slot);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40200000);
+	ck_assert(S->k.khugepaged.mm_slot);
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40200000);
 	S->cfg.khugepaged.pages_to_scan = 4096;
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(ranges_scanned(), 1 + 1 + 2);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 2);
-	ck_assert(!S->khugepaged.mm_slot);
+	ck_assert(!S->k.khugepaged.mm_slot);
 	/* from the head: once */
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	ck_assert_uint_eq(ranges_scanned(), 4 + 2);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 3);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 6);
@@ -271,30 +271,30 @@ START_TEST(alloc_sleep_continues_pass)
 	    "os.thp.enabled=madvise", "os.fragmentation.unmovable=1", "os.khugepaged.defrag=false",
 	    "os.khugepaged.pages_to_scan=1026", NULL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 1);
-	ck_assert(S->khugepaged.alloc_sleeping);
-	ck_assert_uint_eq(S->khugepaged.progress, 513);
-	w = S->khugepaged.next_wake;
-	ck_assert(pt_test_clear_young(&S->pt, 0x40200010));
-	khugepaged_do_scan(S);
+	ck_assert(S->k.khugepaged.alloc_sleeping);
+	ck_assert_uint_eq(S->k.khugepaged.progress, 513);
+	w = S->k.khugepaged.next_wake;
+	ck_assert(pt_test_clear_young(&S->k.mm->pt, 0x40200010));
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
-	ck_assert(!S->khugepaged.alloc_sleeping);
+	ck_assert(!S->k.khugepaged.alloc_sleeping);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 1); /* the third range not reached */
-	ck_assert_uint_eq(S->khugepaged.address, 0x40400000);
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40400000);
 	ck_assert_uint_eq(ranges_scanned(), 2);
-	ck_assert_uint_eq(S->khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
+	ck_assert_uint_eq(S->k.khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
 	/* a new pass: the third range fails, sleep; on waking the pass reaches the end of
 	 * the mm, starts again from the head and fails again: the pass is over */
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 2);
-	ck_assert(S->khugepaged.alloc_sleeping);
-	w = S->khugepaged.next_wake;
-	khugepaged_do_scan(S);
+	ck_assert(S->k.khugepaged.alloc_sleeping);
+	w = S->k.khugepaged.next_wake;
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 3);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
-	ck_assert(!S->khugepaged.alloc_sleeping);
-	ck_assert_uint_eq(S->khugepaged.address, 0x40200000);
-	ck_assert_uint_eq(S->khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
+	ck_assert(!S->k.khugepaged.alloc_sleeping);
+	ck_assert_uint_eq(S->k.khugepaged.address, 0x40200000);
+	ck_assert_uint_eq(S->k.khugepaged.next_wake, w + ms(S->cfg.khugepaged.scan_sleep_millisecs));
 	done();
 }
 END_TEST

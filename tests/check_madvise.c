@@ -66,8 +66,8 @@ START_TEST(madvise_free_huge_pmd_whole)
 	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
 	ck_assert_uint_eq(rss_pages(), 1024);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_FILE], 512);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 512);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_FILE], 512);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_ANON], 512);
 	ck_assert_uint_eq(S->st.tlb_invalidations, inval + 1);
 	advise(BASE, 2 << 20, MADV_FREE_);
 	ck_assert_uint_eq(S->st.pglazyfree, 512);
@@ -90,7 +90,7 @@ START_TEST(madvise_free_huge_pmd_partial)
 	ck_assert_uint_eq(S->st.pglazyfree, 62);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_FILE], 62);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_FILE], 62);
 	done();
 }
 END_TEST
@@ -114,7 +114,7 @@ START_TEST(madvise_free_pte_range_then_pageout)
 	advise(BASE, 32 * 4096, MADV_NORMAL_); /* (no flag to clear: nothing changes) */
 	advise(BASE, 16 * 4096, MADV_FREE_);   /* already lazy-free: not counted again */
 	ck_assert_uint_eq(S->st.pglazyfree, 32);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_FILE], 32);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_FILE], 32);
 	faults = S->st.pgfault;
 	touch(BASE, BASE + 16 * 4096, R_STORE);
 	ck_assert_uint_eq(S->st.pgfault, faults);
@@ -123,8 +123,8 @@ START_TEST(madvise_free_pte_range_then_pageout)
 	ck_assert_uint_eq(S->st.pswpout, 0);
 	ck_assert_uint_eq(S->st.pgactivate, 48);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1024 - 16);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 48);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_FILE], 0);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 48);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_FILE], 0);
 	touch(BASE, BASE + 64 * 4096, R_STORE);
 	ck_assert_uint_eq(S->st.pgfault, faults + 16);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1024);
@@ -144,8 +144,8 @@ START_TEST(try_to_unmap_one_lazyfree_redirtied)
 	advise(BASE, 64 * 4096, MADV_PAGEOUT_);
 	ck_assert_uint_eq(S->st.pglazyfreed, 48);
 	ck_assert_uint_eq(S->st.pgactivate, 16);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_FILE], 0);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 16);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_FILE], 0);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 16);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1024 - 48);
 	done();
 }
@@ -173,7 +173,7 @@ START_TEST(shrink_folio_list_lazyfree_thp)
 	ck_assert_uint_eq(S->st.pgactivate, 512);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 512);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 512);
 	faults = S->st.pgfault;
 	touch(BASE, BASE + (2 << 20), R_STORE);
 	ck_assert_uint_eq(S->st.pgfault, faults + 512);
@@ -232,7 +232,7 @@ START_TEST(kswapd_discards_lazyfree_without_swap)
 	ck_assert_uint_eq(S->st.pglazyfreed, S->st.pgsteal_kswapd);
 	ck_assert_uint_eq(S->st.pglazyfreed, 4480);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 20480 - 4480);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_FILE] + S->lru.nr[LRU_ACTIVE_FILE], 10240 - 4480);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_FILE] + S->k.lru.nr[LRU_ACTIVE_FILE], 10240 - 4480);
 	done();
 }
 END_TEST
@@ -250,16 +250,16 @@ START_TEST(madvise_cold_deactivates)
 	for (unsigned i = 0; i < 8; i++) {
 		pfn_t pfn;
 
-		ck_assert(pt_lookup(&S->pt, BASE + i * 4096, NULL, &pfn, NULL));
-		lru_move(&S->lru, pfn, 1, LRU_ACTIVE_ANON);
+		ck_assert(pt_lookup(&S->k.mm->pt, BASE + i * 4096, NULL, &pfn, NULL));
+		lru_move(&S->k.lru, pfn, 1, LRU_ACTIVE_ANON);
 	}
 	inval = S->st.tlb_invalidations;
 	advise(BASE, 16 * 4096, MADV_COLD_);
 	ck_assert_uint_eq(S->st.pgdeactivate, 8);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 0);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 0);
 	ck_assert_uint_eq(S->st.tlb_invalidations, inval + 16);
-	ck_assert(!pt_test_clear_young(&S->pt, BASE));
-	ck_assert(pt_test_clear_young(&S->pt, BASE + 16 * 4096));
+	ck_assert(!pt_test_clear_young(&S->k.mm->pt, BASE));
+	ck_assert(pt_test_clear_young(&S->k.mm->pt, BASE + 16 * 4096));
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1024);
 	done();
 }
@@ -287,7 +287,7 @@ START_TEST(madvise_pageout_swap)
 	ck_assert_uint_eq(S->st.thp_split_page, 1);
 	ck_assert_uint_eq(S->st.pswpout, 512 + 16);
 	ck_assert_uint_eq(rss_pages(), 1024 - 512 - 16);
-	ck_assert_uint_eq(S->pt.nr_swap, 528);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 528);
 	/* PMD split (full), the batch (full); split (full), split_folio none, the batch (full) */
 	ck_assert_uint_eq(S->st.tlb_invalidations, inval + 4);
 	done();
@@ -310,7 +310,7 @@ START_TEST(madvise_pageout_noswap)
 	ck_assert_uint_eq(S->st.pgactivate, 512);
 	ck_assert_uint_eq(S->st.pswpout, 0);
 	ck_assert_uint_eq(rss_pages(), 1024);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 512);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 512);
 	done();
 }
 END_TEST
@@ -386,7 +386,7 @@ START_TEST(madvise_random_vma_and_exec)
 	run("SYSCALL[7,1](9) sys_mmap ( 0x0, 1048576, 1, 2, 3, 0 ) --> [pre-success] Success(0x40000000)\n",
 	    "os.file_cache=cold", NULL);
 	advise(BASE + (512 << 10), 512 << 10, MADV_RANDOM_);
-	ck_assert_uint_eq(S->vmas.n, 2);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 2);
 	touch(BASE, BASE + (1 << 20), R_LOAD);
 	ck_assert_uint_eq(S->st.pgfault, 8 + 128);
 	/* the first half as without advice, read-around clipped to its VMA: faults at

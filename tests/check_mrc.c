@@ -53,7 +53,7 @@ static struct sim *open_sim(const char *trace, const char **sets, unsigned nsets
 	*tr = run_input_open(&o, &c, &rc, &e);
 	ck_assert_msg(*tr != NULL, "%s", e.msg);
 	ck_assert_int_eq(sim_init(s, &c, &e), 0);
-	s->trace_name = (*tr)->name;
+	s->k.trace_name = (*tr)->name;
 	return s;
 }
 

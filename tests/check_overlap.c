@@ -82,7 +82,7 @@ static struct stats run(void)
 	S = calloc(1, sizeof(*S));
 	ck_assert_ptr_nonnull(S);
 	ck_assert_msg(sim_init(S, &C, &e) == 0, "%s", e.msg);
-	S->trace_name = "test";
+	S->k.trace_name = "test";
 	sim_set_plain(S);
 	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
 	sim_finish(S);
@@ -332,7 +332,7 @@ START_TEST(dep_across_batches)
 	ck_assert_msg(config_validate(&C, "test", &e) == 0, "%s", e.msg);
 	S = calloc(1, sizeof(*S));
 	ck_assert_msg(sim_init(S, &C, &e) == 0, "%s", e.msg);
-	S->trace_name = "test";
+	S->k.trace_name = "test";
 	b = (struct trace_batch){ R, cut, NULL, 0 };
 	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
 	b = (struct trace_batch){ R + cut, NR - cut, NULL, 0 };

@@ -49,7 +49,7 @@ static void init_sims(struct sim *s, size_t n, const char *extra)
 			ck_assert_msg(config_set(&c, extra, &e) == 0, "%s", e.msg);
 		ck_assert_msg(config_validate(&c, "t", &e) == 0, "%s", e.msg);
 		ck_assert_msg(sim_init(&s[i], &c, &e) == 0, "%s", e.msg);
-		s[i].trace_name = "t";
+		s[i].k.trace_name = "t";
 	}
 }
 
@@ -138,9 +138,9 @@ START_TEST(pool_reports_first_failure)
 			config_defaults(&c);
 			ck_assert_int_eq(config_set(&c, "walk.levels=5", &e), 0);
 			ck_assert_int_eq(sim_init(&s[0], &c, &e), 0);
-			s[0].trace_name = "first";
-			s[1].trace_name = "second";
-			s[2].trace_name = "third";
+			s[0].k.trace_name = "first";
+			s[1].k.trace_name = "second";
+			s[2].k.trace_name = "third";
 		}
 		ck_assert_int_eq(pool_run(s, 3, r, &(struct pool_opts){ .threads = threads }, NULL, &e),
 				 POOL_EINPUT);

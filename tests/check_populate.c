@@ -55,14 +55,14 @@ static void call(unsigned kind, uint64_t addr, uint64_t len, uint64_t flags)
 {
 	struct os_event ev = { .kind = (uint16_t)kind, .fd = -1, .addr = addr, .len = len, .flags = flags };
 
-	S->trace_name = "call";
-	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->err.msg);
+	S->k.trace_name = "call";
+	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
 	sim_check_invariants(S);
 }
 
 static unsigned long vma_flags_at(vaddr_t va)
 {
-	struct vma *v = vma_find(&S->vmas, va);
+	struct vma *v = vma_find(&S->k.mm->vmas, va);
 
 	ck_assert_ptr_nonnull(v);
 	return v->flags;
@@ -93,16 +93,16 @@ START_TEST(mlockall_current_populates_every_vma)
 	call(EV_MLOCKALL, 0, 0, MCL_CURRENT_ | MCL_FUTURE_);
 	ck_assert_uint_eq(S->st.pgfault, 256 + 16);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 256);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 16);
-	for (size_t i = 0; i < S->vmas.n; i++)
-		ck_assert(S->vmas.v[i].flags & VM_LOCKED);
-	ck_assert_uint_eq(S->def_flags, VM_LOCKED);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 16);
+	for (size_t i = 0; i < S->k.mm->vmas.n; i++)
+		ck_assert(S->k.mm->vmas.v[i].flags & VM_LOCKED);
+	ck_assert_uint_eq(S->k.mm->def_flags, VM_LOCKED);
 	feed(" S 40000000,8\n S 400ff000,8\n L 5000f000,8\n");
 	ck_assert_uint_eq(S->st.pgfault, 272);
 	call(EV_MUNLOCKALL, 0, 0, 0);
-	for (size_t i = 0; i < S->vmas.n; i++)
-		ck_assert(!(S->vmas.v[i].flags & (VM_LOCKED | VM_LOCKONFAULT)));
-	ck_assert_uint_eq(S->def_flags, 0);
+	for (size_t i = 0; i < S->k.mm->vmas.n; i++)
+		ck_assert(!(S->k.mm->vmas.v[i].flags & (VM_LOCKED | VM_LOCKONFAULT)));
+	ck_assert_uint_eq(S->k.mm->def_flags, 0);
 	ck_assert_uint_eq(S->st.pgfault, 272);
 	sim_finish(S);
 	done();
@@ -126,7 +126,7 @@ START_TEST(mlock_onfault_populates_nothing)
 	ck_assert_uint_eq(vma_flags_at(0x40000000) & (VM_LOCKED | VM_LOCKONFAULT), VM_LOCKED | VM_LOCKONFAULT);
 	call(EV_MLOCKALL, 0, 0, MCL_CURRENT_ | MCL_ONFAULT_);
 	ck_assert_uint_eq(S->st.pgfault, 0);
-	ck_assert_uint_eq(S->def_flags, 0); /* no MCL_FUTURE */
+	ck_assert_uint_eq(S->k.mm->def_flags, 0); /* no MCL_FUTURE */
 	feed(" S 40000000,8\n S 40001000,8\n");
 	ck_assert_uint_eq(S->st.pgfault, 2);
 	call(EV_MLOCK, 0x40010000, 0x4000, 0);
@@ -221,14 +221,14 @@ START_TEST(reclaim_skips_mlocked_pages)
 	check_every = 1;
 	ck_assert_uint_eq(S->st.pgfault, 24576);
 	ck_assert_uint_eq(S->st.pswpout, 8606); /* all from the unlocked 72 MiB */
-	ck_assert_uint_eq(S->pt.nr_swap, 8606);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 8606);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 24576 - 8606);
 	ck_assert_uint_eq(S->st.pgactivate, 0); /* a locked folio's activation is not counted */
 	for (vaddr_t a = 0x80000000; a < 0x80000000 + (24 << 20); a += 4096) {
 		enum page_size ps;
 		pfn_t pfn;
 
-		missing += !pt_lookup(&S->pt, a, &ps, &pfn, NULL);
+		missing += !pt_lookup(&S->k.mm->pt, a, &ps, &pfn, NULL);
 	}
 	ck_assert_uint_eq(missing, 0);
 	sim_finish(S);

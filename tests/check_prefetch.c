@@ -191,7 +191,7 @@ static struct stats run(void)
 	s = calloc(1, sizeof(*s));
 	ck_assert_ptr_nonnull(s);
 	ck_assert_msg(sim_init(s, &C, &e) == 0, "%s", e.msg);
-	s->trace_name = "test";
+	s->k.trace_name = "test";
 	sim_set_plain(s);
 	ck_assert_msg(sim_run_batch(s, &b, &e) == 0, "%s", e.msg);
 	sim_finish(s);

@@ -35,9 +35,9 @@ START_TEST(swap_under_pressure)
 	ck_assert_uint_eq(S->st.pgmajfault, 1);
 	ck_assert_uint_eq(S->st.pgfault, pages + 1);
 	/* every page touched is resident or in swap, exactly once */
-	ck_assert_uint_eq(S->st.nr_anon_pages + S->pt.nr_swap, pages);
-	ck_assert_uint_eq(S->st.swap_bytes, S->pt.nr_swap * 4096);
-	ck_assert_uint_eq(S->pt.nr_swap, S->st.pswpout - S->st.pswpin);
+	ck_assert_uint_eq(S->st.nr_anon_pages + S->k.mm->pt.nr_swap, pages);
+	ck_assert_uint_eq(S->st.swap_bytes, S->k.mm->pt.nr_swap * 4096);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, S->st.pswpout - S->st.pswpin);
 	/* all reclaim was kswapd's, all of it to swap; nothing was referenced twice */
 	ck_assert_uint_eq(S->st.pgsteal_kswapd, S->st.pswpout);
 	ck_assert_uint_eq(S->st.pgsteal_direct, 0);
@@ -48,7 +48,7 @@ START_TEST(swap_under_pressure)
 	ck_assert_uint_gt(S->st.tlb_invalidations, 0);
 	/* the cost is visible: one swap-in on the application's fault cycles */
 	ck_assert_uint_ge(S->st.cyc_fault, S->cfg.cost.swap_in);
-	ck_assert_uint_ge(S->buddy.nr_free_pages, buddy_watermark(&S->buddy, WMARK_MIN));
+	ck_assert_uint_ge(S->k.buddy.nr_free_pages, buddy_watermark(&S->k.buddy, WMARK_MIN));
 	done();
 }
 END_TEST
@@ -79,8 +79,8 @@ START_TEST(swap_second_chance)
 	ck_assert_uint_gt(S->st.pswpout, 0);
 	ck_assert_uint_eq(S->st.pgmajfault, 0);
 	ck_assert_uint_eq(S->st.pgactivate, 2560);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 2560); /* all still resident */
-	ck_assert_uint_eq(S->st.nr_anon_pages + S->pt.nr_swap, 100 << 8);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 2560); /* all still resident */
+	ck_assert_uint_eq(S->st.nr_anon_pages + S->k.mm->pt.nr_swap, 100 << 8);
 	ck_assert_uint_eq(S->st.pgfault, 100 << 8);
 	done();
 }
@@ -103,7 +103,7 @@ START_TEST(swap_thp_whole_and_fallback)
 	ck_assert_uint_eq(S->st.thp_split_page, 0);
 	ck_assert_uint_eq(S->st.pswpin, 1);
 	ck_assert_uint_eq(S->st.pgmajfault, 1);
-	ck_assert_uint_eq(S->pt.nr_swap, S->st.pswpout - 1);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, S->st.pswpout - 1);
 	ck_assert_uint_eq(S->st.thp_fault_alloc, 48);
 	done();
 
@@ -115,7 +115,7 @@ START_TEST(swap_thp_whole_and_fallback)
 	ck_assert_uint_eq(S->st.thp_split_page, S->st.thp_swpout_fallback);
 	ck_assert_uint_eq(S->st.thp_split_pmd, S->st.thp_swpout_fallback);
 	ck_assert_uint_le(S->st.pswpout, 511);
-	ck_assert_uint_eq(S->pt.nr_swap + S->st.pswpin, S->st.pswpout);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap + S->st.pswpin, S->st.pswpout);
 	done();
 }
 END_TEST
@@ -139,10 +139,10 @@ START_TEST(direct_reclaim_lru_order)
 	for (unsigned i = 0; i < 64; i++)
 		n += (size_t)snprintf(t + n, sizeof(t) - n, " S %lx,8\n", (unsigned long)base + i * 4096);
 	run(t, "os.mode=base", NULL);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 64);
-	ck_assert_uint_eq(S->lru.nr[LRU_ACTIVE_ANON], 0);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_ANON], 64);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_ACTIVE_ANON], 0);
 	ck_assert_uint_eq(S->st.pswpout, 0);
-	ck_assert_uint_eq(reclaim_direct(S, 0, GFP_HIGHUSER_MOVABLE), 32);
+	ck_assert_uint_eq(reclaim_direct(&S->k, 0, GFP_HIGHUSER_MOVABLE), 32);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.allocstall_movable, 1); /* the zone of GFP_HIGHUSER_MOVABLE */
 	ck_assert_uint_eq(S->st.allocstall_normal, 0);
@@ -151,13 +151,13 @@ START_TEST(direct_reclaim_lru_order)
 	ck_assert_uint_eq(S->st.pswpout, 32);
 	ck_assert_uint_eq(S->st.pgactivate, 0);
 	ck_assert_uint_eq(S->st.pgsteal_kswapd, 0);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 32);
-	ck_assert_uint_eq(S->pt.nr_swap, 32);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_ANON], 32);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 32);
 	for (unsigned i = 0; i < 64; i++) {
 		uint64_t slot;
 
-		ck_assert_msg(pt_get_swap(&S->pt, base + i * 4096, &slot) == (i < 32), "page %u", i);
-		ck_assert_msg(pt_lookup(&S->pt, base + i * 4096, NULL, NULL, NULL) == (i >= 32),
+		ck_assert_msg(pt_get_swap(&S->k.mm->pt, base + i * 4096, &slot) == (i < 32), "page %u", i);
+		ck_assert_msg(pt_lookup(&S->k.mm->pt, base + i * 4096, NULL, NULL, NULL) == (i >= 32),
 			      "page %u", i);
 	}
 	/* page 0 read again: a major fault brings it back onto the inactive list */
@@ -171,16 +171,16 @@ START_TEST(direct_reclaim_lru_order)
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.pswpin, 1);
 	ck_assert_uint_eq(S->st.pgmajfault, 1);
-	ck_assert_uint_eq(S->pt.nr_swap, 31);
-	ck_assert_uint_eq(S->lru.nr[LRU_INACTIVE_ANON], 33);
-	ck_assert(pt_lookup(&S->pt, base, NULL, NULL, NULL));
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 31);
+	ck_assert_uint_eq(S->k.lru.nr[LRU_INACTIVE_ANON], 33);
+	ck_assert(pt_lookup(&S->k.mm->pt, base, NULL, NULL, NULL));
 	/* the next direct reclaim: pages 32..63 carry PG_referenced but are idle now;
 	 * page 0 is young (its walk set A): the tail's 32 idle pages go */
-	ck_assert_uint_eq(reclaim_direct(S, 0, GFP_HIGHUSER_MOVABLE), 32);
+	ck_assert_uint_eq(reclaim_direct(&S->k, 0, GFP_HIGHUSER_MOVABLE), 32);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.pgscan_direct, 96 + 32);
-	ck_assert_uint_eq(S->pt.nr_swap, 63);
-	ck_assert(pt_lookup(&S->pt, base, NULL, NULL, NULL));
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 63);
+	ck_assert(pt_lookup(&S->k.mm->pt, base, NULL, NULL, NULL));
 	done();
 }
 END_TEST

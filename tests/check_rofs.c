@@ -70,14 +70,14 @@ START_TEST(switch_off_nothing)
 
 	run(t, "os.thp.enabled=always", NULL);
 	free(t);
-	ck_assert(!S->thp.mm_registered);
+	ck_assert(!S->k.thp.mm_registered);
 	ck_assert_uint_eq(S->st.pgfault, 64);
 	ck_assert_uint_eq(S->st.nr_file_pages, 1024);
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.nr_file_hugepages, 0);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	done();
 }
@@ -103,7 +103,7 @@ START_TEST(khugepaged_collapses_text)
 
 	run(t, "os.thp.enabled=always", ROFS, NULL);
 	free(t);
-	ck_assert(S->thp.mm_registered);
+	ck_assert(S->k.thp.mm_registered);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 2);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
 	ck_assert_uint_eq(S->st.cyc_khugepaged, 2 * HPAGE_PMD_NR * S->cfg.cost.compact_scan);
@@ -115,7 +115,7 @@ START_TEST(khugepaged_collapses_text)
 	tables = S->st.nr_page_table_pages;
 	inval = S->st.tlb_invalidations;
 	kh = S->st.cyc_khugepaged;
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc_failed, 0);
@@ -129,8 +129,8 @@ START_TEST(khugepaged_collapses_text)
 	ck_assert_uint_eq(S->st.nr_page_table_pages, tables - 2);
 	ck_assert_uint_eq(S->st.cyc_khugepaged - kh, 2 * HPAGE_PMD_NR * S->cfg.cost.compact_scan +
 						     1024 * S->cfg.cost.copy_page);
-	ck_assert(pt_slot_empty(&S->pt, 0x40000000, PS_2M));
-	ck_assert(pt_slot_empty(&S->pt, 0x40200000, PS_2M));
+	ck_assert(pt_slot_empty(&S->k.mm->pt, 0x40000000, PS_2M));
+	ck_assert(pt_slot_empty(&S->k.mm->pt, 0x40200000, PS_2M));
 
 	/* the next read of each 2M maps the THP with one PMD (do_set_pmd()); the
 	 * other 1022 pages hit the 2M dTLB entry: 2 faults, 2 walks (each faults the
@@ -143,8 +143,8 @@ START_TEST(khugepaged_collapses_text)
 	ck_assert_uint_eq(S->st.thp_file_mapped, 2);
 	ck_assert_uint_eq(S->st.nr_file_pmdmapped, 2);
 	ck_assert_uint_eq(S->st.nr_mapped, 1024);
-	ck_assert_uint_eq(S->pt.nr_leaves[PS_2M], 2);
-	ck_assert_uint_eq(S->pt.nr_leaves[PS_4K], 0);
+	ck_assert_uint_eq(S->k.mm->pt.nr_leaves[PS_2M], 2);
+	ck_assert_uint_eq(S->k.mm->pt.nr_leaves[PS_4K], 0);
 	ck_assert_uint_eq(S->mmu.st.walks - walks, 2);
 	ck_assert_uint_eq(dtlb_misses() - dmiss, 2);
 	ck_assert_uint_eq(S->mmu.st.l1[SIDE_D].misses[PS_2M], 2); /* counted by the page they filled */
@@ -153,7 +153,7 @@ START_TEST(khugepaged_collapses_text)
 	/* khugepaged's next visits find the THP PMD-mapped: collapse_pte_mapped_thp()
 	 * says SCAN_PMD_MAPPED, which khugepaged_scan_mm_slot() counts as a success
 	 * (pages_collapsed + 2 per pass, as the kernel does), no new allocation */
-	khugepaged_do_scan(S);
+	khugepaged_do_scan(&S->k);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 4);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
@@ -166,7 +166,7 @@ START_TEST(khugepaged_collapses_text)
 	ck_assert_int_eq(sim_event(S, &(struct os_event){ .kind = EV_MPROTECT, .addr = 0x40000000,
 							  .len = 4u << 20, .prot = 3 }), 0);
 	sim_check_invariants(S);
-	ck_assert_uint_eq(S->pt.nr_leaves[PS_2M], 2);
+	ck_assert_uint_eq(S->k.mm->pt.nr_leaves[PS_2M], 2);
 	faults = S->st.pgfault;
 	touch(0x40000000, 0x40001000, R_STORE);
 	ck_assert_uint_eq(S->st.pgfault - faults, 1);
@@ -190,9 +190,9 @@ START_TEST(not_where_the_kernel_would_not)
 
 	run(t, "os.thp.enabled=always", ROFS, NULL);
 	free(t);
-	ck_assert(!S->thp.mm_registered);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_VMA_CHECK);
+	ck_assert(!S->k.thp.mm_registered);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_VMA_CHECK);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.nr_file_hugepages, 0);
 	done();
@@ -200,8 +200,8 @@ START_TEST(not_where_the_kernel_would_not)
 	t = file_4m(3, 0, "");
 	run(t, "os.thp.enabled=always", ROFS, NULL);
 	free(t);
-	ck_assert(!S->thp.mm_registered);
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), -EINVAL);
+	ck_assert(!S->k.thp.mm_registered);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.nr_file_hugepages, 0);
 	done();
@@ -223,7 +223,7 @@ START_TEST(madv_collapse_maps_pmd)
 
 	run(t, "os.thp.enabled=never", ROFS, NULL);
 	free(t);
-	ck_assert(!S->thp.mm_registered);
+	ck_assert(!S->k.thp.mm_registered);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 0);
 	ck_assert_uint_eq(S->st.nr_file_hugepages, 2);
@@ -236,7 +236,7 @@ START_TEST(madv_collapse_maps_pmd)
 	ck_assert_uint_eq(S->st.pgfault, faults);
 	ck_assert_uint_eq(S->mmu.st.walks - walks, 2); /* one per 2M leaf */
 	/* again: both ranges SCAN_PMD_MAPPED, which MADV_COLLAPSE counts as done */
-	ck_assert_int_eq(khugepaged_madvise_collapse(S, 0x40000000, 0x40400000), 0);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), 0);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
 	done();
 
@@ -297,13 +297,13 @@ START_TEST(zap_split_and_move)
 	ck_assert_uint_eq(S->st.nr_file_hugepages, 2);
 	touch(0x40002000, 0x40003000, R_LOAD);
 	ck_assert_uint_eq(S->st.pgfault - faults, 1);
-	ck_assert_uint_eq(S->pt.nr_leaves[PS_4K], 16);
+	ck_assert_uint_eq(S->k.mm->pt.nr_leaves[PS_4K], 16);
 	ck_assert_uint_eq(S->st.nr_mapped, 512 + 16);
 	ck_assert_uint_eq(S->st.thp_file_mapped, 2);
 
 	event((struct os_event){ .kind = EV_MREMAP, .addr = 0x40200000, .len = 2u << 20,
 				 .new_len = 2u << 20, .flags = 3, .new_addr = 0x60000000 });
-	ck_assert_uint_eq(vma_find(&S->vmas, 0x60000000)->pgoff, 512);
+	ck_assert_uint_eq(vma_find(&S->k.mm->vmas, 0x60000000)->pgoff, 512);
 	touch(0x60000000, 0x60200000, R_LOAD);
 	ck_assert_uint_eq(S->st.pgfault - faults, 1);
 	ck_assert_uint_eq(S->st.nr_file_pmdmapped, 1);

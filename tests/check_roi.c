@@ -120,7 +120,7 @@ static struct sim *replay(const struct sim_config *c, const char *workload, uint
 
 	ck_assert_ptr_nonnull(s);
 	ck_assert_msg(sim_init(s, c, &e) == 0, "%s", e.msg);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	while ((n = trace_next(tr, &b, &e)) > 0) {
 		size_t cut = b.n;
 
@@ -197,13 +197,13 @@ static void same_state(const struct sim *a, const struct sim *b)
 		same_array(&a->mmu.tlb.stlb[i], &b->mmu.tlb.stlb[i], true);
 	for (int l = 0; l < PWC_NR; l++)
 		same_array(&a->mmu.pwc[l], &b->mmu.pwc[l], false);
-	ck_assert_uint_eq(a->pt.nr_tables, b->pt.nr_tables);
+	ck_assert_uint_eq(a->k.mm->pt.nr_tables, b->k.mm->pt.nr_tables);
 	for (int ps = 0; ps < PS_NR; ps++)
-		ck_assert_uint_eq(a->pt.nr_leaves[ps], b->pt.nr_leaves[ps]);
-	ck_assert_uint_eq(a->buddy.nr_free_pages, b->buddy.nr_free_pages);
-	ck_assert_uint_eq(a->vmas.n, b->vmas.n);
+		ck_assert_uint_eq(a->k.mm->pt.nr_leaves[ps], b->k.mm->pt.nr_leaves[ps]);
+	ck_assert_uint_eq(a->k.buddy.nr_free_pages, b->k.buddy.nr_free_pages);
+	ck_assert_uint_eq(a->k.mm->vmas.n, b->k.mm->vmas.n);
 	ck_assert_uint_eq(sim_now(a), sim_now(b)); /* simulated time goes on */
-	ck_assert_uint_eq(a->khugepaged.next_wake, b->khugepaged.next_wake);
+	ck_assert_uint_eq(a->k.khugepaged.next_wake, b->k.khugepaged.next_wake);
 	ck_assert_uint_eq(a->st.nr_anon_pages, b->st.nr_anon_pages);
 	ck_assert_uint_eq(a->st.nr_page_table_pages, b->st.nr_page_table_pages);
 }
@@ -366,7 +366,7 @@ static int replay_text(const struct sim_config *c, const char *path, struct sim 
 
 	ck_assert_msg(tr != NULL, "%s", e.msg);
 	ck_assert_msg(sim_init(s, c, &e) == 0, "%s", e.msg);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	while (!rc && (n = trace_next(tr, &b, &e)) > 0)
 		rc = sim_run_batch(s, &b, &e);
 	trace_close(tr);
@@ -451,7 +451,7 @@ static void run_recs(struct sim *s, const struct trace_rec *r, size_t n, const s
 /* The number of distinct frames behind the pages of [@va, @va + @pages 4K), none the zero page. */
 static uint64_t distinct_frames(const struct sim *s, vaddr_t va, uint64_t pages)
 {
-	uint8_t *seen = calloc(s->buddy.nr_pages, 1);
+	uint8_t *seen = calloc(s->k.buddy.nr_pages, 1);
 	uint64_t n = 0;
 
 	ck_assert_ptr_nonnull(seen);
@@ -459,11 +459,11 @@ static uint64_t distinct_frames(const struct sim *s, vaddr_t va, uint64_t pages)
 		enum page_size ps;
 		pfn_t pfn;
 
-		ck_assert_msg(pt_lookup(&s->pt, va + (i << PAGE_SHIFT), &ps, &pfn, NULL), "page %llu not resident",
+		ck_assert_msg(pt_lookup(&s->k.mm->pt, va + (i << PAGE_SHIFT), &ps, &pfn, NULL), "page %llu not resident",
 			      (unsigned long long)i);
 		pfn += ((va + (i << PAGE_SHIFT)) & ((1ULL << page_shift_of(ps)) - 1)) >> PAGE_SHIFT;
-		ck_assert_uint_ne(pfn, s->thp.zero_pfn);
-		ck_assert_uint_lt(pfn, s->buddy.nr_pages);
+		ck_assert_uint_ne(pfn, s->k.thp.zero_pfn);
+		ck_assert_uint_lt(pfn, s->k.buddy.nr_pages);
 		n += !seen[pfn];
 		seen[pfn] = 1;
 	}
@@ -525,7 +525,7 @@ START_TEST(skip_keeps_memory)
 			snprintf(set, sizeof(set), "roi.skip_refs=%llu", (unsigned long long)setup);
 			config(&c, thp ? MODE_THP : MODE_BASE, set, "os.memory=1G");
 			ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
-			s->trace_name = "big";
+			s->k.trace_name = "big";
 			run_recs(s, r, n, ev, 2);
 			sim_finish(s);
 			ck_assert_uint_eq(s->st.roi.skipped_refs, setup);
@@ -539,7 +539,7 @@ START_TEST(skip_keeps_memory)
 				ck_assert_uint_eq(s->st.huge_bytes, (uint64_t)BIG_PAGES << PAGE_SHIFT);
 			} else {
 				ck_assert_uint_eq(s->st.nr_anon_pages, BIG_PAGES);
-				ck_assert_uint_eq(s->thp.nr_zero_ptes, 0); /* read first: each zero PTE copied */
+				ck_assert_uint_eq(s->k.thp.nr_zero_ptes, 0); /* read first: each zero PTE copied */
 			}
 			/* the region's TLB counts: a cold TLB's, one miss and walk per page (4K) */
 			ck_assert_uint_eq(s->st.l1[SIDE_D].misses[PS_4K] + s->st.l1[SIDE_D].misses[PS_2M],
@@ -576,14 +576,14 @@ START_TEST(skip_read_only)
 		r[k++] = (struct trace_rec){ .addr = BIG_VA + 16, .size = 8, .kind = R_LOAD };
 		config(&c, thp ? MODE_THP : MODE_BASE, "roi.skip_refs=1024", NULL);
 		ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
-		s->trace_name = "ro";
+		s->k.trace_name = "ro";
 		run_recs(s, r, k, ev, 2);
 		sim_finish(s);
 		ck_assert_uint_eq(s->st.pgfault, 0);
 		ck_assert_uint_eq(s->st.rss_bytes, 0);
-		ck_assert(pt_lookup(&s->pt, BIG_VA + 5 * PAGE_SIZE, &ps, &pfn, NULL));
+		ck_assert(pt_lookup(&s->k.mm->pt, BIG_VA + 5 * PAGE_SIZE, &ps, &pfn, NULL));
 		ck_assert_uint_eq(ps, thp ? PS_2M : PS_4K);
-		ck_assert_uint_eq(pfn, thp ? s->thp.huge_zero_pfn : s->thp.zero_pfn);
+		ck_assert_uint_eq(pfn, thp ? s->k.thp.huge_zero_pfn : s->k.thp.zero_pfn);
 		sim_destroy(s);
 		free(s);
 	}
@@ -683,7 +683,7 @@ START_TEST(mtr_touch_records)
 	tr = trace_open(path, TF_MTR, &e);
 	ck_assert_msg(tr != NULL, "%s", e.msg);
 	ck_assert_uint_eq(tr->version, 3);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	while ((n = trace_next(tr, &b, &e)) > 0) {
 		for (size_t i = 0; i < b.n; i++) {
 			kinds[b.recs[i].kind]++;
@@ -705,7 +705,7 @@ START_TEST(mtr_touch_records)
 	ck_assert_uint_eq(s->st.l1[SIDE_D].misses[PS_4K], BIG_PAGES);
 	ck_assert_uint_eq(s->st.nr_anon_pages, BIG_PAGES);
 	ck_assert_uint_eq(s->st.rss_bytes, (uint64_t)BIG_PAGES << PAGE_SHIFT);
-	ck_assert_uint_eq(s->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(s->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(distinct_frames(s, BIG_VA, BIG_PAGES), BIG_PAGES);
 	sim_destroy(s);
 	free(s);

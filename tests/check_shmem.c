@@ -30,7 +30,7 @@ static void begin(void)
 	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
 	S = calloc(1, sizeof(*S));
 	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
-	S->trace_name = "shmem";
+	S->k.trace_name = "shmem";
 }
 
 static void feed(const char *trace)
@@ -42,7 +42,7 @@ static void feed(const char *trace)
 
 static void event(struct os_event ev)
 {
-	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->err.msg);
+	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
 	sim_check_invariants(S);
 }
 

@@ -35,7 +35,7 @@ static void start(void)
 	S = calloc(1, sizeof(*S));
 	ck_assert_ptr_nonnull(S);
 	ck_assert_msg(sim_init(S, &C, &e) == 0, "%s", e.msg);
-	S->trace_name = "test";
+	S->k.trace_name = "test";
 }
 
 static void stop(void)
@@ -183,13 +183,13 @@ START_TEST(munmap_invalidates)
 	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x7f000000a000, .len = 54 << 12 });
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	ck_assert_uint_eq(S->st.tlb_invalidations, 11);
-	ck_assert_uint_eq(S->vmas.n, 0);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 0);
 	/* touching it again makes an implicit mapping and faults afresh */
 	ref(R_LOAD, 0x7f0000000000, 8);
 	ck_assert_uint_eq(S->st.pgfault, 65);
-	ck_assert_uint_eq(S->vmas.n, 1);
-	ck_assert_uint_eq(S->vmas.v[0].start, 0x7f0000000000);
-	ck_assert_uint_eq(S->vmas.v[0].end, 0x7f0000200000);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 1);
+	ck_assert_uint_eq(S->k.mm->vmas.v[0].start, 0x7f0000000000);
+	ck_assert_uint_eq(S->k.mm->vmas.v[0].end, 0x7f0000200000);
 	stop();
 }
 END_TEST
@@ -252,12 +252,12 @@ START_TEST(mprotect_splits_vma)
 				 .addr = 0x100000, .len = 16 << 12 });
 	ref(R_STORE, 0x104000, 8);
 	event((struct os_event){ .kind = EV_MPROTECT, .prot = 1, .addr = 0x104000, .len = 4096 });
-	ck_assert_uint_eq(S->vmas.n, 3);
-	ck_assert(pt_lookup(&S->pt, 0x104000, &ps, &pfn, &e));
+	ck_assert_uint_eq(S->k.mm->vmas.n, 3);
+	ck_assert(pt_lookup(&S->k.mm->pt, 0x104000, &ps, &pfn, &e));
 	ck_assert(!(e & PTE_RW));
 	ck_assert_uint_eq(S->st.tlb_invalidations, 1);
 	event((struct os_event){ .kind = EV_MPROTECT, .prot = 3, .addr = 0x104000, .len = 4096 });
-	ck_assert_uint_eq(S->vmas.n, 1); /* merged back */
+	ck_assert_uint_eq(S->k.mm->vmas.n, 1); /* merged back */
 	stop();
 }
 END_TEST
@@ -267,7 +267,7 @@ START_TEST(hugetlb_pool_limits)
 	setup_cfg(MODE_HUGETLBFS, 4, true);
 	C.hugetlb_pages = 1;
 	start();
-	ck_assert_uint_eq(S->hugetlb.nr_pages, 1);
+	ck_assert_uint_eq(S->k.hugetlb.nr_pages, 1);
 	event((struct os_event){ .kind = EV_MMAP, .prot = 3, .flags = 0x22, .fd = -1,
 				 .addr = 0x40000000, .len = 6 << 20 });
 	ref(R_LOAD, 0x40000000, 8);
@@ -277,7 +277,7 @@ START_TEST(hugetlb_pool_limits)
 	/* partial munmap of the huge page zaps it whole; it returns to the pool */
 	event((struct os_event){ .kind = EV_MUNMAP, .addr = 0x40000000, .len = 4096 });
 	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 0);
-	ck_assert_uint_eq(S->hugetlb.nr_free, 1);
+	ck_assert_uint_eq(S->k.hugetlb.nr_free, 1);
 	ref(R_STORE, 0x40001000, 8); /* its 2M range is no longer wholly mapped: 4K */
 	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
 	ref(R_LOAD, 0x40400000, 8);
@@ -524,7 +524,7 @@ START_TEST(dependences_fold_into_summarized_runs)
 			ck_assert_msg(memcmp(a[i].nrec, b[i].nrec, sizeof(a[i].nrec)) == 0,
 				      "%s, config %zu: record counts differ", trace[t], i);
 			ck_assert_uint_eq(b[i].nrec[R_DEP], deps);
-			ck_assert_uint_eq(a[i].rec_no, b[i].rec_no);
+			ck_assert_uint_eq(a[i].k.rec_no, b[i].k.rec_no);
 			sim_check_invariants(&b[i]);
 			sim_destroy(&a[i]);
 			sim_destroy(&b[i]);

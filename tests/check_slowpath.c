@@ -65,11 +65,11 @@ START_TEST(madvised_fault_compacts_reclaims_compacts)
 	ck_assert_uint_eq(S->st.allocstall_movable, 3); /* one per (b) */
 	ck_assert_uint_eq(S->st.allocstall_normal, 0);
 	ck_assert_uint_eq(S->st.pgscan_direct, 0); /* compaction_ready(): zone skipped */
-	ck_assert_uint_eq(S->buddy.compact_defer_shift, 2);
-	ck_assert_uint_eq(S->buddy.compact_considered, 3);
+	ck_assert_uint_eq(S->k.buddy.compact_defer_shift, 2);
+	ck_assert_uint_eq(S->k.buddy.compact_considered, 3);
 	/* defer_compaction() lowers compact_order_failed to the order only from above:
 	 * the zone starts at 0 (zeroed), so 9 < 0 never holds and it stays 0 */
-	ck_assert_int_eq(S->buddy.compact_order_failed, 0);
+	ck_assert_int_eq(S->k.buddy.compact_order_failed, 0);
 	done();
 }
 END_TEST
@@ -93,14 +93,14 @@ START_TEST(noretry_fault_stays_async)
 	ck_assert_uint_eq(S->st.compact_stall, 9);
 	ck_assert_uint_eq(S->st.compact_fail, 9);
 	ck_assert_uint_eq(S->st.allocstall_movable, 3);
-	ck_assert_uint_eq(S->buddy.compact_defer_shift, 0); /* async never defers */
+	ck_assert_uint_eq(S->k.buddy.compact_defer_shift, 0); /* async never defers */
 	done();
 	/* the same madvised under defrag=always: GFP_TRANSHUGE, as the madvise case */
 	run(MMAP_6M MADV_HUGE_6M THREE_STORES, "os.fragmentation.unmovable=1",
 	    "os.thp.defrag=always", "os.khugepaged.defrag=false", NULL);
 	ck_assert_uint_eq(S->st.compact_stall, 9);
 	ck_assert_uint_eq(S->st.allocstall_movable, 3);
-	ck_assert_uint_eq(S->buddy.compact_defer_shift, 2);
+	ck_assert_uint_eq(S->k.buddy.compact_defer_shift, 2);
 	done();
 	for (unsigned i = 0; i < 4; i++) {
 		static const char *const light[][2] = { { "os.thp.defrag=defer", MADV_HUGE_6M },
@@ -149,15 +149,15 @@ START_TEST(deferred_split_only_from_reclaim)
 	ck_assert_uint_eq(S->st.thp_fault_alloc + S->st.thp_fault_fallback, 16);
 	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
 	ck_assert_uint_eq(S->st.thp_split_page, 0);
-	ck_assert_uint_eq(S->thp.nr_deferred, 1);
+	ck_assert_uint_eq(S->k.thp.nr_deferred, 1);
 	ck_assert_uint_eq(S->st.pageoutrun, 0); /* kswapd never woke */
 	ck_assert_uint_eq(S->st.compact_stall, 0);
 	ck_assert_uint_eq(S->st.allocstall_movable, 0);
-	reclaim_direct(S, 0, GFP_HIGHUSER_MOVABLE);
+	reclaim_direct(&S->k, 0, GFP_HIGHUSER_MOVABLE);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.allocstall_movable, 1);
 	ck_assert_uint_eq(S->st.thp_split_page, 1);
-	ck_assert_uint_eq(S->thp.nr_deferred, 0);
+	ck_assert_uint_eq(S->k.thp.nr_deferred, 0);
 	done();
 }
 END_TEST
@@ -186,14 +186,14 @@ START_TEST(huge_zero_page_unmovable)
 	ck_assert_uint_eq(S->st.compact_fail, 4);
 	ck_assert_uint_eq(S->st.allocstall_normal, 2);
 	ck_assert_uint_eq(S->st.allocstall_movable, 0);
-	ck_assert_uint_eq(S->buddy.compact_defer_shift, 2);
+	ck_assert_uint_eq(S->k.buddy.compact_defer_shift, 2);
 	done();
 	/* free memory: allocated once, from an UNMOVABLE-claimed pageblock */
 	run(MMAP_4M " L 40000010,8\n L 40200010,8\n", NULL);
 	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 1);
 	ck_assert_uint_eq(S->st.thp_zero_page_alloc_failed, 0);
 	ck_assert_uint_eq(S->st.compact_stall, 0);
-	ck_assert_int_eq(buddy_pageblock_mt(&S->buddy, S->thp.huge_zero_pfn), MIGRATE_UNMOVABLE);
+	ck_assert_int_eq(buddy_pageblock_mt(&S->k.buddy, S->k.thp.huge_zero_pfn), MIGRATE_UNMOVABLE);
 	done();
 }
 END_TEST

@@ -151,10 +151,10 @@ START_TEST(machine_arrays_untouched_after_large_free)
 	llc = &s.mmu.cache.lv[CL_LLC];
 	ck_assert(llc->present);
 	ck_assert_uint_eq(resident(llc->tag, (size_t)llc->sets * llc->ways * sizeof(*llc->tag)), 0);
-	ck_assert_uint_eq(resident(s.thp.folio, ((s.buddy.nr_pages >> 9) + 1) * sizeof(*s.thp.folio)), 0);
-	ck_assert_uint_gt(s.swap.nr_slots, 64 * 4096);
+	ck_assert_uint_eq(resident(s.k.thp.folio, ((s.k.buddy.nr_pages >> 9) + 1) * sizeof(*s.k.thp.folio)), 0);
+	ck_assert_uint_gt(s.k.swap.nr_slots, 64 * 4096);
 	/* slot 0's word is written at init: its page, no other */
-	ck_assert_uint_eq(resident(s.swap.used, s.swap.nr_slots / 64 * sizeof(*s.swap.used)), 1);
+	ck_assert_uint_eq(resident(s.k.swap.used, s.k.swap.nr_slots / 64 * sizeof(*s.k.swap.used)), 1);
 	sim_destroy(&s);
 }
 END_TEST

@@ -52,7 +52,7 @@ START_TEST(mprotect_same_flags_changes_nothing)
 	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
 	ck_assert_uint_eq(S->st.tlb_invalidations, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
-	ck_assert_uint_eq(S->vmas.n, 1);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 1);
 	ck_assert_uint_eq(S->st.walks, 1);
 	walks_are_stlb_misses();
 	done();
@@ -79,8 +79,8 @@ START_TEST(mprotect_skips_vmas_already_right)
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	ck_assert_uint_eq(S->st.tlb_invalidations, 3);
-	ck_assert_uint_eq(S->vmas.n, 2); /* [0, 1M) RW, [1M, 4M) R merged */
-	ck_assert_uint_eq(S->vmas.v[0].end, 0x40100000);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 2); /* [0, 1M) RW, [1M, 4M) R merged */
+	ck_assert_uint_eq(S->k.mm->vmas.v[0].end, 0x40100000);
 	done();
 }
 END_TEST
@@ -105,7 +105,7 @@ START_TEST(madvise_nohugepage_splits_pmd)
 	ck_assert_uint_eq(S->st.thp_split_page, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
-	ck_assert_uint_eq(S->vmas.n, 2);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 2);
 	ck_assert_uint_eq(S->st.tlb_invalidations, 1);
 	ck_assert_uint_eq(S->st.walks, 4);
 	ck_assert_uint_eq(S->st.l1[SIDE_D].misses[PS_4K], 1);
@@ -120,7 +120,7 @@ START_TEST(madvise_nohugepage_splits_pmd)
 	    "os.thp.enabled=madvise", NULL);
 	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
 	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
-	ck_assert_uint_eq(S->vmas.n, 1);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 1);
 	done();
 	/*
 	 * MADV_HUGEPAGE on [1M, 2M) of an unmarked VMA (enabled=always): the flags
@@ -130,7 +130,7 @@ START_TEST(madvise_nohugepage_splits_pmd)
 	run(MMAP_4M " S 40000010,8\n"
 	    SC(28, "sys_madvise ( 0x40100000, 1048576, 14 ) --> [pre-success] Success(0x0)"), NULL);
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
-	ck_assert_uint_eq(S->vmas.n, 3);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 3);
 	done();
 }
 END_TEST

@@ -66,7 +66,7 @@ START_TEST(partial_mprotect_splits_pmd)
 	ck_assert_uint_eq(S->st.thp_split_page, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
-	ck_assert_uint_eq(S->vmas.n, 2);
+	ck_assert_uint_eq(S->k.mm->vmas.n, 2);
 	done();
 }
 END_TEST
@@ -80,9 +80,9 @@ START_TEST(partial_munmap_defers_split)
 	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
 	ck_assert_uint_eq(S->st.thp_split_page, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 256);
-	ck_assert_uint_eq(S->thp.nr_deferred, 1);
+	ck_assert_uint_eq(S->k.thp.nr_deferred, 1);
 	/* the shrinker splits it and frees the 256 unmapped subpages */
-	ck_assert_uint_eq(thp_shrink_deferred(S), 256);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 256);
 	ck_assert_uint_eq(S->st.thp_split_page, 1);
 	sim_check_invariants(S);
 	done();
@@ -98,8 +98,8 @@ START_TEST(whole_munmap_no_split)
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	ck_assert_uint_eq(S->st.rss_bytes, 2 << 20);
 	/* the freed THP went back whole: a free order-9 (or larger) block exists */
-	ck_assert_int_eq(buddy_fragmentation_index(&S->buddy, HPAGE_PMD_ORDER), -1000);
-	ck_assert_uint_eq(S->thp.dep_n, 1); /* its deposited table went with it */
+	ck_assert_int_eq(buddy_fragmentation_index(&S->k.buddy, HPAGE_PMD_ORDER), -1000);
+	ck_assert_uint_eq(S->k.thp.dep_n, 1); /* its deposited table went with it */
 	done();
 }
 END_TEST
@@ -114,7 +114,7 @@ START_TEST(zero_page_then_write)
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
 	ck_assert_uint_eq(S->st.pgfault, 2); /* the read fault, then the write-protect fault */
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 511);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 511);
 	ck_assert_uint_eq(S->st.rss_bytes, 4096);
 	done();
 	/* use_zero_page off: a read fault allocates the THP */
@@ -227,9 +227,9 @@ START_TEST(hugetlb_1g_pool)
 	ck_assert_uint_eq(S->st.l1[SIDE_D].hits[PS_1G], 2);
 	ck_assert_uint_eq(S->st.l1[SIDE_D].misses[PS_2M], 1);
 	ck_assert_uint_eq(S->st.nr_hugetlb_pages_1g, 0); /* unmapped at the end */
-	ck_assert_uint_eq(S->hugetlb.in_use_1g, 0);
-	ck_assert_uint_eq(S->hugetlb.nr_1g, 1);
-	ck_assert_uint_eq(S->buddy.nr_pages, 2ULL << 18); /* the buddy got the other 2 GiB */
+	ck_assert_uint_eq(S->k.hugetlb.in_use_1g, 0);
+	ck_assert_uint_eq(S->k.hugetlb.nr_1g, 1);
+	ck_assert_uint_eq(S->k.buddy.nr_pages, 2ULL << 18); /* the buddy got the other 2 GiB */
 	done();
 }
 END_TEST

@@ -192,7 +192,7 @@ START_TEST(test_names)
 					    "workload" };
 	static const char *const evs[] = { "mmap", "munmap", "mprotect", "madvise", "brk",
 					   "mremap", "marker", "mlock", "munlock", "mlockall",
-					   "munlockall" };
+					   "munlockall", "fork", "switch", "exit", "exec", "prctl" };
 
 	for (int f = 0; f < TF_NR; f++) {
 		ck_assert_str_eq(trace_format_name[f], fmts[f]);

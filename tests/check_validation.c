@@ -75,7 +75,7 @@ static void run_row(const struct row *r)
 	ck_assert_int_eq(sim_init(s, &c, &e), 0);
 	tr = trace_open(DIR "small.lackey.zst", TF_AUTO, &e);
 	ck_assert_msg(tr != NULL, "%s", e.msg);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	while ((n = trace_next(tr, &b, &e)) > 0)
 		ck_assert_int_eq(sim_run_batch(s, &b, &e), 0);
 	ck_assert_msg(n == 0, "%s", e.msg);

@@ -78,7 +78,7 @@ static uint64_t gups_4k_misses(const char *kernel)
 	ck_assert_int_eq(sim_init(s, &c, &e), 0);
 	r = workload_open_kernel("gups:size=3M,updates=1", 1, c.kernel, &e);
 	ck_assert_ptr_nonnull(r);
-	s->trace_name = r->name;
+	s->k.trace_name = r->name;
 	while ((n = trace_next(r, &b, &e)) > 0)
 		ck_assert_int_eq(sim_run_batch(s, &b, &e), 0);
 	sim_finish(s);
@@ -88,7 +88,7 @@ static uint64_t gups_4k_misses(const char *kernel)
 		enum page_size ps;
 		pfn_t pfn;
 
-		if (pt_lookup(&s->pt, a, &ps, &pfn, NULL) && ps == PS_4K) {
+		if (pt_lookup(&s->k.mm->pt, a, &ps, &pfn, NULL) && ps == PS_4K) {
 			first4k = a;
 			break;
 		}
@@ -153,7 +153,7 @@ START_TEST(huge_zero_wp)
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 511);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 511);
 	ck_assert_uint_eq(S->st.rss_bytes, 4096);
 	done();
 	run(t, "os.kernel=6.18", NULL);
@@ -164,8 +164,8 @@ START_TEST(huge_zero_wp)
 	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
-	ck_assert_uint_eq(S->thp.nr_zero_pmds, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_pmds, 0);
 	ck_assert_uint_eq(S->st.rss_bytes, 2 << 20);
 	done();
 }
@@ -199,7 +199,7 @@ START_TEST(batched_zap)
 	run(t, "os.kernel=6.6", NULL);
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
 	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
-	ck_assert_uint_eq(S->thp.nr_deferred, 0);
+	ck_assert_uint_eq(S->k.thp.nr_deferred, 0);
 	ck_assert_uint_eq(S->st.rss_bytes, 0);
 	done();
 	run(t, "os.kernel=6.18", NULL);
@@ -212,7 +212,7 @@ START_TEST(batched_zap)
 	    "SYSCALL[7,1](11) sys_munmap ( 0x40000000, 1048576 )[sync] --> Success(0x0)\n",
 	    "os.kernel=6.18", NULL);
 	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
-	ck_assert_uint_eq(S->thp.nr_deferred, 1);
+	ck_assert_uint_eq(S->k.thp.nr_deferred, 1);
 	done();
 }
 END_TEST

@@ -346,7 +346,7 @@ START_TEST(host_khugepaged_collapses)
 		ev.len = S->cfg.memory;
 		ck_assert_int_eq(sim_event(S->virt->host, &ev), 0);
 		for (int i = 0; i < 1000 && !S->virt->host->st.thp_collapse_alloc; i++)
-			khugepaged_do_scan(S->virt->host);
+			khugepaged_do_scan(&S->virt->host->k);
 		ck_assert_uint_ge(S->virt->host->st.thp_collapse_alloc, 1);
 		sim_check_invariants(S);
 		walks = S->mmu.st.walks;

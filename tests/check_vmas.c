@@ -15,8 +15,8 @@ static void assert_sums(const struct sim *s)
 {
 	uint64_t hw[VH_NR] = { 0 }, ev[VE_NR] = { 0 }, rss = 0, huge = 0, l1[2] = { 0, 0 };
 
-	for (size_t i = 0; i < s->vacct.nrec; i++) {
-		const struct vrec *r = &s->vacct.rec[i];
+	for (size_t i = 0; i < s->k.vacct.nrec; i++) {
+		const struct vrec *r = &s->k.vacct.rec[i];
 
 		for (int k = 0; k < VH_NR; k++)
 			hw[k] += r->hw[k];
@@ -48,9 +48,9 @@ static void assert_sums(const struct sim *s)
 /* The record created for the mapping that starts at @start (index, > 0). */
 static const struct vrec *rec_at(const struct sim *s, vaddr_t start)
 {
-	for (size_t i = 1; i < s->vacct.nrec; i++)
-		if (s->vacct.rec[i].start == start)
-			return &s->vacct.rec[i];
+	for (size_t i = 1; i < s->k.vacct.nrec; i++)
+		if (s->k.vacct.rec[i].start == start)
+			return &s->k.vacct.rec[i];
 	ck_abort_msg("no mapping starts at 0x%llx", (unsigned long long)start);
 	return NULL;
 }
@@ -80,7 +80,7 @@ static void validation_roi(enum os_mode mode, bool summarized, uint64_t warmup)
 	ck_assert_int_eq(sim_init(s, &c, &e), 0);
 	tr = trace_open(DIR "small.lackey.zst", TF_AUTO, &e);
 	ck_assert_msg(tr != NULL, "%s", e.msg);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	while ((n = trace_next(tr, &b, &e)) > 0) {
 		if (summarized) {
 			ck_assert_int_eq(sim_batch_summarize(&b, &sum), 0);
@@ -94,9 +94,9 @@ static void validation_roi(enum os_mode mode, bool summarized, uint64_t warmup)
 	assert_sums(s);
 	/* every reference of this trace is mapped: nothing is [none]'s */
 	for (int k = 0; k < VH_NR; k++)
-		ck_assert_uint_eq(s->vacct.rec[0].hw[k], 0);
+		ck_assert_uint_eq(s->k.vacct.rec[0].hw[k], 0);
 	ck_assert_uint_gt(s->st.walks, 0);
-	ck_assert_uint_gt(s->vacct.nrec, 2);
+	ck_assert_uint_gt(s->k.vacct.nrec, 2);
 	sim_batch_summary_free(&sum);
 	trace_close(tr);
 	sim_destroy(s);
@@ -153,7 +153,7 @@ START_TEST(test_two_mappings)
 	run(t, "os.thp.enabled=madvise", NULL);
 	free(t);
 	assert_sums(S);
-	ck_assert_uint_eq(S->vacct.nrec, 3); /* [none], A, B */
+	ck_assert_uint_eq(S->k.vacct.nrec, 3); /* [none], A, B */
 	a = rec_at(S, 0x40000000);
 	b = rec_at(S, 0x80000000);
 	ck_assert_uint_eq(a->ev[VE_THP_FAULT_ALLOC], 2);
@@ -175,7 +175,7 @@ START_TEST(test_two_mappings)
 	ck_assert_str_eq(b->thp_no, "enabled=madvise");
 	ck_assert_str_eq(vmas_kind(a, 1), "anon");
 	for (int k = 0; k < VH_NR; k++)
-		ck_assert_uint_eq(S->vacct.rec[0].hw[k], 0);
+		ck_assert_uint_eq(S->k.vacct.rec[0].hw[k], 0);
 	done();
 }
 END_TEST
@@ -187,41 +187,41 @@ START_TEST(test_thp_eligible_reasons)
 	struct vma v;
 
 	run("", "os.thp.enabled=always", NULL);
-	ck_assert_ptr_null(khugepaged_thp_ineligible(S, &anon));
+	ck_assert_ptr_null(khugepaged_thp_ineligible(&S->k, &anon));
 	v = anon;
 	v.flags |= VM_NOHUGEPAGE;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "VM_NOHUGEPAGE");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "VM_NOHUGEPAGE");
 	v = anon;
 	v.end = v.start + (2 << 20) - 4096; /* too small for an aligned 2 MiB */
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "no aligned 2M");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "no aligned 2M");
 	v = (struct vma){ 0x40001000, 0x40401000, VM_READ | VM_WRITE, 0, 0 }; /* 4 MiB, one aligned 2M */
-	ck_assert_ptr_null(khugepaged_thp_ineligible(S, &v));
+	ck_assert_ptr_null(khugepaged_thp_ineligible(&S->k, &v));
 	v = (struct vma){ 0x40001000, 0x40201000, VM_READ | VM_WRITE, 0, 0 }; /* 2 MiB, none aligned */
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "no aligned 2M");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "no aligned 2M");
 	v = anon;
 	v.flags |= VM_SHARED;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "shmem");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "shmem");
 	v = anon;
 	v.flags |= VM_HUGETLB;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "hugetlb");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "hugetlb");
 	/* a read-only file mapping, 2M-aligned file offset: CONFIG_READ_ONLY_THP_FOR_FS decides */
 	v = (struct vma){ 0x40000000, 0x40400000, VM_READ | VM_EXEC | VM_FILE, 5, 0 };
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "read_only_thp_for_fs=false");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "read_only_thp_for_fs=false");
 	S->cfg.thp.read_only_thp_for_fs = true;
-	ck_assert_ptr_null(khugepaged_thp_ineligible(S, &v));
+	ck_assert_ptr_null(khugepaged_thp_ineligible(&S->k, &v));
 	v.pgoff = 1; /* vm_start - vm_pgoff not 2M aligned */
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "no aligned 2M");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "no aligned 2M");
 	v.pgoff = 0;
 	v.flags |= VM_WRITE;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &v), "file open for write");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &v), "file open for write");
 	S->cfg.thp.enabled = THP_MADVISE;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &anon), "enabled=madvise");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &anon), "enabled=madvise");
 	anon.flags |= VM_HUGEPAGE;
-	ck_assert_ptr_null(khugepaged_thp_ineligible(S, &anon));
+	ck_assert_ptr_null(khugepaged_thp_ineligible(&S->k, &anon));
 	S->cfg.thp.enabled = THP_NEVER;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &anon), "enabled=never");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &anon), "enabled=never");
 	S->cfg.mode = MODE_BASE;
-	ck_assert_str_eq(khugepaged_thp_ineligible(S, &anon), "mode=base");
+	ck_assert_str_eq(khugepaged_thp_ineligible(&S->k, &anon), "mode=base");
 	done();
 }
 END_TEST
@@ -255,10 +255,10 @@ START_TEST(test_split_unmap)
 	run(u, "os.thp.enabled=always", NULL);
 	free(u);
 	assert_sums(S);
-	ck_assert_uint_eq(S->vacct.nrec, 4); /* [none], A, C, B */
-	a = &S->vacct.rec[1];
-	c = &S->vacct.rec[2];
-	b = &S->vacct.rec[3];
+	ck_assert_uint_eq(S->k.vacct.nrec, 4); /* [none], A, C, B */
+	a = &S->k.vacct.rec[1];
+	c = &S->k.vacct.rec[2];
+	b = &S->k.vacct.rec[3];
 	ck_assert_uint_eq(a->ev[VE_THP_FAULT_ALLOC], 2);
 	ck_assert_uint_eq(a->ev[VE_THP_SPLIT_PMD], 1);
 	ck_assert_uint_eq(a->size_bytes, 2 << 20);
@@ -266,7 +266,7 @@ START_TEST(test_split_unmap)
 	ck_assert_uint_eq(a->end, 0x40200000);
 	ck_assert_uint_eq(a->huge_bytes, 0); /* its first THP is PTE-mapped now */
 	ck_assert_uint_eq(a->rss_bytes, 2 << 20);
-	ck_assert(S->vmas.n >= 3); /* A is three VMAs (mprotect), one row */
+	ck_assert(S->k.mm->vmas.n >= 3); /* A is three VMAs (mprotect), one row */
 	ck_assert_uint_eq(c->start, 0x40200000);
 	ck_assert_uint_eq(c->ev[VE_PGFAULT], 2);
 	ck_assert_uint_eq(c->rss_bytes, 8192);
@@ -293,15 +293,15 @@ START_TEST(test_mremap_brk)
 	    " S 04056000,8\n",
 	    "os.thp.enabled=always", NULL);
 	assert_sums(S);
-	ck_assert_uint_eq(S->vacct.nrec, 3); /* [none], the mremapped mapping, the heap */
-	ck_assert_uint_eq(S->vacct.rec[1].start, 0x50000000);
-	ck_assert_uint_eq(S->vacct.rec[1].size_bytes, 131072);
-	ck_assert_uint_eq(S->vacct.rec[1].ev[VE_PGFAULT], 2); /* the moved page kept its frame */
-	ck_assert_uint_eq(S->vacct.rec[1].rss_bytes, 2 * 4096); /* the moved page, the new one */
-	ck_assert_str_eq(vmas_kind(&S->vacct.rec[2], 2), "heap");
-	ck_assert_uint_eq(S->vacct.rec[2].start, 0x4035000);
-	ck_assert_uint_eq(S->vacct.rec[2].end, 0x4076000);
-	ck_assert_uint_eq(S->vacct.rec[2].ev[VE_PGFAULT], 2);
+	ck_assert_uint_eq(S->k.vacct.nrec, 3); /* [none], the mremapped mapping, the heap */
+	ck_assert_uint_eq(S->k.vacct.rec[1].start, 0x50000000);
+	ck_assert_uint_eq(S->k.vacct.rec[1].size_bytes, 131072);
+	ck_assert_uint_eq(S->k.vacct.rec[1].ev[VE_PGFAULT], 2); /* the moved page kept its frame */
+	ck_assert_uint_eq(S->k.vacct.rec[1].rss_bytes, 2 * 4096); /* the moved page, the new one */
+	ck_assert_str_eq(vmas_kind(&S->k.vacct.rec[2], 2), "heap");
+	ck_assert_uint_eq(S->k.vacct.rec[2].start, 0x4035000);
+	ck_assert_uint_eq(S->k.vacct.rec[2].end, 0x4076000);
+	ck_assert_uint_eq(S->k.vacct.rec[2].ev[VE_PGFAULT], 2);
 	done();
 }
 END_TEST
@@ -335,13 +335,13 @@ START_TEST(test_csv_names)
 	    " S 50000000,8\n",
 	    "os.thp.enabled=always", NULL);
 	assert_sums(S);
-	ck_assert_uint_eq(S->vacct.nrec, 7);
+	ck_assert_uint_eq(S->k.vacct.nrec, 7);
 	for (size_t i = 1; i <= 4; i++)
-		S->vacct.rec[i].path = strdup("/usr/lib/libx.so.1"); /* (a lackey trace has no paths) */
-	ck_assert_uint_eq(S->vacct.rec[3].off, 0x3000);
+		S->k.vacct.rec[i].path = strdup("/usr/lib/libx.so.1"); /* (a lackey trace has no paths) */
+	ck_assert_uint_eq(S->k.vacct.rec[3].off, 0x3000);
 	f = open_memstream(&buf, &len);
 	ck_assert_ptr_nonnull(f);
-	vmas_write_csv(S, "thp", true, 0, f);
+	vmas_write_csv(&S->k, "thp", true, 0, S->csv_prov, f);
 	fclose(f);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char id[16], name[64];
@@ -417,10 +417,10 @@ static struct sim *replay_batches(const char *trace, const char *set1, const cha
 		ck_assert_msg(config_set(&c, set2, &e) == 0, "%s", e.msg);
 	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
 	ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
-	s->vacct.nocache = nocache;
+	s->k.vacct.nocache = nocache;
 	tr = trace_open(path, TF_LACKEY, &e);
 	ck_assert_msg(tr != NULL, "%s", e.msg);
-	s->trace_name = tr->name;
+	s->k.trace_name = tr->name;
 	while ((n = trace_next(tr, &b, &e)) > 0)
 		ck_assert_msg(sim_run_batch(s, &b, &e) == 0, "%s", e.msg);
 	ck_assert_msg(n == 0, "%s", e.msg);
@@ -447,10 +447,10 @@ static void implicit_regions(const char *profile, unsigned mb, size_t rows, uint
 
 	free(t);
 	assert_sums(s);
-	ck_assert_uint_eq(s->vacct.nrec, rows);
-	ck_assert_uint_eq(o->vacct.nrec, rows);
-	for (size_t i = 0; i < s->vacct.nrec; i++) {
-		const struct vrec *r = &s->vacct.rec[i], *q = &o->vacct.rec[i];
+	ck_assert_uint_eq(s->k.vacct.nrec, rows);
+	ck_assert_uint_eq(o->k.vacct.nrec, rows);
+	for (size_t i = 0; i < s->k.vacct.nrec; i++) {
+		const struct vrec *r = &s->k.vacct.rec[i], *q = &o->k.vacct.rec[i];
 
 		ck_assert_uint_eq(r->start, q->start);
 		ck_assert_uint_eq(r->end, q->end);
@@ -461,9 +461,9 @@ static void implicit_regions(const char *profile, unsigned mb, size_t rows, uint
 		for (int k = 0; k < VE_NR; k++)
 			ck_assert_uint_eq(r->ev[k], q->ev[k]);
 	}
-	ck_assert_uint_gt(o->vacct.searches, 19000);
-	ck_assert_msg(s->vacct.searches <= max_searches, "%llu searches",
-		      (unsigned long long)s->vacct.searches);
+	ck_assert_uint_gt(o->k.vacct.searches, 19000);
+	ck_assert_msg(s->k.vacct.searches <= max_searches, "%llu searches",
+		      (unsigned long long)s->k.vacct.searches);
 	sim_destroy(s);
 	sim_destroy(o);
 	free(s);

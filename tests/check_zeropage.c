@@ -27,7 +27,7 @@ static pfn_t pte_of(vaddr_t va, bool *rw)
 	pfn_t pfn;
 	uint64_t e;
 
-	ck_assert(pt_lookup(&S->pt, va, &ps, &pfn, &e));
+	ck_assert(pt_lookup(&S->k.mm->pt, va, &ps, &pfn, &e));
 	ck_assert_int_eq(ps, PS_4K);
 	*rw = e & PTE_RW;
 	return pfn;
@@ -35,7 +35,7 @@ static pfn_t pte_of(vaddr_t va, bool *rw)
 
 static bool anon_vma(vaddr_t va)
 {
-	struct vma *v = vma_find(&S->vmas, va);
+	struct vma *v = vma_find(&S->k.mm->vmas, va);
 
 	ck_assert_ptr_nonnull(v);
 	return v->flags & VM_ANON_VMA;
@@ -49,16 +49,16 @@ START_TEST(read_maps_zero_page)
 	run(MMAP_4M " L 40000010,8\n L 40001000,8\n L 40000020,8\n", "os.mode=base", NULL);
 	ck_assert_uint_eq(S->st.pgfault, 2);
 	ck_assert_uint_eq(S->st.walks, 2);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 2);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 2);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	ck_assert_uint_eq(S->st.rss_bytes, 0);
 	ck_assert_uint_eq(S->st.tlb_invalidations, 0);
 	ck_assert_uint_eq(S->st.cyc_fault, 2 * S->cfg.cost.fault); /* nothing cleared */
-	ck_assert_uint_eq(pte_of(0x40000000, &rw), S->thp.zero_pfn);
+	ck_assert_uint_eq(pte_of(0x40000000, &rw), S->k.thp.zero_pfn);
 	ck_assert(!rw);
-	ck_assert_uint_eq(pte_of(0x40001000, &rw), S->thp.zero_pfn);
+	ck_assert_uint_eq(pte_of(0x40001000, &rw), S->k.thp.zero_pfn);
 	ck_assert(!anon_vma(0x40000000)); /* no page of its own: no anon_vma yet */
-	ck_assert_uint_eq(S->rmap[S->thp.zero_pfn], 0);
+	ck_assert_uint_eq(S->k.rmap[S->k.thp.zero_pfn], 0);
 	done();
 }
 END_TEST
@@ -74,15 +74,15 @@ START_TEST(store_breaks_cow)
 	ck_assert_uint_eq(S->st.pgmajfault, 0);
 	ck_assert_uint_eq(S->st.walks, 2);   /* the flushed translation is walked again */
 	ck_assert_uint_eq(S->st.tlb_invalidations, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
 	ck_assert_uint_eq(S->st.rss_bytes, 4096);
 	ck_assert_uint_eq(S->st.cyc_fault,
 			  2 * S->cfg.cost.fault + S->cfg.cost.clear_page + S->cfg.cost.flush);
 	pfn = pte_of(0x40000000, &rw);
-	ck_assert_uint_ne(pfn, S->thp.zero_pfn);
+	ck_assert_uint_ne(pfn, S->k.thp.zero_pfn);
 	ck_assert(rw);
-	ck_assert_uint_eq(S->rmap[pfn], 0x40000000 + 1);
+	ck_assert_uint_eq(S->k.rmap[pfn], 0x40000000 + 1);
 	ck_assert(anon_vma(0x40000000));
 	done();
 
@@ -103,7 +103,7 @@ START_TEST(modify_faults_as_write)
 	ck_assert_uint_eq(S->st.pgfault, 2);   /* the second M crosses into the next page */
 	ck_assert_uint_eq(S->st.walks, 2);
 	ck_assert_uint_eq(S->st.tlb_invalidations, 0);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
 	done();
 
@@ -125,9 +125,9 @@ START_TEST(zero_page_off)
 	ck_assert_uint_eq(S->st.pgfault, 1);
 	ck_assert_uint_eq(S->st.walks, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.cyc_fault, S->cfg.cost.fault + S->cfg.cost.clear_page);
-	ck_assert_uint_ne(pte_of(0x40000000, &rw), S->thp.zero_pfn);
+	ck_assert_uint_ne(pte_of(0x40000000, &rw), S->k.thp.zero_pfn);
 	ck_assert(rw);
 	ck_assert(anon_vma(0x40000000));
 	done();
@@ -136,7 +136,7 @@ START_TEST(zero_page_off)
 	run(MMAP_4M " L 40000010,8\n", "os.zero_page=false", NULL);
 	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
 	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 0);
-	ck_assert_uint_eq(S->thp.nr_zero_pmds, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_pmds, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	done();
 }
@@ -149,29 +149,29 @@ START_TEST(which_mappings)
 	run("SYSCALL[7,1](12) sys_brk ( 0x0 ) --> [pre-success] Success(0x4035000)\n"
 	    "SYSCALL[7,1](12) sys_brk ( 0x4056000 ) --> [pre-success] Success(0x4056000)\n"
 	    " L 04035010,8\n", "os.mode=base", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	done();
 	/* an implicit VMA (the program's image, mostly) */
 	run(" L 04035010,8\nI  04001000,4\n", "os.mode=base", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
 	done();
 	/* a private file mapping (fd 4) and a shared anonymous one */
 	run("SYSCALL[7,1](9) sys_mmap ( 0x0, 8192, 1, 2, 4, 0 ) --> [pre-success] Success(0x40000000)\n"
 	    "SYSCALL[7,1](9) sys_mmap ( 0x0, 8192, 3, 33, 4294967295, 0 ) --> [pre-success] Success(0x50000000)\n"
 	    " L 40000010,8\n L 50000010,8\n", "os.mode=base", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	/* the file page is a page-cache page now (filemap.c; was anonymous: 2), and
 	 * read-around brought in both of the mapping's pages */
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
 	ck_assert_uint_eq(S->st.nr_file_pages, 2);
-	ck_assert(vma_find(&S->vmas, 0x40000000)->flags & VM_FILE);
-	ck_assert(!(vma_find(&S->vmas, 0x50000000)->flags & VM_FILE));
+	ck_assert(vma_find(&S->k.mm->vmas, 0x40000000)->flags & VM_FILE);
+	ck_assert(!(vma_find(&S->k.mm->vmas, 0x50000000)->flags & VM_FILE));
 	done();
 	/* hugetlbfs mode: the 4K fallback of a private anonymous VMA is anonymous memory */
 	run(MMAP_1M " L 40000010,8\n", "os.mode=hugetlbfs", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	ck_assert_uint_eq(S->st.nr_hugetlb_pages, 0);
 	done();
 }
@@ -182,8 +182,8 @@ START_TEST(thp_and_zero_pages)
 {
 	/* an eligible range: the huge zero PMD (and the VMA's anon_vma, prepared first) */
 	run(MMAP_4M " L 40000010,8\n", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_pmds, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_pmds, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 1);
 	ck_assert(anon_vma(0x40000000));
 	done();
@@ -193,47 +193,47 @@ START_TEST(thp_and_zero_pages)
 		unsigned long long free0;
 
 		run("", NULL);
-		free0 = S->buddy.nr_free_pages;
+		free0 = S->k.buddy.nr_free_pages;
 		done();
 		run(MMAP_4M " L 40000010,8\n L 40200010,8\n", "os.thp.huge_zero_allocated=true", NULL);
-		ck_assert_uint_eq(S->thp.nr_zero_pmds, 2);
+		ck_assert_uint_eq(S->k.thp.nr_zero_pmds, 2);
 		ck_assert_uint_eq(S->st.thp_zero_page_alloc, 0);
 		ck_assert_uint_eq(S->st.thp_zero_page_alloc_failed, 0);
 		done();
 		run("", "os.thp.huge_zero_allocated=true", NULL);
-		ck_assert_uint_eq(S->buddy.nr_free_pages, free0 - HPAGE_PMD_NR);
+		ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 - HPAGE_PMD_NR);
 		done();
 		/* with the zero pages refused it is not there to take (mm_forbids_zeropage()) */
 		run("", "os.thp.huge_zero_allocated=true", "os.zero_page=false", NULL);
-		ck_assert_uint_eq(S->buddy.nr_free_pages, free0);
+		ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0);
 		done();
 	}
 	/* THP never, a VMA too small for 2M, MADV_NOHUGEPAGE: the 4K zero page */
 	run(MMAP_4M " L 40000010,8\n", "os.thp.enabled=never", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_pmds, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_pmds, 0);
 	done();
 	run(MMAP_1M " L 40000010,8\n", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	ck_assert(!anon_vma(0x40000000));
 	done();
 	run(MMAP_4M "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 4194304, 15 ) --> [pre-success] Success(0x0)\n"
 	    " L 40000010,8\n", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	done();
 	/* use_zero_page off and no huge page to be had: thp_fault_fallback, then the 4K one */
 	run(MMAP_4M " L 40000010,8\n", "os.thp.use_zero_page=false", "os.fragmentation.unmovable=1",
 	    NULL);
 	ck_assert_uint_eq(S->st.thp_fault_fallback, 1);
 	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	done();
 	/* a store to the huge zero PMD: split into zero PTEs, one broken (up to 6.12;
 	 * 6.13+ maps a fresh THP: check_versions huge_zero_wp) */
 	run(MMAP_4M " L 40000010,8\n S 40001000,8\n", "os.kernel=6.12", NULL);
 	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, HPAGE_PMD_NR - 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, HPAGE_PMD_NR - 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
 	done();
 }
@@ -259,18 +259,18 @@ START_TEST(khugepaged_counts_zero_as_none)
 
 	/* 2 pages and 510 none-or-zero (100 of them zero): over max_ptes_none 509 */
 	run(zero_and_stores(), "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=509", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 100);
-	ck_assert_int_eq(vma_change_flags(&S->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_EXCEED_NONE_PTE);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 100);
+	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_EXCEED_NONE_PTE);
 	ck_assert_uint_eq(S->st.thp_scan_exceed_none_pte, 1);
 	done();
 	/* max_ptes_none 510 allows it: the zero PTEs go, the range is cleared around 2 copies */
 	run(zero_and_stores(), "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=510", NULL);
-	ck_assert_int_eq(vma_change_flags(&S->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
+	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
 	before = S->st.cyc_khugepaged;
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40000000, false), SCAN_SUCCEED);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_SUCCEED);
 	sim_check_invariants(S);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
 	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
 	ck_assert_uint_eq(S->st.cyc_khugepaged - before,
@@ -279,10 +279,10 @@ START_TEST(khugepaged_counts_zero_as_none)
 	/* zero PTEs alone: 512 none-or-zero exceed even max_ptes_none 511; MADV_COLLAPSE,
 	 * without the limit, finds nothing writable: SCAN_PAGE_RO */
 	run(MMAP_4M " S 40000010,8\n L 40200010,8\n L 40201010,8\n", "os.thp.enabled=madvise", NULL);
-	ck_assert_int_eq(vma_change_flags(&S->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, false), SCAN_EXCEED_NONE_PTE);
-	ck_assert_int_eq(khugepaged_scan_pmd(S, 0x40200000, true), SCAN_PAGE_RO);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 2);
+	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, false), SCAN_EXCEED_NONE_PTE);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, true), SCAN_PAGE_RO);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 2);
 	done();
 }
 END_TEST
@@ -299,24 +299,24 @@ START_TEST(mapping_changes)
 	    " S 40000010,8\n", "os.mode=base", NULL);
 	ck_assert_uint_eq(S->st.pgfault, 2);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
-	ck_assert_uint_ne(pte_of(0x40000000, &rw), S->thp.zero_pfn);
+	ck_assert_uint_ne(pte_of(0x40000000, &rw), S->k.thp.zero_pfn);
 	ck_assert(rw);
 	done();
 	/* MADV_DONTNEED drops zero PTEs like pages; a read after it maps the zero page again */
 	run(MMAP_4M " L 40000010,8\n L 40001010,8\n S 40002010,8\n"
 	    "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 8192, 4 ) --> [pre-success] Success(0x0)\n",
 	    "os.mode=base", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
 	done();
 	/* mremap moves zero PTEs without giving the zero page a reverse map */
 	run(MMAP_1M " L 40000010,8\n S 40001010,8\n"
 	    "SYSCALL[7,1](25) sys_mremap ( 0x40000000, 1048576, 2097152, 0x1 ) --> [pre-success] Success(0x50000000)\n"
 	    " L 50000010,8\n", "os.mode=base", NULL);
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
-	ck_assert_uint_eq(pte_of(0x50000000, &rw), S->thp.zero_pfn);
-	ck_assert_uint_eq(S->rmap[S->thp.zero_pfn], 0);
+	ck_assert_uint_eq(pte_of(0x50000000, &rw), S->k.thp.zero_pfn);
+	ck_assert_uint_eq(S->k.rmap[S->k.thp.zero_pfn], 0);
 	ck_assert_uint_eq(S->st.pgfault, 2); /* the moved zero PTE is still mapped */
 	done();
 }
@@ -340,9 +340,9 @@ START_TEST(reclaim_leaves_zero_pages)
 	check_every = 4096;
 	run(buf, "os.mode=base", "os.memory=64M", NULL);
 	check_every = 1;
-	ck_assert_uint_eq(S->thp.nr_zero_ptes, 8192);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 8192);
 	ck_assert_uint_gt(S->st.pswpout, 0);
-	ck_assert_uint_eq(S->st.nr_anon_pages + S->pt.nr_swap, 24576);
+	ck_assert_uint_eq(S->st.nr_anon_pages + S->k.mm->pt.nr_swap, 24576);
 	done();
 }
 END_TEST

@@ -1,0 +1,322 @@
+/*
+ * kernel.c - the kernel as a whole (kernel.h): booting it on a machine's memory
+ * (kernel_init(): the buddy allocator, the hugetlb pools set aside at boot, the
+ * fragmentation a machine's history left, the first address space), the page-table
+ * frames its page tables take (GFP_PGTABLE_USER, counted as nr_page_table_pages),
+ * failures, resident memory over time, and the invariants that cross its models.
+ * Each model's file says what it follows; this one only composes them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fault.h"
+#include "kernel.h"
+#include "mmap.h"
+#include "reclaim.h"
+#include "thp.h"
+
+static pfn_t pt_frame_alloc(void *ctx)
+{
+	struct kernel *k = ctx;
+	pfn_t pfn = buddy_alloc_mt(&k->buddy, 0, MIGRATE_UNMOVABLE); /* GFP_PGTABLE_USER */
+
+	if (pfn != PFN_NONE)
+		k->st->nr_page_table_pages++;
+	return pfn;
+}
+
+static void pt_frame_free(void *ctx, pfn_t pfn)
+{
+	struct kernel *k = ctx;
+
+	buddy_free(&k->buddy, pfn, 0);
+	k->st->nr_page_table_pages--;
+	if (unlikely(k->hv != NULL))
+		k->hv->table_freed(k->hv_ctx, pfn);
+}
+
+void kernel_prepare(struct kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->mm = &k->init_mm;
+}
+
+int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st, struct mmu *cpu,
+		struct err *e)
+{
+	struct pt_frame_ops ops = { pt_frame_alloc, pt_frame_free, k };
+
+	k->cfg = cfg;
+	k->st = st;
+	k->cpu = cpu;
+	k->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
+	vma_set_init(&k->mm->vmas);
+	/*
+	 * A 1G hugetlb pool is carved off the top at boot (1G-aligned): the buddy
+	 * gets what lies below it; memory above the last whole GiB goes unused.
+	 */
+	if (buddy_init(&k->buddy, cfg->hugetlb_1g_pages ? ((cfg->memory >> PUD_SHIFT) - cfg->hugetlb_1g_pages) << PUD_SHIFT
+							: cfg->memory))
+		goto oom;
+	k->buddy.extfrag_threshold = cfg->extfrag_threshold;
+	buddy_set_thp_enabled(&k->buddy, cfg->mode == MODE_THP && cfg->thp.enabled != THP_NEVER);
+	/*
+	 * The persistent 2 MiB pool is set aside at boot (hugepages=N; "huge pages
+	 * must be set aside at boot time", LWN's 2.6.38 THP article), before the
+	 * machine's history fragments memory; surplus pages (pages: 0) come from
+	 * the buddy allocator at fault time, fragmented or not.
+	 */
+	if ((cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages) &&
+	    hugetlb_pool_init(&k->hugetlb, &k->buddy, cfg->mode == MODE_HUGETLBFS || cfg->hugetlb_pages ? cfg->hugetlb_pages : 0))
+		goto oom;
+	if (cfg->fragmentation.unmovable > 0 &&
+	    buddy_fragment(&k->buddy, cfg->fragmentation.unmovable, cfg->fragmentation.seed) < 0)
+		return err_set(e, "os.fragmentation.unmovable", 0, 0, "cannot fragment memory");
+	if (pt_init(&k->mm->pt, cfg->levels, &ops))
+		goto oom;
+	if (hugetlb_pool_init_1g(&k->hugetlb, k->buddy.nr_pages, cfg->hugetlb_1g_pages))
+		goto oom;
+	k->rmap = mmap(NULL, k->buddy.nr_pages * sizeof(*k->rmap), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (k->rmap == MAP_FAILED) {
+		k->rmap = NULL;
+		goto oom;
+	}
+	if (thp_init(k) || lru_init(&k->lru, k->buddy.nr_pages) || swap_init(&k->swap, cfg->swap_size) ||
+	    filemap_init(k) || vmas_init(k))
+		goto oom;
+	k->wmark_low = buddy_watermark(&k->buddy, WMARK_LOW);
+	khugepaged_init(k);
+	return 0;
+oom:
+	return err_host(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
+}
+
+void kernel_destroy(struct kernel *k)
+{
+	if (k->mm->pt.root) {
+		sim_exit_mmap(k);
+		pt_destroy(&k->mm->pt);
+	}
+	hugetlb_pool_destroy(&k->hugetlb, &k->buddy);
+	thp_destroy(k);
+	filemap_destroy(k);
+	lru_destroy(&k->lru);
+	swap_destroy(&k->swap);
+	if (k->rmap)
+		munmap(k->rmap, k->buddy.nr_pages * sizeof(*k->rmap));
+	buddy_destroy(&k->buddy);
+	vma_set_free(&k->mm->vmas);
+	vmas_destroy(k);
+}
+
+int kernel_fail(struct kernel *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k->fail_msg, sizeof(k->fail_msg), fmt, ap);
+	va_end(ap);
+	k->failed = true;
+	return err_set(&k->err, k->trace_name, 0, 0, "record %llu: %s",
+		       (unsigned long long)k->rec_no + 1, k->fail_msg);
+}
+
+uint64_t kernel_huge_bytes(const struct stats *st)
+{
+	return (st->nr_anon_transparent_hugepages + st->nr_hugetlb_pages) * PMD_SIZE +
+	       st->nr_hugetlb_pages_1g * PUD_SIZE;
+}
+
+uint64_t kernel_rss_bytes(const struct stats *st)
+{
+	return st->nr_anon_pages * PAGE_SIZE + kernel_huge_bytes(st);
+}
+
+void kernel_rss_changed(struct kernel *k)
+{
+	struct rss_acct *a = &k->racct;
+	cycles_t now = kernel_now(k);
+
+	if (now > a->last) {
+		a->rss_time += (unsigned __int128)a->rss * (now - a->last);
+		a->huge_time += (unsigned __int128)a->huge * (now - a->last);
+		a->last = now;
+	}
+	a->rss = kernel_rss_bytes(k->st);
+	a->huge = kernel_huge_bytes(k->st);
+	if (a->rss > a->peak_rss)
+		a->peak_rss = a->rss;
+	if (a->huge > a->peak_huge)
+		a->peak_huge = a->huge;
+	if (a->rss && (double)a->huge / (double)a->rss > a->peak_coverage)
+		a->peak_coverage = (double)a->huge / (double)a->rss;
+}
+
+void kernel_rss_restart(struct kernel *k)
+{
+	struct rss_acct *a = &k->racct;
+
+	memset(a, 0, sizeof(*a));
+	a->last = kernel_now(k);
+	kernel_rss_changed(k); /* the peaks start from what is resident now */
+}
+
+/* --- invariants --------------------------------------------------------- */
+
+struct inv_ctx {
+	struct kernel *k;
+	uint8_t *owned; /* frames reached from the page table */
+	uint64_t thp_pmds, subpages, pages_1g, lru_pages, file_ptes;
+	uint8_t *slots; /* swap slots reached from swap entries */
+	uint64_t file_pmds;
+};
+
+static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		pfn_t f = pfn + i;
+
+		BUG_ON(f >= c->k->buddy.nr_pages);
+		BUG_ON(c->owned[f / 8] & (1 << (f % 8))); /* mapped or used twice */
+		c->owned[f / 8] |= (uint8_t)(1 << (f % 8));
+	}
+}
+
+static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct inv_ctx *c = ctx;
+	struct kernel *k = c->k;
+	unsigned order = 0;
+
+	BUG_ON(!vma_find(&k->mm->vmas, va));
+	if (ps == PS_1G) {
+		BUG_ON(!hugetlb_is_1g_in_use(&k->hugetlb, pfn));
+		c->pages_1g++;
+		return;
+	}
+	if ((ps == PS_4K && pfn == k->thp.zero_pfn) || (ps == PS_2M && pfn == k->thp.huge_zero_pfn)) {
+		BUG_ON(entry & PTE_RW); /* the zero pages are shared and never writable */
+		return;
+	}
+	if (ps == PS_4K && filemap_is_cache(&k->fm, pfn)) {
+		/* a page-cache page: owned once by the cache (below), mapped read-only
+		 * in a private mapping (a store copies it first) */
+		BUG_ON(!buddy_is_allocated(&k->buddy, pfn, &order) || order != 0);
+		BUG_ON(!(vma_find(&k->mm->vmas, va)->flags & VM_FILE));
+		BUG_ON((entry & PTE_RW) && !(vma_find(&k->mm->vmas, va)->flags & VM_SHARED));
+		c->file_ptes++;
+		return;
+	}
+	if (ps == PS_2M && filemap_is_thp(k, pfn)) {
+		/* a file THP (khugepaged.c): its pages are the cache's, mapped read-only */
+		BUG_ON(pfn & (HPAGE_PMD_NR - 1));
+		BUG_ON(entry & PTE_RW);
+		BUG_ON(!(vma_find(&k->mm->vmas, va)->flags & VM_FILE));
+		c->file_pmds++;
+		return;
+	}
+	if (thp_is_folio(k, pfn)) {
+		pfn_t head = pfn & ~(HPAGE_PMD_NR - 1);
+		const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
+		unsigned i = (unsigned)(pfn - head);
+
+		BUG_ON(!buddy_is_allocated(&k->buddy, head, &order) || order != HPAGE_PMD_ORDER);
+		BUG_ON(!lru_on(&k->lru, head));
+		if (ps == PS_2M) {
+			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
+			c->thp_pmds++;
+			own(c, pfn, HPAGE_PMD_NR);
+		} else {
+			BUG_ON(f->flags & FOLIO_PMD_MAPPED);
+			BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
+			BUG_ON(k->rmap[pfn] != va + 1);
+			c->subpages++;
+			own(c, pfn, 1);
+		}
+		return;
+	}
+	BUG_ON(!buddy_is_allocated(&k->buddy, pfn, &order));
+	BUG_ON(order != (ps == PS_4K ? 0 : HPAGE_PMD_ORDER));
+	if (ps == PS_4K) {
+		BUG_ON(k->rmap[pfn] != va + 1); /* the reverse map compaction relies on */
+		BUG_ON(!lru_on(&k->lru, pfn));       /* every anonymous page can be reclaimed */
+		c->lru_pages++;
+	}
+	own(c, pfn, 1UL << order);
+}
+
+static void own_cache_page(void *ctx, pfn_t pfn)
+{
+	own(ctx, pfn, 1);
+}
+
+static void inv_table(void *ctx, pfn_t pfn, unsigned level)
+{
+	struct inv_ctx *c = ctx;
+	unsigned order = 1;
+
+	(void)level;
+	BUG_ON(!buddy_is_allocated(&c->k->buddy, pfn, &order) || order != 0);
+	own(c, pfn, 1);
+}
+
+static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
+{
+	struct inv_ctx *c = ctx;
+
+	BUG_ON(!vma_find(&c->k->mm->vmas, va));
+	BUG_ON(!swap_slot_used(&c->k->swap, slot) || slot == 0);
+	BUG_ON(c->slots[slot / 8] & (1 << (slot % 8))); /* one entry per slot */
+	c->slots[slot / 8] |= (uint8_t)(1 << (slot % 8));
+}
+
+void kernel_check_invariants(struct kernel *k)
+{
+	struct inv_ctx c = { k, calloc((k->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0, 0,
+			     calloc(k->swap.nr_slots / 8 + 1, 1), 0 };
+	uint64_t thp_folios = 0;
+	uint64_t folios_mapped = 0;
+
+	BUG_ON(!c.owned || !c.slots);
+	buddy_check_invariants(&k->buddy);
+	swap_check_invariants(&k->swap);
+	reclaim_check_invariants(k);
+	pt_for_each_swap(&k->mm->pt, inv_swap, &c);
+	/* every slot in use but the header belongs to exactly one swap entry */
+	BUG_ON(k->swap.nr_slots && k->mm->pt.nr_swap != k->swap.nr_used - 1);
+	BUG_ON(k->mm->pt.nr_leaves[PS_1G] != k->st->nr_hugetlb_pages_1g);
+	/* every change of resident memory was accounted (sim_rss_changed()) */
+	BUG_ON(k->racct.rss != kernel_rss_bytes(k->st) || k->racct.huge != kernel_huge_bytes(k->st));
+	pt_check_invariants(&k->mm->pt);
+	vma_check_invariants(&k->mm->vmas);
+	pt_for_each_leaf(&k->mm->pt, inv_leaf, &c);
+	pt_for_each_table(&k->mm->pt, inv_table, &c);
+	BUG_ON(k->mm->pt.nr_leaves[PS_4K] != k->st->nr_anon_pages + k->thp.nr_zero_ptes + k->fm.nr_ptes);
+	filemap_check_invariants(k, c.file_ptes, c.file_pmds);
+	filemap_for_each(k, own_cache_page, &c);
+	BUG_ON(k->mm->pt.nr_leaves[PS_2M] != k->st->nr_hugetlb_pages + k->thp.nr_zero_pmds +
+					     k->st->nr_anon_transparent_hugepages + k->fm.nr_pmds);
+	BUG_ON(c.thp_pmds != k->st->nr_anon_transparent_hugepages);
+	BUG_ON(c.pages_1g != k->hugetlb.in_use_1g);
+	/* a deposited table per THP or zero PMD, counted as a page-table page */
+	BUG_ON(k->mm->pt.nr_tables + k->thp.dep_n != k->st->nr_page_table_pages);
+	BUG_ON(k->thp.dep_n != k->thp.nr_zero_pmds + k->st->nr_anon_transparent_hugepages);
+	for (size_t i = 0; i < k->thp.dep_cap; i++)
+		if (k->thp.dep_key[i])
+			own(&c, k->thp.dep_val[i], 1);
+	/* every PTE-mapped subpage is in its folio's map, and nothing else is */
+	for (pfn_t f = 0; k->thp.folio && f < k->buddy.nr_pages >> HPAGE_PMD_ORDER; f++) {
+		if ((k->thp.folio[f].flags & FOLIO_THP) && !(k->thp.folio[f].flags & FOLIO_PMD_MAPPED))
+			folios_mapped += k->thp.folio[f].nr_mapped;
+		thp_folios += !!(k->thp.folio[f].flags & FOLIO_THP);
+	}
+	BUG_ON(folios_mapped != c.subpages);
+	/* the LRU holds exactly the anonymous folios: 4K pages and THPs */
+	BUG_ON(lru_nr_pages(&k->lru) != c.lru_pages + thp_folios * HPAGE_PMD_NR);
+	free(c.owned);
+	free(c.slots);
+}
