@@ -40,6 +40,7 @@
 #include "compaction.h"
 #include "lru.h"
 #include "mmap.h"
+#include "tlbflush.h"
 #include "kernel.h"
 
 #define COMPACT_CLUSTER_MAX 32    /* SWAP_CLUSTER_MAX, include/linux/swap.h */
@@ -465,7 +466,7 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	k->rmap[to] = k->rmap[from];
 	k->rmap[from] = 0;
 	k->st->compact_migrated++;
-	sim_flush_tlb_page(k, va);
+	flush_tlb_page(k, va);
 	return 0;
 }
 

@@ -47,6 +47,7 @@
 #include "fault.h"
 #include "lru.h"
 #include "mmap.h"
+#include "tlbflush.h"
 #include "reclaim.h"
 #include "kernel.h"
 #include "thp.h"
@@ -113,6 +114,9 @@ int sim_fault(struct kernel *k, vaddr_t va, bool write)
 	if (va >= k->va_limit)
 		return kernel_fail(k, "address 0x%llx needs more than %u-level paging (walk.levels)",
 			    (unsigned long long)va, k->cfg->levels);
+	if (unlikely(k->mm->exited))
+		return kernel_fail(k, "a reference of process %llu after its exit",
+				   (unsigned long long)k->mm->id);
 	v = vma_find(&k->mm->vmas, va);
 	if (!v) {
 		if (!k->cfg->implicit.enabled)
@@ -285,7 +289,7 @@ int sim_wp_fault(struct kernel *k, vaddr_t va)
 				 PFN_NONE, PFN_NONE);
 		goto reuse;
 	}
-	sim_flush_tlb_page(k, p); /* wp_page_copy(): ptep_clear_flush() */
+	flush_tlb_page(k, p); /* wp_page_copy(): ptep_clear_flush() */
 	return 0;
 reuse:
 	/*

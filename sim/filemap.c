@@ -503,7 +503,7 @@ static bool set_pmd_ok(const struct kernel *k, const struct vma *v, vaddr_t va)
 {
 	vaddr_t h = va & ~(PMD_SIZE - 1);
 
-	return k->cfg->mode == MODE_THP && !(v->flags & VM_NOHUGEPAGE) &&
+	return k->cfg->mode == MODE_THP && !(v->flags & VM_NOHUGEPAGE) && !k->mm->thp_disable &&
 	       filemap_thp_suitable(v, h) && pt_slot_empty(&k->mm->pt, h, PS_2M);
 }
 

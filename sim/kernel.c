@@ -17,6 +17,7 @@
 #include "mmap.h"
 #include "reclaim.h"
 #include "thp.h"
+#include "tlbflush.h"
 
 static pfn_t pt_frame_alloc(void *ctx)
 {
@@ -41,14 +42,15 @@ static void pt_frame_free(void *ctx, pfn_t pfn)
 void kernel_prepare(struct kernel *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->mm = &k->init_mm;
+	k->mm = k->active_mm = k->mms = &k->init_mm;
+	k->mms_tail = &k->init_mm.next;
+	k->nr_mm = 1;
 }
 
 int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st, struct mmu *cpu,
 		struct err *e)
 {
-	struct pt_frame_ops ops = { pt_frame_alloc, pt_frame_free, k };
-
+	k->pt_ops = (struct pt_frame_ops){ pt_frame_alloc, pt_frame_free, k };
 	k->cfg = cfg;
 	k->st = st;
 	k->cpu = cpu;
@@ -75,7 +77,7 @@ int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st
 	if (cfg->fragmentation.unmovable > 0 &&
 	    buddy_fragment(&k->buddy, cfg->fragmentation.unmovable, cfg->fragmentation.seed) < 0)
 		return err_set(e, "os.fragmentation.unmovable", 0, 0, "cannot fragment memory");
-	if (pt_init(&k->mm->pt, cfg->levels, &ops))
+	if (pt_init(&k->mm->pt, cfg->levels, &k->pt_ops))
 		goto oom;
 	if (hugetlb_pool_init_1g(&k->hugetlb, k->buddy.nr_pages, cfg->hugetlb_1g_pages))
 		goto oom;
@@ -97,10 +99,18 @@ oom:
 
 void kernel_destroy(struct kernel *k)
 {
-	if (k->mm->pt.root) {
-		sim_exit_mmap(k);
-		pt_destroy(&k->mm->pt);
+	for (struct mm *mm = k->mms, *next; mm; mm = next) {
+		next = mm->next;
+		if (mm->pt.root) {
+			kernel_use_mm(k, mm);
+			sim_exit_mmap(k);
+			pt_destroy(&mm->pt);
+		}
+		vma_set_free(&mm->vmas);
+		if (mm != &k->init_mm)
+			free(mm);
 	}
+	k->mm = &k->init_mm;
 	hugetlb_pool_destroy(&k->hugetlb, &k->buddy);
 	thp_destroy(k);
 	filemap_destroy(k);
@@ -109,8 +119,77 @@ void kernel_destroy(struct kernel *k)
 	if (k->rmap)
 		munmap(k->rmap, k->buddy.nr_pages * sizeof(*k->rmap));
 	buddy_destroy(&k->buddy);
-	vma_set_free(&k->mm->vmas);
 	vmas_destroy(k);
+}
+
+struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
+{
+	struct mm *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	vma_set_init(&mm->vmas);
+	if (pt_init(&mm->pt, k->cfg->levels, &k->pt_ops)) {
+		free(mm);
+		return NULL;
+	}
+	mm->id = id;
+	*k->mms_tail = mm;
+	k->mms_tail = &mm->next;
+	k->nr_mm++;
+	return mm;
+}
+
+struct mm *kernel_mm_find(const struct kernel *k, uint64_t id)
+{
+	for (struct mm *mm = k->mms; mm; mm = mm->next)
+		if (mm->id == id && !mm->exited)
+			return mm;
+	return NULL;
+}
+
+/* exit_mmap() and the page table's teardown (free_pgtables()); the mm struct stays */
+static void mm_teardown(struct kernel *k, struct mm *mm)
+{
+	struct mm *old = kernel_use_mm(k, mm);
+
+	sim_exit_mmap(k);
+	pt_destroy(&mm->pt);
+	vma_set_free(&mm->vmas);
+	vma_set_init(&mm->vmas);
+	kernel_use_mm(k, old);
+}
+
+void kernel_mm_exit(struct kernel *k, struct mm *mm)
+{
+	struct mm *old = kernel_use_mm(k, mm);
+
+	flush_tlb_mm(k);
+	mm_teardown(k, mm);
+	/* an empty table stays behind it: a stray reference walks it and faults (fault.c) */
+	mm->exited = true;
+	if (pt_init(&mm->pt, k->cfg->levels, &k->pt_ops)) {
+		k->failed = true;
+		err_host(&k->err, k->trace_name, 0, 0, "out of host memory in exit");
+	}
+	kernel_use_mm(k, old);
+}
+
+int kernel_exec(struct kernel *k)
+{
+	struct mm *mm = k->mm;
+
+	flush_tlb_mm(k);
+	mm_teardown(k, mm);
+	/* exec_mmap(): a fresh mm; def_flags (mlockall's MCL_FUTURE) is not inherited,
+	 * MMF_DISABLE_THP is (MMF_INIT_MASK) */
+	mm->brk_start = mm->brk = 0;
+	mm->def_flags = 0;
+	if (pt_init(&mm->pt, k->cfg->levels, &k->pt_ops)) {
+		k->failed = true;
+		return err_host(&k->err, k->trace_name, 0, 0, "out of host memory in exec");
+	}
+	return 0;
 }
 
 int kernel_fail(struct kernel *k, const char *fmt, ...)
@@ -163,6 +242,42 @@ void kernel_rss_restart(struct kernel *k)
 	memset(a, 0, sizeof(*a));
 	a->last = kernel_now(k);
 	kernel_rss_changed(k); /* the peaks start from what is resident now */
+}
+
+struct rss_walk {
+	struct kernel *k;
+	uint64_t anon, file, anon_huge;
+};
+
+static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
+{
+	struct rss_walk *w = ctx;
+	struct kernel *k = w->k;
+
+	(void)va;
+	(void)entry;
+	if (pfn == PFN_NONE)
+		return; /* a swap entry */
+	if ((ps == PS_4K && pfn == k->thp.zero_pfn) || (ps == PS_2M && pfn == k->thp.huge_zero_pfn))
+		return;
+	if ((ps == PS_4K && filemap_is_cache(&k->fm, pfn)) || (ps == PS_2M && filemap_is_thp(k, pfn))) {
+		w->file += ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
+		return;
+	}
+	w->anon += ps == PS_1G ? PUD_SIZE : ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
+	if (ps == PS_2M && thp_is_folio(k, pfn))
+		w->anon_huge += PMD_SIZE;
+}
+
+void kernel_mm_rss(struct kernel *k, struct mm *mm, uint64_t *anon, uint64_t *file,
+		   uint64_t *anon_huge)
+{
+	struct rss_walk w = { k, 0, 0, 0 };
+
+	pt_for_each_leaf(&mm->pt, rss_leaf, &w);
+	*anon = w.anon;
+	*file = w.file;
+	*anon_huge = w.anon_huge;
 }
 
 /* --- invariants --------------------------------------------------------- */
@@ -280,30 +395,43 @@ void kernel_check_invariants(struct kernel *k)
 			     calloc(k->swap.nr_slots / 8 + 1, 1), 0 };
 	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
+	uint64_t nr_swap = 0, nr_tables = 0, nr_leaves[PS_NR] = { 0 };
+	struct mm *cur = k->mm;
 
 	BUG_ON(!c.owned || !c.slots);
 	buddy_check_invariants(&k->buddy);
 	swap_check_invariants(&k->swap);
 	reclaim_check_invariants(k);
-	pt_for_each_swap(&k->mm->pt, inv_swap, &c);
+
+	/* every process's page table and VMAs: their sums are the kernel's counts */
+	for (struct mm *mm = k->mms; mm; mm = mm->next) {
+		kernel_use_mm(k, mm);
+		BUG_ON(mm->exited && (mm->pt.nr_tables > 1 || mm->vmas.n)); /* its empty root alone */
+		pt_for_each_swap(&mm->pt, inv_swap, &c);
+		pt_check_invariants(&mm->pt);
+		vma_check_invariants(&mm->vmas);
+		pt_for_each_leaf(&mm->pt, inv_leaf, &c);
+		pt_for_each_table(&mm->pt, inv_table, &c);
+		nr_swap += mm->pt.nr_swap;
+		nr_tables += mm->pt.nr_tables;
+		for (int ps = 0; ps < PS_NR; ps++)
+			nr_leaves[ps] += mm->pt.nr_leaves[ps];
+	}
+	kernel_use_mm(k, cur);
 	/* every slot in use but the header belongs to exactly one swap entry */
-	BUG_ON(k->swap.nr_slots && k->mm->pt.nr_swap != k->swap.nr_used - 1);
-	BUG_ON(k->mm->pt.nr_leaves[PS_1G] != k->st->nr_hugetlb_pages_1g);
-	/* every change of resident memory was accounted (sim_rss_changed()) */
+	BUG_ON(k->swap.nr_slots && nr_swap != k->swap.nr_used - 1);
+	BUG_ON(nr_leaves[PS_1G] != k->st->nr_hugetlb_pages_1g);
+	/* every change of resident memory was accounted (kernel_rss_changed()) */
 	BUG_ON(k->racct.rss != kernel_rss_bytes(k->st) || k->racct.huge != kernel_huge_bytes(k->st));
-	pt_check_invariants(&k->mm->pt);
-	vma_check_invariants(&k->mm->vmas);
-	pt_for_each_leaf(&k->mm->pt, inv_leaf, &c);
-	pt_for_each_table(&k->mm->pt, inv_table, &c);
-	BUG_ON(k->mm->pt.nr_leaves[PS_4K] != k->st->nr_anon_pages + k->thp.nr_zero_ptes + k->fm.nr_ptes);
+	BUG_ON(nr_leaves[PS_4K] != k->st->nr_anon_pages + k->thp.nr_zero_ptes + k->fm.nr_ptes);
 	filemap_check_invariants(k, c.file_ptes, c.file_pmds);
 	filemap_for_each(k, own_cache_page, &c);
-	BUG_ON(k->mm->pt.nr_leaves[PS_2M] != k->st->nr_hugetlb_pages + k->thp.nr_zero_pmds +
-					     k->st->nr_anon_transparent_hugepages + k->fm.nr_pmds);
+	BUG_ON(nr_leaves[PS_2M] != k->st->nr_hugetlb_pages + k->thp.nr_zero_pmds +
+				       k->st->nr_anon_transparent_hugepages + k->fm.nr_pmds);
 	BUG_ON(c.thp_pmds != k->st->nr_anon_transparent_hugepages);
 	BUG_ON(c.pages_1g != k->hugetlb.in_use_1g);
 	/* a deposited table per THP or zero PMD, counted as a page-table page */
-	BUG_ON(k->mm->pt.nr_tables + k->thp.dep_n != k->st->nr_page_table_pages);
+	BUG_ON(nr_tables + k->thp.dep_n != k->st->nr_page_table_pages);
 	BUG_ON(k->thp.dep_n != k->thp.nr_zero_pmds + k->st->nr_anon_transparent_hugepages);
 	for (size_t i = 0; i < k->thp.dep_cap; i++)
 		if (k->thp.dep_key[i])

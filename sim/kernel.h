@@ -42,6 +42,11 @@ struct mm {
 	vaddr_t brk_start, brk; /* the heap; brk_start == 0 until the first brk event */
 	unsigned long def_flags; /* mm->def_flags: VM_LOCKED (| VM_LOCKONFAULT) after
 				    mlockall(MCL_FUTURE), for every later mmap and brk */
+	uint64_t id;           /* the trace's process id (0: a trace of one process) */
+	struct mm *next;       /* kernel.mms: every process's, in creation order */
+	bool exited;           /* exit_mmap() ran: it maps nothing and takes no reference */
+	bool thp_disable;      /* prctl(PR_SET_THP_DISABLE): MMF_DISABLE_THP, kept by fork and exec */
+	uint64_t tlb_gen;      /* mm->context.tlb_gen: each flush of the mm bumps it */
 };
 
 /*
@@ -74,8 +79,12 @@ struct kernel {
 	const struct sim_config *cfg; /* the machine's (validated) */
 	struct stats *st;             /* the counters the kernel moves (vmstat.*, cycles.*) */
 	struct mmu *cpu;              /* the CPU it runs on: shootdown and fault details */
-	struct mm *mm;                /* the running process's address space */
-	struct mm init_mm;            /* the first process's (one per run until fork lands) */
+	struct mm *mm;                /* the address space the kernel works on now */
+	struct mm *active_mm;         /* the one the CPU has loaded (CR3): shootdown goes there */
+	struct mm init_mm;            /* the first process's */
+	struct mm *mms, **mms_tail;   /* every process's address space, in creation order */
+	unsigned nr_mm;               /* processes created, exited ones included */
+	struct pt_frame_ops pt_ops;   /* page-table frames for every mm's table */
 
 	struct buddy buddy;
 	struct hugetlb_pool hugetlb;
@@ -116,6 +125,32 @@ void kernel_prepare(struct kernel *k);
 int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st, struct mmu *cpu,
 		struct err *e);
 void kernel_destroy(struct kernel *k);
+
+/*
+ * A new, empty address space for process @id (a process the run starts, or
+ * exec's): appended to k->mms. NULL on host OOM.
+ */
+struct mm *kernel_mm_new(struct kernel *k, uint64_t id);
+/*
+ * fork() of the running process (copy_process() -> dup_mm()): process @id gets a
+ * copy of k->mm's address space (fork.c). Its mm, or NULL with k->err.
+ */
+struct mm *kernel_fork(struct kernel *k, uint64_t id);
+/* The address space of process @id, or NULL. */
+struct mm *kernel_mm_find(const struct kernel *k, uint64_t id);
+/* exit_mmap() of @mm: every mapping zapped, its page table freed; it stays listed, exited. */
+void kernel_mm_exit(struct kernel *k, struct mm *mm);
+/* execve() in the running process: exit_mmap(), then a new empty address space. 0 or -1. */
+int kernel_exec(struct kernel *k);
+
+/* Work on @mm (khugepaged's and the rmap's walks): returns the one worked on before. */
+static inline struct mm *kernel_use_mm(struct kernel *k, struct mm *mm)
+{
+	struct mm *old = k->mm;
+
+	k->mm = mm;
+	return old;
+}
 
 /* Simulated time so far, in cycles (what khugepaged's sleeps are measured in). */
 static inline cycles_t kernel_now(const struct kernel *k)
@@ -158,6 +193,16 @@ void kernel_rss_restart(struct kernel *k);
 /* The report's resident bytes of @st: anonymous 4K pages, THPs and hugetlb pages (not the zero pages). */
 uint64_t kernel_huge_bytes(const struct stats *st);
 uint64_t kernel_rss_bytes(const struct stats *st);
+
+/*
+ * What /proc/PID/smaps_rollup shows of @mm, from its page table as smaps walks it
+ * (smaps_pte_entry(), smaps_pmd_entry()): @anon anonymous bytes resident (THPs
+ * and hugetlb pages included, the zero pages not: the report's rss_bytes),
+ * @file file and shmem bytes mapped (MM_FILEPAGES + MM_SHMEMPAGES), @anon_huge
+ * PMD-mapped THP bytes (AnonHugePages).
+ */
+void kernel_mm_rss(struct kernel *k, struct mm *mm, uint64_t *anon, uint64_t *file,
+		   uint64_t *anon_huge);
 
 /* The kernel's own invariants, and that each mapped frame is allocated exactly once. Aborts. */
 void kernel_check_invariants(struct kernel *k);

@@ -88,6 +88,7 @@
 #include "filemap.h"
 #include "khugepaged.h"
 #include "mmap.h"
+#include "tlbflush.h"
 #include "page_alloc.h"
 #include "reclaim.h"
 #include "kernel.h"
@@ -142,7 +143,7 @@ static bool collapsible(const struct kernel *k, const struct vma *v, unsigned lo
 	vaddr_t hend = v->end & ~(PMD_SIZE - 1);
 
 	/* vma_thp_disabled(), VM_NO_KHUGEPAGED */
-	if (k->cfg->mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB)))
+	if (k->cfg->mode != MODE_THP || (flags & (VM_NOHUGEPAGE | VM_HUGETLB)) || k->mm->thp_disable)
 		return false;
 	if (flags & VM_FILE) {
 		if (enforce_sysfs && (k->cfg->thp.enabled == THP_NEVER ||
@@ -202,6 +203,8 @@ const char *khugepaged_thp_ineligible(const struct kernel *k, const struct vma *
 	}
 	if (v->flags & VM_NOHUGEPAGE)
 		return "VM_NOHUGEPAGE";
+	if (k->mm->thp_disable)
+		return "MMF_DISABLE_THP";
 	fits = hend >= PMD_SIZE && hend - PMD_SIZE >= v->start &&
 	       (!(v->flags & VM_FILE) || filemap_thp_suitable(v, hend - PMD_SIZE));
 	if (!fits)
@@ -319,7 +322,7 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 	}
 	thp_folio_new(k, pfn, haddr);
 	/* pmdp_collapse_flush(): the application's TLB entries for the range go */
-	sim_flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* 512 > 33: a full flush */
+	flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* 512 > 33: a full flush */
 	*cyc += present * k->cfg->cost.copy_page + (HPAGE_PMD_NR - present) * k->cfg->cost.clear_page;
 	return SCAN_SUCCEED;
 }
@@ -392,7 +395,7 @@ static void retract_page_tables(struct kernel *k, uint32_t file, uint64_t pgoff)
 		if ((addr & (PMD_SIZE - 1)) || o->end < addr + PMD_SIZE || !pt_table_at(&k->mm->pt, addr, 1))
 			continue;
 		pt_retract_pmd(&k->mm->pt, addr);
-		sim_flush_tlb_range(k, addr, addr + PMD_SIZE);
+		flush_tlb_range(k, addr, addr + PMD_SIZE);
 	}
 }
 
@@ -426,7 +429,7 @@ static enum scan_result collapse_file(struct kernel *k, const struct vma *v, uin
 		return SCAN_FAIL;
 	}
 	if (unmap_file_range(k, file, start))
-		sim_flush_tlb_mm_range(k, 0, k->va_limit, PAGE_SHIFT); /* TLB_FLUSH_ALL */
+		flush_tlb_mm_range(k, 0, k->va_limit, PAGE_SHIFT); /* TLB_FLUSH_ALL */
 	*cyc += HPAGE_PMD_NR * k->cfg->cost.copy_page; /* copy_mc_highpage() each */
 	filemap_install_thp(k, file, start, pfn);
 	retract_page_tables(k, file, start);
@@ -464,7 +467,7 @@ static enum scan_result scan_file(struct kernel *k, const struct vma *v, vaddr_t
 /* set_huge_pmd() -> do_set_pmd() of the file THP @head at @haddr in @v. */
 static enum scan_result set_huge_pmd(struct kernel *k, const struct vma *v, vaddr_t haddr, pfn_t head)
 {
-	if ((v->flags & VM_NOHUGEPAGE) || !filemap_thp_suitable(v, haddr) ||
+	if ((v->flags & VM_NOHUGEPAGE) || k->mm->thp_disable || !filemap_thp_suitable(v, haddr) ||
 	    !pt_slot_empty(&k->mm->pt, haddr, PS_2M))
 		return SCAN_FAIL;
 	if (pt_map(&k->mm->pt, haddr, PS_2M, head, false)) {
@@ -512,7 +515,7 @@ static enum scan_result collapse_pte_mapped_thp(struct kernel *k, vaddr_t haddr,
 		}
 		pt_unmap_range(&k->mm->pt, haddr, haddr + PMD_SIZE, false, unmap_cache_pte, k);
 		pt_retract_pmd(&k->mm->pt, haddr);
-		sim_flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* pmdp_collapse_flush() */
+		flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* pmdp_collapse_flush() */
 	}
 	return install_pmd ? set_huge_pmd(k, v, haddr, head) : SCAN_SUCCEED;
 }

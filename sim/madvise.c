@@ -42,6 +42,7 @@
 #include "lru.h"
 #include "madvise.h"
 #include "mmap.h"
+#include "tlbflush.h"
 #include "reclaim.h"
 #include "kernel.h"
 #include "thp.h"
@@ -203,7 +204,7 @@ range_done:
 		}
 	}
 	if (w->g.end) /* tlb_end_vma() */
-		sim_flush_tlb_mm_range(k, w->g.start, w->g.end, w->g.shift);
+		flush_tlb_mm_range(k, w->g.start, w->g.end, w->g.shift);
 }
 
 /* madvise_walk_vmas() with @op: stops at the first VMA @ok refuses. */

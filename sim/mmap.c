@@ -83,12 +83,10 @@
 #include "mmu.h"
 #include "kernel.h"
 #include "thp.h"
+#include "tlbflush.h"
 
 static int mm_populate(struct kernel *k, vaddr_t start, vaddr_t end);
 static int madvise_populate(struct kernel *k, vaddr_t start, vaddr_t end, bool write);
-
-/* arch/x86/mm/tlb.c: tlb_single_page_flush_ceiling */
-#define TLB_SINGLE_PAGE_FLUSH_CEILING 33
 
 static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
@@ -117,32 +115,6 @@ static void unmap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint
 		return;
 	}
 	thp_unmap_leaf(k, va, ps, pfn);
-}
-
-void sim_flush_tlb_mm_range(struct kernel *k, vaddr_t start, vaddr_t end, unsigned stride_shift)
-{
-	if (end <= start)
-		return;
-	k->st->cyc_fault += k->cfg->cost.flush;
-	if ((end - start) >> stride_shift > TLB_SINGLE_PAGE_FLUSH_CEILING) {
-		mmu_flush_all(k->cpu);
-		k->st->tlb_invalidations++;
-	} else {
-		/* flush_tlb_func(): an INVLPG every stride from start while below end */
-		mmu_invalidate_range(k->cpu, start, end);
-		k->st->tlb_invalidations += (end - start + (1ULL << stride_shift) - 1) >> stride_shift;
-	}
-}
-
-void sim_flush_tlb_range(struct kernel *k, vaddr_t start, vaddr_t end)
-{
-	sim_flush_tlb_mm_range(k, start, end, PAGE_SHIFT);
-}
-
-void sim_flush_tlb_page(struct kernel *k, vaddr_t va)
-{
-	sim_flush_tlb_mm_range(k, va & ~(PAGE_SIZE - 1), (va & ~(PAGE_SIZE - 1)) + PAGE_SIZE,
-			       PAGE_SHIFT);
 }
 
 /*
@@ -216,7 +188,7 @@ struct zap_ctx {
 static void tlb_finish(struct kernel *k, const struct pt_span *g)
 {
 	if (g->end)
-		sim_flush_tlb_mm_range(k, g->start, g->end, g->shift);
+		flush_tlb_mm_range(k, g->start, g->end, g->shift);
 }
 
 static void zap_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
@@ -376,7 +348,7 @@ static void flush_moved(struct kernel *k, vaddr_t old, vaddr_t len, vaddr_t nw, 
 
 	if (hugetlb) {
 		if (pt_lookup(&k->mm->pt, old, &ps, &pfn, NULL))
-			sim_flush_tlb_mm_range(k, old, old + len, page_shift_of(ps));
+			flush_tlb_mm_range(k, old, old + len, page_shift_of(ps));
 		return;
 	}
 	for (vaddr_t a = old, e; a < old + len; a = e) {
@@ -389,12 +361,12 @@ static void flush_moved(struct kernel *k, vaddr_t old, vaddr_t len, vaddr_t nw, 
 			e = old + len;
 		if (e - a == PMD_SIZE) {
 			if (pt_table_at(&k->mm->pt, a, 1) || (pt_lookup(&k->mm->pt, a, &ps, &pfn, NULL) && ps == PS_2M))
-				sim_flush_tlb_range(k, a, e);
+				flush_tlb_range(k, a, e);
 			continue;
 		}
 		for (vaddr_t p = a; p < e; p += PAGE_SIZE)
 			if (pt_lookup(&k->mm->pt, p, &ps, &pfn, NULL)) {
-				sim_flush_tlb_range(k, a, e);
+				flush_tlb_range(k, a, e);
 				break;
 			}
 	}

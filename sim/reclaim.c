@@ -89,6 +89,7 @@
 #include "lru.h"
 #include "mmu.h"
 #include "reclaim.h"
+#include "tlbflush.h"
 #include "kernel.h"
 #include "thp.h"
 
@@ -327,9 +328,7 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 static void unmap_flush(struct kernel *k, struct scan_ctl *sc)
 {
 	if (sc->unmapped) {
-		mmu_flush_all(k->cpu);
-		k->st->tlb_invalidations++;
-		k->st->cyc_fault += k->cfg->cost.flush;
+		arch_tlbbatch_flush(k);
 		sc->unmapped = false;
 	}
 }

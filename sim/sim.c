@@ -77,6 +77,8 @@ void sim_core_reset(struct sim *s)
 		   s->nrec[R_LOAD] + s->nrec[R_STORE] + s->nrec[R_MODIFY]);
 }
 
+static int proc_add(struct sim *s, struct mm *mm);
+
 static cycles_t machine_now(const void *machine)
 {
 	return sim_now(machine);
@@ -100,6 +102,8 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 			core_set_memory(&s->core, &s->mmu.cache, cfg);
 		s->mmu.timing = timing_hook;
 	}
+	if (proc_add(s, s->k.mm))
+		goto oom;
 	roi_init(s);
 	if (cfg->virt.mode != VIRT_NONE)
 		return virt_init(s, e);
@@ -113,6 +117,7 @@ void sim_destroy(struct sim *s)
 	if (s->virt) /* the guest's teardown traps nothing: the shadow table goes whole */
 		s->k.mm->pt.on_write = NULL;
 	kernel_destroy(&s->k);
+	free(s->procs);
 	mmu_destroy(&s->mmu);
 	core_free(&s->core);
 	virt_destroy(s);
@@ -131,6 +136,142 @@ int sim_fail(struct sim *s, const char *fmt, ...)
 		       (unsigned long long)k->rec_no + 1, k->fail_msg);
 }
 
+/* --- processes ---------------------------------------------------------- */
+
+const char *const sim_proc_count_name[SP_NR] = {
+	"instructions", "cycles", "itlb_misses", "dtlb_misses", "stlb_misses", "walks",
+	"walk_cycles", "pgfault", "pgmajfault", "thp_fault_alloc", "thp_fault_fallback",
+	"context_switches",
+};
+
+/* The machine's counts now (what a process is charged the change of). */
+static void machine_counts(const struct sim *s, uint64_t c[SP_NR])
+{
+	const struct mmu_stats *m = &s->mmu.st;
+
+	c[SP_INSTRUCTIONS] = insns_now(s);
+	c[SP_CYCLES] = sim_now(s);
+	c[SP_ITLB_MISSES] = m->l1[SIDE_I].misses[PS_4K] + m->l1[SIDE_I].misses[PS_2M] + m->l1[SIDE_I].misses[PS_1G];
+	c[SP_DTLB_MISSES] = m->l1[SIDE_D].misses[PS_4K] + m->l1[SIDE_D].misses[PS_2M] + m->l1[SIDE_D].misses[PS_1G];
+	c[SP_STLB_MISSES] = m->stlb.misses;
+	c[SP_WALKS] = m->walks;
+	c[SP_WALK_CYCLES] = m->walk_cycles;
+	c[SP_PGFAULT] = s->st.pgfault;
+	c[SP_PGMAJFAULT] = s->st.pgmajfault;
+	c[SP_THP_FAULT_ALLOC] = s->st.thp_fault_alloc;
+	c[SP_THP_FAULT_FALLBACK] = s->st.thp_fault_fallback;
+	c[SP_SWITCHES] = 0;
+}
+
+void sim_proc_counts(const struct sim *s, size_t i, uint64_t out[SP_NR])
+{
+	uint64_t now[SP_NR];
+
+	memcpy(out, s->procs[i].c, sizeof(s->procs[i].c));
+	if (i != s->cur)
+		return;
+	machine_counts(s, now);
+	for (int c = 0; c < SP_NR; c++)
+		out[c] += now[c] - s->proc_snap[c];
+}
+
+/* A new process (its mm made by the kernel) in the machine's list. 0 or -1 (host OOM). */
+static int proc_add(struct sim *s, struct mm *mm)
+{
+	if (s->nproc == s->cap_proc) {
+		size_t cap = s->cap_proc ? 2 * s->cap_proc : 4;
+		struct sim_proc *p = realloc(s->procs, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->procs = p;
+		s->cap_proc = cap;
+	}
+	s->procs[s->nproc++] = (struct sim_proc){ .mm = mm, .id = mm->id };
+	return 0;
+}
+
+static size_t proc_of(const struct sim *s, const struct mm *mm)
+{
+	for (size_t i = 0; i < s->nproc; i++)
+		if (s->procs[i].mm == mm)
+			return i;
+	BUG_ON(1);
+	return 0;
+}
+
+/*
+ * The context switch to @mm (switch_mm_irqs_off()): the running process is
+ * charged its counts, CR3 is loaded with the new page table. Without PCIDs a CR3
+ * load flushes every non-global entry: the TLBs, the paging-structure caches
+ * (Intel SDM Vol. 3A §4.10.4.1); mmusim's user pages are all non-global.
+ * Neither counts as a vmstat.tlb_invalidations (no INVLPG, no flush_tlb_*()).
+ */
+static void switch_to(struct sim *s, struct mm *mm)
+{
+	uint64_t now[SP_NR];
+	struct sim_proc *out = &s->procs[s->cur];
+
+	if (mm == s->k.active_mm)
+		return;
+	machine_counts(s, now);
+	for (int c = 0; c < SP_NR; c++)
+		out->c[c] += now[c] - s->proc_snap[c];
+	memcpy(s->proc_snap, now, sizeof(now));
+	s->cur = proc_of(s, mm);
+	s->procs[s->cur].c[SP_SWITCHES]++;
+	s->st.context_switches++;
+	s->k.mm = s->k.active_mm = mm;
+	s->mmu.pt = &mm->pt;
+	mmu_flush_all(&s->mmu);
+}
+
+static int proc_event(struct sim *s, const struct os_event *ev)
+{
+	struct kernel *k = &s->k;
+	struct mm *mm;
+
+	switch (ev->kind) {
+	case EV_SWITCH:
+		mm = kernel_mm_find(k, ev->addr);
+		if (!mm) {
+			for (mm = k->mms; mm && mm->id != ev->addr; mm = mm->next)
+				;
+			if (mm) /* (an exited one) */
+				return sim_fail(s, "switch to process %llu after its exit",
+						(unsigned long long)ev->addr);
+			if (!(mm = kernel_mm_new(k, ev->addr)) || proc_add(s, mm))
+				goto oom;
+		}
+		switch_to(s, mm);
+		return 0;
+	case EV_FORK:
+		if (kernel_mm_find(k, ev->addr) || ev->addr == k->mm->id)
+			return sim_fail(s, "fork of process %llu, which exists", (unsigned long long)ev->addr);
+		if (!(mm = kernel_fork(k, ev->addr)))
+			return -1;
+		if (proc_add(s, mm))
+			goto oom;
+		return 0;
+	case EV_EXIT:
+		if (k->mm->exited)
+			return sim_fail(s, "exit of process %llu, which has exited", (unsigned long long)k->mm->id);
+		kernel_mm_exit(k, k->mm);
+		return k->failed ? -1 : 0;
+	case EV_EXEC:
+		return kernel_exec(k);
+	case EV_PRCTL:
+		if (ev->advice == PR_SET_THP_DISABLE_)
+			k->mm->thp_disable = ev->addr != 0;
+		return 0;
+	default:
+		return 0;
+	}
+oom:
+	k->failed = true;
+	return err_host(&k->err, k->trace_name, 0, 0, "out of host memory starting a process");
+}
+
 int sim_event(struct sim *s, const struct os_event *ev)
 {
 	switch (ev->kind) {
@@ -142,8 +283,7 @@ int sim_event(struct sim *s, const struct os_event *ev)
 	case EV_EXIT:
 	case EV_EXEC:
 	case EV_PRCTL:
-		return sim_fail(s, "%s: a trace of several processes needs a machine that runs them",
-				ev_kind_name[ev->kind]);
+		return proc_event(s, ev);
 	default:
 		return kernel_event(&s->k, ev);
 	}
@@ -243,7 +383,7 @@ void sim_timeline_header(FILE *f)
  */
 void sim_steps_header(FILE *f)
 {
-	fprintf(f, "mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
+	fprintf(f, "mode,marker,process,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
 		   "thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,"
 		   "thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed,thp_deferred_split_page%s\n", SIM_CSV_PROV_COLS);
 }
@@ -254,14 +394,25 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 	uint64_t huge = st->nr_anon_transparent_hugepages * PMD_SIZE;
 	uint64_t rss = st->nr_anon_pages * PAGE_SIZE + huge +
 		       (st->nr_hugetlb_pages * PMD_SIZE + st->nr_hugetlb_pages_1g * PUD_SIZE);
+	uint64_t file = (s->k.fm.nr_ptes + s->k.fm.nr_pmds * HPAGE_PMD_NR) * PAGE_SIZE;
+	uint64_t pgfault = st->pgfault, pgmajfault = st->pgmajfault;
 
 	if (!s->steps)
 		return;
-	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
-		os_mode_name[s->cfg.mode], (unsigned long long)marker,
-		(unsigned long long)st->pgfault, (unsigned long long)st->pgmajfault,
-		(unsigned long long)rss,
-		(unsigned long long)((s->k.fm.nr_ptes + s->k.fm.nr_pmds * HPAGE_PMD_NR) * PAGE_SIZE),
+	if (s->nproc > 1) {
+		/* several processes: the marking process's own figures (getrusage(),
+		 * its smaps_rollup); the thp_* and pglazy* columns stay system-wide */
+		uint64_t c[SP_NR];
+
+		sim_proc_counts(s, s->cur, c);
+		pgfault = c[SP_PGFAULT];
+		pgmajfault = c[SP_PGMAJFAULT];
+		kernel_mm_rss(&s->k, s->k.mm, &rss, &file, &huge);
+	}
+	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
+		os_mode_name[s->cfg.mode], (unsigned long long)marker, (unsigned long long)s->k.mm->id,
+		(unsigned long long)pgfault, (unsigned long long)pgmajfault,
+		(unsigned long long)rss, (unsigned long long)file,
 		(unsigned long long)huge, (unsigned long long)st->thp_fault_alloc,
 		(unsigned long long)st->thp_fault_fallback, (unsigned long long)st->thp_split_pmd,
 		(unsigned long long)st->thp_collapse_alloc,
@@ -350,6 +501,7 @@ void sim_finish(struct sim *s)
 	st->cpu_model = s->cfg.core.model;
 	st->mem_timed = s->mmu.cache.timed;
 	st->deps = s->deps;
+	st->processes = s->nproc;
 	st->cyc_instructions = cycles_of((double)st->instructions * s->cfg.cpi + 0.5);
 	st->cyc_translation += st->walk_cycles;
 	if (s->virt)

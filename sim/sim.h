@@ -21,6 +21,25 @@
 #include "trace.h"
 #include "virt.h"
 
+/*
+ * What the machine counts per process (sim.c): the running process is charged
+ * what the machine's counters moved by while it ran (from one context switch to
+ * the next), as the scheduler charges a task's times; kernel threads' work
+ * (khugepaged, kswapd) goes to the process that was running.
+ */
+enum sim_proc_count {
+	SP_INSTRUCTIONS, SP_CYCLES, SP_ITLB_MISSES, SP_DTLB_MISSES, SP_STLB_MISSES, SP_WALKS,
+	SP_WALK_CYCLES, SP_PGFAULT, SP_PGMAJFAULT, SP_THP_FAULT_ALLOC, SP_THP_FAULT_FALLBACK,
+	SP_SWITCHES, SP_NR
+};
+extern const char *const sim_proc_count_name[SP_NR];
+
+struct sim_proc {
+	struct mm *mm;     /* its address space (the kernel's; exited ones stay listed) */
+	uint64_t id;       /* the trace's process id */
+	uint64_t c[SP_NR]; /* its counts (as of its last switch out) */
+};
+
 /* The timeline's per-interval columns (sim.c, timeline_row()). */
 #define SIM_TL_DELTAS 7
 
@@ -59,7 +78,14 @@ struct sim {
 	struct core core;
 	uint64_t dep_carry; /* an R_DEP that ended a batch: its distance, for the next batch's first record */
 	bool deps;          /* the input records dependences (trace_reader.deps): the report says so */
+	/* the processes, in creation order (procs[0]: the first); cur the running one */
+	struct sim_proc *procs;
+	size_t nproc, cap_proc, cur;
+	uint64_t proc_snap[SP_NR]; /* the machine's counts when cur was switched in */
 };
+
+/* The counts of process @i so far (the running one's include what it ran since its switch). */
+void sim_proc_counts(const struct sim *s, size_t i, uint64_t out[SP_NR]);
 
 /* The machine a kernel runs on (the MMU's hooks get the kernel: its #PF vector). */
 static inline struct sim *sim_of(void *k)

@@ -43,6 +43,7 @@ enum sc_flag {
 	SC_TEXT = 1, /* derived for the text and --modes tables, not in the JSON */
 	SC_VIRT = 2, /* a virtual machine's (stats_virt): reported only when virt.mode is not none */
 	SC_MEM = 4,  /* the timed memory's (cache.c): reported only when stats.mem_timed */
+	SC_PROC = 8, /* the scheduler's: reported only when the run had several processes */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -178,6 +179,9 @@ static struct sc_val translation_share(const struct stats *s)
 	UN("tlb." side "." #ps ".misses", m.misses[PS_##ps], "misses", "lookups",             \
 	   nm " " #ps " misses")
 /* Hits and misses of a page-walk cache level. */
+/* The scheduler's count (SC_PROC). */
+#define PU(k, m, l, u, nm) \
+	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .name = nm, .flags = SC_PROC }
 /* A virtual machine's count (SC_VIRT). */
 #define VU(k, m, l, u, nm) \
 	{ .key = k, .src = SC_U64, .off = OFF(m), .label = l, .unit = u, .name = nm, .flags = SC_VIRT }
@@ -245,6 +249,9 @@ static const struct stat_counter counters[] = {
 	UN("walk.served.llc", served[CL_LLC], "LLC", "reads", "PTE reads served by the LLC"),
 	UN("walk.served.dram", served[CL_NR], "DRAM", "reads", "PTE reads served by DRAM"),
 
+	PU("sched.processes", processes, "processes", "processes", "processes the run had"),
+	PU("sched.context_switches", context_switches, "context switches", "events",
+	   "context switches (CR3 loads)"),
 	MU("cache.l1d.prefetches", prefetches[0], "L1D prefetches", "lines",
 	   "lines the L1D's stream prefetcher brought in"),
 	MU("cache.l1d.useful_prefetches", useful_prefetches[0], "useful", "lines",
@@ -603,6 +610,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 			continue;
 		if ((counters[i].flags & SC_MEM) && !s->mem_timed)
 			continue;
+		if ((counters[i].flags & SC_PROC) && s->processes < 2)
+			continue;
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));
 	}
@@ -844,7 +853,7 @@ bool stats_counter_virt_only(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		if (!strcmp(counters[i].key, key))
-			return counters[i].flags & (SC_VIRT | SC_MEM);
+			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC);
 	return false;
 }
 

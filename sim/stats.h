@@ -107,6 +107,7 @@ struct stats {
 	 * DRAM bandwidth): reported only then (cache.* rows).
 	 */
 	bool mem_timed;
+	uint64_t processes, context_switches; /* the scheduler's (sim.c): several processes */
 	uint64_t prefetches[2], useful_prefetches[2]; /* the L1D's, the L2's prefetcher */
 	uint64_t dram_reads, writebacks;
 	cycles_t cyc_translation_stall, cyc_data_stall;

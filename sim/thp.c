@@ -43,6 +43,7 @@
 #include "filemap.h"
 #include "lru.h"
 #include "mmap.h"
+#include "tlbflush.h"
 #include "page_alloc.h"
 #include "kernel.h"
 #include "thp.h"
@@ -205,7 +206,8 @@ void thp_register(struct kernel *k)
 
 bool thp_vma_allowable(const struct kernel *k, const struct vma *v)
 {
-	if (k->cfg->mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)))
+	if (k->cfg->mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)) ||
+	    k->mm->thp_disable)
 		return false;
 	switch (k->cfg->thp.enabled) {
 	case THP_ALWAYS:
@@ -338,7 +340,7 @@ int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va)
 	/* pmdp_huge_clear_flush() of the zero PMD; the table deposited with it stays */
 	pt_unmap_range(&k->mm->pt, h, h + PMD_SIZE, false, NULL, NULL);
 	k->thp.nr_zero_pmds--;
-	sim_flush_tlb_range(k, h, h + PMD_SIZE); /* flush_pmd_tlb_range(): 512 > 33, a full flush */
+	flush_tlb_range(k, h, h + PMD_SIZE); /* flush_pmd_tlb_range(): 512 > 33, a full flush */
 	/* map_anon_folio_pmd(): writable, zeroed, counted as a fault allocation */
 	if (pt_map(&k->mm->pt, h, PS_2M, pfn, v->flags & VM_WRITE))
 		return kernel_oom(k, va);
@@ -385,7 +387,7 @@ void thp_split_pmd_at(struct kernel *k, vaddr_t va)
 	/* (anonymous: the deposited table became the live PT table, still one page) */
 	k->st->thp_split_pmd++;
 	vmas_count(k, h, VE_THP_SPLIT_PMD);
-	sim_flush_tlb_range(k, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
+	flush_tlb_range(k, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
 }
 
 static void deferred_add(struct kernel *k, pfn_t head)

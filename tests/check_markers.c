@@ -165,18 +165,18 @@ END_TEST
  * and the trace is one batch.
  */
 static const char steps_csv[] =
-	"mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,"
+	"mode,marker,process,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,"
 	"thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc,thp_split_page,"
 	"pglazyfree,pglazyfreed,thp_deferred_split_page\n"
-	"base,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
-	"base,1,3,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
-	"base,2,4,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,1,3,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
-	"thp,2,4,0,12288,0,0,0,0,0,0,0,0,0,0,0\n";
+	"base,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"base,1,0,3,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
+	"base,2,0,4,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,1,0,3,0,12288,0,0,0,0,0,0,0,0,0,0,0\n"
+	"thp,2,0,4,0,12288,0,0,0,0,0,0,0,0,0,0,0\n";
 
 /*
- * Cut every line of @buf after its 16th field (the counters), in place; the
+ * Cut every line of @buf after its 17th field (the counters), in place; the
  * cut-off fields of each line into @prov (the last line's), NUL-terminated.
  */
 static void cut_prov(char *buf, char *prov, size_t n)
@@ -188,12 +188,12 @@ static void cut_prov(char *buf, char *prov, size_t n)
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		unsigned commas = 0;
 
-		while (p < line + len && commas < 16)
+		while (p < line + len && commas < 17)
 			if (*p++ == ',')
 				commas++;
 		snprintf(prov, n, "%.*s", (int)(line + len - p), p);
-		memmove(w, line, (size_t)(p - line - (commas == 16)));
-		w += p - line - (commas == 16);
+		memmove(w, line, (size_t)(p - line - (commas == 17)));
+		w += p - line - (commas == 17);
 		*w++ = '\n';
 		line = nl ? nl + 1 : line + len;
 	}

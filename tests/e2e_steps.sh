@@ -26,23 +26,23 @@ ref() { printf "\\x$1\\x00\\x$2\\x00\\x10\\x00\\x00\\x00"; } # form 2, size 8: A
 check "$(grep '^records:' "$T/info")" "records:      0 ifetch, 1 load, 3 store, 0 modify, 0 events" "trace info records"
 check "$(grep '^markers:' "$T/info")" "markers:      3" "trace info markers"
 
-hdr="mode,marker,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed,thp_deferred_split_page"
+hdr="mode,marker,process,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed,thp_deferred_split_page"
 want="$hdr
-base,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
-base,1,3,0,12288,0,0,0,0,0,0,0,0,0,0,0
-base,2,4,0,12288,0,0,0,0,0,0,0,0,0,0,0"
-# the counters (the 16 first columns; the last 4 are the run's provenance, checked below)
-core() { cut -d, -f1-16 "$1"; }
+base,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+base,1,0,3,0,12288,0,0,0,0,0,0,0,0,0,0,0
+base,2,0,4,0,12288,0,0,0,0,0,0,0,0,0,0,0"
+# the counters (the 17 first columns; the last 4 are the run's provenance, checked below)
+core() { cut -d, -f1-17 "$1"; }
 "$MMUSIM" run "$T/m.mtr" -q --steps "$T/s.csv" --json "$T/s.json" 2>"$T/err"
 check "$(core "$T/s.csv")" "$want" "run --steps rows"
-check "$(head -1 "$T/s.csv" | cut -d, -f17-)" "run.version,run.build_id,run.config_hash,run.input_id" \
+check "$(head -1 "$T/s.csv" | cut -d, -f18-)" "run.version,run.build_id,run.config_hash,run.input_id" \
 	"run --steps: the provenance columns"
-check "$(tail -1 "$T/s.csv" | cut -d, -f17-)" \
+check "$(tail -1 "$T/s.csv" | cut -d, -f18-)" \
 	"$(sed -n 's/.*"\(version\|build_id\|config_hash\|input_id\)": "\([^"]*\)".*/\2/p' "$T/s.json" | paste -sd,)" \
 	"run --steps: each row's provenance is the JSON report's"
 # without the zero page the load takes a page of its own
 "$MMUSIM" run "$T/m.mtr" -q --set os.zero_page=false --steps - >"$T/s2.csv" 2>"$T/err"
-check "$(core "$T/s2.csv" | tail -1)" "base,2,4,0,16384,0,0,0,0,0,0,0,0,0,0,0" "run --steps with os.zero_page=false"
+check "$(core "$T/s2.csv" | tail -1)" "base,2,0,4,0,16384,0,0,0,0,0,0,0,0,0,0,0" "run --steps with os.zero_page=false"
 
 # trace convert keeps the markers; the converted trace gives the same rows
 "$MMUSIM" trace convert "$T/m.mtr" "$T/c.mtr.zst" 2>"$T/err"
