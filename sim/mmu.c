@@ -556,7 +556,10 @@ unsigned mmu_invpcid(struct mmu *m, enum invpcid_type type, unsigned pcid, vaddr
 			if (unlikely(m->tlb.fractured) && !m->nested)
 				widen_to_1g(m, &start, &end);
 			n = tlb_invalidate_range(&m->tlb, start, end) + pwc_flush(m);
-			break;
+			if (unlikely(m->inval_hook))
+				m->inval_hook(m->inval_ctx, start, end, false);
+			mmu_forget(m);
+			return n;
 		}
 		if (m->tlb.fractured) { /* its table is not ours to read: the whole 1G region */
 			start &= ~(PUD_SIZE - 1);
