@@ -181,6 +181,8 @@ static const struct key keys[] = {
 	KO("cpu.rob", KT_U32, core.rob, CK_NONZERO),
 	KO("cpu.width", KT_U32, core.width, CK_NONZERO),
 	KO("cpu.store_buffer", KT_U32, core.store_buffer, CK_NONZERO),
+	/* quiet: a config without it keeps its text and config_hash */
+	{ .path = "cpu.pcid", .type = KT_BOOL, .off = OFF(pcid), .quiet = true },
 
 	KARRAY("tlb.l1i.4K", l1i[PS_4K]),
 	KARRAY("tlb.l1i.2M", l1i[PS_2M]),
@@ -298,6 +300,13 @@ static void hardware_defaults(struct sim_config *c)
 	c->freq_mhz = 2800;
 	/* Documented default: one cycle per instruction outside translation. */
 	c->cpi = 1.0;
+	/*
+	 * No PCIDs: Nehalem has none (CPUID.01H:ECX.PCID[bit 17], SDM Vol. 2A;
+	 * Westmere was Intel's first core with them), so Linux runs it with
+	 * CR4.PCIDE = 0 and every context switch flushes the TLB
+	 * (arch/x86/mm/tlb.c choose_new_asid() without X86_FEATURE_PCID).
+	 */
+	c->pcid = false;
 	/*
 	 * The core of DESIGN.md's additive time unless cpu.model is overlap (core.c).
 	 * Nehalem's window: 128 micro-ops in flight, a 4-issue front end (AnandTech,
@@ -1729,6 +1738,8 @@ static bool flowable(size_t lo, size_t hi, size_t plen)
 /* A quiet key at its default (0): left out of config show (struct key). */
 static bool key_quiet(const struct sim_config *c, const struct key *k)
 {
+	if (k->quiet && k->type == KT_BOOL)
+		return !*(const bool *)((const char *)c + k->off);
 	return k->quiet && !*(const unsigned *)((const char *)c + k->off);
 }
 

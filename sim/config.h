@@ -282,6 +282,7 @@ struct sim_config {
 	unsigned freq_mhz;
 	double cpi; /* cycles per instruction outside translation */
 	struct core_cfg core; /* cpu.model, cpu.rob, cpu.width, cpu.store_buffer, walk.walkers */
+	bool pcid; /* cpu.pcid: the CPU has PCIDs and the kernel sets CR4.PCIDE (X86_FEATURE_PCID) */
 
 	/* tlb */
 	struct array_cfg l1i[PS_NR];

@@ -421,10 +421,38 @@ void mmu_access_slow_modify(struct mmu *m, vaddr_t va)
 	access_slow(m, va, SIDE_D, true, true);
 }
 
-static void pwc_flush(struct mmu *m)
+/*
+ * The current PCID's PWC entries: all of them unless another PCID's may be
+ * cached (INVLPG and a CR3 load invalidate "all entries in the paging-structure
+ * caches associated with the current PCID", SDM Vol. 3A §4.10.4.1).
+ */
+static unsigned pwc_flush(struct mmu *m)
 {
+	unsigned n = 0;
+
 	for (int i = 0; i < PWC_NR; i++)
-		tlb_array_flush(&m->pwc[i]);
+		n += likely(!m->pcid_mixed) ? tlb_array_flush(&m->pwc[i])
+					    : tlb_array_flush_tag(&m->pwc[i], 0, 1, 0, -1);
+	return n;
+}
+
+/* Every TLB and PWC entry of every PCID. */
+static unsigned flush_every_pcid(struct mmu *m)
+{
+	unsigned n = tlb_flush_all(&m->tlb);
+
+	for (int i = 0; i < PWC_NR; i++)
+		n += tlb_array_flush(&m->pwc[i]);
+	m->pcid_mixed = false;
+	return n;
+}
+
+/* The current PCID's TLB and PWC entries. */
+static unsigned flush_current(struct mmu *m)
+{
+	if (likely(!m->pcid_mixed))
+		return flush_every_pcid(m);
+	return tlb_flush_tag(&m->tlb, 0, 0, 0) + pwc_flush(m);
 }
 
 /*
@@ -471,11 +499,96 @@ void mmu_fault_invalidate(struct mmu *m, vaddr_t va)
 
 void mmu_flush_all(struct mmu *m)
 {
-	tlb_flush_all(&m->tlb);
+	flush_current(m);
 	if (unlikely(m->inval_hook))
 		m->inval_hook(m->inval_ctx, 0, 0, true);
-	pwc_flush(m);
 	mmu_forget(m);
+}
+
+void mmu_load_cr3(struct mmu *m, struct pagetable *pt, unsigned pcid, bool noflush)
+{
+	bool flush = true;
+	unsigned n;
+
+	m->st.cr3_loads++;
+	m->pt = pt;
+	if (!m->pcide) {
+		n = flush_every_pcid(m); /* all non-global entries: all of them */
+	} else {
+		BUG_ON(pcid > TLB_PCID_MAX);
+		if (pcid != m->pcid) {
+			/* the keys now say their PCID relative to @pcid (tlb.h) */
+			uint64_t x = (uint64_t)(pcid ^ m->pcid) << TLB_PCID_SHIFT;
+			unsigned valid = 0;
+
+			tlb_retag(&m->tlb, x);
+			for (int i = 0; i < PWC_NR; i++)
+				valid += tlb_array_retag(&m->pwc[i], x);
+			for (int ps = 0; ps < PS_NR; ps++)
+				valid += m->tlb.l1[SIDE_I][ps].nr_valid + m->tlb.l1[SIDE_D][ps].nr_valid;
+			for (unsigned i = 0; i < m->tlb.nr_stlb; i++)
+				valid += m->tlb.stlb[i].nr_valid;
+			m->pcid_mixed |= valid != 0;
+			m->pcid = pcid;
+		}
+		flush = !noflush;
+		n = flush ? flush_current(m) : 0;
+	}
+	if (flush) {
+		m->st.cr3_flushes++;
+		m->st.cr3_flushed += n;
+		if (unlikely(m->inval_hook))
+			m->inval_hook(m->inval_ctx, 0, 0, true);
+	}
+	mmu_forget(m);
+}
+
+unsigned mmu_invpcid(struct mmu *m, enum invpcid_type type, unsigned pcid, vaddr_t va)
+{
+	uint64_t tag = (uint64_t)((pcid ^ m->pcid) & TLB_PCID_MAX) << TLB_PCID_SHIFT;
+	unsigned n = 0;
+
+	switch (type) {
+	case INVPCID_ADDR: {
+		vaddr_t start = va & ~(PAGE_SIZE - 1), end = start + PAGE_SIZE;
+
+		if (!tag) { /* the current PCID: INVLPG's invalidation */
+			if (unlikely(m->tlb.fractured) && !m->nested)
+				widen_to_1g(m, &start, &end);
+			n = tlb_invalidate_range(&m->tlb, start, end) + pwc_flush(m);
+			if (unlikely(m->inval_hook))
+				m->inval_hook(m->inval_ctx, start, end, false);
+			mmu_forget(m);
+			return n;
+		}
+		if (m->tlb.fractured) { /* its table is not ours to read: the whole 1G region */
+			start &= ~(PUD_SIZE - 1);
+			end = start + PUD_SIZE;
+		}
+		n = tlb_flush_tag(&m->tlb, tag, start, end);
+		for (int i = 0; i < PWC_NR; i++)
+			n += tlb_array_flush_tag(&m->pwc[i], tag, 1, 0, -1);
+		break;
+	}
+	case INVPCID_SINGLE:
+		if (!tag)
+			n = flush_current(m);
+		else {
+			n = tlb_flush_tag(&m->tlb, tag, 0, 0);
+			for (int i = 0; i < PWC_NR; i++)
+				n += tlb_array_flush_tag(&m->pwc[i], tag, 1, 0, -1);
+		}
+		break;
+	case INVPCID_ALL_GLOBAL:
+	case INVPCID_ALL: /* no global entries: the same */
+		n = flush_every_pcid(m);
+		tag = 0;
+		break;
+	}
+	if (!tag && unlikely(m->inval_hook))
+		m->inval_hook(m->inval_ctx, 0, 0, true);
+	mmu_forget(m);
+	return n;
 }
 
 int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, mmu_fault_fn fault,
@@ -484,6 +597,7 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	memset(m, 0, sizeof(*m));
 	m->last_vpn[0] = m->last_vpn[1] = VPN_NONE;
 	m->data_refs = cfg->data_refs;
+	m->pcide = cfg->pcid;
 	m->pt = pt;
 	m->va_limit = 1ULL << (PAGE_SHIFT + 9 * cfg->levels);
 	m->lat_miss = cfg->lat_l1 + cfg->lat_stlb;
@@ -516,6 +630,8 @@ struct tlb_inv_ctx {
 	const struct mmu *m;
 	int ps; /* the array's page size, or -1 for the STLB (size in the key) */
 	int side; /* the L1 array's side */
+	uint64_t tag; /* the PCID bits of the entries checked (0: the current PCID's) */
+	const struct pagetable *pt; /* their table; NULL: the MMU's (both stages) */
 };
 
 static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
@@ -524,13 +640,19 @@ static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
 	enum page_size ps, got;
 	pfn_t pfn;
 
+	if ((key & TLB_PCID_MASK) != c->tag)
+		return; /* another PCID's: its own table, which may have moved on */
+	key &= ~TLB_PCID_MASK;
 	if (c->ps < 0) { /* STLB key: size in the low bits */
 		ps = (enum page_size)(key & 3);
 		key >>= 2;
 	} else {
 		ps = (enum page_size)c->ps;
 	}
-	BUG_ON(!mmu_lookup(c->m, key << page_shift_of(ps), &got, &pfn));
+	if (c->pt)
+		BUG_ON(!pt_lookup(c->pt, key << page_shift_of(ps), &got, &pfn, NULL));
+	else
+		BUG_ON(!mmu_lookup(c->m, key << page_shift_of(ps), &got, &pfn));
 	if (got != ps) {
 		/* a fracture of a 1G page, in a level without 1G entries (tlb.h) */
 		BUG_ON(got != PS_1G || ps != (c->ps < 0 ? c->m->tlb.stlb_frac_1g
@@ -543,19 +665,23 @@ static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
 struct pwc_inv_ctx {
 	const struct pagetable *pt;
 	unsigned shift, level;
+	uint64_t tag;
 };
 
 static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
 {
 	const struct pwc_inv_ctx *c = ctx;
 
+	if ((key & TLB_PCID_MASK) != c->tag)
+		return;
+	key &= ~TLB_PCID_MASK;
 	BUG_ON((uint64_t)(uintptr_t)pt_table_at(c->pt, key << c->shift, c->level) != payload);
 }
 
 void mmu_check_invariants(const struct mmu *m)
 {
 	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 }; /* the table each PWC points at */
-	struct tlb_inv_ctx c = { m, 0, 0 };
+	struct tlb_inv_ctx c = { m, 0, 0, 0, NULL };
 
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
@@ -570,12 +696,13 @@ void mmu_check_invariants(const struct mmu *m)
 		tlb_array_for_each(&m->tlb.stlb[i], inv_tlb_entry, &c);
 	}
 	for (int i = 0; i < PWC_NR; i++) {
-		struct pwc_inv_ctx pc = { m->pt, pwc_shift[i], level[i] };
+		struct pwc_inv_ctx pc = { m->pt, pwc_shift[i], level[i], 0 };
 
 		tlb_array_check_invariants(&m->pwc[i]);
 		tlb_array_for_each(&m->pwc[i], inv_pwc_entry, &pc);
 	}
 	mmu_nested_check_invariants(m);
+	BUG_ON(m->pcid > TLB_PCID_MAX || (!m->pcide && m->pcid));
 	/* the memo must agree with the L1 */
 	for (int side = 0; side < 2; side++)
 		if (m->last_vpn[side] != VPN_NONE) {
@@ -584,4 +711,55 @@ void mmu_check_invariants(const struct mmu *m)
 			BUG_ON(tlb_array_probe(&m->tlb.l1[side][ps],
 					       (m->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps)) < 0);
 		}
+}
+
+static uint64_t pcid_tag(const struct mmu *m, unsigned pcid)
+{
+	return (uint64_t)((pcid ^ m->pcid) & TLB_PCID_MAX) << TLB_PCID_SHIFT;
+}
+
+void mmu_check_pcid(const struct mmu *m, unsigned pcid, const struct pagetable *pt)
+{
+	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 };
+	struct tlb_inv_ctx c = { m, 0, 0, pcid_tag(m, pcid), pt };
+
+	for (int side = 0; side < 2; side++)
+		for (int ps = 0; ps < PS_NR; ps++) {
+			c.ps = ps;
+			c.side = side;
+			tlb_array_for_each(&m->tlb.l1[side][ps], inv_tlb_entry, &c);
+		}
+	c.ps = -1;
+	for (unsigned i = 0; i < m->tlb.nr_stlb; i++)
+		tlb_array_for_each(&m->tlb.stlb[i], inv_tlb_entry, &c);
+	for (int i = 0; i < PWC_NR; i++) {
+		struct pwc_inv_ctx pc = { pt, pwc_shift[i], level[i], c.tag };
+
+		tlb_array_for_each(&m->pwc[i], inv_pwc_entry, &pc);
+	}
+}
+
+struct count_ctx {
+	uint64_t tag;
+	unsigned n;
+};
+
+static void count_entry(void *ctx, uint64_t key, uint64_t payload)
+{
+	struct count_ctx *c = ctx;
+
+	(void)payload;
+	c->n += (key & TLB_PCID_MASK) == c->tag;
+}
+
+unsigned mmu_pcid_entries(const struct mmu *m, unsigned pcid)
+{
+	struct count_ctx c = { pcid_tag(m, pcid), 0 };
+
+	for (int side = 0; side < 2; side++)
+		for (int ps = 0; ps < PS_NR; ps++)
+			tlb_array_for_each(&m->tlb.l1[side][ps], count_entry, &c);
+	for (unsigned i = 0; i < m->tlb.nr_stlb; i++)
+		tlb_array_for_each(&m->tlb.stlb[i], count_entry, &c);
+	return c.n;
 }

@@ -7,9 +7,11 @@
  * fault hook the OS installs (the #PF vector). It knows no kernel: a walk that
  * finds no present entry, or a store that meets a read-only translation, calls
  * m->fault(m->os, va, write, wp) and resumes when it returns 0. The OS, for its
- * part, tells the hardware what changed through mmu_invalidate_range() (INVLPG)
- * and mmu_flush_all() (CR3 reload). translate(): L1 TLBs -> STLB -> PWCs ->
- * walk -> fault, by DESIGN.md's counting rules (see mmu.c).
+ * part, tells the hardware what changed through mmu_invalidate_range() (INVLPG),
+ * mmu_flush_all() (a CR3 reload of the current PCID) and mmu_invpcid(), and
+ * switches address spaces with mmu_load_cr3() (MOV to CR3 with a PCID).
+ * translate(): L1 TLBs -> STLB -> PWCs -> walk -> fault, by DESIGN.md's
+ * counting rules (see mmu.c).
  *
  * This header includes only hardware headers (tlb.h, cache.h, pagetable.h) and
  * config.h/types.h, so tests/check_mmu.c drives it with a stub OS.
@@ -47,6 +49,10 @@ struct mmu_stats {
 	uint64_t useful_prefetches[2]; /* of those, lines a demand (or an L1D prefetch) used */
 	uint64_t dram_reads;           /* lines read from DRAM by data references and prefetches */
 	uint64_t writebacks;           /* dirty lines written back to DRAM */
+	/* address-space switches (mmu_load_cr3()) */
+	uint64_t cr3_loads;            /* MOV to CR3 */
+	uint64_t cr3_flushes;          /* of those, loads that flushed (no PCID, or bit 63 clear) */
+	uint64_t cr3_flushed;          /* TLB and PWC entries those flushes removed */
 };
 
 /* What the two-stage walk counts (virt.mode nested; mmu_nested.c). */
@@ -121,6 +127,16 @@ struct mmu {
 	struct core_ref tpend; /* a D-side translation's cost, for its data access (data_refs) */
 	uint64_t twalks;       /* st.walks and st.walk_cycles when the timing hook last reported */
 	cycles_t twalk_cycles;
+	/*
+	 * PCIDs (cpu.pcid: CR4.PCIDE): the current PCID (CR3 bits 11:0), 0 without
+	 * PCIDE. Entries of other PCIDs carry their difference from it in their
+	 * keys (tlb.h TLB_PCID_SHIFT); pcid_mixed: some may be cached (a CR3 load
+	 * changed the PCID since everything was last flushed), so a flush of the
+	 * current PCID must pick its entries out instead of emptying the arrays.
+	 */
+	bool pcide;
+	bool pcid_mixed;
+	unsigned pcid;
 };
 
 /*
@@ -321,8 +337,43 @@ static inline void mmu_forget(struct mmu *m)
 /* INVLPG for [start, end): TLB entries of any size overlapping it, and the PWCs. */
 void mmu_invalidate_range(struct mmu *m, vaddr_t start, vaddr_t end);
 
-/* Flush everything (CR3 reload). */
+/*
+ * A CR3 reload of the current root and PCID (the kernel's flush_tlb_local():
+ * native_write_cr3(__native_read_cr3())): the current PCID's TLB and PWC
+ * entries (every entry without PCIDE or with no other PCID's cached). Not
+ * counted as a CR3 load (st.cr3_*): those count address-space switches.
+ */
 void mmu_flush_all(struct mmu *m);
+
+/*
+ * MOV to CR3 (SDM Vol. 3A §4.10.4.1, "Operations that Invalidate TLBs and
+ * Paging-Structure Caches"): walk @pt from now on, as PCID @pcid (0..4095).
+ * With CR4.PCIDE = 0 (cpu.pcid false) @pcid and @noflush are ignored (CR3's
+ * bits 11:0 are then PWT/PCD, bit 63 reserved) and every non-global entry,
+ * every entry here, is invalidated with the PWCs. With PCIDE = 1 the entries
+ * of other PCIDs stay; bit 63 clear (!@noflush) invalidates the new PCID's TLB
+ * and PWC entries, bit 63 set none. The memo is forgotten either way. Counts
+ * st.cr3_loads, and st.cr3_flushes and st.cr3_flushed when it flushed.
+ */
+void mmu_load_cr3(struct mmu *m, struct pagetable *pt, unsigned pcid, bool noflush);
+
+/* INVPCID's types (SDM Vol. 2A, INVPCID; Vol. 3A §4.10.4.1). */
+enum invpcid_type {
+	INVPCID_ADDR = 0,        /* individual-address: one page of one PCID */
+	INVPCID_SINGLE = 1,      /* single-context: every entry of one PCID */
+	INVPCID_ALL_GLOBAL = 2,  /* all contexts, global entries included */
+	INVPCID_ALL = 3,         /* all contexts except global entries */
+};
+
+/*
+ * INVPCID of @type for @pcid (types 0, 1) and linear address @va (type 0).
+ * Type 0 removes the TLB entries of @pcid for the page holding @va (of any
+ * size; a 1G page cached as fractures: every fracture, for another PCID's
+ * page every entry of that PCID in the 1G region, as the SDM allows) and all
+ * of @pcid's PWC entries; type 1 all of @pcid's TLB and PWC entries; types 2
+ * and 3 everything (no entry is global here). Returns the entries removed.
+ */
+unsigned mmu_invpcid(struct mmu *m, enum invpcid_type type, unsigned pcid, vaddr_t va);
 
 /*
  * What a page fault itself invalidates (SDM Vol. 3A §4.10.4.1, "page faults"):
@@ -337,8 +388,19 @@ void mmu_fault_invalidate(struct mmu *m, vaddr_t va);
  * Every TLB array and PWC well formed; every valid L1 and STLB entry translates
  * as the page table does (same size, same frame); every PWC entry points at the
  * table the page table has there; the memo names a page its L1 array holds.
- * Aborts (BUG_ON).
+ * Only the current PCID's entries are compared with m->pt: another PCID's may
+ * be stale by design (its mm's tlb_gen says so, and its next CR3 load flushes
+ * them); mmu_check_pcid() checks them against their own table. Aborts (BUG_ON).
  */
 void mmu_check_invariants(const struct mmu *m);
+
+/*
+ * Every valid TLB and PWC entry of PCID @pcid translates as @pt does (a test's
+ * check of an address space that is not current). Aborts (BUG_ON).
+ */
+void mmu_check_pcid(const struct mmu *m, unsigned pcid, const struct pagetable *pt);
+
+/* The valid TLB (L1 and STLB) entries of PCID @pcid. */
+unsigned mmu_pcid_entries(const struct mmu *m, unsigned pcid);
 
 #endif

@@ -269,7 +269,8 @@ void mmu_host_invalidate(struct mmu *m)
 		for (int i = 0; i < PWC_NR; i++)
 			tlb_array_flush(&n->pwc[i]);
 	}
-	mmu_flush_all(m);
+	/* every guest PCID's translations (KVM flushes the whole VPID) */
+	mmu_invpcid(m, INVPCID_ALL_GLOBAL, 0, 0);
 }
 
 /* The nested TLB and the host PWCs agree with the host's table. Aborts (BUG_ON). */

@@ -462,6 +462,9 @@ static void copy_mmu_stats(struct stats *st, const struct mmu_stats *m)
 	}
 	st->dram_reads = m->dram_reads;
 	st->writebacks = m->writebacks;
+	st->cr3_loads = m->cr3_loads;
+	st->cr3_flushes = m->cr3_flushes;
+	st->cr3_flushed = m->cr3_flushed;
 }
 
 void sim_finish(struct sim *s)

@@ -43,7 +43,7 @@ enum sc_flag {
 	SC_TEXT = 1, /* derived for the text and --modes tables, not in the JSON */
 	SC_VIRT = 2, /* a virtual machine's (stats_virt): reported only when virt.mode is not none */
 	SC_MEM = 4,  /* the timed memory's (cache.c): reported only when stats.mem_timed */
-	SC_PROC = 8, /* the scheduler's: reported only when the run had several processes */
+	SC_PROC = 8, /* the scheduler's and CR3's: reported only when the run had several processes */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -236,6 +236,14 @@ static const struct stat_counter counters[] = {
 	  .unit = "lookups", .flags = SC_TEXT, .name = "STLB lookups" },
 	{ .key = "tlb.stlb.mpki", .src = SC_FN, .fn = stlb_mpki, .unit = "MPKI", .flags = SC_TEXT,
 	  .name = "STLB misses per 1000 instructions" },
+	{ .key = "tlb.cr3.loads", .src = SC_U64, .off = OFF(cr3_loads), .label = "CR3 loads",
+	  .unit = "events", .name = "CR3 loads (address-space switches)", .flags = SC_PROC },
+	{ .key = "tlb.cr3.flushing_loads", .src = SC_U64, .off = OFF(cr3_flushes),
+	  .label = "flushing", .unit = "events",
+	  .name = "CR3 loads that flushed the TLB (no PCID, or the PCID's entries)", .flags = SC_PROC },
+	{ .key = "tlb.cr3.flushed_entries", .src = SC_U64, .off = OFF(cr3_flushed),
+	  .label = "entries flushed", .unit = "entries",
+	  .name = "TLB and PWC entries removed by flushing CR3 loads", .flags = SC_PROC },
 
 	UR("walk.walks", walks, "page walks", "walks", "page walks", 11),
 	U("walk.cycles", walk_cycles, "walk cycles", "cycles"),
@@ -653,6 +661,8 @@ static const struct {
 	{ "tlb.l1d.2M.hits tlb.l1d.2M.misses", "  2M {tlb.l1d.2M.hits}/{tlb.l1d.2M.misses}", 0 },
 	{ "tlb.l1d.1G.hits tlb.l1d.1G.misses", "  1G {tlb.l1d.1G.hits}/{tlb.l1d.1G.misses}", 0 },
 	{ NULL, "\n  STLB         {+tlb.stlb.lookups:14}  {+tlb.stlb.misses:12}  ({tlb.stlb.mpki})\n", 0 },
+	{ "tlb.cr3.loads", "  {+tlb.cr3.loads:14}  {+tlb.cr3.flushing_loads}, "
+	  "{+tlb.cr3.flushed_entries}\n", 0 },
 	{ NULL, "  {+walk.walks:14}  {+walk.pte_reads} ({+walk.served.l1d}, {+walk.served.l2}, "
 		"{+walk.served.llc}, {+walk.served.dram})\n", 0 },
 	{ "cache.l1d.prefetches cache.l2.prefetches cache.dram.reads cache.dram.writebacks",

@@ -110,6 +110,12 @@ struct stats {
 	uint64_t processes, context_switches; /* the scheduler's (sim.c): several processes */
 	uint64_t prefetches[2], useful_prefetches[2]; /* the L1D's, the L2's prefetcher */
 	uint64_t dram_reads, writebacks;
+	/*
+	 * Address-space switches (mmu_load_cr3()): MOV to CR3, those that flushed,
+	 * the TLB and PWC entries they removed. Reported only when a CR3 load
+	 * happened (the tlb.cr3.* rows): a run of one process reads as before.
+	 */
+	uint64_t cr3_loads, cr3_flushes, cr3_flushed;
 	cycles_t cyc_translation_stall, cyc_data_stall;
 	struct stats_virt virt;
 	/* run */

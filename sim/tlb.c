@@ -14,8 +14,14 @@
  * picked by the page number modulo the number of candidates. Real placement is
  * undocumented; this rule is deterministic and uses every array's capacity.
  *
- * Leaves out: PCID/ASID tags (one address space), the global bit, split
- * load/store L1 arrays (Ice Lake's 16-entry store DTLB), prefetching, and the
+ * PCIDs (SDM Vol. 3A §4.10.1): every entry is tagged with the PCID current
+ * when it was filled, kept in its key relative to the current PCID (tlb.h:
+ * TLB_PCID_SHIFT); a lookup matches only the current PCID's entries, and the
+ * other PCIDs' entries keep their ways and their place in the replacement
+ * order until a fill evicts them or an invalidation of their PCID drops them.
+ *
+ * Leaves out: the global bit (mmusim models user pages only, all non-global;
+ * kernel mappings are not cached), split load/store L1 arrays (Ice Lake's 16-entry store DTLB), prefetching, and the
  * latency of a lookup (charged by mmu.c).
  */
 #include <stdlib.h>
@@ -422,6 +428,55 @@ unsigned tlb_array_flush(struct tlb_array *a)
 	return n;
 }
 
+unsigned tlb_array_retag(struct tlb_array *a, uint64_t x)
+{
+	size_t total = (size_t)a->sets * a->ways;
+
+	if (!a->nr_valid || !x)
+		return a->nr_valid;
+	for (size_t i = 0; i < total; i++)
+		if (a->tag[i] != TLB_KEY_NONE)
+			a->tag[i] ^= x;
+	for (unsigned s = 0; s < a->sets; s++)
+		if (a->mru_e[s].tag != TLB_KEY_NONE)
+			a->mru_e[s].tag ^= x;
+	if (a->hash) { /* the keys changed: index them again */
+		memset(a->hash, 0xff, (a->hash_mask + 1) * sizeof(*a->hash));
+		for (unsigned w = 0; w < a->ways; w++)
+			if (a->tag[w] != TLB_KEY_NONE)
+				tlb_hash_add(a, w);
+	}
+	return a->nr_valid;
+}
+
+unsigned tlb_array_flush_tag(struct tlb_array *a, uint64_t tag, uint64_t lo, uint64_t hi, int ps)
+{
+	size_t total = (size_t)a->sets * a->ways;
+	unsigned n = 0;
+
+	if (!a->nr_valid)
+		return 0;
+	for (size_t i = 0; i < total; i++) {
+		uint64_t k = a->tag[i], p;
+
+		if (k == TLB_KEY_NONE || (k & TLB_PCID_MASK) != tag)
+			continue;
+		if (lo <= hi) {
+			p = k & ~TLB_PCID_MASK;
+			if (ps >= 0) {
+				if ((p & 3) != (uint64_t)ps)
+					continue;
+				p >>= 2;
+			}
+			if (p < lo || p > hi)
+				continue;
+		}
+		drop(a, i);
+		n++;
+	}
+	return n;
+}
+
 void tlb_array_for_each(const struct tlb_array *a,
 			void (*fn)(void *ctx, uint64_t key, uint64_t payload), void *ctx)
 {
@@ -497,7 +552,8 @@ void tlb_array_check_invariants(const struct tlb_array *a)
 			if (k == TLB_KEY_NONE)
 				continue;
 			valid++;
-			BUG_ON(tlb_set_of(a, k) != s);
+			/* an entry of another PCID sits in the set of its plain key */
+			BUG_ON(tlb_set_of(a, k & ~TLB_PCID_MASK) != s);
 			for (unsigned v = w + 1; v < a->ways; v++)
 				BUG_ON(a->tag[base + v] == k);
 		}
@@ -690,5 +746,41 @@ unsigned tlb_flush_all(struct tlb *t)
 	for (unsigned i = 0; i < t->nr_stlb; i++)
 		n += tlb_array_flush(&t->stlb[i]);
 	t->fractured = false;
+	return n;
+}
+
+void tlb_retag(struct tlb *t, uint64_t x)
+{
+	for (int ps = 0; ps < PS_NR; ps++) {
+		tlb_array_retag(&t->l1[SIDE_I][ps], x);
+		tlb_array_retag(&t->l1[SIDE_D][ps], x);
+	}
+	for (unsigned i = 0; i < t->nr_stlb; i++)
+		tlb_array_retag(&t->stlb[i], x);
+}
+
+unsigned tlb_flush_tag(struct tlb *t, uint64_t tag, vaddr_t start, vaddr_t end)
+{
+	unsigned n = 0;
+
+	if (end <= start) { /* every entry of the PCID */
+		for (int ps = 0; ps < PS_NR; ps++) {
+			n += tlb_array_flush_tag(&t->l1[SIDE_I][ps], tag, 1, 0, -1);
+			n += tlb_array_flush_tag(&t->l1[SIDE_D][ps], tag, 1, 0, -1);
+		}
+		for (unsigned i = 0; i < t->nr_stlb; i++)
+			n += tlb_array_flush_tag(&t->stlb[i], tag, 1, 0, -1);
+		return n;
+	}
+	for (int ps = 0; ps < PS_NR; ps++) {
+		unsigned sh = page_shift_of((enum page_size)ps);
+		uint64_t lo = start >> sh, hi = (end - 1) >> sh;
+
+		n += tlb_array_flush_tag(&t->l1[SIDE_I][ps], tag, lo, hi, -1);
+		n += tlb_array_flush_tag(&t->l1[SIDE_D][ps], tag, lo, hi, -1);
+		for (unsigned i = 0; i < t->nr_stlb; i++)
+			if (t->stlb_pages[i] & (1u << ps))
+				n += tlb_array_flush_tag(&t->stlb[i], tag, lo, hi, ps);
+	}
 	return n;
 }

@@ -20,6 +20,21 @@
 /* In a translation's payload (its frame number): the page is mapped read-only. */
 #define TLB_RO (1ULL << 63)
 
+/*
+ * PCID tags (Intel SDM Vol. 3A §4.10.1: each TLB and paging-structure-cache
+ * entry is associated with the PCID current when it was made). An entry's key
+ * carries its PCID relative to the current one, (its PCID ^ current PCID) <<
+ * TLB_PCID_SHIFT, in bits no key uses (an STLB key of a 57-bit address space
+ * is 47 bits): the current PCID's entries carry none, so every lookup, fill and
+ * INVLPG compares the plain keys it always did, and a run with one address
+ * space is the same code and the same entries. A CR3 load that changes the
+ * PCID XORs the difference into every valid key (tlb_array_retag(): a sweep
+ * of the arrays, once a context switch, never per reference).
+ */
+#define TLB_PCID_SHIFT 52
+#define TLB_PCID_MASK (0xFFFULL << TLB_PCID_SHIFT)
+#define TLB_PCID_MAX 4095u
+
 /* A way number that names no way: the end of a set's recency list. */
 #define TLB_WAY_NONE 0xFFFFu
 
@@ -378,6 +393,23 @@ unsigned tlb_array_invalidate_range(struct tlb_array *a, uint64_t lo, uint64_t h
 /* Remove everything. Returns the count removed. */
 unsigned tlb_array_flush(struct tlb_array *a);
 
+/*
+ * XOR @x (a PCID difference << TLB_PCID_SHIFT) into every valid key: what the
+ * keys say after the current PCID changes. Entries keep their sets and ways
+ * (their set is that of the key they were filled with, which a PCID's entries
+ * have again whenever it is current) and their replacement order. Returns the
+ * valid entries.
+ */
+unsigned tlb_array_retag(struct tlb_array *a, uint64_t x);
+
+/*
+ * Remove every entry whose key's PCID bits are @tag (0: the current PCID's);
+ * with @lo <= @hi also only keys whose plain key lies in [@lo, @hi] (an STLB
+ * array's keys compared >> 2 with the size in their low bits equal to @ps, else
+ * @ps < 0). Counted in a->invalidations. Returns the count.
+ */
+unsigned tlb_array_flush_tag(struct tlb_array *a, uint64_t tag, uint64_t lo, uint64_t hi, int ps);
+
 /* Call @fn on every valid entry (for invariant checks). */
 void tlb_array_for_each(const struct tlb_array *a,
 			void (*fn)(void *ctx, uint64_t key, uint64_t payload), void *ctx);
@@ -521,7 +553,18 @@ static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, p
  */
 unsigned tlb_invalidate_range(struct tlb *t, vaddr_t start, vaddr_t end);
 
-/* Full flush (CR3 write without PCID). Returns the number of entries removed. */
+/* Full flush (every PCID's entries). Returns the number of entries removed. */
 unsigned tlb_flush_all(struct tlb *t);
+
+/* tlb_array_retag() of every L1 and STLB array. */
+void tlb_retag(struct tlb *t, uint64_t x);
+
+/*
+ * Remove the entries of the PCID whose bits are @tag (0: current) from every L1
+ * and STLB array: all of them if @end <= @start, else those of pages overlapping
+ * [@start, @end). A sweep of the arrays (an INVPCID or a CR3 load, not an
+ * INVLPG). Returns the count.
+ */
+unsigned tlb_flush_tag(struct tlb *t, uint64_t tag, vaddr_t start, vaddr_t end);
 
 #endif

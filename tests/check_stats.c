@@ -370,11 +370,43 @@ START_TEST(json_report)
 }
 END_TEST
 
+/* The address-space switch rows: in the JSON and the table only when a CR3 load happened. */
+START_TEST(cr3_rows_only_after_a_switch)
+{
+	struct stats s;
+	json_t *j;
+	char *t;
+
+	fill(&s);
+	j = stats_to_json(&s, &meta);
+	ck_assert_ptr_null(at(j, "tlb.cr3"));
+	ck_assert_uint_eq(json_object_size(at(j, "tlb")), 3);
+	json_decref(j);
+	t = text_of(&s);
+	ck_assert_ptr_null(strstr(t, "CR3"));
+	free(t);
+	s.processes = 2;
+	s.cr3_loads = 28;
+	s.cr3_flushes = 28;
+	s.cr3_flushed = 352;
+	j = stats_to_json(&s, &meta);
+	ck_assert_uint_eq(json_object_size(at(j, "tlb")), 4);
+	ck_assert_int_eq(json_integer_value(at(j, "tlb.cr3.loads")), 28);
+	ck_assert_int_eq(json_integer_value(at(j, "tlb.cr3.flushing_loads")), 28);
+	ck_assert_int_eq(json_integer_value(at(j, "tlb.cr3.flushed_entries")), 352);
+	json_decref(j);
+	t = text_of(&s);
+	ck_assert_ptr_nonnull(strstr(t, "\n  CR3 loads             28  flushing 28, entries flushed 352\n"));
+	free(t);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
 	TCase *tc = tcase_create("stats");
 
+	tcase_add_test(tc, cr3_rows_only_after_a_switch);
 	tcase_add_test(tc, text_table);
 	tcase_add_test(tc, compare_table);
 	tcase_add_test(tc, compare_zero_base_no_fetch);
