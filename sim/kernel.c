@@ -92,6 +92,11 @@ int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st
 		goto oom;
 	k->wmark_low = buddy_watermark(&k->buddy, WMARK_LOW);
 	khugepaged_init(k);
+	/* the first process's mm, loaded as exec leaves it (initialize_tlbstate_and_flush()) */
+	asid_cpu_init(&k->tlbstate, cfg->pcid);
+	k->last_mm_ctx_id = ASID_INIT_MM_CTX_ID;
+	asid_mm_init(&k->mm->asid, &k->last_mm_ctx_id);
+	asid_switch_mm(&k->tlbstate, k->cpu, &k->mm->asid, &k->mm->pt);
 	return 0;
 oom:
 	return err_host(e, "mmusim", 0, 0, "out of host memory building the simulated machine");
@@ -134,10 +139,17 @@ struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
 		return NULL;
 	}
 	mm->id = id;
+	asid_mm_init(&mm->asid, &k->last_mm_ctx_id);
 	*k->mms_tail = mm;
 	k->mms_tail = &mm->next;
 	k->nr_mm++;
 	return mm;
+}
+
+void kernel_switch_mm(struct kernel *k, struct mm *mm)
+{
+	asid_switch_mm(&k->tlbstate, k->cpu, &mm->asid, &mm->pt);
+	k->mm = k->active_mm = mm;
 }
 
 struct mm *kernel_mm_find(const struct kernel *k, uint64_t id)
@@ -181,13 +193,18 @@ int kernel_exec(struct kernel *k)
 
 	flush_tlb_mm(k);
 	mm_teardown(k, mm);
-	/* exec_mmap(): a fresh mm; def_flags (mlockall's MCL_FUTURE) is not inherited,
+	/* exec_mmap(): a fresh mm (a new ctx_id: its ASID's entries are another mm's); def_flags (mlockall's MCL_FUTURE) is not inherited,
 	 * MMF_DISABLE_THP is (MMF_INIT_MASK) */
 	mm->brk_start = mm->brk = 0;
 	mm->def_flags = 0;
 	if (pt_init(&mm->pt, k->cfg->levels, &k->pt_ops)) {
 		k->failed = true;
 		return err_host(&k->err, k->trace_name, 0, 0, "out of host memory in exec");
+	}
+	asid_mm_init(&mm->asid, &k->last_mm_ctx_id);
+	if (mm == k->active_mm) { /* exec_mmap(): activate_mm() of the new mm */
+		k->tlbstate.loaded_mm = NULL;
+		kernel_switch_mm(k, mm);
 	}
 	return 0;
 }

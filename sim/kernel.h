@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "asid.h"
 #include "buddy.h"
 #include "config.h"
 #include "err.h"
@@ -46,7 +47,7 @@ struct mm {
 	struct mm *next;       /* kernel.mms: every process's, in creation order */
 	bool exited;           /* exit_mmap() ran: it maps nothing and takes no reference */
 	bool thp_disable;      /* prctl(PR_SET_THP_DISABLE): MMF_DISABLE_THP, kept by fork and exec */
-	uint64_t tlb_gen;      /* mm->context.tlb_gen: each flush of the mm bumps it */
+	struct asid_mm asid;   /* mm->context: its ctx_id and tlb_gen (asid.c) */
 };
 
 /*
@@ -85,6 +86,8 @@ struct kernel {
 	struct mm *mms, **mms_tail;   /* every process's address space, in creation order */
 	unsigned nr_mm;               /* processes created, exited ones included */
 	struct pt_frame_ops pt_ops;   /* page-table frames for every mm's table */
+	struct asid_cpu tlbstate;     /* the CPU's cpu_tlbstate: its ASIDs (asid.c) */
+	uint64_t last_mm_ctx_id;      /* arch/x86/mm/tlb.c last_mm_ctx_id */
 
 	struct buddy buddy;
 	struct hugetlb_pool hugetlb;
@@ -142,6 +145,13 @@ struct mm *kernel_mm_find(const struct kernel *k, uint64_t id);
 void kernel_mm_exit(struct kernel *k, struct mm *mm);
 /* execve() in the running process: exit_mmap(), then a new empty address space. 0 or -1. */
 int kernel_exec(struct kernel *k);
+
+/*
+ * switch_mm_irqs_off() to @mm: CR3 loaded with its table under the PCID its ASID
+ * gives (a flush when the ASID was taken from another mm or @mm's tlb_gen moved
+ * on; every switch flushes without PCIDs); k->mm and k->active_mm become @mm.
+ */
+void kernel_switch_mm(struct kernel *k, struct mm *mm);
 
 /* Work on @mm (khugepaged's and the rmap's walks): returns the one worked on before. */
 static inline struct mm *kernel_use_mm(struct kernel *k, struct mm *mm)

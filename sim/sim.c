@@ -201,11 +201,10 @@ static size_t proc_of(const struct sim *s, const struct mm *mm)
 }
 
 /*
- * The context switch to @mm (switch_mm_irqs_off()): the running process is
- * charged its counts, CR3 is loaded with the new page table. Without PCIDs a CR3
- * load flushes every non-global entry: the TLBs, the paging-structure caches
- * (Intel SDM Vol. 3A §4.10.4.1); mmusim's user pages are all non-global.
- * Neither counts as a vmstat.tlb_invalidations (no INVLPG, no flush_tlb_*()).
+ * The context switch to @mm: the running process is charged its counts, and the
+ * kernel switches address spaces (kernel_switch_mm(): CR3 and its PCID, asid.c).
+ * A flush by CR3 load is counted under tlb.cr3, not vmstat.tlb_invalidations
+ * (no INVLPG, no flush_tlb_*()).
  */
 static void switch_to(struct sim *s, struct mm *mm)
 {
@@ -221,9 +220,7 @@ static void switch_to(struct sim *s, struct mm *mm)
 	s->cur = proc_of(s, mm);
 	s->procs[s->cur].c[SP_SWITCHES]++;
 	s->st.context_switches++;
-	s->k.mm = s->k.active_mm = mm;
-	s->mmu.pt = &mm->pt;
-	mmu_flush_all(&s->mmu);
+	kernel_switch_mm(&s->k, mm);
 }
 
 static int proc_event(struct sim *s, const struct os_event *ev)
@@ -529,6 +526,7 @@ void sim_finish(struct sim *s)
 void sim_check_invariants(struct sim *s)
 {
 	kernel_check_invariants(&s->k);
+	asid_check_invariants(&s->k.tlbstate, &s->mmu);
 	mmu_check_invariants(&s->mmu); /* TLB and PWC entries agree with the page table */
 	if (s->virt)
 		virt_check_invariants(s);

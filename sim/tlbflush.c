@@ -14,13 +14,15 @@
 
 void flush_tlb_mm_range(struct kernel *k, vaddr_t start, vaddr_t end, unsigned stride_shift)
 {
+	enum asid_flush f;
+
 	if (end <= start)
 		return;
-	k->mm->tlb_gen++; /* inc_mm_tlb_gen() */
-	if (k->mm != k->active_mm)
+	f = asid_flush_tlb_mm_range(&k->tlbstate, &k->mm->asid); /* inc_mm_tlb_gen() */
+	if (f == ASID_FLUSH_NONE)
 		return; /* not loaded here: the switch to it flushes */
 	k->st->cyc_fault += k->cfg->cost.flush;
-	if ((end - start) >> stride_shift > TLB_SINGLE_PAGE_FLUSH_CEILING) {
+	if (f == ASID_FLUSH_FULL || (end - start) >> stride_shift > TLB_SINGLE_PAGE_FLUSH_CEILING) {
 		mmu_flush_all(k->cpu);
 		k->st->tlb_invalidations++;
 	} else {
@@ -42,7 +44,9 @@ void flush_tlb_page(struct kernel *k, vaddr_t va)
 
 void arch_tlbbatch_flush(struct kernel *k)
 {
-	k->mm->tlb_gen++; /* arch_tlbbatch_add_pending() of the mm whose pages it unmapped */
+	/* arch_tlbbatch_add_pending() of the mm whose pages it unmapped */
+	if (asid_flush_tlb_mm_range(&k->tlbstate, &k->mm->asid) == ASID_FLUSH_NONE)
+		return;
 	mmu_flush_all(k->cpu);
 	k->st->tlb_invalidations++;
 	k->st->cyc_fault += k->cfg->cost.flush;

@@ -147,16 +147,59 @@ START_TEST(flush_of_an_mm_not_loaded)
 	to(1);
 	m1 = S->k.mm;
 	to(0);
-	gen = m1->tlb_gen;
+	gen = m1->asid.tlb_gen;
 	inval = S->st.tlb_invalidations;
 	kernel_use_mm(&S->k, m1);
 	flush_tlb_page(&S->k, BASE);
 	kernel_use_mm(&S->k, S->k.active_mm);
-	ck_assert_uint_eq(m1->tlb_gen, gen + 1);
+	ck_assert_uint_eq(m1->asid.tlb_gen, gen + 1);
 	ck_assert_uint_eq(S->st.tlb_invalidations, inval);
 	flush_tlb_page(&S->k, BASE); /* the loaded one: one INVLPG */
 	ck_assert_uint_eq(S->st.tlb_invalidations, inval + 1);
 	done();
+}
+END_TEST
+
+/*
+ * @n processes round-robin for 4 rounds, each loading 16 pages of its own per
+ * turn (process p at BASE + p x 64 KiB, so that the STLB's sets hold them all), under PCIDs: Linux's 6 dynamic ASIDs per CPU (choose_new_asid()) keep 6
+ * address spaces' entries; a 7th makes every switch take a slot another holds
+ * and flush it.
+ */
+static void round_robin(unsigned n, uint64_t loads, uint64_t flushes, uint64_t walks)
+{
+	boot("cpu.pcid=true");
+	for (unsigned p = 1; p < n; p++) {
+		to(p);
+		anon(MB, false);
+	}
+	to(0);
+	anon(MB, false);
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned p = 0; p < n; p++) {
+			to(p);
+			touch(BASE + p * 16 * 4096, BASE + (p + 1) * 16 * 4096, R_LOAD);
+		}
+	sim_finish(S);
+	ck_assert_uint_eq(S->st.cr3_loads, loads);
+	ck_assert_uint_eq(S->st.cr3_flushes, flushes);
+	ck_assert_uint_eq(S->st.walks, walks);
+	done();
+}
+
+/* 7 processes: every switch flushes; each turn walks its 16 pages again */
+START_TEST(choose_new_asid_seven_processes)
+{
+	/* loads: the boot's, n - 1 to start the others, one back to 0, then 4 rounds of n
+	 * less the first (0 is loaded) */
+	round_robin(7, 1 + 6 + 1 + 4 * 7 - 1, 1 + 6 + 1 + 27, 4 * 7 * 16);
+}
+END_TEST
+
+/* 6 processes: after the first allocations, no switch flushes and no page walks again */
+START_TEST(choose_new_asid_six_processes)
+{
+	round_robin(6, 1 + 5 + 1 + 4 * 6 - 1, 6, 6 * 16);
 }
 END_TEST
 
@@ -170,6 +213,8 @@ int main(void)
 	tcase_add_test(tc, exit_frees_everything);
 	tcase_add_test(tc, prctl_thp_disable);
 	tcase_add_test(tc, flush_of_an_mm_not_loaded);
+	tcase_add_test(tc, choose_new_asid_seven_processes);
+	tcase_add_test(tc, choose_new_asid_six_processes);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
