@@ -88,6 +88,16 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 	return 0;
 }
 
+/* How many of @tr's mappings are of image @image (0: the first). */
+static size_t trace_maps_of_image(const struct trace_reader *tr, uint32_t image)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tr->nmaps; i++)
+		n += tr->maps[i].image == image;
+	return n;
+}
+
 int trace_info(struct trace_reader *tr, struct trace_info *in, struct err *e)
 {
 	struct page_set s = { 0 };
@@ -128,9 +138,16 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 		fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	/* the mlock family (mtr version 5), only when there is one: earlier outputs stay */
 	if (in->ev[EV_MLOCK] + in->ev[EV_MUNLOCK] + in->ev[EV_MLOCKALL] + in->ev[EV_MUNLOCKALL])
-		for (int k = EV_MARKER + 1; k < EV_NR; k++)
+		for (int k = EV_MARKER + 1; k <= EV_MUNLOCKALL; k++)
 			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 	fprintf(out, "\n");
+	/* the processes (mtr version 6), only when there is a process event */
+	if (in->ev[EV_FORK] + in->ev[EV_SWITCH] + in->ev[EV_EXIT] + in->ev[EV_EXEC] + in->ev[EV_PRCTL]) {
+		fprintf(out, "processes:    %llu;", (unsigned long long)tr->processes);
+		for (int k = EV_FORK; k < EV_NR; k++)
+			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
+		fprintf(out, "\n");
+	}
 	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */
 		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",
 			(unsigned long long)in->kinds[R_TOUCH], (unsigned long long)in->touches[TOUCH_READ],
@@ -153,10 +170,13 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 			(unsigned long long)(tr->files[i].dev >> 8),
 			(unsigned long long)(tr->files[i].dev & 0xff),
 			(unsigned long long)tr->files[i].ino, tr->files[i].path);
-	if (tr->nmaps)
-		fprintf(out, "mappings at the first instruction: %zu\n", tr->nmaps);
-	for (size_t i = 0; i < tr->nmaps; i++) {
+	for (size_t i = 0, n = 0; i < tr->nmaps; i++) {
 		const struct trace_map *m = &tr->maps[i];
+
+		if (m->image && (!i || m->image != tr->maps[i - 1].image))
+			fprintf(out, "mappings at the first instruction after exec %u:\n", m->image);
+		else if (!m->image && !n++)
+			fprintf(out, "mappings at the first instruction: %zu\n", trace_maps_of_image(tr, 0));
 
 		fprintf(out, "  %012llx-%012llx %c%c%c%c %08llx %llu:%llu %-8llu %s\n",
 			(unsigned long long)m->start, (unsigned long long)(m->start + m->len),

@@ -1170,7 +1170,11 @@ struct mtr_writer {
 	uint64_t nrec;
 	uint64_t loads; /* load and modify records written (a DEP's d is at most this) */
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
-	unsigned version; /* of the header: 1, or 2 to 5 (mtr_writer_v2()) */
+	unsigned version; /* of the header: 1, or 2 to 6 (mtr_writer_v2()) */
+	struct proc_table pt; /* version 6: each process's state, as the reader's */
+	size_t cur;
+	bool cur_exited;
+	uint32_t execs;
 	bool deps; /* version 4's MTR_FLAG_DEPS: DEP records are written */
 	bool dep_pending; /* a DEP was written: the next record must be a reference */
 };
@@ -1244,17 +1248,30 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
  * Called right after mtr_writer_open(). Thread switches, forks and region
  * starts are not carried over (the reader keeps only their counts).
  */
+static int mtr_w_maps(struct mtr_writer *w, uint32_t image, struct err *e);
+
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
-	w->version = src->version >= 5 ? 5 : src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
+	w->version = src->version >= 5 ? src->version : src->deps || src->version >= 4 ? 4 :
+		     src->version >= 3 ? 3 : 2;
 	w->deps = src->deps;
 	w->buf[8] = (unsigned char)w->version; /* the header is still in the buffer */
 	w->buf[10] = w->deps ? MTR_FLAG_DEPS : 0;
 	w->src = src;
-	for (size_t i = 0; i < src->nmaps; i++) {
+	return mtr_w_maps(w, 0, e);
+}
+
+/* The MAP records of @w->src's image @image (0: the first; k: after the k-th exec). */
+static int mtr_w_maps(struct mtr_writer *w, uint32_t image, struct err *e)
+{
+	const struct trace_reader *src = w->src;
+
+	for (size_t i = 0; src && i < src->nmaps; i++) {
 		const struct trace_map *m = &src->maps[i];
 		unsigned char *p;
 
+		if (m->image != image)
+			continue;
 		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
 			return -1;
 		p = w->buf + w->len;
@@ -1275,6 +1292,7 @@ static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, s
 
 static void mtr_w_free(struct mtr_writer *w)
 {
+	proc_table_free(&w->pt);
 	zout_free(&w->z);
 	free(w->buf);
 	free(w);
@@ -1313,12 +1331,71 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	memset(p, 0, 6); /* flags, reserved */
 	p += 6;
 	w->len = (size_t)(p - w->buf);
+	if (proc_add(&w->pt, 0) < 0) {
+		err_host(e, path, 0, 0, "out of memory");
+		goto fail;
+	}
 	return w;
 
 fail:
 	outfile_abort(&w->of);
 	mtr_w_free(w);
 	return NULL;
+}
+
+/* A process event @o (version 6): the writer's table moves as the reader's (see the header). */
+static int mtr_w_proc_event(struct mtr_writer *w, const struct os_event *o, struct err *e)
+{
+	struct mtr_proc *c = &w->pt.procs[w->cur];
+	long i;
+
+	switch (o->kind) {
+	case EV_FORK:
+		if (proc_find(&w->pt, o->addr) >= 0) {
+			w->failed = true;
+			return err_set(e, w->path, 0, 0, "fork of process %llu, which exists",
+				       (unsigned long long)o->addr);
+		}
+		if (proc_add(&w->pt, o->addr) < 0)
+			goto oom;
+		return 0;
+	case EV_SWITCH:
+		i = proc_find(&w->pt, o->addr);
+		if (o->addr == c->id || (i >= 0 && w->pt.procs[i].exited)) {
+			w->failed = true;
+			return err_set(e, w->path, 0, 0, "switch to process %llu, which %s",
+				       (unsigned long long)o->addr, o->addr == c->id ? "is running" : "exited");
+		}
+		c->expect[0] = w->expect[0];
+		c->expect[1] = w->expect[1];
+		c->touch_vpn = w->touch_vpn;
+		c->loads = w->loads;
+		if (i < 0 && (i = proc_add(&w->pt, o->addr)) < 0)
+			goto oom;
+		w->cur = (size_t)i;
+		c = &w->pt.procs[i];
+		w->expect[0] = c->expect[0];
+		w->expect[1] = c->expect[1];
+		w->touch_vpn = c->touch_vpn;
+		w->loads = c->loads;
+		w->cur_exited = false;
+		return 0;
+	case EV_EXIT:
+		c->exited = true;
+		w->cur_exited = true;
+		return 0;
+	case EV_EXEC:
+		w->expect[0] = w->expect[1] = 0;
+		w->touch_vpn = 0;
+		w->loads = 0;
+		w->execs++;
+		return 0;
+	default:
+		return 0;
+	}
+oom:
+	w->failed = true;
+	return err_host(e, w->path, 0, 0, "out of memory");
 }
 
 /* Encode one memory reference at @p; returns the new end. */
@@ -1360,6 +1437,11 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
 			return -1;
 		p = w->buf + w->len;
+		if (unlikely(w->cur_exited) && (r->kind != R_EVENT || b->ev[r->size].kind != EV_SWITCH)) {
+			w->failed = true;
+			return err_set(e, w->path, 0, 0, "a record of process %llu after its exit",
+				       (unsigned long long)w->pt.procs[w->cur].id);
+		}
 		if (unlikely(w->dep_pending)) {
 			if (r->kind > R_MODIFY) {
 				w->failed = true;
@@ -1438,11 +1520,14 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 				p = put_varint(p, o->advice);
 				break;
 			}
-			if (o->kind > EV_MARKER && w->version < 5) {
+			if (o->kind > EV_MARKER && w->version < (o->kind >= EV_FORK ? 6u : 5u)) {
 				w->failed = true;
-				return err_set(e, w->path, 0, 0, "the %s event needs mtr version 5 (a source of version 5)",
-					       ev_kind_name[o->kind]);
+				return err_set(e, w->path, 0, 0, "the %s event needs mtr version %u (a source of version %u)",
+					       ev_kind_name[o->kind], o->kind >= EV_FORK ? 6 : 5,
+					       o->kind >= EV_FORK ? 6 : 5);
 			}
+			if (o->kind >= EV_FORK && mtr_w_proc_event(w, o, e))
+				return -1;
 			*p++ = MTR_TAG_EVENT;
 			*p++ = (unsigned char)o->kind;
 			p = put_varint(p, o->prot);
@@ -1468,6 +1553,13 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 					p = put_varint(p, o->fs_pages);
 				}
 				w->nrec++;
+			}
+			if (o->kind == EV_EXEC) { /* the new image's mappings right after its exec */
+				w->len = (size_t)(p - w->buf);
+				w->nrec++;
+				if (mtr_w_maps(w, w->execs, e))
+					return -1;
+				continue;
 			}
 			break;
 		}
