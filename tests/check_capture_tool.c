@@ -565,6 +565,82 @@ START_TEST(filesystem_and_mlock)
 }
 END_TEST
 
+/*
+ * tests/capture/forks.c, three processes in one file (mtr version 6): each
+ * process's own events in its order, its markers in its stream, the markers
+ * in causal order across processes (marker 1 in the child is after marker 0
+ * and before marker 2 of the parent, which waited for the child's pipe
+ * write), the exec'd ./pages with its own initial mappings.
+ */
+START_TEST(forks_in_one_file)
+{
+	char out[256], pg[256], fk[256], cmd[700], seq[3][200] = { "", "", "" }, msg[1024];
+	char *argv[] = { fk, pg, (char *)"16", NULL };
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	uint64_t cur = 0, marker_proc[3] = { 9, 9, 9 }, initial[3] = { 0 };
+	int n;
+
+	if (!ready())
+		return;
+	snprintf(fk, sizeof(fk), "%s/forks", dir);
+	snprintf(pg, sizeof(pg), "%s/pages", dir);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -o %s tests/capture/forks.c && cc -O1 -o %s tests/capture/pages.c",
+		 fk, pg);
+	ck_assert_msg(!system(cmd), "cannot compile tests/capture/forks.c, pages.c");
+	snprintf(out, sizeof(out), "%s/forks.mtr.zst", dir);
+	capture(out, "mmusim", argv, NULL);
+	r = trace_open(out, TF_MTR, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->version, 6);
+	while ((n = trace_next(r, &b, &e)) > 0)
+		for (size_t i = 0; i < b.n; i++) {
+			const struct os_event *o;
+			char *q;
+
+			if (b.recs[i].kind != R_EVENT)
+				continue;
+			o = &b.ev[b.recs[i].size];
+			if (o->kind == EV_SWITCH) {
+				cur = o->addr;
+				continue;
+			}
+			ck_assert_uint_lt(cur, 3);
+			if (o->initial) {
+				initial[cur]++;
+				continue;
+			}
+			if (o->kind < EV_MARKER)
+				continue;
+			q = seq[cur] + strlen(seq[cur]);
+			if (o->kind == EV_MARKER) {
+				ck_assert_uint_lt(o->addr, 3);
+				marker_proc[o->addr] = cur;
+				sprintf(q, "marker%llu ", (unsigned long long)o->addr);
+			} else if (o->kind == EV_FORK) {
+				sprintf(q, "fork%llu ", (unsigned long long)o->addr);
+			} else {
+				sprintf(q, "%s ", ev_kind_name[o->kind]);
+			}
+		}
+	err_format(&e, msg, sizeof(msg));
+	ck_assert_msg(n == 0, "%s", msg);
+	ck_assert_uint_eq(r->processes, 3);
+	trace_close(r);
+	ck_assert_str_eq(seq[0], "prctl marker0 fork1 marker2 fork2 exit ");
+	ck_assert_str_eq(seq[1], "marker1 exit ");
+	ck_assert_str_eq(seq[2], "exec exit ");
+	/* markers are numbered in file order: 0, 1, 2 are the causal order */
+	ck_assert_uint_eq(marker_proc[0], 0);
+	ck_assert_uint_eq(marker_proc[1], 1);
+	ck_assert_uint_eq(marker_proc[2], 0);
+	ck_assert_uint_gt(initial[0], 3);
+	ck_assert_uint_eq(initial[1], 0); /* a forked child has its parent's address space */
+	ck_assert_uint_gt(initial[2], 3); /* the exec'd image's own */
+}
+END_TEST
+
 static Suite *capture_tool_suite(void)
 {
 	Suite *s = suite_create("capture_tool");
@@ -579,6 +655,7 @@ static Suite *capture_tool_suite(void)
 	tcase_add_test(tc, keep_on_failure);
 	tcase_add_test(tc, dependences);
 	tcase_add_test(tc, filesystem_and_mlock);
+	tcase_add_test(tc, forks_in_one_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
