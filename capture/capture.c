@@ -1,6 +1,7 @@
 /*
- * capture.c - record a real program: Valgrind lackey's memory references and
- * system calls, streamed from a pipe into a compressed trace file.
+ * capture.c - record a real program: the references and system calls of
+ * mmusim's Valgrind tool (capture/mm_main.c: every process, merged here) or
+ * Valgrind lackey's, streamed from a pipe into a compressed trace file.
  *
  * valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes
  *          --child-silent-after-fork=yes --log-fd=N -- PROGRAM ARGS
@@ -47,9 +48,31 @@
  * - With OUT "-", a failed capture ends the stream with a line that the lackey
  *   reader rejects, since a lackey trace has no end marker of its own.
  *
- * Left out: writing mtr directly (pipe the text: `mmusim capture -o - -- prog |
- * mmusim trace convert ...`), tracing several processes, and attaching to a
- * running one (Valgrind cannot).
+ * Several processes (mmusim's tool; capture/wire.h is the pipe's format):
+ * every process Valgrind runs the tool in writes frames of at most PIPE_BUF
+ * bytes, tagged with its pid, to the one pipe, and flushes its records before
+ * each system call. This file merges them into one mtr version 6 stream: it
+ * writes the header and the END record itself; process 0 is the program it
+ * starts (Valgrind's pid), and a WIRE_FORK makes the next id (1, 2, ...) an
+ * EV_FORK in the parent's records; a flush goes into the file whole once its
+ * WIRE_LAST frame came, after an EV_SWITCH when another process's records
+ * came last; a process's exec is an EV_EXEC (the first process's exec before
+ * any fork drops the trace so far, as before); WIRE_EXIT is an EV_EXIT once a
+ * fork was seen (a trace of one process has no process event: its records are
+ * exactly version 5's). Frames of a pid whose fork has not come yet (a child
+ * that runs before its parent sends WIRE_FORK) are held in memory and taken
+ * when it comes. The guarantee: a flush is complete in the pipe before the
+ * system call that follows it, so whatever a process did before a call that
+ * another process can observe (a pipe write, a futex wake, an exit) is in the
+ * file before what the other did after the matching call (the read, the wait)
+ * returned. Records between system calls of processes running at once are
+ * interleaved by flush, not as they ran (no finer clock exists across
+ * processes under Valgrind). Ids are the capture's, not the kernel's pids:
+ * deterministic across runs and never reused.
+ *
+ * Left out: writing mtr directly from lackey (pipe the text: `mmusim capture
+ * -o - -- prog | mmusim trace convert ...`), following lackey's forked
+ * children, and attaching to a running process (Valgrind cannot).
  *
  * Sources: valgrind(1) (--log-fd, --trace-syscalls, --child-silent-after-fork,
  * --trace-children); signalfd(2), pipe(7) (pipe capacity, pipe-max-size);
