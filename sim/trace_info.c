@@ -63,7 +63,13 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 			continue; /* an initial mapping: listed apart, not a record of the program */
 		in->kinds[r->kind]++;
 		if (r->kind == R_EVENT) {
-			in->ev[b->ev[r->size].kind]++;
+			const struct os_event *o = &b->ev[r->size];
+
+			if (o->kind == EV_SWITCH)
+				in->cur_proc = o->addr;
+			else if (o->kind == EV_MARKER && in->ev[EV_MARKER] < TRACE_INFO_MARKERS)
+				in->marker_proc[in->ev[EV_MARKER]] = in->cur_proc;
+			in->ev[o->kind]++;
 		} else if (r->kind == R_INSNS) {
 			in->insns += r->size;
 		} else if (r->kind == R_TOUCH) {
@@ -147,6 +153,15 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 		for (int k = EV_FORK; k < EV_NR; k++)
 			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
 		fprintf(out, "\n");
+		/* which process set each marker, in file order (the first TRACE_INFO_MARKERS) */
+		if (in->ev[EV_MARKER]) {
+			uint64_t n = in->ev[EV_MARKER] < TRACE_INFO_MARKERS ? in->ev[EV_MARKER] : TRACE_INFO_MARKERS;
+
+			fprintf(out, "marker procs:");
+			for (uint64_t k = 0; k < n; k++)
+				fprintf(out, " %llu", (unsigned long long)in->marker_proc[k]);
+			fprintf(out, "%s\n", n < in->ev[EV_MARKER] ? " ..." : "");
+		}
 	}
 	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */
 		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",

@@ -174,6 +174,21 @@ cmp -s "$T/direct2.mtr" "$T/direct3.mtr" && ok ||
 grep -q "^processes:" "$T/direct.info" && bad "a one-process capture has process events" || ok
 check "$(od -An -tu1 -j8 -N1 "$T/direct.mtr" | tr -d ' ')" 6 "a capture writes mtr version 6"
 
+# tests/native/procs.c, the two-process programs of the real-kernel comparison: natively and
+# captured, the same markers, each set by the same process, in the same (causal) order
+cc -std=gnu11 -O1 -static -no-pie -o "$T/procs" tests/native/procs.c 2>"$T/cc.err" || bad "cc procs.c: $(head -1 "$T/cc.err")"
+for c in fork-write fork-collapse thp-turns shared-anon; do
+	(cd "$T" && ./procs $c >"$T/procs.$c.native" 2>&1) || bad "procs $c natively: $(tail -1 "$T/procs.$c.native")"
+	# the native order: each marker's process, by global index
+	want=$(sed -n 's/^proc \([0-9]*\) marker \([0-9]*\) .*/\2 \1/p' "$T/procs.$c.native" | sort -n | cut -d' ' -f2 | tr '\n' ' ')
+	(cd "$T" && $setarch "$MMUSIM" capture -o procs.$c.mtr -- ./procs $c >"$T/procs.$c.out" 2>"$T/procs.$c.err") ||
+		bad "capture -- procs $c: $(tail -1 "$T/procs.$c.err")"
+	info "$T/procs.$c.mtr" >"$T/procs.$c.info"
+	grep -q "^processes:    2; fork 1 switch [0-9]* exit 2 exec 0 prctl 0\$" "$T/procs.$c.info" && ok ||
+		bad "procs $c: $(grep '^processes' "$T/procs.$c.info")"
+	check "$(sed -n 's/^marker procs: //p' "$T/procs.$c.info") " "$want" "procs $c: each marker's process in causal order"
+done
+
 # --- damaged version 6 files: exit 2 and a message, never a crash -------------------------------
 sz=$(stat -c %s "$T/forks.mtr")
 for cut in 17 100 $((sz / 3)) $((sz / 2)) $((sz - 1)); do
