@@ -27,14 +27,18 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isim -Icapture $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lpthread -lm
 
 BUILD ?= build/release
 SRCS := $(wildcard sim/*.c)
 # the command line (main.c and the cli*.c it shares helpers with) is not in the library
 CLI_SRCS := sim/main.c $(wildcard sim/cli*.c)
-CLI_OBJS := $(CLI_SRCS:sim/%.c=$(BUILD)/%.o)
+# both halves of capture sit in capture/: the Valgrind tool (mm_main.c) and its launcher and
+# decoder (capture.c), which speak capture/wire.h; the launcher is a command-line tool, not
+# the simulator's library (linked into mmusim and the capture tests)
+CAPTURE_OBJS := $(BUILD)/capture.o
+CLI_OBJS := $(CLI_SRCS:sim/%.c=$(BUILD)/%.o) $(CAPTURE_OBJS)
 LIB_SRCS := $(filter-out $(CLI_SRCS),$(SRCS))
 LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/check_*.c)
@@ -65,7 +69,7 @@ VG_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie -Wl,--build
 .PHONY: vgtool
 ifneq ($(VG_OK),)
 vgtool: $(VGTOOL)
-$(VGTOOL): capture/mm_main.c include/mmusim_roi.h | $(BUILD)
+$(VGTOOL): capture/mm_main.c capture/wire.h include/mmusim_roi.h | $(BUILD)
 	@mkdir -p $(VGLIB)
 	@for f in $(VG_STOCK)/*; do ln -sfn "$$f" $(VGLIB)/; done
 	$(CC) $(VG_CFLAGS) -c -o $(BUILD)/mm_main.vg.o capture/mm_main.c
@@ -88,12 +92,16 @@ $(BUILD)/libmmusim.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/capture.o: ALL_CFLAGS += -DMMUSIM_VGLIB_BUILD='"$(abspath $(VGLIB))"'
+$(BUILD)/capture.o: capture/capture.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/%.o: sim/%.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+$(BUILD)/tests/check_capture $(BUILD)/tests/check_capture_tool: TEST_OBJS = $(CAPTURE_OBJS)
+$(BUILD)/tests/check_capture $(BUILD)/tests/check_capture_tool: $(CAPTURE_OBJS)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim.a | $(BUILD)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(BUILD)/libmmusim.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(TEST_OBJS) $(BUILD)/libmmusim.a $(LDLIBS)
 
 # The installed archive: one relocatable object whose only global symbols are the public
 # API's (mmusim_*), so an embedding program's own tlb_*, config_* or err_* names cannot clash.

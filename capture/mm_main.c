@@ -2,8 +2,10 @@
  * mm_main.c - mmusim's Valgrind tool ("--tool=mmusim"): writes a program's
  * memory references, its initial mappings, its mapping system calls and its
  * thread switches, and the dependences of its references' addresses on its
- * loads, as an mtr version 5 stream (traces/README.md) to a file descriptor,
- * framed for `mmusim capture` (sim/capture.c), which compresses it.
+ * loads, as an mtr record stream (traces/README.md; version 6 with the
+ * process events) to a file descriptor, framed (capture/wire.h) for
+ * `mmusim capture` (capture/capture.c), which merges the streams of every
+ * process into one file and compresses it.
  *
  * What is counted is what lackey --trace-mem=yes prints (valgrind
  * docs, "Lackey: an example tool"; the IR is documented in libvex_ir.h):
@@ -30,10 +32,13 @@
  * call of its own), and when it is full. The helper encodes mtr records into a
  * buffer that is written out in frames when nearly full and at exit.
  *
- * Pipe framing (only between this tool and sim/capture.c): each write is a
- * 24-byte header { u32 "MMSF", u32 length, u64 instructions, u64 references
- * } followed by length bytes of the mtr stream; the counts are the running
- * totals, for the capture's progress line.
+ * Pipe framing (capture/wire.h, shared with capture/capture.c): the records
+ * are flushed in frames of at most PIPE_BUF bytes tagged with the process's
+ * pid, so that every process the capture follows can write to one pipe; a
+ * flush is made before every system call (and when the buffer is nearly
+ * full), so that the records a process made before a call that another
+ * process can observe (a write to a pipe, a futex wake, an exit) are in the
+ * pipe before that call is made: see capture.c for the order this gives.
  *
  * Options: --out-fd=N (required: where the frames go), --skip-insns=N,
  * --max-insns=N (a region of interest by instruction count, exact to the
@@ -57,11 +62,20 @@
  * munmap, a MAP_FIXED mmap, an mremap's old range and a discarding madvise (their pages
  * are gone: a later touch faults again); one page per side (fetch, data) is
  * remembered with its state, so repeats cost one compare, as the recording's
- * own path. A forked child stops
- * writing to the parent's stream (its copy of the buffer is dropped: the
- * parent writes what it held); the parent's stream notes the fork (a FORK
- * record with the child's pid); with --fork-out=PREFIX the child writes its
- * own PREFIX.PID.mtr (mm_fork_child()), removed if the child execs.
+ * own path.
+ *
+ * Fork (and vfork, and clone without CLONE_VM; a thread is not a process):
+ * the child runs on under Valgrind with this tool (Valgrind follows a fork
+ * without being asked) and writes its own stream to the same pipe, tagged
+ * with its pid; the parent sends WIRE_FORK with the child's pid right after
+ * the call returns, before its next record. The child's stream starts afresh
+ * (predicted addresses 0, as the mtr reader starts a forked process) with a
+ * THREAD record; it has no MAP records: its address space is its parent's,
+ * copied (copy_page_range()). Both sides forget which pages were written
+ * while not recording (the pages are write-protected for copy-on-write after
+ * the fork: a store there is a write fault again). Dependences reach back over
+ * the child's own loads only. --skip-insns and --max-insns count per process,
+ * the child from its parent's count at the fork.
  *
  * Exec (valgrind --trace-children=yes, which capture.c passes): the trace
  * follows the image that runs. When the traced process calls execve(), the
@@ -82,9 +96,11 @@
  * built for); capture.c then fails naming the program. A set-user-ID or
  * set-group-ID program cannot run under Valgrind (its execve() fails with
  * EACCES, as valgrind(1) says for --trace-children): the tool says so. A
- * forked child is not followed across its exec: it turns
- * VG_(clo_trace_children) off, so that `sh -c 'a; b'` runs a and b natively
- * and the trace is the shell's.
+ * forked child is followed across its exec as the first process is: capture.c
+ * makes it an EV_EXEC of that process, and the new image's MAP records follow.
+ *
+ * prctl(PR_SET_THP_DISABLE, arg) is an EV_PRCTL event (mtr version 6): it
+ * changes the THP policy of the process (and of its children).
  *
  * Markers: each successful getppid() (a call with no effect on memory that
  * a program can make at will) is a MARKER record, in order with the
@@ -153,6 +169,7 @@
 #include "libvex_guest_amd64.h"
 
 #include "../include/mmusim_roi.h"
+#include "wire.h"
 
 /*
  * Not in the tool headers, but exported by libcoregrind (pub_core_libcfile.h):
@@ -169,19 +186,12 @@ extern Bool VG_(clo_trace_children); /* pub_core_options.h: --trace-children */
 #define MM_GROUP 128   /* references per group at most */
 #define MM_BUF (1u << 20)
 #define MM_SLACK 8192  /* room kept for one group (128 x 10 bytes) or a path record */
-#define MM_FRAME 24
-/* Frame magics (little-endian "MMSF", "MMSX", "MMSE"): data, an image starts, an execve(). */
-#define MM_DATA 0x46534d4du
-#define MM_IMAGE 0x58534d4du
-#define MM_EXEC 0x45534d4du
 
 /* mtr (sim/trace_mtr.c): tags and kinds. */
 enum { K_I = 0, K_L = 1, K_S = 2, K_M = 3 };
 enum { T_END = 0xc0, T_EVENT = 0xc1, T_MAP = 0xc3, T_THREAD = 0xc4, T_FILE = 0xc5, T_FORK = 0xc6,
        T_ROI = 0xc7, T_MARKER = 0xc8, T_TOUCH = 0xc9, T_DEP = 0xca };
 enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum touch_how */
-#define MM_VERSION 5 /* mtr version 5: DEP records (4), mlock events, a FILE's filesystem */
-#define MM_FLAGS 1   /* version 4's header flag: dependences recorded */
 
 /*
  * Dependences (see "Dependences" in the header). MM_DEP_WINDOW: a load this
@@ -200,7 +210,9 @@ enum { TOUCH_READ = 0, TOUCH_WRITE = 1, TOUCH_FETCH = 2 }; /* sim/trace.h enum t
 #define SM_WORDS (1u << (SM_CHUNK - 3))
 #define F_DEP 1          /* mm_ent.flags: the address has a tag, in dep_tag[slot] */
 enum { EV_MMAP, EV_MUNMAP, EV_MPROTECT, EV_MADVISE, EV_BRK, EV_MREMAP, EV_MARKER,
-       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL }; /* sim/trace.h enum ev_kind */
+       EV_MLOCK, EV_MUNLOCK, EV_MLOCKALL, EV_MUNLOCKALL,
+       EV_FORK, EV_SWITCH, EV_EXIT, EV_EXEC, EV_PRCTL }; /* sim/trace.h enum ev_kind */
+#define PR_SET_THP_DISABLE 41 /* include/uapi/linux/prctl.h */
 
 struct mm_ent {
 	Addr addr;   /* fetch: the instruction's address */
@@ -221,12 +233,12 @@ struct mm_group {
 static Long clo_fd = -1;
 static Long clo_skip, clo_max;
 static Bool clo_roi;     /* --roi=yes: record only between the program's ROI client requests */
-static const HChar *clo_fork_out; /* --fork-out=PREFIX: a forked child writes PREFIX.PID.mtr */
-static Bool raw_out;     /* a forked child: plain mtr to its own file, no frames */
-static HChar child_path[4200], child_tmp[4300];
 static Int out_fd = -1;
-static UChar *buf;       /* frame header room, then the stream */
-static UInt blen;        /* bytes in buf, header included */
+static UInt my_pid;      /* the frames' pid (getpid(); a forked child's its own) */
+static Bool forked;      /* the atfork parent handler ran: the call was a fork */
+static UChar *buf;       /* the stream not yet flushed */
+static UInt blen;        /* bytes in buf */
+static ULong n_flushed;  /* records flushed so far (n_recs then) */
 static Addr expect[2];
 static ULong n_insns, n_refs, n_recs, n_seen;
 static Bool recording;   /* inside the region of interest */
@@ -241,57 +253,77 @@ static ULong ld_base;    /* the IR's k-th load of a group gets tag ld_base + k (
 static ULong dep_tag[MM_ARGS]; /* the IR puts a group's address tags here, one per tag */
 static UInt **sm_prim;   /* shadow memory: the secondary map of each 64 KiB chunk, or NULL */
 
-static void out_flush(void)
+static void wire_put32(UChar *p, UInt v)
 {
-	UInt len = blen - MM_FRAME, off = 0;
-
-	if (out_fd < 0 || !len)
-		goto done;
-	*(UInt *)buf = MM_DATA;
-	*(UInt *)(buf + 4) = len;
-	*(ULong *)(buf + 8) = n_insns;
-	*(ULong *)(buf + 16) = n_refs;
-	if (raw_out)
-		off = MM_FRAME;
-	while (off < blen) {
-		Int r = VG_(write)(out_fd, buf + off, (Int)(blen - off));
-
-		if (r <= 0) {
-			VG_(umsg)("mmusim: cannot write the trace (fd %d): stopping output\n", out_fd);
-			out_fd = -1;
-			break;
-		}
-		off += (UInt)r;
-	}
-done:
-	blen = MM_FRAME;
+	VG_(memcpy)(p, &v, 4);
 }
 
-/* An out-of-band frame for capture.c: @magic, then @s (not part of the mtr stream). */
+/* Write frame @f of @n bytes whole (one write: at most PIPE_BUF bytes, atomic). */
+static void wire_write(const UChar *f, UInt n)
+{
+	Int r = VG_(write)(out_fd, f, (Int)n);
+
+	if (r != (Int)n) {
+		VG_(umsg)("mmusim: cannot write the trace (fd %d): stopping output\n", out_fd);
+		out_fd = -1;
+	}
+}
+
+/* A frame header: @magic, @len payload bytes, @flags, @nrec. */
+static void wire_header(UChar *f, UInt magic, UInt len, UInt flags, UInt nrec)
+{
+	UShort l = (UShort)len, fl = (UShort)flags;
+
+	wire_put32(f + WIRE_OFF_MAGIC, magic);
+	VG_(memcpy)(f + WIRE_OFF_LEN, &l, 2);
+	VG_(memcpy)(f + WIRE_OFF_FLAGS, &fl, 2);
+	wire_put32(f + WIRE_OFF_PID, my_pid);
+	wire_put32(f + WIRE_OFF_NREC, nrec);
+	VG_(memcpy)(f + WIRE_OFF_INSNS, &n_insns, 8);
+	VG_(memcpy)(f + WIRE_OFF_REFS, &n_refs, 8);
+}
+
+/* Everything buffered, as frames of at most PIPE_BUF bytes, the last one flagged WIRE_LAST. */
+static void out_flush(void)
+{
+	UChar f[WIRE_MAX];
+	UInt off = 0;
+
+	if (out_fd < 0 || !blen)
+		goto done;
+	while (off < blen && out_fd >= 0) {
+		UInt n = blen - off > WIRE_PAYLOAD ? WIRE_PAYLOAD : blen - off;
+		Bool last = off + n == blen;
+
+		wire_header(f, WIRE_DATA, n, last ? WIRE_LAST : 0,
+			    last ? (UInt)(n_recs - n_flushed) : 0);
+		VG_(memcpy)(f + WIRE_HDR, buf + off, n);
+		wire_write(f, WIRE_HDR + n);
+		off += n;
+	}
+done:
+	blen = 0;
+	n_flushed = n_recs;
+}
+
+/* An out-of-band frame for capture.c: @magic, then @n bytes at @s (not part of the mtr stream). */
+static void mm_note_n(UInt magic, const void *s, UInt n)
+{
+	UChar f[WIRE_MAX];
+
+	if (out_fd < 0)
+		return;
+	if (n > WIRE_PAYLOAD)
+		n = WIRE_PAYLOAD;
+	wire_header(f, magic, n, 0, 0);
+	if (n)
+		VG_(memcpy)(f + WIRE_HDR, s, n);
+	wire_write(f, WIRE_HDR + n);
+}
+
 static void mm_note(UInt magic, const HChar *s)
 {
-	UChar f[MM_FRAME + 4096];
-	UInt n = s ? (UInt)VG_(strlen)(s) : 0, off = 0;
-
-	if (out_fd < 0 || raw_out)
-		return;
-	if (n > 4096)
-		n = 4096;
-	*(UInt *)f = magic;
-	*(UInt *)(f + 4) = n;
-	*(ULong *)(f + 8) = n_insns;
-	*(ULong *)(f + 16) = n_refs;
-	VG_(memcpy)(f + MM_FRAME, s, n);
-	while (off < MM_FRAME + n) {
-		Int r = VG_(write)(out_fd, f + off, (Int)(MM_FRAME + n - off));
-
-		if (r <= 0) {
-			VG_(umsg)("mmusim: cannot write the trace (fd %d): stopping output\n", out_fd);
-			out_fd = -1;
-			return;
-		}
-		off += (UInt)r;
-	}
+	mm_note_n(magic, s, s ? (UInt)VG_(strlen)(s) : 0);
 }
 
 static inline UChar *put_v(UChar *p, ULong v)
@@ -873,7 +905,7 @@ static void mm_pre_exec(UWord path)
 	XArray *va = VG_(args_for_valgrind);
 
 	exec_path_copy(path);
-	mm_note(MM_EXEC, exec_path[0] ? exec_path : "?");
+	mm_note(WIRE_EXEC, exec_path[0] ? exec_path : "?");
 	if (out_fd < 0 || !va)
 		return;
 	VG_(sprintf)(arg, "--out-fd=%d", out_fd);
@@ -894,7 +926,7 @@ static void mm_exec_failed(SysRes res)
 	if (out_fd < 0)
 		return;
 	VG_(fcntl)(out_fd, VKI_F_SETFD, VKI_FD_CLOEXEC);
-	mm_note(MM_EXEC, NULL);
+	mm_note(WIRE_EXEC, NULL);
 	VG_(memset)(&sb, 0, sizeof(sb));
 	if (sr_Err(res) == VKI_EACCES && !sr_isError(VG_(stat)(exec_path, &sb)) &&
 	    (sb.mode & (VKI_S_ISUID | VKI_S_ISGID)))
@@ -902,19 +934,19 @@ static void mm_exec_failed(SysRes res)
 			  "run under Valgrind\n", exec_path);
 }
 
+/*
+ * Before every system call: flush, so that what the process did before the
+ * call is in the pipe before anything the call lets another process do
+ * (capture.c: the order across processes).
+ */
 static void mm_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
 	(void)tid, (void)nargs;
-	if (no != __NR_execve)
+	if (out_fd < 0)
 		return;
-	if (raw_out && out_fd >= 0) {
-		/* A forked child that runs another program: not traced (mm_fork_child()). */
-		VG_(close)(out_fd);
-		VG_(unlink)(child_tmp);
-		out_fd = -1;
-	} else if (!raw_out && out_fd >= 0) {
+	out_flush();
+	if (no == __NR_execve)
 		mm_pre_exec(args[0]);
-	}
 }
 
 /*
@@ -961,7 +993,7 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 	UWord r;
 
 	(void)tid, (void)nargs;
-	if (no == __NR_execve && sr_isError(res) && !raw_out)
+	if (no == __NR_execve && sr_isError(res))
 		mm_exec_failed(res);
 	/* Mapping calls are recorded also outside the region of interest: the replay needs them. */
 	if (sr_isError(res) || out_fd < 0)
@@ -983,13 +1015,21 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 			put_file((Long)(Int)a[4], a[5]);
 		break;
 	case __NR_clone:
-		if (a[0] & VKI_CLONE_VM)
-			break; /* a thread (or vfork's shared memory): not a new address space */
-		/* fallthrough */
+	case __NR_clone3:
 	case __NR_fork:
 	case __NR_vfork:
-		if (r)
-			put_u(T_FORK, r);
+		/*
+		 * The parent of a new process (the atfork handler ran: not a thread, and
+		 * vfork is run as fork by Valgrind): its records so far, then the fork,
+		 * before anything it does next.
+		 */
+		if (r && forked) {
+			UInt child = (UInt)r;
+
+			forked = False;
+			out_flush();
+			mm_note_n(WIRE_FORK, &child, 4);
+		}
 		break;
 	case __NR_munmap:
 		put_event(EV_MUNMAP, 0, 0, -1, 0, a[0], a[1], 0, 0);
@@ -1022,6 +1062,10 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 	case __NR_munlockall:
 		put_event(EV_MUNLOCKALL, 0, 0, -1, 0, 0, 0, 0, 0);
 		break;
+	case __NR_prctl:
+		if (a[0] == PR_SET_THP_DISABLE) /* (mtr version 6) */
+			put_event(EV_PRCTL, 0, 0, -1, a[0], a[1], 0, 0, 0);
+		break;
 	case __NR_getppid:
 		/* A marker the program sets between steps (tests/native/): in order with the refs. */
 		put_u(T_MARKER, no);
@@ -1033,43 +1077,36 @@ static void mm_post_syscall(ThreadId tid, UInt no, UWord *a, UInt nargs, SysRes 
 
 /* ---------------------------------------------------------------- fork */
 
+/* After a fork, in both processes: every private page is write-protected (copy-on-write). */
+static void pg_fork(void)
+{
+	for (UWord i = 0; i < pg_cap; i++)
+		pg_st[i] &= (UChar)~PG_WRITTEN;
+	memo_vpn[0] = memo_vpn[1] = ~0UL;
+}
+
+static void mm_fork_parent(ThreadId tid)
+{
+	(void)tid;
+	forked = True;
+	pg_fork();
+}
+
 /*
- * A forked child: the parent writes what the buffer held. With --fork-out the
- * child starts a trace of its own, PREFIX.PID.mtr (not compressed: the tool has
- * no compressor), written as PREFIX.PID.mtr.tmp and renamed at its exit; its
- * initial mappings are the address space it inherited.
+ * A forked child: a process of its own, traced on (see "Fork" in the header).
+ * The parent flushed before the call; whatever a thread buffered since is the
+ * parent's to write, and dropped here.
  */
 static void mm_fork_child(ThreadId tid)
 {
-	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0,
-				       MM_FLAGS, 0 };
-	SysRes r;
-
-	/* Its execs run natively, as with --trace-children=no: the trace is the parent's. */
-	VG_(clo_trace_children) = False;
-	if (out_fd >= 0)
-		VG_(close)(out_fd);
-	out_fd = -1;
-	blen = MM_FRAME;
-	if (!clo_fork_out || VG_(strlen)(clo_fork_out) > 4000)
-		return;
-	VG_(sprintf)(child_path, "%s.%d.mtr", clo_fork_out, VG_(getpid)());
-	VG_(sprintf)(child_tmp, "%s.tmp", child_path);
-	r = VG_(open)(child_tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0644);
-	if (sr_isError(r)) {
-		VG_(umsg)("mmusim: cannot create %s: the child is not traced\n", child_tmp);
-		return;
-	}
-	out_fd = VG_(safe_fd)((Int)sr_Res(r));
-	raw_out = True;
+	my_pid = (UInt)VG_(getpid)();
+	forked = False;
+	blen = 0;
 	expect[0] = expect[1] = 0;
 	touch_vpn = 0;
-	pg_reset(); /* the child's stream starts afresh */
-	n_insns = n_refs = n_recs = 0;
+	pg_fork();
+	n_insns = n_refs = n_recs = n_flushed = 0;
 	loads0 = n_loads; /* a dependence on the parent's loads is not in this stream */
-	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
-	blen += sizeof(hdr);
-	put_initial_maps(tid);
 	started = True;
 	cur_tid = tid;
 	put_u(T_THREAD, tid);
@@ -1660,7 +1697,6 @@ static Bool mm_option(const HChar *arg)
 	else if VG_INT_CLO(arg, "--skip-insns", clo_skip) {}
 	else if VG_INT_CLO(arg, "--max-insns", clo_max) {}
 	else if VG_BOOL_CLO(arg, "--roi", clo_roi) {}
-	else if VG_STR_CLO(arg, "--fork-out", clo_fork_out) {}
 	else
 		return False;
 	return True;
@@ -1671,8 +1707,7 @@ static void mm_usage(void)
 	VG_(printf)("    --out-fd=N         write the framed mtr stream to descriptor N\n"
 		    "    --skip-insns=N     start recording after N instructions [0]\n"
 		    "    --max-insns=N      stop recording after N instructions [0: no limit]\n"
-		    "    --roi=yes|no       record only between MMUSIM_ROI_BEGIN() and END() [no]\n"
-		    "    --fork-out=PREFIX  a forked child writes its own trace PREFIX.PID.mtr\n");
+		    "    --roi=yes|no       record only between MMUSIM_ROI_BEGIN() and END() [no]\n");
 }
 
 static void mm_debug_usage(void)
@@ -1681,47 +1716,35 @@ static void mm_debug_usage(void)
 
 static void mm_post_clo_init(void)
 {
-	static const UChar hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n', MM_VERSION, 0,
-				       MM_FLAGS, 0 };
-
 	if (clo_fd < 0 || clo_skip < 0 || clo_max < 0)
 		VG_(fmsg_bad_option)("--out-fd", "mmusim needs --out-fd=N (and counts >= 0)\n");
 	out_fd = VG_(safe_fd)((Int)clo_fd);
-	mm_note(MM_IMAGE, VG_(args_the_exename));
+	my_pid = (UInt)VG_(getpid)();
+	mm_note(WIRE_IMAGE, VG_(args_the_exename));
 	buf = VG_(malloc)("mmusim.buf", MM_BUF);
-	blen = MM_FRAME;
-	VG_(memcpy)(buf + blen, hdr, sizeof(hdr));
-	blen += sizeof(hdr);
+	blen = 0;
 	recording = clo_skip == 0 && !clo_roi;
 	roi_client = clo_roi;
 	ld_base = recording ? MM_TAG0 : 0;
 	sm_prim = VG_(am_shadow_alloc)(sizeof(*sm_prim) << SM_PRIM); /* zero pages until used */
 	if (!sm_prim)
 		VG_(tool_panic)("mmusim: no room for the shadow memory's primary maps");
-	VG_(atfork)(NULL, NULL, mm_fork_child);
+	VG_(atfork)(NULL, mm_fork_parent, mm_fork_child);
 }
 
+/* The process (or this image of it) ends: its last records, then WIRE_EXIT. */
 static void mm_fini(Int exitcode)
 {
-	UChar *p = room();
-
 	(void)exitcode;
-	*p++ = T_END;
-	p = put_v(p, n_recs);
-	blen = (UInt)(p - buf);
 	out_flush();
-	if (raw_out && out_fd >= 0) {
-		VG_(close)(out_fd);
-		if (VG_(rename)(child_tmp, child_path))
-			VG_(umsg)("mmusim: cannot rename %s\n", child_tmp);
-	}
+	mm_note(WIRE_EXIT, NULL);
 }
 
 static void mm_pre_clo_init(void)
 {
 	VG_(details_name)("mmusim");
 	VG_(details_version)(NULL);
-	VG_(details_description)("mmusim's memory trace recorder (mtr version 5)");
+	VG_(details_description)("mmusim's memory trace recorder (mtr version 6)");
 	VG_(details_copyright_author)("mmusim authors");
 	VG_(details_bug_reports_to)("the mmusim repository");
 	VG_(details_avg_translation_sizeB)(275);

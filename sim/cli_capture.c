@@ -32,6 +32,9 @@ static void capture_summary(const char *out, const struct capture_opts *o,
 
 	if (st->execs)
 		fprintf(stderr, "capture: %s: the trace is of %s (exec'd)\n", out, st->program);
+	if (st->processes > 1)
+		fprintf(stderr, "capture: %s: the trace holds %llu processes\n", out,
+			(unsigned long long)st->processes);
 	if (o->tool && !strcmp(o->tool, "lackey"))
 		fprintf(stderr, "capture: %s: %.1f MB of lackey text in %.1f MB, %.2f s\n", out,
 			(double)st->trace_bytes / 1e6, (double)st->out_bytes / 1e6, st->seconds);

@@ -163,6 +163,7 @@ struct trace_map {
 	uint64_t dev, ino, off;
 	char *name;
 	uint32_t file; /* a file mapping: 1 + index into trace_reader.files; 0 none */
+	uint32_t image; /* 0: the trace's first image; k: the image the k-th EV_EXEC starts (mtr v6) */
 };
 
 /* The file behind an mmap event (mtr version 2: the path behind the fd then). */
@@ -225,8 +226,9 @@ struct trace_reader {
 	size_t nfiles;
 	uint64_t thread_switches, forks, roi_starts;
 	uint64_t markers; /* MARKER records read so far (each also an EV_MARKER event) */
+	uint64_t processes; /* mtr version 6: distinct process ids seen so far (1 before any) */
 	uint32_t thread; /* the thread of the references being read (0: not recorded) */
-	unsigned version; /* an mtr trace's format version (1 to 5); 0 for other formats */
+	unsigned version; /* an mtr trace's format version (1 to 6); 0 for other formats */
 	/* the source records dependences (R_DEP): a reference without one is independent;
 	 * false: unknown (lackey, pin, ...), the core model's documented assumption holds */
 	bool deps;

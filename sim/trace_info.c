@@ -63,7 +63,13 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 			continue; /* an initial mapping: listed apart, not a record of the program */
 		in->kinds[r->kind]++;
 		if (r->kind == R_EVENT) {
-			in->ev[b->ev[r->size].kind]++;
+			const struct os_event *o = &b->ev[r->size];
+
+			if (o->kind == EV_SWITCH)
+				in->cur_proc = o->addr;
+			else if (o->kind == EV_MARKER && in->ev[EV_MARKER] < TRACE_INFO_MARKERS)
+				in->marker_proc[in->ev[EV_MARKER]] = in->cur_proc;
+			in->ev[o->kind]++;
 		} else if (r->kind == R_INSNS) {
 			in->insns += r->size;
 		} else if (r->kind == R_TOUCH) {
@@ -86,6 +92,16 @@ static int info_add_batch(struct trace_info *in, struct page_set *s, const struc
 		}
 	}
 	return 0;
+}
+
+/* How many of @tr's mappings are of image @image (0: the first). */
+static size_t trace_maps_of_image(const struct trace_reader *tr, uint32_t image)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tr->nmaps; i++)
+		n += tr->maps[i].image == image;
+	return n;
 }
 
 int trace_info(struct trace_reader *tr, struct trace_info *in, struct err *e)
@@ -130,11 +146,23 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 	if (in->ev[EV_MLOCK] + in->ev[EV_MUNLOCK] + in->ev[EV_MLOCKALL] + in->ev[EV_MUNLOCKALL])
 		for (int k = EV_MARKER + 1; k <= EV_MUNLOCKALL; k++)
 			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
-	/* the process events (mtr version 6), likewise */
-	if (in->ev[EV_FORK] + in->ev[EV_SWITCH] + in->ev[EV_EXIT] + in->ev[EV_EXEC] + in->ev[EV_PRCTL])
+	fprintf(out, "\n");
+	/* the processes (mtr version 6), only when there is a process event */
+	if (in->ev[EV_FORK] + in->ev[EV_SWITCH] + in->ev[EV_EXIT] + in->ev[EV_EXEC] + in->ev[EV_PRCTL]) {
+		fprintf(out, "processes:    %llu;", (unsigned long long)tr->processes);
 		for (int k = EV_FORK; k < EV_NR; k++)
 			fprintf(out, " %s %llu", ev_kind_name[k], (unsigned long long)in->ev[k]);
-	fprintf(out, "\n");
+		fprintf(out, "\n");
+		/* which process set each marker, in file order (the first TRACE_INFO_MARKERS) */
+		if (in->ev[EV_MARKER]) {
+			uint64_t n = in->ev[EV_MARKER] < TRACE_INFO_MARKERS ? in->ev[EV_MARKER] : TRACE_INFO_MARKERS;
+
+			fprintf(out, "marker procs:");
+			for (uint64_t k = 0; k < n; k++)
+				fprintf(out, " %llu", (unsigned long long)in->marker_proc[k]);
+			fprintf(out, "%s\n", n < in->ev[EV_MARKER] ? " ..." : "");
+		}
+	}
 	if (in->kinds[R_TOUCH]) /* (a store to a page first read is a second touch) */
 		fprintf(out, "touched:      %llu page touches while not recording: %llu read, %llu written, %llu fetched\n",
 			(unsigned long long)in->kinds[R_TOUCH], (unsigned long long)in->touches[TOUCH_READ],
@@ -157,10 +185,13 @@ void trace_info_write(const struct trace_info *in, const struct trace_reader *tr
 			(unsigned long long)(tr->files[i].dev >> 8),
 			(unsigned long long)(tr->files[i].dev & 0xff),
 			(unsigned long long)tr->files[i].ino, tr->files[i].path);
-	if (tr->nmaps)
-		fprintf(out, "mappings at the first instruction: %zu\n", tr->nmaps);
-	for (size_t i = 0; i < tr->nmaps; i++) {
+	for (size_t i = 0, n = 0; i < tr->nmaps; i++) {
 		const struct trace_map *m = &tr->maps[i];
+
+		if (m->image && (!i || m->image != tr->maps[i - 1].image))
+			fprintf(out, "mappings at the first instruction after exec %u:\n", m->image);
+		else if (!m->image && !n++)
+			fprintf(out, "mappings at the first instruction: %zu\n", trace_maps_of_image(tr, 0));
 
 		fprintf(out, "  %012llx-%012llx %c%c%c%c %08llx %llu:%llu %-8llu %s\n",
 			(unsigned long long)m->start, (unsigned long long)(m->start + m->len),

@@ -13,6 +13,8 @@
 #include "trace.h"
 #include "types.h"
 
+#define TRACE_INFO_MARKERS 256
+
 struct trace_info {
 	uint64_t kinds[R_KIND_NR]; /* records of each kind */
 	uint64_t ev[EV_NR];        /* events of each kind */
@@ -21,6 +23,10 @@ struct trace_info {
 	uint64_t pages;            /* distinct 4 KiB pages touched */
 	uint64_t touches[TOUCH_NR]; /* R_TOUCH records of each enum touch_how (not references) */
 	uint64_t dep_last, dep_max; /* R_DEP records with d = 1; the largest d */
+	/* mtr version 6: the process of each of the first TRACE_INFO_MARKERS markers (a list to
+	 * print, not a table: a trace's markers are steps, tens of them) */
+	uint64_t marker_proc[TRACE_INFO_MARKERS];
+	uint64_t cur_proc;         /* the process whose records are being read (EV_SWITCH) */
 };
 
 /*

@@ -51,6 +51,23 @@
  *            (a version 4 trace with the flag, a built-in workload) or any
  *            version 4 source, version 5 for a version 5 source (mtr_write_all());
  *            an mlock event for a writer below version 5 is an error.
+ *   version 6 (the same tool since it follows fork; the process events of
+ *            trace.h): version 5 and EVENT kinds 11 to 15: fork (addr: the
+ *            child's id), switch (addr: the id whose records follow), exit,
+ *            exec, prctl (advice: the option, PR_SET_THP_DISABLE; addr: its
+ *            argument). The records before the first switch are process 0's.
+ *            Each process has its own decoding state: its predicted addresses,
+ *            its previous TOUCH page, its load count (a DEP counts back over
+ *            its own loads) and its thread; a switch saves the current one's
+ *            and restores the other's; a forked process starts from zeros
+ *            (predicted addresses 0, thread 0), and so does a process after
+ *            its exec. MAP records right after an exec are the new image's
+ *            mappings: they become initial events in order (and join the
+ *            mapping table with their image's number). Corrupt: a process
+ *            event below version 6, a switch to the current process or to one
+ *            that exited, a fork of an id seen before, any record of a process
+ *            after its exit but a switch (each "at byte N (record R)").
+ *            The writer keeps the same state per process.
  * The predicted address of a stream (instruction fetches; data references) is
  * the previous reference's address plus its size, so straight-line code costs
  * one byte per fetch (the validation trace averages 2.0 bytes per reference).
@@ -86,7 +103,7 @@
 #include "zout.h"
 
 #define MTR_VERSION 1     /* what the writer writes */
-#define MTR_VERSION_MAX 5 /* what the reader reads */
+#define MTR_VERSION_MAX 6 /* what the reader reads */
 #define MTR_FLAG_DEPS 0x1 /* version 4's header flag: dependences recorded (DEP records) */
 #define MTR_HEADER 16
 /*
@@ -140,6 +157,93 @@ static inline uint64_t unzigzag(uint64_t v)
 
 /* ---------------------------------------------------------------- reader */
 
+/* One process's decoding state (version 6). */
+struct mtr_proc {
+	uint64_t id;
+	vaddr_t expect[2];
+	uint64_t touch_vpn, loads;
+	uint32_t thread;
+	uint32_t image; /* its image (0, or the number of its last exec in the file) */
+	bool exited;
+};
+
+/*
+ * The table of process ids (reader and writer): open addressing on the id,
+ * 1 + the index into the array in each slot. Memory grows with the processes.
+ */
+struct proc_table {
+	struct mtr_proc *procs;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t nslot;
+};
+
+static size_t proc_hash(uint64_t id, size_t nslot)
+{
+	return (size_t)((id * 0x9E3779B97F4A7C15ULL) >> 17) & (nslot - 1);
+}
+
+/* The index of process @id, or -1. */
+static long proc_find(const struct proc_table *t, uint64_t id)
+{
+	if (!t->nslot)
+		return -1;
+	for (size_t i = proc_hash(id, t->nslot);; i = (i + 1) & (t->nslot - 1)) {
+		if (!t->slot[i])
+			return -1;
+		if (t->procs[t->slot[i] - 1].id == id)
+			return (long)t->slot[i] - 1;
+	}
+}
+
+/* A new process @id (not in the table), zeroed: its index, or -1 if out of memory. */
+static long proc_add(struct proc_table *t, uint64_t id)
+{
+	if (t->n >= UINT32_MAX - 1)
+		return -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+		struct mtr_proc *p = realloc(t->procs, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->procs = p;
+		t->cap = cap;
+	}
+	if (2 * (t->n + 1) > t->nslot) {
+		size_t ns = t->nslot ? 2 * t->nslot : 16;
+		uint32_t *sl = calloc(ns, sizeof(*sl));
+
+		if (!sl)
+			return -1;
+		free(t->slot);
+		t->slot = sl;
+		t->nslot = ns;
+		for (size_t k = 0; k < t->n; k++) {
+			size_t i = proc_hash(t->procs[k].id, ns);
+
+			while (sl[i])
+				i = (i + 1) & (ns - 1);
+			sl[i] = (uint32_t)k + 1;
+		}
+	}
+	t->procs[t->n] = (struct mtr_proc){ .id = id };
+	{
+		size_t i = proc_hash(id, t->nslot);
+
+		while (t->slot[i])
+			i = (i + 1) & (t->nslot - 1);
+		t->slot[i] = (uint32_t)t->n + 1;
+	}
+	return (long)t->n++;
+}
+
+static void proc_table_free(struct proc_table *t)
+{
+	free(t->procs);
+	free(t->slot);
+}
+
 struct mtr_reader {
 	struct trace_reader head;
 	struct tio *io;
@@ -155,10 +259,17 @@ struct mtr_reader {
 	unsigned char save[MTR_MAXREC];
 	unsigned char tail[MTR_MAXREC];
 	size_t maps_sent;             /* initial mappings already sent as events */
+	/* version 6: the processes (see the header); the current one is procs[cur] */
+	struct proc_table pt;         /* every process seen (process 0 from the start) */
+	size_t cur;
+	bool cur_exited;              /* procs[cur] exited: only a switch (or END) may follow */
+	bool map_late;                /* MAP records now are an exec'd image's (in order) */
+	uint32_t execs;               /* exec events read so far (the image of later MAPs) */
+	char why[160];                /* a message built for the record at hand */
 	struct os_event ev[TRACE_BATCH];
 };
 
-enum { MTR_TRUNC = -2, MTR_BAD = -3 };
+enum { MTR_TRUNC = -2, MTR_BAD = -3, MTR_FULL = 2 /* no room in the batch: next time */ };
 
 static uint64_t mtr_off(const struct mtr_reader *m, const unsigned char *p)
 {
@@ -356,6 +467,18 @@ static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char *
 		*why = "unknown tag";
 		return MTR_BAD;
 	}
+	if (t == MTR_TAG_MAP && m->map_late) {
+		/* version 6: an exec'd image's mapping, in order (mtr_decode() made room) */
+		if (!m->pt.procs[m->cur].image) {
+			*why = "a mapping record not at the start of an image";
+			return MTR_BAD;
+		}
+		if ((ret = mtr_map(m, pp, lim, why)))
+			return ret;
+		m->head.maps[m->head.nmaps - 1].image = m->pt.procs[m->cur].image;
+		m->maps_sent = m->head.nmaps;
+		return 0;
+	}
 	if (t == MTR_TAG_MAP)
 		return mtr_map(m, pp, lim, why);
 	if (t == MTR_TAG_FILE)
@@ -384,6 +507,85 @@ static int mtr_decode_v2(struct mtr_reader *m, unsigned t, const unsigned char *
 	return 0;
 }
 
+/* Keep the current process's decoding state in its table entry. */
+static void mtr_proc_save(struct mtr_reader *m)
+{
+	struct mtr_proc *c = &m->pt.procs[m->cur];
+
+	c->expect[0] = m->expect[0];
+	c->expect[1] = m->expect[1];
+	c->touch_vpn = m->touch_vpn;
+	c->loads = m->loads;
+	c->thread = m->head.thread;
+}
+
+/* The message of a process event the reader refuses, with the record's number. */
+static int mtr_proc_bad(struct mtr_reader *m, const char **why, const char *fmt, uint64_t id)
+{
+	char what[100];
+
+	snprintf(what, sizeof(what), fmt, (unsigned long long)id);
+	snprintf(m->why, sizeof(m->why), "%s (record %llu)", what, (unsigned long long)m->nrec + 1);
+	*why = m->why;
+	return MTR_BAD;
+}
+
+/* A process event @o (version 6): the table and the current process move (see the header). */
+static int mtr_proc_event(struct mtr_reader *m, const struct os_event *o, const char **why)
+{
+	uint64_t cur = m->pt.procs[m->cur].id;
+	long i;
+
+	switch (o->kind) {
+	case EV_FORK:
+		if (proc_find(&m->pt, o->addr) >= 0)
+			return mtr_proc_bad(m, why, "fork of process %llu, which exists", o->addr);
+		if (proc_add(&m->pt, o->addr) < 0)
+			goto oom;
+		m->head.forks++;
+		m->head.processes++;
+		return 0;
+	case EV_SWITCH:
+		if (o->addr == cur)
+			return mtr_proc_bad(m, why, "switch to process %llu, which is running", cur);
+		i = proc_find(&m->pt, o->addr);
+		if (i >= 0 && m->pt.procs[i].exited)
+			return mtr_proc_bad(m, why, "switch to process %llu, which exited", o->addr);
+		mtr_proc_save(m);
+		if (i < 0) { /* a new process, with an empty address space */
+			i = proc_add(&m->pt, o->addr);
+			if (i < 0)
+				goto oom;
+			m->head.processes++;
+		}
+		m->cur = (size_t)i;
+		m->expect[0] = m->pt.procs[i].expect[0];
+		m->expect[1] = m->pt.procs[i].expect[1];
+		m->touch_vpn = m->pt.procs[i].touch_vpn;
+		m->loads = m->pt.procs[i].loads;
+		m->head.thread = m->pt.procs[i].thread;
+		m->cur_exited = false;
+		return 0;
+	case EV_EXIT:
+		m->pt.procs[m->cur].exited = true;
+		m->cur_exited = true;
+		return 0;
+	case EV_EXEC: /* a new image: its stream starts afresh, its mappings follow */
+		m->expect[0] = m->expect[1] = 0;
+		m->touch_vpn = 0;
+		m->loads = 0;
+		m->pt.procs[m->cur].image = ++m->execs;
+		return 0;
+	default: /* EV_PRCTL */
+		if (o->advice != PR_SET_THP_DISABLE_)
+			return mtr_proc_bad(m, why, "prctl option %llu (only PR_SET_THP_DISABLE)", o->advice);
+		return 0;
+	}
+oom:
+	*why = "out of memory";
+	return MTR_BAD;
+}
+
 /* An EVENT record after its tag at *@pp (and a FILE record right after an mmap's). */
 static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, const unsigned char *lim,
 			    struct trace_rec *r, size_t *nev, const char **why)
@@ -403,10 +605,9 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 			return ret;
 		}
 	}
-	/* a marker is a record of its own; the mlock kinds came with version 5, the process
-	 * events with version 6 */
+	/* a marker is a record of its own; the mlock kinds came with version 5, processes with 6 */
 	if (o->kind == EV_MARKER || o->kind >= EV_NR || (o->kind > EV_MARKER && m->version < 5) ||
-	    (o->kind > EV_MUNLOCKALL && m->version < 6)) {
+	    (o->kind >= EV_FORK && m->version < 6)) {
 		*why = "bad event kind";
 		return MTR_BAD;
 	}
@@ -439,16 +640,21 @@ static int mtr_decode_event(struct mtr_reader *m, const unsigned char **pp, cons
 		o->fs_pages = fs[1];
 		m->nrec++;
 	}
+	if (o->kind >= EV_FORK && (ret = mtr_proc_event(m, o, why)))
+		return ret;
 	*r = (struct trace_rec){ .addr = o->addr, .size = (uint32_t)*nev, .kind = R_EVENT };
 	(*nev)++;
 	*pp = p;
 	return 0;
 }
 
+static size_t mtr_map_events(struct mtr_reader *m, const struct trace_map *t, size_t n, size_t *nev);
+
 /*
  * Decode one record at m->p, reading no byte at or past @lim. Appends it to
  * the batch (n, nev) and returns 1, or returns 0 after the END marker (its
- * count checked), MTR_TRUNC if the record runs past @lim, MTR_BAD with *@why.
+ * count checked), MTR_TRUNC if the record runs past @lim, MTR_BAD with *@why,
+ * MTR_FULL when an exec'd image's mapping (up to 2 events) does not fit the batch.
  * m->p moves only when it returns 1 or 0.
  */
 static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n, size_t *nev,
@@ -472,6 +678,25 @@ static int mtr_decode(struct mtr_reader *m, const unsigned char *lim, size_t *n,
 	if (p >= lim)
 		return MTR_TRUNC;
 	t = *p++;
+	if (unlikely(m->cur_exited) && t != MTR_TAG_END && (t != MTR_TAG_EVENT || p >= lim || *p != EV_SWITCH)) {
+		if (t == MTR_TAG_EVENT && p >= lim)
+			return MTR_TRUNC;
+		return mtr_proc_bad(m, why, "a record of process %llu after its exit",
+				    m->pt.procs[m->cur].id);
+	}
+	if (t == MTR_TAG_MAP && m->map_late) {
+		size_t k0 = *n;
+
+		if (*n + 2 > TRACE_BATCH)
+			return MTR_FULL;
+		ret = mtr_decode_v2(m, t, &p, lim, why);
+		if (ret)
+			return ret;
+		*n = mtr_map_events(m, &m->head.maps[m->head.nmaps - 1], k0, nev);
+		m->p = p;
+		m->nrec++;
+		return 1;
+	}
 	if (t < 0xc0) {
 		unsigned kind = t & 3, form = t >> 6, st = kind != R_IFETCH;
 		uint64_t size = (t >> 2) & 15;
@@ -727,33 +952,40 @@ out:
  * kernel's special mappings ([vdso], [vvar], [vsyscall]) are not memory the
  * model manages and stay out. Marked initial: not counted as the program's calls.
  */
+/* The events of mapping @t at the batch's record @n (0 to 2 of them); the new @n. */
+static size_t mtr_map_events(struct mtr_reader *m, const struct trace_map *t, size_t n, size_t *nev)
+{
+	struct os_event ev = { .kind = EV_MMAP, .prot = t->prot, .fd = t->file ? 0 : -1,
+			       .addr = t->start, .len = t->len, .off = t->off,
+			       .file = t->file, .initial = true, .thread = m->head.thread };
+
+	if (!strcmp(t->name, "[vdso]") || !strcmp(t->name, "[vvar]") ||
+	    !strcmp(t->name, "[vsyscall]") || !t->len)
+		return n;
+	ev.flags = (t->flags & ~(uint64_t)MAP_STACK_) | MAP_FIXED_;
+	if (!strcmp(t->name, "[stack]"))
+		ev.initial = EV_INITIAL_STACK; /* (reported as kind stack, vmas.c) */
+	if (!strcmp(t->name, "[heap]")) { /* brk(start), then brk(end) */
+		m->ev[*nev] = (struct os_event){ .kind = EV_BRK, .addr = t->start, .initial = true,
+						 .thread = m->head.thread };
+		m->head.rec[n++] = (struct trace_rec){ .addr = t->start, .size = (uint32_t)(*nev)++,
+						       .kind = R_EVENT };
+		ev = (struct os_event){ .kind = EV_BRK, .addr = t->start + t->len, .initial = true,
+					.thread = m->head.thread };
+	}
+	m->ev[*nev] = ev;
+	m->head.rec[n++] = (struct trace_rec){ .addr = ev.addr, .size = (uint32_t)(*nev)++,
+					       .kind = R_EVENT };
+	return n;
+}
+
 static size_t mtr_send_maps(struct mtr_reader *m, size_t *nev)
 {
 	const struct trace_reader *h = &m->head;
 	size_t n = 0;
 
-	while (m->maps_sent < h->nmaps && n + 2 <= TRACE_BATCH) {
-		const struct trace_map *t = &h->maps[m->maps_sent++];
-		struct os_event ev = { .kind = EV_MMAP, .prot = t->prot, .fd = t->file ? 0 : -1,
-				       .addr = t->start, .len = t->len, .off = t->off,
-				       .file = t->file, .initial = true };
-
-		if (!strcmp(t->name, "[vdso]") || !strcmp(t->name, "[vvar]") ||
-		    !strcmp(t->name, "[vsyscall]") || !t->len)
-			continue;
-		ev.flags = (t->flags & ~(uint64_t)MAP_STACK_) | MAP_FIXED_;
-		if (!strcmp(t->name, "[stack]"))
-			ev.initial = EV_INITIAL_STACK; /* (reported as kind stack, vmas.c) */
-		if (!strcmp(t->name, "[heap]")) { /* brk(start), then brk(end) */
-			m->ev[*nev] = (struct os_event){ .kind = EV_BRK, .addr = t->start, .initial = true };
-			m->head.rec[n++] = (struct trace_rec){ .addr = t->start, .size = (uint32_t)(*nev)++,
-							       .kind = R_EVENT };
-			ev = (struct os_event){ .kind = EV_BRK, .addr = t->start + t->len, .initial = true };
-		}
-		m->ev[*nev] = ev;
-		m->head.rec[n++] = (struct trace_rec){ .addr = ev.addr, .size = (uint32_t)(*nev)++,
-						       .kind = R_EVENT };
-	}
+	while (m->maps_sent < h->nmaps && n + 2 <= TRACE_BATCH)
+		n = mtr_map_events(m, &h->maps[m->maps_sent++], n, nev);
 	return n;
 }
 
@@ -773,13 +1005,17 @@ static int mtr_next(struct trace_reader *tr, struct trace_batch *b, struct err *
 					return -1;
 				continue;
 			}
-			n = mtr_fast(m, n);
-			if (n == TRACE_BATCH || (size_t)(m->end - m->p) < MTR_MAXREC)
-				continue;
+			if (!m->cur_exited) { /* (an exited process's records are refused one by one) */
+				n = mtr_fast(m, n);
+				if (n == TRACE_BATCH || (size_t)(m->end - m->p) < MTR_MAXREC)
+					continue;
+			}
 		}
 		ret = mtr_decode(m, m->end, &n, &nev, &why);
 		if (ret == 1)
 			continue;
+		if (ret == MTR_FULL)
+			break;
 		if (ret == 0) {
 			if (mtr_check_end(m, e))
 				return -1;
@@ -830,6 +1066,7 @@ static void mtr_close(struct trace_reader *tr)
 	struct mtr_reader *m = (struct mtr_reader *)tr;
 
 	tio_close(m->io);
+	proc_table_free(&m->pt);
 	trace_reader_free(&m->head);
 }
 
@@ -891,11 +1128,19 @@ struct trace_reader *trace_mtr_open(struct tio *io, const char *name, struct err
 	m->p = q + MTR_HEADER;
 	m->end = q + len;
 	m->off_end = (uint64_t)len;
+	m->head.processes = 1;
+	if (proc_add(&m->pt, 0) < 0) { /* process 0: the records before any switch */
+		err_host(e, m->head.name, 0, 0, "out of memory");
+		goto fail;
+	}
 	if (mtr_initial_maps(m, e))
 		goto fail;
+	m->map_late = m->version >= 6;
 	return &m->head;
 fail:
 	tio_close(io);
+	if (m)
+		proc_table_free(&m->pt);
 	trace_reader_free(m ? &m->head : NULL);
 	return NULL;
 }
@@ -925,7 +1170,11 @@ struct mtr_writer {
 	uint64_t nrec;
 	uint64_t loads; /* load and modify records written (a DEP's d is at most this) */
 	const struct trace_reader *src; /* version 2: the files of mmap events (mtr_write_all()) */
-	unsigned version; /* of the header: 1, or 2 to 5 (mtr_writer_v2()) */
+	unsigned version; /* of the header: 1, or 2 to 6 (mtr_writer_v2()) */
+	struct proc_table pt; /* version 6: each process's state, as the reader's */
+	size_t cur;
+	bool cur_exited;
+	uint32_t execs;
 	bool deps; /* version 4's MTR_FLAG_DEPS: DEP records are written */
 	bool dep_pending; /* a DEP was written: the next record must be a reference */
 };
@@ -999,17 +1248,30 @@ static unsigned char *mtr_put_name(unsigned char *p, const char *s)
  * Called right after mtr_writer_open(). Thread switches, forks and region
  * starts are not carried over (the reader keeps only their counts).
  */
+static int mtr_w_maps(struct mtr_writer *w, uint32_t image, struct err *e);
+
 static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, struct err *e)
 {
-	w->version = src->version >= 5 ? 5 : src->deps || src->version >= 4 ? 4 : src->version >= 3 ? 3 : 2;
+	w->version = src->version >= 5 ? src->version : src->deps || src->version >= 4 ? 4 :
+		     src->version >= 3 ? 3 : 2;
 	w->deps = src->deps;
 	w->buf[8] = (unsigned char)w->version; /* the header is still in the buffer */
 	w->buf[10] = w->deps ? MTR_FLAG_DEPS : 0;
 	w->src = src;
-	for (size_t i = 0; i < src->nmaps; i++) {
+	return mtr_w_maps(w, 0, e);
+}
+
+/* The MAP records of @w->src's image @image (0: the first; k: after the k-th exec). */
+static int mtr_w_maps(struct mtr_writer *w, uint32_t image, struct err *e)
+{
+	const struct trace_reader *src = w->src;
+
+	for (size_t i = 0; src && i < src->nmaps; i++) {
 		const struct trace_map *m = &src->maps[i];
 		unsigned char *p;
 
+		if (m->image != image)
+			continue;
 		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
 			return -1;
 		p = w->buf + w->len;
@@ -1030,6 +1292,7 @@ static int mtr_writer_v2(struct mtr_writer *w, const struct trace_reader *src, s
 
 static void mtr_w_free(struct mtr_writer *w)
 {
+	proc_table_free(&w->pt);
 	zout_free(&w->z);
 	free(w->buf);
 	free(w);
@@ -1068,12 +1331,71 @@ struct mtr_writer *mtr_writer_open(const char *path, struct err *e)
 	memset(p, 0, 6); /* flags, reserved */
 	p += 6;
 	w->len = (size_t)(p - w->buf);
+	if (proc_add(&w->pt, 0) < 0) {
+		err_host(e, path, 0, 0, "out of memory");
+		goto fail;
+	}
 	return w;
 
 fail:
 	outfile_abort(&w->of);
 	mtr_w_free(w);
 	return NULL;
+}
+
+/* A process event @o (version 6): the writer's table moves as the reader's (see the header). */
+static int mtr_w_proc_event(struct mtr_writer *w, const struct os_event *o, struct err *e)
+{
+	struct mtr_proc *c = &w->pt.procs[w->cur];
+	long i;
+
+	switch (o->kind) {
+	case EV_FORK:
+		if (proc_find(&w->pt, o->addr) >= 0) {
+			w->failed = true;
+			return err_set(e, w->path, 0, 0, "fork of process %llu, which exists",
+				       (unsigned long long)o->addr);
+		}
+		if (proc_add(&w->pt, o->addr) < 0)
+			goto oom;
+		return 0;
+	case EV_SWITCH:
+		i = proc_find(&w->pt, o->addr);
+		if (o->addr == c->id || (i >= 0 && w->pt.procs[i].exited)) {
+			w->failed = true;
+			return err_set(e, w->path, 0, 0, "switch to process %llu, which %s",
+				       (unsigned long long)o->addr, o->addr == c->id ? "is running" : "exited");
+		}
+		c->expect[0] = w->expect[0];
+		c->expect[1] = w->expect[1];
+		c->touch_vpn = w->touch_vpn;
+		c->loads = w->loads;
+		if (i < 0 && (i = proc_add(&w->pt, o->addr)) < 0)
+			goto oom;
+		w->cur = (size_t)i;
+		c = &w->pt.procs[i];
+		w->expect[0] = c->expect[0];
+		w->expect[1] = c->expect[1];
+		w->touch_vpn = c->touch_vpn;
+		w->loads = c->loads;
+		w->cur_exited = false;
+		return 0;
+	case EV_EXIT:
+		c->exited = true;
+		w->cur_exited = true;
+		return 0;
+	case EV_EXEC:
+		w->expect[0] = w->expect[1] = 0;
+		w->touch_vpn = 0;
+		w->loads = 0;
+		w->execs++;
+		return 0;
+	default:
+		return 0;
+	}
+oom:
+	w->failed = true;
+	return err_host(e, w->path, 0, 0, "out of memory");
 }
 
 /* Encode one memory reference at @p; returns the new end. */
@@ -1115,6 +1437,11 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 		if (w->len > MTR_WBUF - MTR_MAXREC && mtr_w_flush(w, false, e))
 			return -1;
 		p = w->buf + w->len;
+		if (unlikely(w->cur_exited) && (r->kind != R_EVENT || b->ev[r->size].kind != EV_SWITCH)) {
+			w->failed = true;
+			return err_set(e, w->path, 0, 0, "a record of process %llu after its exit",
+				       (unsigned long long)w->pt.procs[w->cur].id);
+		}
 		if (unlikely(w->dep_pending)) {
 			if (r->kind > R_MODIFY) {
 				w->failed = true;
@@ -1193,11 +1520,14 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 				p = put_varint(p, o->advice);
 				break;
 			}
-			if (o->kind > EV_MARKER && w->version < 5) {
+			if (o->kind > EV_MARKER && w->version < (o->kind >= EV_FORK ? 6u : 5u)) {
 				w->failed = true;
-				return err_set(e, w->path, 0, 0, "the %s event needs mtr version 5 (a source of version 5)",
-					       ev_kind_name[o->kind]);
+				return err_set(e, w->path, 0, 0, "the %s event needs mtr version %u (a source of version %u)",
+					       ev_kind_name[o->kind], o->kind >= EV_FORK ? 6 : 5,
+					       o->kind >= EV_FORK ? 6 : 5);
 			}
+			if (o->kind >= EV_FORK && mtr_w_proc_event(w, o, e))
+				return -1;
 			*p++ = MTR_TAG_EVENT;
 			*p++ = (unsigned char)o->kind;
 			p = put_varint(p, o->prot);
@@ -1223,6 +1553,13 @@ int mtr_writer_put(struct mtr_writer *w, const struct trace_batch *b, struct err
 					p = put_varint(p, o->fs_pages);
 				}
 				w->nrec++;
+			}
+			if (o->kind == EV_EXEC) { /* the new image's mappings right after its exec */
+				w->len = (size_t)(p - w->buf);
+				w->nrec++;
+				if (mtr_w_maps(w, w->execs, e))
+					return -1;
+				continue;
 			}
 			break;
 		}

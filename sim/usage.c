@@ -123,14 +123,15 @@ static const struct {
 	  "mmusim capture [-o OUT] [--tool=mmusim|lackey] [--skip-insns N] [--max-insns N] [--roi]\n"
 	  "               [--keep-on-failure] -- PROGRAM [ARGS]\n"
 	  "Run PROGRAM under Valgrind and stream its memory trace, compressed by OUT's suffix (.zst\n"
-	  "default). --tool=mmusim (the default): mmusim's own tool writes mtr version 5 (OUT defaults\n"
+	  "default). --tool=mmusim (the default): mmusim's own tool writes mtr version 6 (OUT defaults\n"
 	  "to PROGRAM.mtr.zst) with the initial mappings, every mmap/munmap/mprotect/madvise/brk/\n"
 	  "mremap and mlock-family call, the files mapped (with their filesystem), the thread\n"
 	  "switches and, before each reference whose address depends on an earlier load, that\n"
 	  "load's distance; --skip-insns/--max-insns or the\n"
 	  "MMUSIM_ROI_BEGIN()/END() client requests of mmusim_roi.h (with --roi: nothing before the\n"
 	  "first BEGIN) choose a region of interest. The trace follows exec: env PROG, sh -c 'exec\n"
-	  "PROG' and #! scripts record PROG; a forked child's exec is not traced.\n"
+	  "PROG' and #! scripts record PROG; it follows fork: every process the program forks is in\n"
+	  "the same file (fork, switch, exit, exec and prctl events), ordered at its system calls.\n"
 	  "--tool=lackey: valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes, its text log\n"
 	  "(PROGRAM.lackey.zst). --keep-on-failure keeps the trace of a program exiting non-zero.\n" },
 	{ "mrc",

@@ -3,7 +3,7 @@
  * `mmusim capture` runs it: the same reference counts by kind as lackey on a
  * deterministic program (tests/capture/maps.c, compiled here), the mtr
  * version 2 records (initial mappings, mapping system calls with their
- * files, the fork), the region of interest, --keep-on-failure, the
+ * files), version 6's forked child in the same file, the region of interest, --keep-on-failure, the
  * dependences (tests/capture/deps.c) and version 5's filesystem of each mapped
  * file and mlock calls (tests/native/steps.c).
  *
@@ -30,6 +30,9 @@ struct counts {
 	uint64_t initial;      /* events standing for the initial mappings */
 	uint64_t file_mmaps;   /* mmap events whose file is the program itself */
 	uint64_t forks, roi_starts;
+	uint64_t processes;              /* mtr version 6 */
+	uint64_t child[R_KIND_NR];       /* the records of processes other than process 0 */
+	uint64_t child_initial;          /* initial-mapping events of those (an exec'd image's) */
 	bool stack, heap, text; /* initial mappings: [stack], [heap], the program's r-x text */
 };
 
@@ -80,6 +83,7 @@ static void read_trace(const char *path, enum trace_format fmt, struct counts *c
 	struct trace_reader *r = trace_open(path, TF_AUTO, &e);
 	struct trace_batch b;
 	char msg[1024];
+	uint64_t cur = 0; /* the process whose records these are (EV_SWITCH) */
 	int n;
 
 	memset(c, 0, sizeof(*c));
@@ -90,12 +94,20 @@ static void read_trace(const char *path, enum trace_format fmt, struct counts *c
 		for (size_t i = 0; i < b.n; i++) {
 			const struct trace_rec *t = &b.recs[i];
 
-			c->kind[t->kind]++;
+			if (t->kind == R_EVENT && b.ev[t->size].kind == EV_SWITCH)
+				cur = b.ev[t->size].addr;
+			if (cur)
+				c->child[t->kind]++;
+			else
+				c->kind[t->kind]++;
 			if (t->kind == R_EVENT) {
 				const struct os_event *o = &b.ev[t->size];
 
 				if (o->initial) {
-					c->initial++;
+					if (cur)
+						c->child_initial++;
+					else
+						c->initial++;
 					continue;
 				}
 				c->ev[o->kind]++;
@@ -115,6 +127,7 @@ static void read_trace(const char *path, enum trace_format fmt, struct counts *c
 	}
 	c->forks = r->forks;
 	c->roi_starts = r->roi_starts;
+	c->processes = r->processes;
 	trace_close(r);
 }
 
@@ -136,8 +149,9 @@ static void capture(const char *out, const char *tool, char **argv, const struct
  * The same program under lackey and under mmusim's tool: the same references
  * by kind, to the reference (the tool counts as lackey does: one I per
  * Ist_IMark, L/S per load/store, a load and store of the same address in one
- * instruction merged into M), and the same mapping events. A forked child is
- * silent under both.
+ * instruction merged into M), and the same mapping events, for the first
+ * process (lackey does not trace the forked child; mmusim's tool does, as
+ * process 1 of the same file).
  */
 START_TEST(same_counts_as_lackey)
 {
@@ -167,33 +181,22 @@ START_TEST(same_counts_as_lackey)
 END_TEST
 
 /*
- * The forked child's own trace, DIR/maps.PID.mtr: its inherited mappings, then
- * worker()'s 1000 iterations (a load and a store, or a modify, each) and _exit.
+ * The forked child, in the same file (mtr version 6): process 1, with no
+ * mappings of its own (its parent's address space), then worker()'s 1000
+ * iterations (a load and a store, or a modify, each) and _exit; both exit.
  */
-static void check_child(void)
+static void check_child(const struct counts *c)
 {
-	struct dirent *de;
-	struct counts c;
-	char path[512];
-	int found = 0;
-	DIR *d = opendir(dir);
-
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "maps.", 5) && strcmp(de->d_name, "maps.mtr") &&
-		    strlen(de->d_name) > 9 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".mtr")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			found++;
-		}
-	closedir(d);
-	ck_assert_int_eq(found, 1);
-	read_trace(path, TF_MTR, &c);
-	ck_assert(c.stack);
-	ck_assert(c.text);
-	ck_assert_uint_ge(c.kind[R_LOAD] + c.kind[R_MODIFY], 1000);
-	ck_assert_uint_ge(c.kind[R_STORE] + c.kind[R_MODIFY], 1000);
-	ck_assert_uint_lt(c.kind[R_IFETCH], 20000);
-	ck_assert_uint_eq(c.forks, 0);
+	ck_assert_uint_eq(c->processes, 2);
+	ck_assert_uint_eq(c->forks, 1);
+	ck_assert_uint_eq(c->ev[EV_FORK], 1);
+	ck_assert_uint_eq(c->ev[EV_EXIT], 2);
+	ck_assert_uint_eq(c->ev[EV_EXEC], 0);
+	ck_assert_uint_ge(c->ev[EV_SWITCH], 2);
+	ck_assert_uint_eq(c->child_initial, 0);
+	ck_assert_uint_ge(c->child[R_LOAD] + c->child[R_MODIFY], 1000);
+	ck_assert_uint_ge(c->child[R_STORE] + c->child[R_MODIFY], 1000);
+	ck_assert_uint_lt(c->child[R_IFETCH], 20000);
 }
 
 /* What version 2 adds: the initial mappings, the file behind an mmap, the fork. */
@@ -220,9 +223,9 @@ START_TEST(version2_records)
 	ck_assert_uint_eq(c.forks, 1);
 	ck_assert_uint_eq(c.roi_starts, 0);
 	ck_assert_uint_eq(c.ev[EV_MARKER], 2); /* its two getppid() calls */
-	check_child();
+	check_child(&c);
 
-	/* trace convert keeps version 2's mappings and files (not the fork: a count only). */
+	/* trace convert keeps version 2's mappings and files, and version 6's processes. */
 	{
 		struct err e = { 0 };
 		struct trace_reader *r = trace_open(mm, TF_AUTO, &e);
@@ -236,9 +239,14 @@ START_TEST(version2_records)
 		ck_assert(d.stack && d.heap && d.text);
 		ck_assert_uint_eq(d.file_mmaps, 1);
 		ck_assert_uint_eq(d.ev[EV_MARKER], 2);
-		for (int k = 0; k < R_KIND_NR; k++)
+		for (int k = 0; k < R_KIND_NR; k++) {
 			ck_assert_uint_eq(d.kind[k], c.kind[k]);
-		ck_assert_uint_eq(d.forks, 0);
+			ck_assert_uint_eq(d.child[k], c.child[k]);
+		}
+		for (int k = EV_FORK; k < EV_NR; k++)
+			ck_assert_uint_eq(d.ev[k], c.ev[k]);
+		ck_assert_uint_eq(d.forks, 1);
+		ck_assert_uint_eq(d.processes, 2);
 	}
 }
 END_TEST
@@ -303,7 +311,7 @@ static void capture_deps(const char *mode, struct deps *c)
 	r = trace_open(out, TF_AUTO, &e);
 	ck_assert_ptr_nonnull(r);
 	c->recorded = r->deps;
-	ck_assert_uint_eq(r->version, 5); /* version 4's DEP records, and the mlock events of 5 */
+	ck_assert_uint_eq(r->version, 6); /* version 4's DEP records, the mlock events of 5, the processes of 6 */
 	while ((n = trace_next(r, &b, &e)) > 0)
 		for (size_t i = 0; i < b.n; i++) {
 			c->loads += b.recs[i].kind == R_LOAD || b.recs[i].kind == R_MODIFY;
@@ -387,8 +395,19 @@ END_TEST
  * instruction the model has its image as file mappings at their offsets, the
  * stack as anonymous memory without VM_NOHUGEPAGE (the kernel's initial stack is
  * not a MAP_STACK mmap) and the heap as brk memory from its start; [vdso] and
- * [vvar] stay out. Then the whole trace replays without error.
+ * [vvar] stay out. Then the trace replays without error up to the fork (a
+ * replay of several processes is the machine's, to come).
  */
+/* The records of @b from @from up to its first process event (a replay refuses them yet). */
+static size_t upto_fork(const struct trace_batch *b, size_t from)
+{
+	size_t i = from;
+
+	while (i < b->n && !(b->recs[i].kind == R_EVENT && b->ev[b->recs[i].size].kind >= EV_FORK))
+		i++;
+	return i;
+}
+
 START_TEST(initial_maps_replayed)
 {
 	char mm[256], msg[1024];
@@ -399,6 +418,7 @@ START_TEST(initial_maps_replayed)
 	struct trace_batch b;
 	struct sim *s;
 	size_t want = 0;
+	bool forked;
 	int n;
 
 	if (!ready())
@@ -453,14 +473,19 @@ START_TEST(initial_maps_replayed)
 		}
 	}
 	{
-		struct trace_batch rest = { b.recs + want, (size_t)n - want, b.ev, b.nev };
+		struct trace_batch rest = { b.recs + want, upto_fork(&b, want) - want, b.ev, b.nev };
 
 		ck_assert_int_eq(sim_run_batch(s, &rest, &e), 0);
+		forked = rest.n + want < (size_t)n;
 	}
-	while ((n = trace_next(r, &b, &e)) > 0)
+	while (!forked && (n = trace_next(r, &b, &e)) > 0) {
+		b.n = upto_fork(&b, 0);
+		forked = b.n < (size_t)n;
 		ck_assert_int_eq(sim_run_batch(s, &b, &e), 0);
+	}
+	ck_assert(forked); /* maps.c forks */
 	err_format(&e, msg, sizeof(msg));
-	ck_assert_msg(n == 0, "%s", msg);
+	ck_assert_msg(n > 0, "%s", msg);
 	ck_assert_uint_gt(s->st.nr_file_pages, 0);
 	ck_assert_uint_eq(s->st.l1[SIDE_I].hits[PS_2M], 0); /* text is file-backed: no anon THP */
 	sim_destroy(s);
@@ -497,7 +522,7 @@ static void capture_steps(const char *c, struct os_event *mm, size_t *nmm, uint6
 	capture(out, "mmusim", argv, &o);
 	r = trace_open(out, TF_AUTO, &e);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->version, 5);
+	ck_assert_uint_eq(r->version, 6);
 	*nmm = 0;
 	memset(ev, 0, EV_NR * sizeof(*ev));
 	while ((n = trace_next(r, &b, &e)) > 0)
@@ -540,6 +565,82 @@ START_TEST(filesystem_and_mlock)
 }
 END_TEST
 
+/*
+ * tests/capture/forks.c, three processes in one file (mtr version 6): each
+ * process's own events in its order, its markers in its stream, the markers
+ * in causal order across processes (marker 1 in the child is after marker 0
+ * and before marker 2 of the parent, which waited for the child's pipe
+ * write), the exec'd ./pages with its own initial mappings.
+ */
+START_TEST(forks_in_one_file)
+{
+	char out[256], pg[256], fk[256], cmd[700], seq[3][200] = { "", "", "" }, msg[1024];
+	char *argv[] = { fk, pg, (char *)"16", NULL };
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct trace_batch b;
+	uint64_t cur = 0, marker_proc[3] = { 9, 9, 9 }, initial[3] = { 0 };
+	int n;
+
+	if (!ready())
+		return;
+	snprintf(fk, sizeof(fk), "%s/forks", dir);
+	snprintf(pg, sizeof(pg), "%s/pages", dir);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -o %s tests/capture/forks.c && cc -O1 -o %s tests/capture/pages.c",
+		 fk, pg);
+	ck_assert_msg(!system(cmd), "cannot compile tests/capture/forks.c, pages.c");
+	snprintf(out, sizeof(out), "%s/forks.mtr.zst", dir);
+	capture(out, "mmusim", argv, NULL);
+	r = trace_open(out, TF_MTR, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->version, 6);
+	while ((n = trace_next(r, &b, &e)) > 0)
+		for (size_t i = 0; i < b.n; i++) {
+			const struct os_event *o;
+			char *q;
+
+			if (b.recs[i].kind != R_EVENT)
+				continue;
+			o = &b.ev[b.recs[i].size];
+			if (o->kind == EV_SWITCH) {
+				cur = o->addr;
+				continue;
+			}
+			ck_assert_uint_lt(cur, 3);
+			if (o->initial) {
+				initial[cur]++;
+				continue;
+			}
+			if (o->kind < EV_MARKER)
+				continue;
+			q = seq[cur] + strlen(seq[cur]);
+			if (o->kind == EV_MARKER) {
+				ck_assert_uint_lt(o->addr, 3);
+				marker_proc[o->addr] = cur;
+				sprintf(q, "marker%llu ", (unsigned long long)o->addr);
+			} else if (o->kind == EV_FORK) {
+				sprintf(q, "fork%llu ", (unsigned long long)o->addr);
+			} else {
+				sprintf(q, "%s ", ev_kind_name[o->kind]);
+			}
+		}
+	err_format(&e, msg, sizeof(msg));
+	ck_assert_msg(n == 0, "%s", msg);
+	ck_assert_uint_eq(r->processes, 3);
+	trace_close(r);
+	ck_assert_str_eq(seq[0], "prctl marker0 fork1 marker2 fork2 exit ");
+	ck_assert_str_eq(seq[1], "marker1 exit ");
+	ck_assert_str_eq(seq[2], "exec exit ");
+	/* markers are numbered in file order: 0, 1, 2 are the causal order */
+	ck_assert_uint_eq(marker_proc[0], 0);
+	ck_assert_uint_eq(marker_proc[1], 1);
+	ck_assert_uint_eq(marker_proc[2], 0);
+	ck_assert_uint_gt(initial[0], 3);
+	ck_assert_uint_eq(initial[1], 0); /* a forked child has its parent's address space */
+	ck_assert_uint_gt(initial[2], 3); /* the exec'd image's own */
+}
+END_TEST
+
 static Suite *capture_tool_suite(void)
 {
 	Suite *s = suite_create("capture_tool");
@@ -554,6 +655,7 @@ static Suite *capture_tool_suite(void)
 	tcase_add_test(tc, keep_on_failure);
 	tcase_add_test(tc, dependences);
 	tcase_add_test(tc, filesystem_and_mlock);
+	tcase_add_test(tc, forks_in_one_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

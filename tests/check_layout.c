@@ -21,17 +21,17 @@
 #define MIB (1ULL << 20)
 
 static struct trace_map maps[] = {
-	{ T_EXE, 0x1000, 1, 2, 1, 7, 0, "/tmp/layout", 1 },
-	{ T_EXE + 0x1000, 0x1000, 5, 2, 1, 7, 0x1000, "/tmp/layout", 1 },
-	{ T_EXE + 0x2000, 0x1000, 1, 2, 1, 7, 0x2000, "/tmp/layout", 1 },
-	{ T_EXE + 0x3000, 0x2000, 3, 2, 1, 7, 0x2000, "/tmp/layout", 1 },
-	{ T_LDSO, 0x1000, 1, 2, 1, 8, 0, "/lib/ld.so", 2 },
-	{ T_LDSO + 0x1000, 0x26000, 5, 2, 1, 8, 0x1000, "/lib/ld.so", 2 },
-	{ T_LDSO + 0x27000, 0xa000, 1, 2, 1, 8, 0x27000, "/lib/ld.so", 2 },
-	{ T_LDSO + 0x31000, 0x4000, 3, 2, 1, 8, 0x31000, "/lib/ld.so", 2 },
-	{ T_HEAP, 0x1000, 7, 0x22, 0, 0, 0, "[heap]", 0 },
-	{ 0x5807e000, 0x1000, 5, 2, 1, 9, 0x7e000, "/usr/libexec/valgrind/mmusim-amd64-linux", 3 },
-	{ T_STACK, T_STACK_END - T_STACK, 3, 0x20022, 0, 0, 0, "[stack]", 0 },
+	{ T_EXE, 0x1000, 1, 2, 1, 7, 0, "/tmp/layout", 1, 0 },
+	{ T_EXE + 0x1000, 0x1000, 5, 2, 1, 7, 0x1000, "/tmp/layout", 1, 0 },
+	{ T_EXE + 0x2000, 0x1000, 1, 2, 1, 7, 0x2000, "/tmp/layout", 1, 0 },
+	{ T_EXE + 0x3000, 0x2000, 3, 2, 1, 7, 0x2000, "/tmp/layout", 1, 0 },
+	{ T_LDSO, 0x1000, 1, 2, 1, 8, 0, "/lib/ld.so", 2, 0 },
+	{ T_LDSO + 0x1000, 0x26000, 5, 2, 1, 8, 0x1000, "/lib/ld.so", 2, 0 },
+	{ T_LDSO + 0x27000, 0xa000, 1, 2, 1, 8, 0x27000, "/lib/ld.so", 2, 0 },
+	{ T_LDSO + 0x31000, 0x4000, 3, 2, 1, 8, 0x31000, "/lib/ld.so", 2, 0 },
+	{ T_HEAP, 0x1000, 7, 0x22, 0, 0, 0, "[heap]", 0, 0 },
+	{ 0x5807e000, 0x1000, 5, 2, 1, 9, 0x7e000, "/usr/libexec/valgrind/mmusim-amd64-linux", 3, 0 },
+	{ T_STACK, T_STACK_END - T_STACK, 3, 0x20022, 0, 0, 0, "[stack]", 0, 0 },
 };
 
 static struct trace_file files[] = {

@@ -838,12 +838,12 @@ START_TEST(test_mtr_bad)
 	snprintf(want, sizeof(want), "%s: not an mtr trace (bad magic)", path);
 	expect_error(path, TF_MTR, want);
 
-	/* Versions 2 to 5 (mmusim's Valgrind tool) are read too: 6 is the first unknown. */
+	/* Versions 2 to 6 (mmusim's Valgrind tool) are read too: 7 is the first unknown. */
 	memcpy(b2, buf, len);
-	b2[8] = 6;
+	b2[8] = 7;
 	write_file(path, b2, len);
 	snprintf(want, sizeof(want),
-		 "%s: unsupported mtr version 6 (this build reads versions 1 to 5)", path);
+		 "%s: unsupported mtr version 7 (this build reads versions 1 to 6)", path);
 	expect_error(path, TF_AUTO, want);
 
 	/* A TOUCH record (0xc9) is version 3's: unknown before; its kind is 0 to 2. */

@@ -4,10 +4,13 @@
 # sh -c 'exec PROG', a shell script that execs PROG and a #!/usr/bin/env script
 # is PROG's own capture, byte for byte (so the same `trace info` and the same
 # `run --json` counts), also compressed, also to standard output, also when
-# the first image wrote megabytes before its exec; a shell's forked child
-# (sh -c 'PROG; true') is not traced and leaves the shell's trace whole; an exec
-# that cannot be followed fails with exit 1 naming the program; `make demo`
-# builds the tool.
+# the first image wrote megabytes before its exec; capture follows fork: a
+# shell's forked child (sh -c 'PROG; true') and tests/capture/forks.c's two
+# children are processes of the same file (mtr version 6: trace info's
+# processes line, trace convert keeps them, a replay refuses them with exit 2),
+# a program that does not fork gives the same file at two captures in a row, damaged
+# version 6 files fail with exit 2; an exec that cannot be followed fails with
+# exit 1 naming the program; `make demo` builds the tool.
 #
 # PROG is tests/capture/pages.c, static and non-PIE (fixed addresses), as
 # tests/native.sh builds its programs; the captures run under setarch -R where
@@ -128,17 +131,83 @@ counts "$T/direct.mtr" >"$T/direct.counts"
 cap shebang.mtr ./env.sh 64 || bad "capture -- ./env.sh 64: $(tail -1 "$T/shebang.mtr.err")"
 same "a #!/usr/bin/env ./pages script" shebang.mtr
 
-# --- a shell's forked child is not traced: the shell's own trace, whole ------------------
+# --- capture follows fork: one file, every process (mtr version 6) ---------------------------
 cap fork.mtr sh -c './pages 64; true' || bad "capture -- sh -c './pages 64; true': $(tail -1 "$T/fork.mtr.err")"
 info "$T/fork.mtr" >"$T/fork.info" 2>&1 || bad "trace info of the shell's trace: $(tail -1 "$T/fork.info")"
 grep -q "forks 1;" "$T/fork.info" && ok || bad "the shell's trace notes one fork: $(grep threads "$T/fork.info")"
+grep -q "^processes:    2; fork 1 switch [0-9]* exit 2 exec 1 prctl 0\$" "$T/fork.info" && ok ||
+	bad "two processes, the child exec'd: $(grep processes "$T/fork.info")"
 sh_path=$(readlink -f "$(command -v sh)")
-grep -q " $sh_path\$" "$T/fork.info" && ok || bad "the trace is the shell's ($sh_path)"
-grep -q "/pages\$" "$T/fork.info" && bad "the forked ./pages is in the shell's trace" || ok
-"$MMUSIM" run "$T/fork.mtr" --quiet --json "$T/fork.json" && ok || bad "replay the shell's trace"
-grep -q "exec'd" "$T/fork.mtr.err" && bad "a forked child's exec is reported as followed" || ok
-# its --fork-out file (fork.PID.mtr) is removed when the child execs ./pages
-check "$(cd "$T" && ls fork.*.mtr 2>/dev/null | wc -l)" 0 "no child trace left"
+grep -q " $sh_path\$" "$T/fork.info" && ok || bad "the first process is the shell ($sh_path)"
+sed -n '/^mappings at the first instruction after exec 1:/,$p' "$T/fork.info" | grep -q "/pages\$" && ok ||
+	bad "the forked child's exec'd ./pages has its own mappings"
+# the child's references are in the same file: the shell's alone are fewer
+direct_refs=$(sed -n 's/^records: *\([0-9]*\) ifetch.*/\1/p' "$T/direct.info")
+fork_refs=$(sed -n 's/^records: *\([0-9]*\) ifetch.*/\1/p' "$T/fork.info")
+[ "$fork_refs" -gt "$direct_refs" ] && ok || bad "the shell's trace holds ./pages's fetches ($fork_refs <= $direct_refs)"
+grep -q "exec'd" "$T/fork.mtr.err" && bad "a forked child's exec is reported as the trace's program" || ok
+check "$(cd "$T" && ls fork.*.mtr 2>/dev/null | wc -l)" 0 "no file per child"
+# a replay refuses a fork until the kernel copies address spaces (fork.c): exit 2, file:record
+"$MMUSIM" run "$T/fork.mtr" --quiet >/dev/null 2>"$T/fork.run.err"
+check "$?" 2 "run of a two-process trace: exit 2"
+grep -q "^$T/fork.mtr: record [0-9]*: fork of process 1: fork is not replayed yet\$" \
+	"$T/fork.run.err" && ok || bad "the refusal: $(tail -1 "$T/fork.run.err")"
+# trace convert keeps the processes
+"$MMUSIM" trace convert "$T/fork.mtr" "$T/fork.conv.mtr.zst" 2>"$T/conv.err" && ok || bad "convert: $(cat "$T/conv.err")"
+info "$T/fork.conv.mtr.zst" | grep -v -e '^threads:' >"$T/fork.conv.info"
+grep -v -e '^threads:' "$T/fork.info" | diff - "$T/fork.conv.info" >/dev/null && ok ||
+	bad "trace convert changes the processes: $(grep -v -e '^threads:' "$T/fork.info" | diff - "$T/fork.conv.info" | head -3)"
+# a program that forks twice (tests/capture/forks.c): three processes, prctl, the markers of each
+cc -std=gnu11 -O1 -static -no-pie -o "$T/forks" tests/capture/forks.c 2>"$T/cc.err" || bad "cc forks.c: $(head -1 "$T/cc.err")"
+cap forks.mtr ./forks ./pages 16 || bad "capture -- ./forks: $(tail -1 "$T/forks.mtr.err")"
+info "$T/forks.mtr" >"$T/forks.info" 2>&1
+grep -q "^processes:    3; fork 2 switch [0-9]* exit 3 exec 1 prctl 1\$" "$T/forks.info" && ok ||
+	bad "./forks: $(grep processes "$T/forks.info")"
+check "$(grep '^markers:' "$T/forks.info")" "markers:      3" "./forks: a marker per getppid() of each process"
+grep -q "^capture: forks.mtr: .* 3 processes" "$T/forks.mtr.err" && ok ||
+	bad "the summary counts the processes: $(tail -1 "$T/forks.mtr.err")"
+# a program that does not fork: the same file, byte for byte, at two captures in a row
+cap direct2.mtr ./pages 64 || bad "capture -- ./pages 64 again"
+cap direct3.mtr ./pages 64 || bad "capture -- ./pages 64 a third time"
+cmp -s "$T/direct2.mtr" "$T/direct3.mtr" && ok ||
+	bad "two captures of ./pages differ: $(cmp -l "$T/direct2.mtr" "$T/direct3.mtr" | head -3 | tr "\n" " ")"
+grep -q "^processes:" "$T/direct.info" && bad "a one-process capture has process events" || ok
+check "$(od -An -tu1 -j8 -N1 "$T/direct.mtr" | tr -d ' ')" 6 "a capture writes mtr version 6"
+
+# tests/native/procs.c, the two-process programs of the real-kernel comparison: natively and
+# captured, the same markers, each set by the same process, in the same (causal) order
+cc -std=gnu11 -O1 -static -no-pie -o "$T/procs" tests/native/procs.c 2>"$T/cc.err" || bad "cc procs.c: $(head -1 "$T/cc.err")"
+for c in fork-write fork-collapse thp-turns shared-anon; do
+	(cd "$T" && ./procs $c >"$T/procs.$c.native" 2>&1) || bad "procs $c natively: $(tail -1 "$T/procs.$c.native")"
+	# the native order: each marker's process, by global index
+	want=$(sed -n 's/^proc \([0-9]*\) marker \([0-9]*\) .*/\2 \1/p' "$T/procs.$c.native" | sort -n | cut -d' ' -f2 | tr '\n' ' ')
+	(cd "$T" && $setarch "$MMUSIM" capture -o procs.$c.mtr -- ./procs $c >"$T/procs.$c.out" 2>"$T/procs.$c.err") ||
+		bad "capture -- procs $c: $(tail -1 "$T/procs.$c.err")"
+	info "$T/procs.$c.mtr" >"$T/procs.$c.info"
+	grep -q "^processes:    2; fork 1 switch [0-9]* exit 2 exec 0 prctl 0\$" "$T/procs.$c.info" && ok ||
+		bad "procs $c: $(grep '^processes' "$T/procs.$c.info")"
+	check "$(sed -n 's/^marker procs: //p' "$T/procs.$c.info") " "$want" "procs $c: each marker's process in causal order"
+done
+
+# --- damaged version 6 files: exit 2 and a message, never a crash -------------------------------
+sz=$(stat -c %s "$T/forks.mtr")
+for cut in 17 100 $((sz / 3)) $((sz / 2)) $((sz - 1)); do
+	head -c $cut "$T/forks.mtr" >"$T/cut.mtr"
+	"$MMUSIM" trace info "$T/cut.mtr" >/dev/null 2>"$T/cut.err"
+	check "$?" 2 "forks.mtr cut at byte $cut: exit 2"
+	grep -q "^$T/cut.mtr: truncated mtr trace at byte $cut\$" "$T/cut.err" && ok ||
+		bad "cut at $cut: $(tail -1 "$T/cut.err")"
+done
+# every process event's id garbled in turn (a switch to a new id is valid: some stay 0)
+for seed in 1 2 3 4 5 6 7 8; do
+	cp "$T/forks.mtr" "$T/garble.mtr"
+	printf "$(printf '\\%03o' $((seed * 37 % 256)))" |
+		dd of="$T/garble.mtr" bs=1 seek=$((sz * seed / 9)) conv=notrunc 2>/dev/null
+	"$MMUSIM" trace info "$T/garble.mtr" >/dev/null 2>"$T/garble.err"
+	rc=$?
+	{ [ $rc = 0 ] || { [ $rc = 2 ] && grep -q "^$T/garble.mtr: " "$T/garble.err"; }; } && ok ||
+		bad "garbled at byte $((sz * seed / 9)): exit $rc: $(tail -1 "$T/garble.err")"
+done
 
 # --- an exec that cannot be followed: exit 1, the program named ------------------------------
 # a 32-bit ELF: Valgrind's launcher finds no mmusim tool for x86-linux

@@ -44,8 +44,8 @@ check "$(field "$T/t.json" refs load)" 3000 "chase trace: 3000 loads replayed"
 printf '\211MTR\r\n\032\n\004\000\001\000\000\000\000\000\141\200\100\312\002\041\300\003' >"$T/bad.mtr"
 expect_error "$T/bad.mtr: corrupt mtr trace at byte 19: bad dependence" "$MMUSIM" run "$T/bad.mtr"
 check "$(wc -l <"$T/err")" 1 "a bad dependence is one line"
-printf '\211MTR\r\n\032\n\006\000\000\000\000\000\000\000\300\000' >"$T/v6.mtr"
-expect_error "$T/v6.mtr: unsupported mtr version 6 (this build reads versions 1 to 5)" "$MMUSIM" trace info "$T/v6.mtr"
+printf '\211MTR\r\n\032\n\007\000\000\000\000\000\000\000\300\000' >"$T/v7.mtr"
+expect_error "$T/v7.mtr: unsupported mtr version 7 (this build reads versions 1 to 6)" "$MMUSIM" trace info "$T/v7.mtr"
 
 # --- a capture: the list walk depends on each load, the array sweep on none ---------------
 if command -v valgrind >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&

@@ -65,13 +65,13 @@ trace 4 34 "$MLOCK" 6
 expect_error "$T/t.mtr: corrupt mtr trace at byte 33: bad event kind" "$MMUSIM" run "$T/t.mtr"
 check "$(wc -l <"$T/err")" 1 "an mlock in version 4 is one line"
 
-# --- a capture of steps.c's mlock calls: version 5, the calls counted --------------------
+# --- a capture of steps.c's mlock calls: version 6 (5 and the processes), the calls counted --------------------
 if command -v valgrind >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&
 	"$MMUSIM" capture -o "$T/true.mtr" -- true >/dev/null 2>&1 &&
 	cc -std=gnu11 -O1 -static -no-pie -o "$T/steps" tests/native/steps.c 2>/dev/null; then
 	for c in mlock mlockall; do
 		(cd "$T" && "$MMUSIM" capture -o "$T/$c.mtr" -- "$T/steps" $c "$T" >/dev/null 2>&1) || bad "capture $c"
-		check "$(od -An -tu1 -j8 -N1 "$T/$c.mtr" | tr -d ' ')" 5 "a capture is version 5"
+		check "$(od -An -tu1 -j8 -N1 "$T/$c.mtr" | tr -d ' ')" 6 "a capture is version 6 (5 and the processes)"
 	done
 	check "$("$MMUSIM" trace info "$T/mlock.mtr" | grep '^events:' | grep -o 'mlock.*')" \
 		"mlock 2 munlock 2 mlockall 0 munlockall 0" "capture of mlock/munlock"

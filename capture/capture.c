@@ -1,6 +1,7 @@
 /*
- * capture.c - record a real program: Valgrind lackey's memory references and
- * system calls, streamed from a pipe into a compressed trace file.
+ * capture.c - record a real program: the references and system calls of
+ * mmusim's Valgrind tool (capture/mm_main.c: every process, merged here) or
+ * Valgrind lackey's, streamed from a pipe into a compressed trace file.
  *
  * valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes
  *          --child-silent-after-fork=yes --log-fd=N -- PROGRAM ARGS
@@ -47,9 +48,31 @@
  * - With OUT "-", a failed capture ends the stream with a line that the lackey
  *   reader rejects, since a lackey trace has no end marker of its own.
  *
- * Left out: writing mtr directly (pipe the text: `mmusim capture -o - -- prog |
- * mmusim trace convert ...`), tracing several processes, and attaching to a
- * running one (Valgrind cannot).
+ * Several processes (mmusim's tool; capture/wire.h is the pipe's format):
+ * every process Valgrind runs the tool in writes frames of at most PIPE_BUF
+ * bytes, tagged with its pid, to the one pipe, and flushes its records before
+ * each system call. This file merges them into one mtr version 6 stream: it
+ * writes the header and the END record itself; process 0 is the program it
+ * starts (Valgrind's pid), and a WIRE_FORK makes the next id (1, 2, ...) an
+ * EV_FORK in the parent's records; a flush goes into the file whole once its
+ * WIRE_LAST frame came, after an EV_SWITCH when another process's records
+ * came last; a process's exec is an EV_EXEC (the first process's exec before
+ * any fork drops the trace so far, as before); WIRE_EXIT is an EV_EXIT once a
+ * fork was seen (a trace of one process has no process event: its records are
+ * exactly version 5's). Frames of a pid whose fork has not come yet (a child
+ * that runs before its parent sends WIRE_FORK) are held in memory and taken
+ * when it comes. The guarantee: a flush is complete in the pipe before the
+ * system call that follows it, so whatever a process did before a call that
+ * another process can observe (a pipe write, a futex wake, an exit) is in the
+ * file before what the other did after the matching call (the read, the wait)
+ * returned. Records between system calls of processes running at once are
+ * interleaved by flush, not as they ran (no finer clock exists across
+ * processes under Valgrind). Ids are the capture's, not the kernel's pids:
+ * deterministic across runs and never reused.
+ *
+ * Left out: writing mtr directly from lackey (pipe the text: `mmusim capture
+ * -o - -- prog | mmusim trace convert ...`), following lackey's forked
+ * children, and attaching to a running process (Valgrind cannot).
  *
  * Sources: valgrind(1) (--log-fd, --trace-syscalls, --child-silent-after-fork,
  * --trace-children); signalfd(2), pipe(7) (pipe capacity, pipe-max-size);
@@ -73,6 +96,8 @@
 
 #include "capture.h"
 #include "outfile.h"
+#include "trace.h"
+#include "wire.h"
 #include "trace_io.h"
 #include "zout.h"
 
@@ -93,16 +118,7 @@
 #define CAP_XZ_PRESET 1
 #define CAP_ZSTD_LEVEL ZSTD_CLEVEL_DEFAULT /* 3 */
 
-/*
- * The frame header of the mmusim tool's pipe (capture/mm_main.c): magic, length, insns, refs.
- * "MMSF": length bytes of the mtr stream; "MMSX": an image starts (length bytes of its path),
- * what came before is dropped; "MMSE": the program calls execve() (the path; none: it failed).
- */
-#define CAP_FRAME 24
-#define CAP_FRAME_MAGIC 0x46534d4du
-#define CAP_FRAME_IMAGE 0x58534d4du
-#define CAP_FRAME_EXEC 0x45534d4du
-#define CAP_NOTE_MAX 4096 /* the tool's longest path (mm_note()) */
+#define CAP_NOTE_MAX WIRE_PAYLOAD /* the tool's longest path (mm_note()) */
 /*
  * Written in place (standard output, a FIFO), a trace cannot be taken back once written: the
  * first CAP_HOLD bytes of the mtr stream are held in memory, so that an exec within them (env,
@@ -112,20 +128,39 @@
 #define CAP_HOLD (16u << 20)
 #define CAP_TAIL 8192 /* lackey: the log's last bytes kept, for its last line (a path is 4096) */
 
+/* A traced process (mmusim's tool: one per pid writing to the pipe). */
+struct cap_proc {
+	uint32_t pid;
+	uint64_t id;               /* its id in the file: 0 the first process, then 1, 2, ... */
+	bool known;                /* its fork is in the file (or it is the first process) */
+	bool exec_pending;         /* an execve() announced, its image not started (yet) */
+	char *exec_path;
+	unsigned char *flush;      /* a flush being gathered (its frames up to WIRE_LAST) */
+	size_t flush_n, flush_cap;
+	unsigned char *held;       /* whole frames that came before its fork was seen */
+	size_t held_n, held_cap;
+	uint64_t insns, refs;      /* its image's counts so far (the progress line) */
+};
+
 struct capture {
 	const char *prog;
 	const struct capture_opts *o;
 	bool mm;                         /* mmusim's tool: framed mtr, not lackey text */
 	char vglib[PATH_MAX];            /* its VALGRIND_LIB */
-	unsigned char fh[CAP_FRAME];     /* a frame header being gathered */
-	unsigned fhn;                    /* bytes of it so far */
-	uint32_t frame_left;             /* stream bytes left in the current frame */
+	unsigned char fr[WIRE_MAX];      /* a frame being gathered (capture/wire.h) */
+	unsigned frn;                    /* bytes of it so far */
 	bool bad_frame;
-	uint32_t note_magic, note_left;  /* an out-of-band frame being read (CAP_FRAME_IMAGE/EXEC) */
-	uint32_t note_n;
-	char note[CAP_NOTE_MAX + 1];
-	unsigned images;                 /* MMSX frames: images traced, the last one kept */
+	char note[CAP_NOTE_MAX + 1];     /* the path of a WIRE_IMAGE or WIRE_EXEC frame */
+	unsigned images;                 /* the first process's images, the last one kept */
 	bool exec_pending;               /* an execve() announced, its image not started (yet) */
+	/* the processes (see "Several processes" above) */
+	struct cap_proc **procs;         /* live ones, and those whose fork is not seen yet */
+	size_t nprocs;
+	struct cap_proc *cur;            /* whose records the file shows now (NULL: none) */
+	uint64_t next_id;                /* the id of the next forked process */
+	uint64_t nrec;                   /* records in the file so far (END's count) */
+	bool hdr_done;                   /* the mtr header is written */
+	unsigned dropped;                /* processes whose fork never came: frames dropped */
 	bool lackey_exec;                /* lackey's log ends in an execve() (cap_lackey_exec()) */
 	char exec_path[CAP_NOTE_MAX + 1];
 	char lost[CAP_NOTE_MAX + 200];   /* an exec that could not be followed, why */
@@ -409,6 +444,8 @@ static void cap_restart(struct capture *c)
 
 	c->st.trace_bytes = 0;
 	c->st.insns = c->st.refs = 0;
+	c->nrec = 0;
+	c->hdr_done = false;
 	if (c->discard)
 		return;
 	if (c->holding) {
@@ -435,23 +472,6 @@ static void cap_restart(struct capture *c)
 	c->st.out_bytes = 0;
 }
 
-/* An out-of-band frame of the tool, complete in c->note. */
-static void cap_note(struct capture *c)
-{
-	c->note[c->note_n] = 0;
-	if (c->note_magic == CAP_FRAME_EXEC) {
-		c->exec_pending = c->note_n > 0;
-		memcpy(c->exec_path, c->note, c->note_n + 1);
-	} else {
-		if (c->images++)
-			cap_restart(c);
-		c->st.execs = c->images - 1;
-		c->exec_pending = false;
-		snprintf(c->st.program, sizeof(c->st.program), "%.*s", (int)sizeof(c->st.program) - 1,
-			 c->note);
-	}
-}
-
 static uint64_t cap_le(const unsigned char *p, unsigned n)
 {
 	uint64_t v = 0;
@@ -461,59 +481,317 @@ static uint64_t cap_le(const unsigned char *p, unsigned n)
 	return v;
 }
 
-/* mmusim's tool: strip the frame headers (taking their counts), pass the stream on. */
+/* Bytes of the merged mtr stream, after its header (written first, once). */
+static void cap_emit(struct capture *c, const unsigned char *p, size_t n)
+{
+	if (!c->hdr_done) {
+		static const unsigned char hdr[16] = { 0x89, 'M', 'T', 'R', '\r', '\n', 0x1a, '\n',
+						       WIRE_MTR_VERSION, 0, WIRE_MTR_FLAGS, 0 };
+
+		c->hdr_done = true;
+		cap_put_stream(c, hdr, sizeof(hdr));
+	}
+	if (n)
+		cap_put_stream(c, p, n);
+}
+
+static unsigned char *cap_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* An EVENT record (traces/README.md) of a process event: @kind, advice 0, @addr; fd -1. */
+static void cap_event(struct capture *c, unsigned kind, uint64_t addr)
+{
+	unsigned char rec[40], *p = rec;
+
+	*p++ = 0xc1; /* EVENT */
+	*p++ = (unsigned char)kind;
+	p = cap_varint(p, 0); /* prot */
+	p = cap_varint(p, 0); /* flags */
+	p = cap_varint(p, 1); /* fd -1, zigzag */
+	p = cap_varint(p, 0); /* advice */
+	p = cap_varint(p, addr);
+	for (int i = 0; i < 4; i++) /* len, new_addr, new_len, line */
+		p = cap_varint(p, 0);
+	cap_emit(c, rec, (size_t)(p - rec));
+	c->nrec++;
+	c->st.process_events++;
+}
+
+/* The file shows @p's records from here (an EV_SWITCH unless it does already). */
+static void cap_switch(struct capture *c, struct cap_proc *p)
+{
+	if (c->cur == p)
+		return;
+	cap_event(c, EV_SWITCH, p->id);
+	c->cur = p;
+}
+
+static struct cap_proc *cap_proc_find(struct capture *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i]->pid == pid)
+			return c->procs[i];
+	return NULL;
+}
+
+static struct cap_proc *cap_proc_new(struct capture *c, uint32_t pid)
+{
+	struct cap_proc *p = calloc(1, sizeof(*p)), **t;
+
+	t = p ? realloc(c->procs, (c->nprocs + 1) * sizeof(*t)) : NULL;
+	if (!t) {
+		free(p);
+		return NULL;
+	}
+	c->procs = t;
+	p->pid = pid;
+	c->procs[c->nprocs++] = p;
+	return p;
+}
+
+static void cap_proc_free(struct cap_proc *p)
+{
+	free(p->exec_path);
+	free(p->flush);
+	free(p->held);
+	free(p);
+}
+
+static void cap_proc_remove(struct capture *c, struct cap_proc *p)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i] == p) {
+			c->procs[i] = c->procs[--c->nprocs];
+			break;
+		}
+	if (c->cur == p)
+		c->cur = NULL;
+	cap_proc_free(p);
+}
+
+/* Append @n bytes at @q to the buffer *@b (*@len bytes of *@cap). False if out of memory. */
+static bool cap_grow(unsigned char **b, size_t *len, size_t *cap, const unsigned char *q, size_t n)
+{
+	if (*len + n > *cap) {
+		size_t k = *cap ? *cap : 2 * WIRE_MAX;
+		unsigned char *t;
+
+		while (k < *len + n)
+			k *= 2;
+		t = realloc(*b, k);
+		if (!t)
+			return false;
+		*b = t;
+		*cap = k;
+	}
+	memcpy(*b + *len, q, n);
+	*len += n;
+	return true;
+}
+
+static void cap_bad(struct capture *c, const char *what, int err)
+{
+	/* Not the tool's framing, or no memory for it: the trace is lost; stop rather than
+	 * write garbage. */
+	c->bad_frame = true;
+	cap_out_error(c, what, err);
+	cap_stop(c, SIGKILL);
+}
+
+static void cap_frame(struct capture *c, const unsigned char *f);
+
+/* @p's fork is in the file: the frames it wrote before that, in their order. */
+static void cap_proc_known(struct capture *c, struct cap_proc *p, uint64_t id)
+{
+	unsigned char *h = p->held;
+	size_t n = p->held_n;
+
+	p->known = true;
+	p->id = id;
+	p->held = NULL;
+	p->held_n = p->held_cap = 0;
+	for (size_t off = 0; off < n && !c->bad_frame;)
+		cap_frame(c, h + off), off += WIRE_HDR + (size_t)cap_le(h + off + WIRE_OFF_LEN, 2);
+	free(h);
+}
+
+/* A WIRE_IMAGE or WIRE_EXEC frame of @p (its path in c->note). */
+static void cap_note(struct capture *c, struct cap_proc *p, uint32_t magic, size_t len)
+{
+	if (magic == WIRE_EXEC) {
+		p->exec_pending = len > 0;
+		free(p->exec_path);
+		p->exec_path = strdup(c->note);
+		if (p->id == 0 && !c->next_id) {
+			c->exec_pending = p->exec_pending;
+			memcpy(c->exec_path, c->note, len + 1);
+		}
+		return;
+	}
+	p->exec_pending = false;
+	p->flush_n = 0;
+	if (p->id == 0 && !c->next_id) {
+		/* the first process, before any fork: the trace is of its last image */
+		if (c->images++)
+			cap_restart(c);
+		c->cur = p;
+		c->st.execs = c->images - 1;
+		c->exec_pending = false;
+		snprintf(c->st.program, sizeof(c->st.program), "%.*s", (int)sizeof(c->st.program) - 1,
+			 c->note);
+		return;
+	}
+	/* a process of several: its exec is an event, the new image's records follow */
+	cap_switch(c, p);
+	cap_event(c, EV_EXEC, 0);
+}
+
+/* One whole frame @f of the tool (capture/wire.h). */
+static void cap_frame(struct capture *c, const unsigned char *f)
+{
+	uint32_t magic = (uint32_t)cap_le(f + WIRE_OFF_MAGIC, 4), pid;
+	size_t len = (size_t)cap_le(f + WIRE_OFF_LEN, 2);
+	const unsigned char *pl = f + WIRE_HDR;
+	struct cap_proc *p;
+
+	pid = (uint32_t)cap_le(f + WIRE_OFF_PID, 4);
+	p = cap_proc_find(c, pid);
+	if (!p) {
+		p = cap_proc_new(c, pid);
+		if (!p)
+			return cap_bad(c, "out of memory", ENOMEM);
+		/* the first process is Valgrind's own (it execs the tool in place) */
+		if (pid == (uint32_t)c->pid && !c->images && !c->next_id)
+			p->known = true;
+	}
+	if (!p->known) {
+		if (!cap_grow(&p->held, &p->held_n, &p->held_cap, f, WIRE_HDR + len))
+			cap_bad(c, "out of memory", ENOMEM);
+		return;
+	}
+	switch (magic) {
+	case WIRE_DATA:
+		c->st.insns += cap_le(f + WIRE_OFF_INSNS, 8) - p->insns;
+		c->st.refs += cap_le(f + WIRE_OFF_REFS, 8) - p->refs;
+		p->insns = cap_le(f + WIRE_OFF_INSNS, 8);
+		p->refs = cap_le(f + WIRE_OFF_REFS, 8);
+		if (!(cap_le(f + WIRE_OFF_FLAGS, 2) & WIRE_LAST)) {
+			if (!cap_grow(&p->flush, &p->flush_n, &p->flush_cap, pl, len))
+				cap_bad(c, "out of memory", ENOMEM);
+			return;
+		}
+		/* the flush is whole: into the file, after the process's earlier records */
+		cap_switch(c, p);
+		if (p->flush_n)
+			cap_emit(c, p->flush, p->flush_n);
+		cap_emit(c, pl, len);
+		p->flush_n = 0;
+		c->nrec += cap_le(f + WIRE_OFF_NREC, 4);
+		return;
+	case WIRE_IMAGE:
+	case WIRE_EXEC:
+		memcpy(c->note, pl, len);
+		c->note[len] = 0;
+		p->insns = p->refs = 0; /* a new image counts afresh */
+		cap_note(c, p, magic, len);
+		return;
+	case WIRE_FORK: {
+		struct cap_proc *ch;
+		uint32_t cpid;
+
+		if (len != 4)
+			return cap_bad(c, "bad data from the Valgrind tool", EPROTO);
+		cpid = (uint32_t)cap_le(pl, 4);
+		cap_switch(c, p);
+		cap_event(c, EV_FORK, ++c->next_id);
+		c->st.processes = c->next_id + 1;
+		ch = cap_proc_find(c, cpid);
+		if (ch && ch->known)
+			return cap_bad(c, "bad data from the Valgrind tool", EPROTO);
+		if (!ch && !(ch = cap_proc_new(c, cpid)))
+			return cap_bad(c, "out of memory", ENOMEM);
+		cap_proc_known(c, ch, c->next_id);
+		return;
+	}
+	case WIRE_EXIT:
+		/* one process alone needs no exit: the end of the trace is its end */
+		if (c->next_id) {
+			cap_switch(c, p);
+			cap_event(c, EV_EXIT, 0);
+			c->cur = NULL;
+		}
+		if (!p->exec_pending)
+			cap_proc_remove(c, p);
+		return;
+	default:
+		cap_bad(c, "bad data from the Valgrind tool", EPROTO);
+	}
+}
+
+/* mmusim's tool: gather whole frames from the pipe (a frame can span two reads). */
 static void cap_deframe(struct capture *c, const unsigned char *p, size_t n)
 {
 	while (n && !c->bad_frame) {
-		if (c->note_left) {
-			size_t k = n < c->note_left ? n : c->note_left;
+		size_t want = c->frn < WIRE_HDR ? WIRE_HDR : WIRE_HDR + (size_t)cap_le(c->fr + WIRE_OFF_LEN, 2);
+		size_t k = want - c->frn < n ? want - c->frn : n;
 
-			memcpy(c->note + c->note_n, p, k);
-			c->note_n += (uint32_t)k;
-			c->note_left -= (uint32_t)k;
-			p += k;
-			n -= k;
-			if (!c->note_left)
-				cap_note(c);
-			continue;
-		}
-		if (c->frame_left) {
-			size_t k = n < c->frame_left ? n : c->frame_left;
+		memcpy(c->fr + c->frn, p, k);
+		c->frn += (unsigned)k;
+		p += k;
+		n -= k;
+		if (c->frn < want)
+			break;
+		if (c->frn == WIRE_HDR) {
+			uint32_t magic = (uint32_t)cap_le(c->fr, 4);
 
-			cap_put_stream(c, p, k);
-			c->frame_left -= (uint32_t)k;
-			p += k;
-			n -= k;
-			continue;
+			if ((magic != WIRE_DATA && magic != WIRE_IMAGE && magic != WIRE_EXEC &&
+			     magic != WIRE_FORK && magic != WIRE_EXIT) ||
+			    cap_le(c->fr + WIRE_OFF_LEN, 2) > WIRE_PAYLOAD) {
+				cap_bad(c, "bad data from the Valgrind tool", EPROTO);
+				break;
+			}
+			if (cap_le(c->fr + WIRE_OFF_LEN, 2))
+				continue;
 		}
-		while (n && c->fhn < CAP_FRAME) {
-			c->fh[c->fhn++] = *p++;
-			n--;
-		}
-		if (c->fhn < CAP_FRAME)
-			break;
-		c->fhn = 0;
-		c->note_magic = (uint32_t)cap_le(c->fh, 4);
-		if ((c->note_magic != CAP_FRAME_MAGIC && c->note_magic != CAP_FRAME_IMAGE &&
-		     c->note_magic != CAP_FRAME_EXEC) ||
-		    (c->note_magic != CAP_FRAME_MAGIC && cap_le(c->fh + 4, 4) > CAP_NOTE_MAX)) {
-			/* Not the tool's framing: the trace is lost; stop rather than write garbage. */
-			c->bad_frame = true;
-			cap_out_error(c, "bad data from the Valgrind tool", EPROTO);
-			cap_stop(c, SIGKILL);
-			break;
-		}
-		if (c->note_magic != CAP_FRAME_MAGIC) {
-			c->note_n = 0;
-			c->note_left = (uint32_t)cap_le(c->fh + 4, 4);
-			if (!c->note_left)
-				cap_note(c);
-			continue;
-		}
-		c->frame_left = (uint32_t)cap_le(c->fh + 4, 4);
-		c->st.insns = cap_le(c->fh + 8, 8);
-		c->st.refs = cap_le(c->fh + 16, 8);
+		cap_frame(c, c->fr);
+		c->frn = 0;
 	}
+}
+
+/*
+ * The end of the pipe: the END record (traces/README.md) closes the merged
+ * stream. A process whose fork never came (its parent killed between the fork
+ * and its WIRE_FORK) is dropped, with a warning.
+ */
+static void cap_finish_stream(struct capture *c)
+{
+	unsigned char rec[12], *p = rec;
+
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (!c->procs[i]->known)
+			c->dropped++;
+	if (c->dropped)
+		fprintf(stderr, "capture: warning: %u process(es) dropped: their fork was not "
+			"seen in their parent's trace\n", c->dropped);
+	*p++ = 0xc0; /* END */
+	p = cap_varint(p, c->nrec);
+	cap_emit(c, rec, (size_t)(p - rec));
+}
+
+/* The first process's pending exec (it did not come back as an image), or a later one's. */
+static const struct cap_proc *cap_lost_exec(const struct capture *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i]->known && c->procs[i]->exec_pending)
+			return c->procs[i];
+	return NULL;
 }
 
 /* On a terminal, once a second: what the capture has done so far. */
@@ -662,6 +940,8 @@ static int cap_close_out(struct capture *c, bool commit, const char *why, struct
 {
 	bool want = commit;
 
+	if (commit && c->mm)
+		cap_finish_stream(c);
 	/* The held stream (in place) goes in the ending call: zstd's one-shot frame, as a file's. */
 	if (commit && cap_put(c, c->holding ? c->hold : NULL, c->holding ? c->hold_n : 0, true))
 		commit = false;
@@ -703,6 +983,10 @@ static const char *cap_failure(const struct capture *c, char *buf, size_t n)
 	else if (c->exec_pending)
 		snprintf(buf, n, "cannot follow the exec of %.*s: Valgrind did not start it under "
 			 "mmusim's tool (see the message above)", (int)n - 100, c->exec_path);
+	else if (cap_lost_exec(c))
+		snprintf(buf, n, "cannot follow the exec of %.*s: Valgrind did not start it under "
+			 "mmusim's tool (see the message above)", (int)n - 100,
+			 cap_lost_exec(c)->exec_path ? cap_lost_exec(c)->exec_path : "?");
 	else if (c->lackey_exec)
 		snprintf(buf, n, "cannot follow the exec of %.*s with --tool=lackey (its log ends "
 			 "there); the default tool follows it", (int)n - 100, c->exec_path);
@@ -716,28 +1000,6 @@ static const char *cap_failure(const struct capture *c, char *buf, size_t n)
 	else
 		return NULL;
 	return buf;
-}
-
-/*
- * "--fork-out=PREFIX" for mmusim's tool: a forked child writes PREFIX.PID.mtr,
- * PREFIX being OUT without its compression suffix and ".mtr" (xz.mtr.zst: xz).
- * Only for a regular file OUT. False if none.
- */
-static bool cap_fork_prefix(const struct capture *c, char *buf, size_t n)
-{
-	static const char *const sfx[] = { ".zst", ".gz", ".xz", ".mtr" };
-	size_t len;
-
-	if (c->in_place || (size_t)snprintf(buf, n, "--fork-out=%s", c->out) >= n)
-		return false;
-	len = strlen(buf);
-	for (unsigned i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		size_t k = strlen(sfx[i]);
-
-		if (len > k + 11 && !strcmp(buf + len - k, sfx[i]))
-			buf[len -= k] = 0;
-	}
-	return true;
 }
 
 extern char **environ;
@@ -839,7 +1101,7 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 {
 	int lp[2], sp[2], werr = 0;
 	size_t argc = 0, i;
-	char logfd[32], skip[48], max[48], forkout[PATH_MAX + 16];
+	char logfd[32], skip[48], max[48];
 	char **vargv, **envp = NULL;
 	ssize_t r;
 
@@ -883,8 +1145,6 @@ static int cap_spawn(struct capture *c, const char *valgrind, char *const argv[]
 		}
 		if (c->o->roi)
 			vargv[i++] = (char *)"--roi=yes";
-		if (cap_fork_prefix(c, forkout, sizeof(forkout)))
-			vargv[i++] = forkout;
 		if (c->o->max_insns) {
 			snprintf(max, sizeof(max), "--max-insns=%llu",
 				 (unsigned long long)c->o->max_insns);
@@ -982,6 +1242,7 @@ int capture_run_opts(const char *out, char *const argv[], const struct capture_o
 	c->o = o ? o : &none;
 	c->mm = !c->o->tool || !strcmp(c->o->tool, "mmusim");
 	c->ofd = c->rfd = c->sfd = -1;
+	c->st.processes = 1;
 	if (!c->mm && strcmp(c->o->tool, "lackey")) {
 		err_set(e, "capture", 0, 0, "unknown tool '%s' (mmusim or lackey)", c->o->tool);
 		ret = -2;
@@ -1031,7 +1292,8 @@ int capture_run_opts(const char *out, char *const argv[], const struct capture_o
 
 	fail = cap_failure(c, why, sizeof(why));
 	if (fail && c->o->keep_on_failure && !c->intr && !c->werr && !c->lost[0] &&
-	    !c->exec_pending && !c->lackey_exec && c->status != -1 && WIFEXITED(c->status)) {
+	    !c->exec_pending && !cap_lost_exec(c) && !c->lackey_exec && c->status != -1 &&
+	    WIFEXITED(c->status)) {
 		fprintf(stderr, "capture: warning: %s; the trace is kept (--keep-on-failure)\n", fail);
 		fail = NULL;
 	}
@@ -1063,6 +1325,9 @@ out_mask:
 out_free:
 	if (st)
 		*st = c->st;
+	for (size_t i = 0; i < c->nprocs; i++)
+		cap_proc_free(c->procs[i]);
+	free(c->procs);
 	zout_free(&c->z);
 	free(c->hold);
 	free(c->rbuf);

@@ -1,5 +1,6 @@
 /*
- * capture.h - record a real program's memory trace with Valgrind lackey
+ * capture.h - record a real program's memory trace under Valgrind, with
+ * mmusim's tool (capture/mm_main.c, capture/wire.h) or lackey
  * (`mmusim capture [-o OUT] -- PROGRAM ARGS`).
  */
 #ifndef MMUSIM_CAPTURE_H
@@ -17,6 +18,8 @@ struct capture_stats {
 	int signo;            /* the SIGINT/SIGTERM/SIGHUP that interrupted it; 0 if none */
 	unsigned execs;       /* mmusim tool: execs followed (the trace is of the last image) */
 	char program[256];    /* mmusim tool: the program of that image, as Valgrind ran it */
+	uint64_t processes;   /* mmusim tool: processes in the trace (1 + the forks followed) */
+	uint64_t process_events; /* mmusim tool: fork, switch, exit and exec events written */
 };
 
 /*
@@ -66,13 +69,14 @@ struct capture_opts {
  * with VALGRIND_LIB set to the directory holding the tool (o->tool_dir; else
  * $MMUSIM_VALGRIND_LIB; else valgrind/ beside the mmusim binary, as `make`
  * builds it; else ../lib/mmusim/valgrind from it, as `make install` puts it)
- * and writes mtr version 2, compressed by OUT's suffix; @out NULL means
- * "basename(PROGRAM).mtr.zst". A child the program forks is traced into
- * PREFIX.PID.mtr (uncompressed; PREFIX: OUT without .zst/.gz/.xz and .mtr;
- * none when OUT is not a regular file; removed when the child execs), the
- * parent's trace notes the fork. The trace follows exec (capture/mm_main.c):
- * what the program ran before its last execve() is dropped; an exec that
- * cannot be followed fails, naming the program. Tool "lackey" is
+ * and writes mtr version 6, compressed by OUT's suffix; @out NULL means
+ * "basename(PROGRAM).mtr.zst". The trace follows fork: every process the
+ * program forks (and theirs) is in the same file, in the order capture.c's
+ * header states, with the process events of trace.h (EV_FORK, EV_SWITCH,
+ * EV_EXIT, EV_EXEC, EV_PRCTL). It follows exec (capture/mm_main.c): what the
+ * program ran before its last execve() before any fork is dropped; a forked
+ * process's exec is an EV_EXEC; an exec that cannot be followed fails, naming
+ * the program. Tool "lackey" is
  * capture_run_stats().
  * Errors as capture_run_stats(), and "capture: mmusim's Valgrind tool not
  * found (...)".
