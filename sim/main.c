@@ -165,13 +165,18 @@ static int cmd_run(int argc, char **argv)
 		return help("run");
 	check(rc, &e);
 	/* no result replaces an input or another result (exit 2 before any work) */
-	check(outfile_check_distinct((struct outfile_role[]){ { o.json, "--json" },
-							      { o.timeline, "--timeline" },
-							      { o.steps, "--steps" },
-							      { o.vmas_csv, "--vmas-csv" } }, 4,
-				     (struct outfile_role[]){ { o.config, "the config" },
-							      { o.trace, "the trace" } }, 2, &e),
-	      &e);
+	{
+		struct outfile_role in[1 + SIM_PROCS_MAX] = { { o.config, "the config" } };
+
+		for (unsigned i = 0; i < o.ntraces; i++)
+			in[1 + i] = (struct outfile_role){ o.traces[i], "the trace" };
+		check(outfile_check_distinct((struct outfile_role[]){ { o.json, "--json" },
+								      { o.timeline, "--timeline" },
+								      { o.steps, "--steps" },
+								      { o.vmas_csv, "--vmas-csv" } }, 4,
+					     in, 1 + o.ntraces, &e),
+		      &e);
+	}
 	json_stdout = o.json && !strcmp(o.json, "-");
 	catch_signals(); /* before the first temporary: an interrupted run removes them */
 	tf = open_output(&tl, o.timeline);
@@ -191,11 +196,13 @@ static int cmd_run(int argc, char **argv)
 		api_check(m, mmusim_steps(m, sf));
 	p = (struct progress){ now_seconds(), now_seconds() + (tty ? 1.0 : PROGRESS_EVERY), false,
 			       tty, false, m };
-	if (!o.trace && !o.workload && !o.quiet)
+	if (!o.trace && !o.workload && !mmusim_processes(m) && !o.quiet)
 		fprintf(stderr, "mmusim: no TRACE or -w WORKLOAD given: running the default workload %s\n",
 			RUN_DEFAULT_WORKLOAD);
 	if (o.trace)
 		rc = mmusim_replay(m, o.trace, o.format);
+	else if (mmusim_processes(m) && !o.workload) /* run A B ..., or the config's processes: */
+		rc = mmusim_replay_processes(m, o.format);
 	else
 		rc = mmusim_replay_workload(m, o.workload ? o.workload : RUN_DEFAULT_WORKLOAD);
 	api_check(m, rc);
