@@ -123,6 +123,23 @@ static void put_switch(struct mux_reader *m, uint64_t id)
 	m->running = id;
 }
 
+/*
+ * A record of @s's current process: after a switch to it if the stream is at
+ * another's. Switches are made only here, where a record follows, so a slice
+ * that ends right after a trace's own EV_SWITCH leaves no empty switch behind.
+ */
+static void put_own(struct mux_reader *m, struct mux_slot *s, struct trace_rec r)
+{
+	put_switch(m, s->cur);
+	put_rec(m, r);
+}
+
+static void put_own_ev(struct mux_reader *m, struct mux_slot *s, const struct os_event *ev)
+{
+	put_switch(m, s->cur);
+	put_ev(m, ev);
+}
+
 /* ---------------------------------------------------------------- ids, files */
 
 /* A new process of @s's run, known in its trace as @local: its machine id; UINT64_MAX: no memory. */
@@ -297,9 +314,8 @@ static int put_trace_event(struct mux_reader *m, struct mux_slot *s, const struc
 		s->cur = id ? id->global : id_new(m, s, in->addr);
 		if (s->cur == UINT64_MAX)
 			return oom(m, e);
-		put_switch(m, s->cur);
 		m->head.thread_switches++;
-		return 0;
+		return 0; /* made when a record of it follows (put_own()) */
 	case EV_EXIT:
 		if ((id = id_of_global(s, s->cur)))
 			id->live = false;
@@ -311,7 +327,7 @@ static int put_trace_event(struct mux_reader *m, struct mux_slot *s, const struc
 	default:
 		break;
 	}
-	put_ev(m, &o);
+	put_own_ev(m, s, &o);
 	return 0;
 }
 
@@ -340,22 +356,24 @@ static int step(struct mux_reader *m, struct err *e)
 			return -1;
 	}
 	s = &m->s[m->cur];
-	if (s->ending) { /* the run's processes exit, one a step */
-		for (size_t i = 0; i < s->nids; i++)
-			if (s->ids[i].live) {
-				put_switch(m, s->ids[i].global);
-				put_ev(m, &(struct os_event){ .kind = EV_EXIT });
-				s->ids[i].live = false;
-				return 1;
-			}
+	if (s->ending) { /* the run's processes exit, one a step: the current one first */
+		struct mux_id *id = id_of_global(s, s->cur);
+
+		for (size_t i = 0; (!id || !id->live) && i < s->nids; i++)
+			id = &s->ids[i];
+		if (id && id->live) {
+			put_switch(m, id->global);
+			put_ev(m, &(struct os_event){ .kind = EV_EXIT });
+			id->live = false;
+			return 1;
+		}
 		run_end(s);
 		m->over = true;
 		return 1;
 	}
-	put_switch(m, s->cur);
 	if (s->prctl) {
-		put_ev(m, &(struct os_event){ .kind = EV_PRCTL, .advice = PR_SET_THP_DISABLE_,
-					      .addr = 1 });
+		put_own_ev(m, s, &(struct os_event){ .kind = EV_PRCTL, .advice = PR_SET_THP_DISABLE_,
+						     .addr = 1 });
 		s->prctl = false;
 		return 1;
 	}
@@ -378,7 +396,7 @@ static int step(struct mux_reader *m, struct err *e)
 			m->over = true;
 			return 1;
 		}
-		put_rec(m, *rec);
+		put_own(m, s, *rec);
 		m->slice++;
 		m->clock++;
 		break;
@@ -391,8 +409,8 @@ static int step(struct mux_reader *m, struct err *e)
 		}
 		take = m->quantum - m->slice < left ? m->quantum - m->slice : left;
 		if (take)
-			put_rec(m, (struct trace_rec){ .addr = rec->addr, .size = (uint32_t)take,
-						       .kind = R_INSNS });
+			put_own(m, s, (struct trace_rec){ .addr = rec->addr, .size = (uint32_t)take,
+							  .kind = R_INSNS });
 		m->slice += take;
 		m->clock += take;
 		s->insns_done += take;
@@ -403,19 +421,19 @@ static int step(struct mux_reader *m, struct err *e)
 	}
 	case R_DEP:
 		if (rec->size <= s->loads)
-			put_rec(m, *rec);
+			put_own(m, s, *rec);
 		break;
 	case R_LOAD:
 	case R_MODIFY:
 		s->loads++;
-		put_rec(m, *rec);
+		put_own(m, s, *rec);
 		break;
 	case R_EVENT:
 		if (put_trace_event(m, s, &s->b.ev[rec->size], e))
 			return -1;
 		break;
 	default:
-		put_rec(m, *rec);
+		put_own(m, s, *rec);
 	}
 	s->pos++;
 	return 1;
