@@ -177,6 +177,7 @@ static int cmd_run(int argc, char **argv)
 					     in, 1 + o.ntraces, &e),
 		      &e);
 	}
+	check(run_traces_check(&o, &e) ? -1 : 0, &e);
 	json_stdout = o.json && !strcmp(o.json, "-");
 	catch_signals(); /* before the first temporary: an interrupted run removes them */
 	tf = open_output(&tl, o.timeline);
@@ -255,10 +256,13 @@ static int cmd_config(int argc, char **argv)
 			return help("config");
 		die_usage("config: expected 'show' or 'host'%s", "");
 	}
-	rc = run_opts_parse(argc - 1, argv + 1, &o, false, &e);
+	/* config show A B: the config of `run A B` (its processes: list) */
+	rc = run_opts_parse(argc - 1, argv + 1, &o, true, &e);
 	if (rc == RUN_HELP)
 		return help("config");
 	check(rc, &e);
+	if (o.ntraces == 1 || o.workload)
+		die_usage("config: unexpected argument '%s'", o.workload ? o.workload : o.trace);
 	if (!strcmp(argv[1], "host")) {
 		/* the defaults and -c, then this machine's settings, then each --set */
 		unsigned nsets = o.nsets;

@@ -5,7 +5,9 @@
  * drives the public API (mmusim.c), whose machines are run_setup()'s and whose
  * replays are run_drive()'s, as a sweep point's are.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -240,8 +242,26 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 	return 0;
 }
 
+int run_traces_check(const struct run_opts *o, struct err *e)
+{
+	for (unsigned i = 0; o->ntraces > 1 && i < o->ntraces; i++) {
+		struct stat st;
+
+		if (!strcmp(o->traces[i], "-"))
+			return err_set(e, NULL, 0, 0, "TRACE '-': standard input cannot be one of several "
+				       "processes (it can be read only once): give a file");
+		if (stat(o->traces[i], &st))
+			return err_set(e, o->traces[i], 0, 0, "%s", strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			return err_set(e, o->traces[i], 0, 0, "%s", strerror(EISDIR));
+	}
+	return 0;
+}
+
 int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e)
 {
+	if (run_traces_check(o, e))
+		return -1;
 	config_defaults(c);
 	if (o->config && config_load_file(c, o->config, e))
 		return -1;

@@ -75,6 +75,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
  */
 int run_set_arg(int argc, char **argv, int next, const char *arg, struct err *e);
 
+/*
+ * `run A B ...`: each TRACE names a file (not standard input), so that a missing
+ * one is reported as "A: No such file or directory". 0 or -1 with @e.
+ */
+int run_traces_check(const struct run_opts *o, struct err *e);
+
 /* The effective config: defaults, then -c, then each --set; validated. 0 or -1 with @e. */
 int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e);
 

@@ -953,7 +953,7 @@ static int sweep_check_distinct(const struct sweep_state *s, struct err *e)
 	ins[nin++] = (struct outfile_role){ s->c->file, "the sweep file" };
 	ins[nin++] = (struct outfile_role){ sw->config, "the sweep's config" };
 	for (size_t i = 0; i < sw->ninputs; i++)
-		if (!sw->is_wl[i])
+		if (!sw->is_wl[i] && !sw->procs)
 			ins[nin++] = (struct outfile_role){ sw->inputs[i], "the trace" };
 	rc = outfile_check_distinct(outs, 3, ins, nin, e);
 	free(ins);
