@@ -17,8 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../sim/provenance.h"
 #include "../sim/trace_mux.h"
+#include "../sim/workload.h"
 #include "check_run.h"
 
 struct fake {
@@ -308,6 +311,139 @@ START_TEST(batch_sizes)
 }
 END_TEST
 
+/* Two real traces (workloads written as mtr) through mux_open_config(), laid out. */
+static char tdir[] = "/tmp/check_trace_mux.XXXXXX";
+
+static void write_trace(const char *spec, const char *name, char *path, size_t n)
+{
+	struct err e = { 0 };
+	struct trace_reader *r = workload_open(spec, 1, &e);
+
+	ck_assert_ptr_nonnull(r);
+	snprintf(path, n, "%s/%s", tdir, name);
+	ck_assert_int_eq(mtr_write_all(r, path, &e), 0);
+}
+
+struct counts {
+	uint64_t refs, insns, ev[EV_NR];
+	uint64_t first_prctl_at, first_switch_at, nrec;
+	uint64_t switch_to[8];
+};
+
+static void count_stream(struct trace_reader *r, struct counts *c)
+{
+	struct trace_batch b;
+	struct err e = { 0 };
+	int got;
+
+	memset(c, 0, sizeof(*c));
+	c->first_prctl_at = c->first_switch_at = UINT64_MAX;
+	while ((got = trace_next(r, &b, &e)) > 0)
+		for (size_t k = 0; k < b.n; k++, c->nrec++) {
+			const struct trace_rec *t = &b.recs[k];
+
+			if (t->kind <= R_MODIFY)
+				c->refs++;
+			else if (t->kind == R_INSNS)
+				c->insns += t->size;
+			else if (t->kind == R_EVENT) {
+				const struct os_event *ev = &b.ev[t->size];
+
+				c->ev[ev->kind]++;
+				if (ev->kind == EV_PRCTL && c->first_prctl_at == UINT64_MAX)
+					c->first_prctl_at = c->nrec;
+				if (ev->kind == EV_SWITCH && c->first_switch_at == UINT64_MAX)
+					c->first_switch_at = c->nrec;
+				if (ev->kind == EV_SWITCH && ev->addr < 8)
+					c->switch_to[ev->addr]++;
+			}
+		}
+	ck_assert_int_eq(got, 0);
+}
+
+START_TEST(from_config)
+{
+	char a[200], b[200];
+	struct sim_config c;
+	struct err e = { 0 };
+	struct trace_reader *r;
+	struct counts n;
+
+	write_trace("stream:size=64K,iterations=1", "a.mtr", a, sizeof(a));
+	write_trace("gups:size=64K,updates=100", "b.mtr", b, sizeof(b));
+	config_defaults(&c);
+	c.nprocs = 2;
+	c.procs[0] = (struct proc_cfg){ .repeat = 1 };
+	c.procs[1] = (struct proc_cfg){ .repeat = 2, .thp_disable = true, .start = 50000 };
+	snprintf(c.procs[0].trace, sizeof(c.procs[0].trace), "%s", a);
+	snprintf(c.procs[1].trace, sizeof(c.procs[1].trace), "%s", b);
+	c.sched_quantum = 10000;
+	r = mux_open_config(&c, TF_AUTO, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->format, TF_MTR);
+	count_stream(r, &n);
+	trace_close(r);
+	/* a: 16384 loads and 32768 stores, 106496 instructions; b twice: 8292 refs and
+	 * 33968 instructions each (trace info) */
+	ck_assert_uint_eq(n.refs, 49152 + 2 * 8292);
+	ck_assert_uint_eq(n.insns, 106496 + 2 * 33968);
+	ck_assert_uint_eq(n.ev[EV_MMAP], 3 + 2 * 1);
+	ck_assert_uint_eq(n.ev[EV_EXIT], 3);
+	ck_assert_uint_eq(n.ev[EV_PRCTL], 2);
+	/* a is 11 slices (the last 6496 instructions), b 4 (the last 3968); b starts at
+	 * the boundary at 50000: a1-a5, then b's first run (process 1) alternates with
+	 * a: b1 a6 b1 a7 b1 a8 b1(exit) a9, then its second run (process 2): b2 a10 b2
+	 * a11(exit) b2 b2(exit). Its prctl comes right after its first switch. */
+	ck_assert_uint_eq(n.switch_to[0], 6);
+	ck_assert_uint_eq(n.switch_to[1], 4);
+	ck_assert_uint_eq(n.switch_to[2], 3);
+	ck_assert_uint_eq(n.first_prctl_at, n.first_switch_at + 1);
+	/* missing: said at open */
+	snprintf(c.procs[1].trace, sizeof(c.procs[1].trace), "%s/none.mtr", tdir);
+	ck_assert_ptr_null(mux_open_config(&c, TF_AUTO, &e));
+	ck_assert_str_eq(e.msg, "No such file or directory");
+}
+END_TEST
+
+/* The input identity covers every trace's content, in list order; not its path. */
+START_TEST(identity_of_every_trace)
+{
+	char a[200], b[200], a2[200], id1[PROVENANCE_ID_MAX], id2[PROVENANCE_ID_MAX];
+	struct sim_config c;
+	struct err e = { 0 };
+	FILE *f;
+
+	write_trace("stream:size=64K,iterations=1", "a.mtr", a, sizeof(a));
+	write_trace("gups:size=64K,updates=100", "b.mtr", b, sizeof(b));
+	write_trace("stream:size=64K,iterations=1", "a2.mtr", a2, sizeof(a2));
+	config_defaults(&c);
+	c.nprocs = 2;
+	snprintf(c.procs[0].trace, sizeof(c.procs[0].trace), "%s", a);
+	snprintf(c.procs[1].trace, sizeof(c.procs[1].trace), "%s", b);
+	ck_assert_int_eq(provenance_processes_id(&c, NULL, id1, sizeof(id1), &e), 0);
+	ck_assert_int_eq(strncmp(id1, "processes:2:", 12), 0);
+	ck_assert_uint_eq(strlen(id1), 12 + 32);
+	snprintf(c.procs[0].trace, sizeof(c.procs[0].trace), "%s", a2); /* a copy: the same */
+	ck_assert_int_eq(provenance_processes_id(&c, NULL, id2, sizeof(id2), &e), 0);
+	ck_assert_str_eq(id1, id2);
+	snprintf(c.procs[0].trace, sizeof(c.procs[0].trace), "%s", b); /* b, a: another */
+	snprintf(c.procs[1].trace, sizeof(c.procs[1].trace), "%s", a);
+	ck_assert_int_eq(provenance_processes_id(&c, NULL, id2, sizeof(id2), &e), 0);
+	ck_assert_str_ne(id1, id2);
+	snprintf(c.procs[0].trace, sizeof(c.procs[0].trace), "%s", a2); /* a byte changed */
+	snprintf(c.procs[1].trace, sizeof(c.procs[1].trace), "%s", b);
+	f = fopen(a2, "r+b");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, -1, SEEK_END);
+	fputc(0x5a, f);
+	fclose(f);
+	ck_assert_int_eq(provenance_processes_id(&c, NULL, id2, sizeof(id2), &e), 0);
+	ck_assert_str_ne(id1, id2);
+	ck_assert_int_eq(provenance_processes_id(&c, "mtr", id2, sizeof(id2), &e), 0);
+	ck_assert_ptr_nonnull(strstr(id2, ",format=mtr"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace_mux");
@@ -321,6 +457,15 @@ int main(void)
 	tcase_add_test(tc, dependences_across_slices);
 	tcase_add_test(tc, files_shared);
 	tcase_add_test(tc, batch_sizes);
+	tcase_add_test(tc, from_config);
+	tcase_add_test(tc, identity_of_every_trace);
 	suite_add_tcase(s, tc);
-	return check_run(s);
+	if (!mkdtemp(tdir))
+		return 1;
+	{
+		int rc = check_run(s);
+
+		check_rmdir(tdir);
+		return rc;
+	}
 }
