@@ -37,6 +37,7 @@
 #include "sweep_run.h"
 #include "trace.h"
 #include "trace_info.h"
+#include "trace_mux.h"
 #include "usage.h"
 #include "util.h"
 #include "workload.h"
@@ -301,6 +302,47 @@ static struct trace_reader *info_layout(struct trace_reader *tr, const char *ver
 	return layout_open(tr, &c, e);
 }
 
+/*
+ * trace info A B ...: the stream `run A B ...` replays (the default config's
+ * sched.quantum and os.layout), counted, and its process events.
+ */
+static int trace_info_processes(const char *const *pos, unsigned npos, enum trace_format f,
+				const char *lay)
+{
+	struct run_opts o = { .ntraces = npos };
+	struct sim_config c;
+	struct trace_info in;
+	struct err e = { 0 };
+	struct trace_reader *tr;
+	int rc;
+
+	if (lay)
+		die_usage("trace info: --layout takes one TRACE%s", "");
+	memcpy(o.traces, pos, npos * sizeof(*pos));
+	check(run_traces_check(&o, &e) ? -1 : 0, &e);
+	config_defaults(&c);
+	c.nprocs = npos;
+	for (unsigned i = 0; i < npos; i++) {
+		c.procs[i] = (struct proc_cfg){ .repeat = 1 };
+		if (snprintf(c.procs[i].trace, sizeof(c.procs[i].trace), "%s", pos[i]) >=
+		    (int)sizeof(c.procs[i].trace))
+			die_usage("trace info: TRACE '%.200s...' is longer than 255 bytes", pos[i]);
+	}
+	tr = mux_open_config(&c, f, &e);
+	if (!tr)
+		die_err(&e);
+	rc = trace_info(tr, &in, &e);
+	check(rc == -2 ? POOL_EHOST : rc, &e);
+	trace_info_write(&in, tr, stdout);
+	printf("processes:    %u traces, slices of %llu instructions: switch %llu exit %llu prctl %llu "
+	       "fork %llu exec %llu\n", npos, (unsigned long long)c.sched_quantum,
+	       (unsigned long long)in.ev[EV_SWITCH], (unsigned long long)in.ev[EV_EXIT],
+	       (unsigned long long)in.ev[EV_PRCTL], (unsigned long long)in.ev[EV_FORK],
+	       (unsigned long long)in.ev[EV_EXEC]);
+	trace_close(tr);
+	return 0;
+}
+
 static int cmd_trace(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -310,7 +352,7 @@ static int cmd_trace(int argc, char **argv)
 	};
 	struct err e = { 0 };
 	enum trace_format f = TF_AUTO;
-	const char *fmt = NULL, *out = NULL, *wl = NULL, *lay = NULL, *pos[2] = { NULL, NULL };
+	const char *fmt = NULL, *out = NULL, *wl = NULL, *lay = NULL, *pos[SIM_PROCS_MAX] = { NULL };
 	unsigned npos = 0;
 	struct trace_reader *tr;
 	int c;
@@ -326,7 +368,7 @@ static int cmd_trace(int argc, char **argv)
 			     "trace: %s needs a value")) != -1)
 		*(c == 'f' ? &fmt : c == 'o' ? &out : c == 'l' ? &lay : &wl) = optarg;
 	for (int i = optind; i < argc; i++) {
-		if (npos == 2)
+		if (npos == (strcmp(argv[0], "info") ? 2 : SIM_PROCS_MAX))
 			die_usage("trace: unexpected argument '%s'", argv[i]);
 		pos[npos++] = argv[i];
 	}
@@ -339,8 +381,10 @@ static int cmd_trace(int argc, char **argv)
 		struct trace_info in;
 		int rc;
 
-		if (npos != 1)
-			die_usage("trace info needs one TRACE%s", "");
+		if (npos < 1)
+			die_usage("trace info needs a TRACE%s", "");
+		if (npos > 1) /* several: the processes of `run A B`, as the machine gets them */
+			return trace_info_processes(pos, npos, f, lay);
 		tr = trace_open(pos[0], f, &e);
 		if (tr && lay)
 			tr = info_layout(tr, lay, &e);

@@ -16,7 +16,7 @@ const char usage_text[] =
 	"                  [--sim-insns N] [--vmas[=N]] [--vmas-csv FILE.csv]\n"
 	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...] [TRACE TRACE...]\n"
 	"       mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
-	"       mmusim trace info TRACE [--format FMT]\n"
+	"       mmusim trace info TRACE... [--format FMT]\n"
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
 	"       mmusim capture [-o OUT] [--tool=mmusim|lackey] [--skip-insns N] [--max-insns N] [--roi]\n"
@@ -120,7 +120,8 @@ static const struct {
 	  "mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
 	  "The same with this machine's kernel settings (THP sysfs, khugepaged, zero page, release).\n" },
 	{ "trace",
-	  "mmusim trace info TRACE [--format FMT]       records by kind, pages, address range, events\n"
+	  "mmusim trace info TRACE... [--format FMT]    records by kind, pages, address range, events\n"
+	  "                                           (several TRACEs: as run A B interleaves them)\n"
 	  "mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]   to the native format\n"
 	  "mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]  write a built-in workload as a trace\n" },
 	{ "capture",

@@ -90,6 +90,14 @@ expect_error "a.mtr + b.mtr: record 65540: exit: a trace of several processes ne
 "$MMUSIM" run a.mtr -q
 check "$?" 0 "run A: one trace replays as before"
 
+# trace info A B: the interleaved stream counted, with its process events
+"$MMUSIM" trace info a.mtr b.mtr >info.txt
+check "$(sed -n '1p;3p;$p' info.txt)" "trace:        a.mtr + b.mtr
+records:      0 ifetch, 16384 load, 40960 store, 100 modify, 7 events
+processes:    2 traces, slices of 8400000 instructions: switch 1 exit 2 prctl 0 fork 0 exec 0" \
+	"trace info A B"
+expect_error "nope.mtr: No such file or directory" "$MMUSIM" trace info a.mtr nope.mtr
+
 # --- sweeps over mixes -------------------------------------------------------------
 cat >sub/mix.yaml <<'Y'
 sweep:
