@@ -334,6 +334,44 @@ static int put_trace_event(struct mux_reader *m, struct mux_slot *s, const struc
 /* ---------------------------------------------------------------- the reader */
 
 /*
+ * The common stretch, in one pass: fetches, loads, stores and touches of the
+ * process the stream is at, up to anything else (an event, an R_INSNS, an
+ * R_DEP), the slice's end, the batch's or the output's. step() takes the rest
+ * one at a time. (Record by record through step(), the mux cost 49
+ * instructions a record on the sqlite3 capture twice, callgrind: 708 M for
+ * 14.4 M records; in bulk 231 M, 16 a record.)
+ */
+static void bulk(struct mux_reader *m, struct mux_slot *s)
+{
+	const struct trace_rec *in = s->b.recs;
+	struct trace_rec *out = m->head.rec;
+	size_t pos = s->pos, end = s->b.n, nout = m->nout;
+	uint64_t left = m->quantum - m->slice, loads = 0, fetched = 0;
+
+	if (end - pos > TRACE_BATCH - 2 - nout)
+		end = pos + (TRACE_BATCH - 2 - nout);
+	for (; pos < end; pos++) {
+		uint32_t k = in[pos].kind;
+
+		if (k == R_IFETCH) {
+			if (fetched == left)
+				break;
+			fetched++;
+		} else if (k == R_LOAD || k == R_MODIFY) {
+			loads++;
+		} else if (k != R_STORE && k != R_TOUCH) {
+			break;
+		}
+		out[nout++] = in[pos];
+	}
+	m->slice += fetched;
+	m->clock += fetched;
+	s->loads += loads;
+	s->pos = pos;
+	m->nout = nout;
+}
+
+/*
  * One step of the stream: at most two records out (a switch and one more).
  * 1: go on; 0: every run has ended; -1: an error (@e).
  */
@@ -389,6 +427,10 @@ static int step(struct mux_reader *m, struct err *e)
 		}
 		return 1;
 	}
+	if (m->running == s->cur && !m->over)
+		bulk(m, s);
+	if (s->pos == s->b.n || m->nout + 2 > TRACE_BATCH)
+		return 1;
 	rec = &s->b.recs[s->pos];
 	switch (rec->kind) {
 	case R_IFETCH:
