@@ -193,8 +193,8 @@ int mmusim_replay(struct mmusim *m, const char *path, const char *format);
  * The processes of the machine's config (its processes: list; `mmusim run A B`)
  * replayed as one machine runs them (each trace read as @format, NULL: detected).
  * Returns as mmusim_replay(); MMUSIM_EUSAGE when the config has no processes.
- * A machine that runs several processes is still to come: until then the replay
- * stops at the first process event with MMUSIM_EINPUT.
+ * A build whose machine does not run several processes stops at the first
+ * process event with MMUSIM_EINPUT.
  */
 int mmusim_replay_processes(struct mmusim *m, const char *format);
 
