@@ -2,9 +2,10 @@
 # e2e_processes.sh - several traces as processes of one machine on the command
 # line: `run A B` and its processes: list, config show, the validation of the
 # list and of sched.quantum (file:line:col, exit 2), the input conflicts, and a
-# sweep over mixes of processes (sim/trace_mux.c, config.c, sweep.c). The
-# machine that runs the processes is still to come: a replay stops at the first
-# process event, at a record the quantum decides.
+# sweep over mixes of processes (sim/trace_mux.c, config.c, sweep.c). With a
+# machine that runs several processes the reports, the sweep's CSV and its
+# resume are checked; without one, the replay's stop at the first process
+# event, at the record the quantum decides.
 MMUSIM=${MMUSIM:-./mmusim}
 case $MMUSIM in /*) ;; *) MMUSIM=$(pwd)/$MMUSIM ;; esac
 T=$(mktemp -d) || exit 1
