@@ -189,6 +189,18 @@ int mmusim_flush(struct mmusim *m);
  */
 int mmusim_replay(struct mmusim *m, const char *path, const char *format);
 
+/*
+ * The processes of the machine's config (its processes: list; `mmusim run A B`)
+ * replayed as one machine runs them (each trace read as @format, NULL: detected).
+ * Returns as mmusim_replay(); MMUSIM_EUSAGE when the config has no processes.
+ * A build whose machine does not run several processes stops at the first
+ * process event with MMUSIM_EINPUT.
+ */
+int mmusim_replay_processes(struct mmusim *m, const char *format);
+
+/* The number of processes in the machine's config (0: it replays one trace). */
+unsigned mmusim_processes(const struct mmusim *m);
+
 /* The same with a built-in workload ("stream:size=16M,iterations=2", see mmusim(1)). */
 int mmusim_replay_workload(struct mmusim *m, const char *spec);
 

@@ -170,7 +170,7 @@ int cmd_mrc(int argc, char **argv)
 	}
 	/* the provenance columns, as a sweep's CSV has them */
 	provenance_config_hash(&cfg, hash);
-	if (run_input_id(&a.ro, tr, input_id, &e))
+	if (run_input_id(&a.ro, &cfg, tr, input_id, &e))
 		die_err(&e);
 	prov[0] = provenance_version();
 	prov[1] = provenance_build_id();

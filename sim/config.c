@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
 
@@ -259,6 +260,9 @@ static const struct key keys[] = {
 	K("roi.sim_insns", KT_U64, roi.sim_insns, CK_NONE),
 
 	K("seed", KT_U64, seed, CK_NONE),
+
+	/* written with the processes: list, or when not its default (sched_shown()) */
+	K("sched.quantum", KT_U64, sched_quantum, CK_NONZERO),
 
 	/* the first key config_write_yaml() leaves out when virt.mode is none (VIRT_KEY0) */
 	KENUM("virt.mode", virt.mode, virt_mode_name, VIRT_NR),
@@ -481,6 +485,7 @@ void config_defaults(struct sim_config *c)
 	c->extfrag_threshold = 500;
 
 	c->seed = 1;
+	c->sched_quantum = SCHED_QUANTUM_DEFAULT; /* config.h: EEVDF's 3 ms base slice */
 	virt_defaults(c);
 }
 
@@ -662,6 +667,50 @@ static void format_double(double v, char *buf, size_t n)
 		strcat(buf, ".0");
 }
 
+/* @s (at most @max bytes) as a double-quoted YAML scalar that a YAML reader gives back. */
+static void yaml_quote(const char *str, size_t max, char *buf, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = 0;
+
+	len += (size_t)snprintf(buf, n, "\"");
+	for (size_t i = 0; i < max && s[i]; i++) {
+		char tmp[8];
+
+		/*
+		 * Escape what a YAML reader would not give back: C0
+		 * and C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F,
+		 * which libyaml's reader refuses raw; \xNN is the code
+		 * point U+00NN), and the line breaks NEL, LS and PS,
+		 * which a quoted scalar folds to a space (YAML spec
+		 * chapter 5, line breaks and escape sequences). Found
+		 * by fuzzing. The string is UTF-8 (libyaml checked it)
+		 * and NUL-terminated, so the bytes looked at exist.
+		 */
+		if (s[i] == '"' || s[i] == '\\') {
+			snprintf(tmp, sizeof(tmp), "\\%c", s[i]);
+		} else if (s[i] < 0x20 || s[i] == 0x7f) {
+			snprintf(tmp, sizeof(tmp), "\\x%02X", s[i]);
+		} else if (s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
+			snprintf(tmp, sizeof(tmp), "\\x%02X", s[i + 1]);
+			i++;
+		} else if (s[i] == 0xe2 && s[i + 1] == 0x80 &&
+			   (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+			snprintf(tmp, sizeof(tmp), "\\%c", s[i + 2] == 0xa8 ? 'L' : 'P');
+			i += 2;
+		} else {
+			snprintf(tmp, sizeof(tmp), "%c", s[i]);
+		}
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s", tmp);
+	}
+	snprintf(buf + len, len < n ? n - len : 0, "\"");
+}
+
+void config_quote(const char *s, char *buf, size_t n)
+{
+	yaml_quote(s, strlen(s), buf, n);
+}
+
 /* A value as text: @yaml selects YAML syntax (quoted strings, [4K, 2M]). */
 static void format_value(const struct sim_config *c, const struct key *k, bool yaml,
 			 char *buf, size_t n)
@@ -671,45 +720,10 @@ static void format_value(const struct sim_config *c, const struct key *k, bool y
 
 	switch (k->type) {
 	case KT_STR:
-		if (!yaml) {
+		if (!yaml)
 			snprintf(buf, n, "%.*s", (int)k->size, (const char *)p);
-		} else {
-			const unsigned char *s = p;
-			size_t len = 0;
-
-			len += (size_t)snprintf(buf, n, "\"");
-			for (size_t i = 0; i < k->size && s[i]; i++) {
-				char tmp[8];
-
-				/*
-				 * Escape what a YAML reader would not give back: C0
-				 * and C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F,
-				 * which libyaml's reader refuses raw; \xNN is the code
-				 * point U+00NN), and the line breaks NEL, LS and PS,
-				 * which a quoted scalar folds to a space (YAML spec
-				 * chapter 5, line breaks and escape sequences). Found
-				 * by fuzzing. The string is UTF-8 (libyaml checked it)
-				 * and NUL-terminated, so the bytes looked at exist.
-				 */
-				if (s[i] == '"' || s[i] == '\\') {
-					snprintf(tmp, sizeof(tmp), "\\%c", s[i]);
-				} else if (s[i] < 0x20 || s[i] == 0x7f) {
-					snprintf(tmp, sizeof(tmp), "\\x%02X", s[i]);
-				} else if (s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
-					snprintf(tmp, sizeof(tmp), "\\x%02X", s[i + 1]);
-					i++;
-				} else if (s[i] == 0xe2 && s[i + 1] == 0x80 &&
-					   (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
-					snprintf(tmp, sizeof(tmp), "\\%c", s[i + 2] == 0xa8 ? 'L' : 'P');
-					i += 2;
-				} else {
-					snprintf(tmp, sizeof(tmp), "%c", s[i]);
-				}
-				len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
-							"%s", tmp);
-			}
-			snprintf(buf + len, len < n ? n - len : 0, "\"");
-		}
+		else
+			yaml_quote(p, k->size, buf, n);
 		return;
 	case KT_DOUBLE:
 		format_double(*(const double *)p, buf, n);
@@ -1067,6 +1081,7 @@ struct loader {
 	struct sim_config c;   /* working copy */
 	const char *name;      /* file name, or "--set ASSIGNMENT" */
 	bool is_set;           /* errors carry no position */
+	const char *file;      /* a file's load: its path (processes' traces are relative to it) */
 	unsigned appended;     /* bit i: STLB array i was created by this input */
 	struct marks marks;
 	struct err *e;
@@ -1360,6 +1375,139 @@ static int stlb_ensure(struct loader *ld, unsigned n, const char *path,
 	return 0;
 }
 
+/* ---------------------------------------------------------------- processes */
+
+static const char *const proc_keys = "trace, start, repeat and thp_disable";
+
+/*
+ * A process's trace path into @p: @s relative to the config file's directory
+ * (a file's load), else as given; it must name a file that exists, not
+ * standard input (read once, it cannot be one process among several).
+ */
+static int proc_trace(struct loader *ld, unsigned i, const char *s, const yaml_mark_t *m,
+		      struct proc_cfg *p)
+{
+	const char *slash = ld->file ? strrchr(ld->file, '/') : NULL;
+	struct stat st;
+	int len;
+
+	if (!*s)
+		return lerr(ld, m, "processes[%u].trace: empty", i);
+	if (!strcmp(s, "-"))
+		return lerr(ld, m, "processes[%u].trace: standard input cannot be one of several "
+			    "processes (it can be read only once): give a file", i);
+	if (s[0] != '/' && slash)
+		len = snprintf(p->trace, sizeof(p->trace), "%.*s/%s", (int)(slash - ld->file),
+			       ld->file, s);
+	else
+		len = snprintf(p->trace, sizeof(p->trace), "%s", s);
+	if (len >= (int)sizeof(p->trace))
+		return lerr(ld, m, "processes[%u].trace: longer than %zu bytes", i,
+			    sizeof(p->trace) - 1);
+	if (stat(p->trace, &st))
+		return lerr(ld, m, "processes[%u].trace: %s: %s", i, p->trace, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return lerr(ld, m, "processes[%u].trace: %s: %s", i, p->trace, strerror(EISDIR));
+	return 0;
+}
+
+/* One item of processes: a trace path, or {trace, start, repeat, thp_disable}. */
+static int proc_item(struct loader *ld, unsigned i, struct proc_cfg *p)
+{
+	yaml_mark_t m = ld->ev.start_mark;
+	bool seen[4] = { false };
+	static const char *const names[4] = { "trace", "start", "repeat", "thp_disable" };
+
+	*p = (struct proc_cfg){ .repeat = 1 };
+	if (ld->ev.type == YAML_SCALAR_EVENT)
+		return proc_trace(ld, i, (const char *)ld->ev.data.scalar.value, &m, p);
+	if (ld->ev.type != YAML_MAPPING_START_EVENT)
+		return lerr(ld, &m, "processes[%u]: expected a trace path or a mapping of %s, got %s",
+			    i, proc_keys, ev_kind(&ld->ev));
+	for (;;) {
+		yaml_mark_t km, vm;
+		const char *key, *v;
+		unsigned k;
+		uint64_t u;
+		bool b;
+
+		if (ld_next(ld))
+			return -1;
+		if (ld->ev.type == YAML_MAPPING_END_EVENT)
+			break;
+		km = ld->ev.start_mark;
+		key = ld->ev.type == YAML_SCALAR_EVENT ? (const char *)ld->ev.data.scalar.value : "";
+		for (k = 0; k < 4 && strcmp(key, names[k]); k++)
+			;
+		if (k == 4)
+			return lerr(ld, &km, "processes[%u]: unknown key '%s' (expected %s)", i, key,
+				    proc_keys);
+		if (seen[k])
+			return lerr(ld, &km, "processes[%u]: duplicate key '%s'", i, key);
+		seen[k] = true;
+		if (ld_next(ld))
+			return -1;
+		vm = ld->ev.start_mark;
+		if (ld->ev.type != YAML_SCALAR_EVENT)
+			return lerr(ld, &vm, "processes[%u].%s: expected a value, got %s", i, key,
+				    ev_kind(&ld->ev));
+		v = (const char *)ld->ev.data.scalar.value;
+		switch (k) {
+		case 0:
+			if (proc_trace(ld, i, v, &vm, p))
+				return -1;
+			break;
+		case 1:
+			if (*v == '-' || parse_u64(v, &u))
+				return lerr(ld, &vm, "processes[%u].start: expected a number of "
+					    "instructions (a non-negative integer), got '%s'", i, v);
+			p->start = u;
+			break;
+		case 2:
+			if (*v == '-' || parse_u64(v, &u) || !u || u > PROC_REPEAT_MAX)
+				return lerr(ld, &vm, "processes[%u].repeat: expected an integer from 1 "
+					    "to %d, got '%s'", i, PROC_REPEAT_MAX, v);
+			p->repeat = (uint32_t)u;
+			break;
+		default:
+			if (parse_bool(v, &b))
+				return lerr(ld, &vm, "processes[%u].thp_disable: expected true or "
+					    "false, got '%s'", i, v);
+			p->thp_disable = b;
+		}
+	}
+	if (!seen[0])
+		return lerr(ld, &m, "processes[%u]: no trace", i);
+	return 0;
+}
+
+/* processes: a list (null or [] for none) that replaces the whole list. */
+static int apply_procs(struct loader *ld, const yaml_mark_t *km)
+{
+	struct sim_config *c = &ld->c;
+
+	memset(c->procs, 0, sizeof(c->procs));
+	c->nprocs = 0;
+	if (ev_is_null(&ld->ev))
+		return 0;
+	if (ld->ev.type != YAML_SEQUENCE_START_EVENT)
+		return lerr(ld, km, "processes: expected a list of traces or of mappings of %s, got %s",
+			    proc_keys, ld->ev.type == YAML_SCALAR_EVENT ? "a scalar" :
+			    ev_kind(&ld->ev));
+	for (;;) {
+		if (ld_next(ld))
+			return -1;
+		if (ld->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (c->nprocs == SIM_PROCS_MAX)
+			return lerr(ld, &ld->ev.start_mark, "processes: more than %d processes",
+				    SIM_PROCS_MAX);
+		if (proc_item(ld, c->nprocs, &c->procs[c->nprocs]))
+			return -1;
+		c->nprocs++;
+	}
+}
+
 static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km);
 
 /* The current event is MAPPING_START: apply each key under @prefix. */
@@ -1476,6 +1624,8 @@ static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km
 
 	if (!strcmp(path, "sweep"))
 		return lerr(ld, km, "sweep: only allowed in sweep files");
+	if (!strcmp(path, "processes"))
+		return apply_procs(ld, km);
 	if (!strcmp(path, "tlb.stlb")) {
 		/* A whole list has file semantics: entries 0 means no array. */
 		int ret = apply_stlb_list(ld, path, km);
@@ -1608,6 +1758,7 @@ int config_load_file(struct sim_config *c, const char *path, struct err *e)
 		return -1;
 	}
 	yaml_parser_set_input_file(&ld->parser, f);
+	ld->file = path;
 	ret = load_commit(ld, c);
 	loader_free(ld);
 	fclose(f);
@@ -1845,18 +1996,58 @@ static bool mem_keys_shown(const struct sim_config *c)
 	       memcmp(c->prefetch, &(struct prefetch_cfg[PF_NR]){ { 0 } }, sizeof(c->prefetch));
 }
 
+/*
+ * sched.quantum and the processes: list are written when there are processes
+ * or the quantum is not its default: a config of one trace is written (and
+ * hashed) as before several processes existed.
+ */
+static bool sched_shown(const struct sim_config *c)
+{
+	return c->nprocs || c->sched_quantum != SCHED_QUANTUM_DEFAULT;
+}
+
+/* The keys [lo, hi) less the range [x0, x1) when @skip. */
+static void emit_less(const struct sim_config *c, FILE *out, size_t lo, size_t hi, size_t x0,
+		      size_t x1, bool skip)
+{
+	if (!skip || x1 <= lo || x0 >= hi) {
+		emit_block(c, out, lo, hi, 0, 0);
+		return;
+	}
+	if (x0 > lo)
+		emit_block(c, out, lo, x0, 0, 0);
+	if (x1 < hi)
+		emit_block(c, out, x1, hi, 0, 0);
+}
+
+static void emit_procs(const struct sim_config *c, FILE *out)
+{
+	if (!c->nprocs)
+		return;
+	fputs("processes:\n", out);
+	for (unsigned i = 0; i < c->nprocs && i < SIM_PROCS_MAX; i++) {
+		const struct proc_cfg *p = &c->procs[i];
+		char q[4 * PROC_TRACE_MAX + 8];
+
+		yaml_quote(p->trace, sizeof(p->trace), q, sizeof(q));
+		fprintf(out, "  - { trace: %s, start: %llu, repeat: %u, thp_disable: %s }\n", q,
+			(unsigned long long)p->start, p->repeat, p->thp_disable ? "true" : "false");
+	}
+}
+
 void config_write_yaml(const struct sim_config *c, FILE *out)
 {
 	size_t end = c->virt.mode == VIRT_NONE ? virt_key0() : NKEYS;
 	size_t m0 = (size_t)key_index("cache.dram_bandwidth");
 	size_t m1 = (size_t)key_index("cache.prefetch.l2.streams") + 1;
+	size_t q0 = (size_t)key_index("sched.quantum");
 
 	fputs("# mmusim configuration (every key; `mmusim config show` writes this)\n",
 	      out);
-	if (mem_keys_shown(c)) {
-		emit_block(c, out, 0, end, 0, 0);
-	} else {
-		emit_block(c, out, 0, m0, 0, 0);
-		emit_block(c, out, m1, end, 0, 0);
-	}
+	emit_less(c, out, 0, q0, m0, m1, !mem_keys_shown(c));
+	if (sched_shown(c))
+		emit_block(c, out, q0, q0 + 1, 0, 0);
+	emit_procs(c, out);
+	if (q0 + 1 < end)
+		emit_block(c, out, q0 + 1, end, 0, 0);
 }

@@ -276,6 +276,38 @@ struct virt_cfg {
 	struct fragmentation_cfg host_fragmentation; /* host.os.fragmentation.* */
 };
 
+/*
+ * processes: several traces run as processes of one machine (trace_mux.c). One
+ * entry of the list: the trace (a path; in a config file relative to the file's
+ * directory, as it is resolved when the file is loaded: config show writes it so),
+ * start (instructions the machine has run before the process starts), repeat
+ * (how many times its trace runs: each run after the first is a new process
+ * started when the previous one exits, as a benchmark loop starts the program
+ * again) and thp_disable (the process calls prctl(PR_SET_THP_DISABLE, 1) first).
+ */
+#define SIM_PROCS_MAX 64        /* entries of processes: */
+#define PROC_TRACE_MAX 256      /* bytes of a trace path, with its NUL (trace_reader.name's) */
+#define PROC_REPEAT_MAX 1000000 /* processes[].repeat */
+struct proc_cfg {
+	char trace[PROC_TRACE_MAX];
+	uint64_t start;
+	uint32_t repeat;
+	bool thp_disable;
+};
+
+/*
+ * sched.quantum's default: instructions a process runs before the next one
+ * (trace_mux.c). Linux's EEVDF base slice, sysctl_sched_base_slice = 0.75 ms x
+ * (1 + ilog2(min(ncpus, 8))) (kernel/sched/fair.c, sched_update_scaling(),
+ * SCHED_TUNABLESCALING_LOG), is 3 ms on a machine of 8 CPUs or more; at the
+ * default machine's 2.8 GHz and CPI 1.0 that is 8.4 M instructions. In
+ * instructions, not simulated time: the interleaving is then the same record
+ * stream under every mode and machine (a THP run is not given more instructions
+ * per slice than a base-page run because its TLB misses cost less), so a sweep
+ * compares the same schedule.
+ */
+#define SCHED_QUANTUM_DEFAULT 8400000ULL
+
 struct sim_config {
 	/* cpu */
 	char cpu_name[64];
@@ -341,6 +373,10 @@ struct sim_config {
 
 	uint64_t seed; /* seed: random replacement and anything else stochastic */
 
+	uint64_t sched_quantum; /* sched.quantum: instructions a slice (SCHED_QUANTUM_DEFAULT) */
+	struct proc_cfg procs[SIM_PROCS_MAX]; /* processes: (nprocs entries; 0: one trace) */
+	unsigned nprocs;
+
 	struct virt_cfg virt; /* virt.*, host.os.*: written out only when virt.mode is not none */
 };
 
@@ -371,6 +407,9 @@ int config_validate(const struct sim_config *c, const char *origin, struct err *
 
 /* Write the effective configuration as YAML that config_load_file() reads back. */
 void config_write_yaml(const struct sim_config *c, FILE *out);
+
+/* @s as a double-quoted YAML scalar into @buf (4 x strlen(@s) + 3 bytes suffice). */
+void config_quote(const char *s, char *buf, size_t n);
 
 /* Value of one dotted key as text (for sweep CSV columns). -1 if unknown. */
 int config_get(const struct sim_config *c, const char *path, char *buf, size_t n);

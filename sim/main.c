@@ -37,6 +37,7 @@
 #include "sweep_run.h"
 #include "trace.h"
 #include "trace_info.h"
+#include "trace_mux.h"
 #include "usage.h"
 #include "util.h"
 #include "workload.h"
@@ -165,13 +166,19 @@ static int cmd_run(int argc, char **argv)
 		return help("run");
 	check(rc, &e);
 	/* no result replaces an input or another result (exit 2 before any work) */
-	check(outfile_check_distinct((struct outfile_role[]){ { o.json, "--json" },
-							      { o.timeline, "--timeline" },
-							      { o.steps, "--steps" },
-							      { o.vmas_csv, "--vmas-csv" } }, 4,
-				     (struct outfile_role[]){ { o.config, "the config" },
-							      { o.trace, "the trace" } }, 2, &e),
-	      &e);
+	{
+		struct outfile_role in[1 + SIM_PROCS_MAX] = { { o.config, "the config" } };
+
+		for (unsigned i = 0; i < o.ntraces; i++)
+			in[1 + i] = (struct outfile_role){ o.traces[i], "the trace" };
+		check(outfile_check_distinct((struct outfile_role[]){ { o.json, "--json" },
+								      { o.timeline, "--timeline" },
+								      { o.steps, "--steps" },
+								      { o.vmas_csv, "--vmas-csv" } }, 4,
+					     in, 1 + o.ntraces, &e),
+		      &e);
+	}
+	check(run_traces_check(&o, &e) ? -1 : 0, &e);
 	json_stdout = o.json && !strcmp(o.json, "-");
 	catch_signals(); /* before the first temporary: an interrupted run removes them */
 	tf = open_output(&tl, o.timeline);
@@ -191,11 +198,13 @@ static int cmd_run(int argc, char **argv)
 		api_check(m, mmusim_steps(m, sf));
 	p = (struct progress){ now_seconds(), now_seconds() + (tty ? 1.0 : PROGRESS_EVERY), false,
 			       tty, false, m };
-	if (!o.trace && !o.workload && !o.quiet)
+	if (!o.trace && !o.workload && !mmusim_processes(m) && !o.quiet)
 		fprintf(stderr, "mmusim: no TRACE or -w WORKLOAD given: running the default workload %s\n",
 			RUN_DEFAULT_WORKLOAD);
 	if (o.trace)
 		rc = mmusim_replay(m, o.trace, o.format);
+	else if (mmusim_processes(m) && !o.workload) /* run A B ..., or the config's processes: */
+		rc = mmusim_replay_processes(m, o.format);
 	else
 		rc = mmusim_replay_workload(m, o.workload ? o.workload : RUN_DEFAULT_WORKLOAD);
 	api_check(m, rc);
@@ -248,10 +257,13 @@ static int cmd_config(int argc, char **argv)
 			return help("config");
 		die_usage("config: expected 'show' or 'host'%s", "");
 	}
-	rc = run_opts_parse(argc - 1, argv + 1, &o, false, &e);
+	/* config show A B: the config of `run A B` (its processes: list) */
+	rc = run_opts_parse(argc - 1, argv + 1, &o, true, &e);
 	if (rc == RUN_HELP)
 		return help("config");
 	check(rc, &e);
+	if (o.ntraces == 1 || o.workload)
+		die_usage("config: unexpected argument '%s'", o.workload ? o.workload : o.trace);
 	if (!strcmp(argv[1], "host")) {
 		/* the defaults and -c, then this machine's settings, then each --set */
 		unsigned nsets = o.nsets;
@@ -290,6 +302,47 @@ static struct trace_reader *info_layout(struct trace_reader *tr, const char *ver
 	return layout_open(tr, &c, e);
 }
 
+/*
+ * trace info A B ...: the stream `run A B ...` replays (the default config's
+ * sched.quantum and os.layout), counted, and its process events.
+ */
+static int trace_info_processes(const char *const *pos, unsigned npos, enum trace_format f,
+				const char *lay)
+{
+	struct run_opts o = { .ntraces = npos };
+	struct sim_config c;
+	struct trace_info in;
+	struct err e = { 0 };
+	struct trace_reader *tr;
+	int rc;
+
+	if (lay)
+		die_usage("trace info: --layout takes one TRACE%s", "");
+	memcpy(o.traces, pos, npos * sizeof(*pos));
+	check(run_traces_check(&o, &e) ? -1 : 0, &e);
+	config_defaults(&c);
+	c.nprocs = npos;
+	for (unsigned i = 0; i < npos; i++) {
+		c.procs[i] = (struct proc_cfg){ .repeat = 1 };
+		if (snprintf(c.procs[i].trace, sizeof(c.procs[i].trace), "%s", pos[i]) >=
+		    (int)sizeof(c.procs[i].trace))
+			die_usage("trace info: TRACE '%.200s...' is longer than 255 bytes", pos[i]);
+	}
+	tr = mux_open_config(&c, f, &e);
+	if (!tr)
+		die_err(&e);
+	rc = trace_info(tr, &in, &e);
+	check(rc == -2 ? POOL_EHOST : rc, &e);
+	trace_info_write(&in, tr, stdout);
+	printf("processes:    %u traces, slices of %llu instructions: switch %llu exit %llu prctl %llu "
+	       "fork %llu exec %llu\n", npos, (unsigned long long)c.sched_quantum,
+	       (unsigned long long)in.ev[EV_SWITCH], (unsigned long long)in.ev[EV_EXIT],
+	       (unsigned long long)in.ev[EV_PRCTL], (unsigned long long)in.ev[EV_FORK],
+	       (unsigned long long)in.ev[EV_EXEC]);
+	trace_close(tr);
+	return 0;
+}
+
 static int cmd_trace(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -299,7 +352,7 @@ static int cmd_trace(int argc, char **argv)
 	};
 	struct err e = { 0 };
 	enum trace_format f = TF_AUTO;
-	const char *fmt = NULL, *out = NULL, *wl = NULL, *lay = NULL, *pos[2] = { NULL, NULL };
+	const char *fmt = NULL, *out = NULL, *wl = NULL, *lay = NULL, *pos[SIM_PROCS_MAX] = { NULL };
 	unsigned npos = 0;
 	struct trace_reader *tr;
 	int c;
@@ -315,7 +368,7 @@ static int cmd_trace(int argc, char **argv)
 			     "trace: %s needs a value")) != -1)
 		*(c == 'f' ? &fmt : c == 'o' ? &out : c == 'l' ? &lay : &wl) = optarg;
 	for (int i = optind; i < argc; i++) {
-		if (npos == 2)
+		if (npos == (strcmp(argv[0], "info") ? 2 : SIM_PROCS_MAX))
 			die_usage("trace: unexpected argument '%s'", argv[i]);
 		pos[npos++] = argv[i];
 	}
@@ -328,8 +381,10 @@ static int cmd_trace(int argc, char **argv)
 		struct trace_info in;
 		int rc;
 
-		if (npos != 1)
-			die_usage("trace info needs one TRACE%s", "");
+		if (npos < 1)
+			die_usage("trace info needs a TRACE%s", "");
+		if (npos > 1) /* several: the processes of `run A B`, as the machine gets them */
+			return trace_info_processes(pos, npos, f, lay);
 		tr = trace_open(pos[0], f, &e);
 		if (tr && lay)
 			tr = info_layout(tr, lay, &e);

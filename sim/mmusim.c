@@ -21,6 +21,7 @@
 #include "mmusim.h"
 #include "provenance.h"
 #include "run.h"
+#include "trace_mux.h"
 #include "util.h"
 #include "workload.h"
 
@@ -337,6 +338,15 @@ static void set_csv_prov(struct mmusim *m, const char *input_id)
 	}
 }
 
+/* The identity of a trace @path, a @workload, or (both NULL) the config's processes. */
+static int input_id_of(struct mmusim *m, const char *path, const char *workload,
+		       const char *format, char *buf, size_t n)
+{
+	if (!path && !workload)
+		return provenance_processes_id(&m->cfg, format, buf, n, &m->err);
+	return provenance_input_id(path, workload, format, buf, n, &m->err);
+}
+
 /* Replay @tr (owned: closed here), named @input_id's way after the drive. */
 static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 		  const char *workload, const char *format)
@@ -360,7 +370,7 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 		if (r->sims[i].timeline || r->sims[i].steps) {
 			char id[PROVENANCE_ID_MAX];
 
-			if (provenance_input_id(path, workload, format, id, sizeof(id), &m->err)) {
+			if (input_id_of(m, path, workload, format, id, sizeof(id))) {
 				trace_close(tr);
 				return m->failed = fail(m, MMUSIM_EINPUT);
 			}
@@ -405,8 +415,8 @@ static int input_identity(struct mmusim *m)
 {
 	if (!m->id_pending)
 		return 0;
-	if (provenance_input_id(m->id_path, m->id_workload, m->id_format, m->input_id,
-				sizeof(m->input_id), &m->err))
+	if (input_id_of(m, m->id_path, m->id_workload, m->id_format, m->input_id,
+			sizeof(m->input_id)))
 		return fail(m, MMUSIM_EINPUT);
 	m->id_pending = false;
 	m->have_input_id = true;
@@ -428,12 +438,44 @@ int mmusim_replay(struct mmusim *m, const char *path, const char *format)
 			return fail(m, MMUSIM_EUSAGE);
 		}
 	}
+	if (m->cfg.nprocs) {
+		err_set(&m->err, NULL, 0, 0, "the config's processes: list is the input: give no TRACE");
+		return fail(m, MMUSIM_EUSAGE);
+	}
 	tr = trace_open(path, f, &m->err);
 	if (tr)
 		tr = layout_open(tr, &m->cfg, &m->err);
 	if (!tr)
 		return fail(m, MMUSIM_EINPUT);
 	return replay(m, tr, path, NULL, format);
+}
+
+int mmusim_replay_processes(struct mmusim *m, const char *format)
+{
+	enum trace_format f = TF_AUTO;
+	struct trace_reader *tr;
+	int rc = feedable(m);
+
+	if (rc || (rc = flush(m)))
+		return rc;
+	if (!m->cfg.nprocs)
+		return usage_err(m, "mmusim_replay_processes: the config has no processes: list");
+	if (format) {
+		f = trace_format_parse(format);
+		if (f == TF_NR || f == TF_WORKLOAD) {
+			err_set(&m->err, NULL, 0, 0, "unknown --format '%s'", format);
+			return fail(m, MMUSIM_EUSAGE);
+		}
+	}
+	tr = mux_open_config(&m->cfg, f, &m->err);
+	if (!tr)
+		return fail(m, MMUSIM_EINPUT);
+	return replay(m, tr, NULL, NULL, format);
+}
+
+unsigned mmusim_processes(const struct mmusim *m)
+{
+	return m ? m->cfg.nprocs : 0;
 }
 
 int mmusim_replay_workload(struct mmusim *m, const char *spec)
@@ -443,6 +485,10 @@ int mmusim_replay_workload(struct mmusim *m, const char *spec)
 
 	if (rc || (rc = flush(m)))
 		return rc;
+	if (m->cfg.nprocs) {
+		err_set(&m->err, NULL, 0, 0, "the config's processes: list is the input: give no -w WORKLOAD");
+		return fail(m, MMUSIM_EUSAGE);
+	}
 	tr = workload_open_kernel(spec, m->cfg.seed, m->cfg.kernel, &m->err);
 	if (!tr)
 		return fail(m, MMUSIM_EINPUT);

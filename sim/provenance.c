@@ -183,3 +183,36 @@ int provenance_input_id(const char *path, const char *workload, const char *form
 		 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, fmt);
 	return 0;
 }
+
+int provenance_processes_id(const struct sim_config *c, const char *format, char *buf, size_t n,
+			    struct err *e)
+{
+	XXH3_state_t *st = XXH3_createState();
+	XXH128_hash_t h;
+	char fmt[48];
+
+	if (!st || XXH3_128bits_reset(st) == XXH_ERROR) {
+		XXH3_freeState(st);
+		return err_host(e, "mmusim", 0, 0, "out of memory");
+	}
+	for (unsigned i = 0; i < c->nprocs; i++) {
+		char id[PROVENANCE_ID_MAX];
+
+		if (provenance_input_id(c->procs[i].trace, NULL, format, id, sizeof(id), e)) {
+			XXH3_freeState(st);
+			return -1;
+		}
+		if (!strncmp(id, "stream", 6)) {
+			XXH3_freeState(st);
+			snprintf(buf, n, "%s", id);
+			return 0;
+		}
+		XXH3_128bits_update(st, id, strlen(id) + 1);
+	}
+	h = XXH3_128bits_digest(st);
+	XXH3_freeState(st);
+	format_suffix(format, fmt, sizeof(fmt));
+	snprintf(buf, n, "processes:%u:%016llx%016llx%s", c->nprocs, (unsigned long long)h.high64,
+		 (unsigned long long)h.low64, fmt);
+	return 0;
+}

@@ -48,4 +48,14 @@ void provenance_content_id(uint64_t size, uint64_t hi, uint64_t lo, const char *
 int provenance_input_id(const char *path, const char *workload, const char *format, char *buf,
 			size_t n, struct err *e);
 
+/*
+ * The identity of a run of several processes (@c->processes): each trace's
+ * identity as provenance_input_id() gives it, hashed together in list order
+ * (XXH3-128) into "processes:N:HASH[,format=F]"; "stream" when any trace is a
+ * FIFO or a device (no identity: a sweep never reuses such a run). 0, or -1
+ * with @e when a trace cannot be read.
+ */
+int provenance_processes_id(const struct sim_config *c, const char *format, char *buf, size_t n,
+			    struct err *e);
+
 #endif

@@ -5,7 +5,9 @@
  * drives the public API (mmusim.c), whose machines are run_setup()'s and whose
  * replays are run_drive()'s, as a sweep point's are.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "outfile.h"
 #include "provenance.h"
 #include "run.h"
+#include "trace_mux.h"
 #include "util.h"
 #include "workload.h"
 
@@ -141,6 +144,33 @@ static int vmas_opt(struct run_opts *o, const char *arg, struct err *e)
 	return 0;
 }
 
+/*
+ * `run A B ...`: the processes list of A, B, ... with the defaults, as the
+ * last --set (so it is a config key like any other: config show, config_hash).
+ */
+static int procs_set(struct run_opts *o, struct err *e)
+{
+	size_t len = (size_t)snprintf(o->procs_set, sizeof(o->procs_set), "processes=[");
+
+	for (unsigned i = 0; i < o->ntraces; i++) {
+		char q[4 * PROC_TRACE_MAX + 8];
+
+		if (strlen(o->traces[i]) >= PROC_TRACE_MAX)
+			return usage(e, "TRACE '%.200s...' is longer than 255 bytes", o->traces[i]);
+		config_quote(o->traces[i], q, sizeof(q));
+		len += (size_t)snprintf(o->procs_set + len, len < sizeof(o->procs_set) ?
+					sizeof(o->procs_set) - len : 0, "%s%s", i ? ", " : "", q);
+	}
+	len += (size_t)snprintf(o->procs_set + len, len < sizeof(o->procs_set) ?
+				sizeof(o->procs_set) - len : 0, "]");
+	if (len >= sizeof(o->procs_set))
+		return usage(e, "the TRACE arguments are too long together%s", "");
+	if (o->nsets == RUN_MAX_SETS)
+		return usage(e, "too many --set options%s", "");
+	o->sets[o->nsets++] = o->procs_set;
+	return 0;
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, struct err *e)
 {
 	char buf[64];
@@ -189,17 +219,22 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 			return rc;
 	}
 	for (int i = optind; i < argc; i++) {
-		if (!want_input || o->trace)
-			return usage(e, "unexpected argument '%s'", argv[i]);
-		o->trace = argv[i];
+		if (!want_input || o->ntraces == SIM_PROCS_MAX)
+			return usage(e, o->ntraces == SIM_PROCS_MAX ? "more than 64 TRACEs (processes): '%s'"
+				     : "unexpected argument '%s'", argv[i]);
+		o->traces[o->ntraces++] = argv[i];
 	}
+	if (o->ntraces == 1)
+		o->trace = o->traces[0];
+	if (o->ntraces > 1 && procs_set(o, e))
+		return RUN_EUSAGE;
 	o->timeline_interval = 1.0;
 	if (o->timeline_ms && (parse_double(o->timeline_ms, &o->timeline_interval) ||
 			       !(o->timeline_interval >= SIM_TIMELINE_MIN_MS) ||
 			       !isfinite(o->timeline_interval)))
 		return usage(e, "--timeline-ms: '%s' is not a number of milliseconds from 0.001 (1 us) up",
 			     o->timeline_ms);
-	if (o->workload && o->trace)
+	if (o->workload && o->ntraces)
 		return usage(e, "give a TRACE or -w WORKLOAD, not both%s", "");
 	if (o->format && (trace_format_parse(o->format) == TF_NR ||
 			  trace_format_parse(o->format) == TF_WORKLOAD))
@@ -207,8 +242,26 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
 	return 0;
 }
 
+int run_traces_check(const struct run_opts *o, struct err *e)
+{
+	for (unsigned i = 0; o->ntraces > 1 && i < o->ntraces; i++) {
+		struct stat st;
+
+		if (!strcmp(o->traces[i], "-"))
+			return err_set(e, NULL, 0, 0, "TRACE '-': standard input cannot be one of several "
+				       "processes (it can be read only once): give a file");
+		if (stat(o->traces[i], &st))
+			return err_set(e, o->traces[i], 0, 0, "%s", strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			return err_set(e, o->traces[i], 0, 0, "%s", strerror(EISDIR));
+	}
+	return 0;
+}
+
 int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e)
 {
+	if (run_traces_check(o, e))
+		return -1;
 	config_defaults(c);
 	if (o->config && config_load_file(c, o->config, e))
 		return -1;
@@ -260,8 +313,15 @@ struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_c
 			return NULL;
 		}
 	}
+	if (c->nprocs && (o->workload || o->trace)) {
+		usage(e, "the config's processes: list is the input: give no %s", o->trace ? "TRACE" :
+		      "-w WORKLOAD");
+		return NULL;
+	}
 	*rc = -1;
-	if (o->workload || !o->trace)
+	if (c->nprocs)
+		r = mux_open_config(c, f, e);
+	else if (o->workload || !o->trace)
 		r = workload_open_kernel(o->workload ? o->workload : RUN_DEFAULT_WORKLOAD, c->seed,
 					 c->kernel, e);
 	else if ((r = trace_open(o->trace, f, e)))
@@ -271,13 +331,15 @@ struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_c
 	return r;
 }
 
-int run_input_id(const struct run_opts *o, const struct trace_reader *tr, char *buf,
-		 struct err *e)
+int run_input_id(const struct run_opts *o, const struct sim_config *c,
+		 const struct trace_reader *tr, char *buf, struct err *e)
 {
 	const char *wl = o->workload || !o->trace ? (o->workload ? o->workload : RUN_DEFAULT_WORKLOAD)
 						  : NULL;
 	uint64_t size, hi, lo;
 
+	if (c->nprocs)
+		return provenance_processes_id(c, o->format, buf, PROVENANCE_ID_MAX, e);
 	if (!wl && strcmp(o->trace, "-") && trace_content_hash(tr, &size, &hi, &lo)) {
 		provenance_content_id(size, hi, lo, o->format, buf, PROVENANCE_ID_MAX);
 		return 0;

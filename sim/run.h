@@ -54,6 +54,11 @@ struct run_opts {
 	bool roi_given[6];
 	unsigned vmas_top;    /* --vmas[=N]: the top N mappings by walk cycles (0: none) */
 	const char *vmas_csv; /* --vmas-csv FILE: every mapping as CSV */
+	/* `run A B ...`: several TRACEs, each a process (trace_mux.c); trace is NULL
+	 * then, and sets[] ends with procs_set, "processes=[A, B, ...]" */
+	const char *traces[SIM_PROCS_MAX];
+	unsigned ntraces;
+	char procs_set[SIM_PROCS_MAX * (PROC_TRACE_MAX + 4) + 16];
 };
 
 /*
@@ -70,20 +75,28 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, bool want_input, s
  */
 int run_set_arg(int argc, char **argv, int next, const char *arg, struct err *e);
 
+/*
+ * `run A B ...`: each TRACE names a file (not standard input), so that a missing
+ * one is reported as "A: No such file or directory". 0 or -1 with @e.
+ */
+int run_traces_check(const struct run_opts *o, struct err *e);
+
 /* The effective config: defaults, then -c, then each --set; validated. 0 or -1 with @e. */
 int run_config_load(const struct run_opts *o, struct sim_config *c, struct err *e);
 
 /* --modes @spec into @modes (MODE_NR at most): the count, or RUN_EUSAGE with @e. */
 int run_modes_parse(const char *spec, enum os_mode *modes, struct err *e);
 
-/* The input: the trace, or the workload (RUN_DEFAULT_WORKLOAD when neither is
- * given). NULL with *@rc = RUN_EUSAGE (both given, unknown --format) or -1 (bad input). */
+/* The input: the trace, the workload, or @c's processes (trace_mux.h), else
+ * RUN_DEFAULT_WORKLOAD. NULL with *@rc = RUN_EUSAGE (two of them given, unknown
+ * --format) or -1 (bad input). */
 struct trace_reader *run_input_open(const struct run_opts *o, const struct sim_config *c, int *rc,
 				    struct err *e);
 
-/* The input's identity (provenance.h) into @buf (PROVENANCE_ID_MAX). 0 or -1 with @e. */
-int run_input_id(const struct run_opts *o, const struct trace_reader *tr, char *buf,
-		 struct err *e);
+/* The input's identity (provenance.h; @c: its processes, if any) into @buf
+ * (PROVENANCE_ID_MAX). 0 or -1 with @e. */
+int run_input_id(const struct run_opts *o, const struct sim_config *c,
+		 const struct trace_reader *tr, char *buf, struct err *e);
 
 /* The simulators of a run, driven from one reader. */
 struct run {

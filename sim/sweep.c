@@ -109,8 +109,11 @@ void sweep_free(struct sweep *sw)
 			if (sw->axes[i].nums)
 				free(sw->axes[i].nums[j]);
 		}
+		for (size_t j = 0; sw->axes[i].names && j < sw->axes[i].nvals; j++)
+			free(sw->axes[i].names[j]);
 		free(sw->axes[i].vals);
 		free(sw->axes[i].nums);
+		free(sw->axes[i].names);
 	}
 	free(sw->axes);
 	memset(sw, 0, sizeof(*sw));
@@ -323,6 +326,8 @@ static int check_inputs(const struct sweep *sw, const struct yctx *y, const yaml
 {
 	enum trace_format fmt = sw->format ? trace_format_parse(sw->format) : TF_AUTO;
 
+	if (sw->procs) /* each mix's traces: checked at load with its axis value (check_points()) */
+		return 0;
 	if (sw->workload && !override && check_bare_items(sw, y, n))
 		return -1;
 	for (size_t i = 0; i < sw->ninputs; i++) {
@@ -542,6 +547,127 @@ static int load_top_keys(struct sweep *sw, const struct yctx *y, const yaml_node
 	return 0;
 }
 
+/*
+ * One mix of a processes axis, @n (a list of traces or of {trace, start,
+ * repeat, thp_disable}), as the processes: value of a --set with each trace
+ * resolved against the sweep file (*@val), and as the CSV names it (*@name):
+ * the traces as written joined by " + ", each with its options in parentheses.
+ */
+static int proc_mix(const struct sweep *sw, const struct yctx *y, const yaml_node_t *n, char **val,
+		    char **name)
+{
+	size_t vlen = 0, nlen = 0, cap = 64;
+	char *v = xrealloc(NULL, cap), *nm = xrealloc(NULL, cap);
+
+#define APPEND(buf, len, ...)                                                          \
+	do {                                                                           \
+		int k_ = snprintf(NULL, 0, __VA_ARGS__);                                \
+		if (len + (size_t)k_ + 1 > cap) {                                       \
+			cap = 2 * (len + (size_t)k_ + 1);                              \
+			v = xrealloc(v, cap);                                          \
+			nm = xrealloc(nm, cap);                                        \
+		}                                                                      \
+		len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);            \
+	} while (0)
+
+	if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.start == n->data.sequence.items.top) {
+		free(v);
+		free(nm);
+		return yerr(y, n, "processes: each value is a list of processes (traces, or "
+			    "{trace: PATH, start: N, repeat: N, thp_disable: BOOL})");
+	}
+	APPEND(v, vlen, "[");
+	nm[0] = '\0';
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		const yaml_node_t *c = yaml_document_get_node(y->d, *it);
+		const char *trace = scalar(c);
+		char opts[256];
+		size_t olen = 0;
+
+		opts[0] = '\0';
+		APPEND(v, vlen, "%s", it == n->data.sequence.items.start ? "" : ", ");
+		if (c->type == YAML_MAPPING_NODE) {
+			APPEND(v, vlen, "{");
+			trace = NULL;
+			for (yaml_node_pair_t *q = c->data.mapping.pairs.start; q < c->data.mapping.pairs.top; q++) {
+				const char *k = scalar(yaml_document_get_node(y->d, q->key));
+				const char *x = scalar(yaml_document_get_node(y->d, q->value));
+
+				if (!k || !x) {
+					free(v);
+					free(nm);
+					return yerr(y, yaml_document_get_node(y->d, q->key),
+						    "processes: a process's keys and values are plain values");
+				}
+				if (!strcmp(k, "trace")) {
+					char *r = resolve(sw->path, x);
+					size_t qn = 4 * strlen(r) + 8;
+					char *qs = xrealloc(NULL, qn);
+
+					config_quote(r, qs, qn);
+					APPEND(v, vlen, "%strace: %s", q == c->data.mapping.pairs.start ? "" : ", ",
+					       qs);
+					free(qs);
+					free(r);
+					trace = x;
+				} else {
+					char qk[256], qx[1024];
+
+					config_quote(k, qk, sizeof(qk));
+					config_quote(x, qx, sizeof(qx));
+					APPEND(v, vlen, "%s%s: %s", q == c->data.mapping.pairs.start ? "" : ", ",
+					       qk, qx);
+					olen += (size_t)snprintf(opts + olen, olen < sizeof(opts) ?
+								 sizeof(opts) - olen : 0, "%s%s=%s",
+								 olen ? "," : "(", k, x);
+				}
+			}
+			APPEND(v, vlen, "}");
+		} else if (trace) {
+			char *r = resolve(sw->path, trace);
+			size_t qn = 4 * strlen(r) + 8;
+			char *qs = xrealloc(NULL, qn);
+
+			config_quote(r, qs, qn);
+			APPEND(v, vlen, "%s", qs);
+			free(qs);
+			free(r);
+		}
+		if (!trace) {
+			free(v);
+			free(nm);
+			return yerr(y, c, "processes: a process is a trace path or {trace: PATH, start: N, "
+				    "repeat: N, thp_disable: BOOL}");
+		}
+		APPEND(nm, nlen, "%s%s%s%s", nlen ? " + " : "", trace, opts, olen ? ")" : "");
+	}
+	APPEND(v, vlen, "]");
+#undef APPEND
+	*val = v;
+	*name = nm;
+	return 0;
+}
+
+/* sweep: processes: [MIX, ...]: a list of mixes (processes: lists). */
+static int load_procs_axis(const struct sweep *sw, const struct yctx *y, const yaml_node_t *sv,
+			   struct sweep_axis *a)
+{
+	if (sv->type != YAML_SEQUENCE_NODE || sv->data.sequence.items.start == sv->data.sequence.items.top)
+		return yerr(y, sv, "processes: expected a list of mixes, each a list of processes "
+			    "([[a.mtr, b.mtr], [a.mtr, c.mtr]])");
+	for (yaml_node_item_t *it = sv->data.sequence.items.start; it < sv->data.sequence.items.top; it++) {
+		char *val = NULL, *name = NULL;
+
+		if (proc_mix(sw, y, yaml_document_get_node(y->d, *it), &val, &name))
+			return -1;
+		a->vals = xrealloc(a->vals, (a->nvals + 1) * sizeof(*a->vals));
+		a->names = xrealloc(a->names, (a->nvals + 1) * sizeof(*a->names));
+		a->vals[a->nvals] = val;
+		a->names[a->nvals++] = name;
+	}
+	return 0;
+}
+
 /* The sweep: mapping's axes, each value checked alone against @base at its line and column. */
 static int load_axes(struct sweep *sw, const struct yctx *y, const yaml_node_t *sweep_node,
 		     const struct sim_config *base)
@@ -561,8 +687,12 @@ static int load_axes(struct sweep *sw, const struct yctx *y, const yaml_node_t *
 		a = &sw->axes[sw->naxes++];
 		memset(a, 0, sizeof(*a));
 		a->key = xstrdup(scalar(sk));
-		if (scalar_list(y, sv, a->key, &a->vals, &a->nvals))
+		if (!strcmp(a->key, "processes")) {
+			if (load_procs_axis(sw, y, sv, a))
+				return -1;
+		} else if (scalar_list(y, sv, a->key, &a->vals, &a->nvals)) {
 			return -1;
+		}
 		if (!strncmp(a->key, "workload.", 9)) {
 			if (!workload_param_known(a->key + 9))
 				return yerr(y, sk, "sweep: '%s': no workload has a parameter '%s' (size, "
@@ -606,6 +736,15 @@ static int set_inputs(struct sweep *sw, const struct yctx *y, const yaml_node_t 
 		sw->is_wl = xrealloc(NULL, sizeof(*sw->is_wl));
 		sw->is_wl[0] = sw->workload;
 		free_input_sets(sw); /* the file's per-input sets go with its inputs */
+	}
+	if (sw->procs) { /* the processes: list is the input */
+		if (sw->ninputs || trace_override || workload_override)
+			return yerr(y, root, "the processes (a processes axis, or the config's processes: "
+				    "list) are the input: give no trace:, workload: or input: (nor a "
+				    "TRACE or -w on the command line)");
+		push(&sw->input_names, &sw->ninputs, "processes");
+		sw->is_wl = xrealloc(NULL, sizeof(*sw->is_wl));
+		sw->is_wl[0] = false;
 	}
 	if (!sw->ninputs)
 		return yerr(y, root, "no input: give trace: or workload: (or a TRACE / -w on the command line)");
@@ -688,9 +827,9 @@ static int workload_axes_apply(struct sweep *sw, const struct yctx *y,
 	for (size_t i = sw->naxes; i-- > 0;) {
 		struct sweep_axis *a = &sw->axes[i];
 
-		if (!a->nums)
+		if (!a->nums && !a->names)
 			continue;
-		for (size_t in = 0; in < sw->ninputs; in++)
+		for (size_t in = 0; a->nums && in < sw->ninputs; in++)
 			if (!sw->is_wl[in])
 				return yerr(y, axis_node(y, sweep_node, a->key),
 					    "sweep: %s: input '%s' is a trace; workload parameters "
@@ -765,6 +904,9 @@ static int load_doc(struct sweep *sw, const struct yctx *y, const char *trace_ov
 		return yerr(y, root, "no sweep: mapping");
 	if (load_axes(sw, y, sweep_node, &base))
 		return -1;
+	sw->procs = base.nprocs > 0;
+	for (size_t i = 0; i < sw->naxes; i++)
+		sw->procs |= sw->axes[i].names != NULL;
 	if (!sw->naxes && sweep_node->data.mapping.pairs.start == sweep_node->data.mapping.pairs.top &&
 	    sw->ninputs <= 1 && !trace_override && !workload_override)
 		return yerr(y, sweep_node, "sweep: empty (nothing to sweep)");
@@ -843,7 +985,7 @@ size_t sweep_point_source(const struct sweep *sw, size_t p)
 		size_t j = rest % sw->axes[i].nvals;
 
 		rest /= sw->axes[i].nvals;
-		if (sw->axes[i].nums)
+		if (sw->axes[i].nums || sw->axes[i].names) /* each value reads another input */
 			combo += j * sw->axes[i].wl_stride;
 	}
 	return sweep_point_input(sw, p) * (sw->nwl_combos ? sw->nwl_combos : 1) + combo;
@@ -908,7 +1050,7 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 		push(&v, &n, "-w");
 		push(&v, &n, spec);
 		free(spec);
-	} else {
+	} else if (!sw->procs) {
 		push(&v, &n, sw->inputs[in]);
 	}
 	if (sw->format && !sw->is_wl[in]) {
@@ -947,6 +1089,13 @@ char **sweep_point_argv(const struct sweep *sw, size_t p, unsigned rep, const ch
 		free(name);
 	}
 	for (size_t i = 0; i < sw->naxes; i++) {
+		if (sw->axes[i].names) { /* processes: the mix resolved, named as written */
+			push(&v, &n, "--set");
+			push_kv(&v, &n, sw->axes[i].key, sw->axes[i].vals[idx[i]]);
+			push(&v, &n, "--label");
+			push_kv(&v, &n, sw->axes[i].key, sw->axes[i].names[idx[i]]);
+			continue;
+		}
 		/* workload.KEY: in the spec; its label the value as a number */
 		push(&v, &n, sw->axes[i].nums ? "--label" : "--sweep-set");
 		push_kv(&v, &n, sw->axes[i].key,

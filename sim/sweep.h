@@ -20,6 +20,13 @@
  * A workload.KEY axis sets KEY in each input's spec (workload_with_param()); the
  * CSV's column holds its value as a number (sizes in bytes), and the input column
  * the spec as written less the swept keys.
+ * A processes axis sweeps mixes of processes (each value a processes: list, its
+ * traces relative to the sweep file); the mix is then the input (no trace:,
+ * workload: or input:), each mix a source of its own, and the CSV's processes
+ * column names it ("a.mtr + b.mtr(start=1000)"):
+ *   sweep:
+ *     processes: [[a.mtr, b.mtr], [a.mtr, {trace: b.mtr, start: 1000}]]
+ * A config (config:) with a processes: list is the input of every point likewise.
  */
 #ifndef MMUSIM_SWEEP_H
 #define MMUSIM_SWEEP_H
@@ -34,7 +41,8 @@ struct sweep_axis {
 	char **vals;
 	size_t nvals;
 	char **nums;      /* workload.KEY: the values as numbers (the CSV's); else NULL */
-	size_t wl_stride; /* workload.KEY: its weight in the point's workload combination */
+	size_t wl_stride; /* workload.KEY, processes: its weight in the point's source combination */
+	char **names;     /* processes: each mix as the CSV names it; else NULL */
 };
 
 struct sweep {
@@ -45,6 +53,8 @@ struct sweep {
 	size_t ninputs;
 	bool *is_wl;       /* per input: a workload spec (else a trace path) */
 	bool workload;     /* every input is a workload */
+	bool procs;        /* the input is the processes: list (the config's or an axis's):
+			    * one input, "processes", that puts no TRACE on the command */
 	size_t nwl_combos; /* the product of the workload.KEY axes' lengths (1 without) */
 	char *format;
 	unsigned repeat;

@@ -253,7 +253,7 @@ int sweep_run_points(const struct sweep *sw, const size_t *pts, size_t n, unsign
 	if (!rc)
 		rc = run_drive(&r, tr, &(struct pool_opts){ .interrupted = interrupted }, e);
 	if (!rc) /* one input for every point here, hashed as it was read */
-		rc = run_input_id(&o[0], tr, id, e);
+		rc = run_input_id(&o[0], &cfg[0], tr, id, e);
 	if (!rc)
 		rc = write_point_reports(&r, o, tr, id, e);
 out:
@@ -305,7 +305,7 @@ static int point_current(const struct sweep *sw, size_t p, unsigned rep, const c
 			err_host(e, "mmusim", 0, 0, "out of memory");
 			*rc = POOL_EHOST;
 		} else {
-			*rc = run_input_id(&o, NULL, ids[in], e);
+			*rc = run_input_id(&o, &c, NULL, ids[in], e);
 		}
 	}
 	if (!*rc) {
@@ -953,7 +953,7 @@ static int sweep_check_distinct(const struct sweep_state *s, struct err *e)
 	ins[nin++] = (struct outfile_role){ s->c->file, "the sweep file" };
 	ins[nin++] = (struct outfile_role){ sw->config, "the sweep's config" };
 	for (size_t i = 0; i < sw->ninputs; i++)
-		if (!sw->is_wl[i])
+		if (!sw->is_wl[i] && !sw->procs)
 			ins[nin++] = (struct outfile_role){ sw->inputs[i], "the trace" };
 	rc = outfile_check_distinct(outs, 3, ins, nin, e);
 	free(ins);

@@ -9,14 +9,14 @@
 #include "usage.h"
 
 const char usage_text[] =
-	"usage: mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
+	"usage: mmusim run [-c CONFIG.yaml] [TRACE... | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
 	"                  [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
 	"                  [--timeline FILE.csv [--timeline-ms MS]] [--steps FILE.csv] [--label key=value ...]\n"
 	"                  [--skip-refs N] [--warmup-refs N] [--sim-refs N] [--skip-insns N] [--warmup-insns N]\n"
 	"                  [--sim-insns N] [--vmas[=N]] [--vmas-csv FILE.csv]\n"
-	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
+	"       mmusim config show [-c CONFIG.yaml] [--set path=value ...] [TRACE TRACE...]\n"
 	"       mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
-	"       mmusim trace info TRACE [--format FMT]\n"
+	"       mmusim trace info TRACE... [--format FMT]\n"
 	"       mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]\n"
 	"       mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]\n"
 	"       mmusim capture [-o OUT] [--tool=mmusim|lackey] [--skip-insns N] [--max-insns N] [--roi]\n"
@@ -41,13 +41,15 @@ static const struct {
 	const char *cmd, *text;
 } help_texts[] = {
 	{ "run",
-	  "mmusim run [-c CONFIG.yaml] [TRACE | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
+	  "mmusim run [-c CONFIG.yaml] [TRACE... | -w WORKLOAD[:key=value,...]] [--format FMT]\n"
 	  "           [--set path=value ...] [--modes base,hugetlbfs,thp] [--json FILE|-] [--quiet]\n"
 	  "           [--timeline FILE.csv [--timeline-ms MS]] [--steps FILE.csv] [--label key=value ...]\n"
 	  "           [--skip-refs N] [--warmup-refs N] [--sim-refs N] [--skip-insns N] [--warmup-insns N]\n"
 	  "           [--sim-insns N] [--vmas[=N]] [--vmas-csv FILE.csv]\n"
 	  "Replay TRACE (lackey, pin, champsim, din or mtr; .gz/.xz/.zst; - for stdin) or a built-in\n"
 	  "workload through the configured machine and print the report (text, or JSON with --json).\n"
+	  "Several TRACEs run as processes of one machine, round robin in slices of sched.quantum\n"
+	  "instructions: the config's processes: list of them (mmusim config show A B prints it).\n"
 	  "  -c FILE          machine and kernel config (YAML); default: the built-in Nehalem-class core\n"
 	  "  --set path=value override one config key (see 'mmusim config show' for every path)\n"
 	  "  --modes a,b,c    run the input once per mode (decoded once) and print the % change table\n"
@@ -75,7 +77,8 @@ static const struct {
 	  "             [-o OUT.csv] [--plot OUT.png|OUT.svg|OUT.pdf] [--quiet]\n"
 	  "Run every point of a sweep file (config:, trace: or workload: (a list is swept), or input:\n"
 	  "mixing both, format:, repeat:, set:, sweep: {path: [values]}; workload.size, .updates and\n"
-	  "the other workload parameters sweep as numbers) and write one CSV row per point (with\n"
+	  "the other workload parameters sweep as numbers; processes: [[a, b], [a, c]] sweeps mixes of\n"
+	  "processes) and write one CSV row per point (with\n"
 	  "repeat: also OUT.reps.csv, one row per repetition).\n"
 	  "  -j N          worker processes (default: the cores); points of one input share a decode\n"
 	  "  --shard I/N   only every N-th point from I (0-based), e.g. one Slurm array task\n"
@@ -111,12 +114,14 @@ static const struct {
 	  "  --font-size PT  the text in points (default 11)\n"
 	  "-y A/B and mpki: leave out rows whose divisor is 0, counted on stderr.\n" },
 	{ "config",
-	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...]\n"
-	  "Print the effective configuration as YAML (every key with its value).\n"
+	  "mmusim config show [-c CONFIG.yaml] [--set path=value ...] [TRACE TRACE...]\n"
+	  "Print the effective configuration as YAML (every key with its value); with TRACEs, the\n"
+	  "configuration of 'run TRACE TRACE...' (its processes: list).\n"
 	  "mmusim config host [-c CONFIG.yaml] [--set path=value ...]\n"
 	  "The same with this machine's kernel settings (THP sysfs, khugepaged, zero page, release).\n" },
 	{ "trace",
-	  "mmusim trace info TRACE [--format FMT]       records by kind, pages, address range, events\n"
+	  "mmusim trace info TRACE... [--format FMT]    records by kind, pages, address range, events\n"
+	  "                                           (several TRACEs: as run A B interleaves them)\n"
 	  "mmusim trace convert IN OUT.mtr[.zst|.gz|.xz] [--format FMT]   to the native format\n"
 	  "mmusim trace gen -w WORKLOAD -o OUT.mtr[.zst]  write a built-in workload as a trace\n" },
 	{ "capture",
