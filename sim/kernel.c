@@ -111,6 +111,7 @@ void kernel_destroy(struct kernel *k)
 			free(mm);
 	}
 	k->mm = &k->init_mm;
+	khugepaged_destroy(k);
 	hugetlb_pool_destroy(&k->hugetlb, &k->buddy);
 	thp_destroy(k);
 	filemap_destroy(k);
@@ -164,6 +165,7 @@ void kernel_mm_exit(struct kernel *k, struct mm *mm)
 {
 	struct mm *old = kernel_use_mm(k, mm);
 
+	khugepaged_exit(k, mm); /* __mmput(): before exit_mmap() */
 	flush_tlb_mm(k);
 	mm_teardown(k, mm);
 	/* an empty table stays behind it: a stray reference walks it and faults (fault.c) */
@@ -179,6 +181,8 @@ int kernel_exec(struct kernel *k)
 {
 	struct mm *mm = k->mm;
 
+	/* the old mm's mmput(): off khugepaged's list; the new one registers as any does */
+	khugepaged_exit(k, mm);
 	flush_tlb_mm(k);
 	mm_teardown(k, mm);
 	/* exec_mmap(): a fresh mm; def_flags (mlockall's MCL_FUTURE) is not inherited,
@@ -401,6 +405,7 @@ void kernel_check_invariants(struct kernel *k)
 	BUG_ON(!c.owned || !c.slots);
 	buddy_check_invariants(&k->buddy);
 	swap_check_invariants(&k->swap);
+	khugepaged_check_invariants(k);
 	reclaim_check_invariants(k);
 
 	/* every process's page table and VMAs: their sums are the kernel's counts */

@@ -47,6 +47,8 @@ struct mm {
 	bool exited;           /* exit_mmap() ran: it maps nothing and takes no reference */
 	bool thp_disable;      /* prctl(PR_SET_THP_DISABLE): MMF_DISABLE_THP, kept by fork and exec */
 	uint64_t tlb_gen;      /* mm->context.tlb_gen: each flush of the mm bumps it */
+	struct khugepaged_mm_slot *khugepaged_slot; /* its slot on khugepaged's list, or NULL
+						       (MMF_VM_HUGEPAGE and the mm_slots hash) */
 };
 
 /*

@@ -192,14 +192,7 @@ void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 
 void thp_register(struct kernel *k)
 {
-	/*
-	 * __khugepaged_enter(): the first mm on an empty list wakes the idle daemon
-	 * at once; it then sleeps scan_sleep_millisecs between passes.
-	 */
-	if (!k->thp.mm_registered) {
-		k->thp.mm_registered = true;
-		k->khugepaged.next_wake = kernel_now(k);
-	}
+	khugepaged_enter_mm(k, k->mm);
 }
 
 /* --- policy --------------------------------------------------------------- */
