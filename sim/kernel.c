@@ -135,6 +135,7 @@ struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
 		return NULL;
 	}
 	mm->id = id;
+	mm->serial = k->nr_mm;
 	*k->mms_tail = mm;
 	k->mms_tail = &mm->next;
 	k->nr_mm++;

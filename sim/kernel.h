@@ -43,6 +43,7 @@ struct mm {
 	unsigned long def_flags; /* mm->def_flags: VM_LOCKED (| VM_LOCKONFAULT) after
 				    mlockall(MCL_FUTURE), for every later mmap and brk */
 	uint64_t id;           /* the trace's process id (0: a trace of one process) */
+	uint32_t serial;       /* its place in creation order (init_mm 0): keys its deposits */
 	struct mm *next;       /* kernel.mms: every process's, in creation order */
 	bool exited;           /* exit_mmap() ran: it maps nothing and takes no reference */
 	bool thp_disable;      /* prctl(PR_SET_THP_DISABLE): MMF_DISABLE_THP, kept by fork and exec */
