@@ -39,6 +39,8 @@ static void madv_huge(uint64_t len)
 				 .advice = MADV_HUGEPAGE_ });
 }
 
+static unsigned memory_mb = 256;
+
 static void boot(const char *a, const char *b, const char *c)
 {
 	const char *set[] = { a, b, c };
@@ -46,7 +48,8 @@ static void boot(const char *a, const char *b, const char *c)
 	struct err e = { 0 };
 
 	config_defaults(&cfg);
-	cfg.memory = 256ULL << 20;
+	cfg.memory = (uint64_t)memory_mb << 20;
+	memory_mb = 256;
 	cfg.mode = MODE_THP;
 	for (int i = 0; i < 3; i++)
 		if (set[i])
@@ -230,6 +233,64 @@ START_TEST(thp_disabled_mm_skipped)
 }
 END_TEST
 
+/* Free blocks of order 9 and up, in pageblocks (free_area[].nr_free, lazy tail included). */
+static uint64_t free_pageblocks(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned o = PAGEBLOCK_ORDER; o < NR_PAGE_ORDERS; o++)
+		n += S->k.buddy.free_area[o].nr_free << (o - PAGEBLOCK_ORDER);
+	return n;
+}
+
+/*
+ * Two processes competing for the last free pageblocks: 64 MiB is 32 pageblocks;
+ * os.fragmentation.unmovable=0.90625 pins a frame in 29 of them (buddy_fragment()),
+ * which leaves 3 wholly free (the page tables fit in the pinned ones). A (process
+ * 0) and B (process 1), THP always and defrag madvise (GFP_TRANSHUGE_LIGHT: no
+ * direct compaction, and none could free a pinned pageblock), fault one 2M range
+ * each in turn, A first: A gets rounds 0 and 1, B round 0; B's round-1 fault finds
+ * no pageblock left (A took the last one), and every fault after falls back.
+ */
+START_TEST(last_free_pageblocks)
+{
+	static const uint64_t want[4][4] = { /* A alloc, A fallback, B alloc, B fallback */
+		{ 1, 0, 1, 0 }, { 2, 0, 1, 1 }, { 2, 1, 1, 2 }, { 2, 2, 1, 3 },
+	};
+	uint64_t a[SP_NR], b[SP_NR], anon_b, file, huge_a, huge_b;
+
+	memory_mb = 64;
+	boot("os.thp.enabled=always", "os.fragmentation.unmovable=0.90625", NULL);
+	ck_assert_uint_eq(free_pageblocks(), 3);
+	anon(8 * MB);
+	to(1);
+	anon(8 * MB);
+	for (int r = 0; r < 4; r++) {
+		to(0);
+		touch(BASE + r * 2 * MB, BASE + r * 2 * MB + 4096, R_STORE);
+		to(1);
+		touch(BASE + r * 2 * MB, BASE + r * 2 * MB + 4096, R_STORE);
+		sim_proc_counts(S, 0, a);
+		sim_proc_counts(S, 1, b);
+		ck_assert_msg(a[SP_THP_FAULT_ALLOC] == want[r][0] && a[SP_THP_FAULT_FALLBACK] == want[r][1] &&
+				      b[SP_THP_FAULT_ALLOC] == want[r][2] && b[SP_THP_FAULT_FALLBACK] == want[r][3],
+			      "round %d: A %llu/%llu B %llu/%llu", r, (unsigned long long)a[SP_THP_FAULT_ALLOC],
+			      (unsigned long long)a[SP_THP_FAULT_FALLBACK], (unsigned long long)b[SP_THP_FAULT_ALLOC],
+			      (unsigned long long)b[SP_THP_FAULT_FALLBACK]);
+		if (r == 1)
+			ck_assert_uint_eq(free_pageblocks(), 0);
+	}
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 3);
+	ck_assert_uint_eq(S->st.thp_fault_fallback, 5);
+	kernel_mm_rss(&S->k, S->procs[0].mm, &anon_b, &file, &huge_a);
+	kernel_mm_rss(&S->k, S->procs[1].mm, &anon_b, &file, &huge_b);
+	ck_assert_uint_eq(huge_a, 4 * MB);
+	ck_assert_uint_eq(huge_b, 2 * MB);
+	ck_assert_uint_eq(anon_b, 2 * MB + 3 * 4096);
+	done();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("khugepaged_mms");
@@ -240,6 +301,7 @@ int main(void)
 	tcase_add_test(tc, exited_slot_dropped);
 	tcase_add_test(tc, exec_leaves_the_list);
 	tcase_add_test(tc, thp_disabled_mm_skipped);
+	tcase_add_test(tc, last_free_pageblocks);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
