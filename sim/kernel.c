@@ -252,37 +252,49 @@ void kernel_rss_restart(struct kernel *k)
 struct rss_walk {
 	struct kernel *k;
 	uint64_t anon, file, anon_huge;
+	void (*fn)(void *ctx, vaddr_t va, uint64_t bytes); /* kernel_mm_for_each_anon()'s */
+	void *ctx;
 };
 
 static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct rss_walk *w = ctx;
 	struct kernel *k = w->k;
+	uint64_t bytes = ps == PS_1G ? PUD_SIZE : ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
 
-	(void)va;
 	(void)entry;
 	if (pfn == PFN_NONE)
 		return; /* a swap entry */
 	if ((ps == PS_4K && pfn == k->thp.zero_pfn) || (ps == PS_2M && pfn == k->thp.huge_zero_pfn))
 		return;
 	if ((ps == PS_4K && filemap_is_cache(&k->fm, pfn)) || (ps == PS_2M && filemap_is_thp(k, pfn))) {
-		w->file += ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
+		w->file += bytes;
 		return;
 	}
-	w->anon += ps == PS_1G ? PUD_SIZE : ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
+	w->anon += bytes;
 	if (ps == PS_2M && thp_is_folio(k, pfn))
 		w->anon_huge += PMD_SIZE;
+	if (w->fn)
+		w->fn(w->ctx, va, bytes);
 }
 
 void kernel_mm_rss(struct kernel *k, struct mm *mm, uint64_t *anon, uint64_t *file,
 		   uint64_t *anon_huge)
 {
-	struct rss_walk w = { k, 0, 0, 0 };
+	struct rss_walk w = { k, 0, 0, 0, NULL, NULL };
 
 	pt_for_each_leaf(&mm->pt, rss_leaf, &w);
 	*anon = w.anon;
 	*file = w.file;
 	*anon_huge = w.anon_huge;
+}
+
+void kernel_mm_for_each_anon(struct kernel *k, struct mm *mm,
+			     void (*fn)(void *ctx, vaddr_t va, uint64_t bytes), void *ctx)
+{
+	struct rss_walk w = { k, 0, 0, 0, fn, ctx };
+
+	pt_for_each_leaf(&mm->pt, rss_leaf, &w);
 }
 
 /* --- invariants --------------------------------------------------------- */

@@ -207,6 +207,13 @@ uint64_t kernel_rss_bytes(const struct stats *st);
 void kernel_mm_rss(struct kernel *k, struct mm *mm, uint64_t *anon, uint64_t *file,
 		   uint64_t *anon_huge);
 
+/*
+ * Each leaf of @mm that kernel_mm_rss() counts as anonymous resident memory (4K
+ * pages, THPs, hugetlb pages): @fn(@ctx, its address, its bytes), in address order.
+ */
+void kernel_mm_for_each_anon(struct kernel *k, struct mm *mm,
+			     void (*fn)(void *ctx, vaddr_t va, uint64_t bytes), void *ctx);
+
 /* The kernel's own invariants, and that each mapped frame is allocated exactly once. Aborts. */
 void kernel_check_invariants(struct kernel *k);
 
