@@ -5,10 +5,23 @@
  * hpage_collapse_scan_pmd(), collapse_huge_page(), madvise_collapse(), and
  * __thp_vma_allowable_orders() outside a fault.
  *
- * Model: one mm (the traced process), registered (khugepaged_enter_vma()) at an
- * eligible huge fault or at MADV_HUGEPAGE of a VMA khugepaged could scan.
+ * Model: every process's mm, each registered once (khugepaged_enter_vma() ->
+ * __khugepaged_enter()) at an eligible huge fault or at MADV_HUGEPAGE of a VMA
+ * khugepaged could scan, or at fork if its parent was (khugepaged_fork()), and
+ * put at the tail of the mm_slot list: khugepaged visits the mms in registration
+ * order. The cursor (khugepaged_scan.mm_slot, .address) stays in an mm until
+ * its pass budget runs out or a collapse is attempted, moves to the next slot
+ * when every VMA of the mm was seen, and back to the list head after the last
+ * (khugepaged_full_scans counts those). The scanned mm is the one the kernel
+ * works on (kernel_use_mm()), so the collapse's flush reaches the CPU only for
+ * the mm it has loaded (tlbflush.c). An exiting or exec'ing mm leaves the list
+ * (khugepaged_exit()), or, if the cursor is on its slot, at the next visit
+ * (collect_mm_slot(): 1 unit); a THP-disabled mm (prctl) is taken up and left
+ * for 1 unit (hpage_collapse_test_exit_or_disable()). The first mm on an empty
+ * list wakes an idle khugepaged at once; one that finds the list empty after a
+ * pass sleeps until then (khugepaged_wait_work()).
  * Every scan_sleep_millisecs of simulated time (cycles / cpu.freq_mhz) a pass
- * spends pages_to_scan units: the mm costs 1 each time khugepaged_scan_mm_slot()
+ * spends pages_to_scan units: an mm costs 1 each time khugepaged_scan_mm_slot()
  * takes it up, a VMA it may not collapse in 1, each 2M range 512 whatever its
  * outcome. A VMA qualifies as thp_vma_allowable_order(TVA_ENFORCE_SYSFS) says:
  * THP allowed by os.thp.enabled and the VMA's flags, an aligned 2M range inside
@@ -18,8 +31,8 @@
  * ends khugepaged_scan_mm_slot(), as the dropped mmap_lock does, and the pass
  * takes the mm up again. The pass ends when the budget is spent or when it
  * would pass the list head a second time: a pass that starts at the head scans
- * the mm once (one full_scans), one that starts inside it finishes it and scans
- * it once more. The first allocation failure of a pass sleeps
+ * each mm at most once (one full_scans), one that starts inside the list
+ * finishes it and goes round once more. The first allocation failure of a pass sleeps
  * alloc_sleep_millisecs (khugepaged_alloc_sleep()) and the same pass goes on
  * after it, with what it had spent; a second one ends the pass. After a pass,
  * scan_sleep_millisecs.
@@ -71,7 +84,7 @@
  * the collapse reads them back first (__collapse_huge_page_swapin(): major
  * faults, pswpin, os.cost.swap_in on khugepaged's cycles).
  *
- * Simplifications: no shared PTEs (one process: max_ptes_shared never binds);
+ * Simplifications: no shared PTEs (no fork copies pages yet: max_ptes_shared never binds);
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here; nothing
  * can change a VMA while a collapse has mmap_lock dropped, so the revalidations
  * always pass; shared anonymous mappings (shmem) are never collapsed; the page
