@@ -116,6 +116,7 @@ void kernel_destroy(struct kernel *k)
 			free(mm);
 	}
 	k->mm = &k->init_mm;
+	khugepaged_destroy(k);
 	hugetlb_pool_destroy(&k->hugetlb, &k->buddy);
 	thp_destroy(k);
 	filemap_destroy(k);
@@ -140,6 +141,7 @@ struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
 	}
 	mm->id = id;
 	asid_mm_init(&mm->asid, &k->last_mm_ctx_id);
+	mm->serial = k->nr_mm;
 	*k->mms_tail = mm;
 	k->mms_tail = &mm->next;
 	k->nr_mm++;
@@ -176,6 +178,7 @@ void kernel_mm_exit(struct kernel *k, struct mm *mm)
 {
 	struct mm *old = kernel_use_mm(k, mm);
 
+	khugepaged_exit(k, mm); /* __mmput(): before exit_mmap() */
 	flush_tlb_mm(k);
 	mm_teardown(k, mm);
 	/* an empty table stays behind it: a stray reference walks it and faults (fault.c) */
@@ -191,6 +194,8 @@ int kernel_exec(struct kernel *k)
 {
 	struct mm *mm = k->mm;
 
+	/* the old mm's mmput(): off khugepaged's list; the new one registers as any does */
+	khugepaged_exit(k, mm);
 	flush_tlb_mm(k);
 	mm_teardown(k, mm);
 	/* exec_mmap(): a fresh mm (a new ctx_id: its ASID's entries are another mm's); def_flags (mlockall's MCL_FUTURE) is not inherited,
@@ -264,37 +269,49 @@ void kernel_rss_restart(struct kernel *k)
 struct rss_walk {
 	struct kernel *k;
 	uint64_t anon, file, anon_huge;
+	void (*fn)(void *ctx, vaddr_t va, uint64_t bytes); /* kernel_mm_for_each_anon()'s */
+	void *ctx;
 };
 
 static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct rss_walk *w = ctx;
 	struct kernel *k = w->k;
+	uint64_t bytes = ps == PS_1G ? PUD_SIZE : ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
 
-	(void)va;
 	(void)entry;
 	if (pfn == PFN_NONE)
 		return; /* a swap entry */
 	if ((ps == PS_4K && pfn == k->thp.zero_pfn) || (ps == PS_2M && pfn == k->thp.huge_zero_pfn))
 		return;
 	if ((ps == PS_4K && filemap_is_cache(&k->fm, pfn)) || (ps == PS_2M && filemap_is_thp(k, pfn))) {
-		w->file += ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
+		w->file += bytes;
 		return;
 	}
-	w->anon += ps == PS_1G ? PUD_SIZE : ps == PS_2M ? PMD_SIZE : PAGE_SIZE;
+	w->anon += bytes;
 	if (ps == PS_2M && thp_is_folio(k, pfn))
 		w->anon_huge += PMD_SIZE;
+	if (w->fn)
+		w->fn(w->ctx, va, bytes);
 }
 
 void kernel_mm_rss(struct kernel *k, struct mm *mm, uint64_t *anon, uint64_t *file,
 		   uint64_t *anon_huge)
 {
-	struct rss_walk w = { k, 0, 0, 0 };
+	struct rss_walk w = { k, 0, 0, 0, NULL, NULL };
 
 	pt_for_each_leaf(&mm->pt, rss_leaf, &w);
 	*anon = w.anon;
 	*file = w.file;
 	*anon_huge = w.anon_huge;
+}
+
+void kernel_mm_for_each_anon(struct kernel *k, struct mm *mm,
+			     void (*fn)(void *ctx, vaddr_t va, uint64_t bytes), void *ctx)
+{
+	struct rss_walk w = { k, 0, 0, 0, fn, ctx };
+
+	pt_for_each_leaf(&mm->pt, rss_leaf, &w);
 }
 
 /* --- invariants --------------------------------------------------------- */
@@ -418,6 +435,7 @@ void kernel_check_invariants(struct kernel *k)
 	BUG_ON(!c.owned || !c.slots);
 	buddy_check_invariants(&k->buddy);
 	swap_check_invariants(&k->swap);
+	khugepaged_check_invariants(k);
 	reclaim_check_invariants(k);
 
 	/* every process's page table and VMAs: their sums are the kernel's counts */

@@ -44,10 +44,13 @@ struct mm {
 	unsigned long def_flags; /* mm->def_flags: VM_LOCKED (| VM_LOCKONFAULT) after
 				    mlockall(MCL_FUTURE), for every later mmap and brk */
 	uint64_t id;           /* the trace's process id (0: a trace of one process) */
+	uint32_t serial;       /* its place in creation order (init_mm 0): keys its deposits */
 	struct mm *next;       /* kernel.mms: every process's, in creation order */
 	bool exited;           /* exit_mmap() ran: it maps nothing and takes no reference */
 	bool thp_disable;      /* prctl(PR_SET_THP_DISABLE): MMF_DISABLE_THP, kept by fork and exec */
 	struct asid_mm asid;   /* mm->context: its ctx_id and tlb_gen (asid.c) */
+	struct khugepaged_mm_slot *khugepaged_slot; /* its slot on khugepaged's list, or NULL
+						       (MMF_VM_HUGEPAGE and the mm_slots hash) */
 };
 
 /*
@@ -213,6 +216,13 @@ uint64_t kernel_rss_bytes(const struct stats *st);
  */
 void kernel_mm_rss(struct kernel *k, struct mm *mm, uint64_t *anon, uint64_t *file,
 		   uint64_t *anon_huge);
+
+/*
+ * Each leaf of @mm that kernel_mm_rss() counts as anonymous resident memory (4K
+ * pages, THPs, hugetlb pages): @fn(@ctx, its address, its bytes), in address order.
+ */
+void kernel_mm_for_each_anon(struct kernel *k, struct mm *mm,
+			     void (*fn)(void *ctx, vaddr_t va, uint64_t bytes), void *ctx);
 
 /* The kernel's own invariants, and that each mapped frame is allocated exactly once. Aborts. */
 void kernel_check_invariants(struct kernel *k);

@@ -5,10 +5,23 @@
  * hpage_collapse_scan_pmd(), collapse_huge_page(), madvise_collapse(), and
  * __thp_vma_allowable_orders() outside a fault.
  *
- * Model: one mm (the traced process), registered (khugepaged_enter_vma()) at an
- * eligible huge fault or at MADV_HUGEPAGE of a VMA khugepaged could scan.
+ * Model: every process's mm, each registered once (khugepaged_enter_vma() ->
+ * __khugepaged_enter()) at an eligible huge fault or at MADV_HUGEPAGE of a VMA
+ * khugepaged could scan, or at fork if its parent was (khugepaged_fork()), and
+ * put at the tail of the mm_slot list: khugepaged visits the mms in registration
+ * order. The cursor (khugepaged_scan.mm_slot, .address) stays in an mm until
+ * its pass budget runs out or a collapse is attempted, moves to the next slot
+ * when every VMA of the mm was seen, and back to the list head after the last
+ * (khugepaged_full_scans counts those). The scanned mm is the one the kernel
+ * works on (kernel_use_mm()), so the collapse's flush reaches the CPU only for
+ * the mm it has loaded (tlbflush.c). An exiting or exec'ing mm leaves the list
+ * (khugepaged_exit()), or, if the cursor is on its slot, at the next visit
+ * (collect_mm_slot(): 1 unit); a THP-disabled mm (prctl) is taken up and left
+ * for 1 unit (hpage_collapse_test_exit_or_disable()). The first mm on an empty
+ * list wakes an idle khugepaged at once; one that finds the list empty after a
+ * pass sleeps until then (khugepaged_wait_work()).
  * Every scan_sleep_millisecs of simulated time (cycles / cpu.freq_mhz) a pass
- * spends pages_to_scan units: the mm costs 1 each time khugepaged_scan_mm_slot()
+ * spends pages_to_scan units: an mm costs 1 each time khugepaged_scan_mm_slot()
  * takes it up, a VMA it may not collapse in 1, each 2M range 512 whatever its
  * outcome. A VMA qualifies as thp_vma_allowable_order(TVA_ENFORCE_SYSFS) says:
  * THP allowed by os.thp.enabled and the VMA's flags, an aligned 2M range inside
@@ -18,8 +31,8 @@
  * ends khugepaged_scan_mm_slot(), as the dropped mmap_lock does, and the pass
  * takes the mm up again. The pass ends when the budget is spent or when it
  * would pass the list head a second time: a pass that starts at the head scans
- * the mm once (one full_scans), one that starts inside it finishes it and scans
- * it once more. The first allocation failure of a pass sleeps
+ * each mm at most once (one full_scans), one that starts inside the list
+ * finishes it and goes round once more. The first allocation failure of a pass sleeps
  * alloc_sleep_millisecs (khugepaged_alloc_sleep()) and the same pass goes on
  * after it, with what it had spent; a second one ends the pass. After a pass,
  * scan_sleep_millisecs.
@@ -71,7 +84,7 @@
  * the collapse reads them back first (__collapse_huge_page_swapin(): major
  * faults, pswpin, os.cost.swap_in on khugepaged's cycles).
  *
- * Simplifications: no shared PTEs (one process: max_ptes_shared never binds);
+ * Simplifications: no shared PTEs (no fork copies pages yet: max_ptes_shared never binds);
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here; nothing
  * can change a VMA while a collapse has mmap_lock dropped, so the revalidations
  * always pass; shared anonymous mappings (shmem) are never collapsed; the page
@@ -83,6 +96,7 @@
  * khugepaged (a sysfs write, a new mm on an empty list) do not cut its sleep short.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "filemap.h"
@@ -102,7 +116,102 @@ static cycles_t ms_to_cycles(const struct kernel *k, unsigned ms)
 void khugepaged_init(struct kernel *k)
 {
 	memset(&k->khugepaged, 0, sizeof(k->khugepaged));
+	k->khugepaged.tail = &k->khugepaged.head;
 	k->khugepaged.next_wake = ms_to_cycles(k, k->cfg->khugepaged.scan_sleep_millisecs);
+}
+
+void khugepaged_destroy(struct kernel *k)
+{
+	struct khugepaged *kh = &k->khugepaged;
+
+	for (struct khugepaged_mm_slot *slot = kh->head, *next; slot; slot = next) {
+		next = slot->next;
+		if (slot->mm)
+			slot->mm->khugepaged_slot = NULL;
+		free(slot);
+	}
+	kh->head = kh->mm_slot = NULL;
+	kh->tail = &kh->head;
+	kh->nr_slots = 0;
+}
+
+void khugepaged_enter_mm(struct kernel *k, struct mm *mm)
+{
+	struct khugepaged *kh = &k->khugepaged;
+	struct khugepaged_mm_slot *slot;
+
+	if (mm->khugepaged_slot || mm->exited) /* MMF_VM_HUGEPAGE already set */
+		return;
+	slot = calloc(1, sizeof(*slot));
+	if (!slot)
+		return; /* mm_slot_alloc() failed: not registered */
+	slot->mm = mm;
+	mm->khugepaged_slot = slot;
+	/* list_add_tail() on khugepaged_scan.mm_head: registration order */
+	*kh->tail = slot;
+	kh->tail = &slot->next;
+	kh->nr_slots++;
+	/*
+	 * An idle khugepaged (the list was empty at its last pass, or it never
+	 * ran) is woken at once (wake_up_interruptible()); one sleeping out
+	 * scan_sleep_millisecs is not (khugepaged_should_wakeup()).
+	 */
+	if (!k->thp.mm_registered) {
+		k->thp.mm_registered = true;
+		kh->next_wake = kernel_now(k);
+	}
+}
+
+void khugepaged_fork(struct kernel *k, struct mm *mm, const struct mm *oldmm)
+{
+	if (oldmm->khugepaged_slot)
+		khugepaged_enter_mm(k, mm);
+}
+
+/* hash_del() + list_del() + mm_slot_free() of @slot */
+static void slot_free(struct khugepaged *kh, struct khugepaged_mm_slot *slot)
+{
+	struct khugepaged_mm_slot **pp = &kh->head;
+
+	while (*pp != slot)
+		pp = &(*pp)->next;
+	*pp = slot->next;
+	if (kh->tail == &slot->next)
+		kh->tail = pp;
+	kh->nr_slots--;
+	free(slot);
+}
+
+void khugepaged_exit(struct kernel *k, struct mm *mm)
+{
+	struct khugepaged *kh = &k->khugepaged;
+	struct khugepaged_mm_slot *slot = mm->khugepaged_slot;
+
+	if (!slot)
+		return;
+	mm->khugepaged_slot = NULL;
+	if (kh->mm_slot == slot)
+		slot->mm = NULL; /* the cursor holds it: collect_mm_slot() at the next visit */
+	else
+		slot_free(kh, slot);
+}
+
+void khugepaged_check_invariants(const struct kernel *k)
+{
+	const struct khugepaged *kh = &k->khugepaged;
+	unsigned n = 0;
+	bool cursor = kh->mm_slot == NULL;
+
+	for (const struct khugepaged_mm_slot *slot = kh->head; slot; slot = slot->next) {
+		n++;
+		cursor |= slot == kh->mm_slot;
+		BUG_ON(slot->mm ? slot->mm->khugepaged_slot != slot || slot->mm->exited : slot != kh->mm_slot);
+		BUG_ON(!slot->next && kh->tail != &slot->next);
+	}
+	BUG_ON(!kh->head && kh->tail != &kh->head);
+	BUG_ON(n != kh->nr_slots || !cursor);
+	for (const struct mm *mm = k->mms; mm; mm = mm->next)
+		BUG_ON(mm->khugepaged_slot && mm->khugepaged_slot->mm != mm);
 }
 
 /*
@@ -227,8 +336,8 @@ static bool vma_collapsible(const struct kernel *k, const struct vma *v, bool en
 
 void khugepaged_enter_vma(struct kernel *k, const struct vma *v, unsigned long flags)
 {
-	if (!k->thp.mm_registered && collapsible(k, v, flags, true))
-		thp_register(k);
+	if (!k->mm->khugepaged_slot && collapsible(k, v, flags, true))
+		khugepaged_enter_mm(k, k->mm);
 }
 
 static void free_old(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
@@ -560,22 +669,33 @@ enum scan_result khugepaged_scan_pmd(struct kernel *k, vaddr_t haddr, bool madv_
 }
 
 /*
- * khugepaged_scan_mm_slot(): scan the mm from the cursor until @pages units are
- * spent, a collapse was attempted (*@result is its outcome) or every VMA has
- * been seen (the slot is done: full_scans, the cursor back at the list head).
- * Returns the units spent.
+ * khugepaged_scan_mm_slot(): take up the mm under the cursor (the list's first
+ * when the cursor is at the head) and scan it, working on it with
+ * kernel_use_mm(), until @pages units are spent or a collapse was attempted
+ * (*@result is its outcome: the slot stays, the cursor inside it), or until
+ * every VMA has been seen or the mm is gone or THP-disabled
+ * (hpage_collapse_test_exit_or_disable()): then the cursor moves to the next
+ * slot, or back to the head (full_scans), and a gone mm's slot is freed
+ * (collect_mm_slot()). Returns the units spent.
  */
 static unsigned scan_mm_slot(struct kernel *k, unsigned pages, enum scan_result *result)
 {
 	struct khugepaged *kh = &k->khugepaged;
+	struct khugepaged_mm_slot *slot;
+	struct mm *old;
 	unsigned progress = 0;
+	bool done = true; /* !vma: every VMA seen (or none looked at) */
 
 	*result = SCAN_FAIL;
-	if (!kh->mm_slot) { /* the list head: take up its (only) mm from the start */
-		kh->mm_slot = true;
+	if (!kh->mm_slot) { /* the list head: take up the first mm from its start */
+		kh->mm_slot = kh->head;
 		kh->address = 0;
 	}
+	slot = kh->mm_slot;
 	progress++; /* mmap_read_trylock() succeeded (it always does here) */
+	if (!slot->mm || slot->mm->thp_disable)
+		goto breakouterloop; /* hpage_collapse_test_exit_or_disable() */
+	old = kernel_use_mm(k, slot->mm);
 	for (struct vma *v = vma_find_next(&k->mm->vmas, kh->address); v;
 	     v = vma_find_next(&k->mm->vmas, v->end)) {
 		vaddr_t hstart = (v->start + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
@@ -601,13 +721,27 @@ static unsigned scan_mm_slot(struct kernel *k, unsigned pages, enum scan_result 
 			k->st->cyc_khugepaged += HPAGE_PMD_NR * k->cfg->cost.compact_scan;
 			kh->address += PMD_SIZE;
 			progress += HPAGE_PMD_NR;
-			if (!mmap_locked || progress >= pages || k->failed)
-				return progress; /* breakouterloop: the slot stays */
+			if (!mmap_locked || progress >= pages || k->failed) {
+				done = false; /* breakouterloop: the slot stays */
+				goto out;
+			}
 		}
 	}
-	/* every VMA seen: the next slot, which for the one mm is the list head */
-	kh->mm_slot = false;
-	k->st->khugepaged_full_scans++;
+out:
+	kernel_use_mm(k, old);
+breakouterloop:
+	if (done || !slot->mm) {
+		/* the next slot, or the list head after the last */
+		if (slot->next) {
+			kh->mm_slot = slot->next;
+			kh->address = 0;
+		} else {
+			kh->mm_slot = NULL;
+			k->st->khugepaged_full_scans++;
+		}
+		if (!slot->mm) /* collect_mm_slot(): hpage_collapse_test_exit() */
+			slot_free(kh, slot);
+	}
 	return progress;
 }
 
@@ -634,7 +768,7 @@ void khugepaged_do_scan(struct kernel *k)
 	for (;;) {
 		if (!kh->mm_slot)
 			pass_through_head++;
-		if (pass_through_head < 2)
+		if (kh->head && pass_through_head < 2) /* khugepaged_has_work() */
 			progress += scan_mm_slot(k, pages - progress, &result);
 		else
 			progress = pages;
@@ -653,7 +787,9 @@ void khugepaged_do_scan(struct kernel *k)
 		}
 	}
 	k->in_khugepaged = false;
-	/* khugepaged_wait_work() */
+	/* khugepaged_wait_work(): with an empty list it waits for the next registration */
+	if (!kh->head)
+		k->thp.mm_registered = false;
 	kh->next_wake += ms_to_cycles(k, k->cfg->khugepaged.scan_sleep_millisecs);
 }
 

@@ -8,6 +8,7 @@
 #include "types.h"
 
 struct kernel;
+struct mm;
 struct vma;
 
 /* enum scan_result of mm/khugepaged.c, the outcomes this model produces. */
@@ -29,17 +30,49 @@ enum scan_result {
 	SCAN_PAGE_COMPOUND,
 };
 
-/* struct khugepaged_scan: the cursor of the one mm_slot this simulator has. */
+/*
+ * struct khugepaged_mm_slot: one registered mm on khugepaged's list
+ * (khugepaged_scan.mm_head), in registration order. mm is NULL once the mm
+ * exited (or exec'd) while the cursor held its slot: khugepaged drops it at its
+ * next visit (collect_mm_slot()), as it does an mm whose mm_users reached 0.
+ */
+struct khugepaged_mm_slot {
+	struct mm *mm;
+	struct khugepaged_mm_slot *next;
+};
+
+/* khugepaged's state: struct khugepaged_scan (the list and its cursor) and its sleeps. */
 struct khugepaged {
 	cycles_t next_wake; /* simulated time of the next pass (or of a pass's resumption) */
-	vaddr_t address;    /* khugepaged_scan.address */
-	bool mm_slot;       /* khugepaged_scan.mm_slot: inside the mm (false: at the list head) */
+	struct khugepaged_mm_slot *head, **tail; /* khugepaged_scan.mm_head */
+	struct khugepaged_mm_slot *mm_slot;      /* khugepaged_scan.mm_slot: NULL at the list head */
+	vaddr_t address;                         /* khugepaged_scan.address in it */
+	unsigned nr_slots;                       /* slots on the list */
 	/* a pass asleep in khugepaged_alloc_sleep(), and what it had when it fell asleep */
 	bool alloc_sleeping;
 	unsigned progress, pass_through_head;
 };
 
 void khugepaged_init(struct kernel *k);
+/* Free the list (the kernel's teardown). */
+void khugepaged_destroy(struct kernel *k);
+
+/*
+ * __khugepaged_enter(): put @mm at the tail of the list unless it is on it
+ * (MMF_VM_HUGEPAGE); the first mm on an empty list wakes an idle khugepaged at
+ * once. A slot the host cannot allocate leaves @mm off the list, as in the kernel.
+ */
+void khugepaged_enter_mm(struct kernel *k, struct mm *mm);
+/* khugepaged_fork(): the child @mm is registered if its parent @oldmm is. */
+void khugepaged_fork(struct kernel *k, struct mm *mm, const struct mm *oldmm);
+/*
+ * khugepaged_exit(): @mm is going (exit_mmap(), or exec's mmput() of the old mm).
+ * Its slot leaves the list now, or, if the cursor holds it, at khugepaged's next
+ * visit (collect_mm_slot()); @mm is off the list either way.
+ */
+void khugepaged_exit(struct kernel *k, struct mm *mm);
+/* The list agrees with each mm's slot pointer, the cursor is on it. Aborts. */
+void khugepaged_check_invariants(const struct kernel *k);
 
 /*
  * One wake-up: khugepaged_do_scan(), or the rest of a pass that slept after an

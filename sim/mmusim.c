@@ -683,6 +683,13 @@ char *mmusim_report_json(struct mmusim *m)
 		json_t *j = stats_to_json(&st[i], &rm);
 
 		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i].k)); /* vmas.c */
+		if (run_add_processes(&r->sims[i], j)) { /* several processes: run.c */
+			json_decref(j);
+			json_decref(root);
+			err_set(&m->err, "mmusim", 0, 0, "out of memory");
+			fail(m, MMUSIM_EHOST);
+			return NULL;
+		}
 		if (root)
 			json_object_set_new(root, rm.mode, j);
 		else
@@ -761,6 +768,10 @@ int mmusim_report_text(struct mmusim *m, FILE *out)
 	if (m->run.n == 1 && !m->compare) {
 		rm.mode = m->run.mode_names[0];
 		stats_write_text(&st[0], &rm, out);
+		if (run_write_procs(&m->run.sims[0], out)) {
+			err_set(&m->err, "mmusim", 0, 0, "out of memory");
+			return fail(m, MMUSIM_EHOST);
+		}
 	} else {
 		fprintf(out, "mmusim: %s on %s (%s)\n", rm.trace, rm.config, rm.format);
 		stats_write_roi(&st[0], out);

@@ -165,6 +165,7 @@ int sim_run_batch(struct sim *s, const struct trace_batch *b, struct err *e)
 {
 	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
 
+	s->batch_cur = s->cur; /* whose touches the batch's first records are */
 	if (unlikely(s->dep_carry) && b->n) /* an R_DEP ended the last batch: this is its reference */
 		dep_carried(s, b);
 	if (unlikely(s->roi.active)) /* a region of interest with a cut ahead (roi.c) */
@@ -382,6 +383,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 
 	if (!sum || s->plain) /* data_refs, or a region of interest's cut ahead */
 		return sim_run_batch(s, b, e);
+	s->batch_cur = s->cur;
 	memcpy(nrec0, s->nrec, sizeof(nrec0));
 	/* locals: gcc cannot tell that the simulator's stores leave *sum alone */
 	const uint64_t *ops = sum->op;
@@ -511,6 +513,11 @@ static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 	if (unlikely(s->timeline))
 		sim_timeline_due(s);
 	if (unlikely(s->virt != NULL) && virt_tick(s)) {
+		*e = s->k.err;
+		return -1;
+	}
+	/* several processes: who touched which pages (bloat), a pass after the batch */
+	if (unlikely(s->track_touched) && sim_touched_batch(s, b)) {
 		*e = s->k.err;
 		return -1;
 	}

@@ -401,6 +401,37 @@ void run_free(struct run *r)
 	r->n = 0;
 }
 
+int run_add_processes(struct sim *s, void *json)
+{
+	struct stats_proc *p;
+
+	if (s->nproc < 2)
+		return 0;
+	p = calloc(s->nproc, sizeof(*p));
+	if (!p)
+		return -1;
+	sim_proc_report(s, p);
+	json_object_set_new(json, "processes", stats_procs_to_json(p, s->nproc));
+	free(p);
+	return 0;
+}
+
+int run_write_procs(struct sim *s, FILE *out)
+{
+	struct stats_proc *p;
+
+	if (s->nproc < 2)
+		return 0;
+	p = calloc(s->nproc, sizeof(*p));
+	if (!p)
+		return -1;
+	sim_proc_report(s, p);
+	fputc('\n', out);
+	stats_write_procs(p, s->nproc, out);
+	free(p);
+	return 0;
+}
+
 /* The JSON report(s) to @path: 0, -1 (bad path) or POOL_EHOST, with @e. */
 static int write_json(struct run *r, struct report_meta *m, const char *path, bool compare,
 		      struct err *e)
@@ -428,6 +459,13 @@ static int write_json(struct run *r, struct report_meta *m, const char *path, bo
 		json_t *j = stats_to_json(&r->sims[i].st, m);
 
 		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i].k)); /* vmas.c */
+		if (run_add_processes(&r->sims[i], j)) {
+			json_decref(j);
+			json_decref(root);
+			outfile_abort(&of);
+			err_host(e, path, 0, 0, "out of memory");
+			return POOL_EHOST;
+		}
 		if (root) {
 			json_object_set_new(root, m->mode, j);
 		} else {
@@ -459,6 +497,10 @@ int run_write_reports(struct run *r, const struct report_meta *base, const char 
 	if (r->n == 1 && !compare) {
 		m.mode = r->mode_names[0];
 		stats_write_text(&r->sims[0].st, &m, stdout);
+		if (run_write_procs(&r->sims[0], stdout)) {
+			err_host(e, "mmusim", 0, 0, "out of memory");
+			return POOL_EHOST;
+		}
 	} else {
 		struct stats st[MODE_NR];
 

@@ -129,4 +129,12 @@ void run_free(struct run *r);
 int run_write_reports(struct run *r, const struct report_meta *base, const char *json_path,
 		      bool quiet, bool compare, struct err *e);
 
+/*
+ * Several processes (sim_proc_report()): the "processes" array into the JSON
+ * object @json, or the table comparing them (after a blank line) to @out.
+ * Nothing for a run of one process. 0, or -1 on host OOM.
+ */
+int run_add_processes(struct sim *s, void *json);
+int run_write_procs(struct sim *s, FILE *out);
+
 #endif

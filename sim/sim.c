@@ -117,6 +117,10 @@ void sim_destroy(struct sim *s)
 	if (s->virt) /* the guest's teardown traps nothing: the shadow table goes whole */
 		s->k.mm->pt.on_write = NULL;
 	kernel_destroy(&s->k);
+	for (size_t i = 0; i < s->nproc; i++) {
+		free(s->procs[i].tr_key);
+		free(s->procs[i].tr_bits);
+	}
 	free(s->procs);
 	mmu_destroy(&s->mmu);
 	core_free(&s->core);
@@ -188,6 +192,220 @@ static int proc_add(struct sim *s, struct mm *mm)
 		s->cap_proc = cap;
 	}
 	s->procs[s->nproc++] = (struct sim_proc){ .mm = mm, .id = mm->id };
+	if (s->nproc == 2 && !s->track_touched) {
+		s->nproc--; /* the processes before this one are seeded, not the new one */
+		sim_track_touched(s);
+		s->nproc++;
+	}
+	return s->k.failed ? -1 : 0;
+}
+
+/* --- touched pages and the per-process report ---------------------------- */
+
+/*
+ * The 512-bit map of 2M region @region of @p, NULL if none (or, with @create, on
+ * host OOM). Linear probing on a power-of-two table at most half full.
+ */
+static uint64_t *touched_map(struct sim_proc *p, uint64_t region, bool create)
+{
+	uint64_t key = region + 1;
+	size_t i;
+
+	if (p->tr_cap) {
+		for (i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (p->tr_cap - 1); p->tr_key[i];
+		     i = (i + 1) & (p->tr_cap - 1))
+			if (p->tr_key[i] == key)
+				return p->tr_bits[i];
+	}
+	if (!create)
+		return NULL;
+	if ((p->tr_n + 1) * 2 > p->tr_cap) {
+		size_t cap = p->tr_cap ? 2 * p->tr_cap : 64;
+		uint64_t *keys = calloc(cap, sizeof(*keys));
+		uint64_t(*bits)[8] = calloc(cap, sizeof(*bits));
+
+		if (!keys || !bits) {
+			free(keys);
+			free(bits);
+			return NULL;
+		}
+		for (size_t j = 0; j < p->tr_cap; j++) {
+			if (!p->tr_key[j])
+				continue;
+			for (i = (size_t)((p->tr_key[j] * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1); keys[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			keys[i] = p->tr_key[j];
+			memcpy(bits[i], p->tr_bits[j], sizeof(bits[i]));
+		}
+		free(p->tr_key);
+		free(p->tr_bits);
+		p->tr_key = keys;
+		p->tr_bits = bits;
+		p->tr_cap = cap;
+	}
+	for (i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (p->tr_cap - 1); p->tr_key[i];
+	     i = (i + 1) & (p->tr_cap - 1))
+		;
+	p->tr_key[i] = key;
+	p->tr_n++;
+	return p->tr_bits[i];
+}
+
+/* Mark the 4K pages of [@va, @va + @len) touched by @p. 0, or -1 on host OOM. */
+static int touch_range(struct sim_proc *p, vaddr_t va, uint64_t len)
+{
+	for (vaddr_t a = va & ~(PAGE_SIZE - 1); a < va + len; a += PAGE_SIZE) {
+		uint64_t *m = touched_map(p, a >> PMD_SHIFT, true);
+		unsigned bit = (unsigned)((a >> PAGE_SHIFT) & (HPAGE_PMD_NR - 1));
+
+		if (!m)
+			return -1;
+		m[bit / 64] |= 1ULL << (bit % 64);
+	}
+	return 0;
+}
+
+static bool touched(struct sim_proc *p, vaddr_t a)
+{
+	const uint64_t *m = touched_map(p, a >> PMD_SHIFT, false);
+	unsigned bit = (unsigned)((a >> PAGE_SHIFT) & (HPAGE_PMD_NR - 1));
+
+	return m && (m[bit / 64] >> (bit % 64) & 1);
+}
+
+struct seed_ctx {
+	struct sim_proc *p;
+	bool oom;
+};
+
+static void seed_leaf(void *ctx, vaddr_t va, uint64_t bytes)
+{
+	struct seed_ctx *c = ctx;
+
+	c->oom |= touch_range(c->p, va, bytes) != 0;
+}
+
+static int touched_oom(struct sim *s)
+{
+	s->k.failed = true;
+	return err_host(&s->k.err, s->k.trace_name, 0, 0, "out of host memory recording touched pages");
+}
+
+void sim_track_touched(struct sim *s)
+{
+	if (s->track_touched)
+		return;
+	s->track_touched = true;
+	for (size_t i = 0; i < s->nproc; i++) {
+		struct seed_ctx c = { &s->procs[i], false };
+
+		kernel_mm_for_each_anon(&s->k, s->procs[i].mm, seed_leaf, &c);
+		if (c.oom) {
+			touched_oom(s);
+			return;
+		}
+	}
+}
+
+/* The process a switch record names, as the machine resolved it (the newest with that id). */
+static size_t proc_by_id(const struct sim *s, uint64_t id, size_t dflt)
+{
+	for (size_t i = s->nproc; i-- > 0;)
+		if (s->procs[i].id == id)
+			return i;
+	return dflt;
+}
+
+int sim_touched_batch(struct sim *s, const struct trace_batch *b)
+{
+	size_t cur = s->batch_cur;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const struct trace_rec *r = &b->recs[i];
+
+		if (r->kind <= R_MODIFY) {
+			if (touch_range(&s->procs[cur], r->addr, r->size ? r->size : 1))
+				return touched_oom(s);
+		} else if (r->kind == R_EVENT) {
+			const struct os_event *ev = &b->ev[r->size];
+
+			if (ev->kind == EV_SWITCH)
+				cur = proc_by_id(s, ev->addr, cur);
+			else if (ev->kind == EV_EXEC) { /* a new address space: nothing touched in it */
+				struct sim_proc *p = &s->procs[cur];
+
+				if (p->tr_cap)
+					memset(p->tr_key, 0, p->tr_cap * sizeof(*p->tr_key));
+				p->tr_n = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+struct bloat_ctx {
+	struct sim_proc *p;
+	uint64_t untouched;
+};
+
+static void bloat_leaf(void *ctx, vaddr_t va, uint64_t bytes)
+{
+	struct bloat_ctx *c = ctx;
+
+	for (vaddr_t a = va; a < va + bytes; a += PAGE_SIZE)
+		c->untouched += touched(c->p, a) ? 0 : PAGE_SIZE;
+}
+
+/*
+ * The named metrics, per process at the end of the run:
+ *  - huge_coverage: AnonHugePages over its anonymous RSS (0 without RSS);
+ *  - fairness (Ingens, OSDI'16: huge pages against memory): its share of the
+ *    processes' AnonHugePages divided by its share of their RSS (sums over the
+ *    processes, as summing smaps_rollup would); 1 is a fair share, none (JSON
+ *    null) when no process has a THP or this one has no RSS;
+ *  - bloat_bytes (HawkEye, ASPLOS'19): anonymous resident bytes it never
+ *    referenced, i.e. its RSS minus the touched bytes still resident in it
+ *    (a THP whose subpages it never touched counts those);
+ *  - touched_bytes: the distinct 4K pages it ever referenced, times 4 KiB.
+ */
+int sim_proc_report(struct sim *s, struct stats_proc *out)
+{
+	uint64_t rss_all = 0, huge_all = 0;
+
+	_Static_assert(SP_NR <= STATS_PROC_COUNTS, "stats_proc holds every count");
+	if (s->nproc < 2)
+		return -1;
+	for (size_t i = 0; i < s->nproc; i++) {
+		struct sim_proc *p = &s->procs[i];
+		struct stats_proc *o = &out[i];
+		struct bloat_ctx c = { p, 0 };
+
+		memset(o, 0, sizeof(*o));
+		o->id = p->id;
+		o->exited = p->mm->exited;
+		o->ncounts = SP_NR;
+		o->count_names = sim_proc_count_name;
+		memcpy(o->counts, p->fin, sizeof(p->fin));
+		kernel_mm_rss(&s->k, p->mm, &o->rss_bytes, &o->file_rss_bytes, &o->anon_huge_bytes);
+		kernel_mm_for_each_anon(&s->k, p->mm, bloat_leaf, &c);
+		o->bloat_bytes = c.untouched;
+		for (size_t j = 0; j < p->tr_cap; j++)
+			if (p->tr_key[j])
+				for (int w = 0; w < 8; w++)
+					o->touched_bytes += (uint64_t)__builtin_popcountll(p->tr_bits[j][w]) * PAGE_SIZE;
+		o->huge_coverage = o->rss_bytes ? (double)o->anon_huge_bytes / (double)o->rss_bytes : 0.0;
+		rss_all += o->rss_bytes;
+		huge_all += o->anon_huge_bytes;
+	}
+	for (size_t i = 0; i < s->nproc; i++) {
+		struct stats_proc *o = &out[i];
+
+		o->has_fairness = huge_all && o->rss_bytes;
+		if (o->has_fairness)
+			o->fairness = ((double)o->anon_huge_bytes / (double)huge_all) /
+				      ((double)o->rss_bytes / (double)rss_all);
+	}
 	return 0;
 }
 
@@ -470,6 +688,8 @@ void sim_finish(struct sim *s)
 	uint64_t l1_misses = 0;
 
 	mmu_forget(&s->mmu); /* folds the memo's hits into the counters */
+	for (size_t i = 0; s->nproc > 1 && i < s->nproc; i++) /* before the folds below */
+		sim_proc_counts(s, i, s->procs[i].fin);
 	kernel_rss_changed(&s->k); /* the integrals up to the end (before the counts below move sim_now()) */
 	copy_mmu_stats(st, &s->mmu.st);
 	vmas_finish(&s->k);

@@ -38,6 +38,12 @@ struct sim_proc {
 	struct mm *mm;     /* its address space (the kernel's; exited ones stay listed) */
 	uint64_t id;       /* the trace's process id */
 	uint64_t c[SP_NR]; /* its counts (as of its last switch out) */
+	uint64_t fin[SP_NR]; /* its counts at the last sim_finish() (the report's) */
+	/* the distinct 4K pages it referenced (sim_track_touched()): a 512-bit map per
+	   2M region touched, in an open-addressing table keyed by region + 1 */
+	uint64_t *tr_key;
+	uint64_t (*tr_bits)[8];
+	size_t tr_cap, tr_n;
 };
 
 /* The timeline's per-interval columns (sim.c, timeline_row()). */
@@ -82,10 +88,30 @@ struct sim {
 	struct sim_proc *procs;
 	size_t nproc, cap_proc, cur;
 	uint64_t proc_snap[SP_NR]; /* the machine's counts when cur was switched in */
+	bool track_touched; /* record each process's touched pages (bloat): from the second process on */
+	size_t batch_cur;   /* the running process when the batch began (the touched pages' owner) */
 };
 
 /* The counts of process @i so far (the running one's include what it ran since its switch). */
 void sim_proc_counts(const struct sim *s, size_t i, uint64_t out[SP_NR]);
+
+/*
+ * Record from now on which 4K pages each process references (for bloat_bytes),
+ * by a pass over each batch after it ran (sim_touched_batch()). The machine turns
+ * it on when a second process appears; the processes that exist then are taken
+ * to have touched every anonymous page resident in them (a THP whole: their
+ * bloat before that point is not seen). A front end that starts several
+ * processes calls it before the first record, which makes it exact.
+ */
+void sim_track_touched(struct sim *s);
+/* The touched pages of batch @b (track_touched): 0, or -1 on host OOM (k.err). */
+int sim_touched_batch(struct sim *s, const struct trace_batch *b);
+/*
+ * The report's rows of the processes (s->nproc of them into @out): their counts as
+ * of the last sim_finish(), their memory as it is. 0, or -1 when the run had
+ * fewer than two processes.
+ */
+int sim_proc_report(struct sim *s, struct stats_proc *out);
 
 /* The machine a kernel runs on (the MMU's hooks get the kernel: its #PF vector). */
 static inline struct sim *sim_of(void *k)

@@ -877,3 +877,75 @@ int stats_counter_describe(const char *key, const char **name, const char **unit
 		}
 	return -1;
 }
+
+/* --- several processes ------------------------------------------------------ */
+
+void *stats_procs_to_json(const struct stats_proc *p, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "id", json_integer((json_int_t)p[i].id));
+		json_object_set_new(o, "exited", json_boolean(p[i].exited));
+		for (unsigned c = 0; c < p[i].ncounts; c++)
+			json_object_set_new(o, p[i].count_names[c], json_integer((json_int_t)p[i].counts[c]));
+		json_object_set_new(o, "rss_bytes", json_integer((json_int_t)p[i].rss_bytes));
+		json_object_set_new(o, "anon_huge_bytes", json_integer((json_int_t)p[i].anon_huge_bytes));
+		json_object_set_new(o, "file_rss_bytes", json_integer((json_int_t)p[i].file_rss_bytes));
+		json_object_set_new(o, "huge_coverage", json_real(p[i].huge_coverage));
+		json_object_set_new(o, "touched_bytes", json_integer((json_int_t)p[i].touched_bytes));
+		json_object_set_new(o, "bloat_bytes", json_integer((json_int_t)p[i].bloat_bytes));
+		json_object_set_new(o, "fairness", p[i].has_fairness ? json_real(p[i].fairness) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/*
+ * A row per count and metric, a column per process (headed "process ID", with
+ * " (exited)" for one that exited): the figures as they are, the ratios with
+ * three decimals, "-" for a fairness that is not defined.
+ */
+void stats_write_procs(const struct stats_proc *p, size_t n, FILE *out)
+{
+	static const char *const rows[] = { "rss_bytes", "anon_huge_bytes", "file_rss_bytes",
+					    "huge_coverage", "touched_bytes", "bloat_bytes", "fairness" };
+	char head[48];
+
+	fprintf(out, "%-20s", "processes");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(head, sizeof(head), "process %llu%s", (unsigned long long)p[i].id,
+			 p[i].exited ? " (exited)" : "");
+		fprintf(out, " %18s", head);
+	}
+	fputc('\n', out);
+	for (unsigned c = 0; n && c < p[0].ncounts; c++) {
+		fprintf(out, "%-20s", p[0].count_names[c]);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, " %18llu", (unsigned long long)p[i].counts[c]);
+		fputc('\n', out);
+	}
+	for (size_t r = 0; r < ARRAY_SIZE(rows); r++) {
+		fprintf(out, "%-20s", rows[r]);
+		for (size_t i = 0; i < n; i++) {
+			const struct stats_proc *q = &p[i];
+
+			switch (r) {
+			case 0: fprintf(out, " %18llu", (unsigned long long)q->rss_bytes); break;
+			case 1: fprintf(out, " %18llu", (unsigned long long)q->anon_huge_bytes); break;
+			case 2: fprintf(out, " %18llu", (unsigned long long)q->file_rss_bytes); break;
+			case 3: fprintf(out, " %18.3f", q->huge_coverage); break;
+			case 4: fprintf(out, " %18llu", (unsigned long long)q->touched_bytes); break;
+			case 5: fprintf(out, " %18llu", (unsigned long long)q->bloat_bytes); break;
+			default:
+				if (q->has_fairness)
+					fprintf(out, " %18.3f", q->fairness);
+				else
+					fprintf(out, " %18s", "-");
+			}
+		}
+		fputc('\n', out);
+	}
+}

@@ -124,6 +124,31 @@ struct stats {
 	uint64_t max_rss_bytes; /* the host process's peak RSS (getrusage), like wall time */
 };
 
+/*
+ * One process's row of the report's "processes" array and of the run's
+ * process table (sim_proc_report() fills it, when the run had several):
+ * its counts (named by count_names), what smaps_rollup would show of it at
+ * the end, and the named metrics (see sim.c for their definitions).
+ */
+#define STATS_PROC_COUNTS 16
+struct stats_proc {
+	uint64_t id;
+	bool exited;
+	unsigned ncounts;
+	const char *const *count_names;
+	uint64_t counts[STATS_PROC_COUNTS];
+	uint64_t rss_bytes, anon_huge_bytes, file_rss_bytes;
+	uint64_t touched_bytes, bloat_bytes;
+	double huge_coverage;
+	bool has_fairness; /* false: no process had huge bytes or this one has no RSS */
+	double fairness;
+};
+
+/* The "processes" array of @n rows (caller owns it: json_decref). */
+void *stats_procs_to_json(const struct stats_proc *p, size_t n);
+/* The table comparing @n processes, a column each, as the --modes table compares modes. */
+void stats_write_procs(const struct stats_proc *p, size_t n, FILE *out);
+
 struct report_meta {
 	const char *config; /* the config file, or "built-in" */
 	const char *trace;  /* the trace path or workload spec */

@@ -50,7 +50,17 @@
 #include "util.h"
 #include "vma.h"
 
-/* --- deposits: a small open-addressing map pmd index -> table frame -------- */
+/* --- deposits: a small open-addressing map (mm, pmd index) -> table frame -- */
+
+/*
+ * The key of the PMD at @va in the mm the kernel works on (pgtable_trans_huge_deposit()
+ * files the table under that mm's PMD): the mm's serial above the PMD index (36 bits
+ * cover a 57-bit address space), + 1 so that 0 marks an empty slot.
+ */
+static uint64_t dep_key(const struct kernel *k, vaddr_t va)
+{
+	return ((uint64_t)k->mm->serial << 36 | va >> PMD_SHIFT) + 1;
+}
 
 static size_t dep_slot(const struct thp_state *t, uint64_t key)
 {
@@ -64,7 +74,7 @@ static size_t dep_slot(const struct thp_state *t, uint64_t key)
 int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table)
 {
 	struct thp_state *t = &k->thp;
-	uint64_t key = (va >> PMD_SHIFT) + 1;
+	uint64_t key = dep_key(k, va);
 	size_t i;
 
 	if ((t->dep_n + 1) * 2 > t->dep_cap) {
@@ -103,7 +113,7 @@ int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table)
 pfn_t thp_withdraw(struct kernel *k, vaddr_t va)
 {
 	struct thp_state *t = &k->thp;
-	uint64_t key = (va >> PMD_SHIFT) + 1;
+	uint64_t key = dep_key(k, va);
 	size_t i, j;
 	pfn_t v;
 
@@ -192,14 +202,7 @@ void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 
 void thp_register(struct kernel *k)
 {
-	/*
-	 * __khugepaged_enter(): the first mm on an empty list wakes the idle daemon
-	 * at once; it then sleeps scan_sleep_millisecs between passes.
-	 */
-	if (!k->thp.mm_registered) {
-		k->thp.mm_registered = true;
-		k->khugepaged.next_wake = kernel_now(k);
-	}
+	khugepaged_enter_mm(k, k->mm);
 }
 
 /* --- policy --------------------------------------------------------------- */

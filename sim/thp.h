@@ -32,7 +32,7 @@ struct thp_state {
 	pfn_t huge_zero_pfn; /* the huge zero page, PFN_NONE until a read fault needs it */
 	struct folio *folio; /* nr_pages >> 9 entries */
 	/* deposited page tables, one per PMD leaf of a THP or the huge zero page */
-	uint64_t *dep_key;   /* pmd index + 1 (0 = empty slot) */
+	uint64_t *dep_key;   /* mm serial and pmd index, + 1 (0 = empty slot; thp.c dep_key()) */
 	pfn_t *dep_val;
 	size_t dep_cap, dep_n;
 	pfn_t *deferred;     /* heads of partially mapped THPs */
@@ -44,7 +44,8 @@ struct thp_state {
 	pfn_t run_head;         /* the folio of the open run; PFN_NONE: none */
 	pfn_t run_next_pfn;     /* the frame and address that continue it */
 	vaddr_t run_next_va;
-	bool mm_registered;  /* khugepaged_enter() has seen this mm */
+	bool mm_registered;  /* khugepaged is awake: an mm was registered since it last found
+				the list empty (its wake-ups are due; khugepaged.c) */
 };
 
 int thp_init(struct kernel *k);
@@ -64,7 +65,7 @@ int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write);
  */
 int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va);
 
-/* khugepaged_enter_vma(): register the mm with khugepaged (once). */
+/* khugepaged_enter_vma(): register k->mm with khugepaged (once: khugepaged_enter_mm()). */
 void thp_register(struct kernel *k);
 
 /* True if THP may back @v at all (thp_vma_allowable_order() for PMD order). */
