@@ -204,6 +204,18 @@ int sim_fault(struct kernel *k, vaddr_t va, bool write)
 		k->thp.nr_zero_ptes++;
 		return 0;
 	}
+	if (unlikely((v->flags & VM_SHARED) && v->file)) {
+		/* shared anonymous memory after a fork: shmem_fault() finds the page
+		 * another process of the object maps (fork.c); no clearing */
+		pfn = kernel_shared_anon_find(k, v, va);
+		if (pfn != PFN_NONE) {
+			if (pt_map(&k->mm->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE))
+				goto oom;
+			k->mapcount[pfn]++;
+			k->nr_shared_ptes++;
+			return 0;
+		}
+	}
 	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
 	pfn = buddy_alloc(&k->buddy, 0);
 	if (pfn == PFN_NONE)
@@ -280,9 +292,25 @@ int sim_wp_fault(struct kernel *k, vaddr_t va)
 		k->st->nr_anon_pages++;
 		kernel_rss_changed(k);
 		k->st->cyc_fault += k->cfg->cost.clear_page;
+	} else if (ps == PS_4K && kernel_page_shared(k, pfn) && !(v->flags & VM_SHARED)) {
+		/* wp_page_copy() of a page another mm maps too (after a fork, fork.c):
+		 * a new page with the old one's contents; the old one stays theirs */
+		if (unlikely(k->buddy.nr_free_pages < k->wmark_low))
+			reclaim_kswapd(k);
+		np = buddy_alloc(&k->buddy, 0);
+		if (np == PFN_NONE)
+			return kernel_oom(k, va);
+		kernel_page_unshare(k, pfn);
+		pt_set_pte(&k->mm->pt, p, np, v->flags & VM_WRITE);
+		kernel_rmap_set(k, np, p);
+		lru_add(&k->lru, np, 1);
+		k->st->nr_anon_pages++;
+		kernel_rss_changed(k);
+		k->st->cyc_fault += k->cfg->cost.copy_page;
 	} else {
 		/* a read-only leaf of a page the process owns alone: made writable in
-		 * place (wp_page_reuse(); a huge leaf: do_huge_pmd_wp_page() ->
+		 * place (wp_page_reuse(); after a fork, wp_can_reuse_anon_folio(): no
+		 * other mm maps it any more, its refcount is 1; a huge leaf: do_huge_pmd_wp_page() ->
 		 * pmdp_set_access_flags(), hugetlb_wp() -> set_huge_ptep_writable()) */
 		pt_protect_range(&k->mm->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
 				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,

@@ -87,6 +87,20 @@ int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st
 		k->rmap = NULL;
 		goto oom;
 	}
+	/* (untouched pages of these cost no host memory: they grow with the frames mapped) */
+	k->rmap_mm = mmap(NULL, k->buddy.nr_pages * sizeof(*k->rmap_mm), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	k->mapcount = mmap(NULL, k->buddy.nr_pages * sizeof(*k->mapcount), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (k->rmap_mm == MAP_FAILED || k->mapcount == MAP_FAILED) {
+		if (k->rmap_mm != MAP_FAILED)
+			munmap(k->rmap_mm, k->buddy.nr_pages * sizeof(*k->rmap_mm));
+		if (k->mapcount != MAP_FAILED)
+			munmap(k->mapcount, k->buddy.nr_pages * sizeof(*k->mapcount));
+		k->rmap_mm = NULL;
+		k->mapcount = NULL;
+		goto oom;
+	}
 	if (thp_init(k) || lru_init(&k->lru, k->buddy.nr_pages) || swap_init(&k->swap, cfg->swap_size) ||
 	    filemap_init(k) || vmas_init(k))
 		goto oom;
@@ -118,6 +132,10 @@ void kernel_destroy(struct kernel *k)
 	swap_destroy(&k->swap);
 	if (k->rmap)
 		munmap(k->rmap, k->buddy.nr_pages * sizeof(*k->rmap));
+	if (k->rmap_mm)
+		munmap(k->rmap_mm, k->buddy.nr_pages * sizeof(*k->rmap_mm));
+	if (k->mapcount)
+		munmap(k->mapcount, k->buddy.nr_pages * sizeof(*k->mapcount));
 	buddy_destroy(&k->buddy);
 	vmas_destroy(k);
 }
@@ -134,6 +152,7 @@ struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
 		return NULL;
 	}
 	mm->id = id;
+	mm->nr = k->nr_mm;
 	*k->mms_tail = mm;
 	k->mms_tail = &mm->next;
 	k->nr_mm++;
@@ -288,6 +307,7 @@ struct inv_ctx {
 	uint64_t thp_pmds, subpages, pages_1g, lru_pages, file_ptes;
 	uint8_t *slots; /* swap slots reached from swap entries */
 	uint64_t file_pmds;
+	uint32_t *seen; /* while pages are shared: PTEs met per frame */
 };
 
 static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
@@ -356,8 +376,26 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 	}
 	BUG_ON(!buddy_is_allocated(&k->buddy, pfn, &order));
 	BUG_ON(order != (ps == PS_4K ? 0 : HPAGE_PMD_ORDER));
+	if (ps == PS_4K && kernel_page_shared(k, pfn)) {
+		/* mapped by 1 + mapcount mms (fork.c): owned once, its reverse map
+		 * names one of them, at the address that one maps it at */
+		enum page_size rps;
+		pfn_t rp;
+
+		BUG_ON(!c->seen);
+		BUG_ON(!k->rmap_mm[pfn] || k->rmap_mm[pfn]->exited ||
+		       !pt_lookup(&k->rmap_mm[pfn]->pt, k->rmap[pfn] - 1, &rps, &rp, NULL) ||
+		       rps != PS_4K || rp != pfn);
+		BUG_ON(!lru_on(&k->lru, pfn));
+		if (c->seen[pfn]++)
+			return;
+		c->lru_pages++;
+		own(c, pfn, 1);
+		return;
+	}
 	if (ps == PS_4K) {
 		BUG_ON(k->rmap[pfn] != va + 1); /* the reverse map compaction relies on */
+		BUG_ON(k->rmap_mm[pfn] != k->mm);
 		BUG_ON(!lru_on(&k->lru, pfn));       /* every anonymous page can be reclaimed */
 		c->lru_pages++;
 	}
@@ -392,13 +430,17 @@ static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
 void kernel_check_invariants(struct kernel *k)
 {
 	struct inv_ctx c = { k, calloc((k->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0, 0,
-			     calloc(k->swap.nr_slots / 8 + 1, 1), 0 };
+			     calloc(k->swap.nr_slots / 8 + 1, 1), 0, NULL };
 	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
 	uint64_t nr_swap = 0, nr_tables = 0, nr_leaves[PS_NR] = { 0 };
 	struct mm *cur = k->mm;
 
 	BUG_ON(!c.owned || !c.slots);
+	if (k->nr_shared_ptes) {
+		c.seen = calloc(k->buddy.nr_pages, sizeof(*c.seen));
+		BUG_ON(!c.seen);
+	}
 	buddy_check_invariants(&k->buddy);
 	swap_check_invariants(&k->swap);
 	reclaim_check_invariants(k);
@@ -423,7 +465,11 @@ void kernel_check_invariants(struct kernel *k)
 	BUG_ON(nr_leaves[PS_1G] != k->st->nr_hugetlb_pages_1g);
 	/* every change of resident memory was accounted (kernel_rss_changed()) */
 	BUG_ON(k->racct.rss != kernel_rss_bytes(k->st) || k->racct.huge != kernel_huge_bytes(k->st));
-	BUG_ON(nr_leaves[PS_4K] != k->st->nr_anon_pages + k->thp.nr_zero_ptes + k->fm.nr_ptes);
+	BUG_ON(nr_leaves[PS_4K] != k->st->nr_anon_pages + k->nr_shared_ptes + k->thp.nr_zero_ptes + k->fm.nr_ptes);
+	/* a shared page is met once per mm mapping it: 1 + its mapcount */
+	for (pfn_t f = 0; c.seen && f < k->buddy.nr_pages; f++)
+		BUG_ON(c.seen[f] && c.seen[f] != 1 + k->mapcount[f]);
+	free(c.seen);
 	filemap_check_invariants(k, c.file_ptes, c.file_pmds);
 	filemap_for_each(k, own_cache_page, &c);
 	BUG_ON(nr_leaves[PS_2M] != k->st->nr_hugetlb_pages + k->thp.nr_zero_pmds +

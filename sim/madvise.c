@@ -80,6 +80,11 @@ static void folio_advise(struct madv_walk *w, pfn_t head, unsigned nr, vaddr_t v
 	struct kernel *k = w->k;
 	unsigned leaves = ps == PS_4K ? nr : 1;
 
+	/* madvise_cold_or_pageout_pte_range(), madvise_free_pte_range(): "do not
+	 * interfere with other mappings of this folio" (folio_mapcount() !=
+	 * folio_nr_pages()): a page another mm maps after a fork is skipped */
+	if (nr == 1 && kernel_page_shared(k, head))
+		return;
 	switch (w->op) {
 	case OP_FREE:
 		/* clear_young_dirty_ptes(CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY), folio_mark_lazyfree() */

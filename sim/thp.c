@@ -64,7 +64,7 @@ static size_t dep_slot(const struct thp_state *t, uint64_t key)
 int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table)
 {
 	struct thp_state *t = &k->thp;
-	uint64_t key = (va >> PMD_SHIFT) + 1;
+	uint64_t key = ((uint64_t)k->mm->nr << 36) + (va >> PMD_SHIFT) + 1; /* per mm */
 	size_t i;
 
 	if ((t->dep_n + 1) * 2 > t->dep_cap) {
@@ -103,7 +103,7 @@ int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table)
 pfn_t thp_withdraw(struct kernel *k, vaddr_t va)
 {
 	struct thp_state *t = &k->thp;
-	uint64_t key = (va >> PMD_SHIFT) + 1;
+	uint64_t key = ((uint64_t)k->mm->nr << 36) + (va >> PMD_SHIFT) + 1; /* per mm */
 	size_t i, j;
 	pfn_t v;
 
@@ -182,6 +182,7 @@ void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 
 	memset(f, 0, sizeof(*f));
 	f->va = va;
+	k->rmap_mm[pfn] = k->mm; /* the folio's mm (reclaim walks it there) */
 	memset(f->mapped, 0xff, sizeof(f->mapped));
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
@@ -515,6 +516,10 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 		} else if (!t->rmap_batched && !(f->flags & FOLIO_DEFERRED)) {
 			deferred_add(k, head); /* deferred_split_folio() on a partial unmap */
 		}
+		return;
+	}
+	if (unlikely(kernel_page_shared(k, pfn))) {
+		kernel_page_unshare(k, pfn); /* another mm maps it still (fork.c) */
 		return;
 	}
 	lru_del(&k->lru, pfn, 1);

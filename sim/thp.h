@@ -32,7 +32,7 @@ struct thp_state {
 	pfn_t huge_zero_pfn; /* the huge zero page, PFN_NONE until a read fault needs it */
 	struct folio *folio; /* nr_pages >> 9 entries */
 	/* deposited page tables, one per PMD leaf of a THP or the huge zero page */
-	uint64_t *dep_key;   /* pmd index + 1 (0 = empty slot) */
+	uint64_t *dep_key;   /* (mm nr << 36) + pmd index + 1 (0 = empty slot) */
 	pfn_t *dep_val;
 	size_t dep_cap, dep_n;
 	pfn_t *deferred;     /* heads of partially mapped THPs */

@@ -1,0 +1,267 @@
+/*
+ * check_fork.c - fork() and the sharing it starts (fork.c): private anonymous
+ * pages shared read-only after copy_page_range(), a store copies (wp_page_copy())
+ * or, once no other mm maps the page, reuses it (wp_can_reuse_anon_folio());
+ * zero-page PTEs copied; shared anonymous memory shared for real (shmem_fault()
+ * finds the other process's page); compaction, reclaim and MADV_PAGEOUT leave a
+ * shared page alone; what cannot be shared yet is refused. Every invariant
+ * (sim_check_invariants(), which counts a shared page once per mapper) after each
+ * step. Driven through sim_event() with EV_FORK / EV_SWITCH, as a trace is.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check_common.h"
+#include "check_run.h"
+#include "kernel.h"
+#include "tlbflush.h"
+
+#define BASE 0x40000000UL
+#define MB (1UL << 20)
+#define PG 4096UL
+
+static void event(struct os_event ev)
+{
+	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
+	sim_check_invariants(S);
+}
+
+static void to(uint64_t id)
+{
+	event((struct os_event){ .kind = EV_SWITCH, .addr = id });
+}
+
+static void fork_(uint64_t child)
+{
+	event((struct os_event){ .kind = EV_FORK, .addr = child });
+}
+
+static void map(uint64_t len, uint32_t flags)
+{
+	event((struct os_event){ .kind = EV_MMAP, .addr = BASE, .len = len, .prot = 3,
+				 .flags = flags | MAP_ANONYMOUS_, .fd = -1 });
+}
+
+static void boot2(const char *set, const char *set2)
+{
+	struct sim_config c;
+	struct err e = { 0 };
+
+	config_defaults(&c);
+	c.memory = 256ULL << 20;
+	c.mode = MODE_THP;
+	ck_assert_msg(config_set(&c, set, &e) == 0, "%s", e.msg);
+	if (set2)
+		ck_assert_msg(config_set(&c, set2, &e) == 0, "%s", e.msg);
+	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
+	S = calloc(1, sizeof(*S));
+	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
+}
+
+static void boot(const char *set)
+{
+	boot2(set, NULL);
+}
+
+/* The frame process @id maps at @va (PFN_NONE: none). */
+static pfn_t frame(uint64_t id, vaddr_t va)
+{
+	struct mm *mm = kernel_mm_find(&S->k, id);
+	enum page_size ps;
+	pfn_t pfn;
+
+	ck_assert_ptr_nonnull(mm);
+	return pt_lookup(&mm->pt, va, &ps, &pfn, NULL) ? pfn : PFN_NONE;
+}
+
+static uint64_t anon_rss(uint64_t id)
+{
+	uint64_t anon, file, huge;
+
+	kernel_mm_rss(&S->k, kernel_mm_find(&S->k, id), &anon, &file, &huge);
+	return anon;
+}
+
+/* fork, then stores: the first store to a shared page copies it; the last mapper reuses. */
+START_TEST(fork_then_write_4k)
+{
+	uint64_t inval, free0;
+
+	boot("os.thp.enabled=never");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 16 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 16);
+	inval = S->st.tlb_invalidations;
+	free0 = S->k.buddy.nr_free_pages;
+	fork_(1);
+	/* dup_mmap(): the pages shared, counted once; the parent's flush_tlb_mm() */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 16);
+	ck_assert_uint_eq(S->st.tlb_invalidations, inval + 1);
+	ck_assert_uint_eq(anon_rss(0), 16 * PG);
+	ck_assert_uint_eq(anon_rss(1), 16 * PG);
+	ck_assert_uint_eq(frame(0, BASE), frame(1, BASE));
+	/* the child's page table took frames, no page was copied */
+	ck_assert_uint_eq(free0 - S->k.buddy.nr_free_pages, S->k.mms->next->pt.nr_tables);
+	/* the parent reads: no fault; writes page 0: a COW fault and a copy */
+	touch(BASE, BASE + 16 * PG, R_LOAD);
+	ck_assert_uint_eq(S->st.pgfault, 16);
+	touch(BASE, BASE + PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 17);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 17);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 15);
+	ck_assert_uint_ne(frame(0, BASE), frame(1, BASE));
+	/* the child: page 0 is its alone now (reuse, no copy); page 1 is still shared (copy) */
+	to(1);
+	touch(BASE, BASE + PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 18);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 17);
+	touch(BASE + PG, BASE + 2 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 19);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 18);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 14);
+	/* a second store takes no fault: the PTE is writable now */
+	touch(BASE, BASE + 2 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 19);
+	ck_assert_uint_eq(anon_rss(1), 16 * PG);
+	done();
+}
+END_TEST
+
+/* The child exits: the parent's pages are exclusive again, each store reuses its page. */
+START_TEST(child_exit_then_reuse)
+{
+	uint64_t free0;
+
+	boot("os.thp.enabled=never");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 16 * PG, R_STORE);
+	fork_(1);
+	to(1);
+	event((struct os_event){ .kind = EV_EXIT });
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	to(0);
+	free0 = S->k.buddy.nr_free_pages;
+	/* the PTEs are still read-only: 16 write faults, no page allocated */
+	touch(BASE, BASE + 16 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 32);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0);
+	done();
+}
+END_TEST
+
+/* The parent exits first: the child keeps every page (the reverse map moves to it). */
+START_TEST(parent_exit_first)
+{
+	boot("os.thp.enabled=never");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 8 * PG, R_STORE);
+	fork_(1);
+	event((struct os_event){ .kind = EV_EXIT });
+	ck_assert_uint_eq(S->st.nr_anon_pages, 8);
+	ck_assert_ptr_eq(S->k.rmap_mm[frame(1, BASE)], kernel_mm_find(&S->k, 1));
+	to(1);
+	touch(BASE, BASE + 8 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 16);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 8);
+	event((struct os_event){ .kind = EV_EXIT });
+	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
+	done();
+}
+END_TEST
+
+/* Zero-page PTEs are copied in a VMA with an anon_vma; a VMA of zero pages alone is not. */
+START_TEST(zero_pages)
+{
+	boot("os.thp.enabled=never");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 4 * PG, R_LOAD); /* no anon_vma yet: vma_needs_copy() false */
+	fork_(1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 4);
+	ck_assert_uint_eq(frame(1, BASE), PFN_NONE);
+	touch(BASE + 4 * PG, BASE + 5 * PG, R_STORE); /* now it has one */
+	fork_(2);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 8);
+	ck_assert_uint_eq(frame(2, BASE), S->k.thp.zero_pfn);
+	to(2);
+	touch(BASE, BASE + PG, R_STORE); /* wp_page_copy() from the zero page */
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 7);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	done();
+}
+END_TEST
+
+/* MAP_SHARED | MAP_ANONYMOUS: one set of pages; a store in one is seen by the other. */
+START_TEST(shared_anonymous)
+{
+	boot("os.thp.enabled=never");
+	map(MB, MAP_SHARED_);
+	touch(BASE, BASE + 4 * PG, R_STORE);
+	fork_(1);
+	/* shmem has no anon_vma: nothing copied, the child faults the pages in */
+	ck_assert_uint_eq(frame(1, BASE), PFN_NONE);
+	to(1);
+	touch(BASE, BASE + 4 * PG, R_LOAD);
+	ck_assert_uint_eq(S->st.pgfault, 8);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 4); /* the same pages: shmem_fault() found them */
+	ck_assert_uint_eq(frame(1, BASE), frame(0, BASE));
+	touch(BASE, BASE + 4 * PG, R_STORE); /* mapped writable: no fault, no copy */
+	ck_assert_uint_eq(S->st.pgfault, 8);
+	touch(BASE + 5 * PG, BASE + 6 * PG, R_STORE); /* a new page, in the child */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 5);
+	to(0);
+	touch(BASE + 5 * PG, BASE + 6 * PG, R_LOAD); /* the parent sees it */
+	ck_assert_uint_eq(S->st.pgfault, 10);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 5);
+	ck_assert_uint_eq(frame(0, BASE + 5 * PG), frame(1, BASE + 5 * PG));
+	done();
+}
+END_TEST
+
+/* MADV_PAGEOUT and kswapd leave a shared page alone; compaction does not migrate it. */
+START_TEST(reclaim_skips_shared)
+{
+	boot2("os.thp.enabled=never", "os.swap.size=64M");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 8 * PG, R_STORE);
+	fork_(1);
+	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 8 * PG, .advice = MADV_PAGEOUT_ });
+	ck_assert_uint_eq(S->st.pswpout, 0);
+	touch(BASE, BASE + 2 * PG, R_STORE); /* two pages the parent's alone: copies */
+	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 8 * PG, .advice = MADV_PAGEOUT_ });
+	ck_assert_uint_eq(S->st.pswpout, 2);
+	done();
+}
+END_TEST
+
+/* What the model cannot share yet is refused, by name. */
+START_TEST(refused)
+{
+	boot("os.thp.enabled=always");
+	map(4 * MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 4 * MB, R_STORE);
+	ck_assert_int_eq(sim_event(S, &(struct os_event){ .kind = EV_FORK, .addr = 1 }), -1);
+	ck_assert_str_eq(S->k.fail_msg, "fork of process 0: a process with anonymous THPs cannot be forked yet");
+	done();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fork");
+	TCase *tc = tcase_create("scenarios");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, fork_then_write_4k);
+	tcase_add_test(tc, child_exit_then_reuse);
+	tcase_add_test(tc, parent_exit_first);
+	tcase_add_test(tc, zero_pages);
+	tcase_add_test(tc, shared_anonymous);
+	tcase_add_test(tc, reclaim_skips_shared);
+	tcase_add_test(tc, refused);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
