@@ -21,6 +21,11 @@
  *    mapping; the child's PTE is old), its mapcount raised (the page is no
  *    longer PageAnonExclusive); a zero-page PTE is copied; a page-cache page is
  *    mapped again (folio_dup_file_rmap_pte(), nr_mapped unchanged).
+ *  - copy_huge_pmd(): a PMD-mapped THP is shared by both PMDs read-only (the
+ *    folio's PMD count raised, pmd_shared; NR_ANON_THPS counts it once) with a
+ *    table deposited for the child; the huge zero PMD is copied with its table;
+ *    a file THP's PMD is not (!vma_is_anonymous(dst_vma): refilled on fault).
+ *    A PTE-mapped THP's PTEs are shared like 4K pages (mapcount per subpage).
  *  - Counters: nr_anon_pages (NR_ANON_MAPPED) counts pages, not mappings, so a
  *    fork moves neither it nor RSS in the report's machine totals; each
  *    process's RSS (kernel_mm_rss(), smaps) is what its page table maps.
@@ -38,12 +43,22 @@
  *    other with no fault. The model keeps such a page while some process maps
  *    it (Linux keeps it in the shmem file until the last mapping goes).
  *
+ *  - A store to a shared THP's PMD (fault.c, do_huge_pmd_wp_page()): the folio
+ *    is not exclusive, so the writer's PMD is split (__split_huge_pmd(),
+ *    thp_split_pmd; its 512 PTEs are extra mappings of a folio the other mm
+ *    still maps by its PMD) and the fault falls back to the PTE level, which
+ *    copies 4 KiB (Linux 5.8+, commit 3917c80280c9 "thp: change CoW semantics
+ *    for anon-THP"). A PMD no other mm maps and no PTE shares is reused. When
+ *    the last PMD goes while PTEs of other mms map some of its pages, those
+ *    become its mappings and the partially mapped folio is queued for
+ *    deferred split. A store to a PTE of a large folio reuses it only when
+ *    this mm alone maps the whole folio (__wp_can_reuse_large_anon_folio(),
+ *    6.15+); else it copies the page.
+ *
  * Simplifications, and why. What the model cannot yet share is refused with a
- * message naming it (exit 2), never modelled wrongly: PMD-mapped or PTE-mapped
- * anonymous THPs (copy_huge_pmd(), folio_try_dup_anon_rmap_ptes() on a large
- * folio: the folio model, thp.h, holds one mapper per subpage), the huge zero
- * page, file THPs, hugetlb pages and swap entries (swap_duplicate(): the swap
- * model holds no count per slot). Reclaim and compaction leave a shared page
+ * message naming it (exit 2), never modelled wrongly: hugetlb pages
+ * (copy_hugetlb_page_range(): the pool has no mapcount) and swap entries
+ * (swap_duplicate(): the swap model holds no count per slot). Reclaim and compaction leave a shared page
  * alone (reclaim activates it, compaction does not migrate it): try_to_unmap()
  * and try_to_migrate() would walk every mapper through the anon_vma and put a
  * swap or migration entry in each, which needs the per-slot count above; an
@@ -112,14 +127,6 @@ static const char *cannot_fork(struct kernel *k, struct mm *mm, const struct for
 		if (f->ps == PS_1G || (f->ps == PS_2M && !filemap_is_thp(k, f->pfn) &&
 				       f->pfn != k->thp.huge_zero_pfn && !thp_is_folio(k, f->pfn)))
 			return "hugetlb pages";
-		if (f->ps == PS_2M && !vma_needs_copy(vma_find(&mm->vmas, f->va)))
-			continue;
-		if (f->ps == PS_2M && f->pfn == k->thp.huge_zero_pfn)
-			return "the huge zero page mapped";
-		if (f->ps == PS_2M && filemap_is_thp(k, f->pfn))
-			return "file THPs mapped";
-		if (f->ps == PS_2M || thp_is_folio(k, f->pfn))
-			return "anonymous THPs";
 	}
 	return NULL;
 }
@@ -154,6 +161,36 @@ static int copy_vmas(struct kernel *k, struct mm *src, struct mm *dst)
 	return 0;
 }
 
+/*
+ * copy_huge_pmd() of a 2M leaf of @src into k->mm (the child): the huge zero
+ * PMD, or a THP's PMD read-only in both, the folio's PMD count raised; each
+ * with a deposited table (pte_alloc_one() of the child). A file THP's PMD is
+ * not copied (!vma_is_anonymous(): refilled on fault). 0 or -1.
+ */
+static int copy_pmd(struct kernel *k, struct mm *src, const struct fork_leaf *f)
+{
+	pfn_t table;
+
+	if (filemap_is_thp(k, f->pfn))
+		return 0;
+	table = k->pt_ops.alloc(k->pt_ops.ctx);
+	if (table == PFN_NONE)
+		return -1;
+	if (pt_map(&k->mm->pt, f->va, PS_2M, f->pfn, false) || thp_deposit(k, f->va, table)) {
+		k->pt_ops.free(k->pt_ops.ctx, table);
+		return -1;
+	}
+	if (f->pfn == k->thp.huge_zero_pfn) {
+		k->thp.nr_zero_pmds++; /* mm_get_huge_zero_folio() */
+		return 0;
+	}
+	if (f->entry & PTE_RW) /* pmdp_set_wrprotect() */
+		pt_protect_range(&src->pt, f->va, f->va + PMD_SIZE, false, PFN_NONE, PFN_NONE);
+	k->thp.folio[f->pfn >> HPAGE_PMD_ORDER].pmd_shared++; /* folio_try_dup_anon_rmap_pmd() */
+	k->thp.nr_shared_pmds++;
+	return 0;
+}
+
 /* copy_present_pte() of one 4K leaf of @src into k->mm (the child). 0 or -1 (no table frame). */
 static int copy_pte(struct kernel *k, struct mm *src, const struct fork_leaf *f)
 {
@@ -170,7 +207,8 @@ static int copy_pte(struct kernel *k, struct mm *src, const struct fork_leaf *f)
 		filemap_map_pte(k, f->pfn);
 		return 0;
 	}
-	/* a private anonymous page: shared read-only, COW in both */
+	/* a private anonymous page (a THP's too): shared read-only, COW in both
+	 * (folio_try_dup_anon_rmap_pte(), ptep_set_wrprotect()) */
 	if (pt_map(&k->mm->pt, f->va, PS_4K, f->pfn, false))
 		return -1;
 	if (f->entry & PTE_RW)
@@ -211,7 +249,7 @@ struct mm *kernel_fork(struct kernel *k, uint64_t id)
 
 		if (!vma_needs_copy(vma_find(&src->vmas, f->va)))
 			continue;
-		if (copy_pte(k, src, f)) {
+		if (f->ps == PS_2M ? copy_pmd(k, src, f) : copy_pte(k, src, f)) {
 			if (dst->pt.host_oom)
 				goto oom_in_child;
 			kernel_use_mm(k, src);
@@ -233,41 +271,38 @@ host_oom:
 	return NULL;
 }
 
-struct find_pte {
+struct find_leaf {
 	pfn_t pfn;
+	enum page_size ps;
 	vaddr_t va;
 	bool found;
 };
 
 static void find_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
-	struct find_pte *f = ctx;
+	struct find_leaf *f = ctx;
 
 	(void)entry;
-	if (!f->found && ps == PS_4K && pfn == f->pfn) {
+	if (!f->found && ps == f->ps && pfn == f->pfn) {
 		f->found = true;
 		f->va = va;
 	}
 }
 
-/*
- * Another live mm that maps @pfn, at @va first (where a fork put it), else
- * wherever it moved it (mremap); sets *@at. NULL if none.
- */
-static struct mm *other_mapper(struct kernel *k, pfn_t pfn, vaddr_t va, vaddr_t *at)
+struct mm *kernel_find_mapper(struct kernel *k, pfn_t pfn, enum page_size ps, vaddr_t va, vaddr_t *at)
 {
 	for (struct mm *mm = k->mms; mm; mm = mm->next) {
-		enum page_size ps;
+		enum page_size lps;
 		pfn_t p;
 
-		if (mm != k->mm && !mm->exited && pt_lookup(&mm->pt, va, &ps, &p, NULL) &&
-		    ps == PS_4K && p == pfn) {
+		if (mm != k->mm && !mm->exited && pt_lookup(&mm->pt, va, &lps, &p, NULL) &&
+		    lps == ps && p == pfn) {
 			*at = va;
 			return mm;
 		}
 	}
 	for (struct mm *mm = k->mms; mm; mm = mm->next) {
-		struct find_pte f = { pfn, 0, false };
+		struct find_leaf f = { pfn, ps, 0, false };
 
 		if (mm == k->mm || mm->exited)
 			continue;
@@ -277,6 +312,7 @@ static struct mm *other_mapper(struct kernel *k, pfn_t pfn, vaddr_t va, vaddr_t 
 			return mm;
 		}
 	}
+	BUG_ON(1); /* a page counted as shared that no other mm maps */
 	return NULL;
 }
 
@@ -289,8 +325,7 @@ void kernel_page_unshare(struct kernel *k, pfn_t pfn)
 		/* the anon_vma's walk finds the page in its other mappers */
 		vaddr_t at = 0;
 
-		k->rmap_mm[pfn] = other_mapper(k, pfn, k->rmap[pfn] - 1, &at);
-		BUG_ON(!k->rmap_mm[pfn]);
+		k->rmap_mm[pfn] = kernel_find_mapper(k, pfn, PS_4K, k->rmap[pfn] - 1, &at);
 		k->rmap[pfn] = at + 1;
 	}
 }

@@ -364,11 +364,22 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 		if (ps == PS_2M) {
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
 			c->thp_pmds++;
+			if (c->seen) { /* shared: each PMD counted, the folio owned once */
+				c->seen[head] += 1U << 16;
+				if (c->seen[head] >> 16 > 1)
+					return;
+			}
 			own(c, pfn, HPAGE_PMD_NR);
+		} else if (f->flags & FOLIO_PMD_MAPPED) {
+			/* an extra PTE of a folio another mm maps by its PMD (fork.c) */
+			BUG_ON(!c->seen || !k->mapcount[pfn]);
+			c->seen[pfn]++;
 		} else {
-			BUG_ON(f->flags & FOLIO_PMD_MAPPED);
 			BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
-			BUG_ON(k->rmap[pfn] != va + 1);
+			if (c->seen && c->seen[pfn]++ & 0xffff)
+				return; /* a page of it shared by several mms: owned once */
+			if (!k->mapcount[pfn])
+				BUG_ON(k->rmap[pfn] != va + 1 || k->rmap_mm[pfn] != k->mm);
 			c->subpages++;
 			own(c, pfn, 1);
 		}
@@ -437,7 +448,7 @@ void kernel_check_invariants(struct kernel *k)
 	struct mm *cur = k->mm;
 
 	BUG_ON(!c.owned || !c.slots);
-	if (k->nr_shared_ptes) {
+	if (k->nr_shared_ptes || k->thp.nr_shared_pmds) {
 		c.seen = calloc(k->buddy.nr_pages, sizeof(*c.seen));
 		BUG_ON(!c.seen);
 	}
@@ -466,19 +477,31 @@ void kernel_check_invariants(struct kernel *k)
 	/* every change of resident memory was accounted (kernel_rss_changed()) */
 	BUG_ON(k->racct.rss != kernel_rss_bytes(k->st) || k->racct.huge != kernel_huge_bytes(k->st));
 	BUG_ON(nr_leaves[PS_4K] != k->st->nr_anon_pages + k->nr_shared_ptes + k->thp.nr_zero_ptes + k->fm.nr_ptes);
-	/* a shared page is met once per mm mapping it: 1 + its mapcount */
-	for (pfn_t f = 0; c.seen && f < k->buddy.nr_pages; f++)
-		BUG_ON(c.seen[f] && c.seen[f] != 1 + k->mapcount[f]);
+	/* a shared page is met once per mm mapping it: 1 + its mapcount (a
+	 * PMD-mapped THP's pages: their mapcount is their PTEs, the PMDs are
+	 * 1 + pmd_shared) */
+	for (pfn_t f = 0; c.seen && f < k->buddy.nr_pages; f++) {
+		const struct folio *fo = thp_is_folio(k, f) ? &k->thp.folio[f >> HPAGE_PMD_ORDER] : NULL;
+		uint32_t ptes = c.seen[f] & 0xffff, pmds = c.seen[f] >> 16;
+
+		if (fo && (fo->flags & FOLIO_PMD_MAPPED)) {
+			BUG_ON(ptes != k->mapcount[f]);
+			if (!(f & (HPAGE_PMD_NR - 1)))
+				BUG_ON(pmds != 1U + fo->pmd_shared);
+		} else {
+			BUG_ON(pmds || (ptes && ptes != 1 + k->mapcount[f]) || (!ptes && k->mapcount[f]));
+		}
+	}
 	free(c.seen);
 	filemap_check_invariants(k, c.file_ptes, c.file_pmds);
 	filemap_for_each(k, own_cache_page, &c);
 	BUG_ON(nr_leaves[PS_2M] != k->st->nr_hugetlb_pages + k->thp.nr_zero_pmds +
-				       k->st->nr_anon_transparent_hugepages + k->fm.nr_pmds);
-	BUG_ON(c.thp_pmds != k->st->nr_anon_transparent_hugepages);
+				       k->st->nr_anon_transparent_hugepages + k->thp.nr_shared_pmds + k->fm.nr_pmds);
+	BUG_ON(c.thp_pmds != k->st->nr_anon_transparent_hugepages + k->thp.nr_shared_pmds);
 	BUG_ON(c.pages_1g != k->hugetlb.in_use_1g);
 	/* a deposited table per THP or zero PMD, counted as a page-table page */
 	BUG_ON(nr_tables + k->thp.dep_n != k->st->nr_page_table_pages);
-	BUG_ON(k->thp.dep_n != k->thp.nr_zero_pmds + k->st->nr_anon_transparent_hugepages);
+	BUG_ON(k->thp.dep_n != k->thp.nr_zero_pmds + k->st->nr_anon_transparent_hugepages + k->thp.nr_shared_pmds);
 	for (size_t i = 0; i < k->thp.dep_cap; i++)
 		if (k->thp.dep_key[i])
 			own(&c, k->thp.dep_val[i], 1);

@@ -197,6 +197,13 @@ static inline bool kernel_page_shared(const struct kernel *k, pfn_t pfn)
 void kernel_page_unshare(struct kernel *k, pfn_t pfn);
 
 /*
+ * Another live mm than k->mm that maps @pfn by a leaf of size @ps: looked for at
+ * @va first (where a fork put it), then in every page table (mremap may have
+ * moved it); its address in *@at. There must be one.
+ */
+struct mm *kernel_find_mapper(struct kernel *k, pfn_t pfn, enum page_size ps, vaddr_t va, vaddr_t *at);
+
+/*
  * shmem_fault()'s look-up in shared anonymous memory: the page of @v (of k->mm)
  * at @va that another process mapping the same object maps, or PFN_NONE (fork.c).
  */

@@ -464,7 +464,8 @@ static int do_mremap(struct kernel *k, const struct os_event *ev)
 			if (!kernel_page_shared(k, mc.m[i].pfn) || k->rmap_mm[mc.m[i].pfn] == k->mm)
 				kernel_rmap_set(k, mc.m[i].pfn, to);
 		}
-		else if (mc.m[i].ps == PS_2M && thp_is_folio(k, mc.m[i].pfn))
+		else if (mc.m[i].ps == PS_2M && thp_is_folio(k, mc.m[i].pfn) &&
+			 k->rmap_mm[mc.m[i].pfn] == k->mm) /* (a shared one: its reverse map's mm) */
 			k->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
 		if (mc.m[i].ps == PS_2M &&
 		    (mc.m[i].pfn == k->thp.huge_zero_pfn || thp_is_folio(k, mc.m[i].pfn)) &&

@@ -170,10 +170,10 @@ struct scan_ctl {
 	bool unmapped;               /* a flush is due */
 };
 
-/* A 4K page mapped by several mms after a fork: reclaim leaves it be (fork.c). */
+/* A folio mapped by several mms after a fork: reclaim leaves it be (fork.c). */
 static bool folio_shared(const struct kernel *k, pfn_t pfn)
 {
-	return !thp_is_folio(k, pfn) && kernel_page_shared(k, pfn);
+	return thp_is_folio(k, pfn) ? thp_folio_shared(k, pfn) : kernel_page_shared(k, pfn);
 }
 
 /* shrink_active_list(): folios leave the active list (@inactive + 1) whatever their A bits. */

@@ -237,14 +237,111 @@ START_TEST(reclaim_skips_shared)
 }
 END_TEST
 
-/* What the model cannot share yet is refused, by name. */
-START_TEST(refused)
+static uint64_t huge_rss(uint64_t id)
+{
+	uint64_t anon, file, huge;
+
+	kernel_mm_rss(&S->k, kernel_mm_find(&S->k, id), &anon, &file, &huge);
+	return huge;
+}
+
+/* Two THPs of process 0, forked to process 1 (copy_huge_pmd()). */
+static void thp_fork(void)
 {
 	boot("os.thp.enabled=always");
 	map(4 * MB, MAP_PRIVATE_);
 	touch(BASE, BASE + 4 * MB, R_STORE);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
+	fork_(1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2); /* NR_ANON_THPS: folios */
+	ck_assert_uint_eq(S->k.thp.nr_shared_pmds, 2);
+	ck_assert_uint_eq(huge_rss(0), 4 * MB);
+	ck_assert_uint_eq(huge_rss(1), 4 * MB);
+	ck_assert_uint_eq(frame(0, BASE), frame(1, BASE));
+}
+
+/* A store into a shared THP: the writer's PMD is split, 4 KiB copied; the other keeps its PMD. */
+START_TEST(fork_then_write_thp)
+{
+	thp_fork();
+	touch(BASE, BASE + PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 3);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.thp_split_page, 0);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0); /* the child's PMD maps it whole */
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1); /* the copy */
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 511);
+	ck_assert_uint_eq(huge_rss(0), 2 * MB);
+	ck_assert_uint_eq(anon_rss(0), 4 * MB);
+	ck_assert_uint_eq(huge_rss(1), 4 * MB);
+	ck_assert_uint_ne(frame(0, BASE), frame(1, BASE));
+	ck_assert_uint_eq(frame(0, BASE + PG), frame(1, BASE) + 1); /* (the PMD's first frame) */
+	/* the next page: a PTE of a folio the child maps by PMD: copied, no split */
+	touch(BASE + PG, BASE + 2 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 4);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 510);
+	done();
+}
+END_TEST
+
+/* Both write: each splits its own PMD and copies 4 KiB; the child's exit leaves a partial THP. */
+START_TEST(both_write_thp)
+{
+	thp_fork();
+	touch(BASE, BASE + PG, R_STORE);
+	to(1);
+	touch(BASE + 2 * PG, BASE + 3 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 2);
+	/* the folio is PTE-mapped now: 512 pages in nr_anon_pages, plus the two copies */
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 512 + 2);
+	ck_assert_uint_eq(huge_rss(1), 2 * MB);
+	ck_assert_uint_eq(anon_rss(1), 4 * MB);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0);
+	/* the child exits: page 0 of the folio was its alone (the parent copied it) */
+	event((struct os_event){ .kind = EV_EXIT });
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 511 + 1);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	ck_assert_uint_eq(S->k.thp.nr_shared_pmds, 0);
+	ck_assert_uint_eq(anon_rss(0), 4 * MB);
+	done();
+}
+END_TEST
+
+/* The child exits before any store: the parent's PMDs are exclusive again and reused. */
+START_TEST(thp_child_exit_then_reuse)
+{
+	uint64_t free0;
+
+	thp_fork();
+	to(1);
+	event((struct os_event){ .kind = EV_EXIT });
+	ck_assert_uint_eq(S->k.thp.nr_shared_pmds, 0);
+	to(0);
+	free0 = S->k.buddy.nr_free_pages;
+	touch(BASE, BASE + 4 * MB, R_STORE); /* one write fault per read-only PMD */
+	ck_assert_uint_eq(S->st.pgfault, 4);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0);
+	done();
+}
+END_TEST
+
+/* What the model cannot share yet is refused, by name. */
+START_TEST(refused)
+{
+	boot2("os.thp.enabled=never", "os.swap.size=64M");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 8 * PG, R_STORE);
+	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 8 * PG, .advice = MADV_PAGEOUT_ });
+	ck_assert_uint_eq(S->st.pswpout, 8);
 	ck_assert_int_eq(sim_event(S, &(struct os_event){ .kind = EV_FORK, .addr = 1 }), -1);
-	ck_assert_str_eq(S->k.fail_msg, "fork of process 0: a process with anonymous THPs cannot be forked yet");
+	ck_assert_str_eq(S->k.fail_msg, "fork of process 0: a process with swapped-out pages cannot be forked yet");
 	done();
 }
 END_TEST
@@ -261,6 +358,9 @@ int main(void)
 	tcase_add_test(tc, zero_pages);
 	tcase_add_test(tc, shared_anonymous);
 	tcase_add_test(tc, reclaim_skips_shared);
+	tcase_add_test(tc, fork_then_write_thp);
+	tcase_add_test(tc, both_write_thp);
+	tcase_add_test(tc, thp_child_exit_then_reuse);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	return check_run(s);
