@@ -15,6 +15,7 @@
 #include "check_common.h"
 #include "check_run.h"
 #include "kernel.h"
+#include "khugepaged.h"
 #include "tlbflush.h"
 
 #define BASE 0x40000000UL
@@ -332,6 +333,79 @@ START_TEST(thp_child_exit_then_reuse)
 }
 END_TEST
 
+/*
+ * 512 4K pages of process 0 in one 2M range, shared with process 1 by a fork;
+ * the child copies the first @child_writes of them, the parent stores to page 0.
+ */
+static void shared_range(unsigned child_writes)
+{
+	boot("os.thp.enabled=madvise");
+	map(2 * MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 2 * MB, R_STORE);
+	fork_(1);
+	to(1);
+	touch(BASE, BASE + (vaddr_t)child_writes * PG, R_STORE);
+	to(0);
+	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 2 * MB, .advice = MADV_HUGEPAGE_ });
+	S->k.khugepaged.next_wake = UINT64_MAX; /* the daemon kept asleep: the scans are the test's */
+	/* a store after the fork: without a writable PTE MADV_COLLAPSE stops at SCAN_PAGE_RO */
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, BASE, true), SCAN_PAGE_RO);
+	touch(BASE, BASE + PG, R_STORE); /* page 0: reused if the child copied it, else copied */
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 512 - child_writes - !child_writes);
+}
+
+/* khugepaged: 511 shared PTEs exceed max_ptes_shared (256): SCAN_EXCEED_SHARED_PTE. */
+START_TEST(khugepaged_over_max_ptes_shared)
+{
+	shared_range(0);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, BASE, false), SCAN_EXCEED_SHARED_PTE);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.thp_scan_exceed_share_pte, 1);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
+	done();
+}
+END_TEST
+
+/* khugepaged: 256 shared PTEs (the limit) collapse; the shared pages stay the child's. */
+START_TEST(khugepaged_at_max_ptes_shared)
+{
+	pfn_t child0, child511;
+
+	shared_range(256);
+	child0 = frame(1, BASE);
+	child511 = frame(1, BASE + 511 * PG);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, BASE, false), SCAN_SUCCEED);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.thp_scan_exceed_share_pte, 0);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	/* the parent's 256 pages it alone had are freed; the child keeps its 512 */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	ck_assert_uint_eq(frame(1, BASE), child0);
+	ck_assert_uint_eq(frame(1, BASE + 511 * PG), child511);
+	ck_assert_uint_eq(huge_rss(0), 2 * MB);
+	ck_assert_uint_eq(anon_rss(1), 2 * MB);
+	done();
+}
+END_TEST
+
+/* MADV_COLLAPSE ignores max_ptes_shared: 511 shared PTEs collapse. */
+START_TEST(madv_collapse_over_shared)
+{
+	shared_range(0);
+	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 2 * MB, .advice = MADV_COLLAPSE_ });
+	ck_assert_uint_eq(S->st.thp_scan_exceed_share_pte, 0);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 512); /* the child's, no longer shared */
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	ck_assert_uint_eq(huge_rss(0), 2 * MB);
+	ck_assert_uint_eq(huge_rss(1), 0);
+	done();
+}
+END_TEST
+
 /* What the model cannot share yet is refused, by name. */
 START_TEST(refused)
 {
@@ -361,6 +435,9 @@ int main(void)
 	tcase_add_test(tc, fork_then_write_thp);
 	tcase_add_test(tc, both_write_thp);
 	tcase_add_test(tc, thp_child_exit_then_reuse);
+	tcase_add_test(tc, khugepaged_over_max_ptes_shared);
+	tcase_add_test(tc, khugepaged_at_max_ptes_shared);
+	tcase_add_test(tc, madv_collapse_over_shared);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	return check_run(s);
