@@ -454,19 +454,28 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 	pfn_t cur;
 	uint64_t e;
 
+	struct mm *old;
+
 	if (!k->rmap[from] || filemap_is_cache(&k->fm, from))
 		return -1; /* not a mapped anonymous page (a zero page, a kernel or cache page) */
+	if (kernel_page_shared(k, from))
+		return -1; /* mapped by several mms after a fork: left alone (fork.c) */
 	va = k->rmap[from] - 1;
-	if (!pt_lookup(&k->mm->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from)
+	old = kernel_use_mm(k, k->rmap_mm[from]); /* the mm that maps it, whichever runs */
+	if (!pt_lookup(&k->mm->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from) {
+		kernel_use_mm(k, old);
 		return -1;
+	}
 	pt_set_pte(&k->mm->pt, va, to, e & PTE_RW);
 	if (!(e & PTE_D)) /* remove_migration_pte(): a clean (lazy-free) page stays clean */
 		pt_clear_leaf_bits(&k->mm->pt, va, PTE_D);
 	lru_replace(&k->lru, from, to);
 	k->rmap[to] = k->rmap[from];
+	k->rmap_mm[to] = k->rmap_mm[from];
 	k->rmap[from] = 0;
 	k->st->compact_migrated++;
 	flush_tlb_page(k, va);
+	kernel_use_mm(k, old);
 	return 0;
 }
 

@@ -204,6 +204,18 @@ int sim_fault(struct kernel *k, vaddr_t va, bool write)
 		k->thp.nr_zero_ptes++;
 		return 0;
 	}
+	if (unlikely((v->flags & VM_SHARED) && v->file)) {
+		/* shared anonymous memory after a fork: shmem_fault() finds the page
+		 * another process of the object maps (fork.c); no clearing */
+		pfn = kernel_shared_anon_find(k, v, va);
+		if (pfn != PFN_NONE) {
+			if (pt_map(&k->mm->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE))
+				goto oom;
+			k->mapcount[pfn]++;
+			k->nr_shared_ptes++;
+			return 0;
+		}
+	}
 	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
 	pfn = buddy_alloc(&k->buddy, 0);
 	if (pfn == PFN_NONE)
@@ -220,6 +232,22 @@ int sim_fault(struct kernel *k, vaddr_t va, bool write)
 	return 0;
 oom:
 	return kernel_oom(k, va);
+}
+
+/*
+ * Must a store to the read-only PTE of anonymous page @pfn copy it? Yes if
+ * another mm maps it (after a fork); for a page of a THP, also if it is mapped
+ * by another mm's PMD or the folio's other pages are (6.15+
+ * __wp_can_reuse_large_anon_folio(): only a folio this mm alone maps is reused).
+ */
+static bool cow_needed(const struct kernel *k, pfn_t pfn)
+{
+	if (likely(!k->nr_shared_ptes && !k->thp.nr_shared_pmds))
+		return false;
+	if (!thp_is_folio(k, pfn))
+		return kernel_page_shared(k, pfn);
+	return (k->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_PMD_MAPPED) ||
+	       thp_folio_shared(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1)) || k->rmap_mm[pfn] != k->mm;
 }
 
 int sim_wp_fault(struct kernel *k, vaddr_t va)
@@ -244,6 +272,13 @@ int sim_wp_fault(struct kernel *k, vaddr_t va)
 			if (r)
 				return r < 0 ? -1 : 0;
 		}
+		thp_split_pmd_at(k, va);
+		pt_lookup(&k->mm->pt, va, &ps, &pfn, NULL);
+	}
+	if (ps == PS_2M && thp_is_folio(k, pfn) && thp_folio_shared(k, pfn)) {
+		/* do_huge_pmd_wp_page() of a THP another mm maps too (fork.c): not
+		 * exclusive, so __split_huge_pmd() and VM_FAULT_FALLBACK: the PTE
+		 * level copies 4 KiB (Linux 5.8+, commit 3917c80280c9) */
 		thp_split_pmd_at(k, va);
 		pt_lookup(&k->mm->pt, va, &ps, &pfn, NULL);
 	}
@@ -280,9 +315,25 @@ int sim_wp_fault(struct kernel *k, vaddr_t va)
 		k->st->nr_anon_pages++;
 		kernel_rss_changed(k);
 		k->st->cyc_fault += k->cfg->cost.clear_page;
+	} else if (ps == PS_4K && !(v->flags & VM_SHARED) && cow_needed(k, pfn)) {
+		/* wp_page_copy() of a page another mm maps too (after a fork, fork.c):
+		 * a new page with the old one's contents; the old one stays theirs */
+		if (unlikely(k->buddy.nr_free_pages < k->wmark_low))
+			reclaim_kswapd(k);
+		np = buddy_alloc(&k->buddy, 0);
+		if (np == PFN_NONE)
+			return kernel_oom(k, va);
+		thp_unmap_leaf(k, p, PS_4K, pfn); /* folio_remove_rmap_pte() of the old page */
+		pt_set_pte(&k->mm->pt, p, np, v->flags & VM_WRITE);
+		kernel_rmap_set(k, np, p);
+		lru_add(&k->lru, np, 1);
+		k->st->nr_anon_pages++;
+		kernel_rss_changed(k);
+		k->st->cyc_fault += k->cfg->cost.copy_page;
 	} else {
 		/* a read-only leaf of a page the process owns alone: made writable in
-		 * place (wp_page_reuse(); a huge leaf: do_huge_pmd_wp_page() ->
+		 * place (wp_page_reuse(); after a fork, wp_can_reuse_anon_folio(): no
+		 * other mm maps it any more, its refcount is 1; a huge leaf: do_huge_pmd_wp_page() ->
 		 * pmdp_set_access_flags(), hugetlb_wp() -> set_huge_ptep_writable()) */
 		pt_protect_range(&k->mm->pt, ps == PS_4K ? p : va & ~(PMD_SIZE - 1),
 				 ps == PS_4K ? p + PAGE_SIZE : (va & ~(PMD_SIZE - 1)) + PMD_SIZE, true,

@@ -87,6 +87,20 @@ int kernel_init(struct kernel *k, const struct sim_config *cfg, struct stats *st
 		k->rmap = NULL;
 		goto oom;
 	}
+	/* (untouched pages of these cost no host memory: they grow with the frames mapped) */
+	k->rmap_mm = mmap(NULL, k->buddy.nr_pages * sizeof(*k->rmap_mm), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	k->mapcount = mmap(NULL, k->buddy.nr_pages * sizeof(*k->mapcount), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (k->rmap_mm == MAP_FAILED || k->mapcount == MAP_FAILED) {
+		if (k->rmap_mm != MAP_FAILED)
+			munmap(k->rmap_mm, k->buddy.nr_pages * sizeof(*k->rmap_mm));
+		if (k->mapcount != MAP_FAILED)
+			munmap(k->mapcount, k->buddy.nr_pages * sizeof(*k->mapcount));
+		k->rmap_mm = NULL;
+		k->mapcount = NULL;
+		goto oom;
+	}
 	if (thp_init(k) || lru_init(&k->lru, k->buddy.nr_pages) || swap_init(&k->swap, cfg->swap_size) ||
 	    filemap_init(k) || vmas_init(k))
 		goto oom;
@@ -124,6 +138,10 @@ void kernel_destroy(struct kernel *k)
 	swap_destroy(&k->swap);
 	if (k->rmap)
 		munmap(k->rmap, k->buddy.nr_pages * sizeof(*k->rmap));
+	if (k->rmap_mm)
+		munmap(k->rmap_mm, k->buddy.nr_pages * sizeof(*k->rmap_mm));
+	if (k->mapcount)
+		munmap(k->mapcount, k->buddy.nr_pages * sizeof(*k->mapcount));
 	buddy_destroy(&k->buddy);
 	vmas_destroy(k);
 }
@@ -322,6 +340,7 @@ struct inv_ctx {
 	uint64_t thp_pmds, subpages, pages_1g, lru_pages, file_ptes;
 	uint8_t *slots; /* swap slots reached from swap entries */
 	uint64_t file_pmds;
+	uint32_t *seen; /* while pages are shared: PTEs met per frame */
 };
 
 static void own(struct inv_ctx *c, pfn_t pfn, uint64_t n)
@@ -378,11 +397,22 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 		if (ps == PS_2M) {
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
 			c->thp_pmds++;
+			if (c->seen) { /* shared: each PMD counted, the folio owned once */
+				c->seen[head] += 1U << 16;
+				if (c->seen[head] >> 16 > 1)
+					return;
+			}
 			own(c, pfn, HPAGE_PMD_NR);
+		} else if (f->flags & FOLIO_PMD_MAPPED) {
+			/* an extra PTE of a folio another mm maps by its PMD (fork.c) */
+			BUG_ON(!c->seen || !k->mapcount[pfn]);
+			c->seen[pfn]++;
 		} else {
-			BUG_ON(f->flags & FOLIO_PMD_MAPPED);
 			BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
-			BUG_ON(k->rmap[pfn] != va + 1);
+			if (c->seen && c->seen[pfn]++ & 0xffff)
+				return; /* a page of it shared by several mms: owned once */
+			if (!k->mapcount[pfn])
+				BUG_ON(k->rmap[pfn] != va + 1 || k->rmap_mm[pfn] != k->mm);
 			c->subpages++;
 			own(c, pfn, 1);
 		}
@@ -390,8 +420,26 @@ static void inv_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 	}
 	BUG_ON(!buddy_is_allocated(&k->buddy, pfn, &order));
 	BUG_ON(order != (ps == PS_4K ? 0 : HPAGE_PMD_ORDER));
+	if (ps == PS_4K && kernel_page_shared(k, pfn)) {
+		/* mapped by 1 + mapcount mms (fork.c): owned once, its reverse map
+		 * names one of them, at the address that one maps it at */
+		enum page_size rps;
+		pfn_t rp;
+
+		BUG_ON(!c->seen);
+		BUG_ON(!k->rmap_mm[pfn] || k->rmap_mm[pfn]->exited ||
+		       !pt_lookup(&k->rmap_mm[pfn]->pt, k->rmap[pfn] - 1, &rps, &rp, NULL) ||
+		       rps != PS_4K || rp != pfn);
+		BUG_ON(!lru_on(&k->lru, pfn));
+		if (c->seen[pfn]++)
+			return;
+		c->lru_pages++;
+		own(c, pfn, 1);
+		return;
+	}
 	if (ps == PS_4K) {
 		BUG_ON(k->rmap[pfn] != va + 1); /* the reverse map compaction relies on */
+		BUG_ON(k->rmap_mm[pfn] != k->mm);
 		BUG_ON(!lru_on(&k->lru, pfn));       /* every anonymous page can be reclaimed */
 		c->lru_pages++;
 	}
@@ -426,13 +474,17 @@ static void inv_swap(void *ctx, vaddr_t va, uint64_t slot)
 void kernel_check_invariants(struct kernel *k)
 {
 	struct inv_ctx c = { k, calloc((k->buddy.nr_pages + 7) / 8, 1), 0, 0, 0, 0, 0,
-			     calloc(k->swap.nr_slots / 8 + 1, 1), 0 };
+			     calloc(k->swap.nr_slots / 8 + 1, 1), 0, NULL };
 	uint64_t thp_folios = 0;
 	uint64_t folios_mapped = 0;
 	uint64_t nr_swap = 0, nr_tables = 0, nr_leaves[PS_NR] = { 0 };
 	struct mm *cur = k->mm;
 
 	BUG_ON(!c.owned || !c.slots);
+	if (k->nr_shared_ptes || k->thp.nr_shared_pmds) {
+		c.seen = calloc(k->buddy.nr_pages, sizeof(*c.seen));
+		BUG_ON(!c.seen);
+	}
 	buddy_check_invariants(&k->buddy);
 	swap_check_invariants(&k->swap);
 	khugepaged_check_invariants(k);
@@ -458,16 +510,32 @@ void kernel_check_invariants(struct kernel *k)
 	BUG_ON(nr_leaves[PS_1G] != k->st->nr_hugetlb_pages_1g);
 	/* every change of resident memory was accounted (kernel_rss_changed()) */
 	BUG_ON(k->racct.rss != kernel_rss_bytes(k->st) || k->racct.huge != kernel_huge_bytes(k->st));
-	BUG_ON(nr_leaves[PS_4K] != k->st->nr_anon_pages + k->thp.nr_zero_ptes + k->fm.nr_ptes);
+	BUG_ON(nr_leaves[PS_4K] != k->st->nr_anon_pages + k->nr_shared_ptes + k->thp.nr_zero_ptes + k->fm.nr_ptes);
+	/* a shared page is met once per mm mapping it: 1 + its mapcount (a
+	 * PMD-mapped THP's pages: their mapcount is their PTEs, the PMDs are
+	 * 1 + pmd_shared) */
+	for (pfn_t f = 0; c.seen && f < k->buddy.nr_pages; f++) {
+		const struct folio *fo = thp_is_folio(k, f) ? &k->thp.folio[f >> HPAGE_PMD_ORDER] : NULL;
+		uint32_t ptes = c.seen[f] & 0xffff, pmds = c.seen[f] >> 16;
+
+		if (fo && (fo->flags & FOLIO_PMD_MAPPED)) {
+			BUG_ON(ptes != k->mapcount[f]);
+			if (!(f & (HPAGE_PMD_NR - 1)))
+				BUG_ON(pmds != 1U + fo->pmd_shared);
+		} else {
+			BUG_ON(pmds || (ptes && ptes != 1 + k->mapcount[f]) || (!ptes && k->mapcount[f]));
+		}
+	}
+	free(c.seen);
 	filemap_check_invariants(k, c.file_ptes, c.file_pmds);
 	filemap_for_each(k, own_cache_page, &c);
 	BUG_ON(nr_leaves[PS_2M] != k->st->nr_hugetlb_pages + k->thp.nr_zero_pmds +
-				       k->st->nr_anon_transparent_hugepages + k->fm.nr_pmds);
-	BUG_ON(c.thp_pmds != k->st->nr_anon_transparent_hugepages);
+				       k->st->nr_anon_transparent_hugepages + k->thp.nr_shared_pmds + k->fm.nr_pmds);
+	BUG_ON(c.thp_pmds != k->st->nr_anon_transparent_hugepages + k->thp.nr_shared_pmds);
 	BUG_ON(c.pages_1g != k->hugetlb.in_use_1g);
 	/* a deposited table per THP or zero PMD, counted as a page-table page */
 	BUG_ON(nr_tables + k->thp.dep_n != k->st->nr_page_table_pages);
-	BUG_ON(k->thp.dep_n != k->thp.nr_zero_pmds + k->st->nr_anon_transparent_hugepages);
+	BUG_ON(k->thp.dep_n != k->thp.nr_zero_pmds + k->st->nr_anon_transparent_hugepages + k->thp.nr_shared_pmds);
 	for (size_t i = 0; i < k->thp.dep_cap; i++)
 		if (k->thp.dep_key[i])
 			own(&c, k->thp.dep_val[i], 1);

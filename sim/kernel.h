@@ -101,7 +101,11 @@ struct kernel {
 	struct filemap fm;      /* the page cache (filemap.c) */
 	struct vmas_acct vacct; /* the per-mapping breakdown (vmas.c) */
 	uint64_t wmark_low;     /* kswapd wakes below it (cached buddy watermark) */
-	uint64_t *rmap;         /* per frame: va + 1 of its one 4K mapping, 0 = none (compaction) */
+	uint64_t *rmap;         /* per frame: va + 1 of its 4K mapping, 0 = none (compaction) */
+	struct mm **rmap_mm;    /* per frame: the mm of that mapping (the anon_vma's; fork.c) */
+	uint32_t *mapcount;     /* per anonymous 4K frame: the mms mapping it beyond the first
+				   (0: exclusive, PageAnonExclusive; fork.c shares, COW unshares) */
+	uint64_t nr_shared_ptes; /* the sum of mapcount: PTEs that map a page another mm maps too */
 	vaddr_t va_limit;       /* 2^48 or 2^57 */
 	bool mlocked;           /* a VMA was ever VM_LOCKED: reclaim looks for locked folios */
 	bool in_khugepaged;     /* work now is khugepaged's (its cycles are its own) */
@@ -185,11 +189,37 @@ int kernel_fail(struct kernel *k, const char *fmt, ...) __attribute__((format(pr
  */
 int kernel_oom(struct kernel *k, vaddr_t va);
 
-/* Record that frame @pfn is mapped at @va by a 4K PTE (the reverse map). */
+/* Record that frame @pfn is mapped at @va by a 4K PTE of k->mm (the reverse map). */
 static inline void kernel_rmap_set(struct kernel *k, pfn_t pfn, vaddr_t va)
 {
 	k->rmap[pfn] = va + 1;
+	k->rmap_mm[pfn] = k->mm;
 }
+
+/* Is the anonymous 4K page @pfn mapped by more than one mm (after a fork)? */
+static inline bool kernel_page_shared(const struct kernel *k, pfn_t pfn)
+{
+	return k->mapcount[pfn] != 0;
+}
+
+/*
+ * k->mm's PTE of the shared anonymous page @pfn is going (zap, COW): the
+ * page's mapcount drops; it stays with its other mappers (fork.c).
+ */
+void kernel_page_unshare(struct kernel *k, pfn_t pfn);
+
+/*
+ * Another live mm than k->mm that maps @pfn by a leaf of size @ps: looked for at
+ * @va first (where a fork put it), then in every page table (mremap may have
+ * moved it); its address in *@at. There must be one.
+ */
+struct mm *kernel_find_mapper(struct kernel *k, pfn_t pfn, enum page_size ps, vaddr_t va, vaddr_t *at);
+
+/*
+ * shmem_fault()'s look-up in shared anonymous memory: the page of @v (of k->mm)
+ * at @va that another process mapping the same object maps, or PFN_NONE (fork.c).
+ */
+pfn_t kernel_shared_anon_find(struct kernel *k, const struct vma *v, vaddr_t va);
 
 /*
  * RSS or huge bytes (k->st's nr_anon_pages, nr_anon_transparent_hugepages,

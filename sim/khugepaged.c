@@ -84,7 +84,13 @@
  * the collapse reads them back first (__collapse_huge_page_swapin(): major
  * faults, pswpin, os.cost.swap_in on khugepaged's cycles).
  *
- * Simplifications: no shared PTEs (no fork copies pages yet: max_ptes_shared never binds);
+ * Shared PTEs (after a fork, fork.c): a present page another mm maps too
+ * (folio_maybe_mapped_shared()) counts against max_ptes_shared; one more than it
+ * stops khugepaged's scan (SCAN_EXCEED_SHARED_PTE, thp_scan_exceed_share_pte,
+ * reported when the run has several processes); MADV_COLLAPSE ignores the limit.
+ * The collapse copies a shared page and leaves it to its other mappers.
+ *
+ * Simplifications:
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here; nothing
  * can change a VMA while a collapse has mmap_lock dropped, so the revalidations
  * always pass; shared anonymous mappings (shmem) are never collapsed; the page
@@ -357,7 +363,7 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 				 bool *mmap_locked)
 {
 	const struct khugepaged_cfg *kk = &k->cfg->khugepaged;
-	unsigned none = 0, present = 0, writable = 0, young = 0, unmapped = 0;
+	unsigned none = 0, present = 0, writable = 0, young = 0, unmapped = 0, shared = 0;
 	cycles_t *cyc = is_khugepaged ? &k->st->cyc_khugepaged : &k->st->cyc_fault;
 	enum page_size ps;
 	pfn_t pfn, table;
@@ -385,6 +391,14 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 				return SCAN_EXCEED_NONE_PTE;
 			}
 			continue;
+		}
+		/* folio_maybe_mapped_shared(): another mm maps it too (after a fork) */
+		if (unlikely(k->nr_shared_ptes) && ps == PS_4K &&
+		    (thp_is_folio(k, pfn) ? thp_folio_shared(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1))
+					  : kernel_page_shared(k, pfn)) &&
+		    ++shared > kk->max_ptes_shared && is_khugepaged) {
+			k->st->thp_scan_exceed_share_pte++;
+			return SCAN_EXCEED_SHARED_PTE;
 		}
 		present++;
 		writable += !!(e & PTE_RW);

@@ -80,6 +80,12 @@ static void folio_advise(struct madv_walk *w, pfn_t head, unsigned nr, vaddr_t v
 	struct kernel *k = w->k;
 	unsigned leaves = ps == PS_4K ? nr : 1;
 
+	/* madvise_cold_or_pageout_pte_range(), madvise_free_pte_range(): "do not
+	 * interfere with other mappings of this folio" (folio_mapcount() !=
+	 * folio_nr_pages()): a page another mm maps after a fork is skipped */
+	if (thp_is_folio(k, head) ? thp_folio_shared(k, head & ~(pfn_t)(HPAGE_PMD_NR - 1))
+				  : kernel_page_shared(k, head))
+		return;
 	switch (w->op) {
 	case OP_FREE:
 		/* clear_young_dirty_ptes(CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY), folio_mark_lazyfree() */
@@ -158,6 +164,11 @@ static void pte_range(struct madv_walk *w, vaddr_t a, vaddr_t end)
 		if (thp_is_folio(k, pfn)) {
 			unsigned nr = pte_batch(k, p, end, pfn);
 
+			if (thp_folio_shared(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1))) {
+				/* mapped by other mms too (fork.c): left alone, not split */
+				p += (vaddr_t)nr << PAGE_SHIFT;
+				continue;
+			}
 			if (nr < HPAGE_PMD_NR) {
 				/* not wholly in the range: split it, then this PTE again, a 4K folio */
 				split_folio(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1));
@@ -193,7 +204,10 @@ static void vma_range(struct madv_walk *w, vaddr_t start, vaddr_t end)
 				folio_advise(w, pfn, HPAGE_PMD_NR, a, PS_2M);
 				goto range_done;
 			}
-			/* madvise_free_huge_pmd(), and the same in madvise_cold_or_pageout_pte_range() */
+			/* madvise_free_huge_pmd(), and the same in madvise_cold_or_pageout_pte_range();
+			 * a folio other mms map too is left alone (folio_maybe_mapped_shared()) */
+			if (thp_folio_shared(k, pfn))
+				continue;
 			split_folio(k, pfn);
 		}
 		pte_range(w, a, next);

@@ -459,9 +459,13 @@ static int do_mremap(struct kernel *k, const struct os_event *ev)
 			goto oom;
 		}
 		if (mc.m[i].ps == PS_4K && mc.m[i].pfn != k->thp.zero_pfn &&
-		    !filemap_is_cache(&k->fm, mc.m[i].pfn))
-			kernel_rmap_set(k, mc.m[i].pfn, to);
-		else if (mc.m[i].ps == PS_2M && thp_is_folio(k, mc.m[i].pfn))
+		    !filemap_is_cache(&k->fm, mc.m[i].pfn)) {
+			/* (a page shared after a fork keeps the reverse map of its other mapper) */
+			if (!kernel_page_shared(k, mc.m[i].pfn) || k->rmap_mm[mc.m[i].pfn] == k->mm)
+				kernel_rmap_set(k, mc.m[i].pfn, to);
+		}
+		else if (mc.m[i].ps == PS_2M && thp_is_folio(k, mc.m[i].pfn) &&
+			 k->rmap_mm[mc.m[i].pfn] == k->mm) /* (a shared one: its reverse map's mm) */
 			k->thp.folio[mc.m[i].pfn >> HPAGE_PMD_ORDER].va = to;
 		if (mc.m[i].ps == PS_2M &&
 		    (mc.m[i].pfn == k->thp.huge_zero_pfn || thp_is_folio(k, mc.m[i].pfn)) &&

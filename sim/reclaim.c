@@ -170,6 +170,12 @@ struct scan_ctl {
 	bool unmapped;               /* a flush is due */
 };
 
+/* A folio mapped by several mms after a fork: reclaim leaves it be (fork.c). */
+static bool folio_shared(const struct kernel *k, pfn_t pfn)
+{
+	return thp_is_folio(k, pfn) ? thp_folio_shared(k, pfn) : kernel_page_shared(k, pfn);
+}
+
 /* shrink_active_list(): folios leave the active list (@inactive + 1) whatever their A bits. */
 static void shrink_active(struct kernel *k, struct scan_ctl *sc, unsigned inactive)
 {
@@ -178,17 +184,23 @@ static void shrink_active(struct kernel *k, struct scan_ctl *sc, unsigned inacti
 	for (unsigned kk = 0; kk < SWAP_CLUSTER_MAX; kk++) {
 		uint32_t p = l->prev[lru_head(l, inactive + 1)];
 
+		struct mm *old;
+
 		if (p == lru_head(l, inactive + 1))
 			break;
+		old = kernel_use_mm(k, k->rmap_mm[p]); /* the folio's mm, whichever runs */
 		if (folio_mlocked(k, p)) { /* folio_putback_lru() to the unevictable list */
 			sc->folios++;
 			move_to(k, p, LRU_ACTIVE_ANON);
+			kernel_use_mm(k, old);
 			continue;
 		}
-		folio_referenced(k, p);
+		if (!folio_shared(k, p))
+			folio_referenced(k, p);
 		sc->folios++;
 		k->st->pgdeactivate += folio_nr(k, p);
 		move_to(k, p, LRU_INACTIVE_ANON);
+		kernel_use_mm(k, old);
 	}
 }
 
@@ -343,13 +355,24 @@ static void shrink_inactive(struct kernel *k, struct scan_ctl *sc, unsigned inac
 		unsigned refs;
 		bool was_ref;
 
+		struct mm *old;
+
 		if (p == lru_head(l, inactive))
 			break;
 		sc->folios++;
 		sc->scanned += folio_nr(k, p);
+		if (folio_shared(k, p)) {
+			/* the model does not unmap a page from several mms (fork.c): it
+			 * goes back to the active list as a referenced one would */
+			k->st->pgactivate++;
+			move_to(k, p, LRU_ACTIVE_ANON);
+			continue;
+		}
+		old = kernel_use_mm(k, k->rmap_mm[p]); /* the folio's mm, whichever runs */
 		if (folio_mlocked(k, p)) {
 			/* !folio_evictable(): activate_locked, not counted in pgactivate */
 			move_to(k, p, LRU_ACTIVE_ANON);
+			kernel_use_mm(k, old);
 			continue;
 		}
 		refs = folio_referenced(k, p);
@@ -364,9 +387,11 @@ static void shrink_inactive(struct kernel *k, struct scan_ctl *sc, unsigned inac
 			} else {
 				move_to(k, p, LRU_INACTIVE_ANON);
 			}
+			kernel_use_mm(k, old);
 			continue;
 		}
 		sc->reclaimed += reclaim_folio(k, p, sc);
+		kernel_use_mm(k, old);
 	}
 	unmap_flush(k, sc);
 }

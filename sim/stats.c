@@ -260,6 +260,8 @@ static const struct stat_counter counters[] = {
 	PU("sched.processes", processes, "processes", "processes", "processes the run had"),
 	PU("sched.context_switches", context_switches, "context switches", "events",
 	   "context switches (CR3 loads)"),
+	PU("vmstat.thp_scan_exceed_share_pte", thp_scan_exceed_share_pte, "thp_scan_exceed_share_pte",
+	   "events", "khugepaged scans stopped by max_ptes_shared"),
 	MU("cache.l1d.prefetches", prefetches[0], "L1D prefetches", "lines",
 	   "lines the L1D's stream prefetcher brought in"),
 	MU("cache.l1d.useful_prefetches", useful_prefetches[0], "useful", "lines",

@@ -80,7 +80,8 @@ struct stats {
 	/* memory pressure (mm/vmstat.c names) */
 	uint64_t pgmajfault, pswpin, pswpout, pgscan_kswapd, pgscan_direct, pgsteal_kswapd,
 		pgsteal_direct, allocstall_normal, allocstall_movable, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
-		thp_swpout_fallback, thp_scan_exceed_swap_pte, pglazyfree, pglazyfreed;
+		thp_swpout_fallback, thp_scan_exceed_swap_pte, pglazyfree, pglazyfreed,
+		 thp_scan_exceed_share_pte; /* (several processes only: a fork shares pages) */
 	/* memory: at the end, and over the measured stretch (sim.h, struct sim_rss_acct) */
 	uint64_t rss_bytes, huge_bytes, free_pages, swap_bytes;
 	double huge_coverage;

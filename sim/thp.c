@@ -192,6 +192,7 @@ void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 
 	memset(f, 0, sizeof(*f));
 	f->va = va;
+	k->rmap_mm[pfn] = k->mm; /* the folio's mm (reclaim walks it there) */
 	memset(f->mapped, 0xff, sizeof(f->mapped));
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
@@ -372,12 +373,24 @@ void thp_split_pmd_at(struct kernel *k, vaddr_t va)
 		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 
 		pt_split_pmd(&k->mm->pt, h, thp_withdraw(k, h), PFN_NONE);
-		for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
-			kernel_rmap_set(k, pfn + i, h + ((vaddr_t)i << PAGE_SHIFT));
-		f->flags &= ~FOLIO_PMD_MAPPED;
-		k->st->nr_anon_transparent_hugepages--;
-		k->st->nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
-		kernel_rss_changed(k);
+		if (f->pmd_shared) {
+			/* another mm maps it by its PMD still (fork.c): this mm's 512
+			 * PTEs are extra mappings of its pages; the folio stays PMD-mapped */
+			f->pmd_shared--;
+			k->thp.nr_shared_pmds--;
+			for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+				k->mapcount[pfn + i]++;
+			k->nr_shared_ptes += HPAGE_PMD_NR;
+			if (k->rmap_mm[pfn] == k->mm)
+				k->rmap_mm[pfn] = kernel_find_mapper(k, pfn, PS_2M, f->va, &f->va);
+		} else {
+			for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+				kernel_rmap_set(k, pfn + i, h + ((vaddr_t)i << PAGE_SHIFT));
+			f->flags &= ~FOLIO_PMD_MAPPED;
+			k->st->nr_anon_transparent_hugepages--;
+			k->st->nr_anon_pages += HPAGE_PMD_NR; /* now 4K-mapped anonymous pages */
+			kernel_rss_changed(k);
+		}
 	} else if (filemap_is_thp(k, pfn)) {
 		/* __split_huge_pmd_locked() of a file PMD: it is only cleared
 		 * (pmdp_huge_clear_flush(), no deposited table on x86); the pages stay
@@ -460,6 +473,68 @@ static void rmap_run_step(struct kernel *k, pfn_t head, vaddr_t va, pfn_t pfn)
 	t->run_next_va = va + PAGE_SIZE;
 }
 
+/*
+ * The last PMD of the THP at @head goes while other mms map some of its pages by
+ * PTEs (after a split of their PMD, fork.c): those become its mappings (bitmap,
+ * reverse map), it is PTE-mapped from now on and, partially mapped, queued for
+ * deferred split (__folio_remove_rmap(): partially_mapped). False, changing
+ * nothing, if no PTE maps any of its pages.
+ */
+static bool folio_pmd_gone(struct kernel *k, pfn_t head)
+{
+	struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+		n += k->mapcount[head + i] != 0;
+	if (!n)
+		return false;
+	memset(f->mapped, 0, sizeof(f->mapped));
+	f->nr_mapped = 0;
+	f->flags &= ~FOLIO_PMD_MAPPED;
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		vaddr_t at = 0;
+
+		if (!k->mapcount[head + i])
+			continue;
+		k->mapcount[head + i]--;
+		k->nr_shared_ptes--;
+		f->mapped[i / 64] |= 1ULL << (i % 64);
+		f->nr_mapped++;
+		k->rmap_mm[head + i] = kernel_find_mapper(k, head + i, PS_4K,
+							  f->va + ((vaddr_t)i << PAGE_SHIFT), &at);
+		k->rmap[head + i] = at + 1;
+	}
+	k->st->nr_anon_transparent_hugepages--;
+	k->st->nr_anon_pages += f->nr_mapped;
+	kernel_rss_changed(k);
+	if (f->nr_mapped < HPAGE_PMD_NR)
+		deferred_add(k, head);
+	return true;
+}
+
+bool thp_folio_shared(const struct kernel *k, pfn_t head)
+{
+	const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
+
+	if (f->pmd_shared)
+		return true;
+	if (!k->nr_shared_ptes && !k->thp.nr_shared_pmds)
+		return false; /* (nothing is shared anywhere: the common case) */
+	const struct mm *mm = NULL; /* the mm of its first mapped page */
+
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		if (k->mapcount[head + i])
+			return true;
+		if ((f->flags & FOLIO_PMD_MAPPED) || !(f->mapped[i / 64] >> (i % 64) & 1))
+			continue;
+		if (mm && k->rmap_mm[head + i] != mm)
+			return true;
+		mm = k->rmap_mm[head + i];
+	}
+	return false;
+}
+
 void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	struct thp_state *t = &k->thp;
@@ -473,6 +548,16 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 			struct folio *f = &t->folio[pfn >> HPAGE_PMD_ORDER];
 
 			BUG_ON(!(f->flags & FOLIO_PMD_MAPPED) || f->nr_mapped != HPAGE_PMD_NR);
+			if (f->pmd_shared) {
+				/* another mm's PMD maps it still (fork.c) */
+				f->pmd_shared--;
+				t->nr_shared_pmds--;
+				if (k->rmap_mm[pfn] == k->mm)
+					k->rmap_mm[pfn] = kernel_find_mapper(k, pfn, PS_2M, f->va, &f->va);
+				goto withdraw;
+			}
+			if (folio_pmd_gone(k, pfn))
+				goto withdraw; /* other mms map some of its pages by PTEs */
 			lru_del(&k->lru, pfn, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&k->buddy, pfn, HPAGE_PMD_ORDER);
@@ -484,6 +569,7 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 			kernel_rss_changed(k);
 			return;
 		}
+withdraw:
 		/* zap_huge_pmd() frees the deposited table too */
 		buddy_free(&k->buddy, thp_withdraw(k, va), 0);
 		k->st->nr_page_table_pages--;
@@ -499,7 +585,18 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 		struct folio *f = &t->folio[head >> HPAGE_PMD_ORDER];
 		unsigned i = (unsigned)(pfn - head);
 
+		if (f->flags & FOLIO_PMD_MAPPED) {
+			/* an extra PTE of a folio another mm maps by its PMD (fork.c) */
+			BUG_ON(!k->mapcount[pfn]);
+			k->mapcount[pfn]--;
+			k->nr_shared_ptes--;
+			return;
+		}
 		BUG_ON(!(f->mapped[i / 64] & (1ULL << (i % 64))));
+		if (k->mapcount[pfn]) {
+			kernel_page_unshare(k, pfn); /* another mm maps this page too */
+			return;
+		}
 		if (t->rmap_batched)
 			rmap_run_step(k, head, va, pfn);
 		f->mapped[i / 64] &= ~(1ULL << (i % 64));
@@ -518,6 +615,10 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 		} else if (!t->rmap_batched && !(f->flags & FOLIO_DEFERRED)) {
 			deferred_add(k, head); /* deferred_split_folio() on a partial unmap */
 		}
+		return;
+	}
+	if (unlikely(kernel_page_shared(k, pfn))) {
+		kernel_page_unshare(k, pfn); /* another mm maps it still (fork.c) */
 		return;
 	}
 	lru_del(&k->lru, pfn, 1);

@@ -18,6 +18,7 @@ struct folio {
 	vaddr_t va; /* where its PMD mapped it (the reverse map of its subpages) */
 	uint16_t nr_mapped;
 	uint16_t nr_pmd; /* FOLIO_FILE: PMDs mapping it (every mapping of the file) */
+	uint16_t pmd_shared; /* FOLIO_THP: PMDs of other mms mapping it too (after a fork) */
 	uint8_t flags;
 };
 
@@ -39,6 +40,7 @@ struct thp_state {
 	size_t nr_deferred, cap_deferred;
 	uint64_t nr_zero_ptes;  /* PTEs mapping the 4K zero page */
 	uint64_t nr_zero_pmds;  /* PMDs mapping the huge zero page */
+	uint64_t nr_shared_pmds; /* the sum of pmd_shared: PMDs beyond a folio's first */
 	/* the run of PTEs of one folio a batched zap is removing (thp_rmap_batching()) */
 	bool rmap_batched;      /* runs on: rmap removal per run, not per PTE */
 	pfn_t run_head;         /* the folio of the open run; PFN_NONE: none */
@@ -109,6 +111,13 @@ uint64_t thp_shrink_deferred(struct kernel *k);
 /* Deposit / withdraw the page table kept for a PMD leaf at @va. */
 int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table);
 pfn_t thp_withdraw(struct kernel *k, vaddr_t va);
+
+/*
+ * Is the THP at @head mapped by more than one mm (after a fork): by other PMDs,
+ * by extra PTEs, or its mapped subpages by different mms? (the
+ * folio_maybe_mapped_shared() of reclaim, madvise and COW reuse)
+ */
+bool thp_folio_shared(const struct kernel *k, pfn_t head);
 
 /* Which kind of 2M leaf maps @pfn. */
 bool thp_is_folio(const struct kernel *k, pfn_t pfn);
