@@ -8,7 +8,6 @@
  *    VM_LOCKONFAULT cleared (vm_flags_clear(tmp, VM_LOCKED_MASK)), its heap
  *    (brk), MMF_DISABLE_THP (MMF_INIT_MASK) but not mm->def_flags (mm_init()
  *    keeps only VM_NOHUGEPAGE of them, which the model never sets there).
- *    MADV_DONTFORK and MADV_WIPEONFORK are not modelled (no trace records them).
  *    dup_mmap() ends with flush_tlb_mm() of the parent, whether or not a PTE was
  *    write-protected.
  *  - copy_page_range() copies a VMA's page table only when vma_needs_copy():
@@ -58,14 +57,20 @@
  * Simplifications, and why. What the model cannot yet share is refused with a
  * message naming it (exit 2), never modelled wrongly: hugetlb pages
  * (copy_hugetlb_page_range(): the pool has no mapcount) and swap entries
- * (swap_duplicate(): the swap model holds no count per slot). Reclaim and compaction leave a shared page
- * alone (reclaim activates it, compaction does not migrate it): try_to_unmap()
- * and try_to_migrate() would walk every mapper through the anon_vma and put a
- * swap or migration entry in each, which needs the per-slot count above; an
- * exclusive page is reclaimed and migrated in the mm that maps it (rmap_mm),
- * whichever process runs. A shared page's reverse map names one mapper and its
- * address; when that one lets go, the others are looked for at that address
- * (where fork put them), then, if one moved it (mremap), in their page tables.
+ * (swap_duplicate(): the swap model holds no count per slot). Reclaim and
+ * compaction leave a shared page alone (reclaim activates it, compaction does
+ * not migrate it): try_to_unmap() and try_to_migrate() would walk every mapper
+ * through the anon_vma and put a swap or migration entry in each, which needs
+ * the per-slot count above; an exclusive page is reclaimed and migrated in the
+ * mm that maps it (rmap_mm), whichever process runs. mprotect() leaves a shared
+ * page read-only (it is not PageAnonExclusive). The model keeps no
+ * PageAnonExclusive bit of its own: a page whose other mappers went counts as
+ * exclusive at once, where Linux marks it so at the store that reuses it (an
+ * mprotect(PROT_WRITE) in between makes it writable in the model, not in
+ * Linux). A shared page's reverse map names one mapper and its address; when
+ * that one lets go, the others are looked for at that address (where fork put
+ * them), then, if one moved it (mremap), in their page tables. MADV_DONTFORK
+ * and MADV_WIPEONFORK are not modelled (no trace records them).
  */
 #include <stdlib.h>
 

@@ -599,6 +599,13 @@ static bool mprotect_writable(void *ctx, enum page_size ps, pfn_t pfn, uint64_t 
 		return (m->flags & VM_SHARED) && ((m->flags & VM_SHMEM) || (entry & PTE_D));
 	if (ps == PS_2M && filemap_is_thp(k, pfn))
 		return false;
+	/* a private page another mm maps too after a fork is not PageAnonExclusive:
+	 * it stays read-only, a store copies it (fork.c) */
+	if (unlikely(k->nr_shared_ptes || k->thp.nr_shared_pmds) && !(m->flags & VM_SHARED) &&
+	    (thp_is_folio(k, pfn) ? thp_folio_shared(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1)) ||
+					    (ps == PS_4K && (k->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_PMD_MAPPED))
+				  : ps == PS_4K && kernel_page_shared(k, pfn)))
+		return false;
 	return true;
 }
 

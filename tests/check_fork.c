@@ -406,6 +406,23 @@ START_TEST(madv_collapse_over_shared)
 }
 END_TEST
 
+/* mprotect(PROT_READ) then (PROT_READ | PROT_WRITE) leaves shared pages read-only: a store still copies. */
+START_TEST(mprotect_keeps_shared_read_only)
+{
+	boot("os.thp.enabled=never");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 4 * PG, R_STORE);
+	fork_(1);
+	event((struct os_event){ .kind = EV_MPROTECT, .addr = BASE, .len = MB, .prot = 1 });
+	event((struct os_event){ .kind = EV_MPROTECT, .addr = BASE, .len = MB, .prot = 3 });
+	touch(BASE, BASE + 4 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 8);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 8);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	done();
+}
+END_TEST
+
 /* What the model cannot share yet is refused, by name. */
 START_TEST(refused)
 {
@@ -438,6 +455,7 @@ int main(void)
 	tcase_add_test(tc, khugepaged_over_max_ptes_shared);
 	tcase_add_test(tc, khugepaged_at_max_ptes_shared);
 	tcase_add_test(tc, madv_collapse_over_shared);
+	tcase_add_test(tc, mprotect_keeps_shared_read_only);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	return check_run(s);
