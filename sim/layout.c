@@ -686,6 +686,50 @@ fail:
 	return NULL;
 }
 
+/* A copy of @l (fork: the child's address space is its parent's), or NULL on OOM. */
+static struct layout *layout_clone(const struct layout *l)
+{
+	struct layout *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *l;
+	c->seg.r = c->vma.r = NULL;
+	c->out = NULL;
+	c->nout = c->capout = 0;
+	if (l->seg.n && !(c->seg.r = malloc(l->seg.n * sizeof(*c->seg.r))))
+		goto fail;
+	if (l->vma.n && !(c->vma.r = malloc(l->vma.n * sizeof(*c->vma.r))))
+		goto fail;
+	c->seg.cap = l->seg.n;
+	c->vma.cap = l->vma.n;
+	if (l->seg.n)
+		memcpy(c->seg.r, l->seg.r, l->seg.n * sizeof(*c->seg.r));
+	if (l->vma.n)
+		memcpy(c->vma.r, l->vma.r, l->vma.n * sizeof(*c->vma.r));
+	return c;
+fail:
+	layout_free(c);
+	return NULL;
+}
+
+/*
+ * After exec: an empty address space whose addresses are the trace's (the new
+ * image's mappings are not placed again: a simplification, see the header of the
+ * reader below); its files and kernel are @l's.
+ */
+static struct layout *layout_empty(const struct layout *l)
+{
+	struct layout *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->kernel = l->kernel;
+	c->src = l->src;
+	c->mmap_base = l->mmap_base;
+	return c;
+}
+
 void layout_free(struct layout *l)
 {
 	if (!l)
@@ -723,10 +767,25 @@ void layout_dump(const struct layout *l, FILE *out)
  * may become several, so a batch of the inner reader can take more than one
  * batch out; the rest waits in @ib from @ipos.
  */
+/*
+ * A trace of several processes (mtr version 6) has one layout per process: a fork
+ * copies its parent's (the child's mappings are where its parent's are: dup_mmap()),
+ * a switch selects one, and a process first met at a switch (a trace of its own,
+ * run A B) starts empty. After an exec in a forked child the new image keeps the
+ * trace's addresses and later mappings are placed top-down from mmap_base as
+ * usual: the image's own mappings are not moved to where exec would put them.
+ */
+struct layout_proc {
+	uint64_t id;
+	struct layout *l;
+};
+
 struct layout_reader {
 	struct trace_reader head;
 	struct trace_reader *in;
-	struct layout *l;
+	struct layout *l; /* the running process's */
+	struct layout_proc *procs; /* every process's (procs[0]: the first, id 0) */
+	size_t nprocs, capprocs;
 	struct trace_batch ib;
 	size_t ipos;
 	const struct os_event *pend; /* the pieces of the last event not handed out yet */
@@ -795,6 +854,67 @@ static int translate_batch(struct layout_reader *lr, struct trace_batch *b)
 	return (int)n;
 }
 
+static struct layout_proc *proc_find(struct layout_reader *lr, uint64_t id)
+{
+	for (size_t i = 0; i < lr->nprocs; i++)
+		if (lr->procs[i].id == id)
+			return &lr->procs[i];
+	return NULL;
+}
+
+static int proc_add(struct layout_reader *lr, uint64_t id, struct layout *l)
+{
+	if (!l)
+		return -1;
+	if (lr->nprocs == lr->capprocs) {
+		size_t cap = lr->capprocs ? 2 * lr->capprocs : 4;
+		struct layout_proc *p = realloc(lr->procs, cap * sizeof(*p));
+
+		if (!p) {
+			layout_free(l);
+			return -1;
+		}
+		lr->procs = p;
+		lr->capprocs = cap;
+	}
+	lr->procs[lr->nprocs++] = (struct layout_proc){ id, l };
+	return 0;
+}
+
+/* A process event: the layouts follow the processes. 0 or -1 (host OOM). */
+static int proc_event(struct layout_reader *lr, const struct os_event *ev)
+{
+	struct layout_proc *p;
+
+	switch (ev->kind) {
+	case EV_FORK:
+		return proc_find(lr, ev->addr) ? 0 : proc_add(lr, ev->addr, layout_clone(lr->l));
+	case EV_SWITCH:
+		p = proc_find(lr, ev->addr);
+		if (!p) {
+			if (proc_add(lr, ev->addr, layout_empty(lr->l)))
+				return -1;
+			p = &lr->procs[lr->nprocs - 1];
+		}
+		lr->l = p->l;
+		return 0;
+	case EV_EXEC: {
+		struct layout *n = layout_empty(lr->l);
+
+		if (!n)
+			return -1;
+		for (size_t i = 0; i < lr->nprocs; i++)
+			if (lr->procs[i].l == lr->l)
+				lr->procs[i].l = n;
+		layout_free(lr->l);
+		lr->l = n;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
 static int layout_next(struct trace_reader *r, struct trace_batch *b, struct err *e)
 {
 	struct layout_reader *lr = (struct layout_reader *)r;
@@ -826,7 +946,9 @@ static int layout_next(struct trace_reader *r, struct trace_batch *b, struct err
 		}
 		in = &lr->ib.recs[lr->ipos++];
 		if (in->kind == R_EVENT) {
-			int k = layout_event(lr->l, &lr->ib.ev[in->size], &lr->pend);
+			const struct os_event *ev = &lr->ib.ev[in->size];
+			int k = ev->kind >= EV_FORK && proc_event(lr, ev) ? -1
+									  : layout_event(lr->l, ev, &lr->pend);
 
 			if (k < 0) {
 				err_host(e, r->name, 0, 0, "out of memory");
@@ -857,7 +979,9 @@ static void layout_close(struct trace_reader *r)
 	r->files = NULL;
 	r->nfiles = 0;
 	trace_close(lr->in);
-	layout_free(lr->l);
+	for (size_t i = 0; i < lr->nprocs; i++)
+		layout_free(lr->procs[i].l);
+	free(lr->procs);
 	trace_reader_free(r);
 }
 
@@ -879,7 +1003,8 @@ struct trace_reader *layout_open(struct trace_reader *in, const struct sim_confi
 	lr->in = in;
 	sync_head(lr);
 	lr->l = layout_new(c->kernel, in);
-	if (!lr->l) {
+	if (proc_add(lr, 0, lr->l)) { /* (it frees the layout it could not add) */
+		lr->l = NULL;
 		err_host(e, in->name, 0, 0, "out of memory");
 		layout_close(&lr->head);
 		return NULL;

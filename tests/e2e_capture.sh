@@ -166,6 +166,17 @@ grep -q "^processes:    3; fork 2 switch [0-9]* exit 3 exec 1 prctl 1\$" "$T/for
 check "$(grep '^markers:' "$T/forks.info")" "markers:      3" "./forks: a marker per getppid() of each process"
 grep -q "^capture: forks.mtr: .* 3 processes" "$T/forks.mtr.err" && ok ||
 	bad "the summary counts the processes: $(tail -1 "$T/forks.mtr.err")"
+# after the fork, the child and then the parent map 4 MiB without a hint (Valgrind gives both
+# the same trace address): with os.layout: kernel each mapping is its own process's, so the
+# child's second pass over its pages takes no fault and adds no RSS (tests/capture/fork_mmap.c)
+cc -std=gnu11 -O1 -static -no-pie -o "$T/fork_mmap" tests/capture/fork_mmap.c 2>"$T/cc.err" ||
+	bad "cc fork_mmap.c: $(head -1 "$T/cc.err")"
+cap fork_mmap.mtr ./fork_mmap || bad "capture -- ./fork_mmap: $(tail -1 "$T/fork_mmap.mtr.err")"
+"$MMUSIM" run "$T/fork_mmap.mtr" -q --set os.layout=kernel --steps "$T/fork_mmap.csv" 2>"$T/fm.err" ||
+	bad "run fork_mmap.mtr: $(tail -1 "$T/fm.err")"
+# process,pgfault,rss_bytes of marker 0 (the child's first) and 2 (its last)
+check "$(awk -F, 'NR > 1 && $3 == 1 { print $4, $6 }' "$T/fork_mmap.csv" | uniq | wc -l)" 1 \
+	"fork_mmap: the child's own pages again, no fault, no RSS (each process its own layout)"
 # a program that does not fork: the same file, byte for byte, at two captures in a row
 cap direct2.mtr ./pages 64 || bad "capture -- ./pages 64 again"
 cap direct3.mtr ./pages 64 || bad "capture -- ./pages 64 a third time"
