@@ -247,6 +247,9 @@ struct mm *kernel_fork(struct kernel *k, uint64_t id)
 	dst->brk_start = src->brk_start;
 	dst->brk = src->brk;
 	dst->thp_disable = src->thp_disable;
+	vmas_acct_free(&dst->vacct); /* the per-mapping breakdown: the parent's mappings */
+	if (vmas_acct_copy(&dst->vacct, &src->vacct))
+		goto host_oom;
 	kernel_use_mm(k, dst);
 	if (copy_vmas(k, src, dst))
 		goto oom_in_child;

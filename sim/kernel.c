@@ -126,6 +126,7 @@ void kernel_destroy(struct kernel *k)
 			pt_destroy(&mm->pt);
 		}
 		vma_set_free(&mm->vmas);
+		vmas_acct_free(&mm->vacct);
 		if (mm != &k->init_mm)
 			free(mm);
 	}
@@ -143,7 +144,6 @@ void kernel_destroy(struct kernel *k)
 	if (k->mapcount)
 		munmap(k->mapcount, k->buddy.nr_pages * sizeof(*k->mapcount));
 	buddy_destroy(&k->buddy);
-	vmas_destroy(k);
 }
 
 struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
@@ -154,6 +154,11 @@ struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
 		return NULL;
 	vma_set_init(&mm->vmas);
 	if (pt_init(&mm->pt, k->cfg->levels, &k->pt_ops)) {
+		free(mm);
+		return NULL;
+	}
+	if (vmas_acct_init(&mm->vacct)) {
+		pt_destroy(&mm->pt);
 		free(mm);
 		return NULL;
 	}
@@ -168,6 +173,7 @@ struct mm *kernel_mm_new(struct kernel *k, uint64_t id)
 
 void kernel_switch_mm(struct kernel *k, struct mm *mm)
 {
+	vmas_switch(k, mm);
 	asid_switch_mm(&k->tlbstate, k->cpu, &mm->asid, &mm->pt);
 	k->mm = k->active_mm = mm;
 }
@@ -216,6 +222,10 @@ int kernel_exec(struct kernel *k)
 	khugepaged_exit(k, mm);
 	flush_tlb_mm(k);
 	mm_teardown(k, mm);
+	if (vmas_exec(k)) { /* the new image's breakdown starts empty */
+		k->failed = true;
+		return err_host(&k->err, k->trace_name, 0, 0, "out of host memory in exec");
+	}
 	/* exec_mmap(): a fresh mm (a new ctx_id: its ASID's entries are another mm's); def_flags (mlockall's MCL_FUTURE) is not inherited,
 	 * MMF_DISABLE_THP is (MMF_INIT_MASK) */
 	mm->brk_start = mm->brk = 0;

@@ -49,6 +49,7 @@ struct mm {
 	bool exited;           /* exit_mmap() ran: it maps nothing and takes no reference */
 	bool thp_disable;      /* prctl(PR_SET_THP_DISABLE): MMF_DISABLE_THP, kept by fork and exec */
 	struct asid_mm asid;   /* mm->context: its ctx_id and tlb_gen (asid.c) */
+	struct vmas_acct vacct; /* its per-mapping breakdown (vmas.c) */
 	struct khugepaged_mm_slot *khugepaged_slot; /* its slot on khugepaged's list, or NULL
 						       (MMF_VM_HUGEPAGE and the mm_slots hash) */
 };
@@ -99,7 +100,6 @@ struct kernel {
 	struct lru lru;
 	struct swap_dev swap;
 	struct filemap fm;      /* the page cache (filemap.c) */
-	struct vmas_acct vacct; /* the per-mapping breakdown (vmas.c) */
 	uint64_t wmark_low;     /* kswapd wakes below it (cached buddy watermark) */
 	uint64_t *rmap;         /* per frame: va + 1 of its 4K mapping, 0 = none (compaction) */
 	struct mm **rmap_mm;    /* per frame: the mm of that mapping (the anon_vma's; fork.c) */

@@ -390,7 +390,11 @@ static int replay(struct mmusim *m, struct trace_reader *tr, const char *path,
 		}
 	}
 	for (unsigned i = 0; i < r->n; i++) /* the per-mapping rows name their files (vmas.c) */
-		vmas_set_paths(&r->sims[i].k, tr->files, tr->nfiles);
+		for (struct mm *mm = r->sims[i].k.mms, *cur = r->sims[i].k.mm; mm; mm = mm->next) {
+			kernel_use_mm(&r->sims[i].k, mm); /* every process's mappings */
+			vmas_set_paths(&r->sims[i].k, tr->files, tr->nfiles);
+			kernel_use_mm(&r->sims[i].k, cur);
+		}
 	trace_close(tr);
 	m->records += r->records;
 	m->wall += r->wall;
@@ -661,6 +665,24 @@ static struct report_meta meta(const struct mmusim *m)
 				     .build_id = provenance_build_id() };
 }
 
+/* Several processes: each one's breakdown in its entry of the report's processes array. */
+static int procs_vmas_json(struct sim *s, json_t *j)
+{
+	json_t *a = json_object_get(j, "processes");
+	struct mm *cur = s->k.mm;
+
+	for (size_t p = 0; a && p < s->nproc && p < json_array_size(a); p++) {
+		kernel_use_mm(&s->k, s->procs[p].mm);
+		if (json_object_set_new(json_array_get(a, p), "vmas", vmas_to_json(&s->k))) {
+			kernel_use_mm(&s->k, cur);
+			return -1;
+		}
+	}
+	kernel_use_mm(&s->k, cur);
+	return 0;
+}
+
+
 char *mmusim_report_json(struct mmusim *m)
 {
 	struct stats st[MODE_NR];
@@ -682,8 +704,9 @@ char *mmusim_report_json(struct mmusim *m)
 		rm.config_hash = hash[i];
 		json_t *j = stats_to_json(&st[i], &rm);
 
-		json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i].k)); /* vmas.c */
-		if (run_add_processes(&r->sims[i], j)) { /* several processes: run.c */
+		if (r->sims[i].nproc < 2)
+			json_object_set_new(j, "vmas", vmas_to_json(&r->sims[i].k)); /* vmas.c */
+		if (run_add_processes(&r->sims[i], j) || procs_vmas_json(&r->sims[i], j)) { /* run.c */
 			json_decref(j);
 			json_decref(root);
 			err_set(&m->err, "mmusim", 0, 0, "out of memory");
@@ -792,9 +815,18 @@ int mmusim_report_vmas(struct mmusim *m, unsigned top, FILE *out)
 	if ((rc = snapshot(m, st))) /* (sim_finish() brings the breakdown up to date) */
 		return rc;
 	for (unsigned i = 0; i < m->run.n && i < MODE_NR; i++) {
+		struct sim *s = &m->run.sims[i];
+		struct mm *cur = s->k.mm;
+
 		if (m->run.n > 1)
 			fprintf(out, "\n%s:", m->run.mode_names[i]);
-		vmas_write_text(&m->run.sims[i].k, top, out);
+		for (size_t p = 0; p < s->nproc; p++) { /* several processes: a table each */
+			if (s->nproc > 1)
+				fprintf(out, "\nprocess %llu:", (unsigned long long)s->procs[p].id);
+			kernel_use_mm(&s->k, s->procs[p].mm);
+			vmas_write_text(&s->k, top, out);
+		}
+		kernel_use_mm(&s->k, cur);
 	}
 	if (fflush(out) || ferror(out)) {
 		err_set(&m->err, "mmusim", 0, 0, "writing the mappings table failed");
@@ -812,9 +844,17 @@ static void put_vmas_csv(void *arg, FILE *f)
 {
 	const struct vmas_csv_arg *a = arg;
 
-	for (unsigned i = 0; i < a->m->run.n && i < MODE_NR; i++)
-		vmas_write_csv(&a->m->run.sims[i].k, a->m->run.mode_names[i], i == 0, a->top,
-			       a->m->run.sims[i].csv_prov, f);
+	for (unsigned i = 0; i < a->m->run.n && i < MODE_NR; i++) {
+		struct sim *s = &a->m->run.sims[i];
+		struct mm *cur = s->k.mm;
+
+		for (size_t p = 0; p < s->nproc; p++) { /* several processes: a process column */
+			kernel_use_mm(&s->k, s->procs[p].mm);
+			vmas_write_csv(&s->k, a->m->run.mode_names[i], s->nproc > 1 ? (int64_t)s->procs[p].id : -1,
+				       i == 0 && p == 0, a->top, s->csv_prov, f);
+		}
+		kernel_use_mm(&s->k, cur);
+	}
 }
 
 /* The mappings' CSV is up to date: the breakdown and its provenance columns. */

@@ -692,7 +692,11 @@ void sim_finish(struct sim *s)
 		sim_proc_counts(s, i, s->procs[i].fin);
 	kernel_rss_changed(&s->k); /* the integrals up to the end (before the counts below move sim_now()) */
 	copy_mmu_stats(st, &s->mmu.st);
-	vmas_finish(&s->k);
+	for (struct mm *mm = s->k.mms, *cur = s->k.mm; mm; mm = mm->next) { /* every process's */
+		kernel_use_mm(&s->k, mm);
+		vmas_finish(&s->k);
+		kernel_use_mm(&s->k, cur);
+	}
 	st->ifetch = s->nrec[R_IFETCH];
 	st->load = s->nrec[R_LOAD];
 	st->store = s->nrec[R_STORE];

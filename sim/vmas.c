@@ -78,7 +78,7 @@ static inline void mmu_counts(const struct mmu *m, uint64_t now[VH_NR])
  */
 static inline void charge(struct kernel *k)
 {
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 	uint64_t *hw = a->rec[a->cur].hw, now[VH_NR], d[VH_NR];
 
 	mmu_counts(k->cpu, now);
@@ -103,14 +103,21 @@ void vmas_flush(struct kernel *k)
 
 void vmas_reset_counts(struct kernel *k)
 {
-	struct vmas_acct *a = &k->vacct;
+	if (k->active_mm->vacct.rec) {
+		struct mm *cur = kernel_use_mm(k, k->active_mm);
 
-	vmas_flush(k);
-	for (size_t i = 0; i < a->nrec; i++) {
-		memset(a->rec[i].hw, 0, sizeof(a->rec[i].hw));
-		memset(a->rec[i].ev, 0, sizeof(a->rec[i].ev));
+		vmas_flush(k);
+		kernel_use_mm(k, cur);
 	}
-	memset(a->snap, 0, sizeof(a->snap)); /* the MMU's counters restart from 0 too */
+	for (struct mm *mm = k->mms; mm; mm = mm->next) {
+		struct vmas_acct *a = &mm->vacct;
+
+		for (size_t i = 0; i < a->nrec; i++) {
+			memset(a->rec[i].hw, 0, sizeof(a->rec[i].hw));
+			memset(a->rec[i].ev, 0, sizeof(a->rec[i].ev));
+		}
+		memset(a->snap, 0, sizeof(a->snap)); /* the MMU's counters restart from 0 too */
+	}
 }
 
 /* Index of the first of the @n extents @e ending after @va (@n if none). */
@@ -135,7 +142,7 @@ static size_t ext_after(const struct vext *e, size_t n, vaddr_t va)
  */
 static void ext_find(const struct kernel *k, vaddr_t va, struct vwin *w)
 {
-	const struct vmas_acct *a = &k->vacct;
+	const struct vmas_acct *a = &k->mm->vacct;
 	size_t i = ext_after(a->ext, a->next, va), j = ext_after(a->pend, a->npend, va);
 	vaddr_t lo = 0, hi = k->va_limit;
 
@@ -268,7 +275,7 @@ static void wc_invalidate(struct vmas_acct *a)
 /* The window holding @va, searched for (and cached if a mapping's). */
 static void win_search(struct kernel *k, vaddr_t va, struct vwin *out)
 {
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 
 	a->searches++;
 	ext_find(k, va, out);
@@ -279,7 +286,7 @@ static void win_search(struct kernel *k, vaddr_t va, struct vwin *out)
 /* The window holding @va: the record it belongs to and the extent's bounds (or the gap's). */
 static inline void win_of(struct kernel *k, vaddr_t va, struct vwin *out)
 {
-	const struct vwin *c = wc_find(&k->vacct, va);
+	const struct vwin *c = wc_find(&k->mm->vacct, va);
 
 	if (likely(c != NULL))
 		*out = *c;
@@ -297,15 +304,15 @@ uint32_t vmas_rec_of(struct kernel *k, vaddr_t va)
 
 void vmas_count(struct kernel *k, vaddr_t va, enum vrec_event e)
 {
-	if (unlikely(!k->vacct.rec || k->uncounted))
+	if (unlikely(!k->mm->vacct.rec || k->uncounted))
 		return; /* sim_init() failed before vmas_init(): sim_destroy() only; an R_TOUCH's */
-	k->vacct.rec[vmas_rec_of(k, va)].ev[e]++;
+	k->mm->vacct.rec[vmas_rec_of(k, va)].ev[e]++;
 }
 
 /* vmas_window() when the cache does not know @va (cold: a new mapping, a gap, a collision). */
 static __attribute__((cold, noinline)) void window_searched(struct kernel *k, vaddr_t va)
 {
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 	struct vwin w;
 
 	win_search(k, va, &w);
@@ -325,7 +332,7 @@ static __attribute__((cold, noinline)) void window_searched(struct kernel *k, va
 static void vmas_window(void *os, vaddr_t va)
 {
 	struct kernel *k = os;
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 	const struct vwin *w = wc_find(a, va);
 
 	if (unlikely(w == NULL)) {
@@ -340,18 +347,21 @@ static void vmas_window(void *os, vaddr_t va)
 	k->cpu->win_len = w->len;
 }
 
-/* The extents change: charge what the MMU counted, make the next L1 miss look again. */
+/*
+ * The extents change: charge what the MMU counted (to the running process's
+ * mapping: another mm's counts were charged when it was switched out), make
+ * the next L1 miss look again.
+ */
 static void close_window(struct kernel *k)
 {
-	vmas_flush(k);
+	if (k->mm == k->active_mm)
+		vmas_flush(k);
 	k->cpu->win_lo = 0;
 	k->cpu->win_len = 0;
 }
 
-int vmas_init(struct kernel *k)
+int vmas_acct_init(struct vmas_acct *a)
 {
-	struct vmas_acct *a = &k->vacct;
-
 	memset(a, 0, sizeof(*a));
 	a->rec = calloc(16, sizeof(*a->rec));
 	if (!a->rec)
@@ -359,17 +369,76 @@ int vmas_init(struct kernel *k)
 	a->cap_rec = 16;
 	a->nrec = 1; /* [none] */
 	a->gen = 1;  /* (the cache's fresh slots are generation 0) */
+	return 0;
+}
+
+int vmas_init(struct kernel *k)
+{
+	if (vmas_acct_init(&k->mm->vacct))
+		return -1;
 	k->cpu->window = vmas_window;
 	k->cpu->win_lo = 0;
 	k->cpu->win_len = 0;
 	return 0;
 }
 
-void vmas_destroy(struct kernel *k)
+void vmas_switch(struct kernel *k, struct mm *next)
 {
-	struct vmas_acct *a = &k->vacct;
+	if (k->mm->vacct.rec)
+		close_window(k); /* the outgoing process's counts to its mapping */
+	if (next->vacct.rec)
+		mmu_counts(k->cpu, next->vacct.snap); /* the new one's start from now */
+}
 
-	for (size_t i = 0; i < a->nrec; i++)
+int vmas_acct_copy(struct vmas_acct *to, const struct vmas_acct *from)
+{
+	memset(to, 0, sizeof(*to));
+	if (!from->rec)
+		return 0;
+	to->rec = malloc(from->cap_rec * sizeof(*to->rec));
+	to->ext = from->cap_ext ? malloc(from->cap_ext * sizeof(*to->ext)) : NULL;
+	to->pend = from->cap_pend ? malloc(from->cap_pend * sizeof(*to->pend)) : NULL;
+	if (!to->rec || (from->cap_ext && !to->ext) || (from->cap_pend && !to->pend))
+		goto oom;
+	memcpy(to->rec, from->rec, from->nrec * sizeof(*to->rec));
+	for (size_t i = 0; i < from->nrec; i++) { /* the mappings, not what they counted */
+		memset(to->rec[i].hw, 0, sizeof(to->rec[i].hw));
+		memset(to->rec[i].ev, 0, sizeof(to->rec[i].ev));
+		to->rec[i].path = NULL;
+	}
+	if (from->next)
+		memcpy(to->ext, from->ext, from->next * sizeof(*to->ext));
+	if (from->npend)
+		memcpy(to->pend, from->pend, from->npend * sizeof(*to->pend));
+	to->nrec = from->nrec, to->cap_rec = from->cap_rec;
+	to->next = from->next, to->cap_ext = from->cap_ext;
+	to->npend = from->npend, to->cap_pend = from->cap_pend;
+	to->gen = from->gen + 1; /* (no window cache yet: it is built on demand) */
+	to->nocache = from->nocache;
+	to->heap = from->heap;
+	to->oom = from->oom;
+	return 0;
+oom:
+	vmas_acct_free(to);
+	return -1;
+}
+
+int vmas_exec(struct kernel *k)
+{
+	struct vmas_acct *a = &k->mm->vacct;
+
+	if (a->rec && k->mm == k->active_mm)
+		close_window(k);
+	vmas_acct_free(a);
+	if (vmas_acct_init(a))
+		return -1;
+	mmu_counts(k->cpu, a->snap);
+	return 0;
+}
+
+void vmas_acct_free(struct vmas_acct *a)
+{
+	for (size_t i = 0; a->rec && i < a->nrec; i++)
 		free(a->rec[i].path);
 	free(a->rec);
 	free(a->ext);
@@ -534,7 +603,7 @@ static int new_rec(struct vmas_acct *a, vaddr_t start, vaddr_t end, unsigned lon
 int vmas_map(struct kernel *k, vaddr_t start, vaddr_t end, unsigned long flags, uint32_t tfile,
 	     bool stack)
 {
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 	vaddr_t wlo = k->cpu->win_lo, whi = wlo + k->cpu->win_len;
 	int r = new_rec(a, start, end, flags, tfile, stack);
 
@@ -562,22 +631,22 @@ int vmas_map(struct kernel *k, vaddr_t start, vaddr_t end, unsigned long flags, 
 int vmas_unmap(struct kernel *k, vaddr_t start, vaddr_t end)
 {
 	close_window(k);
-	if (ext_remove(&k->vacct, start, end))
-		return k->vacct.oom = true, -1;
+	if (ext_remove(&k->mm->vacct, start, end))
+		return k->mm->vacct.oom = true, -1;
 	return 0;
 }
 
 int vmas_extend(struct kernel *k, vaddr_t start, vaddr_t end, uint32_t rec)
 {
 	close_window(k);
-	if (ext_remove(&k->vacct, start, end) || ext_add(&k->vacct, start, end, rec))
-		return k->vacct.oom = true, -1;
+	if (ext_remove(&k->mm->vacct, start, end) || ext_add(&k->mm->vacct, start, end, rec))
+		return k->mm->vacct.oom = true, -1;
 	return 0;
 }
 
 uint32_t vmas_heap(struct kernel *k, vaddr_t start, vaddr_t end)
 {
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 	int r;
 
 	if (a->heap)
@@ -595,7 +664,7 @@ uint32_t vmas_heap(struct kernel *k, vaddr_t start, vaddr_t end)
 static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64_t entry)
 {
 	struct kernel *k = ctx;
-	struct vrec *r = &k->vacct.rec[vmas_rec_of(k, va)];
+	struct vrec *r = &k->mm->vacct.rec[vmas_rec_of(k, va)];
 
 	(void)entry;
 	if (pfn == PFN_NONE) /* a swap entry */
@@ -616,10 +685,11 @@ static void rss_leaf(void *ctx, vaddr_t va, enum page_size ps, pfn_t pfn, uint64
 
 void vmas_finish(struct kernel *k)
 {
-	struct vmas_acct *a = &k->vacct;
+	struct vmas_acct *a = &k->mm->vacct;
 	bool *seen = calloc(a->nrec, sizeof(*seen));
 
-	vmas_flush(k);
+	if (k->mm == k->active_mm)
+		vmas_flush(k);
 	if (ext_settle(a))
 		a->oom = true; /* (the new mappings' extents then go uncounted) */
 	for (size_t i = 0; i < a->nrec; i++)
@@ -650,8 +720,8 @@ void vmas_finish(struct kernel *k)
 
 void vmas_set_paths(struct kernel *k, const struct trace_file *files, size_t n)
 {
-	for (size_t i = 1; i < k->vacct.nrec; i++) {
-		struct vrec *r = &k->vacct.rec[i];
+	for (size_t i = 1; i < k->mm->vacct.nrec; i++) {
+		struct vrec *r = &k->mm->vacct.rec[i];
 
 		/* (no path on host OOM: the row shows none) */
 		if (r->tfile && r->tfile <= n && files[r->tfile - 1].path && !r->path)
@@ -706,7 +776,7 @@ static int by_walk_cycles(const void *pa, const void *pb)
 
 uint32_t *vmas_order(const struct kernel *k)
 {
-	size_t n = k->vacct.nrec;
+	size_t n = k->mm->vacct.nrec;
 	struct order_key *kk = malloc(n * sizeof(*kk));
 	uint32_t *o = malloc(n * sizeof(*o));
 
@@ -716,7 +786,7 @@ uint32_t *vmas_order(const struct kernel *k)
 		return NULL;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		kk[i] = (struct order_key){ k->vacct.rec[i].hw[VH_WALK_CYCLES], k->vacct.rec[i].start, i };
+		kk[i] = (struct order_key){ k->mm->vacct.rec[i].hw[VH_WALK_CYCLES], k->mm->vacct.rec[i].start, i };
 	qsort(kk, n, sizeof(*kk), by_walk_cycles);
 	for (size_t i = 0; i < n; i++)
 		o[i] = kk[i].idx;
@@ -748,7 +818,7 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 
 	if (!o)
 		return;
-	size_t n = k->vacct.nrec - (rec_empty(&k->vacct.rec[0], 0) ? 1 : 0);
+	size_t n = k->mm->vacct.nrec - (rec_empty(&k->mm->vacct.rec[0], 0) ? 1 : 0);
 
 	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
 		n < top ? n : top, n);
@@ -757,8 +827,8 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "pgfault", "dtlb_misses",
 		"stlb_misses", "walk_cycles", "itlb_misses", "thp_fault_alloc", "thp_fault_fallback",
 		"thp_split_pmd", "thp_split_page", "thp_collapse_alloc", "path/why");
-	for (size_t kk = 0; kk < k->vacct.nrec && shown < top; kk++) {
-		const struct vrec *r = &k->vacct.rec[o[kk]];
+	for (size_t kk = 0; kk < k->mm->vacct.nrec && shown < top; kk++) {
+		const struct vrec *r = &k->mm->vacct.rec[o[kk]];
 		char perm[5];
 
 		if (rec_empty(r, o[kk]))
@@ -869,7 +939,7 @@ static void vmas_names_free(char **name, size_t n)
 
 static char **vmas_names(const struct kernel *k)
 {
-	size_t n = k->vacct.nrec;
+	size_t n = k->mm->vacct.nrec;
 	char **name = calloc(n ? n : 1, sizeof(*name));
 	bool *dup = calloc(n ? n : 1, sizeof(*dup));
 	size_t i;
@@ -877,15 +947,15 @@ static char **vmas_names(const struct kernel *k)
 	if (!name || !dup)
 		goto oom;
 	for (i = 0; i < n; i++)
-		if (!(name[i] = rec_label(&k->vacct.rec[i], (uint32_t)i, false)))
+		if (!(name[i] = rec_label(&k->mm->vacct.rec[i], (uint32_t)i, false)))
 			goto oom;
 	if (mark_shared(name, n, dup))
 		goto oom;
 	for (i = 0; i < n; i++) {
-		if (!dup[i] || !k->vacct.rec[i].path)
+		if (!dup[i] || !k->mm->vacct.rec[i].path)
 			continue;
 		free(name[i]);
-		if (!(name[i] = rec_label(&k->vacct.rec[i], (uint32_t)i, true)))
+		if (!(name[i] = rec_label(&k->mm->vacct.rec[i], (uint32_t)i, true)))
 			goto oom;
 	}
 	if (mark_shared(name, n, dup))
@@ -908,8 +978,8 @@ oom:
 	return NULL;
 }
 
-void vmas_write_csv(const struct kernel *k, const char *mode, bool header, unsigned top, const char *prov,
-		    FILE *out)
+void vmas_write_csv(const struct kernel *k, const char *mode, int64_t process, bool header, unsigned top,
+		    const char *prov, FILE *out)
 {
 	uint32_t *o = vmas_order(k);
 	char **name = vmas_names(k);
@@ -917,12 +987,13 @@ void vmas_write_csv(const struct kernel *k, const char *mode, bool header, unsig
 
 	if (!o || !name) {
 		free(o);
-		vmas_names_free(name, k->vacct.nrec);
+		vmas_names_free(name, k->mm->vacct.nrec);
 		return;
 	}
 	if (!header)
 		goto rows;
-	fputs("mode,id,name,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
+	fputs(process < 0 ? "mode," : "mode,process,", out);
+	fputs("id,name,start,end,kind,perms,thp_flags,thp_eligible,thp_ineligible_why,size_bytes,rss_bytes,huge_bytes",
 	      out);
 	for (int i = 0; i < VH_NR; i++)
 		fprintf(out, ",%s", hw_key[i]);
@@ -930,14 +1001,17 @@ void vmas_write_csv(const struct kernel *k, const char *mode, bool header, unsig
 		fprintf(out, ",%s", ev_key[i]);
 	fprintf(out, ",path%s\n", SIM_CSV_PROV_COLS);
 rows:
-	for (size_t kk = 0; kk < k->vacct.nrec && (!top || shown < top); kk++) {
-		const struct vrec *r = &k->vacct.rec[o[kk]];
+	for (size_t kk = 0; kk < k->mm->vacct.nrec && (!top || shown < top); kk++) {
+		const struct vrec *r = &k->mm->vacct.rec[o[kk]];
 		char perm[5];
 
 		if (rec_empty(r, o[kk]))
 			continue;
 		vmas_perms(r->flags, perm);
-		fprintf(out, "%s,%u,", mode, o[kk]);
+		if (process < 0)
+			fprintf(out, "%s,%u,", mode, o[kk]);
+		else
+			fprintf(out, "%s,%lld,%u,", mode, (long long)process, o[kk]);
 		csv_put(out, name[o[kk]]);	/* unique in the run (vmas_names()) */
 		fprintf(out, ",0x%llx,0x%llx,%s,%s,%s,%d,%s,%llu,%llu,%llu",
 			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[kk]),
@@ -953,7 +1027,7 @@ rows:
 		fprintf(out, "%s\n", prov);
 		shown++;
 	}
-	vmas_names_free(name, k->vacct.nrec);
+	vmas_names_free(name, k->mm->vacct.nrec);
 	free(o);
 }
 
@@ -966,8 +1040,8 @@ void *vmas_to_json(const struct kernel *k)
 		free(o);
 		return arr;
 	}
-	for (size_t kk = 0; kk < k->vacct.nrec; kk++) {
-		const struct vrec *r = &k->vacct.rec[o[kk]];
+	for (size_t kk = 0; kk < k->mm->vacct.nrec; kk++) {
+		const struct vrec *r = &k->mm->vacct.rec[o[kk]];
 		json_t *j;
 		char perm[5], buf[24];
 

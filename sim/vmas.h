@@ -90,7 +90,18 @@ struct vmas_acct {
 
 /* Start the breakdown of @s (record 0 only; installs the MMU's window hook). 0 or -1. */
 int vmas_init(struct kernel *k);
-void vmas_destroy(struct kernel *k);
+
+struct mm;
+
+/* One address space's breakdown: empty (record 0 only), 0 or -1; freed. */
+int vmas_acct_init(struct vmas_acct *a);
+void vmas_acct_free(struct vmas_acct *a);
+/* fork: @to gets @from's mappings (records and extents), with nothing counted yet. 0 or -1. */
+int vmas_acct_copy(struct vmas_acct *to, const struct vmas_acct *from);
+/* exec in k->mm: its breakdown starts again, empty. 0 or -1 (host OOM). */
+int vmas_exec(struct kernel *k);
+/* A context switch from k->mm to @next: the outgoing counts charged, the window closed. */
+void vmas_switch(struct kernel *k, struct mm *next);
 
 /*
  * A new mapping of [start, end) with vma.h @flags (after the VMA is inserted);
@@ -148,8 +159,8 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out);
  * vmas_order() (the first @top; 0: all), each starting with @mode. Its name column
  * is unique in the run: FILE:PERMS, +0xOFFSET where that is shared, kind@start
  * without a path, #ID where a name is still shared (vmas.c, vmas_names()). */
-void vmas_write_csv(const struct kernel *k, const char *mode, bool header, unsigned top, const char *prov,
-		    FILE *out);
+void vmas_write_csv(const struct kernel *k, const char *mode, int64_t process, bool header, unsigned top,
+		    const char *prov, FILE *out);
 
 /* The JSON array of the report's "vmas" key (a json_t *, caller owns it). */
 void *vmas_to_json(const struct kernel *k);

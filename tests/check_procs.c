@@ -56,6 +56,11 @@ static void boot(const char *set)
 	ck_assert_msg(sim_init(S, &c, &e) == 0, "%s", e.msg);
 }
 
+static uint64_t side_misses_d(const struct stats *st)
+{
+	return st->l1[SIDE_D].misses[PS_4K] + st->l1[SIDE_D].misses[PS_2M] + st->l1[SIDE_D].misses[PS_1G];
+}
+
 /* Two processes at the same addresses: each its own pages and its own faults. */
 START_TEST(two_address_spaces)
 {
@@ -90,6 +95,26 @@ START_TEST(two_address_spaces)
 	ck_assert_uint_eq(c0[SP_WALKS], 32);
 	sim_finish(S);
 	ck_assert_uint_eq(S->st.processes, 2);
+	/* each process's per-mapping breakdown (vmas.c): together they sum to the run's totals */
+	{
+		uint64_t faults = 0, walks = 0, dmiss = 0;
+
+		for (size_t p = 0; p < S->nproc; p++) {
+			const struct vmas_acct *a = &S->procs[p].mm->vacct;
+
+			for (size_t r = 0; r < a->nrec; r++) {
+				faults += a->rec[r].ev[VE_PGFAULT];
+				walks += a->rec[r].hw[VH_WALKS];
+				dmiss += a->rec[r].hw[VH_DTLB_MISSES];
+			}
+		}
+		ck_assert_uint_eq(faults, S->st.pgfault);
+		ck_assert_uint_eq(walks, S->st.walks);
+		ck_assert_uint_eq(dmiss, side_misses_d(&S->st));
+		ck_assert_uint_eq(S->procs[1].mm->vacct.rec[1].ev[VE_PGFAULT], 4); /* process 7's mapping */
+		ck_assert_uint_eq(S->procs[1].mm->vacct.rec[1].hw[VH_WALKS], 4);
+		ck_assert_uint_eq(S->procs[0].mm->vacct.rec[1].hw[VH_WALKS], 32);
+	}
 	done();
 }
 END_TEST

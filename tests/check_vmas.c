@@ -15,8 +15,8 @@ static void assert_sums(const struct sim *s)
 {
 	uint64_t hw[VH_NR] = { 0 }, ev[VE_NR] = { 0 }, rss = 0, huge = 0, l1[2] = { 0, 0 };
 
-	for (size_t i = 0; i < s->k.vacct.nrec; i++) {
-		const struct vrec *r = &s->k.vacct.rec[i];
+	for (size_t i = 0; i < s->k.mm->vacct.nrec; i++) {
+		const struct vrec *r = &s->k.mm->vacct.rec[i];
 
 		for (int k = 0; k < VH_NR; k++)
 			hw[k] += r->hw[k];
@@ -48,9 +48,9 @@ static void assert_sums(const struct sim *s)
 /* The record created for the mapping that starts at @start (index, > 0). */
 static const struct vrec *rec_at(const struct sim *s, vaddr_t start)
 {
-	for (size_t i = 1; i < s->k.vacct.nrec; i++)
-		if (s->k.vacct.rec[i].start == start)
-			return &s->k.vacct.rec[i];
+	for (size_t i = 1; i < s->k.mm->vacct.nrec; i++)
+		if (s->k.mm->vacct.rec[i].start == start)
+			return &s->k.mm->vacct.rec[i];
 	ck_abort_msg("no mapping starts at 0x%llx", (unsigned long long)start);
 	return NULL;
 }
@@ -94,9 +94,9 @@ static void validation_roi(enum os_mode mode, bool summarized, uint64_t warmup)
 	assert_sums(s);
 	/* every reference of this trace is mapped: nothing is [none]'s */
 	for (int k = 0; k < VH_NR; k++)
-		ck_assert_uint_eq(s->k.vacct.rec[0].hw[k], 0);
+		ck_assert_uint_eq(s->k.mm->vacct.rec[0].hw[k], 0);
 	ck_assert_uint_gt(s->st.walks, 0);
-	ck_assert_uint_gt(s->k.vacct.nrec, 2);
+	ck_assert_uint_gt(s->k.mm->vacct.nrec, 2);
 	sim_batch_summary_free(&sum);
 	trace_close(tr);
 	sim_destroy(s);
@@ -153,7 +153,7 @@ START_TEST(test_two_mappings)
 	run(t, "os.thp.enabled=madvise", NULL);
 	free(t);
 	assert_sums(S);
-	ck_assert_uint_eq(S->k.vacct.nrec, 3); /* [none], A, B */
+	ck_assert_uint_eq(S->k.mm->vacct.nrec, 3); /* [none], A, B */
 	a = rec_at(S, 0x40000000);
 	b = rec_at(S, 0x80000000);
 	ck_assert_uint_eq(a->ev[VE_THP_FAULT_ALLOC], 2);
@@ -175,7 +175,7 @@ START_TEST(test_two_mappings)
 	ck_assert_str_eq(b->thp_no, "enabled=madvise");
 	ck_assert_str_eq(vmas_kind(a, 1), "anon");
 	for (int k = 0; k < VH_NR; k++)
-		ck_assert_uint_eq(S->k.vacct.rec[0].hw[k], 0);
+		ck_assert_uint_eq(S->k.mm->vacct.rec[0].hw[k], 0);
 	done();
 }
 END_TEST
@@ -255,10 +255,10 @@ START_TEST(test_split_unmap)
 	run(u, "os.thp.enabled=always", NULL);
 	free(u);
 	assert_sums(S);
-	ck_assert_uint_eq(S->k.vacct.nrec, 4); /* [none], A, C, B */
-	a = &S->k.vacct.rec[1];
-	c = &S->k.vacct.rec[2];
-	b = &S->k.vacct.rec[3];
+	ck_assert_uint_eq(S->k.mm->vacct.nrec, 4); /* [none], A, C, B */
+	a = &S->k.mm->vacct.rec[1];
+	c = &S->k.mm->vacct.rec[2];
+	b = &S->k.mm->vacct.rec[3];
 	ck_assert_uint_eq(a->ev[VE_THP_FAULT_ALLOC], 2);
 	ck_assert_uint_eq(a->ev[VE_THP_SPLIT_PMD], 1);
 	ck_assert_uint_eq(a->size_bytes, 2 << 20);
@@ -293,15 +293,15 @@ START_TEST(test_mremap_brk)
 	    " S 04056000,8\n",
 	    "os.thp.enabled=always", NULL);
 	assert_sums(S);
-	ck_assert_uint_eq(S->k.vacct.nrec, 3); /* [none], the mremapped mapping, the heap */
-	ck_assert_uint_eq(S->k.vacct.rec[1].start, 0x50000000);
-	ck_assert_uint_eq(S->k.vacct.rec[1].size_bytes, 131072);
-	ck_assert_uint_eq(S->k.vacct.rec[1].ev[VE_PGFAULT], 2); /* the moved page kept its frame */
-	ck_assert_uint_eq(S->k.vacct.rec[1].rss_bytes, 2 * 4096); /* the moved page, the new one */
-	ck_assert_str_eq(vmas_kind(&S->k.vacct.rec[2], 2), "heap");
-	ck_assert_uint_eq(S->k.vacct.rec[2].start, 0x4035000);
-	ck_assert_uint_eq(S->k.vacct.rec[2].end, 0x4076000);
-	ck_assert_uint_eq(S->k.vacct.rec[2].ev[VE_PGFAULT], 2);
+	ck_assert_uint_eq(S->k.mm->vacct.nrec, 3); /* [none], the mremapped mapping, the heap */
+	ck_assert_uint_eq(S->k.mm->vacct.rec[1].start, 0x50000000);
+	ck_assert_uint_eq(S->k.mm->vacct.rec[1].size_bytes, 131072);
+	ck_assert_uint_eq(S->k.mm->vacct.rec[1].ev[VE_PGFAULT], 2); /* the moved page kept its frame */
+	ck_assert_uint_eq(S->k.mm->vacct.rec[1].rss_bytes, 2 * 4096); /* the moved page, the new one */
+	ck_assert_str_eq(vmas_kind(&S->k.mm->vacct.rec[2], 2), "heap");
+	ck_assert_uint_eq(S->k.mm->vacct.rec[2].start, 0x4035000);
+	ck_assert_uint_eq(S->k.mm->vacct.rec[2].end, 0x4076000);
+	ck_assert_uint_eq(S->k.mm->vacct.rec[2].ev[VE_PGFAULT], 2);
 	done();
 }
 END_TEST
@@ -335,13 +335,13 @@ START_TEST(test_csv_names)
 	    " S 50000000,8\n",
 	    "os.thp.enabled=always", NULL);
 	assert_sums(S);
-	ck_assert_uint_eq(S->k.vacct.nrec, 7);
+	ck_assert_uint_eq(S->k.mm->vacct.nrec, 7);
 	for (size_t i = 1; i <= 4; i++)
-		S->k.vacct.rec[i].path = strdup("/usr/lib/libx.so.1"); /* (a lackey trace has no paths) */
-	ck_assert_uint_eq(S->k.vacct.rec[3].off, 0x3000);
+		S->k.mm->vacct.rec[i].path = strdup("/usr/lib/libx.so.1"); /* (a lackey trace has no paths) */
+	ck_assert_uint_eq(S->k.mm->vacct.rec[3].off, 0x3000);
 	f = open_memstream(&buf, &len);
 	ck_assert_ptr_nonnull(f);
-	vmas_write_csv(&S->k, "thp", true, 0, S->csv_prov, f);
+	vmas_write_csv(&S->k, "thp", -1, true, 0, S->csv_prov, f);
 	fclose(f);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char id[16], name[64];
@@ -417,7 +417,7 @@ static struct sim *replay_batches(const char *trace, const char *set1, const cha
 		ck_assert_msg(config_set(&c, set2, &e) == 0, "%s", e.msg);
 	ck_assert_msg(config_validate(&c, "--set", &e) == 0, "%s", e.msg);
 	ck_assert_msg(sim_init(s, &c, &e) == 0, "%s", e.msg);
-	s->k.vacct.nocache = nocache;
+	s->k.mm->vacct.nocache = nocache;
 	tr = trace_open(path, TF_LACKEY, &e);
 	ck_assert_msg(tr != NULL, "%s", e.msg);
 	s->k.trace_name = tr->name;
@@ -447,10 +447,10 @@ static void implicit_regions(const char *profile, unsigned mb, size_t rows, uint
 
 	free(t);
 	assert_sums(s);
-	ck_assert_uint_eq(s->k.vacct.nrec, rows);
-	ck_assert_uint_eq(o->k.vacct.nrec, rows);
-	for (size_t i = 0; i < s->k.vacct.nrec; i++) {
-		const struct vrec *r = &s->k.vacct.rec[i], *q = &o->k.vacct.rec[i];
+	ck_assert_uint_eq(s->k.mm->vacct.nrec, rows);
+	ck_assert_uint_eq(o->k.mm->vacct.nrec, rows);
+	for (size_t i = 0; i < s->k.mm->vacct.nrec; i++) {
+		const struct vrec *r = &s->k.mm->vacct.rec[i], *q = &o->k.mm->vacct.rec[i];
 
 		ck_assert_uint_eq(r->start, q->start);
 		ck_assert_uint_eq(r->end, q->end);
@@ -461,9 +461,9 @@ static void implicit_regions(const char *profile, unsigned mb, size_t rows, uint
 		for (int k = 0; k < VE_NR; k++)
 			ck_assert_uint_eq(r->ev[k], q->ev[k]);
 	}
-	ck_assert_uint_gt(o->k.vacct.searches, 19000);
-	ck_assert_msg(s->k.vacct.searches <= max_searches, "%llu searches",
-		      (unsigned long long)s->k.vacct.searches);
+	ck_assert_uint_gt(o->k.mm->vacct.searches, 19000);
+	ck_assert_msg(s->k.mm->vacct.searches <= max_searches, "%llu searches",
+		      (unsigned long long)s->k.mm->vacct.searches);
 	sim_destroy(s);
 	sim_destroy(o);
 	free(s);
