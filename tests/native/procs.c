@@ -14,7 +14,10 @@
  * and read are system calls: the capture's file is in this order too), so
  * the markers have one global order, the same natively and in the capture:
  * the token carries the number of markers taken so far, and each marker's
- * global index is printed with it. A process measures as steps.c does
+ * global index is printed with it. The child lives until the parent's case
+ * is over (it waits for the end of a third pipe, which the parent closes
+ * then): every step of the parent sees the child's mappings, natively as in
+ * the capture, whatever the two exits' timing. A process measures as steps.c does
  * (static buffers, a warm stack: the measurement faults nothing), and prints
  * after its last marker; the child prints first (the parent waits for it).
  *
@@ -25,6 +28,9 @@
  * P: 0 the program, 1 its forked child (the capture's process ids: 1 is the
  * first fork's); G: the marker's global index (0, 1, ...: its MARKER record's
  * index in the capture); the vmstat fields are steps.c's (vm_keys), in order.
+ * The child's lines come after one more,
+ *   proc 1 forked-after N
+ * N: the markers taken (by the parent) before the fork.
  *
  * Cases (regions at 2 MiB-aligned hints, as steps.c):
  *   fork-write   the parent writes 4 MiB under MADV_HUGEPAGE (2 THPs), forks; the
@@ -72,8 +78,8 @@ struct sample {
 };
 
 static struct sample smp[MAXMARK];
-static int nsmp, proc_id, token; /* token: markers taken so far, by either process */
-static int to_child[2], to_parent[2];
+static int nsmp, proc_id, token, fork_token = -1; /* token: markers taken so far, by either process */
+static int to_child[2], to_parent[2], hold[2];
 static char rbuf[1 << 16];
 
 static long slurp(const char *path)
@@ -227,8 +233,11 @@ static int split(void)
 	if (c < 0)
 		die("fork");
 	proc_id = c == 0;
-	if (c == 0)
+	if (c == 0) {
 		nsmp = 0; /* the parent's samples are its own */
+		close(hold[1]); /* hold[0] reads the end when the parent closes its own */
+	}
+	fork_token = token;
 	return c;
 }
 
@@ -383,12 +392,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	machine_state();
-	if (pipe(to_child) || pipe(to_parent))
+	if (pipe(to_child) || pipe(to_parent) || pipe(hold))
 		die("pipe");
 	warm();
 	cases[i].fn();
-	if (proc_id == 0 && wait(&st) > 0 && (!WIFEXITED(st) || WEXITSTATUS(st)))
-		return 1;
+	if (proc_id == 1) {
+		char c;
+
+		if (read(hold[0], &c, 1) != 0)
+			die("hold");
+	} else {
+		close(hold[1]);
+		if (wait(&st) > 0 && (!WIFEXITED(st) || WEXITSTATUS(st)))
+			return 1;
+	}
+	if (proc_id == 1)
+		printf("proc 1 forked-after %d\n", fork_token);
 	for (int k = 0; k < nsmp; k++) {
 		printf("proc %d marker %d minflt %ld majflt %ld rss_kb %ld anon_huge_kb %ld", proc_id,
 		       smp[k].global, smp[k].minflt, smp[k].majflt, smp[k].rss_kb, smp[k].ahp_kb);
