@@ -14,7 +14,8 @@
  * and read are system calls: the capture's file is in this order too), so
  * the markers have one global order, the same natively and in the capture:
  * the token carries the number of markers taken so far, and each marker's
- * global index is printed with it. The child lives until the parent's case
+ * global index is printed with it. The cases run on a stack of their own at a
+ * fixed address (main()). The child lives until the parent's case
  * is over (it waits for the end of a third pipe, which the parent closes
  * then): every step of the parent sees the child's mappings, natively as in
  * the capture, whatever the two exits' timing. A process measures as steps.c does
@@ -54,6 +55,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #ifndef MADV_COLLAPSE
@@ -65,6 +67,8 @@
 #define MAXMARK 32
 #define HINT ((char *)0x200000000000UL) /* 32 TiB: free natively and under Valgrind */
 #define HINT2 ((char *)0x200040000000UL)
+#define STACK ((char *)0x200080000000UL) /* the cases' stack (see main()) */
+#define STACK_LEN MIB
 
 static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
 				       "thp_collapse_alloc", "thp_zero_page_alloc", "thp_split_page",
@@ -375,10 +379,20 @@ static void machine_state(void)
 	fflush(stdout);
 }
 
+static ucontext_t main_uc, case_uc;
+static size_t case_no;
+
+static void body(void)
+{
+	warm();
+	cases[case_no].fn();
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 	int st;
+	char *stk;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: procs CASE\n");
@@ -394,8 +408,22 @@ int main(int argc, char **argv)
 	machine_state();
 	if (pipe(to_child) || pipe(to_parent) || pipe(hold))
 		die("pipe");
-	warm();
-	cases[i].fn();
+	/*
+	 * The cases run on a stack of their own at a fixed address: after the fork
+	 * each process copies the stack pages it writes, and how many depends on where
+	 * the frames fall in them; the process's own stack starts where its
+	 * environment ends (natively) or where Valgrind puts it (in the capture).
+	 */
+	stk = map(STACK, STACK_LEN, MAP_PRIVATE | MAP_ANONYMOUS);
+	case_no = i;
+	if (getcontext(&case_uc))
+		die("getcontext");
+	case_uc.uc_stack.ss_sp = stk;
+	case_uc.uc_stack.ss_size = STACK_LEN;
+	case_uc.uc_link = &main_uc;
+	makecontext(&case_uc, body, 0);
+	if (swapcontext(&main_uc, &case_uc))
+		die("swapcontext");
 	if (proc_id == 1) {
 		char c;
 
