@@ -38,8 +38,10 @@
  *                child writes the first 1 MiB (half of a THP shared with the
  *                parent: the PMD is split and 4 KiB pages copied, Linux 5.8+);
  *                then the parent writes all 4 MiB
- *   fork-collapse the parent writes 4 MiB under MADV_NOHUGEPAGE (4 KiB pages),
- *                advises MADV_HUGEPAGE, forks; the child MADV_COLLAPSEs the
+ *   fork-collapse the parent writes 4 MiB, not advised (4 KiB pages where THP is
+ *                "madvise"; MADV_HUGEPAGE would register the mm with khugepaged,
+ *                which scans it at once in the model, whose list starts empty,
+ *                and after its current sleep natively), forks; the child MADV_COLLAPSEs the
  *                region (its pages shared with the parent), then writes 1 MiB;
  *                then the parent writes 1 MiB
  *   thp-turns    each process maps its own 6 MiB under MADV_HUGEPAGE after the
@@ -89,7 +91,16 @@ static char rbuf[1 << 16];
 static long slurp(const char *path)
 {
 	long n = 0, r;
-	int fd = open(path, O_RDONLY);
+	int fd;
+
+	/*
+	 * The path read here first: a child's first open() would otherwise read it
+	 * from a .rodata page only the kernel touches (strncpy_from_user(): a fault
+	 * the capture cannot see, after dup_mmap() left that file VMA to refault)
+	 */
+	if (!strlen(*(const char *volatile *)&path))
+		return -1;
+	fd = open(path, O_RDONLY);
 
 	if (fd < 0)
 		return -1;
@@ -270,9 +281,7 @@ static void case_fork_collapse(void)
 {
 	char *p = map(HINT, 4 * MIB, MAP_PRIVATE | MAP_ANONYMOUS);
 
-	advise(p, 4 * MIB, MADV_NOHUGEPAGE);
-	write_pages(p, 4 * MIB);
-	advise(p, 4 * MIB, MADV_HUGEPAGE);
+	write_pages(p, 4 * MIB); /* no advice: 4 KiB pages where THP is "madvise" */
 	marker(); /* 0 */
 	if (split() == 0) {
 		wait_token();
