@@ -96,6 +96,50 @@ static bool zero_page_ok(const struct kernel *k, const struct vma *v)
 	return k->cfg->zero_page && !(v->flags & (VM_SHARED | VM_FILE | VM_HUGETLB | VM_IMPLICIT));
 }
 
+/*
+ * A read fault in shared anonymous memory (shmem): do_read_fault() calls
+ * do_fault_around() first (should_fault_around(): fault_around_bytes above a
+ * page), whose shmem_vm_ops->map_pages, filemap_map_pages(), maps every page of
+ * the object's cache in the window (os.fault_around_bytes, aligned down, inside
+ * the VMA and the page table) whose PTE is empty; a hole stays for its own
+ * fault. Shared writable memory has no dirty tracking (vma_wants_writenotify()),
+ * so the PTEs are writable as vm_page_prot is. The object's pages are the ones
+ * its other processes map (kernel_shared_anon_find()). 1: the faulting page got
+ * mapped (the fault is done), 0: it did not, -1: out of memory for a table.
+ */
+static int shared_anon_fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
+{
+	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT;
+	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi, page = va & ~(PAGE_SIZE - 1);
+	int done = 0;
+
+	if (nr <= 1)
+		return 0;
+	lo = table + (((va - table) >> PAGE_SHIFT) & ~(nr - 1)) * PAGE_SIZE;
+	if (lo < v->start)
+		lo = v->start;
+	hi = lo + nr * PAGE_SIZE;
+	if (hi > v->end)
+		hi = v->end;
+	if (hi > table + PMD_SIZE)
+		hi = table + PMD_SIZE;
+	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
+		pfn_t pfn;
+
+		if (!pt_slot_empty(&k->mm->pt, p, PS_4K))
+			continue;
+		pfn = kernel_shared_anon_find(k, v, p);
+		if (pfn == PFN_NONE)
+			continue;
+		if (pt_map(&k->mm->pt, p, PS_4K, pfn, v->flags & VM_WRITE))
+			return -1;
+		k->mapcount[pfn]++;
+		k->nr_shared_ptes++;
+		done |= p == page;
+	}
+	return done;
+}
+
 int kernel_oom(struct kernel *k, vaddr_t va)
 {
 	if (k->mm->pt.host_oom) {
@@ -206,7 +250,14 @@ int sim_fault(struct kernel *k, vaddr_t va, bool write)
 	}
 	if (unlikely((v->flags & VM_SHARED) && v->file)) {
 		/* shared anonymous memory after a fork: shmem_fault() finds the page
-		 * another process of the object maps (fork.c); no clearing */
+		 * another process of the object maps (fork.c); no clearing. A read
+		 * fault maps the window's other pages of the object first. */
+		int r = write ? 0 : shared_anon_fault_around(k, v, va);
+
+		if (r < 0)
+			goto oom;
+		if (r > 0)
+			return 0;
 		pfn = kernel_shared_anon_find(k, v, va);
 		if (pfn != PFN_NONE) {
 			if (pt_map(&k->mm->pt, va & ~(PAGE_SIZE - 1), PS_4K, pfn, v->flags & VM_WRITE))

@@ -72,6 +72,7 @@ run_script e2e_pcid "cpu.pcid: config show, the machine files, bad values, one p
 run_script e2e_processes "several traces as processes: run A B, the processes: list, sched.quantum, sweeps over mixes" bash
 run_script e2e_capture "capture follows exec (env, sh -c exec, #! scripts) and fork (one mtr v6 file, every process)" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
+run_script native_procs "tests/native/procs.c: two processes' faults, Rss and THP events against the replay, per step" bash
 run_script native_guest "make native-guest's plumbing: NATIVE_GUEST refused when unknown, a guest without qemu or kernel skipped" bash
 run_script virt_native "tests/native/virt_chase.c --quick and virt_measure.sh: make native-virt's program runs and writes its CSV" bash
 run_script native_model "tests/native/model_compare.sh: make native-model's join of native and model times, on fixed CSVs" bash

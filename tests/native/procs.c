@@ -14,7 +14,11 @@
  * and read are system calls: the capture's file is in this order too), so
  * the markers have one global order, the same natively and in the capture:
  * the token carries the number of markers taken so far, and each marker's
- * global index is printed with it. A process measures as steps.c does
+ * global index is printed with it. The cases run on a stack of their own at a
+ * fixed address (main()). The child lives until the parent's case
+ * is over (it waits for the end of a third pipe, which the parent closes
+ * then): every step of the parent sees the child's mappings, natively as in
+ * the capture, whatever the two exits' timing. A process measures as steps.c does
  * (static buffers, a warm stack: the measurement faults nothing), and prints
  * after its last marker; the child prints first (the parent waits for it).
  *
@@ -25,14 +29,19 @@
  * P: 0 the program, 1 its forked child (the capture's process ids: 1 is the
  * first fork's); G: the marker's global index (0, 1, ...: its MARKER record's
  * index in the capture); the vmstat fields are steps.c's (vm_keys), in order.
+ * The child's lines come after one more,
+ *   proc 1 forked-after N
+ * N: the markers taken (by the parent) before the fork.
  *
  * Cases (regions at 2 MiB-aligned hints, as steps.c):
  *   fork-write   the parent writes 4 MiB under MADV_HUGEPAGE (2 THPs), forks; the
  *                child writes the first 1 MiB (half of a THP shared with the
  *                parent: the PMD is split and 4 KiB pages copied, Linux 5.8+);
  *                then the parent writes all 4 MiB
- *   fork-collapse the parent writes 4 MiB under MADV_NOHUGEPAGE (4 KiB pages),
- *                advises MADV_HUGEPAGE, forks; the child MADV_COLLAPSEs the
+ *   fork-collapse the parent writes 4 MiB, not advised (4 KiB pages where THP is
+ *                "madvise"; MADV_HUGEPAGE would register the mm with khugepaged,
+ *                which scans it at once in the model, whose list starts empty,
+ *                and after its current sleep natively), forks; the child MADV_COLLAPSEs the
  *                region (its pages shared with the parent), then writes 1 MiB;
  *                then the parent writes 1 MiB
  *   thp-turns    each process maps its own 6 MiB under MADV_HUGEPAGE after the
@@ -48,6 +57,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #ifndef MADV_COLLAPSE
@@ -59,6 +69,8 @@
 #define MAXMARK 32
 #define HINT ((char *)0x200000000000UL) /* 32 TiB: free natively and under Valgrind */
 #define HINT2 ((char *)0x200040000000UL)
+#define STACK ((char *)0x200080000000UL) /* the cases' stack (see main()) */
+#define STACK_LEN MIB
 
 static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
 				       "thp_collapse_alloc", "thp_zero_page_alloc", "thp_split_page",
@@ -72,14 +84,23 @@ struct sample {
 };
 
 static struct sample smp[MAXMARK];
-static int nsmp, proc_id, token; /* token: markers taken so far, by either process */
-static int to_child[2], to_parent[2];
+static int nsmp, proc_id, token, fork_token = -1; /* token: markers taken so far, by either process */
+static int to_child[2], to_parent[2], hold[2];
 static char rbuf[1 << 16];
 
 static long slurp(const char *path)
 {
 	long n = 0, r;
-	int fd = open(path, O_RDONLY);
+	int fd;
+
+	/*
+	 * The path read here first: a child's first open() would otherwise read it
+	 * from a .rodata page only the kernel touches (strncpy_from_user(): a fault
+	 * the capture cannot see, after dup_mmap() left that file VMA to refault)
+	 */
+	if (!strlen(*(const char *volatile *)&path))
+		return -1;
+	fd = open(path, O_RDONLY);
 
 	if (fd < 0)
 		return -1;
@@ -227,8 +248,11 @@ static int split(void)
 	if (c < 0)
 		die("fork");
 	proc_id = c == 0;
-	if (c == 0)
+	if (c == 0) {
 		nsmp = 0; /* the parent's samples are its own */
+		close(hold[1]); /* hold[0] reads the end when the parent closes its own */
+	}
+	fork_token = token;
 	return c;
 }
 
@@ -257,9 +281,7 @@ static void case_fork_collapse(void)
 {
 	char *p = map(HINT, 4 * MIB, MAP_PRIVATE | MAP_ANONYMOUS);
 
-	advise(p, 4 * MIB, MADV_NOHUGEPAGE);
-	write_pages(p, 4 * MIB);
-	advise(p, 4 * MIB, MADV_HUGEPAGE);
+	write_pages(p, 4 * MIB); /* no advice: 4 KiB pages where THP is "madvise" */
 	marker(); /* 0 */
 	if (split() == 0) {
 		wait_token();
@@ -366,10 +388,20 @@ static void machine_state(void)
 	fflush(stdout);
 }
 
+static ucontext_t main_uc, case_uc;
+static size_t case_no;
+
+static void body(void)
+{
+	warm();
+	cases[case_no].fn();
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 	int st;
+	char *stk;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: procs CASE\n");
@@ -383,12 +415,36 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	machine_state();
-	if (pipe(to_child) || pipe(to_parent))
+	if (pipe(to_child) || pipe(to_parent) || pipe(hold))
 		die("pipe");
-	warm();
-	cases[i].fn();
-	if (proc_id == 0 && wait(&st) > 0 && (!WIFEXITED(st) || WEXITSTATUS(st)))
-		return 1;
+	/*
+	 * The cases run on a stack of their own at a fixed address: after the fork
+	 * each process copies the stack pages it writes, and how many depends on where
+	 * the frames fall in them; the process's own stack starts where its
+	 * environment ends (natively) or where Valgrind puts it (in the capture).
+	 */
+	stk = map(STACK, STACK_LEN, MAP_PRIVATE | MAP_ANONYMOUS);
+	case_no = i;
+	if (getcontext(&case_uc))
+		die("getcontext");
+	case_uc.uc_stack.ss_sp = stk;
+	case_uc.uc_stack.ss_size = STACK_LEN;
+	case_uc.uc_link = &main_uc;
+	makecontext(&case_uc, body, 0);
+	if (swapcontext(&main_uc, &case_uc))
+		die("swapcontext");
+	if (proc_id == 1) {
+		char c;
+
+		if (read(hold[0], &c, 1) != 0)
+			die("hold");
+	} else {
+		close(hold[1]);
+		if (wait(&st) > 0 && (!WIFEXITED(st) || WEXITSTATUS(st)))
+			return 1;
+	}
+	if (proc_id == 1)
+		printf("proc 1 forked-after %d\n", fork_token);
 	for (int k = 0; k < nsmp; k++) {
 		printf("proc %d marker %d minflt %ld majflt %ld rss_kb %ld anon_huge_kb %ld", proc_id,
 		       smp[k].global, smp[k].minflt, smp[k].majflt, smp[k].rss_kb, smp[k].ahp_kb);
