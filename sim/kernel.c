@@ -118,6 +118,7 @@ oom:
 
 void kernel_destroy(struct kernel *k)
 {
+	khugepaged_destroy(k); /* (its slots point at the mms) */
 	for (struct mm *mm = k->mms, *next; mm; mm = next) {
 		next = mm->next;
 		if (mm->pt.root) {
@@ -131,7 +132,6 @@ void kernel_destroy(struct kernel *k)
 			free(mm);
 	}
 	k->mm = &k->init_mm;
-	khugepaged_destroy(k);
 	hugetlb_pool_destroy(&k->hugetlb, &k->buddy);
 	thp_destroy(k);
 	filemap_destroy(k);
