@@ -56,7 +56,7 @@
  *       8-byte word of the page. No initialisation. S must be a multiple of
  *       4096 (the law is over whole pages) and the pages are capped at
  *       ZIPF_PAGES_MAX (128 GiB) so the tables stay in memory.
- *   kv:size=S[,value=B][,delete=P][,gap=N]  a key-value store's allocator
+ *   kv:size=S[,value=B][,delete=P][,gap=N][,tail=N]  a key-value store's allocator
  *       in the three phases of HawkEye's Redis experiment (Panwar, Bansal &
  *       Gopinath, ASPLOS'19, §2.1 "Memory bloat": insert 4 KB values up to the
  *       dataset's size, delete 80 % of the keys at random, insert again until
@@ -75,7 +75,9 @@
  *       second mapping (mapped at the start with the arena, as every workload's
  *       mappings are, untouched until then), as values larger than the holes (HawkEye's 2 MB
  *       values) are served from a new extent rather than from the freed 4 KiB
- *       runs. B must be a multiple of 4096 (a value is whole pages: smaller
+ *       runs. Then tail=N instructions without a memory reference (default 0,
+ *       in records as the gap's): the server up with its dataset after the
+ *       client's last insert, so a timeline shows what stays resident. B must be a multiple of 4096 (a value is whole pages: smaller
  *       values share pages, and a page comes back only when all of its values
  *       are free, which is not modelled) and divide S.
  *
@@ -190,7 +192,7 @@ enum wl_kind { WL_STREAM, WL_GUPS, WL_CHASE, WL_STRIDE, WL_ZIPF, WL_KV, WL_NR };
 
 enum wl_key {
 	K_SIZE, K_ITERATIONS, K_UPDATES, K_STEPS, K_STRIDE, K_PASSES,
-	K_ALPHA, K_REFS, K_SEED, K_MADVISE, K_VALUE, K_DELETE, K_GAP, K_NR
+	K_ALPHA, K_REFS, K_SEED, K_MADVISE, K_VALUE, K_DELETE, K_GAP, K_TAIL, K_NR
 };
 
 enum wl_type { T_SIZE, T_COUNT, T_DOUBLE, T_BOOL };
@@ -212,6 +214,7 @@ static const struct {
 	[K_VALUE] = { "value", T_SIZE },
 	[K_DELETE] = { "delete", T_COUNT },
 	[K_GAP] = { "gap", T_COUNT },
+	[K_TAIL] = { "tail", T_COUNT },
 };
 
 #define KB(k) (1u << (k))
@@ -231,7 +234,7 @@ static const struct {
 			KB(K_SIZE) | KB(K_STRIDE) },
 	[WL_ZIPF] = { "zipf", KB(K_SIZE) | KB(K_ALPHA) | KB(K_REFS) | COMMON_KEYS,
 		      KB(K_SIZE) | KB(K_ALPHA) | KB(K_REFS) },
-	[WL_KV] = { "kv", KB(K_SIZE) | KB(K_VALUE) | KB(K_DELETE) | KB(K_GAP) | COMMON_KEYS, KB(K_SIZE) },
+	[WL_KV] = { "kv", KB(K_SIZE) | KB(K_VALUE) | KB(K_DELETE) | KB(K_GAP) | KB(K_TAIL) | COMMON_KEYS, KB(K_SIZE) },
 };
 
 /* Parsed key values; `given` is a KB() mask. */
@@ -275,6 +278,7 @@ struct wl_reader {
 	uint64_t value;              /* kv: bytes a value */
 	uint64_t ndel;               /* kv: values deleted */
 	uint64_t gap;                /* kv: instructions between deleting and inserting again */
+	uint64_t tail;               /* kv: instructions after the last insert */
 	struct os_event *kev;        /* kv: a batch's madvise events */
 
 	struct os_event ev[WL_EV_MAX];
@@ -712,26 +716,35 @@ static size_t kv_fill(struct wl_reader *w, struct trace_rec *r, size_t cap, stru
 		w->pass = 1;
 		return k;
 	}
-	if (w->pass == 1) {
-		for (; i < w->gap && k < cap; k++) {
-			uint64_t n = w->gap - i < KV_GAP_CHUNK ? w->gap - i : KV_GAP_CHUNK;
+	if (w->pass == 1 || w->pass == 3) {
+		uint64_t end = w->pass == 1 ? w->gap : w->tail;
+
+		for (; i < end && k < cap; k++) {
+			uint64_t n = end - i < KV_GAP_CHUNK ? end - i : KV_GAP_CHUNK;
 
 			rec_put(&r[k], 0, (uint32_t)n, R_INSNS);
 			i += n;
 		}
 		w->i = i;
-		if (i < w->gap)
+		if (i < end)
 			return k;
 		w->i = i = 0;
-		w->pass = 2;
+		if (w->pass++ == 3) {
+			w->phase = PH_DONE;
+			return k;
+		}
 	}
 	for (; i < w->count && k + 2 <= cap; i++, k += 2) {
 		rec_put(&r[k], 0, INSNS_KV_STORE, R_INSNS);
 		rec_put(&r[k + 1], w->map_addr[1] + 8 * i, 8, R_STORE);
 	}
 	w->i = i;
-	if (i == w->count)
-		w->phase = PH_DONE;
+	if (i == w->count) {
+		w->i = 0;
+		w->pass = 3;
+		if (!w->tail)
+			w->phase = PH_DONE;
+	}
 	return k;
 }
 
@@ -881,6 +894,7 @@ static int wl_setup(struct wl_reader *w, const struct wl_params *p, uint64_t see
 		w->ndel = size / w->value * ((p->given & KB(K_DELETE)) ? p->u[K_DELETE] : KV_DELETE_DEFAULT) / 100;
 		w->count = w->ndel * w->value / 8;
 		w->gap = (p->given & KB(K_GAP)) ? p->u[K_GAP] : 0;
+		w->tail = (p->given & KB(K_TAIL)) ? p->u[K_TAIL] : 0;
 		if (wl_map(w, size, e) || (w->ndel && wl_map(w, w->ndel * w->value, e)))
 			return -1;
 		if (build) {

@@ -385,10 +385,12 @@ START_TEST(test_kv)
 	ck_assert_uint_eq(r.kinds[R_INSNS], 8192 + 6144 + 2);
 	ck_assert_uint_eq(r.recs[r.n - 1].addr, second + 12 * 4096 - 8);
 	run_free(&r);
-	run_collect(&r, "kv:size=64K,value=16K,delete=50", 1);
+	run_collect(&r, "kv:size=64K,value=16K,delete=50,tail=65537", 1);
 	ck_assert_uint_eq(r.nev, 2 + 2);
 	ck_assert_uint_eq(r.ev[2].len, 16384);
-	ck_assert_uint_eq(r.insns, 4 * (8192 + 4096));
+	ck_assert_uint_eq(r.insns, 4 * (8192 + 4096) + 65537);
+	ck_assert_uint_eq(r.kinds[R_INSNS], 8192 + 4096 + 2);
+	ck_assert_uint_eq(r.recs[r.n - 1].size, 1); /* the tail's last record */
 	run_free(&r);
 }
 END_TEST
