@@ -183,6 +183,15 @@ figure-virt: mmusim
 	awk -f plots/virt.awk plots/data/virt-native.csv plots/data/virt-native-sessions.csv plots/out/virt.csv >plots/out/virt-change.csv
 	$(foreach o,png pdf,./mmusim plot plots/out/virt-change.csv -x case -y '% change in time per step' --by setup --kind bars --values --title 'guest THP against guest 4 KiB pages, by how the guest runs' -o plots/out/virt.$(o) $(if $(filter png,$(o)),--script plots/virt.gp) && ) true
 
+# kv-bloat: the sweep (the end state per mode), then RSS over time, from a timeline of the
+# experiment's own workload spec (read from its YAML) under base and thp
+KV_BLOAT_WL = $(shell sed -n 's/^workload: "\(.*\)"$$/\1/p' configs/experiments/kv-bloat.yaml)
+figure-kv-bloat: mmusim
+	@mkdir -p plots/out
+	./mmusim sweep configs/experiments/kv-bloat.yaml -o plots/out/kv-bloat.csv --quiet
+	./mmusim run -w '$(KV_BLOAT_WL)' --modes base,thp --timeline plots/out/kv-bloat-timeline.csv --timeline-ms 500 --quiet
+	$(foreach o,png pdf,./mmusim plot plots/out/kv-bloat-timeline.csv -y rss_bytes --title 'kv (HawkEye Redis): insert, delete 80 %, wait, insert again' -o plots/out/kv-bloat.$(o) $(if $(filter png,$(o)),--script plots/kv-bloat.gp) && ) true
+
 figures: ensure-deps
 	@$(MAKE) --no-print-directory mmusim
 	@$(MAKE) --no-print-directory $(EXPERIMENTS:%=figure-%)

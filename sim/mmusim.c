@@ -507,10 +507,10 @@ int mmusim_timeline(struct mmusim *m, FILE *f, double interval_ms)
 		return usage_err(m, "mmusim_timeline: the interval must be at least 0.001 ms (1 us)");
 	if (!(cyc < 0x1p62))
 		return usage_err(m, "mmusim_timeline: the interval is longer than 2^62 cycles");
-	sim_timeline_header(f);
+	sim_timeline_header(f, m->cfg.nprocs > 0);
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	for (unsigned i = 0; i < m->run.n; i++)
-		sim_timeline_start(&m->run.sims[i], f, (cycles_t)cyc);
+		sim_timeline_start(&m->run.sims[i], f, (cycles_t)cyc, m->cfg.nprocs > 0);
 	return 0;
 }
 

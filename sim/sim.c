@@ -79,6 +79,31 @@ void sim_core_reset(struct sim *s)
 
 static int proc_add(struct sim *s, struct mm *mm);
 
+/*
+ * The #PF vector: the kernel's handler (sim_fault_hook()), timed. A fault's
+ * latency is the cycles its path charged the process: cycles.fault (the entry,
+ * zeroing or copying, flushes), cycles.compaction and cycles.reclaim (direct
+ * compaction and reclaim it ran), as CBMM (Mansi & Swift, ATC'22) measures a
+ * fault from entry to return. Each fault the handler counted (vmstat.pgfault
+ * moved; the re-entry of a fault already handled is not one) goes into the
+ * running process's log2 histogram. Faults a system call takes for the process
+ * (MAP_POPULATE, MADV_POPULATE_*) are that call's, not the CPU's: not here.
+ * Off the per-reference path: only a TLB miss that finds no usable entry gets here.
+ */
+static int machine_fault(void *os, vaddr_t va, bool write, bool wp)
+{
+	struct sim *s = sim_of(os);
+	uint64_t pgfault = s->st.pgfault;
+	cycles_t c0 = s->st.cyc_fault + s->st.cyc_compaction + s->st.cyc_reclaim, d;
+	int r = sim_fault_hook(os, va, write, wp);
+
+	if (s->st.pgfault != pgfault && s->nproc) {
+		d = s->st.cyc_fault + s->st.cyc_compaction + s->st.cyc_reclaim - c0;
+		s->procs[s->cur].fault_lat[d > 1 ? 63 - __builtin_clzll(d) : 0]++;
+	}
+	return r;
+}
+
 static cycles_t machine_now(const void *machine)
 {
 	return sim_now(machine);
@@ -91,7 +116,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg, struct err *e)
 	kernel_prepare(&s->k);
 	s->k.now = machine_now;
 	s->k.machine = s;
-	if (mmu_init(&s->mmu, cfg, &s->k.mm->pt, sim_fault_hook, &s->k))
+	if (mmu_init(&s->mmu, cfg, &s->k.mm->pt, machine_fault, &s->k))
 		goto oom;
 	if (kernel_init(&s->k, &s->cfg, &s->st, &s->mmu, e))
 		return -1;
@@ -374,6 +399,7 @@ int sim_proc_report(struct sim *s, struct stats_proc *out)
 	uint64_t rss_all = 0, huge_all = 0;
 
 	_Static_assert(SP_NR <= STATS_PROC_COUNTS, "stats_proc holds every count");
+	_Static_assert(SIM_FAULT_LAT_BUCKETS == STATS_FAULT_LAT_BUCKETS, "one histogram layout");
 	if (s->nproc < 2)
 		return -1;
 	for (size_t i = 0; i < s->nproc; i++) {
@@ -387,6 +413,7 @@ int sim_proc_report(struct sim *s, struct stats_proc *out)
 		o->ncounts = SP_NR;
 		o->count_names = sim_proc_count_name;
 		memcpy(o->counts, p->fin, sizeof(p->fin));
+		memcpy(o->fault_lat, p->fault_lat, sizeof(p->fault_lat));
 		kernel_mm_rss(&s->k, p->mm, &o->rss_bytes, &o->file_rss_bytes, &o->anon_huge_bytes);
 		kernel_mm_for_each_anon(&s->k, p->mm, bloat_leaf, &c);
 		o->bloat_bytes = c.untouched;
@@ -504,9 +531,10 @@ int sim_event(struct sim *s, const struct os_event *ev)
 	}
 }
 
-void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval)
+void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval, bool procs)
 {
 	s->timeline = f;
+	s->tl_procs = procs;
 	s->tl_interval = interval ? interval : 1;
 	s->tl_next = s->tl_interval;
 }
@@ -551,12 +579,71 @@ static void timeline_deltas(const struct sim *s, uint64_t cur[SIM_TL_DELTAS])
 	cur[6] = m->stlb.misses;
 }
 
+/* Resident bytes @r[0] and those in 2M or 1G leaves @r[1] (THPs, hugetlb pages). */
+static void resident_leaf(void *ctx, vaddr_t va, uint64_t bytes)
+{
+	uint64_t *r = ctx;
+
+	(void)va;
+	r[0] += bytes;
+	r[1] += bytes >= PMD_SIZE ? bytes : 0;
+}
+
+/*
+ * A row per live process (tl_procs): its resident memory from its page table
+ * (kernel_mm_for_each_anon(), smaps_rollup's walk: rss_bytes the report's anonymous RSS,
+ * huge_bytes its AnonHugePages plus hugetlb pages, huge_coverage their ratio),
+ * the machine's free lists, and its own interval counts (sim_proc_counts():
+ * what moved while it ran), thp_collapse_alloc excepted: khugepaged's, for
+ * every mm (a kernel thread's work is no process's).
+ */
+static void timeline_proc_rows(struct sim *s, cycles_t now)
+{
+	uint64_t cur[SIM_TL_DELTAS];
+
+	timeline_deltas(s, cur);
+	for (size_t i = 0; i < s->nproc; i++) {
+		struct sim_proc *p = &s->procs[i];
+		uint64_t c[SP_NR], d[SIM_TL_DELTAS], anon, huge, rb[2] = { 0, 0 };
+
+		if (p->mm->exited)
+			continue;
+		sim_proc_counts(s, i, c);
+		d[0] = c[SP_WALKS];
+		d[1] = c[SP_WALK_CYCLES];
+		d[2] = c[SP_PGFAULT];
+		d[3] = cur[3];
+		d[4] = c[SP_ITLB_MISSES];
+		d[5] = c[SP_DTLB_MISSES];
+		d[6] = c[SP_STLB_MISSES];
+		kernel_mm_for_each_anon(&s->k, p->mm, resident_leaf, rb);
+		anon = rb[0];
+		huge = rb[1];
+		fprintf(s->timeline, "%s,%llu,%.6f,%llu,%llu,%llu,%.6f", os_mode_name[s->cfg.mode],
+			(unsigned long long)p->id, (double)now / ((double)s->cfg.freq_mhz * 1000.0),
+			(unsigned long long)now, (unsigned long long)anon, (unsigned long long)huge,
+			anon ? (double)huge / (double)anon : 0.0);
+		for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
+			fprintf(s->timeline, ",%llu", (unsigned long long)s->k.buddy.free_area[o].nr_free);
+		fprintf(s->timeline, ",%d", buddy_fragmentation_index(&s->k.buddy, HPAGE_PMD_ORDER));
+		for (int j = 0; j < SIM_TL_DELTAS; j++)
+			fprintf(s->timeline, ",%llu", (unsigned long long)(d[j] - (j == 3 ? s->tl_last[3] : p->tl_last[j])));
+		fprintf(s->timeline, "%s\n", s->csv_prov);
+		memcpy(p->tl_last, d, sizeof(d));
+	}
+	memcpy(s->tl_last, cur, sizeof(cur));
+}
+
 /* One timeline row (time in simulated ms); interval columns are deltas. */
 static void timeline_row(struct sim *s, cycles_t now)
 {
 	uint64_t cur[SIM_TL_DELTAS];
 	uint64_t huge = kernel_huge_bytes(&s->st), rss = kernel_rss_bytes(&s->st);
 
+	if (s->tl_procs) {
+		timeline_proc_rows(s, now);
+		return;
+	}
 	timeline_deltas(s, cur);
 	fprintf(s->timeline, "%s,%.6f,%llu,%llu,%llu,%.6f", os_mode_name[s->cfg.mode],
 		(double)now / ((double)s->cfg.freq_mhz * 1000.0), (unsigned long long)now,
@@ -577,9 +664,9 @@ static void timeline_row(struct sim *s, cycles_t now)
  * (the report's vmstat.*), itlb_misses, dtlb_misses and stlb_misses (L1 iTLB,
  * L1 dTLB and STLB misses, all page sizes) as in the --vmas breakdown.
  */
-void sim_timeline_header(FILE *f)
+void sim_timeline_header(FILE *f, bool procs)
 {
-	fprintf(f, "mode,time_ms,cycles,rss_bytes,huge_bytes,huge_coverage");
+	fprintf(f, "mode,%stime_ms,cycles,rss_bytes,huge_bytes,huge_coverage", procs ? "process," : "");
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
 		fprintf(f, ",free_order%u", o);
 	fprintf(f, ",fragmentation_index_order9,walks,walk_cycles,pgfault,thp_collapse_alloc,"

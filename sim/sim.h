@@ -34,6 +34,16 @@ enum sim_proc_count {
 };
 extern const char *const sim_proc_count_name[SP_NR];
 
+/* The timeline's per-interval columns (sim.c, timeline_row()). */
+#define SIM_TL_DELTAS 7
+
+/*
+ * Buckets of a process's fault-latency histogram (sim.c, machine_fault()):
+ * bucket 0 counts #PFs that cost 0 or 1 cycle, bucket b > 0 those that cost
+ * [2^b, 2^(b+1)) cycles; 64 buckets hold every 64-bit count.
+ */
+#define SIM_FAULT_LAT_BUCKETS 64
+
 struct sim_proc {
 	struct mm *mm;     /* its address space (the kernel's; exited ones stay listed) */
 	uint64_t id;       /* the trace's process id */
@@ -44,10 +54,10 @@ struct sim_proc {
 	uint64_t *tr_key;
 	uint64_t (*tr_bits)[8];
 	size_t tr_cap, tr_n;
+	uint64_t tl_last[SIM_TL_DELTAS]; /* its interval columns' counts at its last timeline row */
+	/* the #PFs the CPU took while it ran, by the cycles the fault path charged */
+	uint64_t fault_lat[SIM_FAULT_LAT_BUCKETS];
 };
-
-/* The timeline's per-interval columns (sim.c, timeline_row()). */
-#define SIM_TL_DELTAS 7
 
 struct sim {
 	struct mmu mmu; /* the CPU: TLBs, PWCs, caches, memo; faults go to the kernel's hook */
@@ -63,6 +73,7 @@ struct sim {
 	struct sim_config cfg;
 	/* --timeline: a CSV row every tl_interval cycles of simulated time */
 	FILE *timeline;
+	bool tl_procs; /* a row per process (a processes: list): sim_timeline_header() */
 	cycles_t tl_interval, tl_next;
 	uint64_t tl_elided; /* idle intervals whose rows were left out (sim_timeline_due()) */
 	/* set by a signal (pool_opts.interrupted): loops inside a batch end early; NULL: never */
@@ -234,10 +245,11 @@ cycles_t sim_now(const struct sim *s);
 
 
 /*
- * Start a timeline on @f (header written here): a row every @interval cycles,
- * labelled @mode. The caller owns @f.
+ * Start a timeline on @f (the caller wrote sim_timeline_header()): a row every
+ * @interval cycles, or with @procs a row per live process every @interval
+ * cycles. The caller owns @f.
  */
-void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval);
+void sim_timeline_start(struct sim *s, FILE *f, cycles_t interval, bool procs);
 
 /*
  * Write the timeline rows that simulated time has passed (after each batch):
@@ -255,8 +267,11 @@ void sim_timeline_due(struct sim *s);
  * give rows left out as idle. */
 #define SIM_TIMELINE_MIN_MS 0.001
 
-/* The timeline CSV's header row. */
-void sim_timeline_header(FILE *f);
+/*
+ * The timeline CSV's header row; with @procs (a run of a processes: list) a
+ * `process` column follows `mode` and each row is one process's.
+ */
+void sim_timeline_header(FILE *f, bool procs);
 
 /* --steps: the CSV's header row; the row of marker @marker (nothing if s->steps is NULL). */
 void sim_steps_header(FILE *f);

@@ -882,6 +882,24 @@ int stats_counter_describe(const char *key, const char **name, const char **unit
 
 /* --- several processes ------------------------------------------------------ */
 
+/*
+ * A fault-latency histogram as [n0, n1, ...]: entry b counts the faults that
+ * cost [2^b, 2^(b+1)) cycles (entry 0: 0 or 1), up to the last non-empty one
+ * ([] with no fault).
+ */
+static json_t *fault_lat_json(const uint64_t *h)
+{
+	json_t *a = json_array();
+	int last = -1;
+
+	for (int b = 0; b < STATS_FAULT_LAT_BUCKETS; b++)
+		if (h[b])
+			last = b;
+	for (int b = 0; b <= last; b++)
+		json_array_append_new(a, json_integer((json_int_t)h[b]));
+	return a;
+}
+
 void *stats_procs_to_json(const struct stats_proc *p, size_t n)
 {
 	json_t *a = json_array();
@@ -900,6 +918,7 @@ void *stats_procs_to_json(const struct stats_proc *p, size_t n)
 		json_object_set_new(o, "touched_bytes", json_integer((json_int_t)p[i].touched_bytes));
 		json_object_set_new(o, "bloat_bytes", json_integer((json_int_t)p[i].bloat_bytes));
 		json_object_set_new(o, "fairness", p[i].has_fairness ? json_real(p[i].fairness) : json_null());
+		json_object_set_new(o, "fault_latency_cycles", fault_lat_json(p[i].fault_lat));
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -132,6 +132,7 @@ struct stats {
  * the end, and the named metrics (see sim.c for their definitions).
  */
 #define STATS_PROC_COUNTS 16
+#define STATS_FAULT_LAT_BUCKETS 64
 struct stats_proc {
 	uint64_t id;
 	bool exited;
@@ -143,6 +144,8 @@ struct stats_proc {
 	double huge_coverage;
 	bool has_fairness; /* false: no process had huge bytes or this one has no RSS */
 	double fairness;
+	/* its #PFs by cycles charged: [0] 0-1 cycles, [b] [2^b, 2^(b+1)) (sim.h SIM_FAULT_LAT_BUCKETS) */
+	uint64_t fault_lat[STATS_FAULT_LAT_BUCKETS];
 };
 
 /* The "processes" array of @n rows (caller owns it: json_decref). */

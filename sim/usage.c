@@ -35,7 +35,8 @@ const char usage_text[] =
 	"       mmusim version       (or --version)\n"
 	"Options take GNU forms: -j2, --jobs=2, -cFILE, --config=FILE, --set=k=v, --json=-.\n"
 	"Workloads: stream:size=S[,iterations=N]  gups:size=S[,updates=N]  chase:size=S[,steps=N]\n"
-	"           stride:size=S,stride=B[,passes=N]  zipf:size=S,alpha=A,refs=N  (+ seed=, madvise=1)\n";
+	"           stride:size=S,stride=B[,passes=N]  zipf:size=S,alpha=A,refs=N\n"
+	"           kv:size=S[,value=B][,delete=P][,gap=N][,tail=N]  (+ seed=, madvise=1)\n";
 
 static const struct {
 	const char *cmd, *text;

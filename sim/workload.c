@@ -56,6 +56,30 @@
  *       8-byte word of the page. No initialisation. S must be a multiple of
  *       4096 (the law is over whole pages) and the pages are capped at
  *       ZIPF_PAGES_MAX (128 GiB) so the tables stay in memory.
+ *   kv:size=S[,value=B][,delete=P][,gap=N][,tail=N]  a key-value store's allocator
+ *       in the three phases of HawkEye's Redis experiment (Panwar, Bansal &
+ *       Gopinath, ASPLOS'19, §2.1 "Memory bloat": insert 4 KB values up to the
+ *       dataset's size, delete 80 % of the keys at random, insert again until
+ *       the dataset is back to its size, with larger values). Insert: S/B
+ *       values of B bytes (default 4096, HawkEye's) written in order into one
+ *       arena mapping of S bytes, each by 8-byte stores (the gups init loop's
+ *       body: 4 instructions). Delete: P % of the values (default 80,
+ *       HawkEye's), drawn at random, each freed: the allocator gives a freed
+ *       value's pages back with madvise(MADV_DONTNEED) over them, as
+ *       jemalloc's pages_purge_forced() does on Linux (src/pages.c); its
+ *       decay delay (opt.dirty_decay_ms) is not modelled: a value is purged
+ *       when freed. Then N instructions of no memory reference (default 0;
+ *       HawkEye's "time gap", in which khugepaged runs), as R_INSNS records
+ *       of 2^16 instructions each so that a timeline sees the gap pass.
+ *       Insert again: as many bytes as were deleted, written in order into a
+ *       second mapping (mapped at the start with the arena, as every workload's
+ *       mappings are, untouched until then), as values larger than the holes (HawkEye's 2 MB
+ *       values) are served from a new extent rather than from the freed 4 KiB
+ *       runs. Then tail=N instructions without a memory reference (default 0,
+ *       in records as the gap's): the server up with its dataset after the
+ *       client's last insert, so a timeline shows what stays resident. B must be a multiple of 4096 (a value is whole pages: smaller
+ *       values share pages, and a page comes back only when all of its values
+ *       are free, which is not modelled) and divide S.
  *
  * Dependences (trace_reader.deps is true: R_DEP, trace.h): each chase step
  * but the first loads from the address the step before loaded (p = p->next:
@@ -158,12 +182,17 @@
 #define INSNS_CHASE_STEP 4
 #define INSNS_STRIDE 4
 #define INSNS_ZIPF 4
+#define INSNS_KV_STORE 4 /* the gups init loop's body */
+/* kv: HawkEye's value size and deleted share (ASPLOS'19 §2.1), and the gap's record size */
+#define KV_VALUE_DEFAULT 4096
+#define KV_DELETE_DEFAULT 80
+#define KV_GAP_CHUNK (1u << 16)
 
-enum wl_kind { WL_STREAM, WL_GUPS, WL_CHASE, WL_STRIDE, WL_ZIPF, WL_NR };
+enum wl_kind { WL_STREAM, WL_GUPS, WL_CHASE, WL_STRIDE, WL_ZIPF, WL_KV, WL_NR };
 
 enum wl_key {
 	K_SIZE, K_ITERATIONS, K_UPDATES, K_STEPS, K_STRIDE, K_PASSES,
-	K_ALPHA, K_REFS, K_SEED, K_MADVISE, K_NR
+	K_ALPHA, K_REFS, K_SEED, K_MADVISE, K_VALUE, K_DELETE, K_GAP, K_TAIL, K_NR
 };
 
 enum wl_type { T_SIZE, T_COUNT, T_DOUBLE, T_BOOL };
@@ -182,9 +211,14 @@ static const struct {
 	[K_REFS] = { "refs", T_COUNT },
 	[K_SEED] = { "seed", T_COUNT },
 	[K_MADVISE] = { "madvise", T_BOOL },
+	[K_VALUE] = { "value", T_SIZE },
+	[K_DELETE] = { "delete", T_COUNT },
+	[K_GAP] = { "gap", T_COUNT },
+	[K_TAIL] = { "tail", T_COUNT },
 };
 
 #define KB(k) (1u << (k))
+_Static_assert(K_NR <= 32, "the key masks are 32 bits");
 #define COMMON_KEYS (KB(K_SEED) | KB(K_MADVISE))
 
 static const struct {
@@ -200,6 +234,7 @@ static const struct {
 			KB(K_SIZE) | KB(K_STRIDE) },
 	[WL_ZIPF] = { "zipf", KB(K_SIZE) | KB(K_ALPHA) | KB(K_REFS) | COMMON_KEYS,
 		      KB(K_SIZE) | KB(K_ALPHA) | KB(K_REFS) },
+	[WL_KV] = { "kv", KB(K_SIZE) | KB(K_VALUE) | KB(K_DELETE) | KB(K_GAP) | KB(K_TAIL) | COMMON_KEYS, KB(K_SIZE) },
 };
 
 /* Parsed key values; `given` is a KB() mask. */
@@ -239,6 +274,12 @@ struct wl_reader {
 	uint32_t *order;             /* chase: the element visited at each step of a lap */
 	uint32_t *page_of_rank;      /* zipf: rank - 1 -> page */
 	gsl_ran_discrete_t *zipf;    /* zipf: alias table over ranks */
+	uint32_t *victims;           /* kv: the values deleted, in deletion order */
+	uint64_t value;              /* kv: bytes a value */
+	uint64_t ndel;               /* kv: values deleted */
+	uint64_t gap;                /* kv: instructions between deleting and inserting again */
+	uint64_t tail;               /* kv: instructions after the last insert */
+	struct os_event *kev;        /* kv: a batch's madvise events */
 
 	struct os_event ev[WL_EV_MAX];
 };
@@ -440,6 +481,8 @@ static void wl_close(struct trace_reader *r)
 		gsl_ran_discrete_free(w->zipf);
 	free(w->order);
 	free(w->page_of_rank);
+	free(w->victims);
+	free(w->kev);
 	trace_reader_free(&w->head);
 }
 
@@ -629,6 +672,82 @@ static size_t zipf_fill(struct wl_reader *w, struct trace_rec *r, size_t cap)
 	return k;
 }
 
+/*
+ * kv: PH_INIT the first inserts (pass 0), PH_MAIN the deletes (pass 0), the gap
+ * (pass 1) and the second inserts (pass 2). Deletes are events: their records
+ * index w->kev, which the batch's ev points to (nothing else of this batch is one).
+ */
+static size_t kv_fill(struct wl_reader *w, struct trace_rec *r, size_t cap, struct trace_batch *b)
+{
+	uint64_t i = w->i;
+	size_t k = 0;
+
+	if (w->phase == PH_INIT) {
+		for (; i < w->n && k + 2 <= cap; i++, k += 2) {
+			rec_put(&r[k], 0, INSNS_KV_STORE, R_INSNS);
+			rec_put(&r[k + 1], w->map_addr[0] + 8 * i, 8, R_STORE);
+		}
+		w->i = i;
+		if (i < w->n)
+			return k;
+		w->phase = PH_MAIN;
+		w->i = i = 0;
+		w->pass = 0;
+		if (k) /* the deletes' events start a batch of their own */
+			return k;
+	}
+	if (w->pass == 0) {
+		b->ev = w->kev;
+		for (; i < w->ndel && k < cap; i++, k++) {
+			struct os_event *ev = &w->kev[k];
+
+			memset(ev, 0, sizeof(*ev));
+			ev->kind = EV_MADVISE;
+			ev->advice = MADV_DONTNEED_;
+			ev->addr = w->map_addr[0] + w->victims[i] * w->value;
+			ev->len = w->value;
+			rec_put(&r[k], 0, (uint32_t)k, R_EVENT);
+		}
+		b->nev = k;
+		w->i = i;
+		if (i < w->ndel)
+			return k;
+		w->i = 0;
+		w->pass = 1;
+		return k;
+	}
+	if (w->pass == 1 || w->pass == 3) {
+		uint64_t end = w->pass == 1 ? w->gap : w->tail;
+
+		for (; i < end && k < cap; k++) {
+			uint64_t n = end - i < KV_GAP_CHUNK ? end - i : KV_GAP_CHUNK;
+
+			rec_put(&r[k], 0, (uint32_t)n, R_INSNS);
+			i += n;
+		}
+		w->i = i;
+		if (i < end)
+			return k;
+		w->i = i = 0;
+		if (w->pass++ == 3) {
+			w->phase = PH_DONE;
+			return k;
+		}
+	}
+	for (; i < w->count && k + 2 <= cap; i++, k += 2) {
+		rec_put(&r[k], 0, INSNS_KV_STORE, R_INSNS);
+		rec_put(&r[k + 1], w->map_addr[1] + 8 * i, 8, R_STORE);
+	}
+	w->i = i;
+	if (i == w->count) {
+		w->i = 0;
+		w->pass = 3;
+		if (!w->tail)
+			w->phase = PH_DONE;
+	}
+	return k;
+}
+
 static int wl_next(struct trace_reader *tr, struct trace_batch *b, struct err *e)
 {
 	struct wl_reader *w = (struct wl_reader *)tr;
@@ -652,6 +771,7 @@ static int wl_next(struct trace_reader *tr, struct trace_batch *b, struct err *e
 		case WL_CHASE: n += chase_fill(w, r, cap); break;
 		case WL_STRIDE: n += stride_fill(w, r, cap); break;
 		case WL_ZIPF: n += zipf_fill(w, r, cap); break;
+		case WL_KV: n += kv_fill(w, r, cap, b); break;
 		case WL_NR: BUG_ON(1);
 		}
 	}
@@ -756,6 +876,45 @@ static int wl_setup(struct wl_reader *w, const struct wl_params *p, uint64_t see
 			return -1;
 		if (build && zipf_build(w, size / PAGE_SIZE, p->alpha, e))
 			return -1;
+		break;
+	case WL_KV:
+		w->value = (p->given & KB(K_VALUE)) ? p->u[K_VALUE] : KV_VALUE_DEFAULT;
+		if (w->value % PAGE_SIZE)
+			return wl_err(e, k, "value %llu is not a multiple of %lu (a value is whole pages)",
+				      (unsigned long long)w->value, PAGE_SIZE);
+		if (size % w->value)
+			return wl_err(e, k, "size %llu is not a multiple of value %llu",
+				      (unsigned long long)size, (unsigned long long)w->value);
+		if (size / w->value > UINT32_MAX)
+			return wl_err(e, k, "more than 2^32 values");
+		if ((p->given & KB(K_DELETE)) && p->u[K_DELETE] > 100)
+			return wl_err(e, k, "delete %llu is not a percentage from 1 to 100",
+				      (unsigned long long)p->u[K_DELETE]);
+		w->n = size / 8;
+		w->ndel = size / w->value * ((p->given & KB(K_DELETE)) ? p->u[K_DELETE] : KV_DELETE_DEFAULT) / 100;
+		w->count = w->ndel * w->value / 8;
+		w->gap = (p->given & KB(K_GAP)) ? p->u[K_GAP] : 0;
+		w->tail = (p->given & KB(K_TAIL)) ? p->u[K_TAIL] : 0;
+		if (wl_map(w, size, e) || (w->ndel && wl_map(w, w->ndel * w->value, e)))
+			return -1;
+		if (build) {
+			uint64_t nv = size / w->value;
+
+			w->victims = malloc(nv * sizeof(*w->victims));
+			w->kev = malloc(TRACE_BATCH * sizeof(*w->kev));
+			if (!w->victims || !w->kev)
+				return wl_err(e, k, "out of memory for %llu values", (unsigned long long)nv);
+			for (uint64_t v = 0; v < nv; v++)
+				w->victims[v] = (uint32_t)v;
+			/* the first ndel of a Fisher-Yates shuffle: a uniform sample, in a random order */
+			for (uint64_t v = 0; v < w->ndel; v++) {
+				uint64_t j = v + wl_uniform(w->rng, nv - v);
+				uint32_t t = w->victims[v];
+
+				w->victims[v] = w->victims[j];
+				w->victims[j] = t;
+			}
+		}
 		break;
 	case WL_NR:
 		BUG_ON(1);

@@ -169,12 +169,16 @@ START_TEST(json_and_table)
 	ck_assert_msg(strstr(dump, "\"pgfault\":16,\"pgmajfault\":0,\"thp_fault_alloc\":0,"
 				   "\"thp_fault_fallback\":0,\"context_switches\":1,\"rss_bytes\":65536,"
 				   "\"anon_huge_bytes\":0,\"file_rss_bytes\":0,\"huge_coverage\":0.0,"
-				   "\"touched_bytes\":65536,\"bloat_bytes\":0,\"fairness\":0.0}") != NULL,
+				   "\"touched_bytes\":65536,\"bloat_bytes\":0,\"fairness\":0.0,"
+				   /* its 16 faults, each 256-511 cycles (the fault path's charge) */
+				   "\"fault_latency_cycles\":[0,0,0,0,0,0,0,0,16]}") != NULL,
 		      "%s", dump);
 	ck_assert_msg(!strncmp(dump, "{\"id\":1,\"exited\":false,\"instructions\":", 38), "%s", dump);
 	free(dump);
 	dump = json_dumps(json_array_get(a, 0), JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(10));
-	ck_assert_msg(strstr(dump, "\"bloat_bytes\":2093056,\"fairness\":1.03125}") != NULL, "%s", dump);
+	ck_assert_msg(strstr(dump, "\"bloat_bytes\":2093056,\"fairness\":1.03125,"
+				   /* one THP fault: 2^17-2^18 cycles (512 pages cleared) */
+				   "\"fault_latency_cycles\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1]}") != NULL, "%s", dump);
 	free(dump);
 	ck_assert_int_eq(run_write_procs(S, f), 0);
 	fclose(f);

@@ -345,6 +345,70 @@ START_TEST(test_madvise)
 }
 END_TEST
 
+
+/*
+ * kv (HawkEye's insert / delete 80 % / insert): 16 values of 4 KiB in a 64 KiB
+ * arena, 12 deleted (80 % of 16, rounded down) by MADV_DONTNEED of exactly their
+ * pages, each once, a gap of 70000 instructions as records of at most 2^16, and
+ * 48 KiB inserted again into a second mapping below the arena.
+ */
+START_TEST(test_kv)
+{
+	struct run r;
+	bool freed[16] = { false };
+	vaddr_t arena, second;
+
+	run_collect(&r, "kv:size=64K,gap=70000", 1);
+	ck_assert_uint_eq(r.nev, 2 + 12);
+	ck_assert_uint_eq(r.ev[0].kind, EV_MMAP);
+	ck_assert_uint_eq(r.ev[0].len, 65536);
+	ck_assert_uint_eq(r.ev[1].kind, EV_MMAP);
+	ck_assert_uint_eq(r.ev[1].len, 12 * 4096);
+	arena = r.ev[0].addr;
+	second = r.ev[1].addr;
+	ck_assert_uint_eq(second + 12 * 4096, arena);
+	for (size_t i = 2; i < r.nev; i++) {
+		uint64_t v = (r.ev[i].addr - arena) / 4096;
+
+		ck_assert_uint_eq(r.ev[i].kind, EV_MADVISE);
+		ck_assert_uint_eq(r.ev[i].advice, MADV_DONTNEED_);
+		ck_assert_uint_eq(r.ev[i].len, 4096);
+		ck_assert_uint_eq((r.ev[i].addr - arena) % 4096, 0);
+		ck_assert_uint_lt(v, 16);
+		ck_assert(!freed[v]);
+		freed[v] = true;
+	}
+	ck_assert_uint_eq(r.kinds[R_STORE], 8192 + 6144);
+	ck_assert_uint_eq(r.kinds[R_EVENT], 14);
+	/* 4 a store, and the gap: 65536 + 4464 */
+	ck_assert_uint_eq(r.insns, 4 * (8192 + 6144) + 70000);
+	ck_assert_uint_eq(r.kinds[R_INSNS], 8192 + 6144 + 2);
+	ck_assert_uint_eq(r.recs[r.n - 1].addr, second + 12 * 4096 - 8);
+	run_free(&r);
+	run_collect(&r, "kv:size=64K,value=16K,delete=50,tail=65537", 1);
+	ck_assert_uint_eq(r.nev, 2 + 2);
+	ck_assert_uint_eq(r.ev[2].len, 16384);
+	ck_assert_uint_eq(r.insns, 4 * (8192 + 4096) + 65537);
+	ck_assert_uint_eq(r.kinds[R_INSNS], 8192 + 4096 + 2);
+	ck_assert_uint_eq(r.recs[r.n - 1].size, 1); /* the tail's last record */
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_kv_errors)
+{
+	struct err e;
+
+	ck_assert_int_eq(workload_check("kv:size=64K,value=1K", &e), -1);
+	ck_assert_str_eq(e.msg, "kv: value 1024 is not a multiple of 4096 (a value is whole pages)");
+	ck_assert_int_eq(workload_check("kv:size=64K,value=24K", &e), -1);
+	ck_assert_str_eq(e.msg, "kv: size 65536 is not a multiple of value 24576");
+	ck_assert_int_eq(workload_check("kv:size=64K,delete=101", &e), -1);
+	ck_assert_str_eq(e.msg, "kv: delete 101 is not a percentage from 1 to 100");
+	ck_assert_int_eq(workload_check("kv:size=64K,delete=100,gap=1M", &e), 0);
+}
+END_TEST
+
 START_TEST(test_gups)
 {
 	const uint64_t t = MMAP_BASE - 0x10000, words = 8192;
@@ -991,6 +1055,8 @@ static Suite *workload_suite(void)
 	tcase_add_test(tc, test_determinism);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_misc);
+	tcase_add_test(tc, test_kv);
+	tcase_add_test(tc, test_kv_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
