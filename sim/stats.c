@@ -342,7 +342,7 @@ static const struct stat_counter counters[] = {
 	 * the time-weighted coverage, the integral over time of huge bytes divided
 	 * by that of RSS (each byte weighted by how long it was resident; the end
 	 * state's coverage if no simulated time passed). The kernel changes them
-	 * only in its fault, zap, split, collapse and swap paths (sim_rss_changed()).
+	 * only in its fault, zap, split, collapse and swap paths (kernel_rss_changed()).
 	 */
 	UN("memory.peak_rss_bytes", peak_rss_bytes, "peak rss", "bytes", "peak resident memory"),
 	UN("memory.peak_huge_bytes", peak_huge_bytes, "peak huge", "bytes",

@@ -82,7 +82,7 @@ struct stats {
 		pgsteal_direct, allocstall_normal, allocstall_movable, pageoutrun, pgactivate, pgdeactivate, thp_swpout,
 		thp_swpout_fallback, thp_scan_exceed_swap_pte, pglazyfree, pglazyfreed,
 		 thp_scan_exceed_share_pte; /* (several processes only: a fork shares pages) */
-	/* memory: at the end, and over the measured stretch (sim.h, struct sim_rss_acct) */
+	/* memory: at the end, and over the measured stretch (kernel.h, struct rss_acct) */
 	uint64_t rss_bytes, huge_bytes, free_pages, swap_bytes;
 	double huge_coverage;
 	uint64_t peak_rss_bytes, peak_huge_bytes;
