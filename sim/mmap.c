@@ -655,12 +655,13 @@ static int do_mprotect(struct kernel *k, const struct os_event *ev, vaddr_t star
 		 * (VM_ACCOUNT) unless it is charged, writable, hugetlb, shared or
 		 * VM_NORESERVE already; making it read-only keeps the charge, except
 		 * for an anonymous VMA without an anon_vma ("mm/mprotect: allow
-		 * unfaulted VMAs to be unaccounted on mprotect()", Linux 6.7)
+		 * unfaulted VMAs to be unaccounted on mprotect()", config.h)
 		 */
 		if ((set & VM_WRITE) &&
 		    !(flags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)))
 			acct = VM_ACCOUNT;
-		else if (!(set & VM_WRITE) && (flags & VM_ACCOUNT) && !(flags & (VM_FILE | VM_ANON_VMA)))
+		else if (!(set & VM_WRITE) && (flags & VM_ACCOUNT) && !(flags & (VM_FILE | VM_ANON_VMA)) &&
+			 kernel_mprotect_unaccount(k->cfg->kernel))
 			unacct = VM_ACCOUNT;
 		m.flags = (m.flags | acct) & ~unacct;
 		if (!(flags & rwx))

@@ -91,14 +91,8 @@ echo "machine: $(uname -r), $(grep -o ' zero_page: [a-z]*' "$T/host.yaml" | head
 
 CASES="fork-write fork-collapse thp-turns shared-anon"
 
-# Known differences: "STEP:FIGURE ..." per case, and why. These are OPEN: not yet
-# explained as this machine's kernel build, so the model or the capture may be wrong.
-#  - fork-collapse: the child's MADV_COLLAPSE of pages shared with the parent, all
-#    read-only after the fork, collapses natively (2 THPs) and not in the model,
-#    whose hpage_collapse_scan_pmd() ends in SCAN_PAGE_RO without a writable PTE.
+# Known differences: "STEP:FIGURE ..." per case, and why (none open today).
 declare -A EXPECTED_FAIL WHY
-EXPECTED_FAIL[fork-collapse]="1:1-2:anon_huge_kb 1:2-3:minflt g:2:thp_collapse_alloc"
-WHY[fork-collapse]="open: MADV_COLLAPSE of read-only shared PTEs collapses natively, SCAN_PAGE_RO in the model"
 
 PROCF="minflt majflt rss_kb anon_huge_kb"
 SYSF="thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed thp_deferred_split_page"
