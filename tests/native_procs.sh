@@ -28,6 +28,11 @@
 #     pglazy* events of /proc/vmstat. Deltas, not absolute values: a process's
 #     absolute Rss counts the program's start-up, which runs under Valgrind in the
 #     capture (its stack and its own mappings are not the program's).
+# Natively procs.c unmaps [vdso] and [vvar] first (Valgrind gives the program
+# none: the parent's vdso page would count in the fork step natively only), and
+# a forked child measures once before its first marker (its first measurement
+# would refault text and .rodata between its getrusage() and its smaps_rollup
+# read, Rss counting pages its minflt does not).
 # /proc/vmstat is system-wide (other processes fault THPs too): the native
 # delta taken is the smallest of the runs, for every figure (the per-process
 # ones are the same in every run); a case whose only differences are thp_* or
