@@ -144,6 +144,25 @@ static inline bool kernel_rand_read_exec_readaround(enum os_kernel k)
 	return k >= KERNEL_6_18;
 }
 
+/* "mm: enable khugepaged to operate on non-writable VMAs" (Dev Jain, release
+ * 6.18, not backported): hpage_collapse_scan_pmd() and
+ * __collapse_huge_page_isolate() no longer want a writable PTE in the range
+ * (SCAN_PAGE_RO), for khugepaged and MADV_COLLAPSE alike: the PTEs a fork
+ * write-protected collapse (measured on 6.18.44: tests/native_procs.sh
+ * fork-collapse) */
+static inline bool kernel_collapse_read_only(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
+/* "mm/mprotect: allow unfaulted VMAs to be unaccounted on mprotect()" (Lorenzo
+ * Stoakes, release 6.7, not backported): mprotect_fixup() drops VM_ACCOUNT of
+ * an anonymous VMA without an anon_vma made read-only; before, it kept it */
+static inline bool kernel_mprotect_unaccount(enum os_kernel k)
+{
+	return k >= KERNEL_6_8;
+}
+
 /* Paging-structure caches, longest match first is searched by mmu.c. */
 enum pwc_level { PWC_PML5, PWC_PML4, PWC_PDPT, PWC_PDE, PWC_NR };
 extern const char *const pwc_level_name[PWC_NR]; /* "pml5", "pml4", "pdpt", "pde" */

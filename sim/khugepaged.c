@@ -26,8 +26,8 @@
  * outcome. A VMA qualifies as thp_vma_allowable_order(TVA_ENFORCE_SYSFS) says:
  * THP allowed by os.thp.enabled and the VMA's flags, an aligned 2M range inside
  * it, and an anon_vma (VM_ANON_VMA: a VMA never faulted, or only read through
- * the zero page, is skipped for 1). VM_WRITE is not needed (a read-only VMA's
- * ranges end in SCAN_PAGE_RO). An attempted collapse (its allocation included)
+ * the zero page, is skipped for 1). VM_WRITE is not needed (before 6.18 a
+ * range without a writable PTE ends in SCAN_PAGE_RO). An attempted collapse (its allocation included)
  * ends khugepaged_scan_mm_slot(), as the dropped mmap_lock does, and the pass
  * takes the mm up again. The pass ends when the budget is spent or when it
  * would pass the list head a second time: a pass that starts at the head scans
@@ -41,8 +41,9 @@
  * MADV_COLLAPSE, else GFP_TRANSHUGE_LIGHT.
  *
  * A range collapses if its PMD points to a PTE table, none or zero-page PTEs <=
- * max_ptes_none (else thp_scan_exceed_none_pte), at least one PTE is writable
- * and one young. The collapse allocates order 9 (direct compaction if
+ * max_ptes_none (else thp_scan_exceed_none_pte) and one PTE is young; before
+ * 6.18 one had to be writable too ("mm: enable khugepaged to operate on
+ * non-writable VMAs", config.h: the PTEs a fork write-protects collapse now). The collapse allocates order 9 (direct compaction if
  * khugepaged/defrag), copies present pages and clears the rest, flushes the
  * range, installs the PMD and deposits the old table. khugepaged/pages_collapsed
  * counts khugepaged's own collapses only.
@@ -88,7 +89,10 @@
  * (folio_maybe_mapped_shared()) counts against max_ptes_shared; one more than it
  * stops khugepaged's scan (SCAN_EXCEED_SHARED_PTE, thp_scan_exceed_share_pte,
  * reported when the run has several processes); MADV_COLLAPSE ignores the limit.
- * The collapse copies a shared page and leaves it to its other mappers.
+ * The collapse copies a shared page and leaves it to its other mappers (their
+ * PTEs and mapcount stay; a page no other mm maps any more is exclusive again,
+ * and the parent's next store reuses it in place); the new PMD is writable if
+ * the VMA is (maybe_pmd_mkwrite()).
  *
  * Simplifications:
  * mmap_lock contention, lru_add_drain and NUMA checks do not exist here; nothing
@@ -404,7 +408,9 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 		writable += !!(e & PTE_RW);
 		young += !!(e & PTE_A);
 	}
-	if (!writable)
+	/* a range without a writable PTE (a read-only VMA, or PTEs a fork
+	 * write-protected) collapses from 6.18 on (config.h) */
+	if (!writable && !kernel_collapse_read_only(k->cfg->kernel))
 		return SCAN_PAGE_RO;
 	/* a range with swap entries must be worth the reads: half its pages young */
 	if (is_khugepaged && (!young || (unmapped && young < HPAGE_PMD_NR / 2)))

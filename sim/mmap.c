@@ -528,6 +528,17 @@ static int do_mmap(struct kernel *k, const struct os_event *ev, vaddr_t start, v
 		if (log == PUD_SHIFT || (!log && k->cfg->hugetlb_default_1g))
 			flags |= VM_HUGETLB_1G;
 	}
+	/*
+	 * do_mmap(): MAP_NORESERVE gives VM_NORESERVE (the overcommit policy is the
+	 * default heuristic one, not "never"); mmap_region(): accountable_mapping()
+	 * charges a private writable mapping that is not hugetlb and sets
+	 * VM_ACCOUNT, which vma_merge() compares like any flag (a RELRO range made
+	 * read-only keeps it, and so stays apart from the read-only segment before it)
+	 */
+	if (ev->flags & MAP_NORESERVE_)
+		flags |= VM_NORESERVE;
+	if ((flags & (VM_NORESERVE | VM_SHARED | VM_WRITE | VM_HUGETLB)) == VM_WRITE)
+		flags |= VM_ACCOUNT;
 	if ((ev->flags & MAP_STACK_) && kernel_map_stack_nohugepage(k->cfg->kernel))
 		flags |= VM_NOHUGEPAGE; /* c4608d1bf7c6, Linux 6.8 (config.h) */
 	if (!ev->initial) {
@@ -635,9 +646,24 @@ static int do_mprotect(struct kernel *k, const struct os_event *ev, vaddr_t star
 		vaddr_t wlo = lo, whi = hi;
 		struct mprotect_ctx m = { k, (flags & ~rwx) | set };
 		struct pt_prot_change pc = { mprotect_writable, &m, PT_FLUSH_CHANGED, &g };
+		unsigned long acct = 0, unacct = 0;
 
 		if (m.flags == flags)
 			continue;
+		/*
+		 * mprotect_fixup(): making a private mapping writable charges it
+		 * (VM_ACCOUNT) unless it is charged, writable, hugetlb, shared or
+		 * VM_NORESERVE already; making it read-only keeps the charge, except
+		 * for an anonymous VMA without an anon_vma ("mm/mprotect: allow
+		 * unfaulted VMAs to be unaccounted on mprotect()", config.h)
+		 */
+		if ((set & VM_WRITE) &&
+		    !(flags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE)))
+			acct = VM_ACCOUNT;
+		else if (!(set & VM_WRITE) && (flags & VM_ACCOUNT) && !(flags & (VM_FILE | VM_ANON_VMA)) &&
+			 kernel_mprotect_unaccount(k->cfg->kernel))
+			unacct = VM_ACCOUNT;
+		m.flags = (m.flags | acct) & ~unacct;
 		if (!(flags & rwx))
 			pc.flush = PT_FLUSH_NONE;
 		else if (!set || ((flags ^ set) & VM_EXEC))
@@ -647,7 +673,7 @@ static int do_mprotect(struct kernel *k, const struct os_event *ev, vaddr_t star
 			zap_range(k, wlo, whi, false); /* partial huge page: see the header */
 		pt_change_prot(&k->mm->pt, wlo, whi, &pc);
 		/* (over the widened range, as before: a hugetlb page keeps one protection) */
-		if (vma_change_flags(&k->mm->vmas, wlo, whi, set, rwx & ~set))
+		if (vma_change_flags(&k->mm->vmas, wlo, whi, set | acct, (rwx & ~set) | unacct))
 			return ev_oom(k, ev);
 	}
 	tlb_finish(k, &g);
@@ -740,7 +766,7 @@ static int do_brk(struct kernel *k, const struct os_event *ev)
 		/* do_brk_flags(): mm->def_flags too; brk() populates a locked heap */
 		k->mlocked |= (k->mm->def_flags & VM_LOCKED) != 0;
 		if (vma_insert(&k->mm->vmas, page_align(k->mm->brk), page_align(nb),
-			       VM_READ | VM_WRITE | VM_BRK | k->mm->def_flags) ||
+			       VM_READ | VM_WRITE | VM_ACCOUNT | VM_BRK | k->mm->def_flags) ||
 		    vmas_extend(k, page_align(k->mm->brk), page_align(nb),
 				vmas_heap(k, page_align(k->mm->brk), page_align(nb))))
 			return ev_oom(k, ev);

@@ -87,6 +87,7 @@ extern const char *const ev_kind_name[EV_NR]; /* "mmap", "munmap", ..., "marker"
 #define MADV_RANDOM_ 1
 #define MADV_SEQUENTIAL_ 2
 #define MAP_LOCKED_ 0x2000
+#define MAP_NORESERVE_ 0x4000
 #define MAP_POPULATE_ 0x8000
 #define MAP_NONBLOCK_ 0x10000
 #define MAP_HUGE_SHIFT_ 26 /* MAP_HUGETLB's page size: log2 in bits 26-31, 0: the default */

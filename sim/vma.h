@@ -21,6 +21,8 @@
 #define VM_RAND_READ 0x00010000UL /* MADV_RANDOM */
 #define VM_LOCKED 0x00002000UL
 #define VM_LOCKONFAULT 0x00080000UL
+#define VM_ACCOUNT 0x00100000UL   /* the VMA's pages are charged to the commit (mmap.c) */
+#define VM_NORESERVE 0x00200000UL /* MAP_NORESERVE: not charged */
 #define VM_HUGETLB 0x00400000UL
 #define VM_HUGEPAGE 0x20000000UL
 #define VM_NOHUGEPAGE 0x40000000UL

@@ -349,8 +349,6 @@ static void shared_range(unsigned child_writes)
 	to(0);
 	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 2 * MB, .advice = MADV_HUGEPAGE_ });
 	S->k.khugepaged.next_wake = UINT64_MAX; /* the daemon kept asleep: the scans are the test's */
-	/* a store after the fork: without a writable PTE MADV_COLLAPSE stops at SCAN_PAGE_RO */
-	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, BASE, true), SCAN_PAGE_RO);
 	touch(BASE, BASE + PG, R_STORE); /* page 0: reused if the child copied it, else copied */
 	ck_assert_uint_eq(S->k.nr_shared_ptes, 512 - child_writes - !child_writes);
 }
@@ -407,6 +405,96 @@ START_TEST(madv_collapse_over_shared)
 }
 END_TEST
 
+/*
+ * 512 pages shared read-only by a fork, none written since (no writable PTE):
+ * the child's MADV_COLLAPSE collapses them from 6.18 on ("mm: enable khugepaged
+ * to operate on non-writable VMAs"; tests/native_procs.sh fork-collapse): one
+ * THP copied for the child, writable (maybe_pmd_mkwrite()), the parent keeps
+ * its 512 pages, exclusive again; its next store reuses a page in place.
+ */
+START_TEST(madv_collapse_read_only_shared)
+{
+	pfn_t parent0;
+
+	boot("os.thp.enabled=madvise");
+	map(2 * MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 2 * MB, R_STORE);
+	fork_(1);
+	parent0 = frame(0, BASE);
+	to(1);
+	S->k.khugepaged.next_wake = UINT64_MAX;
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 512);
+	event((struct os_event){ .kind = EV_MADVISE, .addr = BASE, .len = 2 * MB, .advice = MADV_COLLAPSE_ });
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 512); /* the parent's */
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	ck_assert_uint_eq(huge_rss(1), 2 * MB);
+	ck_assert_uint_eq(anon_rss(0), 2 * MB);
+	ck_assert_uint_eq(frame(0, BASE), parent0);
+	S->st.pgfault = 0;
+	touch(BASE, BASE + MB, R_STORE); /* the child's PMD is writable: no fault */
+	ck_assert_uint_eq(S->st.pgfault, 0);
+	to(0);
+	touch(BASE, BASE + PG, R_STORE); /* reused in place (wp_can_reuse_anon_folio()) */
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	ck_assert_uint_eq(frame(0, BASE), parent0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 512);
+	done();
+}
+END_TEST
+
+/* Before 6.18 the same range has no writable PTE: SCAN_PAGE_RO, nothing allocated. */
+START_TEST(madv_collapse_read_only_shared_6_12)
+{
+	boot2("os.thp.enabled=madvise", "os.kernel=6.12");
+	map(2 * MB, MAP_PRIVATE_);
+	touch(BASE, BASE + 2 * MB, R_STORE);
+	fork_(1);
+	to(1);
+	S->k.khugepaged.next_wake = UINT64_MAX;
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, BASE, true), SCAN_PAGE_RO);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 512);
+	done();
+}
+END_TEST
+
+/*
+ * A static binary's segments: .rodata read-only, then a writable segment at the
+ * next file offset whose first page (RELRO) the program makes read-only after
+ * its relocation stores. That range keeps VM_ACCOUNT (mprotect_fixup() does not
+ * unaccount a file VMA), so it does not merge with .rodata (vma_merge()
+ * compares the flags); the fork copies the RELRO page (its VMA has an
+ * anon_vma) and leaves .rodata to refault (vma_needs_copy()).
+ */
+START_TEST(relro_apart_from_rodata)
+{
+	struct mm *mm;
+
+	boot("os.thp.enabled=never");
+	event((struct os_event){ .kind = EV_MMAP, .addr = BASE, .len = 2 * PG, .prot = 1,
+				 .flags = MAP_PRIVATE_, .fd = 3, .file = 1 });
+	event((struct os_event){ .kind = EV_MMAP, .addr = BASE + 2 * PG, .len = 2 * PG, .prot = 3,
+				 .flags = MAP_PRIVATE_ | MAP_FIXED_, .fd = 3, .file = 1, .off = 2 * PG });
+	touch(BASE + 2 * PG, BASE + 3 * PG, R_STORE); /* a relocation: a private copy */
+	event((struct os_event){ .kind = EV_MPROTECT, .addr = BASE + 2 * PG, .len = PG, .prot = 1 });
+	touch(BASE, BASE + PG, R_LOAD); /* .rodata: page-cache pages, fault-around */
+	mm = kernel_mm_find(&S->k, 0);
+	ck_assert_uint_eq(mm->vmas.n, 3);
+	ck_assert_uint_eq(mm->vmas.v[0].end, BASE + 2 * PG);
+	ck_assert_uint_eq(mm->vmas.v[0].flags & (VM_ACCOUNT | VM_ANON_VMA), 0);
+	ck_assert_uint_eq(mm->vmas.v[1].flags & (VM_ACCOUNT | VM_ANON_VMA | VM_WRITE),
+			  VM_ACCOUNT | VM_ANON_VMA);
+	ck_assert_uint_eq(mm->vmas.v[2].flags & (VM_ACCOUNT | VM_WRITE), VM_ACCOUNT | VM_WRITE);
+	ck_assert_uint_ne(frame(0, BASE), PFN_NONE);
+	fork_(1);
+	ck_assert_uint_eq(frame(1, BASE), PFN_NONE);
+	ck_assert_uint_eq(frame(1, BASE + 2 * PG), frame(0, BASE + 2 * PG));
+	done();
+}
+END_TEST
+
 /* mprotect(PROT_READ) then (PROT_READ | PROT_WRITE) leaves shared pages read-only: a store still copies. */
 START_TEST(mprotect_keeps_shared_read_only)
 {
@@ -456,6 +544,9 @@ int main(void)
 	tcase_add_test(tc, khugepaged_over_max_ptes_shared);
 	tcase_add_test(tc, khugepaged_at_max_ptes_shared);
 	tcase_add_test(tc, madv_collapse_over_shared);
+	tcase_add_test(tc, madv_collapse_read_only_shared);
+	tcase_add_test(tc, relro_apart_from_rodata);
+	tcase_add_test(tc, madv_collapse_read_only_shared_6_12);
 	tcase_add_test(tc, mprotect_keeps_shared_read_only);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);

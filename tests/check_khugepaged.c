@@ -135,14 +135,34 @@ START_TEST(scan_pmd_results)
 	sim_check_invariants(S);
 	done();
 
-	/* read-only PTEs (mprotect PROT_READ after the stores); no PTE table at all */
+	/* read-only PTEs (mprotect PROT_READ after the stores): SCAN_PAGE_RO before 6.18;
+	 * no PTE table at all: SCAN_PMD_NONE */
 	run(MMAP_4M " S 40000010,8\n"
 	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n",
-	    "os.thp.enabled=madvise", NULL);
+	    "os.thp.enabled=madvise", "os.kernel=6.12", NULL);
 	hugepage_flag();
 	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_PAGE_RO);
 	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, false), SCAN_PMD_NONE);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
+	done();
+	/* 6.18 ("mm: enable khugepaged to operate on non-writable VMAs"): it collapses,
+	 * into a read-only PMD (maybe_pmd_mkwrite() of a VMA without VM_WRITE) */
+	run(MMAP_4M " S 40000010,8\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n",
+	    "os.thp.enabled=madvise", NULL);
+	hugepage_flag();
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40000000, false), SCAN_SUCCEED);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	{
+		enum page_size ps;
+		pfn_t pfn;
+		uint64_t e;
+
+		ck_assert(pt_lookup(&S->k.mm->pt, 0x40000000, &ps, &pfn, &e));
+		ck_assert_int_eq(ps, PS_2M);
+		ck_assert(!(e & PTE_RW));
+	}
 	done();
 }
 END_TEST

@@ -94,12 +94,23 @@ START_TEST(collapse_needs_anon_vma)
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	done();
 	/* one store gives the VMA its anon_vma: the first range collapses (its zero PTEs
-	 * with it), the second, zero PTEs only, is SCAN_PAGE_RO: EINVAL at the end */
-	run(MMAP_4M " L 40000010,8\n S 40001010,8\n L 40200010,8\n", "os.thp.enabled=never", NULL);
+	 * with it), the second, zero PTEs only, has no writable PTE: before 6.18
+	 * SCAN_PAGE_RO, EINVAL at the end */
+	run(MMAP_4M " L 40000010,8\n S 40001010,8\n L 40200010,8\n", "os.thp.enabled=never",
+	    "os.kernel=6.12", NULL);
 	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), -EINVAL);
 	sim_check_invariants(S);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
 	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1);
+	done();
+	/* 6.18 wants no writable PTE: MADV_COLLAPSE (no max_ptes_none) collapses the
+	 * zero-PTE range too, into a cleared THP */
+	run(MMAP_4M " L 40000010,8\n S 40001010,8\n L 40200010,8\n", "os.thp.enabled=never", NULL);
+	ck_assert_int_eq(khugepaged_madvise_collapse(&S->k, 0x40000000, 0x40400000), 0);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
 	done();
 }
 END_TEST
@@ -213,17 +224,28 @@ START_TEST(registration)
 }
 END_TEST
 
-/* VM_WRITE is not required: a read-only VMA is scanned (SCAN_PAGE_RO), not skipped. */
+/*
+ * VM_WRITE is not required: a read-only VMA is scanned, not skipped; before 6.18
+ * its ranges end in SCAN_PAGE_RO, from 6.18 on they collapse.
+ */
 START_TEST(scan_read_only_vma)
 {
 	run(MMAP_4M STORES_4M
 	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n"
 	    MADV("0x40000000", "4194304", "14"),
-	    "os.thp.enabled=madvise", NULL);
+	    "os.thp.enabled=madvise", "os.kernel=6.12", NULL);
 	ck_assert(S->k.thp.mm_registered);
 	ck_assert_uint_eq(ranges_scanned(), 2);
 	ck_assert_uint_eq(S->st.thp_collapse_alloc, 0);
 	ck_assert_uint_eq(S->st.khugepaged_full_scans, 1);
+	done();
+	run(MMAP_4M STORES_4M
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4194304, 1 )[sync] --> Success(0x0)\n"
+	    MADV("0x40000000", "4194304", "14"),
+	    "os.thp.enabled=madvise", NULL);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 2);
+	ck_assert_uint_eq(S->st.khugepaged_pages_collapsed, 2);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2);
 	done();
 }
 END_TEST

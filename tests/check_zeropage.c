@@ -277,12 +277,23 @@ START_TEST(khugepaged_counts_zero_as_none)
 			  2 * S->cfg.cost.copy_page + 510 * S->cfg.cost.clear_page);
 	done();
 	/* zero PTEs alone: 512 none-or-zero exceed even max_ptes_none 511; MADV_COLLAPSE,
-	 * without the limit, finds nothing writable: SCAN_PAGE_RO */
-	run(MMAP_4M " S 40000010,8\n L 40200010,8\n L 40201010,8\n", "os.thp.enabled=madvise", NULL);
+	 * without the limit, finds nothing writable: SCAN_PAGE_RO before 6.18 */
+	run(MMAP_4M " S 40000010,8\n L 40200010,8\n L 40201010,8\n", "os.thp.enabled=madvise",
+	    "os.kernel=6.12", NULL);
 	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
 	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, false), SCAN_EXCEED_NONE_PTE);
 	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, true), SCAN_PAGE_RO);
 	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 2);
+	done();
+	/* 6.18 wants no writable PTE ("mm: enable khugepaged to operate on non-writable
+	 * VMAs"): MADV_COLLAPSE makes a cleared THP of them */
+	run(MMAP_4M " S 40000010,8\n L 40200010,8\n L 40201010,8\n", "os.thp.enabled=madvise", NULL);
+	ck_assert_int_eq(vma_change_flags(&S->k.mm->vmas, 0x40000000, 0x40400000, VM_HUGEPAGE, 0), 0);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, false), SCAN_EXCEED_NONE_PTE);
+	ck_assert_int_eq(khugepaged_scan_pmd(&S->k, 0x40200000, true), SCAN_SUCCEED);
+	sim_check_invariants(S);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
 	done();
 }
 END_TEST

@@ -28,6 +28,11 @@
 #     pglazy* events of /proc/vmstat. Deltas, not absolute values: a process's
 #     absolute Rss counts the program's start-up, which runs under Valgrind in the
 #     capture (its stack and its own mappings are not the program's).
+# Natively procs.c unmaps [vdso] and [vvar] first (Valgrind gives the program
+# none: the parent's vdso page would count in the fork step natively only), and
+# a forked child measures once before its first marker (its first measurement
+# would refault text and .rodata between its getrusage() and its smaps_rollup
+# read, Rss counting pages its minflt does not).
 # /proc/vmstat is system-wide (other processes fault THPs too): the native
 # delta taken is the smallest of the runs, for every figure (the per-process
 # ones are the same in every run); a case whose only differences are thp_* or
@@ -91,28 +96,8 @@ echo "machine: $(uname -r), $(grep -o ' zero_page: [a-z]*' "$T/host.yaml" | head
 
 CASES="fork-write fork-collapse thp-turns shared-anon"
 
-# Known differences: "STEP:FIGURE ..." per case, and why. These are OPEN: not yet
-# explained as this machine's kernel build, so the model or the capture may be wrong.
-#  - the fork step's rss_kb (the child at its first marker less the parent before the
-#    fork): natively 452 KiB less, replayed 368; what dup_mmap() leaves to refault
-#    (file VMAs without anon_vma, the vdso Valgrind does not give) differs by 84 KiB;
-#  - the child's first step after its first marker: one minor fault more natively
-#    (every case; not the rseq write, which GLIBC_TUNABLES removes, nor the path
-#    string open() reads: a kernel access the trace does not show, most likely);
-#  - fork-collapse: the child's MADV_COLLAPSE of pages shared with the parent, all
-#    read-only after the fork, collapses natively (2 THPs) and not in the model,
-#    whose hpage_collapse_scan_pmd() ends in SCAN_PAGE_RO without a writable PTE.
+# Known differences: "STEP:FIGURE ..." per case, and why (none open today).
 declare -A EXPECTED_FAIL WHY
-EXPECTED_FAIL[fork-write]="1:0-1:rss_kb 1:1-2:minflt"
-EXPECTED_FAIL[fork-collapse]="1:0-1:rss_kb 1:1-2:minflt 1:1-2:anon_huge_kb 1:2-3:minflt g:2:thp_collapse_alloc"
-EXPECTED_FAIL[thp-turns]="1:2-3:minflt"
-EXPECTED_FAIL[shared-anon]="1:0-2:rss_kb 1:2-3:minflt"
-fork="open: the fork step's Rss (what dup_mmap() leaves to refault) and one fault more natively in \
-the child's first step"
-WHY[fork-write]=$fork
-WHY[thp-turns]="open: one fault more natively in the child's first step"
-WHY[shared-anon]=$fork
-WHY[fork-collapse]="$fork; open: MADV_COLLAPSE of read-only shared PTEs collapses natively, SCAN_PAGE_RO in the model"
 
 PROCF="minflt majflt rss_kb anon_huge_kb"
 SYSF="thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed thp_deferred_split_page"
