@@ -249,6 +249,7 @@ static uint64_t *touched_map(struct sim_proc *p, uint64_t region, bool create)
 		;
 	p->tr_key[i] = key;
 	p->tr_n++;
+	memset(p->tr_bits[i], 0, sizeof(p->tr_bits[i])); /* (an exec left the old bits) */
 	return p->tr_bits[i];
 }
 
@@ -317,27 +318,40 @@ static size_t proc_by_id(const struct sim *s, uint64_t id, size_t dflt)
 	return dflt;
 }
 
+/*
+ * A reference within one 4K page is looked up only when its page is not among
+ * the process's recently marked ones (tr_recent, 64 direct-mapped): that pass
+ * cost 68 instructions a reference with a look-up for each, 5 with the filter
+ * (callgrind, the four committed captures as four processes: 1,454 M -> 110 M).
+ */
 int sim_touched_batch(struct sim *s, const struct trace_batch *b)
 {
 	size_t cur = s->batch_cur;
+	struct sim_proc *p = &s->procs[cur];
 
 	for (size_t i = 0; i < b->n; i++) {
 		const struct trace_rec *r = &b->recs[i];
 
-		if (r->kind <= R_MODIFY) {
-			if (touch_range(&s->procs[cur], r->addr, r->size ? r->size : 1))
+		if (likely(r->kind <= R_MODIFY)) {
+			uint64_t pg = r->addr >> PAGE_SHIFT, *slot = &p->tr_recent[pg & (SIM_TOUCHED_RECENT - 1)];
+			uint32_t size = r->size ? r->size : 1;
+
+			if (likely(*slot == pg + 1 && (r->addr & (PAGE_SIZE - 1)) + size <= PAGE_SIZE))
+				continue;
+			if (touch_range(p, r->addr, size))
 				return touched_oom(s);
+			*slot = pg + 1;
 		} else if (r->kind == R_EVENT) {
 			const struct os_event *ev = &b->ev[r->size];
 
-			if (ev->kind == EV_SWITCH)
+			if (ev->kind == EV_SWITCH) {
 				cur = proc_by_id(s, ev->addr, cur);
-			else if (ev->kind == EV_EXEC) { /* a new address space: nothing touched in it */
-				struct sim_proc *p = &s->procs[cur];
-
+				p = &s->procs[cur];
+			} else if (ev->kind == EV_EXEC) { /* a new address space: nothing touched in it */
 				if (p->tr_cap)
 					memset(p->tr_key, 0, p->tr_cap * sizeof(*p->tr_key));
 				p->tr_n = 0;
+				memset(p->tr_recent, 0, sizeof(p->tr_recent));
 			}
 		}
 	}

@@ -34,6 +34,9 @@ enum sim_proc_count {
 };
 extern const char *const sim_proc_count_name[SP_NR];
 
+/* Pages per process whose touched bits are known set without a look-up (a power of 2). */
+#define SIM_TOUCHED_RECENT 64
+
 struct sim_proc {
 	struct mm *mm;     /* its address space (the kernel's; exited ones stay listed) */
 	uint64_t id;       /* the trace's process id */
@@ -44,6 +47,9 @@ struct sim_proc {
 	uint64_t *tr_key;
 	uint64_t (*tr_bits)[8];
 	size_t tr_cap, tr_n;
+	/* 4K page + 1 of the pages marked lately, direct-mapped by the page's low bits
+	   (0: none): a reference to one of them needs no look-up (sim_touched_batch()) */
+	uint64_t tr_recent[SIM_TOUCHED_RECENT];
 };
 
 /* The timeline's per-interval columns (sim.c, timeline_row()). */
