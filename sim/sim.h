@@ -35,7 +35,7 @@ enum sim_proc_count {
 extern const char *const sim_proc_count_name[SP_NR];
 
 /* Pages per process whose touched bits are known set without a look-up (a power of 2). */
-#define SIM_TOUCHED_RECENT 64
+#define SIM_TOUCHED_RECENT 256
 
 struct sim_proc {
 	struct mm *mm;     /* its address space (the kernel's; exited ones stay listed) */
