@@ -39,7 +39,12 @@ CLI_SRCS := sim/main.c $(wildcard sim/cli*.c)
 # the simulator's library (linked into mmusim and the capture tests)
 CAPTURE_OBJS := $(BUILD)/capture.o
 CLI_OBJS := $(CLI_SRCS:sim/%.c=$(BUILD)/%.o) $(CAPTURE_OBJS)
-LIB_SRCS := $(filter-out $(CLI_SRCS),$(SRCS))
+# the command line's tools are not the simulator either: the help texts, the demo, the sweep
+# scheduler and gnuplot's figures, in an archive of their own that mmusim and the tests link
+# (libmmusim.a holds the simulator: `make install` and tests/e2e_embed.sh)
+TOOL_SRCS := sim/usage.c sim/demo.c sim/sweep.c sim/sweep_run.c sim/plot.c
+TOOL_OBJS := $(TOOL_SRCS:sim/%.c=$(BUILD)/%.o)
+LIB_SRCS := $(filter-out $(CLI_SRCS) $(TOOL_SRCS),$(SRCS))
 LIB_OBJS := $(LIB_SRCS:sim/%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/check_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -84,10 +89,14 @@ endif
 mmusim: $(BUILD)/mmusim
 	cp $< $@.tmp && mv -f $@.tmp $@
 
-$(BUILD)/mmusim: $(CLI_OBJS) $(BUILD)/libmmusim.a
+$(BUILD)/mmusim: $(CLI_OBJS) $(BUILD)/libmmusim_tools.a $(BUILD)/libmmusim.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libmmusim.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libmmusim_tools.a: $(TOOL_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -99,9 +108,9 @@ $(BUILD)/%.o: sim/%.c | $(BUILD)
 
 $(BUILD)/tests/check_capture $(BUILD)/tests/check_capture_tool: TEST_OBJS = $(CAPTURE_OBJS)
 $(BUILD)/tests/check_capture $(BUILD)/tests/check_capture_tool: $(CAPTURE_OBJS)
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim.a | $(BUILD)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libmmusim_tools.a $(BUILD)/libmmusim.a | $(BUILD)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(TEST_OBJS) $(BUILD)/libmmusim.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Isim -Itests -o $@ $< $(TEST_OBJS) $(BUILD)/libmmusim_tools.a $(BUILD)/libmmusim.a $(LDLIBS)
 
 # The installed archive: one relocatable object whose only global symbols are the public
 # API's (mmusim_*), so an embedding program's own tlb_*, config_* or err_* names cannot clash.
@@ -290,4 +299,4 @@ fuzz:
 clean:
 	rm -rf build mmusim
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)

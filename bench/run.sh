@@ -28,6 +28,9 @@
 #       reported, no target
 #   (i) mmusim mrc (every L1 size 1..4096 in one pass) against 8 runs of one size each;
 #       target: at most 1x
+#   (j) four processes on one machine: `mmusim run` of four real captures (the three
+#       committed traces/ and the validation trace; 21.4 M references) against the four
+#       single runs one after the other; target: at most 1.2x
 #   (h) capture: xz -6 -T1 over 30 KB natively, under mmusim's Valgrind tool and under lackey
 #       (see below); targets: the tool >= 5x faster than lackey, < 199x native
 # All but (f)'s and (g)'s subjects run the default machine (the article's Nehalem-class core),
@@ -180,6 +183,20 @@ mi=$S
 ri=$(ratio "$mi" "$fi_")
 printf '%-34s %12s %12s %9sx %14s %8s\n' "(i) mrc (1..4096) vs 8 sizes run" "$(ms "$fi_")" "$(ms "$mi")" "$ri" \
 	"-" "<=1x $(verdict "$ri" 1 le)"
+
+# (j) a 4-process run of real captures against the sum of the four single runs (the
+#     floor runs them one after the other); base mode, the default scheduler quantum
+P4="traces/sqlite3.mtr.zst traces/xz-6.lackey.zst traces/dd-sparse.lackey.zst $TRACE"
+runs4=""
+for t in $P4; do
+	runs4="$runs4 $MMUSIM run $t --quiet &&"
+done
+pair "${runs4% &&}" "$MMUSIM run $P4 --quiet"
+fj=$F
+mj=$S
+rj=$(ratio "$mj" "$fj")
+printf '%-34s %12s %12s %9sx %14s %8s\n' "(j) 4 processes vs 4 single runs" "$(ms "$fj")" "$(ms "$mj")" "$rj" \
+	"$(mrps "$mj" 21373787)" "<=1.2x $(verdict "$rj" 1.2 le)"
 
 # (h) capture: xz -6 -T1 over 30,000 bytes of this repository's text, natively (best of
 # 3), under `mmusim capture` with mmusim's Valgrind tool (best of 3) and with

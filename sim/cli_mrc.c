@@ -1,8 +1,11 @@
 /*
  * cli_mrc.c - the command line's `mmusim mrc`: its options (getopt_long, GNU
  * conventions), the config and input as `run` makes them (run.h), the one pass
- * (mrc.h), the CSV (outfile.h: whole or absent) and the figure.
+ * (mrc.h), the CSV (outfile.h: whole or absent) and the figure (mrc_plot(),
+ * through plot.c: gnuplot is the command line's, not the library's).
  */
+#include <math.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,8 @@
 
 #include "cli.h"
 #include "mrc.h"
+#include "plot.h"
+#include "plot.h"
 #include "provenance.h"
 #include "outfile.h"
 #include "run.h"
@@ -22,6 +27,100 @@ static void on_signal(int sig)
 	(void)sig;
 	mrc_interrupted = 1;
 }
+
+/* --- the figure ------------------------------------------------------------ */
+
+/*
+ * The ways drawn: every one up to 16, then 8 a doubling (2^(i/8), rounded; the
+ * last always): a log axis gets evenly spaced points, not thousands at its right.
+ */
+static size_t plot_points(unsigned ways, unsigned *w)
+{
+	size_t n = 0;
+
+	for (unsigned i = 1; i <= ways && i <= 16; i++)
+		w[n++] = i;
+	for (unsigned i = 33; ways > 16; i++) {
+		unsigned v = (unsigned)lround(pow(2.0, i / 8.0));
+
+		if (v >= ways)
+			break;
+		if (v > w[n - 1])
+			w[n++] = v;
+	}
+	if (w[n - 1] != ways)
+		w[n++] = ways;
+	return n;
+}
+
+/*
+ * Draw the miss ratio of every curve against the entries (log2 x axis) with
+ * gnuplot into @out, as plot_render() (.png or .svg). @title names the input.
+ * Returns plot_render()'s result: 0, -1 with @e (bad suffix or directory: exit
+ * 2), -2 with @e (gnuplot or the system: exit 1).
+ */
+static int mrc_plot(const struct mrc_result *res, const char *title, const char *out, struct err *e)
+{
+	struct plot_series ser[2 * PS_NR];
+	struct plot_table t = { 0 };
+	char names[2 * PS_NR][16], tbuf[576], xbuf[128]; /* (tbuf: the title, up to 511 bytes, and its prefix) */
+	unsigned *w = malloc(((size_t)res->ways + 64) * sizeof(*w));
+	size_t n = w ? plot_points(res->ways, w) : 0;
+	bool oom = !w;
+	int rc;
+
+	memset(ser, 0, sizeof(ser));
+	t.kind = PLOT_LINES;
+	t.logx = true;
+	snprintf(tbuf, sizeof(tbuf), "L1 TLB miss-ratio curves (LRU): %s", title);
+	if (res->sets == 1)
+		snprintf(xbuf, sizeof(xbuf), "entries (fully associative)");
+	else
+		snprintf(xbuf, sizeof(xbuf), "entries (%u sets x ways)", res->sets);
+	t.title = tbuf;
+	t.xlabel = xbuf;
+	t.ylabel = "miss ratio";
+	t.by = "array";
+	t.series = ser;
+	for (int side = 0; !oom && side < 2; side++)
+		for (int ps = 0; ps < PS_NR; ps++) {
+			const struct mrc_curve *c = &res->curve[side][ps];
+			struct plot_series *p = &ser[t.nseries];
+
+			if (!c->misses)
+				continue;
+			snprintf(names[t.nseries], sizeof(names[0]), "%s %s", mrc_side_name[side],
+				 page_size_name[ps]);
+			p->name = names[t.nseries++];
+			p->x = malloc(n * sizeof(*p->x));
+			p->y = malloc(n * sizeof(*p->y));
+			if (!p->x || !p->y) {
+				oom = true; /* the arrays made so far are freed below */
+				break;
+			}
+			p->n = n;
+			for (size_t i = 0; i < n; i++) {
+				uint64_t lk = c->lookups[w[i] - 1];
+
+				p->x[i] = (double)res->sets * w[i];
+				p->y[i] = lk ? (double)c->misses[w[i] - 1] / (double)lk : 0.0;
+			}
+		}
+	if (oom) {
+		err_host(e, "mmusim", 0, 0, "out of memory drawing the curves");
+		rc = -2;
+	} else {
+		rc = plot_render(&t, out, e);
+	}
+	for (unsigned i = 0; i < t.nseries; i++) {
+		free(ser[i].x);
+		free(ser[i].y);
+	}
+	free(w);
+	return rc;
+}
+
+/* --- the command ----------------------------------------------------------- */
 
 static unsigned mrc_count(const char *opt, const char *v, unsigned max)
 {

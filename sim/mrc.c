@@ -85,13 +85,11 @@
  * inclusion property), curves of the STLB (its lookups are the L1's misses, a
  * different stream at every L1 size).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mrc.h"
 #include "util.h"
-#include "plot.h"
 #include "pool.h"
 
 #define KEY_NONE UINT64_MAX
@@ -755,7 +753,7 @@ void mrc_result_free(struct mrc_result *res)
 
 /* --- output ----------------------------------------------------------------- */
 
-static const char *const side_name[2] = { "l1i", "l1d" };
+const char *const mrc_side_name[2] = { "l1i", "l1d" };
 
 int mrc_write_csv(const struct mrc_result *res, const char *const prov[MRC_NR_PROV], FILE *f)
 {
@@ -768,7 +766,7 @@ int mrc_write_csv(const struct mrc_result *res, const char *const prov[MRC_NR_PR
 			for (unsigned w = 1; c->misses && w <= res->ways; w++) {
 				uint64_t mi = c->misses[w - 1], lk = c->lookups[w - 1];
 
-				fprintf(f, "%s,%s,%llu,%llu,%.9f,%llu,%u,%u", side_name[side],
+				fprintf(f, "%s,%s,%llu,%llu,%.9f,%llu,%u,%u", mrc_side_name[side],
 					page_size_name[ps], (unsigned long long)res->sets * w,
 					(unsigned long long)mi, lk ? (double)mi / (double)lk : 0.0,
 					(unsigned long long)lk, res->sets, w);
@@ -780,88 +778,4 @@ int mrc_write_csv(const struct mrc_result *res, const char *const prov[MRC_NR_PR
 			}
 		}
 	return ferror(f) ? -1 : 0;
-}
-
-/*
- * The ways drawn: every one up to 16, then 8 a doubling (2^(i/8), rounded; the
- * last always): a log axis gets evenly spaced points, not thousands at its right.
- */
-static size_t plot_points(unsigned ways, unsigned *w)
-{
-	size_t n = 0;
-
-	for (unsigned i = 1; i <= ways && i <= 16; i++)
-		w[n++] = i;
-	for (unsigned i = 33; ways > 16; i++) {
-		unsigned v = (unsigned)lround(pow(2.0, i / 8.0));
-
-		if (v >= ways)
-			break;
-		if (v > w[n - 1])
-			w[n++] = v;
-	}
-	if (w[n - 1] != ways)
-		w[n++] = ways;
-	return n;
-}
-
-int mrc_plot(const struct mrc_result *res, const char *title, const char *out, struct err *e)
-{
-	struct plot_series ser[2 * PS_NR];
-	struct plot_table t = { 0 };
-	char names[2 * PS_NR][16], tbuf[512], xbuf[128];
-	unsigned *w = malloc(((size_t)res->ways + 64) * sizeof(*w));
-	size_t n = w ? plot_points(res->ways, w) : 0;
-	bool oom = !w;
-	int rc;
-
-	memset(ser, 0, sizeof(ser));
-	t.kind = PLOT_LINES;
-	t.logx = true;
-	snprintf(tbuf, sizeof(tbuf), "L1 TLB miss-ratio curves (LRU): %s", title);
-	if (res->sets == 1)
-		snprintf(xbuf, sizeof(xbuf), "entries (fully associative)");
-	else
-		snprintf(xbuf, sizeof(xbuf), "entries (%u sets x ways)", res->sets);
-	t.title = tbuf;
-	t.xlabel = xbuf;
-	t.ylabel = "miss ratio";
-	t.by = "array";
-	t.series = ser;
-	for (int side = 0; !oom && side < 2; side++)
-		for (int ps = 0; ps < PS_NR; ps++) {
-			const struct mrc_curve *c = &res->curve[side][ps];
-			struct plot_series *p = &ser[t.nseries];
-
-			if (!c->misses)
-				continue;
-			snprintf(names[t.nseries], sizeof(names[0]), "%s %s", side_name[side],
-				 page_size_name[ps]);
-			p->name = names[t.nseries++];
-			p->x = malloc(n * sizeof(*p->x));
-			p->y = malloc(n * sizeof(*p->y));
-			if (!p->x || !p->y) {
-				oom = true; /* the arrays made so far are freed below */
-				break;
-			}
-			p->n = n;
-			for (size_t i = 0; i < n; i++) {
-				uint64_t lk = c->lookups[w[i] - 1];
-
-				p->x[i] = (double)res->sets * w[i];
-				p->y[i] = lk ? (double)c->misses[w[i] - 1] / (double)lk : 0.0;
-			}
-		}
-	if (oom) {
-		err_host(e, "mmusim", 0, 0, "out of memory drawing the curves");
-		rc = -2;
-	} else {
-		rc = plot_render(&t, out, e);
-	}
-	for (unsigned i = 0; i < t.nseries; i++) {
-		free(ser[i].x);
-		free(ser[i].y);
-	}
-	free(w);
-	return rc;
 }

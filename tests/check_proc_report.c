@@ -125,6 +125,57 @@ START_TEST(tracking_from_the_second_process)
 }
 END_TEST
 
+static void batch(const struct trace_rec *r, size_t n, const struct os_event *ev, size_t nev)
+{
+	struct trace_batch b = { (struct trace_rec *)r, n, (struct os_event *)ev, nev };
+	struct err e = { 0 };
+
+	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
+	sim_check_invariants(S);
+}
+
+/*
+ * The touched pass's filter of recently marked pages (sim_touched_batch()) is
+ * per process, sees the second page of a reference that crosses a page, and
+ * forgets at exec: in one batch process 0 loads page 0, then 8 bytes across
+ * pages 0 and 1; process 1 loads its page 0 (which process 0's filter holds)
+ * and page 64 (the same filter slot). Then process 1 execs and loads its new page 0 (twice): 4 KiB,
+ * not the 8 KiB of its old map (whose bits a new region's slot once kept).
+ */
+START_TEST(touched_filter)
+{
+	struct stats_proc p[2];
+	const struct os_event ev[] = { { .kind = EV_SWITCH, .addr = 1 }, { .kind = EV_EXEC } };
+	const struct trace_rec r[] = {
+		{ BASE + 16, 8, R_LOAD },	   { BASE + 4092, 8, R_LOAD },
+		{ 1, 0, R_EVENT },		   { BASE + 16, 8, R_LOAD },
+		{ BASE + 64 * 4096 + 16, 8, R_LOAD },
+	};
+	const struct trace_rec exec[] = { { 0, 1, R_EVENT } };
+	const struct trace_rec after[] = { { BASE + 16, 8, R_LOAD }, { BASE + 24, 4, R_STORE } };
+
+	boot();
+	sim_track_touched(S);
+	anon(4 * MB);
+	to(1);
+	anon(4 * MB);
+	to(0);
+	batch(r, sizeof(r) / sizeof(r[0]), ev, 1);
+	sim_finish(S);
+	ck_assert_int_eq(sim_proc_report(S, p), 0);
+	ck_assert_uint_eq(p[0].touched_bytes, 8 * KB);
+	ck_assert_uint_eq(p[1].touched_bytes, 8 * KB);
+	batch(exec, 1, ev, 2);
+	anon(4 * MB);
+	batch(after, 2, NULL, 0);
+	sim_finish(S);
+	ck_assert_int_eq(sim_proc_report(S, p), 0);
+	ck_assert_uint_eq(p[0].touched_bytes, 8 * KB);
+	ck_assert_uint_eq(p[1].touched_bytes, 4 * KB);
+	done();
+}
+END_TEST
+
 /* One process: no rows, no "processes" key, no table. */
 START_TEST(one_process_no_rows)
 {
@@ -204,6 +255,7 @@ int main(void)
 	tcase_add_test(tc, tracking_from_the_second_process);
 	tcase_add_test(tc, one_process_no_rows);
 	tcase_add_test(tc, json_and_table);
+	tcase_add_test(tc, touched_filter);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -26,6 +26,12 @@ $MMUSIM run "$TRACE" --set tlb.stlb.entries=64 --json "$T/small.json" --quiet
 "$EMBED" "$T/missing" 2>"$T/err" && bad "embed on a missing trace exited 0" ||
 	{ grep -q "missing: No such file or directory" "$T/err" && ok || bad "embed's error: $(cat "$T/err")"; }
 
+# the library is the simulator, not the command line's tools: no help texts, demo, sweep
+# scheduler or gnuplot figures (nor main.c, cli*.c, the capture launcher) in the archive
+tools=$(nm -g --defined-only "$BUILD/libmmusim.a" |
+	awk 'NF == 3 && $3 ~ /^(usage|demo|sweep|plot|capture|cli|main)(_|$)/ { print $3 }' | sort -u)
+[ -z "$tools" ] && ok || bad "libmmusim.a defines the tools' $(echo $tools | head -c 200)"
+
 # the installed layout (not with an ASan build: its archive needs the sanitizer's flags)
 if ! grep -q __asan_init "$MMUSIM"; then
 	if ${MAKE:-make} -s --no-print-directory install PREFIX="$T/pfx" BUILD="$BUILD" >"$T/install.log" 2>&1; then
@@ -47,6 +53,9 @@ if ! grep -q __asan_init "$MMUSIM"; then
 		# the archive's only global symbols are the API's: a program's own names do not clash
 		other=$(nm -g --defined-only "$T/pfx/lib/libmmusim.a" | awk 'NF == 3 && $3 !~ /^mmusim_/ { print $3 }')
 		[ -z "$other" ] && ok || bad "libmmusim.a exports $(echo $other | head -c 200)"
+		# (nor does it hold them as local symbols)
+		tools=$(nm "$T/pfx/lib/libmmusim.a" | awk 'NF == 3 && $3 ~ /^(usage|demo|sweep|plot)_/ { print $3 }')
+		[ -z "$tools" ] && ok || bad "the installed libmmusim.a holds $(echo $tools | head -c 200)"
 		printf '#include <mmusim.h>\nint sim_init(void);\nint sim_init(void) { return 0; }\nint err_set(void);\nint err_set(void) { return 0; }\nint main(void) { struct mmusim *m; int rc = mmusim_create(&m, 0); mmusim_destroy(m); return rc + sim_init() + err_set(); }\n' >"$T/clash.c"
 		cc "$T/clash.c" $(pkg-config --cflags --libs mmusim) -o "$T/clash" 2>"$T/cc.log" && "$T/clash" && ok ||
 			bad "a program with its own sim_init and err_set: $(head -5 "$T/cc.log")"
