@@ -57,6 +57,7 @@
 
 #include "layout.h"
 #include "trace_mux.h"
+#include "workload.h"
 
 struct mux_id {
 	uint64_t local, global; /* the trace's process id, the machine's */
@@ -569,9 +570,13 @@ static struct trace_reader *open_laid_out(void *arg, unsigned i, const struct pr
 					  struct err *e)
 {
 	struct cfg_opener *o = arg;
-	struct trace_reader *r = trace_open(p->trace, o->fmt, e);
+	struct trace_reader *r;
 
 	(void)i;
+	/* a workload lays itself out (its kernel's mmap placement), as run -w does */
+	if (p->workload)
+		return workload_open_kernel(p->trace, o->c.seed, o->c.kernel, e);
+	r = trace_open(p->trace, o->fmt, e);
 	return r ? layout_open(r, &o->c, e) : NULL;
 }
 
@@ -601,7 +606,16 @@ struct trace_reader *mux_open_config(const struct sim_config *c, enum trace_form
 	o->fmt = fmt;
 	/* every trace opened once now: a missing or undetectable one is an error before any work */
 	for (unsigned i = 0; i < c->nprocs; i++) {
-		struct trace_reader *t = trace_open(c->procs[i].trace, fmt, e);
+		struct trace_reader *t;
+
+		if (c->procs[i].workload) { /* checked, not built: a generator can be large */
+			if (workload_check(c->procs[i].trace, e)) {
+				free(o);
+				return NULL;
+			}
+			continue;
+		}
+		t = trace_open(c->procs[i].trace, fmt, e);
 
 		if (!t) {
 			free(o);
