@@ -42,6 +42,10 @@
  *    run queue and starts at that place's next turn.
  *  - thp_disable: each run's first record is EV_PRCTL (PR_SET_THP_DISABLE_, 1),
  *    as a launcher that calls prctl() before exec would have it.
+ *  - A process that is a built-in workload (processes[].workload) is opened
+ *    with the config's seed and kernel (workload_open_kernel(), as run -w), not
+ *    laid out (a workload places its own mappings); each repeat is the same
+ *    stream, and two entries of one spec are identical processes.
  *  - A dependence (R_DEP) on a load of an earlier slice is dropped: a context
  *    switch has drained the core since (the load is long complete), and the
  *    d-th most recent load of the stream is another process's by then.
