@@ -201,6 +201,27 @@ figure-kv-bloat: mmusim
 	./mmusim run -w '$(KV_BLOAT_WL)' --modes base,thp --timeline plots/out/kv-bloat-timeline.csv --timeline-ms 500 --quiet
 	$(foreach o,png pdf,./mmusim plot plots/out/kv-bloat-timeline.csv -y rss_bytes --title 'kv (HawkEye Redis): insert, delete 80 %, wait, insert again' -o plots/out/kv-bloat.$(o) $(if $(filter png,$(o)),--script plots/kv-bloat.gp) && ) true
 
+# ingens-fairness: the sweep (the end state, unfragmented and fragmented), then the fragmented
+# point's (the sweep's last) huge-page coverage over time per process: its own listed run
+# command with a timeline in place of the report
+figure-ingens-fairness: mmusim
+	@mkdir -p plots/out
+	./mmusim sweep configs/experiments/ingens-fairness.yaml -o plots/out/ingens-fairness.csv --quiet
+	./mmusim sweep configs/experiments/ingens-fairness.yaml -o plots/out/ingens-fairness.csv --list | tail -n 1 | sed 's|^mmusim |./mmusim |; s| --json [^ ]*$$| --timeline plots/out/ingens-fairness-timeline.csv --timeline-ms 2|' | sh
+	$(foreach o,png pdf,./mmusim plot plots/out/ingens-fairness-timeline.csv -y huge_coverage --by process --title 'two identical GUPS processes, the second started later, 80 % of pageblocks pinned' -o plots/out/ingens-fairness.$(o) $(if $(filter png,$(o)),--script plots/ingens-fairness.gp) && ) true
+
+# cbmm-latency: the sweep (its points' reports afresh: the CDF reads every report in the
+# directory), the reports' fault-latency histograms as CDF rows (merge --latency), then the CDF
+# and its tail (the share of faults at or above each power of two, log y) per process
+CBMM_FIG = -x log2_cycles --by os.fragmentation.unmovable --facet process --size 1400x600
+figure-cbmm-latency: mmusim
+	@mkdir -p plots/out
+	rm -rf plots/out/cbmm-latency.csv.d
+	./mmusim sweep configs/experiments/cbmm-latency.yaml -o plots/out/cbmm-latency.csv --quiet
+	./mmusim merge --latency plots/out/cbmm-latency-cdf.csv plots/out/cbmm-latency.csv.d/point-*.json
+	$(foreach o,png pdf,./mmusim plot plots/out/cbmm-latency-cdf.csv $(CBMM_FIG) -y cdf --title 'fault latency per process, 0 to 90 % of pageblocks pinned' -o plots/out/cbmm-latency.$(o) $(if $(filter png,$(o)),--script plots/cbmm-latency.gp) && ) true
+	$(foreach o,png pdf,./mmusim plot plots/out/cbmm-latency-cdf.csv $(CBMM_FIG) -y ccdf --logy --title 'the tail: share of faults at or above 2^log2_cycles cycles' -o plots/out/cbmm-latency-tail.$(o) $(if $(filter png,$(o)),--script plots/cbmm-latency-tail.gp) && ) true
+
 figures: ensure-deps
 	@$(MAKE) --no-print-directory mmusim
 	@$(MAKE) --no-print-directory $(EXPERIMENTS:%=figure-%)

@@ -53,6 +53,7 @@
 
 #include "config.h"
 #include "util.h"
+#include "workload.h"
 
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
 const char *const cpu_model_name[CPU_MODEL_NR] = { "additive", "overlap" };
@@ -1377,7 +1378,7 @@ static int stlb_ensure(struct loader *ld, unsigned n, const char *path,
 
 /* ---------------------------------------------------------------- processes */
 
-static const char *const proc_keys = "trace, start, repeat and thp_disable";
+static const char *const proc_keys = "trace or workload, start, repeat and thp_disable";
 
 /*
  * A process's trace path into @p: @s relative to the config file's directory
@@ -1411,12 +1412,37 @@ static int proc_trace(struct loader *ld, unsigned i, const char *s, const yaml_m
 	return 0;
 }
 
-/* One item of processes: a trace path, or {trace, start, repeat, thp_disable}. */
+/*
+ * A process's built-in workload (-w's spec, workload.c) into @p: checked now as
+ * workload_check() does, its message at the value's line and column.
+ */
+static int proc_workload(struct loader *ld, unsigned i, const char *s, const yaml_mark_t *m,
+			 struct proc_cfg *p)
+{
+	struct err we = { 0 };
+
+	if (!*s)
+		return lerr(ld, m, "processes[%u].workload: empty", i);
+	if (strlen(s) >= sizeof(p->trace))
+		return lerr(ld, m, "processes[%u].workload: longer than %zu bytes", i,
+			    sizeof(p->trace) - 1);
+	if (workload_check(s, &we))
+		return lerr(ld, m, "processes[%u].workload: %s", i, we.msg);
+	snprintf(p->trace, sizeof(p->trace), "%s", s);
+	p->workload = true;
+	return 0;
+}
+
+/*
+ * One item of processes: a trace path, or {trace | workload, start, repeat,
+ * thp_disable} with exactly one of trace and workload.
+ */
 static int proc_item(struct loader *ld, unsigned i, struct proc_cfg *p)
 {
 	yaml_mark_t m = ld->ev.start_mark;
-	bool seen[4] = { false };
-	static const char *const names[4] = { "trace", "start", "repeat", "thp_disable" };
+	bool seen[5] = { false };
+	static const char *const names[5] = { "trace", "start", "repeat", "thp_disable",
+					      "workload" };
 
 	*p = (struct proc_cfg){ .repeat = 1 };
 	if (ld->ev.type == YAML_SCALAR_EVENT)
@@ -1437,9 +1463,9 @@ static int proc_item(struct loader *ld, unsigned i, struct proc_cfg *p)
 			break;
 		km = ld->ev.start_mark;
 		key = ld->ev.type == YAML_SCALAR_EVENT ? (const char *)ld->ev.data.scalar.value : "";
-		for (k = 0; k < 4 && strcmp(key, names[k]); k++)
+		for (k = 0; k < 5 && strcmp(key, names[k]); k++)
 			;
-		if (k == 4)
+		if (k == 5)
 			return lerr(ld, &km, "processes[%u]: unknown key '%s' (expected %s)", i, key,
 				    proc_keys);
 		if (seen[k])
@@ -1452,9 +1478,16 @@ static int proc_item(struct loader *ld, unsigned i, struct proc_cfg *p)
 			return lerr(ld, &vm, "processes[%u].%s: expected a value, got %s", i, key,
 				    ev_kind(&ld->ev));
 		v = (const char *)ld->ev.data.scalar.value;
+		if ((k == 0 && seen[4]) || (k == 4 && seen[0]))
+			return lerr(ld, &km, "processes[%u]: both trace and workload (a process "
+				    "runs one of them)", i);
 		switch (k) {
 		case 0:
 			if (proc_trace(ld, i, v, &vm, p))
+				return -1;
+			break;
+		case 4:
+			if (proc_workload(ld, i, v, &vm, p))
 				return -1;
 			break;
 		case 1:
@@ -1469,15 +1502,15 @@ static int proc_item(struct loader *ld, unsigned i, struct proc_cfg *p)
 					    "to %d, got '%s'", i, PROC_REPEAT_MAX, v);
 			p->repeat = (uint32_t)u;
 			break;
-		default:
+		case 3:
 			if (parse_bool(v, &b))
 				return lerr(ld, &vm, "processes[%u].thp_disable: expected true or "
 					    "false, got '%s'", i, v);
 			p->thp_disable = b;
 		}
 	}
-	if (!seen[0])
-		return lerr(ld, &m, "processes[%u]: no trace", i);
+	if (!seen[0] && !seen[4])
+		return lerr(ld, &m, "processes[%u]: no trace or workload", i);
 	return 0;
 }
 
@@ -2030,8 +2063,8 @@ static void emit_procs(const struct sim_config *c, FILE *out)
 		char q[4 * PROC_TRACE_MAX + 8];
 
 		yaml_quote(p->trace, sizeof(p->trace), q, sizeof(q));
-		fprintf(out, "  - { trace: %s, start: %llu, repeat: %u, thp_disable: %s }\n", q,
-			(unsigned long long)p->start, p->repeat, p->thp_disable ? "true" : "false");
+		fprintf(out, "  - { %s: %s, start: %llu, repeat: %u, thp_disable: %s }\n",
+			p->workload ? "workload" : "trace", q, (unsigned long long)p->start, p->repeat, p->thp_disable ? "true" : "false");
 	}
 }
 

@@ -303,15 +303,18 @@ struct virt_cfg {
  * (how many times its trace runs: each run after the first is a new process
  * started when the previous one exits, as a benchmark loop starts the program
  * again) and thp_disable (the process calls prctl(PR_SET_THP_DISABLE, 1) first).
+ * Instead of trace, workload: a built-in workload's spec (-w's, workload.c), run
+ * with the config's seed unless the spec has seed= (each repeat the same stream).
  */
 #define SIM_PROCS_MAX 64        /* entries of processes: */
 #define PROC_TRACE_MAX 256      /* bytes of a trace path, with its NUL (trace_reader.name's) */
 #define PROC_REPEAT_MAX 1000000 /* processes[].repeat */
 struct proc_cfg {
-	char trace[PROC_TRACE_MAX];
+	char trace[PROC_TRACE_MAX]; /* the trace's path, or with workload the workload's spec */
 	uint64_t start;
 	uint32_t repeat;
 	bool thp_disable;
+	bool workload; /* a built-in workload (processes[].workload: "gups:size=64M"), not a trace */
 };
 
 /*

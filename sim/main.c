@@ -24,6 +24,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "cli_latency.h"
 #include "config.h"
 #include "demo.h"
 #include "hostcfg.h"
@@ -637,14 +638,22 @@ static int cmd_sweep(int argc, char **argv)
 static int cmd_merge(int argc, char **argv)
 {
 	static const struct option lo[] = { { "help", no_argument, NULL, 'h' },
-					    { "reps", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 } };
+					    { "reps", no_argument, NULL, 'r' },
+					    { "latency", no_argument, NULL, 'L' }, { NULL, 0, NULL, 0 } };
 	struct outfile of;
 	struct err e = { 0 };
-	bool per_rep = false;
+	bool per_rep = false, latency = false;
+	int o;
 
 	opts_reset();
-	while (next_opt(argc, argv, ":h", lo, "merge", "merge: unknown option '%s'", "%s") != -1)
-		per_rep = true;
+	while ((o = next_opt(argc, argv, ":h", lo, "merge", "merge: unknown option '%s'", "%s")) != -1) {
+		if (o == 'L')
+			latency = true;
+		else
+			per_rep = true;
+	}
+	if (latency && per_rep)
+		die_usage("merge: --latency and --reps: the latency rows are per report already%s", "");
 	if (argc - optind < 2)
 		die_usage("merge: expected OUT.csv RESULT.json...%s", "");
 	/* OUT forgotten (a shell glob of reports): the first report is no CSV to write over */
@@ -670,6 +679,9 @@ static int cmd_merge(int argc, char **argv)
 	catch_signals(); /* an interrupted merge removes its temporary */
 	if (outfile_open(&of, argv[optind], 0, &e))
 		return status_of(-1, &e);
+	if (latency)
+		return status_of(latency_csv_into(&of, argv + optind + 1, (size_t)(argc - optind - 1), &e),
+				 &e);
 	return status_of(sweep_merge_into(&of, argv + optind + 1, (size_t)(argc - optind - 1),
 					  per_rep, stderr, &e), &e);
 }

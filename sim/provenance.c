@@ -198,7 +198,11 @@ int provenance_processes_id(const struct sim_config *c, const char *format, char
 	for (unsigned i = 0; i < c->nprocs; i++) {
 		char id[PROVENANCE_ID_MAX];
 
-		if (provenance_input_id(c->procs[i].trace, NULL, format, id, sizeof(id), e)) {
+		/* a workload: its spec and the seed it runs with (the spec's seed= wins) */
+		if (c->procs[i].workload)
+			snprintf(id, sizeof(id), "workload:%s:seed=%llu", c->procs[i].trace,
+				 (unsigned long long)c->seed);
+		else if (provenance_input_id(c->procs[i].trace, NULL, format, id, sizeof(id), e)) {
 			XXH3_freeState(st);
 			return -1;
 		}

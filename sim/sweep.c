@@ -574,7 +574,7 @@ static int proc_mix(const struct sweep *sw, const struct yctx *y, const yaml_nod
 		free(v);
 		free(nm);
 		return yerr(y, n, "processes: each value is a list of processes (traces, or "
-			    "{trace: PATH, start: N, repeat: N, thp_disable: BOOL})");
+			    "{trace: PATH | workload: SPEC, start: N, repeat: N, thp_disable: BOOL})");
 	}
 	APPEND(v, vlen, "[");
 	nm[0] = '\0';
@@ -599,7 +599,14 @@ static int proc_mix(const struct sweep *sw, const struct yctx *y, const yaml_nod
 					return yerr(y, yaml_document_get_node(y->d, q->key),
 						    "processes: a process's keys and values are plain values");
 				}
-				if (!strcmp(k, "trace")) {
+				if (!strcmp(k, "workload")) { /* a spec, not a path: as written */
+					char qs[4 * PROC_TRACE_MAX + 8];
+
+					config_quote(x, qs, sizeof(qs));
+					APPEND(v, vlen, "%sworkload: %s", q == c->data.mapping.pairs.start ?
+					       "" : ", ", qs);
+					trace = x;
+				} else if (!strcmp(k, "trace")) {
 					char *r = resolve(sw->path, x);
 					size_t qn = 4 * strlen(r) + 8;
 					char *qs = xrealloc(NULL, qn);
@@ -636,8 +643,8 @@ static int proc_mix(const struct sweep *sw, const struct yctx *y, const yaml_nod
 		if (!trace) {
 			free(v);
 			free(nm);
-			return yerr(y, c, "processes: a process is a trace path or {trace: PATH, start: N, "
-				    "repeat: N, thp_disable: BOOL}");
+			return yerr(y, c, "processes: a process is a trace path or {trace: PATH | workload: "
+				    "SPEC, start: N, repeat: N, thp_disable: BOOL}");
 		}
 		APPEND(nm, nlen, "%s%s%s%s", nlen ? " + " : "", trace, opts, olen ? ")" : "");
 	}

@@ -42,6 +42,10 @@
  *    run queue and starts at that place's next turn.
  *  - thp_disable: each run's first record is EV_PRCTL (PR_SET_THP_DISABLE_, 1),
  *    as a launcher that calls prctl() before exec would have it.
+ *  - A process that is a built-in workload (processes[].workload) is opened
+ *    with the config's seed and kernel (workload_open_kernel(), as run -w), not
+ *    laid out (a workload places its own mappings); each repeat is the same
+ *    stream, and two entries of one spec are identical processes.
  *  - A dependence (R_DEP) on a load of an earlier slice is dropped: a context
  *    switch has drained the core since (the load is long complete), and the
  *    d-th most recent load of the stream is another process's by then.
@@ -57,6 +61,7 @@
 
 #include "layout.h"
 #include "trace_mux.h"
+#include "workload.h"
 
 struct mux_id {
 	uint64_t local, global; /* the trace's process id, the machine's */
@@ -569,9 +574,13 @@ static struct trace_reader *open_laid_out(void *arg, unsigned i, const struct pr
 					  struct err *e)
 {
 	struct cfg_opener *o = arg;
-	struct trace_reader *r = trace_open(p->trace, o->fmt, e);
+	struct trace_reader *r;
 
 	(void)i;
+	/* a workload lays itself out (its kernel's mmap placement), as run -w does */
+	if (p->workload)
+		return workload_open_kernel(p->trace, o->c.seed, o->c.kernel, e);
+	r = trace_open(p->trace, o->fmt, e);
 	return r ? layout_open(r, &o->c, e) : NULL;
 }
 
@@ -601,7 +610,16 @@ struct trace_reader *mux_open_config(const struct sim_config *c, enum trace_form
 	o->fmt = fmt;
 	/* every trace opened once now: a missing or undetectable one is an error before any work */
 	for (unsigned i = 0; i < c->nprocs; i++) {
-		struct trace_reader *t = trace_open(c->procs[i].trace, fmt, e);
+		struct trace_reader *t;
+
+		if (c->procs[i].workload) { /* checked, not built: a generator can be large */
+			if (workload_check(c->procs[i].trace, e)) {
+				free(o);
+				return NULL;
+			}
+			continue;
+		}
+		t = trace_open(c->procs[i].trace, fmt, e);
 
 		if (!t) {
 			free(o);

@@ -23,7 +23,7 @@ const char usage_text[] =
 	"                      [--keep-on-failure] -- PROGRAM [ARGS]\n"
 	"       mmusim sweep SWEEP.yaml [TRACE | -w WORKLOAD] [-j N] [--shard I/N] [--list] [--outdir DIR]\n"
 	"                    [-o OUT.csv] [--plot OUT.png|OUT.svg|OUT.pdf] [--quiet]\n"
-	"       mmusim merge [--reps] OUT.csv RESULT.json...\n"
+	"       mmusim merge [--reps | --latency] OUT.csv RESULT.json...\n"
 	"       mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx] [--logy]\n"
 	"                   [--kind lines|bars|timeline] [--base V] [--abs] [--values] [--table] [--title T]\n"
 	"                   [--input NAME] [--where KEY=VALUE ...] [--facet KEY] [--size WxH[in|cm|px]]\n"
@@ -87,11 +87,13 @@ static const struct {
 	  "  --outdir DIR  per-point reports (default OUT.csv.d); finished points are skipped on re-runs\n"
 	  "  -o OUT.csv    the CSV (default: the sweep file's name with .csv)\n" },
 	{ "merge",
-	  "mmusim merge [--reps] OUT.csv RESULT.json...\n"
+	  "mmusim merge [--reps | --latency] OUT.csv RESULT.json...\n"
 	  "Join the per-point reports of a sweep (from --list runs or shards) into the CSV 'sweep -o'\n"
 	  "writes: one row per point in point order; repetitions give mean and .ci95 columns.\n"
 	  "  --reps   one row per point and repetition (point, rep, ...): plot draws its means with\n"
-	  "           error bars, derived quantities (A/B, mpki:) included\n" },
+	  "           error bars, derived quantities (A/B, mpki:) included\n"
+	  "  --latency  the reports' per-process fault-latency histograms instead, as CDF rows:\n"
+	  "           the labels, mode, process, log2_cycles, cycles_lo, cycles_hi, faults, cdf, ccdf\n" },
 	{ "plot",
 	  "mmusim plot RESULTS.csv -x KEY -y KEY|A/B|mpki:KEY [--by KEY] [--logx] [--logy]\n"
 	  "            [--kind lines|bars|timeline] [--base V] [--abs] [--values] [--table] [--title T]\n"

@@ -4,7 +4,9 @@
 # column, its own RSS and huge bytes), its fault-latency histogram in the JSON
 # (processes[].fault_latency_cycles), a single trace's timeline unchanged, the
 # kv workload's bloat (HawkEye's Redis pattern) and configs/experiments/kv-bloat.yaml
-# loading and running small.
+# loading and running small; a process that is a built-in workload (processes:
+# [{workload: SPEC}]); configs/experiments/ingens-fairness.yaml and cbmm-latency.yaml
+# small, with merge --latency's CDF rows.
 MMUSIM=${MMUSIM:-./mmusim}
 case $MMUSIM in /*) ;; *) MMUSIM=$(pwd)/$MMUSIM ;; esac
 R=$(pwd)
@@ -48,6 +50,89 @@ sed 's/kv:size=64M,gap=200G,tail=30G/kv:size=8M,gap=100G/' "$R/configs/experimen
 c=$(head -1 small.csv | tr , '\n' | grep -nx 'memory.rss_bytes' | cut -d: -f1)
 check "$(tail -n +2 small.csv | cut -d, -f2,"$c" | tr '\n' ' ')" "base,8388608 thp,15097856 " \
 	"kv-bloat.yaml scaled down: RSS per mode"
+
+# --- a process can be a built-in workload -------------------------------------------
+cat >wl.yaml <<'EOF'
+os: { mode: thp }
+processes:
+  - { workload: "gups:size=4M,updates=20000" }
+  - { workload: "stream:size=1M,iterations=1", start: 1000 }
+EOF
+check "$("$MMUSIM" config show -c wl.yaml | grep -A2 '^processes:' | tr '\n' '|')" \
+	'processes:|  - { workload: "gups:size=4M,updates=20000", start: 0, repeat: 1, thp_disable: false }|  - { workload: "stream:size=1M,iterations=1", start: 1000, repeat: 1, thp_disable: false }|' \
+	"config show writes a workload process as workload:"
+"$MMUSIM" run -c wl.yaml --json wl.json --quiet
+check $? 0 "run -c: two workload processes"
+# the same two processes as the traces a.mtr and b.mtr above: the same faults
+check "$(grep -A40 '"fault_latency_cycles"' wl.json | tr -d ' \n' | grep -o '"fault_latency_cycles":\[[0-9,]*\]' | tr '\n' ' ')" \
+	'"fault_latency_cycles":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2] "fault_latency_cycles":[0,0,0,0,0,0,0,0,256,0,0,0,0,0,0,0,0,1] ' \
+	"workload processes: each one's faults, as the traces'"
+id1=$(grep '"input_id"' wl.json)
+"$MMUSIM" run -c wl.yaml --json wl2.json --quiet
+"$MMUSIM" run -c wl.yaml --set seed=7 --json wl7.json --quiet
+check "$(grep -c processes:2: wl.json) $([ "$id1" = "$(grep '"input_id"' wl2.json)" ] && echo same) $([ "$id1" != "$(grep '"input_id"' wl7.json)" ] && echo differs)" \
+	"1 same differs" "the input id covers the workload specs and the seed"
+printf 'processes:\n  - { workload: "gups:size=1M", trace: a.mtr }\n' >both.yaml
+expect_error "both.yaml:2:33: processes[0]: both trace and workload (a process runs one of them)" \
+	"$MMUSIM" run -c both.yaml --quiet
+printf 'processes:\n  - a.mtr\n  - { workload: "gups:size=1M,foo=2" }\n' >badwl.yaml
+expect_error "badwl.yaml:3:17: processes[1].workload: gups: unknown parameter 'foo'" \
+	"$MMUSIM" run -c badwl.yaml --quiet
+printf 'processes:\n  - { start: 5 }\n' >none.yaml
+expect_error "none.yaml:2:5: processes[0]: no trace or workload" "$MMUSIM" run -c none.yaml --quiet
+cat >mix.yaml <<'EOF'
+set: { os.mode: thp }
+sweep:
+  processes:
+    - [a.mtr, {workload: "stream:size=1M,iterations=1", start: 1000}]
+EOF
+"$MMUSIM" sweep mix.yaml -o mix.csv --quiet
+check "$?,$(tail -n +2 mix.csv | cut -d, -f2-3)" '0,"a.mtr + stream:size=1M,iterations=1(start=1000)"' \
+	"a sweep's mix: a trace and a workload"
+
+# --- ingens-fairness.yaml small: the first process keeps its huge pages, the second does not
+sed 's/os.memory: 512M/os.memory: 64M/; s/size=64M,updates=8M/size=8M,updates=1M/g; s/start: 50000000/start: 5000000/' \
+	"$R/configs/experiments/ingens-fairness.yaml" >ingens.yaml
+"$MMUSIM" sweep "$R/configs/experiments/ingens-fairness.yaml" --list -o i.csv >list.txt
+check "$?,$(wc -l <list.txt | tr -d ' ')" "0,2" "ingens-fairness.yaml: two points (unfragmented, fragmented)"
+# the figure's run: the sweep's last point with a timeline for its report (Makefile)
+"$MMUSIM" sweep ingens.yaml -o ingens.csv --list | tail -n 1 |
+	sed "s|^mmusim |\"\$MMUSIM\" |; s| --json [^ ]*\$| --timeline itl.csv --timeline-ms 1|" >ingens.sh
+MMUSIM=$MMUSIM sh ingens.sh
+check $? 0 "ingens-fairness small: the fragmented point's timeline"
+# the last row of each process: 8 MiB resident, 8 MiB huge for the first, 4 MiB for the second
+check "$(awk -F, 'NR > 1 { last[$2] = $5 "," $6 "," $7 } END { print last[0] " " last[1] }' itl.csv)" \
+	"8388608,8388608,1.000000 8388608,4194304,0.500000" \
+	"ingens-fairness small: the first process ends with more huge coverage than the second"
+"$MMUSIM" sweep ingens.yaml -o ingens.csv --quiet
+check "$(sed -n '/^  "processes": \[/,$p' ingens.csv.d/point-000001-*.json | tr -d ' \n' | grep -o '"thp_fault_alloc":[0-9]*,"thp_fault_fallback":[0-9]*' | tr '\n' ' ')" \
+	'"thp_fault_alloc":4,"thp_fault_fallback":0 "thp_fault_alloc":2,"thp_fault_fallback":2 ' \
+	"ingens-fairness small, fragmented: each process's THP faults (4 of 4, 2 of 4)"
+
+# --- cbmm-latency.yaml small, and merge --latency --------------------------------------
+"$MMUSIM" sweep "$R/configs/experiments/cbmm-latency.yaml" --list -o c.csv >list.txt
+check "$?,$(wc -l <list.txt | tr -d ' ')" "0,10" "cbmm-latency.yaml: ten points, 0 to 90 %"
+sed 's/os.memory: 256M/os.memory: 64M/; s/size=64M,updates=1M/size=16M,updates=10000/g; s/start: 20000000/start: 5000000/; s/unmovable: \[.*\]/unmovable: [0.0, 0.9]/' \
+	"$R/configs/experiments/cbmm-latency.yaml" >cbmm.yaml
+"$MMUSIM" sweep cbmm.yaml -o cbmm.csv --quiet
+"$MMUSIM" merge --latency lat.csv cbmm.csv.d/point-*.json
+check $? 0 "merge --latency"
+check "$(head -1 lat.csv)" "point,os.fragmentation.unmovable,processes,mode,process,log2_cycles,cycles_lo,cycles_hi,faults,cdf,ccdf" \
+	"merge --latency: the labels, then the CDF columns"
+check "$(wc -l <lat.csv | tr -d ' ')" "74" "a row per bucket up to the last non-empty one: 18 + 18 + 18 + 19 rows and the header"
+# unfragmented: every fault a THP's (2^17 cycles); at 90 % a body of 4 KiB faults and the second
+# process's slowest fault (a direct compaction) above the first's
+check "$(sed 's/"[^"]*"/MIX/' lat.csv | awk -F, 'NR > 1 && $(NF-2) > 0' | cut -d, -f1,2,5- | tr '\n' ' ')" \
+	"0,0.0,0,17,131072,262144,8,1.000000,1 0,0.0,1,17,131072,262144,8,1.000000,1 1,0.9,0,8,256,512,2557,0.997659,1 1,0.9,0,17,131072,262144,6,1.000000,0.00234101 1,0.9,1,8,256,512,4094,0.999512,1 1,0.9,1,17,131072,262144,1,0.999756,0.000488281 1,0.9,1,18,262144,524288,1,1.000000,0.000244141 " \
+	"cbmm-latency small: each process's non-empty buckets and its CDF"
+check "$(sed -n 2p lat.csv | sed 's/"[^"]*"/MIX/' | cut -d, -f3-)" "MIX,thp,0,0,0,2,0,0.000000,1" "bucket 0: 0 and 1 cycles, CDF 0 below the first fault"
+"$MMUSIM" merge --latency onelat.csv r.json
+check "$?,$(head -1 onelat.csv),$(wc -l <onelat.csv | tr -d ' ')" "0,mode,process,log2_cycles,cycles_lo,cycles_hi,faults,cdf,ccdf,37" \
+	"merge --latency of one run's report: no labels; 18 + 18 rows"
+expect_error "mix.csv:1:5: '[' or '{' expected" "$MMUSIM" merge --latency out.csv mix.csv
+expect_error "kv.json: no processes array" "$MMUSIM" merge --latency out2.csv kv.json
+check "$([ -e out.csv ] || [ -e out2.csv ] || echo none)" "none" "merge --latency: bad input writes no OUT"
+expect_error "merge: --latency and --reps" "$MMUSIM" merge --latency --reps out.csv r.json
 
 echo "  e2e_experiments: $((n - fails)) of $n checks passed"
 [ $fails -eq 0 ]

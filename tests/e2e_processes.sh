@@ -51,11 +51,11 @@ bad_cfg() { # bad_cfg NAME YAML EXPECTED
 bad_cfg r0 'processes:\n  - { trace: a.mtr, repeat: 0 }\n' \
 	"2:29: processes[0].repeat: expected an integer from 1 to 1000000, got '0'"
 bad_cfg key 'processes:\n  - { trace: a.mtr, rpeat: 2 }\n' \
-	"2:21: processes[0]: unknown key 'rpeat' (expected trace, start, repeat and thp_disable)"
+	"2:21: processes[0]: unknown key 'rpeat' (expected trace or workload, start, repeat and thp_disable)"
 bad_cfg missing 'processes:\n  - a.mtr\n  - nope.mtr\n' \
 	"3:5: processes[1].trace: nope.mtr: No such file or directory"
 bad_cfg scalar 'processes: a.mtr\n' \
-	"1:1: processes: expected a list of traces or of mappings of trace, start, repeat and thp_disable, got a scalar"
+	"1:1: processes: expected a list of traces or of mappings of trace or workload, start, repeat and thp_disable, got a scalar"
 bad_cfg notrace 'processes:\n  - { start: 5 }\n' "2:5: processes[0]: no trace"
 bad_cfg stdin 'processes: [-]\n' \
 	"1:13: processes[0].trace: standard input cannot be one of several processes (it can be read only once): give a file"
