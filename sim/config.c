@@ -63,6 +63,30 @@ const char *const os_layout_name[LAYOUT_NR] = { "auto", "kernel", "trace" };
 const char *const os_profile_name[PROFILE_NR] = { "linux", "osless" };
 const char *const file_cache_name[FILE_CACHE_NR] = { "cold", "warm" };
 const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
+const char *const mthp_size_name[MTHP_ORDERS] = { "4K", "8K", "16K", "32K", "64K",
+						  "128K", "256K", "512K", "1M", "2M" };
+/* Each size key's words, its default first (struct thp_cfg.size_enabled). */
+static const char *const mthp_words_pmd[MTHP_ENABLED_NR] = { "inherit", "always", "madvise", "never" };
+static const char *const mthp_words[MTHP_ENABLED_NR] = { "never", "always", "inherit", "madvise" };
+static const enum mthp_enabled mthp_pmd_value[MTHP_ENABLED_NR] = { MTHP_INHERIT, MTHP_ALWAYS,
+								  MTHP_MADVISE, MTHP_NEVER };
+
+enum mthp_enabled thp_size_enabled(const struct thp_cfg *t, unsigned order)
+{
+	unsigned v = t->size_enabled[order];
+
+	if (v >= MTHP_ENABLED_NR || order < MTHP_ORDER_MIN || order > HPAGE_PMD_ORDER)
+		return MTHP_NEVER;
+	return order == HPAGE_PMD_ORDER ? mthp_pmd_value[v] : (enum mthp_enabled)v;
+}
+
+bool thp_mthp_configured(const struct thp_cfg *t)
+{
+	for (unsigned o = MTHP_ORDER_MIN; o < HPAGE_PMD_ORDER; o++)
+		if (thp_size_enabled(t, o) != MTHP_NEVER)
+			return true;
+	return false;
+}
 const char *const thp_defrag_name[THP_DEFRAG_NR] = { "always", "defer", "defer+madvise", "madvise",
 						     "never" };
 const char *const pwc_level_name[PWC_NR] = { "pml5", "pml4", "pdpt", "pde" };
@@ -164,6 +188,11 @@ struct key {
 	KU(p ".ways", cache[lvl].ways), KU(p ".latency", cache[lvl].latency), \
 	KO(p ".mshrs", KT_U32, cache[lvl].mshrs, CK_NONZERO)
 
+/* hugepages-<size>kB/enabled below PMD order: quiet, written when not never */
+#define KMTHP(sz, o)                                                              \
+	{ .path = "os.thp.sizes." sz ".enabled", .type = KT_ENUM, .off = OFF(thp.size_enabled[o]), \
+	  .names = mthp_words, .nr = MTHP_ENABLED_NR, .quiet = true }
+
 /* A prefetcher's keys (written under overlap or when set: config_write_yaml()) */
 #define KPF(p, i)                                                            \
 	KO(p ".degree", KT_U32, prefetch[i].degree, CK_NONE),                \
@@ -242,6 +271,10 @@ static const struct key keys[] = {
 	K("os.thp.use_zero_page", KT_BOOL, thp.use_zero_page, CK_NONE),
 	K("os.thp.huge_zero_allocated", KT_BOOL, thp.huge_zero_allocated, CK_NONE),
 	K("os.thp.read_only_thp_for_fs", KT_BOOL, thp.read_only_thp_for_fs, CK_NONE),
+	KMTHP("16K", 2), KMTHP("32K", 3), KMTHP("64K", 4), KMTHP("128K", 5), KMTHP("256K", 6),
+	KMTHP("512K", 7), KMTHP("1M", 8),
+	{ .path = "os.thp.sizes.2M.enabled", .type = KT_ENUM, .off = OFF(thp.size_enabled[9]),
+	  .names = mthp_words_pmd, .nr = MTHP_ENABLED_NR, .quiet = true },
 	K("os.khugepaged.pages_to_scan", KT_U32, khugepaged.pages_to_scan, CK_NONZERO),
 	KU("os.khugepaged.scan_sleep_millisecs", khugepaged.scan_sleep_millisecs),
 	KU("os.khugepaged.alloc_sleep_millisecs", khugepaged.alloc_sleep_millisecs),
@@ -1054,6 +1087,13 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "1G more than it",
 				     gs, hs);
 	}
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER && !kernel_mthp(c->kernel); o++)
+		if (c->thp.size_enabled[o]) {
+			snprintf(p, sizeof(p), "os.thp.sizes.%s.enabled", mthp_size_name[o]);
+			return vfail(&v, p, "os.kernel",
+				     "needs os.kernel 6.8 or later (hugepages-<size>kB/ came with "
+				     "multi-size THP, 19eaf44954df)");
+		}
 	if (c->profile == PROFILE_OSLESS) {
 		if (c->zero_page != OSLESS_ZERO_PAGE)
 			return vfail(&v, "os.zero_page", "os.profile",
@@ -1927,6 +1967,15 @@ static bool key_quiet(const struct sim_config *c, const struct key *k)
 	return k->quiet && !*(const unsigned *)((const char *)c + k->off);
 }
 
+/* Are keys [lo, hi) all quiet at their defaults (a mapping to leave out whole)? */
+static bool group_quiet(const struct sim_config *c, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi; i++)
+		if (!key_quiet(c, &keys[i]))
+			return false;
+	return true;
+}
+
 static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t hi,
 		      size_t plen)
 {
@@ -1937,7 +1986,7 @@ static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t h
 		const char *name = keys[i].path + plen;
 		size_t len = comp_len(name), j = group_end(i, hi, plen);
 
-		if (key_quiet(c, &keys[i])) {
+		if (group_quiet(c, i, j)) {
 			i = j;
 			continue;
 		}
@@ -1995,6 +2044,8 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 		} else if (plen + len == STLB_PREFIX_LEN - 1 &&
 			   !strncmp(keys[i].path, STLB_PREFIX, STLB_PREFIX_LEN)) {
 			emit_stlb(c, out, indent);
+		} else if (group_quiet(c, i, j)) {
+			/* a mapping of quiet keys all at their defaults: none written */
 		} else if (flowable(i, j, plen + len + 1)) {
 			fprintf(out, "%*s%.*s: ", indent, "", (int)len, name);
 			emit_flow(c, out, i, j, plen + len + 1);

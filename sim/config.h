@@ -82,6 +82,13 @@ static inline bool kernel_thp_aligns_mmap(enum os_kernel k, uint64_t len)
 		return k >= KERNEL_6_8 && len >= (2ULL << 20);
 	return len && !(len & ((2ULL << 20) - 1));
 }
+/* 19eaf44954df "mm: thp: support allocation of anonymous multi-size THP" (release
+ * 6.8): the hugepages-<size>kB/enabled switches and PTE-mapped anonymous folios of
+ * the orders below PMD order (mm/memory.c alloc_anon_folio()) */
+static inline bool kernel_mthp(enum os_kernel k)
+{
+	return k >= KERNEL_6_8;
+}
 /* c4608d1bf7c6 (release 6.8; stable 6.7.y; its Fixes: is efa7df3e3bb5, so not
  * 6.6.y): MAP_STACK sets VM_NOHUGEPAGE */
 static inline bool kernel_map_stack_nohugepage(enum os_kernel k)
@@ -224,7 +231,27 @@ enum thp_defrag { DEFRAG_ALWAYS, DEFRAG_DEFER, DEFRAG_DEFER_MADVISE, DEFRAG_MADV
 		  THP_DEFRAG_NR };
 extern const char *const thp_defrag_name[THP_DEFRAG_NR];
 
+/*
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled (Linux 6.8+,
+ * 19eaf44954df "mm: thp: support allocation of anonymous multi-size THP"): one
+ * switch per anonymous order, 2 (16K) .. 9 (2M) on x86-64 (THP_ORDERS_ALL_ANON
+ * leaves out orders 0 and 1). inherit follows the top-level enabled.
+ */
+enum mthp_enabled { MTHP_NEVER, MTHP_ALWAYS, MTHP_INHERIT, MTHP_MADVISE, MTHP_ENABLED_NR };
+#define MTHP_ORDER_MIN 2
+#define MTHP_ORDERS (HPAGE_PMD_ORDER + 1) /* indexed by order; 0 and 1 unused */
+/* The size's name in keys and reports: "16K" .. "1M", "2M" (order 2 .. 9). */
+extern const char *const mthp_size_name[MTHP_ORDERS];
+
 struct thp_cfg {
+	/*
+	 * os.thp.sizes.<size>.enabled, each stored as an index into its key's own
+	 * name table, whose first word is the kernel's default for that size
+	 * (hugepages-2048kB: inherit; the others: never; mm/huge_memory.c
+	 * hugepage_init_sysfs()), so that a config leaving them alone writes none
+	 * of them (quiet keys). Read them through thp_size_enabled().
+	 */
+	unsigned size_enabled[MTHP_ORDERS];
 	enum thp_enabled enabled;
 	enum thp_defrag defrag;
 	bool use_zero_page;
@@ -233,6 +260,12 @@ struct thp_cfg {
 	bool read_only_thp_for_fs; /* CONFIG_READ_ONLY_THP_FOR_FS: khugepaged and MADV_COLLAPSE
 				      collapse read-only file text (khugepaged.c collapse_file()) */
 };
+
+/* The hugepages-<size>kB/enabled setting of @order (2 .. 9) in @t. */
+enum mthp_enabled thp_size_enabled(const struct thp_cfg *t, unsigned order);
+
+/* Does any order below PMD order have a setting other than never (mTHP is in use)? */
+bool thp_mthp_configured(const struct thp_cfg *t);
 
 /* /sys/kernel/mm/transparent_hugepage/khugepaged/ (reference §1a, §4). */
 struct khugepaged_cfg {

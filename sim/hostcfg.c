@@ -7,6 +7,11 @@
  *                           the word in brackets (mm/huge_memory.c enabled_show(),
  *                           defrag_show())
  *   os.thp.use_zero_page    transparent_hugepage/use_zero_page ("0" or "1")
+ *   os.thp.sizes.<S>.enabled  transparent_hugepage/hugepages-<size>kB/enabled for
+ *                           every anonymous order the kernel offers (16kB ..
+ *                           2048kB, Linux 6.8+; thpsize_enabled_show()); a
+ *                           directory without an enabled file (hugepages-8kB,
+ *                           file and shmem only) or absent is left at its default
  *   os.khugepaged.*         transparent_hugepage/khugepaged/FILE (decimal numbers)
  *   os.zero_page            whether a read of a fresh anonymous page maps the
  *                           zero page, probed (hostcfg_probe_zero_page()); where
@@ -108,6 +113,14 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 		if (number(t->use_zero_page, &v) || v > 1)
 			return err_set(e, THP_DIR "use_zero_page", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.thp.use_zero_page=%s", v ? "true" : "false");
+	}
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
+		if (!t->size_enabled[o])
+			continue;
+		if (bracketed(t->size_enabled[o], w, sizeof(w)))
+			return err_set(e, THP_DIR "hugepages-", 0, 0, "unexpected text in %lukB/enabled",
+				       (PAGE_SIZE << o) >> 10);
+		snprintf(out[n++], 64, "os.thp.sizes.%s.enabled=%s", mthp_size_name[o], w);
 	}
 	for (int i = 0; i < 7; i++) {
 		if (!t->khugepaged[i])
@@ -245,6 +258,10 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 		snprintf(path, sizeof(path), "%skhugepaged/%s", thp, khp_file[i]);
 		t.khugepaged[i] = slurp(root, path);
 	}
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
+		snprintf(path, sizeof(path), "%shugepages-%lukB/enabled", thp, (PAGE_SIZE << o) >> 10);
+		t.size_enabled[o] = slurp(root, path);
+	}
 	t.cmdline = slurp(root, "/proc/cmdline");
 	t.fault_around = slurp(root, "/sys/kernel/debug/fault_around_bytes");
 	t.vmstat = slurp_max(root, "/proc/vmstat", 1 << 16);
@@ -266,6 +283,8 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	free((char *)t.use_zero_page);
 	for (int i = 0; i < 7; i++)
 		free((char *)t.khugepaged[i]);
+	for (unsigned o = 0; o < MTHP_ORDERS; o++)
+		free((char *)t.size_enabled[o]);
 	free((char *)t.cmdline);
 	free((char *)t.fault_around);
 	free((char *)t.vmstat);

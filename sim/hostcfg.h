@@ -18,6 +18,8 @@ struct hostcfg_text {
 	const char *khugepaged[7]; /* khugepaged/{pages_to_scan, scan_sleep_millisecs,
 				    * alloc_sleep_millisecs, max_ptes_none, max_ptes_swap,
 				    * max_ptes_shared, defrag} */
+	const char *size_enabled[MTHP_ORDERS]; /* hugepages-<size>kB/enabled by order (2 .. 9);
+				    * NULL where the kernel has no such directory */
 	const char *cmdline;       /* /proc/cmdline */
 	const char *release;       /* uname -r */
 	const char *fault_around;  /* /sys/kernel/debug/fault_around_bytes */
@@ -30,7 +32,7 @@ struct hostcfg_text {
 				    * line decides) */
 };
 
-#define HOSTCFG_MAX 20
+#define HOSTCFG_MAX 32
 
 /*
  * The config assignments ("os.thp.enabled=madvise", ...) that @t implies,
