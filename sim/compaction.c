@@ -460,6 +460,8 @@ static int migrate_one(void *ctx, pfn_t from, pfn_t to)
 		return -1; /* not a mapped anonymous page (a zero page, a kernel or cache page) */
 	if (kernel_page_shared(k, from))
 		return -1; /* mapped by several mms after a fork: left alone (fork.c) */
+	if (k->thp.mthp[from])
+		return -1; /* a page of an mTHP: Linux migrates the folio whole (not modelled) */
 	va = k->rmap[from] - 1;
 	old = kernel_use_mm(k, k->rmap_mm[from]); /* the mm that maps it, whichever runs */
 	if (!pt_lookup(&k->mm->pt, va, &ps, &cur, &e) || ps != PS_4K || cur != from) {

@@ -13,7 +13,9 @@
  *    slot is empty gets a pool page of that size; a read fault in private anonymous memory maps the shared 4 KiB zero
  *    page read-only (do_anonymous_page(); not with os.zero_page false, which is
  *    mm_forbids_zeropage(), nor in implicit VMAs, see zero_page_ok()); everything
- *    else gets a zeroed 4 KiB page from the buddy allocator and gives the VMA its
+ *    else gets a zeroed folio from the buddy allocator, an mTHP of the highest
+ *    enabled order that fits (thp_mthp_fault(), os.thp.sizes, Linux 6.8+) or a
+ *    4 KiB page, and gives the VMA its
  *    anon_vma (VM_ANON_VMA, which khugepaged and MADV_COLLAPSE require).
  *    Cost: os.cost.fault + os.cost.clear_page per 4 KiB zeroed (none for a zero
  *    page). kswapd is woken first when free pages are below the low watermark.
@@ -266,6 +268,13 @@ int sim_fault(struct kernel *k, vaddr_t va, bool write)
 			k->nr_shared_ptes++;
 			return 0;
 		}
+	}
+	if (k->cfg->mode == MODE_THP) {
+		/* do_anonymous_page() -> alloc_anon_folio(): an mTHP if an order fits */
+		int r = thp_mthp_fault(k, v, va);
+
+		if (r)
+			return r < 0 ? -1 : 0;
 	}
 	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
 	pfn = buddy_alloc(&k->buddy, 0);

@@ -499,6 +499,8 @@ void kernel_check_invariants(struct kernel *k)
 	swap_check_invariants(&k->swap);
 	khugepaged_check_invariants(k);
 	reclaim_check_invariants(k);
+	if (k->thp.mthp)
+		thp_mthp_check_invariants(k);
 
 	/* every process's page table and VMAs: their sums are the kernel's counts */
 	for (struct mm *mm = k->mms; mm; mm = mm->next) {

@@ -464,6 +464,20 @@ static struct pt_node *pte_node(const struct pagetable *pt, vaddr_t va)
 	return n;
 }
 
+bool pt_range_none(const struct pagetable *pt, vaddr_t va, unsigned nr)
+{
+	const struct pt_node *t = pte_node(pt, va);
+	unsigned i0 = pt_index(va, 1);
+
+	if (!t)
+		return pt_slot_empty(pt, va, PS_2M);
+	BUG_ON(i0 + nr > 512);
+	for (unsigned i = i0; i < i0 + nr; i++)
+		if (ent(t, i))
+			return false;
+	return true;
+}
+
 bool pt_get_swap(const struct pagetable *pt, vaddr_t va, uint64_t *swp)
 {
 	const struct pt_node *t = pte_node(pt, va);

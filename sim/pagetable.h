@@ -189,6 +189,13 @@ void pt_set_pte(struct pagetable *pt, vaddr_t va, pfn_t pfn, bool writable);
 bool pt_lookup(const struct pagetable *pt, vaddr_t va, enum page_size *ps, pfn_t *pfn,
 	       uint64_t *entry);
 
+/*
+ * pte_range_none(): are the @nr PTEs from @va (within one PTE table) all none,
+ * no present page and no swap entry? True where no PTE table exists yet and no
+ * leaf above covers @va.
+ */
+bool pt_range_none(const struct pagetable *pt, vaddr_t va, unsigned nr);
+
 /* True if a slot of size @ps at @va is entirely empty (no leaf, no lower table). */
 bool pt_slot_empty(const struct pagetable *pt, vaddr_t va, enum page_size ps);
 

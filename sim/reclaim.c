@@ -315,15 +315,25 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 				k->st->nr_anon_pages -= HPAGE_PMD_NR;
 				kernel_rss_changed(k);
 				k->st->thp_swpout++;
+				k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SWPOUT]++;
+				k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]--;
 				k->st->pswpout += HPAGE_PMD_NR;
 				sc->unmapped = true;
 				return HPAGE_PMD_NR;
 			}
 			k->st->thp_swpout_fallback++;
+			k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SWPOUT_FALLBACK]++;
 			thp_split_pmd_at(k, h);
 		}
 		/* split_folio_to_list(): its pages now stand in its place, at the tail */
 		return thp_split_folio(k, pfn);
+	}
+	if (unlikely(k->thp.mthp[pfn])) {
+		/* a large folio below PMD order: swapped out in one piece only where
+		 * the swap device has an aligned free run of its size, which this
+		 * model's swap map does not track; so split first (swpout_fallback) */
+		k->st->mthp[k->thp.mthp[pfn] & MTHP_ORDER_MASK][MTHP_STAT_SWPOUT_FALLBACK]++;
+		thp_mthp_split(k, pfn);
 	}
 	slot = swap_alloc(&k->swap);
 	if (slot == SWAP_NONE) {

@@ -140,6 +140,11 @@ void roi_keep_gauges(struct stats *old, const struct stats *now)
 #define X(m) old->m = now->m;
 	ROI_GAUGES(X)
 #undef X
+	for (unsigned o = 0; o < MTHP_ORDERS; o++) { /* hugepages-<size>kB/stats/nr_anon* */
+		old->mthp[o][MTHP_STAT_NR_ANON] = now->mthp[o][MTHP_STAT_NR_ANON];
+		old->mthp[o][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED] =
+			now->mthp[o][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED];
+	}
 }
 
 void roi_touch(struct sim *s, vaddr_t va, enum touch_how how)

@@ -828,6 +828,7 @@ void sim_finish(struct sim *s)
 	st->fragmentation_index_order9 = buddy_fragmentation_index(&s->k.buddy, HPAGE_PMD_ORDER);
 	st->cpi = s->cfg.cpi;
 	st->cpu_model = s->cfg.core.model;
+	st->kernel = s->cfg.kernel;
 	st->mem_timed = s->mmu.cache.timed;
 	st->deps = s->deps;
 	st->processes = s->nproc;

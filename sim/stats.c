@@ -575,6 +575,56 @@ const char *stats_deps_text(const struct stats *s)
 	return s->deps ? "dependences: recorded" : "dependences: unknown, assumed independent";
 }
 
+const char *const mthp_stat_name[MTHP_STAT_NR] = {
+	"anon_fault_alloc", "anon_fault_fallback", "anon_fault_fallback_charge", "swpout",
+	"swpout_fallback", "split", "split_failed", "split_deferred", "nr_anon",
+	"nr_anon_partially_mapped",
+};
+
+bool mthp_stat_in(enum mthp_stat st, enum os_kernel k)
+{
+	/* the first release with each (stats.h); the profiles are 6.6, 6.8, 6.12, 6.18 */
+	static const unsigned since[MTHP_STAT_NR] = { 610, 610, 610, 610, 610, 611, 611, 611, 612, 612 };
+	static const unsigned release[KERNEL_NR] = { 606, 608, 612, 618 };
+
+	return k < KERNEL_NR && release[k] >= since[st];
+}
+
+/*
+ * The "mthp" object: per size ("16K" .. "2M"), the hugepages-<size>kB/stats/
+ * counters os.kernel's sysfs has, for the sizes whose counters moved. Written
+ * only when a size below PMD order moved, so that a run without mTHP keeps the
+ * report it had before per-size counters were modelled (the 2M row repeats
+ * thp_fault_alloc and its kin). NULL: nothing to write.
+ */
+static json_t *mthp_json(const struct stats *s)
+{
+	bool any = false;
+	json_t *o;
+
+	for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			any |= s->mthp[ord][i] && mthp_stat_in(i, s->kernel);
+	if (!any)
+		return NULL;
+	o = json_object();
+	for (unsigned ord = MTHP_ORDER_MIN; ord <= HPAGE_PMD_ORDER; ord++) {
+		json_t *z = NULL;
+		bool moved = false;
+
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			moved |= s->mthp[ord][i] && mthp_stat_in(i, s->kernel);
+		if (!moved)
+			continue;
+		z = json_object();
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			if (mthp_stat_in(i, s->kernel))
+				json_object_set_new(z, mthp_stat_name[i], json_integer((json_int_t)s->mthp[ord][i]));
+		json_object_set_new(o, mthp_size_name[ord], z);
+	}
+	return o;
+}
+
 void *stats_to_json(const struct stats *s, const struct report_meta *m)
 {
 	json_t *root = json_object(), *o;
@@ -625,6 +675,9 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));
 	}
+	o = mthp_json(s);
+	if (o)
+		json_object_set_new(root, "mthp", o);
 	return root;
 }
 

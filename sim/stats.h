@@ -11,6 +11,31 @@
 #include "config.h"
 #include "types.h"
 
+/*
+ * The per-size counters of hugepages-<size>kB/stats/, each with the release that
+ * brought it (Documentation/admin-guide/mm/transhuge.rst): anon_fault_alloc,
+ * anon_fault_fallback, anon_fault_fallback_charge 6.10 (ec33687c6749); swpout,
+ * swpout_fallback 6.10 (d0f048ac39f6, named so by 0d648dd5c899); split,
+ * split_failed, split_deferred 6.11 (f216c845f3c7); nr_anon 6.12 (5d65c8d758f2);
+ * nr_anon_partially_mapped 6.12 (8175ebfd302a).
+ */
+enum mthp_stat {
+	MTHP_STAT_ANON_FAULT_ALLOC,
+	MTHP_STAT_ANON_FAULT_FALLBACK,
+	MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE,
+	MTHP_STAT_SWPOUT,
+	MTHP_STAT_SWPOUT_FALLBACK,
+	MTHP_STAT_SPLIT,
+	MTHP_STAT_SPLIT_FAILED,
+	MTHP_STAT_SPLIT_DEFERRED,
+	MTHP_STAT_NR_ANON,
+	MTHP_STAT_NR_ANON_PARTIALLY_MAPPED,
+	MTHP_STAT_NR
+};
+extern const char *const mthp_stat_name[MTHP_STAT_NR];
+/* The release whose sysfs has the counter: a report leaves out what @k lacks. */
+bool mthp_stat_in(enum mthp_stat st, enum os_kernel k);
+
 struct tlb_side_stats {
 	uint64_t hits[PS_NR], misses[PS_NR];
 };
@@ -77,6 +102,13 @@ struct stats {
 		thp_scan_exceed_none_pte, thp_zero_page_alloc, thp_zero_page_alloc_failed, compact_stall, compact_success,
 		compact_fail, khugepaged_pages_collapsed, khugepaged_full_scans;
 	uint64_t nr_page_table_pages;
+	/*
+	 * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/ by order
+	 * (enum mthp_stat; count_mthp_stat() and mod_mthp_stat() of mm/huge_memory.c):
+	 * events, and the gauges nr_anon and nr_anon_partially_mapped
+	 */
+	uint64_t mthp[MTHP_ORDERS][MTHP_STAT_NR];
+	unsigned kernel; /* os.kernel (enum os_kernel): which of them its sysfs has */
 	/* memory pressure (mm/vmstat.c names) */
 	uint64_t pgmajfault, pswpin, pswpout, pgscan_kswapd, pgscan_direct, pgsteal_kswapd,
 		pgsteal_direct, allocstall_normal, allocstall_movable, pageoutrun, pgactivate, pgdeactivate, thp_swpout,

@@ -146,7 +146,9 @@ int thp_init(struct kernel *k)
 	t->zero_pfn = PFN_NONE;
 	t->run_head = PFN_NONE;
 	t->folio = zero_pages((k->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
-	if (!t->folio)
+	t->mthp = zero_pages(k->buddy.nr_pages, sizeof(*t->mthp));
+	t->mthp_mapped = zero_pages(k->buddy.nr_pages, sizeof(*t->mthp_mapped));
+	if (!t->folio || !t->mthp || !t->mthp_mapped)
 		return -1;
 	/* the 4K zero page: a kernel page, reserved for the run */
 	t->zero_pfn = buddy_alloc_mt(&k->buddy, 0, MIGRATE_UNMOVABLE);
@@ -175,6 +177,8 @@ void thp_destroy(struct kernel *k)
 	if (t->huge_zero_pfn != PFN_NONE && k->buddy.pages)
 		buddy_free(&k->buddy, t->huge_zero_pfn, HPAGE_PMD_ORDER);
 	zero_pages_free(t->folio, (k->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
+	zero_pages_free(t->mthp, k->buddy.nr_pages, sizeof(*t->mthp));
+	zero_pages_free(t->mthp_mapped, k->buddy.nr_pages, sizeof(*t->mthp_mapped));
 	free(t->dep_key);
 	free(t->dep_val);
 	free(t->deferred);
@@ -197,6 +201,7 @@ void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
 	k->st->nr_anon_transparent_hugepages++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]++;
 	kernel_rss_changed(k);
 	lru_add(&k->lru, pfn, HPAGE_PMD_NR);
 }
@@ -208,19 +213,29 @@ void thp_register(struct kernel *k)
 
 /* --- policy --------------------------------------------------------------- */
 
-bool thp_vma_allowable(const struct kernel *k, const struct vma *v)
+/*
+ * __thp_vma_allowable_orders() for anonymous memory: is @order enabled for @v?
+ * hugepages-<size>kB/enabled always, madvise with VM_HUGEPAGE, or inherit
+ * with the top-level enabled always (or madvise with VM_HUGEPAGE); before 6.8
+ * only PMD order exists and the top-level switch alone decides.
+ */
+static bool order_allowed(const struct kernel *k, const struct vma *v, unsigned order)
 {
+	enum mthp_enabled e = kernel_mthp(k->cfg->kernel) ? thp_size_enabled(&k->cfg->thp, order) :
+			      order == HPAGE_PMD_ORDER ? MTHP_INHERIT : MTHP_NEVER;
+
 	if (k->cfg->mode != MODE_THP || (v->flags & (VM_NOHUGEPAGE | VM_HUGETLB | VM_SHARED | VM_FILE)) ||
 	    k->mm->thp_disable)
 		return false;
-	switch (k->cfg->thp.enabled) {
-	case THP_ALWAYS:
-		return true;
-	case THP_MADVISE:
-		return v->flags & VM_HUGEPAGE;
-	default:
-		return false;
-	}
+	if (e == MTHP_INHERIT)
+		e = k->cfg->thp.enabled == THP_ALWAYS ? MTHP_ALWAYS :
+		    k->cfg->thp.enabled == THP_MADVISE ? MTHP_MADVISE : MTHP_NEVER;
+	return e == MTHP_ALWAYS || (e == MTHP_MADVISE && (v->flags & VM_HUGEPAGE));
+}
+
+bool thp_vma_allowable(const struct kernel *k, const struct vma *v)
+{
+	return order_allowed(k, v, HPAGE_PMD_ORDER);
 }
 
 /* vma_thp_gfp_mask(): how hard a fault in @v may try for its THP (Linux 6.6 mm/huge_memory.c) */
@@ -314,6 +329,7 @@ int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 	if (pfn == PFN_NONE) {
 		buddy_free(&k->buddy, table, 0);
 		k->st->thp_fault_fallback++;
+		k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_FALLBACK]++;
 		vmas_count(k, va, VE_THP_FAULT_FALLBACK);
 		return 0;
 	}
@@ -322,6 +338,7 @@ int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 	k->st->nr_page_table_pages++;
 	thp_folio_new(k, pfn, h);
 	k->st->thp_fault_alloc++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_ALLOC]++;
 	vmas_count(k, h, VE_THP_FAULT_ALLOC);
 	k->st->cyc_fault += HPAGE_PMD_NR * k->cfg->cost.clear_page; /* folio_zero_user() */
 	return 1;
@@ -338,6 +355,7 @@ int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va)
 	pfn = thp_alloc_huge(k, fault_gfp(k, v));
 	if (pfn == PFN_NONE) {
 		k->st->thp_fault_fallback++;
+		k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_FALLBACK]++;
 		vmas_count(k, va, VE_THP_FAULT_FALLBACK);
 		return 0;
 	}
@@ -350,8 +368,81 @@ int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va)
 		return kernel_oom(k, va);
 	thp_folio_new(k, pfn, h);
 	k->st->thp_fault_alloc++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_ALLOC]++;
 	vmas_count(k, h, VE_THP_FAULT_ALLOC);
 	k->st->cyc_fault += HPAGE_PMD_NR * k->cfg->cost.clear_page; /* folio_zero_user() */
+	return 1;
+}
+
+/* --- mTHP: PTE-mapped anonymous folios below PMD order ---------------------- */
+
+/* thp_vma_suitable_order() for anonymous memory: the aligned range lies in @v. */
+static bool order_fits(const struct vma *v, vaddr_t va, unsigned order)
+{
+	vaddr_t a = va & ~((PAGE_SIZE << order) - 1);
+
+	return a >= v->start && a + (PAGE_SIZE << order) <= v->end;
+}
+
+int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va)
+{
+	struct thp_state *t = &k->thp;
+	unsigned long orders = 0;
+	unsigned o, nr;
+	vaddr_t a;
+	pfn_t pfn = PFN_NONE;
+	gfp_t gfp;
+
+	if (!kernel_mthp(k->cfg->kernel) || !thp_mthp_configured(&k->cfg->thp))
+		return 0;
+	for (o = MTHP_ORDER_MIN; o < HPAGE_PMD_ORDER; o++)
+		if (order_allowed(k, v, o) && order_fits(v, va, o))
+			orders |= 1UL << o;
+	/* the highest order whose PTEs are all none; each that is not drops out */
+	while (orders) {
+		o = (unsigned)(63 - __builtin_clzl(orders));
+		if (pt_range_none(&k->mm->pt, va & ~((PAGE_SIZE << o) - 1), 1U << o))
+			break;
+		orders &= ~(1UL << o);
+	}
+	if (!orders)
+		return 0;
+	gfp = fault_gfp(k, v); /* vma_thp_gfp_mask() */
+	while (orders) {
+		o = (unsigned)(63 - __builtin_clzl(orders));
+		/* vma_alloc_folio(): one try; the __GFP_THISNODE first pass of
+		 * alloc_pages_mpol() is for PMD order only */
+		pfn = sim_alloc_pages(k, o, gfp);
+		if (pfn != PFN_NONE)
+			break;
+		k->st->mthp[o][MTHP_STAT_ANON_FAULT_FALLBACK]++;
+		orders &= ~(1UL << o);
+	}
+	if (pfn == PFN_NONE)
+		return 0;
+	/* (no memcg: the charge never fails, anon_fault_fallback_charge stays 0) */
+	nr = 1U << o;
+	a = va & ~((PAGE_SIZE << o) - 1);
+	v->flags |= VM_ANON_VMA; /* vmf_anon_prepare() */
+	/* the folio's pages are order-0 blocks to the buddy allocator and the LRU
+	 * from here (split_page()); the folio itself lives in t->mthp */
+	thp_split_alloc(&k->buddy, pfn, o);
+	for (unsigned i = 0; i < nr; i++) {
+		if (pt_map(&k->mm->pt, a + ((vaddr_t)i << PAGE_SHIFT), PS_4K, pfn + i, v->flags & VM_WRITE)) {
+			for (unsigned j = i; j < nr; j++)
+				buddy_free(&k->buddy, pfn + j, 0);
+			return kernel_oom(k, va);
+		}
+		kernel_rmap_set(k, pfn + i, a + ((vaddr_t)i << PAGE_SHIFT));
+		lru_add(&k->lru, pfn + i, 1);
+		t->mthp[pfn + i] = (uint8_t)o;
+	}
+	t->mthp_mapped[pfn] = (uint16_t)nr;
+	k->st->nr_anon_pages += nr; /* add_mm_counter(MM_ANONPAGES, nr_pages) */
+	kernel_rss_changed(k);
+	k->st->mthp[o][MTHP_STAT_ANON_FAULT_ALLOC]++;
+	k->st->mthp[o][MTHP_STAT_NR_ANON]++;
+	k->st->cyc_fault += nr * k->cfg->cost.clear_page; /* folio_zero_user() */
 	return 1;
 }
 
@@ -406,28 +497,24 @@ void thp_split_pmd_at(struct kernel *k, vaddr_t va)
 	flush_tlb_range(k, h, h + PMD_SIZE); /* pmdp_invalidate(): a full flush */
 }
 
-static void deferred_add(struct kernel *k, pfn_t head)
+/* Queue @head for deferred split; false (not queued) without host memory. */
+static bool deferred_push(struct thp_state *t, pfn_t head)
 {
-	struct thp_state *t = &k->thp;
-
 	if (t->nr_deferred == t->cap_deferred) {
 		size_t cap = t->cap_deferred ? t->cap_deferred * 2 : 16;
 		pfn_t *d = realloc(t->deferred, cap * sizeof(*d));
 
 		if (!d)
-			return; /* not queued: it is freed whole when its last page goes */
+			return false; /* not queued: it is freed whole when its last page goes */
 		t->deferred = d;
 		t->cap_deferred = cap;
 	}
 	t->deferred[t->nr_deferred++] = head;
-	t->folio[head >> HPAGE_PMD_ORDER].flags |= FOLIO_DEFERRED;
-	k->st->thp_deferred_split_page++;
+	return true;
 }
 
-static void deferred_del(struct kernel *k, pfn_t head)
+static void deferred_pop(struct thp_state *t, pfn_t head)
 {
-	struct thp_state *t = &k->thp;
-
 	for (size_t i = 0; i < t->nr_deferred; i++)
 		if (t->deferred[i] == head) {
 			memmove(&t->deferred[i], &t->deferred[i + 1],
@@ -435,7 +522,71 @@ static void deferred_del(struct kernel *k, pfn_t head)
 			t->nr_deferred--;
 			break;
 		}
+}
+
+/*
+ * deferred_split_folio(folio, partially_mapped) of 6.12+: queued and marked
+ * partially mapped once; thp_deferred_split_page for a PMD-order folio only,
+ * split_deferred and nr_anon_partially_mapped for every order.
+ */
+static void deferred_add(struct kernel *k, pfn_t head)
+{
+	struct thp_state *t = &k->thp;
+
+	if (!deferred_push(t, head))
+		return;
+	t->folio[head >> HPAGE_PMD_ORDER].flags |= FOLIO_DEFERRED;
+	k->st->thp_deferred_split_page++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SPLIT_DEFERRED]++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED]++;
+}
+
+static void deferred_del(struct kernel *k, pfn_t head)
+{
+	struct thp_state *t = &k->thp;
+
+	deferred_pop(t, head);
+	if (t->folio[head >> HPAGE_PMD_ORDER].flags & FOLIO_DEFERRED)
+		k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED]--;
 	t->folio[head >> HPAGE_PMD_ORDER].flags &= ~FOLIO_DEFERRED;
+}
+
+static void mthp_deferred_add(struct kernel *k, pfn_t head)
+{
+	struct thp_state *t = &k->thp;
+	unsigned o = t->mthp[head] & MTHP_ORDER_MASK;
+
+	if (!deferred_push(t, head))
+		return;
+	t->mthp[head] |= MTHP_PARTIAL;
+	k->st->mthp[o][MTHP_STAT_SPLIT_DEFERRED]++;
+	k->st->mthp[o][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED]++;
+}
+
+/* The mTHP at @head leaves the queue and the partially mapped count, if on them. */
+static void mthp_deferred_del(struct kernel *k, pfn_t head)
+{
+	struct thp_state *t = &k->thp;
+
+	if (!(t->mthp[head] & MTHP_PARTIAL))
+		return;
+	deferred_pop(t, head);
+	t->mthp[head] &= (uint8_t)~MTHP_PARTIAL;
+	k->st->mthp[t->mthp[head] & MTHP_ORDER_MASK][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED]--;
+}
+
+/* The mTHP at @head stops being one: its pages are plain order-0 pages (or free). */
+static void mthp_forget(struct kernel *k, pfn_t head)
+{
+	struct thp_state *t = &k->thp;
+	unsigned o = t->mthp[head] & MTHP_ORDER_MASK;
+
+	mthp_deferred_del(k, head);
+	memset(&t->mthp[head], 0, 1UL << o);
+	t->mthp_mapped[head] = 0;
+	k->st->mthp[o][MTHP_STAT_NR_ANON]--;
+	if (t->run_head == head)
+		t->run_head = PFN_NONE; /* nothing left to queue */
 }
 
 void thp_rmap_run_end(struct kernel *k)
@@ -446,6 +597,11 @@ void thp_rmap_run_end(struct kernel *k)
 	if (head == PFN_NONE)
 		return;
 	t->run_head = PFN_NONE;
+	if (t->mthp[head]) {
+		if (t->mthp_mapped[head] && !(t->mthp[head] & MTHP_PARTIAL))
+			mthp_deferred_add(k, head);
+		return;
+	}
 	/* __folio_remove_rmap(): partially mapped after the run, and not queued yet */
 	if (t->folio[head >> HPAGE_PMD_ORDER].nr_mapped &&
 	    !(t->folio[head >> HPAGE_PMD_ORDER].flags & FOLIO_DEFERRED))
@@ -535,6 +691,34 @@ bool thp_folio_shared(const struct kernel *k, pfn_t head)
 	return false;
 }
 
+/*
+ * The last mapping of page @pfn of an mTHP goes (__folio_remove_rmap()): the
+ * page stays in the folio, allocated, until the folio is split or freed whole;
+ * the folio is freed with its last mapped page, and queued for deferred split
+ * when partially mapped (per PTE up to 6.8, after the run of a batched zap).
+ */
+static void mthp_unmap_page(struct kernel *k, vaddr_t va, pfn_t pfn)
+{
+	struct thp_state *t = &k->thp;
+	unsigned o = t->mthp[pfn] & MTHP_ORDER_MASK;
+	pfn_t head = pfn & ~((1UL << o) - 1);
+
+	BUG_ON(!t->mthp_mapped[head] || !k->rmap[pfn]);
+	lru_del(&k->lru, pfn, 1);
+	k->rmap[pfn] = 0;
+	k->st->nr_anon_pages--;
+	kernel_rss_changed(k);
+	if (t->rmap_batched)
+		rmap_run_step(k, head, va, pfn);
+	if (!--t->mthp_mapped[head]) {
+		mthp_forget(k, head);
+		for (pfn_t p = head; p < head + (1UL << o); p++)
+			buddy_free(&k->buddy, p, 0);
+	} else if (!t->rmap_batched && !(t->mthp[head] & MTHP_PARTIAL)) {
+		mthp_deferred_add(k, head);
+	}
+}
+
 void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	struct thp_state *t = &k->thp;
@@ -561,6 +745,7 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 			lru_del(&k->lru, pfn, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&k->buddy, pfn, HPAGE_PMD_ORDER);
+			k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]--;
 			k->st->nr_anon_transparent_hugepages--;
 			kernel_rss_changed(k);
 		} else {
@@ -610,6 +795,7 @@ withdraw:
 			lru_del(&k->lru, head, HPAGE_PMD_NR);
 			memset(f, 0, sizeof(*f));
 			buddy_free(&k->buddy, head, HPAGE_PMD_ORDER);
+			k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]--;
 			if (t->run_head == head)
 				t->run_head = PFN_NONE; /* nothing left to queue */
 		} else if (!t->rmap_batched && !(f->flags & FOLIO_DEFERRED)) {
@@ -619,6 +805,10 @@ withdraw:
 	}
 	if (unlikely(kernel_page_shared(k, pfn))) {
 		kernel_page_unshare(k, pfn); /* another mm maps it still (fork.c) */
+		return;
+	}
+	if (unlikely(t->mthp[pfn])) {
+		mthp_unmap_page(k, va, pfn);
 		return;
 	}
 	lru_del(&k->lru, pfn, 1);
@@ -668,7 +858,52 @@ uint64_t thp_split_folio(struct kernel *k, pfn_t head)
 	}
 	memset(f, 0, sizeof(*f));
 	k->st->thp_split_page++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SPLIT]++;
+	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]--;
 	return freed;
+}
+
+uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn)
+{
+	struct thp_state *t = &k->thp;
+	unsigned o = t->mthp[pfn] & MTHP_ORDER_MASK;
+	pfn_t head = pfn & ~((1UL << o) - 1);
+	uint64_t freed = 0;
+
+	BUG_ON(!o || !t->mthp_mapped[head]);
+	/* __folio_split() to order 0: split (thp_split_page only at PMD order) */
+	k->st->mthp[o][MTHP_STAT_SPLIT]++;
+	mthp_forget(k, head);
+	for (pfn_t p = head; p < head + (1UL << o); p++)
+		if (!k->rmap[p]) {
+			buddy_free(&k->buddy, p, 0);
+			freed++;
+		}
+	return freed;
+}
+
+void thp_mthp_check_invariants(const struct kernel *k)
+{
+	const struct thp_state *t = &k->thp;
+	uint64_t nr[MTHP_ORDERS] = { 0 }, part[MTHP_ORDERS] = { 0 };
+
+	for (pfn_t p = 0; p < k->buddy.nr_pages; p++) {
+		unsigned o = t->mthp[p] & MTHP_ORDER_MASK, m = 0;
+
+		if (!o || (p & ((1UL << o) - 1)))
+			continue;
+		BUG_ON(o < MTHP_ORDER_MIN || o >= HPAGE_PMD_ORDER);
+		for (pfn_t q = p; q < p + (1UL << o); q++) {
+			BUG_ON((t->mthp[q] & MTHP_ORDER_MASK) != o);
+			m += k->rmap[q] != 0;
+		}
+		BUG_ON(m != t->mthp_mapped[p] || !m);
+		nr[o]++;
+		part[o] += !!(t->mthp[p] & MTHP_PARTIAL);
+	}
+	for (unsigned o = MTHP_ORDER_MIN; o < HPAGE_PMD_ORDER; o++)
+		BUG_ON(nr[o] != k->st->mthp[o][MTHP_STAT_NR_ANON] ||
+		       part[o] != k->st->mthp[o][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED]);
 }
 
 uint64_t thp_shrink_deferred(struct kernel *k)
@@ -676,7 +911,10 @@ uint64_t thp_shrink_deferred(struct kernel *k)
 	struct thp_state *t = &k->thp;
 	uint64_t freed = 0;
 
-	while (t->nr_deferred)
-		freed += thp_split_folio(k, t->deferred[t->nr_deferred - 1]);
+	while (t->nr_deferred) {
+		pfn_t head = t->deferred[t->nr_deferred - 1];
+
+		freed += t->mthp[head] ? thp_mthp_split(k, head) : thp_split_folio(k, head);
+	}
 	return freed;
 }

@@ -46,9 +46,20 @@ struct thp_state {
 	pfn_t run_head;         /* the folio of the open run; PFN_NONE: none */
 	pfn_t run_next_pfn;     /* the frame and address that continue it */
 	vaddr_t run_next_va;
+	/*
+	 * Anonymous mTHPs (orders 2 .. 8, PTE-mapped): per frame, the order of the
+	 * folio it belongs to (0: none) and, on the head frame, MTHP_PARTIAL while
+	 * it is partially mapped and on the deferred split queue; per head frame,
+	 * its pages still mapped. Allocated with the folio array.
+	 */
+	uint8_t *mthp;
+	uint16_t *mthp_mapped;
 	bool mm_registered;  /* khugepaged is awake: an mm was registered since it last found
 				the list empty (its wake-ups are due; khugepaged.c) */
 };
+
+#define MTHP_ORDER_MASK 0x0f
+#define MTHP_PARTIAL 0x80 /* folio_test_partially_mapped() (6.12), on the head frame */
 
 int thp_init(struct kernel *k);
 void thp_destroy(struct kernel *k);
@@ -66,6 +77,28 @@ int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write);
  * caller splits the zero PMD instead), -1 on error.
  */
 int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va);
+
+/*
+ * alloc_anon_folio() (mm/memory.c, Linux 6.8+) for a write fault at @va in the
+ * anonymous private VMA @v: the orders below PMD order that
+ * thp_vma_allowable_orders() enables for @v and that fit in it
+ * (thp_vma_suitable_orders()); from the highest, the first whose aligned
+ * range of PTEs is all none (pte_range_none()); then vma_alloc_folio() order by
+ * order down (anon_fault_fallback for each that fails). Maps the folio's pages
+ * by PTEs (set_ptes()) and counts anon_fault_alloc. Returns 1 if it mapped an
+ * mTHP, 0 for the caller's order-0 page, -1 on error.
+ */
+int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va);
+
+/*
+ * split_folio() of the mTHP with page @pfn (reclaim, before it swaps the page
+ * out: no swap-out in one piece is modelled): its mapped pages become order-0
+ * folios, its unmapped ones are freed (returned).
+ */
+uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn);
+
+/* Check the mTHP bookkeeping against the page tables' frames (tests). */
+void thp_mthp_check_invariants(const struct kernel *k);
 
 /* khugepaged_enter_vma(): register k->mm with khugepaged (once: khugepaged_enter_mm()). */
 void thp_register(struct kernel *k);
