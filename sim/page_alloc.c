@@ -83,7 +83,7 @@ pfn_t sim_alloc_pages(struct kernel *k, unsigned order, gfp_t gfp)
 	enum compact_result result;
 	pfn_t pfn;
 
-	BUG_ON(order <= PAGE_ALLOC_COSTLY_ORDER || order > MAX_PAGE_ORDER);
+	BUG_ON(!order || order > MAX_PAGE_ORDER);
 	/* the fast path: ALLOC_WMARK_LOW */
 	pfn = get_page_from_freelist(k, order, mt, WMARK_LOW);
 	if (pfn != PFN_NONE)
@@ -92,6 +92,8 @@ pfn_t sim_alloc_pages(struct kernel *k, unsigned order, gfp_t gfp)
 	pfn = get_page_from_freelist(k, order, mt, WMARK_MIN);
 	if (pfn != PFN_NONE || !(gfp & GFP_DIRECT_RECLAIM))
 		return pfn; /* "Caller is not willing to reclaim, we can't balance anything" */
+	if (order <= PAGE_ALLOC_COSTLY_ORDER)
+		goto retry; /* (an mTHP of 16K or 32K: reclaim before compaction) */
 	/* a costly order compacts first: enough base pages may be free already */
 	pfn = direct_compact(k, order, mt, COMPACT_PRIO_ASYNC, &result);
 	if (pfn != PFN_NONE)
@@ -106,7 +108,7 @@ pfn_t sim_alloc_pages(struct kernel *k, unsigned order, gfp_t gfp)
 			return PFN_NONE;
 		prio = COMPACT_PRIO_ASYNC; /* worth a reclaim round, not a sync compaction */
 	}
-	/* retry: */
+retry:
 	pfn = get_page_from_freelist(k, order, mt, WMARK_MIN);
 	if (pfn != PFN_NONE)
 		return pfn;

@@ -31,10 +31,12 @@ typedef unsigned gfp_t;
 #define GFP_TRANSHUGE (GFP_TRANSHUGE_LIGHT | GFP_DIRECT_RECLAIM)
 
 /*
- * __alloc_pages() of a block of @order (> PAGE_ALLOC_COSTLY_ORDER) under @gfp:
+ * __alloc_pages() of a block of @order (1 .. MAX_PAGE_ORDER) under @gfp:
  * the free lists at the low watermark, then the slow path: the min watermark,
- * async direct compaction, direct reclaim, compaction again, as page_alloc.c
- * describes; counts compact_stall / _success / _fail and allocstall_*. MOVABLE
+ * async direct compaction (costly orders, above 3, only), direct reclaim,
+ * compaction again, as page_alloc.c describes (a non-costly order, an mTHP of
+ * 16K or 32K, gets one reclaim and one compaction round: should_reclaim_retry()'s
+ * loop is left out); counts compact_stall / _success / _fail and allocstall_*. MOVABLE
  * with GFP_MOVABLE, else UNMOVABLE. Returns the first frame, or PFN_NONE (an
  * expected outcome).
  */

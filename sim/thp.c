@@ -723,7 +723,7 @@ void thp_unmap_leaf(struct kernel *k, vaddr_t va, enum page_size ps, pfn_t pfn)
 {
 	struct thp_state *t = &k->thp;
 
-	if (ps != PS_4K || !thp_is_folio(k, pfn))
+	if (ps != PS_4K || (!thp_is_folio(k, pfn) && !t->mthp[pfn]))
 		thp_rmap_run_end(k);
 	if (ps == PS_2M) {
 		if (pfn == t->huge_zero_pfn) {

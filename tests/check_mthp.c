@@ -1,0 +1,246 @@
+/*
+ * check_mthp.c - anonymous multi-size THP (Linux 6.8+): the per-size switches
+ * (os.thp.sizes.<size>.enabled), alloc_anon_folio()'s order choice (the highest
+ * enabled order that fits the VMA and whose PTEs are all none, then order by
+ * order down while allocations fail), mTHPs mapped by PTEs, their deferred
+ * split when partly unmapped, and the hugepages-<size>kB/stats counters. Each
+ * scenario is a small lackey trace (check_common.h) with every invariant,
+ * thp_mthp_check_invariants() among them, checked after every record.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check_common.h"
+#include "check_run.h"
+#include "thp.h"
+
+#define MAP_AT(addr, len)                                                                         \
+	"SYSCALL[7,1](9) sys_mmap ( 0x0, " #len ", 3, 34, 4294967295, 0 ) --> [pre-success] Success(" \
+	#addr ")\n"
+#define MADV_HUGE(addr, len) "SYSCALL[7,1](28) sys_madvise ( " #addr ", " #len ", 14 ) --> [pre-success] Success(0x0)\n"
+#define MUNMAP(addr, len) "SYSCALL[7,1](11) sys_munmap ( " #addr ", " #len " )[sync] --> Success(0x0)\n"
+#define DONTNEED(addr, len) "SYSCALL[7,1](28) sys_madvise ( " #addr ", " #len ", 4 ) --> [pre-success] Success(0x0)\n"
+
+#define ST(o, c) S->st.mthp[o][MTHP_STAT_##c]
+
+/* Orders: 2 16K, 4 64K, 8 1M, 9 2M. The top-level switch is never unless a test says. */
+START_TEST(aligned_64k)
+{
+	run(MMAP_4M " S 40000010,8\n S 4000f000,8\n S 40010000,8\n", "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 2); /* the second store is in the first mTHP */
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 2);
+	ck_assert_uint_eq(ST(4, NR_ANON), 2);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_FALLBACK), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 32);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0); /* PTE-mapped: no AnonHugePages */
+	ck_assert_uint_eq(S->st.huge_bytes, 0);
+	ck_assert_uint_eq(S->st.l1[SIDE_D].misses[PS_2M], 0);
+	done();
+}
+END_TEST
+
+START_TEST(highest_enabled_order)
+{
+	run(MMAP_4M " S 40000010,8\n", "os.thp.enabled=never", "os.thp.sizes.16K.enabled=always",
+	    "os.thp.sizes.64K.enabled=always", "os.thp.sizes.1M.enabled=always", NULL);
+	ck_assert_uint_eq(ST(8, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC) + ST(2, ANON_FAULT_ALLOC), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 256);
+	done();
+	/* 2M inherit with the top-level always: a PMD THP goes first, 2M counted per size too */
+	run(MMAP_4M " S 40000010,8\n", "os.thp.sizes.1M.enabled=always", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	ck_assert_uint_eq(ST(9, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(ST(9, NR_ANON), 1);
+	ck_assert_uint_eq(ST(8, ANON_FAULT_ALLOC), 0);
+	done();
+}
+END_TEST
+
+START_TEST(unaligned_vma)
+{
+	/* [0x40003000, 0x40023000): the 64K range around 0x40004010 starts below it */
+	run(MAP_AT(0x40003000, 131072) " S 40004010,8\n S 40003010,8\n S 40010010,8\n",
+	    "os.thp.enabled=never", "os.thp.sizes.16K.enabled=always", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(2, ANON_FAULT_ALLOC), 1); /* 0x40004000 */
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1); /* 0x40010000 */
+	ck_assert_uint_eq(ST(2, ANON_FAULT_FALLBACK) + ST(4, ANON_FAULT_FALLBACK), 0); /* silent */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 4 + 1 + 16); /* 0x40003000: no 16K fits, order 0 */
+	done();
+}
+END_TEST
+
+START_TEST(ptes_not_none)
+{
+	/* the zero page's PTE at 0x40000000 keeps 64K out of [0x40000000, 0x40010000) */
+	run(MMAP_4M " L 40000010,8\n S 40008010,8\n S 40000010,8\n", "os.thp.enabled=never",
+	    "os.thp.sizes.16K.enabled=always", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 0);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_FALLBACK), 0); /* not an allocation failure */
+	ck_assert_uint_eq(ST(2, ANON_FAULT_ALLOC), 1);    /* 0x40008000 */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 4 + 1);    /* the zero page's COW: order 0 */
+	done();
+}
+END_TEST
+
+START_TEST(madvise_per_size)
+{
+	const char *t = MMAP_4M " S 40000010,8\n";
+	const char *m = MMAP_4M MADV_HUGE(0x40000000, 4194304) " S 40000010,8\n";
+
+	run(t, "os.thp.enabled=never", "os.thp.sizes.64K.enabled=madvise", "os.thp.sizes.16K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 0);
+	ck_assert_uint_eq(ST(2, ANON_FAULT_ALLOC), 1);
+	done();
+	run(m, "os.thp.enabled=never", "os.thp.sizes.64K.enabled=madvise", "os.thp.sizes.16K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(ST(2, ANON_FAULT_ALLOC), 0);
+	done();
+	/* inherit follows the top-level switch: madvise needs MADV_HUGEPAGE */
+	run(t, "os.thp.enabled=madvise", "os.thp.sizes.64K.enabled=inherit", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 0);
+	done();
+	run(m, "os.thp.enabled=madvise", "os.thp.sizes.64K.enabled=inherit", "os.thp.sizes.2M.enabled=never", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	done();
+}
+END_TEST
+
+START_TEST(munmap_part)
+{
+	uint64_t free0;
+
+	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 1);
+	ck_assert_uint_eq(ST(4, NR_ANON), 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0); /* PMD order only */
+	/* the deferred split shrinker: the 2 unmapped pages go back */
+	free0 = S->k.buddy.nr_free_pages;
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 + 2);
+	ck_assert_uint_eq(ST(4, SPLIT), 1);
+	ck_assert_uint_eq(ST(4, NR_ANON), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 0);
+	ck_assert_uint_eq(S->st.thp_split_page, 0);
+	sim_check_invariants(S);
+	done();
+}
+END_TEST
+
+START_TEST(munmap_whole_by_kernel)
+{
+	/* one zap of the whole folio: batched (6.9+) it is never partly mapped;
+	 * PTE by PTE (6.8) its first PTE queues it */
+	const char *t = MMAP_4M " S 40000010,8\n" MUNMAP(0x40000000, 65536);
+
+	run(t, "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 0);
+	done();
+	run(t, "os.kernel=6.8", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(4, NR_ANON), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 0); /* freed with its last page */
+	done();
+}
+END_TEST
+
+START_TEST(dontneed_part)
+{
+	run(MMAP_4M " S 40000010,8\n" DONTNEED(0x40000000, 4096) " S 40000010,8\n", "os.thp.enabled=never",
+	    "os.thp.sizes.16K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(2, ANON_FAULT_ALLOC), 1); /* the refault finds 3 PTEs present */
+	ck_assert_uint_eq(ST(2, SPLIT_DEFERRED), 1);
+	/* the refault gets an order-0 page; the folio stays partly mapped, queued */
+	ck_assert_uint_eq(ST(2, NR_ANON_PARTIALLY_MAPPED), 1);
+	ck_assert_uint_eq(ST(2, NR_ANON), 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 4);
+	done();
+}
+END_TEST
+
+START_TEST(fallback_order_by_order)
+{
+	/* fragmented memory: no free block above order 5, half the pages free, so
+	 * 1M and 256K fail in turn (no reclaim or compaction under defrag madvise
+	 * without MADV_HUGEPAGE: GFP_TRANSHUGE_LIGHT) and 64K is allocated */
+	struct err e = { 0 };
+	struct trace_rec r = { 0x40000010, 8, R_STORE };
+	struct trace_batch b = { &r, 1, NULL, 0 };
+
+	run(MMAP_4M, "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always",
+	    "os.thp.sizes.256K.enabled=always", "os.thp.sizes.1M.enabled=always", NULL);
+	for (unsigned o = 10; o > 5; o--)
+		while (S->k.buddy.free_area[o].nr_free) {
+			pfn_t p = buddy_alloc(&S->k.buddy, o);
+
+			ck_assert(p != PFN_NONE);
+			thp_split_alloc(&S->k.buddy, p, o);
+			for (pfn_t i = 0; i < (1UL << o); i++)
+				if ((i & 63) < 32) /* the low half of every 256K: order-5 blocks */
+					buddy_free(&S->k.buddy, p + i, 0);
+		}
+	ck_assert_uint_eq(S->k.buddy.free_area[6].nr_free + S->k.buddy.free_area[8].nr_free, 0);
+	ck_assert_msg(sim_run_batch(S, &b, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(ST(8, ANON_FAULT_FALLBACK), 1);
+	ck_assert_uint_eq(ST(6, ANON_FAULT_FALLBACK), 1);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_FALLBACK), 0);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	done();
+}
+END_TEST
+
+START_TEST(config_sizes)
+{
+	struct sim_config c;
+	struct err e = { 0 };
+
+	config_defaults(&c);
+	ck_assert_int_eq(thp_size_enabled(&c.thp, 9), MTHP_INHERIT);
+	for (unsigned o = 2; o < 9; o++)
+		ck_assert_int_eq(thp_size_enabled(&c.thp, o), MTHP_NEVER);
+	ck_assert(!thp_mthp_configured(&c.thp));
+	ck_assert_int_eq(config_set(&c, "os.thp.sizes.512K.enabled=madvise", &e), 0);
+	ck_assert_int_eq(thp_size_enabled(&c.thp, 7), MTHP_MADVISE);
+	ck_assert(thp_mthp_configured(&c.thp));
+	ck_assert_int_eq(config_set(&c, "os.kernel=6.6", &e), 0);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), -1);
+	ck_assert_str_eq(e.msg, "os.thp.sizes.512K.enabled: needs os.kernel 6.8 or later "
+				"(hugepages-<size>kB/ came with multi-size THP, 19eaf44954df)");
+}
+END_TEST
+
+static Suite *mthp_suite(void)
+{
+	Suite *s = suite_create("mthp");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, aligned_64k);
+	tcase_add_test(tc, highest_enabled_order);
+	tcase_add_test(tc, unaligned_vma);
+	tcase_add_test(tc, ptes_not_none);
+	tcase_add_test(tc, madvise_per_size);
+	tcase_add_test(tc, munmap_part);
+	tcase_add_test(tc, munmap_whole_by_kernel);
+	tcase_add_test(tc, dontneed_part);
+	tcase_add_test(tc, fallback_order_by_order);
+	tcase_add_test(tc, config_sizes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(mthp_suite());
+}
