@@ -291,6 +291,26 @@ START_TEST(test_hostcfg_sets)
 }
 END_TEST
 
+/* hugepages-<size>kB/enabled of every anonymous order the kernel offers (6.8+) */
+START_TEST(test_hostcfg_mthp_sizes)
+{
+	char out[HOSTCFG_MAX][64];
+	struct err e = { 0 };
+	struct hostcfg_text t = { 0 };
+
+	t.size_enabled[2] = "always inherit madvise [never]\n";
+	t.size_enabled[4] = "[always] inherit madvise never\n";
+	t.size_enabled[9] = "always [inherit] madvise never\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 4);
+	ck_assert_str_eq(out[1], "os.thp.sizes.16K.enabled=never");
+	ck_assert_str_eq(out[2], "os.thp.sizes.64K.enabled=always");
+	ck_assert_str_eq(out[3], "os.thp.sizes.2M.enabled=inherit");
+	t.size_enabled[8] = "always inherit madvise never\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.msg, "unexpected text in 1024kB/enabled");
+}
+END_TEST
+
 /* The zero pages as the running kernel has them: the probe wins over the command line,
  * the huge zero page is there once /proc/vmstat has counted its allocation. */
 START_TEST(test_hostcfg_zero_pages)
@@ -440,6 +460,7 @@ int main(void)
 	tcase_add_test(tc, test_writer_needs_v2);
 	tcase_add_test(tc, test_steps_rows);
 	tcase_add_test(tc, test_hostcfg_sets);
+	tcase_add_test(tc, test_hostcfg_mthp_sizes);
 	tcase_add_test(tc, test_hostcfg_zero_pages);
 	tcase_add_test(tc, test_hostcfg_bad_text);
 	tcase_add_test(tc, test_hostcfg_hugepagesize);
