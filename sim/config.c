@@ -1947,14 +1947,22 @@ static unsigned dots(const char *s)
  * A mapping is written in flow style when all its children are leaves, or all
  * are mappings of leaves (tlb.l1i, walk.pwc).
  */
-static bool flowable(size_t lo, size_t hi, size_t plen)
+static bool key_quiet(const struct sim_config *c, const struct key *k);
+
+/* (quiet keys at their defaults are not written, so they do not count) */
+static bool flowable(const struct sim_config *c, size_t lo, size_t hi, size_t plen)
 {
 	unsigned d = dots(keys[lo].path + plen);
 
+	for (size_t i = lo; i < hi; i++)
+		if (!key_quiet(c, &keys[i])) {
+			d = dots(keys[i].path + plen);
+			break;
+		}
 	if (d > 1)
 		return false;
 	for (size_t i = lo; i < hi; i++)
-		if (dots(keys[i].path + plen) != d)
+		if (dots(keys[i].path + plen) != d && !key_quiet(c, &keys[i]))
 			return false;
 	return true;
 }
@@ -2046,7 +2054,7 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 			emit_stlb(c, out, indent);
 		} else if (group_quiet(c, i, j)) {
 			/* a mapping of quiet keys all at their defaults: none written */
-		} else if (flowable(i, j, plen + len + 1)) {
+		} else if (flowable(c, i, j, plen + len + 1)) {
 			fprintf(out, "%*s%.*s: ", indent, "", (int)len, name);
 			emit_flow(c, out, i, j, plen + len + 1);
 			fputc('\n', out);
