@@ -116,6 +116,7 @@ enum kcheck {
 	CK_LINE,    /* power of two in 8..4096 */
 	CK_MEMORY,  /* multiple of 4 MiB, 64 MiB .. 1 TiB */
 	CK_GRANULE, /* power of two in 4K..1G */
+	CK_FOLIO,   /* power of two in 4K..1M (os.file_cache_folio_size) */
 	CK_FAULT_AROUND, /* power of two in 4K..2M (fault_around_bytes_set()) */
 	CK_CPI,     /* 0 .. CPI_MAX */
 	CK_SHARE,   /* finite, 0 .. 1 */
@@ -231,6 +232,7 @@ static const struct key keys[] = {
 	K("os.fault_around_bytes", KT_SIZE64, fault_around_bytes, CK_FAULT_AROUND),
 	KU("os.read_ahead_kb", read_ahead_kb),
 	KENUM("os.file_cache", file_cache, file_cache_name, FILE_CACHE_NR),
+	K("os.file_cache_folio_size", KT_SIZE64, file_cache_folio_size, CK_FOLIO),
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
 	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),
@@ -447,6 +449,8 @@ void config_defaults(struct sim_config *c)
 	 * default read_ahead_kb is VM_READAHEAD_PAGES (128 KiB = 32 pages) */
 	c->fault_around_bytes = 65536;
 	c->read_ahead_kb = 128;
+	/* a file written in 4 KiB write()s, as before ext4 had large folios (filemap.c) */
+	c->file_cache_folio_size = PAGE_SIZE;
 	/* 200 cycles per fault: ChampSim's minor-fault penalty (reference §6). */
 	c->cost.fault = 200;
 	/* Documented default: 4096 bytes at one 16-byte store per cycle (Nehalem's
@@ -844,6 +848,10 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 	case CK_GRANULE:
 		if (!is_pow2(v) || v < PAGE_SIZE || v > PUD_SIZE)
 			return snprintf(why, n, "%s is not a power of two in 4K..1G", sz), -1;
+		return 0;
+	case CK_FOLIO: /* orders 0..8: a PMD-order page-cache folio is a file THP (filemap.c) */
+		if (!is_pow2(v) || v < PAGE_SIZE || v > PMD_SIZE / 2)
+			return snprintf(why, n, "%s is not a power of two in 4K..1M", sz), -1;
 		return 0;
 	}
 	return 0;
