@@ -9,8 +9,8 @@
  *    2: its file table, deduplicated by device, inode and path); an fd mmap
  *    without one (lackey traces) is a file of its own, and so is an implicit
  *    region first touched by an instruction fetch (program text, fault.c).
- *  - Cache pages are order-0 movable pages from the buddy allocator (like
- *    anonymous ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
+ *  - Cache pages are movable pages from the buddy allocator (like anonymous
+ *    ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
  *    mapped by at least one PTE counts in nr_mapped (folio_add_file_rmap_ptes():
  *    the mapcount's 0 -> 1 transition), once however many mappings map it.
  *  - A read fault (do_read_fault()) makes sure the faulting page is cached, then
@@ -38,6 +38,36 @@
  *    fault-around maps its whole window. The model gives such a page its frame
  *    when it is first mapped: nr_file_pages counts the pages the process
  *    mapped, not the whole files (their sizes are not in a trace).
+ *  - Large folios (ext4 since 6.16, "ext4: enable large folio for regular
+ *    file": kernel_ext4_large_folios()): a warm cache holds its pages in folios
+ *    of os.file_cache_folio_size (default 4K: order 0), the size of the write()s
+ *    that wrote the file (ext4_write_begin() asks __filemap_get_folio() for the
+ *    order that fits the write: 64 KiB writes give 64 KiB folios; a trace does
+ *    not record them, so it is a config value). A folio is a naturally aligned
+ *    run of file pages backed by one aligned buddy block of its order (physically
+ *    contiguous, as a TLB that coalesces needs), its order falling while the
+ *    allocator has none or a page of the run is cached already
+ *    (__filemap_get_folio()'s fallback, filemap_add_folio()'s -EEXIST). At most
+ *    1 MiB (order 8): a PMD-order folio is a file THP, which only collapse_file()
+ *    makes here. From 6.18 (kernel_map_whole_folio()) fault-around maps every
+ *    folio it meets whole, beyond the window, where the folio lies inside the
+ *    VMA and one page table (357b92761d94 "mm/filemap: map entire large folio
+ *    faultaround": filemap_map_folio_range()), and a fault fault-around did not
+ *    cover -- a shared write fault, a read fault with fault-around off -- maps
+ *    its whole folio under the same limits when all its PTEs are empty
+ *    (19773df031bc "mm/fault: try to map the entire file folio in
+ *    finish_fault()"), writable and dirty for a write: one fault per folio. Each
+ *    PTE counts as ever (nr_mapped, the RSS). Linux 6.18 has no per-size
+ *    counters for page-cache folios (the hugepages-<size>kB/stats/ of 6.18 are
+ *    anon_*, shmem_*, swp*, split*: the file_alloc ones were reverted before
+ *    6.11), so none are added.
+ *    Readahead: page_cache_ra_order() reads in folios of ra->order, capped by
+ *    the mapping's largest order and ilog2 of the window; a fault's read-around
+ *    (do_sync_mmap_readahead()) sets ra->order to 0 (an executable mapping to
+ *    exec_folio_order(), 0 on x86-64) and so does page_cache_sync_ra() under
+ *    MADV_SEQUENTIAL: the reads modelled here make order-0 folios. The order
+ *    grows (by 2 a round) only in page_cache_async_ra(), which is not modelled
+ *    (below), and VM_HUGEPAGE's PMD-order read-around is not either.
  *  - File THPs (CONFIG_READ_ONLY_THP_FOR_FS, khugepaged.c collapse_file()): 512
  *    cached pages replaced by one order-9 page (nr_file_hugepages). A read fault
  *    on one maps it with one read-only PMD when do_set_pmd() may
