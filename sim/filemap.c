@@ -735,9 +735,14 @@ void filemap_check_invariants(const struct kernel *k, uint64_t ptes, uint64_t pm
 	BUG_ON(k->fm.n != k->st->nr_file_pages);
 	for (size_t i = 0; i < k->fm.cap; i++)
 		if (k->fm.key_file[i]) {
-			uint32_t m = k->fm.map[k->fm.val[i]];
+			pfn_t pfn = k->fm.val[i];
+			uint32_t m = k->fm.map[pfn];
+			unsigned o = k->fm.order[pfn];
 
 			BUG_ON(m == 0);
+			/* a large folio: aligned in the file and in memory, the same order throughout */
+			BUG_ON((k->fm.key_off[i] ^ pfn) & ((1ULL << o) - 1));
+			BUG_ON(k->fm.order[pfn & ~(((pfn_t)1 << o) - 1)] != o);
 			maps += m - 1;
 			nr_mapped += m > 1;
 		}
