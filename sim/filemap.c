@@ -58,9 +58,9 @@
  *    (19773df031bc "mm/fault: try to map the entire file folio in
  *    finish_fault()"), writable and dirty for a write: one fault per folio. Each
  *    PTE counts as ever (nr_mapped, the RSS). Linux 6.18 has no per-size
- *    counters for page-cache folios (the hugepages-<size>kB/stats/ of 6.18 are
- *    anon_*, shmem_*, swp*, split*: the file_alloc ones were reverted before
- *    6.11), so none are added.
+ *    counters for page-cache folios (its hugepages-<size>kB/stats/ hold anon_*,
+ *    shmem_*, swp*, zswpout, split* and nr_anon*; no file_alloc), so none are
+ *    added.
  *    Readahead: page_cache_ra_order() reads in folios of ra->order, capped by
  *    the mapping's largest order and ilog2 of the window; a fault's read-around
  *    (do_sync_mmap_readahead()) sets ra->order to 0 (an executable mapping to
