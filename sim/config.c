@@ -232,7 +232,9 @@ static const struct key keys[] = {
 	K("os.fault_around_bytes", KT_SIZE64, fault_around_bytes, CK_FAULT_AROUND),
 	KU("os.read_ahead_kb", read_ahead_kb),
 	KENUM("os.file_cache", file_cache, file_cache_name, FILE_CACHE_NR),
-	K("os.file_cache_folio_size", KT_SIZE64, file_cache_folio_size, CK_FOLIO),
+	/* quiet: 0 (unset) is the default, order 0; a config without it keeps its text and config_hash */
+	{ .path = "os.file_cache_folio_size", .type = KT_SIZE64, .off = OFF(file_cache_folio_size),
+	  .check = CK_FOLIO, .quiet = true },
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
 	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),
@@ -449,8 +451,6 @@ void config_defaults(struct sim_config *c)
 	 * default read_ahead_kb is VM_READAHEAD_PAGES (128 KiB = 32 pages) */
 	c->fault_around_bytes = 65536;
 	c->read_ahead_kb = 128;
-	/* a file written in 4 KiB write()s, as before ext4 had large folios (filemap.c) */
-	c->file_cache_folio_size = PAGE_SIZE;
 	/* 200 cycles per fault: ChampSim's minor-fault penalty (reference §6). */
 	c->cost.fault = 200;
 	/* Documented default: 4096 bytes at one 16-byte store per cycle (Nehalem's
@@ -849,8 +849,9 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 		if (!is_pow2(v) || v < PAGE_SIZE || v > PUD_SIZE)
 			return snprintf(why, n, "%s is not a power of two in 4K..1G", sz), -1;
 		return 0;
-	case CK_FOLIO: /* orders 0..8: a PMD-order page-cache folio is a file THP (filemap.c) */
-		if (!is_pow2(v) || v < PAGE_SIZE || v > PMD_SIZE / 2)
+	case CK_FOLIO: /* orders 0..8: a PMD-order page-cache folio is a file THP (filemap.c);
+			* 0: unset, the default 4K */
+		if (v && (!is_pow2(v) || v < PAGE_SIZE || v > PMD_SIZE / 2))
 			return snprintf(why, n, "%s is not a power of two in 4K..1M", sz), -1;
 		return 0;
 	}
@@ -1932,6 +1933,8 @@ static bool key_quiet(const struct sim_config *c, const struct key *k)
 {
 	if (k->quiet && k->type == KT_BOOL)
 		return !*(const bool *)((const char *)c + k->off);
+	if (k->quiet && (k->type == KT_SIZE64 || k->type == KT_U64))
+		return !*(const uint64_t *)((const char *)c + k->off);
 	return k->quiet && !*(const unsigned *)((const char *)c + k->off);
 }
 

@@ -404,7 +404,8 @@ struct sim_config {
 	uint64_t fault_around_bytes; /* os.fault_around_bytes: do_fault_around()'s window */
 	unsigned read_ahead_kb;      /* os.read_ahead_kb: a file read miss reads this much around it */
 	enum file_cache file_cache;  /* os.file_cache */
-	uint64_t file_cache_folio_size; /* os.file_cache_folio_size: a warm cache's folios (filemap.c) */
+	uint64_t file_cache_folio_size; /* os.file_cache_folio_size: a warm cache's folios (filemap.c);
+					 * 0 (unset) is the default, 4K */
 	struct cost_cfg cost;
 	struct thp_cfg thp;
 	struct khugepaged_cfg khugepaged;

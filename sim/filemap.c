@@ -346,7 +346,7 @@ static pfn_t add_folio(struct kernel *k, uint32_t file, uint64_t off, unsigned o
  * kernel's ext4 has no large folios (kernel_ext4_large_folios()). */
 static unsigned warm_order(const struct kernel *k)
 {
-	if (!kernel_ext4_large_folios(k->cfg->kernel))
+	if (!kernel_ext4_large_folios(k->cfg->kernel) || !k->cfg->file_cache_folio_size)
 		return 0;
 	return (unsigned)__builtin_ctzll(k->cfg->file_cache_folio_size) - PAGE_SHIFT;
 }

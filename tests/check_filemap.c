@@ -466,7 +466,7 @@ START_TEST(folio_size_config)
 	struct err e = { 0 };
 
 	config_defaults(&c);
-	ck_assert_uint_eq(c.file_cache_folio_size, 4096);
+	ck_assert_uint_eq(c.file_cache_folio_size, 0); /* unset: the default, 4K (a quiet key) */
 	ck_assert_int_eq(config_set(&c, "os.file_cache_folio_size=1M", &e), 0);
 	ck_assert_uint_eq(c.file_cache_folio_size, 1u << 20);
 	ck_assert_int_ne(config_set(&c, "os.file_cache_folio_size=2M", &e), 0);
