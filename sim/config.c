@@ -140,6 +140,7 @@ enum kcheck {
 	CK_LINE,    /* power of two in 8..4096 */
 	CK_MEMORY,  /* multiple of 4 MiB, 64 MiB .. 1 TiB */
 	CK_GRANULE, /* power of two in 4K..1G */
+	CK_FOLIO,   /* power of two in 4K..1M (os.file_cache_folio_size) */
 	CK_FAULT_AROUND, /* power of two in 4K..2M (fault_around_bytes_set()) */
 	CK_CPI,     /* 0 .. CPI_MAX */
 	CK_SHARE,   /* finite, 0 .. 1 */
@@ -260,6 +261,9 @@ static const struct key keys[] = {
 	K("os.fault_around_bytes", KT_SIZE64, fault_around_bytes, CK_FAULT_AROUND),
 	KU("os.read_ahead_kb", read_ahead_kb),
 	KENUM("os.file_cache", file_cache, file_cache_name, FILE_CACHE_NR),
+	/* quiet: 0 (unset) is the default, order 0; a config without it keeps its text and config_hash */
+	{ .path = "os.file_cache_folio_size", .type = KT_SIZE64, .off = OFF(file_cache_folio_size),
+	  .check = CK_FOLIO, .quiet = true },
 	K("os.cost.fault", KT_U64, cost.fault, CK_NONE),
 	K("os.cost.clear_page", KT_U64, cost.clear_page, CK_NONE),
 	K("os.cost.copy_page", KT_U64, cost.copy_page, CK_NONE),
@@ -877,6 +881,11 @@ static int check_value(const struct sim_config *c, const struct key *k, char *wh
 	case CK_GRANULE:
 		if (!is_pow2(v) || v < PAGE_SIZE || v > PUD_SIZE)
 			return snprintf(why, n, "%s is not a power of two in 4K..1G", sz), -1;
+		return 0;
+	case CK_FOLIO: /* orders 0..8: a PMD-order page-cache folio is a file THP (filemap.c);
+			* 0: unset, the default 4K */
+		if (v && (!is_pow2(v) || v < PAGE_SIZE || v > PMD_SIZE / 2))
+			return snprintf(why, n, "%s is not a power of two in 4K..1M", sz), -1;
 		return 0;
 	}
 	return 0;
@@ -1972,6 +1981,8 @@ static bool key_quiet(const struct sim_config *c, const struct key *k)
 {
 	if (k->quiet && k->type == KT_BOOL)
 		return !*(const bool *)((const char *)c + k->off);
+	if (k->quiet && (k->type == KT_SIZE64 || k->type == KT_U64))
+		return !*(const uint64_t *)((const char *)c + k->off);
 	return k->quiet && !*(const unsigned *)((const char *)c + k->off);
 }
 

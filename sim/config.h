@@ -143,6 +143,25 @@ static inline bool kernel_lazyfree_batched_unmap(enum os_kernel k)
 	return k >= KERNEL_6_18;
 }
 
+/* "ext4: enable large folio for regular file" (release 6.16, not backported):
+ * ext4_should_enable_large_folio() in __ext4_iget() gives a regular file's
+ * mapping large folios (mapping_set_large_folios()), so a write() or readahead
+ * allocates folios above order 0; before, ext4's page cache is order-0 pages */
+static inline bool kernel_ext4_large_folios(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+/* 357b92761d94 "mm/filemap: map entire large folio faultaround" and 19773df031bc
+ * "mm/fault: try to map the entire file folio in finish_fault()" (release 6.18,
+ * not backported): fault-around maps each large folio it meets whole and a fault
+ * that fault-around did not cover maps its whole folio (filemap_map_folio_range(),
+ * finish_fault()); before, fault-around mapped only the window's part of a folio
+ * and finish_fault() one PTE outside shmem */
+static inline bool kernel_map_whole_folio(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
 /* "mm/filemap: allow arch to request folio size for exec memory" (6.16):
  * do_sync_mmap_readahead() reads around in a VM_EXEC mapping even under
  * MADV_RANDOM; before, VM_RAND_READ stopped read-around in every mapping */
@@ -418,6 +437,8 @@ struct sim_config {
 	uint64_t fault_around_bytes; /* os.fault_around_bytes: do_fault_around()'s window */
 	unsigned read_ahead_kb;      /* os.read_ahead_kb: a file read miss reads this much around it */
 	enum file_cache file_cache;  /* os.file_cache */
+	uint64_t file_cache_folio_size; /* os.file_cache_folio_size: a warm cache's folios (filemap.c);
+					 * 0 (unset) is the default, 4K */
 	struct cost_cfg cost;
 	struct thp_cfg thp;
 	struct khugepaged_cfg khugepaged;

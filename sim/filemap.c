@@ -9,8 +9,8 @@
  *    2: its file table, deduplicated by device, inode and path); an fd mmap
  *    without one (lackey traces) is a file of its own, and so is an implicit
  *    region first touched by an instruction fetch (program text, fault.c).
- *  - Cache pages are order-0 movable pages from the buddy allocator (like
- *    anonymous ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
+ *  - Cache pages are movable pages from the buddy allocator (like anonymous
+ *    ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
  *    mapped by at least one PTE counts in nr_mapped (folio_add_file_rmap_ptes():
  *    the mapcount's 0 -> 1 transition), once however many mappings map it.
  *  - A read fault (do_read_fault()) makes sure the faulting page is cached, then
@@ -38,6 +38,36 @@
  *    fault-around maps its whole window. The model gives such a page its frame
  *    when it is first mapped: nr_file_pages counts the pages the process
  *    mapped, not the whole files (their sizes are not in a trace).
+ *  - Large folios (ext4 since 6.16, "ext4: enable large folio for regular
+ *    file": kernel_ext4_large_folios()): a warm cache holds its pages in folios
+ *    of os.file_cache_folio_size (default 4K: order 0), the size of the write()s
+ *    that wrote the file (ext4_write_begin() asks __filemap_get_folio() for the
+ *    order that fits the write: 64 KiB writes give 64 KiB folios; a trace does
+ *    not record them, so it is a config value). A folio is a naturally aligned
+ *    run of file pages backed by one aligned buddy block of its order (physically
+ *    contiguous, as a TLB that coalesces needs), its order falling while the
+ *    allocator has none or a page of the run is cached already
+ *    (__filemap_get_folio()'s fallback, filemap_add_folio()'s -EEXIST). At most
+ *    1 MiB (order 8): a PMD-order folio is a file THP, which only collapse_file()
+ *    makes here. From 6.18 (kernel_map_whole_folio()) fault-around maps every
+ *    folio it meets whole, beyond the window, where the folio lies inside the
+ *    VMA and one page table (357b92761d94 "mm/filemap: map entire large folio
+ *    faultaround": filemap_map_folio_range()), and a fault fault-around did not
+ *    cover -- a shared write fault, a read fault with fault-around off -- maps
+ *    its whole folio under the same limits when all its PTEs are empty
+ *    (19773df031bc "mm/fault: try to map the entire file folio in
+ *    finish_fault()"), writable and dirty for a write: one fault per folio. Each
+ *    PTE counts as ever (nr_mapped, the RSS). Linux 6.18 has no per-size
+ *    counters for page-cache folios (its hugepages-<size>kB/stats/ hold anon_*,
+ *    shmem_*, swp*, zswpout, split* and nr_anon*; no file_alloc), so none are
+ *    added.
+ *    Readahead: page_cache_ra_order() reads in folios of ra->order, capped by
+ *    the mapping's largest order and ilog2 of the window; a fault's read-around
+ *    (do_sync_mmap_readahead()) sets ra->order to 0 (an executable mapping to
+ *    exec_folio_order(), 0 on x86-64) and so does page_cache_sync_ra() under
+ *    MADV_SEQUENTIAL: the reads modelled here make order-0 folios. The order
+ *    grows (by 2 a round) only in page_cache_async_ra(), which is not modelled
+ *    (below), and VM_HUGEPAGE's PMD-order read-around is not either.
  *  - File THPs (CONFIG_READ_ONLY_THP_FOR_FS, khugepaged.c collapse_file()): 512
  *    cached pages replaced by one order-9 page (nr_file_hugepages). A read fault
  *    on one maps it with one read-only PMD when do_set_pmd() may
@@ -111,6 +141,12 @@ int filemap_init(struct kernel *k)
 		fm->map = NULL;
 		return -1;
 	}
+	fm->order = mmap(NULL, k->buddy.nr_pages * sizeof(*fm->order), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (fm->order == MAP_FAILED) {
+		fm->order = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -123,6 +159,8 @@ void filemap_destroy(struct kernel *k)
 			buddy_free(&k->buddy, fm->val[i], 0);
 	if (fm->map)
 		munmap(fm->map, k->buddy.nr_pages * sizeof(*fm->map));
+	if (fm->order)
+		munmap(fm->order, k->buddy.nr_pages * sizeof(*fm->order));
 	free(fm->key_file);
 	free(fm->key_off);
 	free(fm->val);
@@ -252,9 +290,65 @@ static pfn_t add_page(struct kernel *k, uint32_t file, uint64_t off)
 		return PFN_NONE;
 	put(fm, file, off, pfn);
 	fm->map[pfn] = 1;
+	fm->order[pfn] = 0;
 	k->rmap[pfn] = 0; /* no anonymous reverse map: compaction leaves it alone */
 	k->st->nr_file_pages++;
 	return pfn;
+}
+
+/*
+ * filemap_add_folio() of a folio of order @order (at most) holding page @off of
+ * @file: the pages of the aligned range [off & ~(nr - 1), + nr) become cache
+ * pages backed by one aligned buddy block of that order, split into order-0
+ * frames (split_page(): the cache frees page by page, see the header) that
+ * remember the folio's order. The order drops while a page of the range is
+ * cached already (filemap_add_folio()'s -EEXIST) and, order by order, while the
+ * buddy allocator has no block (__filemap_get_folio()'s and
+ * page_cache_ra_order()'s fallback). Returns the frame of @off, PFN_NONE if out
+ * of memory.
+ */
+static pfn_t add_folio(struct kernel *k, uint32_t file, uint64_t off, unsigned order)
+{
+	struct filemap *fm = &k->fm;
+	uint64_t start, nr;
+	pfn_t head = PFN_NONE;
+
+	for (;; order--) {
+		bool busy = false;
+
+		nr = 1ULL << order;
+		start = off & ~(nr - 1);
+		for (uint64_t o = start; o < start + nr && !busy; o++)
+			busy = lookup(fm, file, o) != PFN_NONE;
+		if (!busy && (!order || (head = buddy_alloc(&k->buddy, order)) != PFN_NONE))
+			break;
+	}
+	if (!order)
+		return add_page(k, file, off);
+	while ((fm->n + nr) * 2 > fm->cap)
+		if (grow(fm)) {
+			buddy_free(&k->buddy, head, order);
+			k->mm->pt.host_oom = true;
+			return PFN_NONE;
+		}
+	thp_split_alloc(&k->buddy, head, order);
+	for (uint64_t i = 0; i < nr; i++) {
+		put(fm, file, start + i, head + i);
+		fm->map[head + i] = 1;
+		fm->order[head + i] = (uint8_t)order;
+		k->rmap[head + i] = 0;
+	}
+	k->st->nr_file_pages += nr;
+	return head + (off - start);
+}
+
+/* The order of a warm cache's folios (os.file_cache_folio_size): 0 where the
+ * kernel's ext4 has no large folios (kernel_ext4_large_folios()). */
+static unsigned warm_order(const struct kernel *k)
+{
+	if (!kernel_ext4_large_folios(k->cfg->kernel) || !k->cfg->file_cache_folio_size)
+		return 0;
+	return (unsigned)__builtin_ctzll(k->cfg->file_cache_folio_size) - PAGE_SHIFT;
 }
 
 /* A page of shmem file @v->file now exists in the model: a hole filled or a page first mapped. */
@@ -308,7 +402,7 @@ static pfn_t get_page(struct kernel *k, const struct vma *v, uint64_t pgoff, vad
 	if (v->flags & VM_SHMEM)
 		return shmem_add_page(k, v, pgoff);
 	if (k->cfg->file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
-		return add_page(k, v->file, pgoff);
+		return add_folio(k, v->file, pgoff, warm_order(k));
 	k->st->pgmajfault++;
 	vmas_count(k, va, VE_PGMAJFAULT);
 	if (ra > 1 && !no_read_around(k, v)) {
@@ -358,6 +452,7 @@ void filemap_install_thp(struct kernel *k, uint32_t file, uint64_t start, pfn_t 
 		set_val(&k->fm, file, start + i, head + i);
 		k->fm.map[old] = 0;
 		k->fm.map[head + i] = 1;
+		k->fm.order[head + i] = 0; /* mapped by do_set_pmd() or page by page, as before */
 		k->rmap[head + i] = 0;
 		buddy_free(&k->buddy, old, 0); /* folio_put_refs() of the old page */
 	}
@@ -434,14 +529,53 @@ static bool read_maps_writable(const struct vma *v)
 }
 
 /*
+ * set_pte_range() of the pages of [@lo, @hi) whose PTEs are empty, from frame
+ * @pfn on (one folio's run): 0, or 1 out of host memory.
+ */
+static int map_cache_ptes(struct kernel *k, vaddr_t lo, vaddr_t hi, pfn_t pfn, bool writable)
+{
+	for (vaddr_t q = lo; q < hi; q += PAGE_SIZE, pfn++)
+		if (pt_slot_empty(&k->mm->pt, q, PS_4K) && map_cache_pte(k, q, pfn, writable))
+			return 1;
+	return 0;
+}
+
+/*
+ * The large folio holding cache page @pfn mapped at @p in @v: its first
+ * address (@f0) and its end (@f1) in @v's address space. True when the kernel
+ * maps it whole (kernel_map_whole_folio()) and it lies inside the VMA and one
+ * page table (filemap_map_folio_range(): folio_within_vma() and the PMD check;
+ * finish_fault(): vma_off and pte_off against the folio's index). The end of
+ * the file is not checked (74207de2ba10): a trace does not know a file's size,
+ * and the model takes every page a VMA maps as inside it.
+ */
+static bool whole_folio(const struct kernel *k, const struct vma *v, vaddr_t p, pfn_t pfn,
+			vaddr_t *f0, vaddr_t *f1)
+{
+	unsigned order = k->fm.order[pfn];
+	uint64_t idx;
+
+	if (!order || !kernel_map_whole_folio(k->cfg->kernel))
+		return false;
+	idx = (v->pgoff + ((p - v->start) >> PAGE_SHIFT)) & ((1ULL << order) - 1);
+	*f0 = p - idx * PAGE_SIZE;
+	*f1 = *f0 + (PAGE_SIZE << order);
+	return *f0 >= v->start && *f1 <= v->end && (*f0 & ~(PMD_SIZE - 1)) == ((*f1 - 1) & ~(PMD_SIZE - 1));
+}
+
+/*
  * do_fault_around() + filemap_map_pages(): map the cached pages of the window
  * around @va whose PTEs are empty, read-only (writable: read_maps_writable()).
- * In a shmem VMA only pages that exist: a hole is left to its own fault.
+ * In a shmem VMA only pages that exist: a hole is left to its own fault. From
+ * 6.18 a large folio the window meets is mapped whole where whole_folio() lets
+ * it, its pages outside the window too (357b92761d94); before, only the
+ * window's part.
  */
 static int fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 {
 	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT;
 	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi;
+	bool writable = read_maps_writable(v);
 
 	/* from_pte = max(ALIGN_DOWN(pte_off, nr), the VMA's first PTE); to_pte =
 	 * min3(from_pte + nr, PTRS_PER_PTE, the VMA's end) */
@@ -456,18 +590,47 @@ static int fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
 		uint64_t off = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
 		pfn_t pfn = lookup(&k->fm, v->file, off);
+		vaddr_t f0, f1;
 
 		if (pfn == PFN_NONE && (v->flags & VM_SHMEM)) {
 			if (shmem_exists(k, v) && pt_slot_empty(&k->mm->pt, p, PS_4K))
 				pfn = shmem_add_page(k, v, off);
 		} else if (pfn == PFN_NONE && k->cfg->file_cache == FILE_CACHE_WARM && pt_slot_empty(&k->mm->pt, p, PS_4K)) {
-			pfn = add_page(k, v->file, off); /* cached all along; stops where memory ends */
+			pfn = add_folio(k, v->file, off, warm_order(k)); /* cached all along; stops where memory ends */
 		}
-		if (pfn != PFN_NONE && pt_slot_empty(&k->mm->pt, p, PS_4K) &&
-		    map_cache_pte(k, p, pfn, read_maps_writable(v)))
+		if (pfn == PFN_NONE)
+			continue;
+		if (whole_folio(k, v, p, pfn, &f0, &f1)) {
+			if (map_cache_ptes(k, f0, f1, pfn - ((p - f0) >> PAGE_SHIFT), writable))
+				return 1;
+			p = f1 - PAGE_SIZE; /* on with the next folio */
+			continue;
+		}
+		if (pt_slot_empty(&k->mm->pt, p, PS_4K) && map_cache_pte(k, p, pfn, writable))
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * finish_fault() for the cache page @pfn at @p: from 6.18 its whole large
+ * folio where whole_folio() lets it and all its PTEs are empty (19773df031bc;
+ * else needs_fallback: the one page), writable and dirty for a shared write
+ * (set_pte_range() of every page); before 6.18 the one page (non-shmem).
+ */
+static int finish_fault(struct kernel *k, const struct vma *v, vaddr_t p, pfn_t pfn, bool writable)
+{
+	vaddr_t f0, f1;
+
+	if (whole_folio(k, v, p, pfn, &f0, &f1)) {
+		bool none = true;
+
+		for (vaddr_t q = f0; q < f1 && none; q += PAGE_SIZE)
+			none = pt_slot_empty(&k->mm->pt, q, PS_4K);
+		if (none)
+			return map_cache_ptes(k, f0, f1, pfn - ((p - f0) >> PAGE_SHIFT), writable);
+	}
+	return map_cache_pte(k, p, pfn, writable);
 }
 
 /* wp_page_copy() / do_cow_fault()'s copy: an anonymous page at @p instead. */
@@ -534,14 +697,14 @@ int filemap_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 		return 1;
 	if (write && !(v->flags & VM_SHARED))
 		return cow_copy(k, v, p, false); /* do_cow_fault() */
-	if (write) /* do_shared_fault(): the cache page, writable and dirty */
-		return map_cache_pte(k, p, pfn, v->flags & VM_WRITE);
+	if (write) /* do_shared_fault(): the cache page (its folio), writable and dirty */
+		return finish_fault(k, v, p, pfn, v->flags & VM_WRITE);
 	/* do_read_fault(): a file THP maps whole (filemap_map_pmd(), finish_fault()) */
 	if (filemap_is_thp(k, pfn) && set_pmd_ok(k, v, va))
 		return map_cache_pmd(k, va, pfn);
 	if (k->cfg->fault_around_bytes > PAGE_SIZE)
 		return fault_around(k, v, va);
-	return map_cache_pte(k, p, pfn, read_maps_writable(v));
+	return finish_fault(k, v, p, pfn, read_maps_writable(v));
 }
 
 int filemap_wp_fault(struct kernel *k, struct vma *v, vaddr_t va, pfn_t pfn)
@@ -572,9 +735,14 @@ void filemap_check_invariants(const struct kernel *k, uint64_t ptes, uint64_t pm
 	BUG_ON(k->fm.n != k->st->nr_file_pages);
 	for (size_t i = 0; i < k->fm.cap; i++)
 		if (k->fm.key_file[i]) {
-			uint32_t m = k->fm.map[k->fm.val[i]];
+			pfn_t pfn = k->fm.val[i];
+			uint32_t m = k->fm.map[pfn];
+			unsigned o = k->fm.order[pfn];
 
 			BUG_ON(m == 0);
+			/* a large folio: aligned in the file and in memory, the same order throughout */
+			BUG_ON((k->fm.key_off[i] ^ pfn) & ((1ULL << o) - 1));
+			BUG_ON(k->fm.order[pfn & ~(((pfn_t)1 << o) - 1)] != o);
 			maps += m - 1;
 			nr_mapped += m > 1;
 		}

@@ -37,6 +37,8 @@ struct filemap {
 	pfn_t *val;
 	size_t cap, n;
 	uint32_t *map;      /* per frame: 0 = no cache page, else 1 + its mapcount */
+	uint8_t *order;     /* per cache frame: its folio's order (the folio is the aligned
+			     * block of frames and of file pages around it) */
 	uint32_t next_file; /* the next identity of mmusim's own */
 	uint64_t nr_ptes;   /* PTEs mapping cache pages */
 	struct fm_shmem *shm; /* the shmem files (tmpfs, memfd) mapped so far */
@@ -83,6 +85,12 @@ pfn_t filemap_lookup(const struct kernel *k, uint32_t file, uint64_t off);
  * pages of [@off, @off + @nr) of @file into the cache. 0, 1 if out of memory.
  */
 int filemap_read_in(struct kernel *k, uint32_t file, uint64_t off, uint64_t nr);
+
+/* The order of the page-cache folio holding cache page @pfn (0: a small folio). */
+static inline unsigned filemap_folio_order(const struct filemap *fm, pfn_t pfn)
+{
+	return fm->order[pfn];
+}
 
 /* Is @pfn a page of a file THP (khugepaged.c collapse_file())? */
 bool filemap_is_thp(const struct kernel *k, pfn_t pfn);

@@ -354,6 +354,127 @@ START_TEST(mprotect_and_mremap)
 }
 END_TEST
 
+/* One load at @at + @off after mmap of @len bytes of fd 3 at @at (@flags: 1 shared, 2 private). */
+static char *one_load(unsigned len, unsigned flags, unsigned long at, unsigned long off)
+{
+	char *t = malloc(512);
+
+	ck_assert_ptr_nonnull(t);
+	snprintf(t, 512,
+		 "SYSCALL[7,1](9) sys_mmap ( 0x0, %u, 3, %u, 3, 0 ) --> [pre-success] Success(0x%lx)\n"
+		 " L %lx,8\n", len, flags, at, at + off + 16);
+	return t;
+}
+
+/* The frames of file pages [@off, @off + 2^@order) of the trace's file are one
+ * aligned block of that order, as a folio from the buddy allocator. */
+static void assert_folio(uint64_t off, unsigned order)
+{
+	pfn_t head = filemap_lookup(&S->k, FILE_ID_OWN, off);
+
+	ck_assert_uint_ne(head, PFN_NONE);
+	ck_assert_uint_eq(head & ((1ULL << order) - 1), 0);
+	for (uint64_t i = 0; i < (1ULL << order); i++) {
+		ck_assert_uint_eq(filemap_lookup(&S->k, FILE_ID_OWN, off + i), head + i);
+		ck_assert_uint_eq(filemap_folio_order(&S->k.fm, head + i), order);
+	}
+}
+
+/*
+ * Large page-cache folios (os.file_cache_folio_size, a warm cache): on 6.18 a
+ * write fault in a shared mapping maps the whole folio writable (finish_fault(),
+ * 19773df031bc; tests/native.sh file-shared-large: 512 KiB written in 64 KiB
+ * folios, 8 faults), fault-around maps each folio it meets whole where it lies
+ * inside the VMA and one page table (filemap_map_pages(), 357b92761d94;
+ * native text-large: one fault maps 1 MiB), and so does a read fault without
+ * fault-around. Before 6.16 ext4 had no large folios: order-0 pages whatever
+ * the size says (os.kernel 6.12).
+ */
+START_TEST(large_folios)
+{
+	char *t = file_trace(MB16 / 16, 3, 1, 0x40000000, "S", "");
+
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=64K", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 16);
+	ck_assert_uint_eq(S->st.nr_file_pages, 256);
+	ck_assert_uint_eq(S->st.nr_mapped, 256);
+	for (uint64_t off = 0; off < 256; off += 16)
+		assert_folio(off, 4);
+	done();
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=64K", "os.kernel=6.12", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 256);
+	ck_assert_uint_eq(S->st.nr_mapped, 256);
+	assert_folio(0, 0);
+	done();
+	free(t);
+
+	/* fault-around: the 1 MiB folio of page 288 (pages 256..511), whole */
+	t = one_load(4u << 20, 2, 0x40000000, 288 * 4096);
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=1M", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	ck_assert_uint_eq(S->st.nr_file_pages, 256);
+	ck_assert_uint_eq(S->st.nr_mapped, 256);
+	assert_folio(256, 8);
+	done();
+	/* 6.12: order-0 pages, the 64 KiB window */
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=1M", "os.kernel=6.12", NULL);
+	ck_assert_uint_eq(S->st.nr_file_pages, 16);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	done();
+	/* no fault-around: finish_fault() maps the folio */
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=1M", "os.fault_around_bytes=4K", NULL);
+	ck_assert_uint_eq(S->st.nr_mapped, 256);
+	done();
+	free(t);
+
+	/* a folio across a PMD boundary of the address space (the mapping at +1.5 MiB):
+	 * fault-around maps the window's part alone, and a fault without it the page */
+	t = one_load(4u << 20, 2, 0x40180000, 0);
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=1M", NULL);
+	ck_assert_uint_eq(S->st.nr_file_pages, 256);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	done();
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=1M", "os.fault_around_bytes=4K", NULL);
+	ck_assert_uint_eq(S->st.nr_mapped, 1);
+	done();
+	free(t);
+
+	/* a folio beyond the VMA's end (a 64 KiB shared mapping): the window alone */
+	t = one_load(65536, 1, 0x40000000, 0);
+	run(t, "os.file_cache=warm", "os.file_cache_folio_size=1M", NULL);
+	ck_assert_uint_eq(S->st.nr_file_pages, 256);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	done();
+	free(t);
+
+	/* a cold cache reads around in order-0 folios (do_sync_mmap_readahead(): ra->order = 0) */
+	t = one_load(4u << 20, 2, 0x40000000, 288 * 4096);
+	run(t, "os.file_cache_folio_size=1M", NULL);
+	ck_assert_uint_eq(S->st.pgmajfault, 1);
+	ck_assert_uint_eq(S->st.nr_file_pages, 32);
+	ck_assert_uint_eq(S->st.nr_mapped, 16);
+	assert_folio(288, 0);
+	done();
+	free(t);
+}
+END_TEST
+
+/* os.file_cache_folio_size: a power of two from 4K to 1M (orders 0..8). */
+START_TEST(folio_size_config)
+{
+	struct sim_config c;
+	struct err e = { 0 };
+
+	config_defaults(&c);
+	ck_assert_uint_eq(c.file_cache_folio_size, 0); /* unset: the default, 4K (a quiet key) */
+	ck_assert_int_eq(config_set(&c, "os.file_cache_folio_size=1M", &e), 0);
+	ck_assert_uint_eq(c.file_cache_folio_size, 1u << 20);
+	ck_assert_int_ne(config_set(&c, "os.file_cache_folio_size=2M", &e), 0);
+	ck_assert_str_eq(e.msg, "os.file_cache_folio_size: 2M is not a power of two in 4K..1M");
+	ck_assert_int_ne(config_set(&c, "os.file_cache_folio_size=12K", &e), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("filemap");
@@ -367,6 +488,8 @@ int main(void)
 	tcase_add_test(tc, ifetch_implicit_is_text);
 	tcase_add_test(tc, no_thp_in_file_vma);
 	tcase_add_test(tc, mprotect_and_mremap);
+	tcase_add_test(tc, large_folios);
+	tcase_add_test(tc, folio_size_config);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

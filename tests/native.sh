@@ -110,22 +110,18 @@ if [ -n "$GUEST" ]; then
 fi
 echo "machine: $release$machine, $(grep -o ' zero_page: [a-z]*' "$T/host.yaml" | head -1 | sed 's/^ //'), $(grep -o 'use_zero_page: [a-z]*, huge_zero_allocated: [a-z]*' "$T/host.yaml")"
 
-# Known differences: "STEP:FIGURE ..." per case, and why.
-# Both come from ext4's large folios for regular files, which Linux 6.16 brought
-# (ext4_should_enable_large_folio() in __ext4_iget()); before it ext4's page cache is order-0 pages,
-# as the model's, and the two cases match (a 6.12 guest shows it).
+# Known differences: "STEP:FIGURE ..." per case, and why (none at present).
 declare -A EXPECTED_FAIL WHY
-IFS=. read -r kmaj kmin _ <<<"$release"
-if [ "$kmaj" -gt 6 ] 2>/dev/null || { [ "$kmaj" = 6 ] && [ "${kmin%%[!0-9]*}" -ge 16 ]; }; then
-	EXPECTED_FAIL[file-shared-large]="1:minflt"
-	EXPECTED_FAIL[text-large]="1:rss_kb"
-fi
-WHY[file-shared-large]="the file's page cache is 64 KiB folios (ext4 large folios, Linux 6.16+), \
-and a write fault in a shared mapping maps the whole folio (finish_fault() on 6.18): 1 fault per \
-16 pages; the model's page cache is order-0 pages, a write fault maps one page"
-WHY[text-large]="the linker wrote the program in large writes, so its page cache is large folios \
-and 6.18's fault-around maps the whole folio (filemap_map_pages()); the model maps the 64 KiB \
-fault-around window of order-0 pages"
+# The folio size of a case's warm page cache (os.file_cache_folio_size; 4K when not
+# listed): the size of the write()s that wrote its file, as ext4 gives a write the
+# folio of the order that fits it (large folios since Linux 6.16, "ext4: enable large
+# folio for regular file"; a kernel before it, os.kernel, keeps order-0 pages and the
+# value does not matter). file-shared-large's data file is written in 64 KiB writes;
+# text-large's binary by the linker, whose large writes made the 1 MiB around
+# steps_far one folio (/proc/kpageflags on 6.18.44: folios of 4 KiB to 1 MiB, the
+# 1 MiB padding's pages 256..511 one); 6.18 maps a folio whole on a fault
+# (finish_fault(), filemap_map_pages()).
+declare -A FOLIO=([file-shared-large]=64K [text-large]=1M)
 
 FIELDS="minflt majflt rss_kb anon_huge_kb thp_fault_alloc thp_fault_fallback thp_split_pmd thp_collapse_alloc thp_zero_page_alloc thp_split_page pglazyfree pglazyfreed thp_deferred_split_page"
 
@@ -217,7 +213,8 @@ run_case() {
 	# but a *-cold case drops its data file's pages first (POSIX_FADV_DONTNEED).
 	cache=warm
 	[ "${name%-cold}" != "$name" ] && cache=cold
-	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=$cache -q \
+	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=$cache \
+		--set os.file_cache_folio_size=${FOLIO[$name]:-4K} -q \
 		--steps "$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
 		fails=$((fails + 1))

@@ -68,6 +68,7 @@ run_script e2e_mthp "anonymous multi-size THP: os.thp.sizes.* keys, bad values, 
 run_script e2e_reports "memory peaks and time-weighted coverage, the timeline's TLB misses, one name per counter, 1G fractures, empty-input warnings" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
 run_script e2e_populate "populate and mlock: mtr version 5 replayed, trace info, convert, a capture of mlock calls" bash
+run_script e2e_folio "large page-cache folios: os.file_cache_folio_size, a fault per folio on 6.18" bash
 run_script e2e_flushes "MAP_HUGETLB page sizes, os.hugetlbfs.default_size, the reservation warning, a skipped flush" bash
 run_script e2e_pcid "cpu.pcid: config show, the machine files, bad values, one process unchanged" bash
 run_script e2e_processes "several traces as processes: run A B, the processes: list, sched.quantum, sweeps over mixes" bash
