@@ -56,6 +56,7 @@
 #include "workload.h"
 
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
+const char *const tlb_coalesce_name[COAL_NR] = { "none", "amd", "contpte" };
 const char *const cpu_model_name[CPU_MODEL_NR] = { "additive", "overlap" };
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
 const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
@@ -196,6 +197,10 @@ static const struct key keys[] = {
 	KENUM("tlb.policy", policy, repl_policy_name, REPL_NR),
 	KU("tlb.latency.l1", lat_l1),
 	KU("tlb.latency.stlb", lat_stlb),
+	KENUM("tlb.coalesce.kind", coalesce, tlb_coalesce_name, COAL_NR),
+	K("tlb.coalesce.l1i", KT_BOOL, coal_l1i, CK_NONE),
+	K("tlb.coalesce.l1d", KT_BOOL, coal_l1d, CK_NONE),
+	K("tlb.coalesce.stlb", KT_BOOL, coal_stlb, CK_NONE),
 
 	K("walk.levels", KT_U32, levels, CK_LEVELS),
 	KARRAY("walk.pwc.pml5", pwc[PWC_PML5]),
@@ -1029,6 +1034,18 @@ static int validate(const struct sim_config *c, const char *origin,
 		return vfail(&v, "cpu.cpi", "cpu.width",
 			     "%g cycles per instruction is faster than %u instructions retired a cycle "
 			     "(cpu.width) allow under cpu.model overlap", c->cpi, c->core.width);
+	if (c->coalesce == COAL_NONE && (c->coal_l1i || c->coal_l1d || c->coal_stlb))
+		return vfail(&v, c->coal_l1i ? "tlb.coalesce.l1i" : c->coal_l1d ? "tlb.coalesce.l1d"
+					    : "tlb.coalesce.stlb", "tlb.coalesce.kind",
+			     "an array coalesces but tlb.coalesce.kind is none (amd or contpte)");
+	if (c->coalesce != COAL_NONE && !c->coal_l1i && !c->coal_l1d && !c->coal_stlb)
+		return vfail(&v, "tlb.coalesce.kind", NULL,
+			     "%s names no array: set tlb.coalesce.l1i, l1d or stlb",
+			     tlb_coalesce_name[c->coalesce]);
+	if (c->coalesce != COAL_NONE && c->virt.mode == VIRT_NESTED)
+		return vfail(&v, "tlb.coalesce.kind", "virt.mode",
+			     "coalescing is not modelled with virt.mode nested (host-physical "
+			     "contiguity would need the host table)");
 	if (c->virt.mode != VIRT_NONE) {
 		uint64_t hm = c->virt.host_memory ? c->virt.host_memory : 2 * c->memory;
 		char gs[32], hs[32];

@@ -53,6 +53,9 @@ struct mmu_stats {
 	uint64_t cr3_loads;            /* MOV to CR3 */
 	uint64_t cr3_flushes;          /* of those, loads that flushed (no PCID, or bit 63 clear) */
 	uint64_t cr3_flushed;          /* TLB and PWC entries those flushes removed */
+	/* coalescing (tlb.coalesce.*): lookups a coalesced entry answered, coalesced
+	 * entries filled; [0] the L1 iTLB, [1] the L1 dTLB, [2] the STLB */
+	uint64_t coal_hits[3], coal_fills[3];
 };
 
 /* What the two-stage walk counts (virt.mode nested; mmu_nested.c). */
@@ -112,6 +115,7 @@ struct mmu {
 	mmu_fault_fn fault;    /* installed by the OS */
 	void *os;
 	bool fault_ifetch;     /* the walk that faults is an instruction fetch's (set on a TLB miss) */
+	bool coal_ok;          /* with coalescing: this miss's page may fill a coalesced entry */
 	vaddr_t win_lo, win_len; /* the window (mmu_window_fn); set by the OS */
 	mmu_window_fn window;  /* installed by the OS, or NULL */
 	/*
