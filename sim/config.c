@@ -197,10 +197,12 @@ static const struct key keys[] = {
 	KENUM("tlb.policy", policy, repl_policy_name, REPL_NR),
 	KU("tlb.latency.l1", lat_l1),
 	KU("tlb.latency.stlb", lat_stlb),
-	KENUM("tlb.coalesce.kind", coalesce, tlb_coalesce_name, COAL_NR),
-	K("tlb.coalesce.l1i", KT_BOOL, coal_l1i, CK_NONE),
-	K("tlb.coalesce.l1d", KT_BOOL, coal_l1d, CK_NONE),
-	K("tlb.coalesce.stlb", KT_BOOL, coal_stlb, CK_NONE),
+	/* quiet: a machine that does not coalesce keeps its text and config_hash */
+	{ .path = "tlb.coalesce.kind", .type = KT_ENUM, .off = OFF(coalesce), .names = tlb_coalesce_name,
+	  .nr = COAL_NR, .quiet = true },
+	{ .path = "tlb.coalesce.l1i", .type = KT_BOOL, .off = OFF(coal_l1i), .quiet = true },
+	{ .path = "tlb.coalesce.l1d", .type = KT_BOOL, .off = OFF(coal_l1d), .quiet = true },
+	{ .path = "tlb.coalesce.stlb", .type = KT_BOOL, .off = OFF(coal_stlb), .quiet = true },
 
 	K("walk.levels", KT_U32, levels, CK_LEVELS),
 	KARRAY("walk.pwc.pml5", pwc[PWC_PML5]),
@@ -1042,10 +1044,6 @@ static int validate(const struct sim_config *c, const char *origin,
 		return vfail(&v, "tlb.coalesce.kind", NULL,
 			     "%s names no array: set tlb.coalesce.l1i, l1d or stlb",
 			     tlb_coalesce_name[c->coalesce]);
-	if (c->coalesce != COAL_NONE && c->virt.mode == VIRT_NESTED)
-		return vfail(&v, "tlb.coalesce.kind", "virt.mode",
-			     "coalescing is not modelled with virt.mode nested (host-physical "
-			     "contiguity would need the host table)");
 	if (c->virt.mode != VIRT_NONE) {
 		uint64_t hm = c->virt.host_memory ? c->virt.host_memory : 2 * c->memory;
 		char gs[32], hs[32];
@@ -1944,6 +1942,15 @@ static bool key_quiet(const struct sim_config *c, const struct key *k)
 	return k->quiet && !*(const unsigned *)((const char *)c + k->off);
 }
 
+/* Every key of [@lo, @hi) quiet at its default: the mapping is left out (tlb.coalesce). */
+static bool group_quiet(const struct sim_config *c, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi; i++)
+		if (!key_quiet(c, &keys[i]))
+			return false;
+	return true;
+}
+
 static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t hi,
 		      size_t plen)
 {
@@ -1954,7 +1961,7 @@ static void emit_flow(const struct sim_config *c, FILE *out, size_t lo, size_t h
 		const char *name = keys[i].path + plen;
 		size_t len = comp_len(name), j = group_end(i, hi, plen);
 
-		if (key_quiet(c, &keys[i])) {
+		if (key_quiet(c, &keys[i]) || (name[len] && group_quiet(c, i, j))) {
 			i = j;
 			continue;
 		}
@@ -2009,6 +2016,8 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 				format_value(c, &keys[i], true, buf, sizeof(buf));
 				fprintf(out, "%*s%.*s: %s\n", indent, "", (int)len, name, buf);
 			}
+		} else if (group_quiet(c, i, j)) {
+			/* nothing to write */
 		} else if (plen + len == STLB_PREFIX_LEN - 1 &&
 			   !strncmp(keys[i].path, STLB_PREFIX, STLB_PREFIX_LEN)) {
 			emit_stlb(c, out, indent);

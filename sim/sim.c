@@ -833,7 +833,7 @@ void sim_finish(struct sim *s)
 	st->cpi = s->cfg.cpi;
 	st->cpu_model = s->cfg.core.model;
 	st->mem_timed = s->mmu.cache.timed;
-	st->coalesce = s->cfg.coalesce != COAL_NONE;
+	st->coalesce = s->mmu.tlb.coal_shift != 0;
 	st->deps = s->deps;
 	st->processes = s->nproc;
 	st->cyc_instructions = cycles_of((double)st->instructions * s->cfg.cpi + 0.5);

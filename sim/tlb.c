@@ -691,12 +691,13 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 			}
 	}
 	/* coalescing (tlb.coalesce.*): the 4K L1 arrays, the STLB arrays holding 4K */
-	t->coal_shift = tlb_coalesce_shift(c->coalesce);
+	/* not under virt.mode nested: a run's host frames would need both tables (DESIGN.md) */
+	t->coal_shift = c->virt.mode == VIRT_NESTED ? 0 : tlb_coalesce_shift(c->coalesce);
 	if (c->coal_l1i)
 		t->l1[SIDE_I][PS_4K].coal_shift = t->coal_shift;
 	if (c->coal_l1d)
 		t->l1[SIDE_D][PS_4K].coal_shift = t->coal_shift;
-	for (unsigned i = 0; i < c->nr_stlb && c->coal_stlb; i++)
+	for (unsigned i = 0; i < c->nr_stlb && c->coal_stlb && t->coal_shift; i++)
 		if (t->stlb_pages[i] & (1u << PS_4K))
 			t->stlb[i].coal_shift = t->coal_shift;
 	if (t->nr_probe == 1) {

@@ -175,6 +175,8 @@ START_TEST(test_defaults)
 
 	config_defaults(&c);
 	ck_assert(!c.pcid); /* Nehalem: no PCIDs */
+	ck_assert_int_eq(c.coalesce, COAL_NONE); /* no array coalesces by default */
+	ck_assert(!c.coal_l1i && !c.coal_l1d && !c.coal_stlb);
 	ck_assert_str_eq(c.cpu_name, "Nehalem-class (LWN 2.6.38 THP article cpuid listing)");
 	ck_assert_uint_eq(c.freq_mhz, 2800);
 	ck_assert(c.cpi == 1.0);
@@ -341,6 +343,9 @@ START_TEST(test_zen4_file)
 	load_machine(&c, "zen4.yaml");
 	ck_assert_int_eq(config_validate(&c, "zen4.yaml", &e), 0);
 	ck_assert(c.pcid);
+	/* AMD PTE coalescing in the L1 DTLB and the L2 DTLB, not the ITLB */
+	ck_assert_int_eq(c.coalesce, COAL_AMD);
+	ck_assert(c.coal_l1d && c.coal_stlb && !c.coal_l1i);
 	for (int ps = 0; ps < PS_NR; ps++) {
 		ck_assert_uint_eq(c.l1d[ps].entries, 72);
 		ck_assert_uint_eq(c.l1d[ps].ways, 72);
@@ -370,6 +375,8 @@ START_TEST(test_zen5_file)
 	load_machine(&c, "zen5.yaml");
 	ck_assert_int_eq(config_validate(&c, "zen5.yaml", &e), 0);
 	ck_assert_uint_eq(c.freq_mhz, 3600);
+	ck_assert_int_eq(c.coalesce, COAL_AMD);
+	ck_assert(c.coal_l1d && c.coal_stlb && !c.coal_l1i);
 	for (int ps = 0; ps < PS_NR; ps++) {
 		ck_assert_uint_eq(c.l1d[ps].entries, 96);
 		ck_assert_uint_eq(c.l1d[ps].ways, 96);
