@@ -344,7 +344,7 @@ static __attribute__((cold, noinline)) void l1_coal_fill(struct mmu *m, struct t
  */
 static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vaddr_t va,
 							      enum tlb_side side, bool write,
-							      enum page_size *ps, pfn_t *pfn)
+							      enum page_size *ps, pfn_t *pfn, bool coal)
 {
 	struct tlb *t = &m->tlb;
 	struct tlb_array *sa = NULL;
@@ -353,7 +353,7 @@ static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vad
 	unsigned sset = 0;
 	long e;
 
-	if (unlikely(t->coal_shift)) /* one predictable test an L1 miss */
+	if (coal) /* a constant: access_slow()'s coalescing copy */
 		return stlb_or_walk_coal(m, va, side, write, ps, pfn);
 	if (likely(t->stlb1 != NULL)) {
 		/*
@@ -403,8 +403,18 @@ static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vad
  * bench trace's slow path went from 337 to 308 instructions a call, walk()
  * included; callgrind).
  */
+static void access_slow_coal(struct mmu *m, vaddr_t va, enum tlb_side side, bool write, bool modify);
+
+/*
+ * @coal (a constant): the copy for a machine where some array coalesces
+ * (tlb.coalesce.*). The other copy tests tlb.coal_shift once, after the 4K
+ * L1 array missed, and hands such a machine's miss to access_slow_coal(), so
+ * a machine that does not coalesce pays one predictable branch an L1 4K miss
+ * (callgrind: see README "Coalescing TLBs").
+ */
 static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vaddr_t va,
-							      enum tlb_side side, bool write, bool modify)
+							      enum tlb_side side, bool write, bool modify,
+							      bool coal)
 {
 	struct tlb *t = &m->tlb;
 	/*
@@ -443,8 +453,12 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 				mmu_data_access(m, va, pfn & ~TLB_RO, write);
 			return;
 		}
-		if (unlikely(a4->coal_shift) && l1_coal_lookup(m, a4, side, vpn, &pfn))
+		if (coal && a4->coal_shift && l1_coal_lookup(m, a4, side, vpn, &pfn))
 			goto hit4k;
+	}
+	if (!coal && unlikely(t->coal_shift)) {
+		access_slow_coal(m, va, side, write, modify);
+		return;
 	}
 	for (int i = PS_2M; i < PS_NR; i++) {
 		struct tlb_array *a = &t->l1[side][i];
@@ -465,7 +479,7 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	if (unlikely(va - m->win_lo >= m->win_len) && m->window)
 		m->window(m->os, va);
 	m->st.cyc_translation += m->lat_miss;
-	r = stlb_or_walk(m, va, side, write, &ps, &pfn);
+	r = stlb_or_walk(m, va, side, write, &ps, &pfn, coal);
 	if (r < 0)
 		return;
 	if (likely(ps == PS_4K)) {
@@ -474,7 +488,7 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 			goto wp;
 		if (unlikely(m->timing != NULL))
 			timing_translated(m, side, write, modify);
-		if (unlikely(a4->coal_shift))
+		if (coal && a4->coal_shift)
 			l1_coal_fill(m, a4, side, vpn, pfn);
 		else
 			tlb_array_fill_set(a4, set4, vpn, pfn);
@@ -518,26 +532,33 @@ wp:
 		mmu_access_slow(m, va, side, write);
 }
 
+/* The miss of a machine that coalesces (its 4K L1 lookup is repeated: pure, and rare). */
+static __attribute__((cold, noinline)) void access_slow_coal(struct mmu *m, vaddr_t va, enum tlb_side side,
+							     bool write, bool modify)
+{
+	access_slow(m, va, side, write, modify, true);
+}
+
 void mmu_access_slow_fetch(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_I, false, false);
+	access_slow(m, va, SIDE_I, false, false, false);
 }
 
 void mmu_access_slow_load(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_D, false, false);
+	access_slow(m, va, SIDE_D, false, false, false);
 }
 
 void mmu_access_slow_store(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_D, true, false);
+	access_slow(m, va, SIDE_D, true, false, false);
 }
 
 /* A copy of its own, not a flag around the store's: a flag cost ~5 instructions a modify
  * miss on a GUPS trace (callgrind) */
 void mmu_access_slow_modify(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_D, true, true);
+	access_slow(m, va, SIDE_D, true, true, false);
 }
 
 /*

@@ -103,6 +103,10 @@ struct tlb_array {
 	uint64_t *payload; /* sets * ways: what the entry maps (a pfn, a table pfn) */
 	uint8_t *plru;     /* per set: tree bits, (ways rounded up to 2^k) - 1 of them */
 	unsigned plru_leaves;
+	/* log2 of the 4K pages a coalesced entry maps, 0: none (in plru_leaves' padding:
+	 * a larger struct tlb_array cost the inline hot path 2.4 M instructions on the
+	 * validation trace, callgrind, its index arithmetic) */
+	unsigned coal_shift;
 	uint64_t rng;      /* xorshift64* state for REPL_RANDOM */
 	unsigned nr_valid;
 	/*
@@ -116,7 +120,6 @@ struct tlb_array {
 	bool count_low2;
 	unsigned nr_low2[4];
 	uint64_t invalidations; /* entries removed by invalidation */
-	unsigned coal_shift; /* log2 of the 4K pages a coalesced entry maps; 0: none */
 	uint32_t *home, *at; /* with a hash index, per way: its key's first slot, the slot it is in */
 };
 
@@ -494,8 +497,8 @@ struct tlb {
 	 * holds nothing: no fill, as before).
 	 */
 	enum page_size l1_frac_1g[2], stlb_frac_1g;
-	unsigned coal_shift; /* tlb.coalesce.kind's log2 pages an entry; 0: no array coalesces */
 	bool fractured; /* a fracture was filled since the last full flush (mmu_invalidate_range()) */
+	uint8_t coal_shift; /* tlb.coalesce.kind's log2 pages an entry; 0: no array coalesces */
 };
 
 /*
