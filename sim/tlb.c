@@ -26,8 +26,10 @@
  * permissions; it takes one way, is keyed by the run's number (tlb.h
  * TLB_COAL) and indexed by it, as a page of a larger size would be. Whether a
  * run qualifies is the walker's business (mmu.c reads the page table); here a
- * lookup probes the page's own key, then its run's, and any invalidation that
- * covers a page of a run drops the run's entry. Sources: AMD's "PTE
+ * lookup (tlb_array_lookup_coal()) probes the run's key, then the page's own,
+ * so a run's entry stays in use and the page entries it made redundant (filled
+ * before the run was whole) age out; and any invalidation that covers a page
+ * of a run drops the run's entry. Sources: AMD's "PTE
  * coalescing" (Zen 2 and later, four 4K pages as one 16K entry in the L1 and
  * L2 DTLBs: Linux tools/perf/pmu-events/arch/x86/amdzen4/ and amdzen5/
  * load-store.json, event 0x45 umasks 0x02 and 0x20, "A coalesced page is a
@@ -372,23 +374,21 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
 
 bool tlb_array_lookup_coal(struct tlb_array *a, uint64_t key, uint64_t *pfn, bool *coal)
 {
-	uint64_t ck;
 	long e;
 
 	if (!a->nr_valid)
 		return false;
-	e = tlb_array_lookup(a, key);
-	*coal = false;
+	e = tlb_array_lookup(a, tlb_coal_key(a, key)); /* the run's entry first (tlb.h) */
 	if (e >= 0) {
-		*pfn = a->payload[e];
+		*coal = true;
+		*pfn = a->payload[e] + ((key >> a->idx_shift) & ((1ULL << a->coal_shift) - 1));
 		return true;
 	}
-	ck = tlb_coal_key(a, key);
-	e = tlb_array_lookup(a, ck);
+	*coal = false;
+	e = tlb_array_lookup(a, key);
 	if (e < 0)
 		return false;
-	*coal = true;
-	*pfn = a->payload[e] + ((key >> a->idx_shift) & ((1ULL << a->coal_shift) - 1));
+	*pfn = a->payload[e];
 	return true;
 }
 

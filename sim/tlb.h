@@ -291,8 +291,9 @@ static inline uint64_t tlb_coal_key(const struct tlb_array *a, uint64_t key)
 }
 
 /*
- * Look 4K key @key up in a coalescing array: its own entry first, then the
- * coalesced entry of its run (one of them is touched). On a hit return true
+ * Look 4K key @key up in a coalescing array: the coalesced entry of its run
+ * first, then its own entry (the first that hits is touched: a run's entry
+ * stays in use, the page entries it made redundant age out). On a hit return true
  * and set *@pfn to the page's frame (| TLB_RO); *@coal says whether the
  * coalesced entry answered. Out of line: only arrays with coal_shift > 0 call it.
  */

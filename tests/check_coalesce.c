@@ -9,8 +9,8 @@
  * at random with an invalidation of the range, as the kernel's flushes do. The
  * reference keeps per set a plain list of ways (key, payload, stamp), chooses
  * victims by scanning (lru: oldest use, fifo: oldest fill, plru: the textbook
- * tree, random: the array's seeded xorshift64*), and finds a page by its own key
- * and then its run's: the hit/miss sequence, the kind of entry that answered and
+ * tree, random: the array's seeded xorshift64*), and finds a page by its run's
+ * key and then its own: the hit/miss sequence, the kind of entry that answered and
  * the frame must equal the array's at every step, for every policy, for L1-style
  * keys (page numbers) and STLB-style keys (page number << 2 | size), with set
  * counts that are powers of two and not, and for fully associative arrays.
@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_common.h"
 #include "tlb.h"
 
+#define BASE 0x40000000UL /* MMAP_4M's address */
 #define NPAGES 512 /* the address space of the random traces, in 4K pages */
 #define NO_PFN UINT64_MAX
 
@@ -147,18 +149,16 @@ static int ref_find(const struct ref *r, unsigned set, uint64_t key)
 
 static bool ref_lookup(struct ref *r, uint64_t key, uint64_t *pfn, bool *coal)
 {
-	unsigned set = ref_set(r, key);
-	int w = ref_find(r, set, key);
+	uint64_t ck = ref_coal_key(r, key);
+	unsigned set = ref_set(r, ck);
+	int w = ref_find(r, set, ck); /* the run's entry first, then the page's */
 
-	*coal = false;
+	*coal = w >= 0;
 	if (w < 0) {
-		uint64_t ck = ref_coal_key(r, key);
-
-		set = ref_set(r, ck);
-		w = ref_find(r, set, ck);
+		set = ref_set(r, key);
+		w = ref_find(r, set, key);
 		if (w < 0)
 			return false;
-		*coal = true;
 	}
 	ref_touch(r, set, (unsigned)w, false);
 	*pfn = r->payload[(size_t)set * r->ways + (unsigned)w] +
@@ -373,11 +373,11 @@ START_TEST(coalesced_entry_exact)
 	}
 	ck_assert(!tlb_array_lookup_coal(&a, 0x103, &pfn, &c));
 	ck_assert(!tlb_array_lookup_coal(&a, 0x108, &pfn, &c));
-	/* the page's own entry answers first */
+	/* the run's entry answers before the page's own */
 	tlb_array_fill_coal(&a, 0x106, 0x9000, false);
 	ck_assert(tlb_array_lookup_coal(&a, 0x106, &pfn, &c));
-	ck_assert(!c);
-	ck_assert_uint_eq(pfn, 0x9000);
+	ck_assert(c);
+	ck_assert_uint_eq(pfn, 0x8002 | TLB_RO);
 	/* invalidating one page drops the run's entry too: short range (probes) */
 	ck_assert_uint_eq(tlb_array_invalidate_range(&a, 0x107, 0x107, 0), 1);
 	ck_assert(!tlb_array_lookup_coal(&a, 0x104, &pfn, &c));
@@ -430,6 +430,53 @@ START_TEST(stlb_fill_and_invalidate)
 }
 END_TEST
 
+/*
+ * The whole machine: stores in address order make runs, a munmap of one page
+ * and MADV_DONTNEED of a range inside runs must drop their entries (every
+ * invariant, each TLB entry against the page table, checked after every
+ * record), then the pages come back. Exact counts on the default machine with
+ * each kind coalescing in the L1 dTLB and the STLB.
+ */
+static char *machine_trace(void)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *t = malloc(cap);
+
+	ck_assert_ptr_nonnull(t);
+	n += (size_t)snprintf(t + n, cap - n, "%s", MMAP_4M);
+	for (int pass = 0; pass < 3; pass++) {
+		for (unsigned long p = 0; p < 256; p++)
+			n += (size_t)snprintf(t + n, cap - n, " %c %lx,8\n", pass ? 'L' : 'S', BASE + p * 4096);
+		if (pass == 0) /* munmap page 5 (run 1), MADV_DONTNEED pages 16..40 */
+			n += (size_t)snprintf(t + n, cap - n,
+					      "SYSCALL[7,1](11) sys_munmap ( 0x%lx, 4096 ) --> [pre-success] Success(0x0)\n"
+					      "SYSCALL[7,1](28) sys_madvise ( 0x%lx, %d, 4 ) --> [pre-success] Success(0x0)\n",
+					      BASE + 5 * 4096, BASE + 16 * 4096, 25 * 4096);
+	}
+	return t;
+}
+
+START_TEST(machine_invalidations)
+{
+	static const char *kind[2] = { "tlb.coalesce.kind=amd", "tlb.coalesce.kind=contpte" };
+	/* coalesced L1 dTLB hits and fills, STLB hits and fills */
+	static const uint64_t want[2][4] = { { 337, 175, 111, 64 }, { 398, 28, 12, 16 } };
+	char *t = machine_trace();
+
+	for (int k = 0; k < 2; k++) {
+		run(t, "os.mode=base", kind[k], "tlb.coalesce.l1d=true", "tlb.coalesce.stlb=true", NULL);
+		ck_assert(S->st.coalesce);
+		ck_assert_uint_eq(S->st.coal_hits[1], want[k][0]);
+		ck_assert_uint_eq(S->st.coal_fills[1], want[k][1]);
+		ck_assert_uint_eq(S->st.coal_hits[2], want[k][2]);
+		ck_assert_uint_eq(S->st.coal_fills[2], want[k][3]);
+		ck_assert_uint_eq(S->st.coal_hits[0] + S->st.coal_fills[0], 0); /* the iTLB does not coalesce */
+		done();
+	}
+	free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("coalesce");
@@ -440,6 +487,7 @@ int main(void)
 	tcase_add_loop_test(tc, stlb_keys_every_policy, 0, 4);
 	tcase_add_test(tc, coalesced_entry_exact);
 	tcase_add_test(tc, stlb_fill_and_invalidate);
+	tcase_add_test(tc, machine_invalidations);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

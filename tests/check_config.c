@@ -426,12 +426,15 @@ START_TEST(test_roundtrip_defaults)
 	/*
 	 * Reload over a different machine: the YAML must name every key but the
 	 * quiet ones, which it leaves out at their default (struct key's quiet:
-	 * cpu.pcid, os.hugetlbfs.default_size), as a file read over the defaults
-	 * means. zen4.yaml sets cpu.pcid: put it back to its default.
+	 * cpu.pcid, os.hugetlbfs.default_size, tlb.coalesce.*), as a file read
+	 * over the defaults means. zen4.yaml sets cpu.pcid and tlb.coalesce: put
+	 * them back to their defaults.
 	 */
 	load_machine(&base, "zen4.yaml");
 	ck_assert(base.pcid);
 	base.pcid = false;
+	base.coalesce = COAL_NONE;
+	base.coal_l1i = base.coal_l1d = base.coal_stlb = false;
 	roundtrip_over(&d, &base);
 
 	yaml = to_yaml(&d);
