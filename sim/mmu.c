@@ -403,14 +403,10 @@ static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vad
  * bench trace's slow path went from 337 to 308 instructions a call, walk()
  * included; callgrind).
  */
-static void access_slow_coal(struct mmu *m, vaddr_t va, enum tlb_side side, bool write, bool modify);
-
 /*
  * @coal (a constant): the copy for a machine where some array coalesces
- * (tlb.coalesce.*). The other copy tests tlb.coal_shift once, after the 4K
- * L1 array missed, and hands such a machine's miss to access_slow_coal(), so
- * a machine that does not coalesce pays one predictable branch an L1 4K miss
- * (callgrind: see README "Coalescing TLBs").
+ * (tlb.coalesce.*); mmu_init() points m->slow[] at one set of copies or the
+ * other, so a machine that does not coalesce runs the code it always did.
  */
 static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vaddr_t va,
 							      enum tlb_side side, bool write, bool modify,
@@ -455,10 +451,6 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 		}
 		if (coal && a4->coal_shift && l1_coal_lookup(m, a4, side, vpn, &pfn))
 			goto hit4k;
-	}
-	if (!coal && unlikely(t->coal_shift)) {
-		access_slow_coal(m, va, side, write, modify);
-		return;
 	}
 	for (int i = PS_2M; i < PS_NR; i++) {
 		struct tlb_array *a = &t->l1[side][i];
@@ -532,33 +524,47 @@ wp:
 		mmu_access_slow(m, va, side, write);
 }
 
-/* The miss of a machine that coalesces (its 4K L1 lookup is repeated: pure, and rare). */
-static __attribute__((cold, noinline)) void access_slow_coal(struct mmu *m, vaddr_t va, enum tlb_side side,
-							     bool write, bool modify)
-{
-	access_slow(m, va, side, write, modify, true);
-}
-
-void mmu_access_slow_fetch(struct mmu *m, vaddr_t va)
+static void slow_fetch(struct mmu *m, vaddr_t va)
 {
 	access_slow(m, va, SIDE_I, false, false, false);
 }
 
-void mmu_access_slow_load(struct mmu *m, vaddr_t va)
+static void slow_load(struct mmu *m, vaddr_t va)
 {
 	access_slow(m, va, SIDE_D, false, false, false);
 }
 
-void mmu_access_slow_store(struct mmu *m, vaddr_t va)
+static void slow_store(struct mmu *m, vaddr_t va)
 {
 	access_slow(m, va, SIDE_D, true, false, false);
 }
 
 /* A copy of its own, not a flag around the store's: a flag cost ~5 instructions a modify
  * miss on a GUPS trace (callgrind) */
-void mmu_access_slow_modify(struct mmu *m, vaddr_t va)
+static void slow_modify(struct mmu *m, vaddr_t va)
 {
 	access_slow(m, va, SIDE_D, true, true, false);
+}
+
+/* The copies of a machine that coalesces. */
+static void slow_fetch_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_I, false, false, true);
+}
+
+static void slow_load_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_D, false, false, true);
+}
+
+static void slow_store_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_D, true, false, true);
+}
+
+static void slow_modify_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_D, true, true, true);
 }
 
 /*
@@ -748,6 +754,17 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg) ||
 	    (config_mem_timed(cfg) && cache_init_timed(&m->cache, cfg)))
 		return -1;
+	if (m->tlb.coal_shift) {
+		m->slow[MMU_SLOW_FETCH] = slow_fetch_coal;
+		m->slow[MMU_SLOW_LOAD] = slow_load_coal;
+		m->slow[MMU_SLOW_STORE] = slow_store_coal;
+		m->slow[MMU_SLOW_MODIFY] = slow_modify_coal;
+	} else {
+		m->slow[MMU_SLOW_FETCH] = slow_fetch;
+		m->slow[MMU_SLOW_LOAD] = slow_load;
+		m->slow[MMU_SLOW_STORE] = slow_store;
+		m->slow[MMU_SLOW_MODIFY] = slow_modify;
+	}
 	for (int i = 0; i < PWC_NR; i++)
 		if (tlb_array_init(&m->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,
 				   cfg->seed + 100 + i))
