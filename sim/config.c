@@ -56,6 +56,7 @@
 #include "workload.h"
 
 const char *const repl_policy_name[REPL_NR] = { "lru", "fifo", "plru", "random" };
+const char *const tlb_coalesce_name[COAL_NR] = { "none", "amd", "contpte" };
 const char *const cpu_model_name[CPU_MODEL_NR] = { "additive", "overlap" };
 const char *const os_mode_name[MODE_NR] = { "base", "hugetlbfs", "thp" };
 const char *const os_kernel_name[KERNEL_NR] = { "6.6", "6.8", "6.12", "6.18" };
@@ -226,6 +227,12 @@ static const struct key keys[] = {
 	KENUM("tlb.policy", policy, repl_policy_name, REPL_NR),
 	KU("tlb.latency.l1", lat_l1),
 	KU("tlb.latency.stlb", lat_stlb),
+	/* quiet: a machine that does not coalesce keeps its text and config_hash */
+	{ .path = "tlb.coalesce.kind", .type = KT_ENUM, .off = OFF(coalesce), .names = tlb_coalesce_name,
+	  .nr = COAL_NR, .quiet = true },
+	{ .path = "tlb.coalesce.l1i", .type = KT_BOOL, .off = OFF(coal_l1i), .quiet = true },
+	{ .path = "tlb.coalesce.l1d", .type = KT_BOOL, .off = OFF(coal_l1d), .quiet = true },
+	{ .path = "tlb.coalesce.stlb", .type = KT_BOOL, .off = OFF(coal_stlb), .quiet = true },
 
 	K("walk.levels", KT_U32, levels, CK_LEVELS),
 	KARRAY("walk.pwc.pml5", pwc[PWC_PML5]),
@@ -1071,6 +1078,14 @@ static int validate(const struct sim_config *c, const char *origin,
 		return vfail(&v, "cpu.cpi", "cpu.width",
 			     "%g cycles per instruction is faster than %u instructions retired a cycle "
 			     "(cpu.width) allow under cpu.model overlap", c->cpi, c->core.width);
+	if (c->coalesce == COAL_NONE && (c->coal_l1i || c->coal_l1d || c->coal_stlb))
+		return vfail(&v, c->coal_l1i ? "tlb.coalesce.l1i" : c->coal_l1d ? "tlb.coalesce.l1d"
+					    : "tlb.coalesce.stlb", "tlb.coalesce.kind",
+			     "an array coalesces but tlb.coalesce.kind is none (amd or contpte)");
+	if (c->coalesce != COAL_NONE && !c->coal_l1i && !c->coal_l1d && !c->coal_stlb)
+		return vfail(&v, "tlb.coalesce.kind", NULL,
+			     "%s names no array: set tlb.coalesce.l1i, l1d or stlb",
+			     tlb_coalesce_name[c->coalesce]);
 	if (c->virt.mode != VIRT_NONE) {
 		uint64_t hm = c->virt.host_memory ? c->virt.host_memory : 2 * c->memory;
 		char gs[32], hs[32];
@@ -2060,6 +2075,8 @@ static void emit_block(const struct sim_config *c, FILE *out, size_t lo, size_t 
 				format_value(c, &keys[i], true, buf, sizeof(buf));
 				fprintf(out, "%*s%.*s: %s\n", indent, "", (int)len, name, buf);
 			}
+		} else if (group_quiet(c, i, j)) {
+			/* nothing to write */
 		} else if (plen + len == STLB_PREFIX_LEN - 1 &&
 			   !strncmp(keys[i].path, STLB_PREFIX, STLB_PREFIX_LEN)) {
 			emit_stlb(c, out, indent);

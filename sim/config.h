@@ -20,6 +20,20 @@
 enum repl_policy { REPL_LRU, REPL_FIFO, REPL_PLRU, REPL_RANDOM, REPL_NR };
 extern const char *const repl_policy_name[REPL_NR]; /* "lru", "fifo", "plru", "random" */
 
+/*
+ * tlb.coalesce.kind: how a TLB array may hold one entry for a run of 4K pages
+ * (tlb.c "Coalescing"): none; amd, four 16K-aligned 4K pages with consecutive,
+ * 16K-aligned frames and equal permissions (AMD Zen 2 and later "PTE
+ * coalescing"); contpte, Arm's contiguous bit, sixteen such pages in 64K.
+ */
+enum tlb_coalesce { COAL_NONE, COAL_AMD, COAL_CONTPTE, COAL_NR };
+extern const char *const tlb_coalesce_name[COAL_NR]; /* "none", "amd", "contpte" */
+/* log2 of the 4K pages of one coalesced entry of @k (0: none) */
+static inline unsigned tlb_coalesce_shift(enum tlb_coalesce k)
+{
+	return k == COAL_AMD ? 2 : k == COAL_CONTPTE ? 4 : 0;
+}
+
 enum os_mode { MODE_BASE, MODE_HUGETLBFS, MODE_THP, MODE_NR };
 extern const char *const os_mode_name[MODE_NR]; /* "base", "hugetlbfs", "thp" */
 
@@ -398,6 +412,10 @@ struct sim_config {
 	enum repl_policy policy;
 	unsigned lat_l1;   /* tlb.latency.l1 */
 	unsigned lat_stlb; /* tlb.latency.stlb */
+	/* tlb.coalesce.*: the kind, and which arrays hold coalesced entries (the 4K
+	 * L1 arrays of each side, the STLB arrays holding 4K) */
+	enum tlb_coalesce coalesce;
+	bool coal_l1i, coal_l1d, coal_stlb;
 
 	/* walk */
 	unsigned levels; /* 4 or 5 */

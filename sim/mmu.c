@@ -227,13 +227,124 @@ static inline __attribute__((always_inline)) bool walk(struct mmu *m, vaddr_t va
 }
 
 /*
+ * Coalescing (tlb.coalesce.*, tlb.c): true if the aligned run of 1 <<
+ * coal_shift 4K pages holding @va, whose page maps @pfn, is coalescible in
+ * the table the walker reads: every page present and 4K, frames consecutive
+ * from a run-aligned first frame, equal permissions (R/W, U/S). What AMD's
+ * walker finds in the PTEs it reads (the run's PTEs share one 64-byte line);
+ * for contpte, where the kernel would have set the contiguous bit (DESIGN.md
+ * "Coalescing TLBs"). Accessed and dirty bits are not compared.
+ */
+static __attribute__((cold, noinline)) bool coal_run(const struct mmu *m, vaddr_t va, pfn_t pfn)
+{
+	uint64_t n = 1ULL << m->tlb.coal_shift, attr = 0;
+	vaddr_t base = va & ~(n * PAGE_SIZE - 1);
+	pfn_t first = (pfn & ~TLB_RO) - ((va - base) >> PAGE_SHIFT);
+
+	if (first & (n - 1))
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		enum page_size ps;
+		pfn_t p;
+		uint64_t e;
+
+		if (!pt_lookup(m->pt, base + i * PAGE_SIZE, &ps, &p, &e) || ps != PS_4K || p != first + i)
+			return false;
+		if (!i)
+			attr = e & (PTE_RW | PTE_US);
+		else if ((e & (PTE_RW | PTE_US)) != attr)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * stlb_or_walk() where some array coalesces: the STLB's 4K arrays also answer
+ * from their runs' coalesced entries, and a walk to a 4K page checks its run
+ * (coal_run()), which decides the STLB's fill and, through m->coal_ok, the
+ * L1's. An STLB hit on a coalesced entry lets the L1 fill a coalesced entry
+ * too (AMD's "DTLB reload to a coalesced page that hit in the L2 TLB").
+ */
+static __attribute__((cold, noinline)) int stlb_or_walk_coal(struct mmu *m, vaddr_t va, enum tlb_side side,
+							     bool write, enum page_size *ps, pfn_t *pfn)
+{
+	struct tlb *t = &m->tlb;
+	bool hit = false, coal = false;
+
+	m->coal_ok = false;
+	for (unsigned j = 0; j < t->nr_probe && !hit; j++) { /* tlb_stlb_lookup()'s order */
+		struct tlb_array *a = &t->stlb[t->probe[j].arr];
+		enum page_size s = (enum page_size)t->probe[j].ps;
+		uint64_t key = tlb_stlb_key(va, s);
+
+		if (a->count_low2 && !a->nr_low2[s])
+			continue;
+		if (s == PS_4K && a->coal_shift) {
+			hit = tlb_array_lookup_coal(a, key, pfn, &coal);
+		} else {
+			long e = tlb_array_lookup(a, key);
+
+			if (e >= 0) {
+				hit = true;
+				*pfn = a->payload[e];
+			}
+		}
+		if (hit)
+			*ps = s;
+	}
+	if (hit) {
+		m->st.stlb.hits++;
+		if (coal) {
+			m->st.coal_hits[2]++;
+			m->coal_ok = true;
+		}
+		return 1;
+	}
+	if (t->nr_stlb)
+		m->st.stlb.misses++;
+	m->fault_ifetch = side == SIDE_I;
+	if (!walk(m, va, write, ps, pfn))
+		return -1;
+	if (*ps == PS_4K) {
+		m->coal_ok = coal_run(m, va, *pfn);
+		m->st.coal_fills[2] += tlb_stlb_fill_4k(t, va, *pfn, m->coal_ok);
+	} else {
+		tlb_stlb_fill(t, va, *ps, *pfn);
+	}
+	return 0;
+}
+
+/* An L1 4K miss in a coalescing array: its run's coalesced entry, if held. */
+static __attribute__((cold, noinline)) bool l1_coal_lookup(struct mmu *m, struct tlb_array *a,
+							   enum tlb_side side, uint64_t vpn, pfn_t *pfn)
+{
+	long e = tlb_array_lookup(a, tlb_coal_key(a, vpn));
+
+	if (e < 0)
+		return false;
+	m->st.coal_hits[side]++;
+	*pfn = a->payload[e] + (vpn & ((1ULL << a->coal_shift) - 1));
+	return true;
+}
+
+/* The L1 4K fill in a coalescing array: its run's entry where the miss found the run coalescible. */
+static __attribute__((cold, noinline)) void l1_coal_fill(struct mmu *m, struct tlb_array *a,
+							 enum tlb_side side, uint64_t vpn, pfn_t pfn)
+{
+	bool c = m->coal_ok && a->coal_shift;
+
+	m->st.coal_fills[side] += c;
+	tlb_array_fill_coal(a, vpn, pfn, c);
+}
+
+/*
  * After an L1 miss: the STLB, else a walk (through the fault hook) and the
  * STLB's fill. 1: an STLB hit, 0: walked, -1: the fault could not be served;
  * *@ps and *@pfn the translation found.
  */
 static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vaddr_t va,
 							      enum tlb_side side, bool write,
-							      enum page_size *ps, pfn_t *pfn)
+							      enum page_size *ps, pfn_t *pfn, bool coal)
 {
 	struct tlb *t = &m->tlb;
 	struct tlb_array *sa = NULL;
@@ -242,6 +353,8 @@ static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vad
 	unsigned sset = 0;
 	long e;
 
+	if (coal) /* a constant: access_slow()'s coalescing copy */
+		return stlb_or_walk_coal(m, va, side, write, ps, pfn);
 	if (likely(t->stlb1 != NULL)) {
 		/*
 		 * An STLB of one array holding one size (every shipped machine but
@@ -290,8 +403,14 @@ static inline __attribute__((always_inline)) int stlb_or_walk(struct mmu *m, vad
  * bench trace's slow path went from 337 to 308 instructions a call, walk()
  * included; callgrind).
  */
+/*
+ * @coal (a constant): the copy for a machine where some array coalesces
+ * (tlb.coalesce.*); mmu_init() points m->slow[] at one set of copies or the
+ * other, so a machine that does not coalesce runs the code it always did.
+ */
 static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vaddr_t va,
-							      enum tlb_side side, bool write, bool modify)
+							      enum tlb_side side, bool write, bool modify,
+							      bool coal)
 {
 	struct tlb *t = &m->tlb;
 	/*
@@ -319,8 +438,9 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 
 		if (w >= 0) {
 			tlb_array_touch(a4, set4, (unsigned)w);
-			ps = PS_4K;
 			pfn = a4->payload[set4 * a4->ways + (unsigned)w];
+		hit4k:
+			ps = PS_4K;
 			m->st.l1[side].hits[PS_4K]++;
 			if (unlikely(write && (pfn & TLB_RO)))
 				goto wp;
@@ -329,6 +449,8 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 				mmu_data_access(m, va, pfn & ~TLB_RO, write);
 			return;
 		}
+		if (coal && a4->coal_shift && l1_coal_lookup(m, a4, side, vpn, &pfn))
+			goto hit4k;
 	}
 	for (int i = PS_2M; i < PS_NR; i++) {
 		struct tlb_array *a = &t->l1[side][i];
@@ -349,7 +471,7 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 	if (unlikely(va - m->win_lo >= m->win_len) && m->window)
 		m->window(m->os, va);
 	m->st.cyc_translation += m->lat_miss;
-	r = stlb_or_walk(m, va, side, write, &ps, &pfn);
+	r = stlb_or_walk(m, va, side, write, &ps, &pfn, coal);
 	if (r < 0)
 		return;
 	if (likely(ps == PS_4K)) {
@@ -358,7 +480,10 @@ static inline __attribute__((always_inline)) void access_slow(struct mmu *m, vad
 			goto wp;
 		if (unlikely(m->timing != NULL))
 			timing_translated(m, side, write, modify);
-		tlb_array_fill_set(a4, set4, vpn, pfn);
+		if (coal && a4->coal_shift)
+			l1_coal_fill(m, a4, side, vpn, pfn);
+		else
+			tlb_array_fill_set(a4, set4, vpn, pfn);
 		mmu_memo_set(m, side, a4->ways ? vpn : VPN_NONE, PS_4K, pfn);
 		if (unlikely(m->data_refs) && side == SIDE_D)
 			mmu_data_access(m, va, pfn & ~TLB_RO, write);
@@ -399,26 +524,47 @@ wp:
 		mmu_access_slow(m, va, side, write);
 }
 
-void mmu_access_slow_fetch(struct mmu *m, vaddr_t va)
+static void slow_fetch(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_I, false, false);
+	access_slow(m, va, SIDE_I, false, false, false);
 }
 
-void mmu_access_slow_load(struct mmu *m, vaddr_t va)
+static void slow_load(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_D, false, false);
+	access_slow(m, va, SIDE_D, false, false, false);
 }
 
-void mmu_access_slow_store(struct mmu *m, vaddr_t va)
+static void slow_store(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_D, true, false);
+	access_slow(m, va, SIDE_D, true, false, false);
 }
 
 /* A copy of its own, not a flag around the store's: a flag cost ~5 instructions a modify
  * miss on a GUPS trace (callgrind) */
-void mmu_access_slow_modify(struct mmu *m, vaddr_t va)
+static void slow_modify(struct mmu *m, vaddr_t va)
 {
-	access_slow(m, va, SIDE_D, true, true);
+	access_slow(m, va, SIDE_D, true, true, false);
+}
+
+/* The copies of a machine that coalesces. */
+static void slow_fetch_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_I, false, false, true);
+}
+
+static void slow_load_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_D, false, false, true);
+}
+
+static void slow_store_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_D, true, false, true);
+}
+
+static void slow_modify_coal(struct mmu *m, vaddr_t va)
+{
+	access_slow(m, va, SIDE_D, true, true, true);
 }
 
 /*
@@ -608,6 +754,17 @@ int mmu_init(struct mmu *m, const struct sim_config *cfg, struct pagetable *pt, 
 	if (tlb_init(&m->tlb, cfg) || cache_init(&m->cache, cfg) ||
 	    (config_mem_timed(cfg) && cache_init_timed(&m->cache, cfg)))
 		return -1;
+	if (m->tlb.coal_shift) {
+		m->slow[MMU_SLOW_FETCH] = slow_fetch_coal;
+		m->slow[MMU_SLOW_LOAD] = slow_load_coal;
+		m->slow[MMU_SLOW_STORE] = slow_store_coal;
+		m->slow[MMU_SLOW_MODIFY] = slow_modify_coal;
+	} else {
+		m->slow[MMU_SLOW_FETCH] = slow_fetch;
+		m->slow[MMU_SLOW_LOAD] = slow_load;
+		m->slow[MMU_SLOW_STORE] = slow_store;
+		m->slow[MMU_SLOW_MODIFY] = slow_modify;
+	}
 	for (int i = 0; i < PWC_NR; i++)
 		if (tlb_array_init(&m->pwc[i], cfg->pwc[i].entries, cfg->pwc[i].ways, REPL_LRU,
 				   cfg->seed + 100 + i))
@@ -630,6 +787,7 @@ struct tlb_inv_ctx {
 	const struct mmu *m;
 	int ps; /* the array's page size, or -1 for the STLB (size in the key) */
 	int side; /* the L1 array's side */
+	unsigned coal_shift; /* the array's (tlb.c "Coalescing") */
 	uint64_t tag; /* the PCID bits of the entries checked (0: the current PCID's) */
 	const struct pagetable *pt; /* their table; NULL: the MMU's (both stages) */
 };
@@ -643,6 +801,19 @@ static void inv_tlb_entry(void *ctx, uint64_t key, uint64_t payload)
 	if ((key & TLB_PCID_MASK) != c->tag)
 		return; /* another PCID's: its own table, which may have moved on */
 	key &= ~TLB_PCID_MASK;
+	if (key & TLB_COAL) { /* a coalesced run: each page maps the next frame */
+		uint64_t n = 1ULL << c->coal_shift, vpn;
+
+		BUG_ON(!c->coal_shift);
+		key &= ~TLB_COAL;
+		vpn = (c->ps < 0 ? key >> 2 : key) << c->coal_shift;
+		BUG_ON(c->ps < 0 && (key & 3) != PS_4K);
+		for (uint64_t i = 0; i < n; i++) { /* (permissions unchecked, as for a page's own entry) */
+			BUG_ON(!pt_lookup(c->pt ? c->pt : c->m->pt, (vpn + i) << PAGE_SHIFT, &got, &pfn, NULL));
+			BUG_ON(got != PS_4K || pfn != (payload & ~TLB_RO) + i);
+		}
+		return;
+	}
 	if (c->ps < 0) { /* STLB key: size in the low bits */
 		ps = (enum page_size)(key & 3);
 		key >>= 2;
@@ -681,18 +852,20 @@ static void inv_pwc_entry(void *ctx, uint64_t key, uint64_t payload)
 void mmu_check_invariants(const struct mmu *m)
 {
 	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 }; /* the table each PWC points at */
-	struct tlb_inv_ctx c = { m, 0, 0, 0, NULL };
+	struct tlb_inv_ctx c = { m, 0, 0, 0, 0, NULL };
 
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
 			tlb_array_check_invariants(&m->tlb.l1[side][ps]);
 			c.ps = ps;
 			c.side = side;
+			c.coal_shift = m->tlb.l1[side][ps].coal_shift;
 			tlb_array_for_each(&m->tlb.l1[side][ps], inv_tlb_entry, &c);
 		}
 	c.ps = -1;
 	for (unsigned i = 0; i < m->tlb.nr_stlb; i++) {
 		tlb_array_check_invariants(&m->tlb.stlb[i]);
+		c.coal_shift = m->tlb.stlb[i].coal_shift;
 		tlb_array_for_each(&m->tlb.stlb[i], inv_tlb_entry, &c);
 	}
 	for (int i = 0; i < PWC_NR; i++) {
@@ -708,8 +881,11 @@ void mmu_check_invariants(const struct mmu *m)
 		if (m->last_vpn[side] != VPN_NONE) {
 			enum page_size ps = m->last_ps[side];
 
-			BUG_ON(tlb_array_probe(&m->tlb.l1[side][ps],
-					       (m->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps)) < 0);
+			const struct tlb_array *a = &m->tlb.l1[side][ps];
+			uint64_t key = (m->last_vpn[side] << PAGE_SHIFT) >> page_shift_of(ps);
+
+			BUG_ON(tlb_array_probe(a, key) < 0 &&
+			       !(a->coal_shift && tlb_array_probe(a, tlb_coal_key(a, key)) >= 0));
 		}
 }
 
@@ -721,17 +897,20 @@ static uint64_t pcid_tag(const struct mmu *m, unsigned pcid)
 void mmu_check_pcid(const struct mmu *m, unsigned pcid, const struct pagetable *pt)
 {
 	static const unsigned level[PWC_NR] = { 4, 3, 2, 1 };
-	struct tlb_inv_ctx c = { m, 0, 0, pcid_tag(m, pcid), pt };
+	struct tlb_inv_ctx c = { m, 0, 0, 0, pcid_tag(m, pcid), pt };
 
 	for (int side = 0; side < 2; side++)
 		for (int ps = 0; ps < PS_NR; ps++) {
 			c.ps = ps;
 			c.side = side;
+			c.coal_shift = m->tlb.l1[side][ps].coal_shift;
 			tlb_array_for_each(&m->tlb.l1[side][ps], inv_tlb_entry, &c);
 		}
 	c.ps = -1;
-	for (unsigned i = 0; i < m->tlb.nr_stlb; i++)
+	for (unsigned i = 0; i < m->tlb.nr_stlb; i++) {
+		c.coal_shift = m->tlb.stlb[i].coal_shift;
 		tlb_array_for_each(&m->tlb.stlb[i], inv_tlb_entry, &c);
+	}
 	for (int i = 0; i < PWC_NR; i++) {
 		struct pwc_inv_ctx pc = { pt, pwc_shift[i], level[i], c.tag };
 

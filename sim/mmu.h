@@ -53,6 +53,9 @@ struct mmu_stats {
 	uint64_t cr3_loads;            /* MOV to CR3 */
 	uint64_t cr3_flushes;          /* of those, loads that flushed (no PCID, or bit 63 clear) */
 	uint64_t cr3_flushed;          /* TLB and PWC entries those flushes removed */
+	/* coalescing (tlb.coalesce.*): lookups a coalesced entry answered, coalesced
+	 * entries filled; [0] the L1 iTLB, [1] the L1 dTLB, [2] the STLB */
+	uint64_t coal_hits[3], coal_fills[3];
 };
 
 /* What the two-stage walk counts (virt.mode nested; mmu_nested.c). */
@@ -112,6 +115,7 @@ struct mmu {
 	mmu_fault_fn fault;    /* installed by the OS */
 	void *os;
 	bool fault_ifetch;     /* the walk that faults is an instruction fetch's (set on a TLB miss) */
+	bool coal_ok;          /* with coalescing: this miss's page may fill a coalesced entry */
 	vaddr_t win_lo, win_len; /* the window (mmu_window_fn); set by the OS */
 	mmu_window_fn window;  /* installed by the OS, or NULL */
 	/*
@@ -137,6 +141,13 @@ struct mmu {
 	bool pcide;
 	bool pcid_mixed;
 	unsigned pcid;
+	/*
+	 * The out-of-line part of a fetch, load, store and modify (MMU_SLOW_*):
+	 * mmu_init() picks the copies for a machine that coalesces or not
+	 * (tlb.coalesce.*), so neither tests for it (an indirect call, one
+	 * instruction as a direct one is: callgrind as before on the bench rows).
+	 */
+	void (*slow[4])(struct mmu *m, vaddr_t va);
 };
 
 /*
@@ -199,23 +210,25 @@ void mmu_destroy(struct mmu *m);
 /*
  * The out-of-line part of mmu_access(): L1 arrays, STLB, walk, fault. One copy
  * per kind of access (mmu_access_slow() picks it; @side and @write are constants
- * at its call sites).
+ * at its call sites), and per machine (m->slow[]).
  */
-void mmu_access_slow_fetch(struct mmu *m, vaddr_t va);
-void mmu_access_slow_load(struct mmu *m, vaddr_t va);
-void mmu_access_slow_store(struct mmu *m, vaddr_t va);
-/* The store lookup of a read-modify-write: mmu_access_slow_store() telling the timing hook. */
-void mmu_access_slow_modify(struct mmu *m, vaddr_t va);
+enum { MMU_SLOW_FETCH, MMU_SLOW_LOAD, MMU_SLOW_STORE, MMU_SLOW_MODIFY };
+
+/* The store lookup of a read-modify-write: the store's, telling the timing hook. */
+static inline void mmu_access_slow_modify(struct mmu *m, vaddr_t va)
+{
+	m->slow[MMU_SLOW_MODIFY](m, va);
+}
 
 static inline __attribute__((always_inline)) void mmu_access_slow(struct mmu *m, vaddr_t va,
 								  enum tlb_side side, bool write)
 {
 	if (side == SIDE_I)
-		mmu_access_slow_fetch(m, va);
+		m->slow[MMU_SLOW_FETCH](m, va);
 	else if (!write)
-		mmu_access_slow_load(m, va);
+		m->slow[MMU_SLOW_LOAD](m, va);
 	else
-		mmu_access_slow_store(m, va);
+		m->slow[MMU_SLOW_STORE](m, va);
 }
 
 /*

@@ -56,8 +56,9 @@
  *
  * Point (side X, size P, ways w) of a curve with S sets is then exactly what
  * `mmusim run` reports as tlb.l1X.P.misses (and hits + misses) with the same
- * input and config but tlb.l1X.P.entries = S * w, ways = w, tlb.policy = lru and
- * no STLB (tlb.stlb=[]), as long as the kernel decides the same in that run:
+ * input and config but tlb.l1X.P.entries = S * w, ways = w, tlb.policy = lru,
+ * no STLB (tlb.stlb=[]) and that array not coalescing (tlb.coalesce.*: a stack
+ * holds pages, not runs), as long as the kernel decides the same in that run:
  *  - the other L1 arrays do not matter (each array is filled on its own misses
  *    only, mmu.c), nor the PWCs or caches;
  *  - the STLB does, in one case: a store to a read-only translation that misses

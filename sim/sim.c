@@ -785,6 +785,10 @@ static void copy_mmu_stats(struct stats *st, const struct mmu_stats *m)
 	st->cr3_loads = m->cr3_loads;
 	st->cr3_flushes = m->cr3_flushes;
 	st->cr3_flushed = m->cr3_flushed;
+	for (int i = 0; i < 3; i++) {
+		st->coal_hits[i] = m->coal_hits[i];
+		st->coal_fills[i] = m->coal_fills[i];
+	}
 }
 
 void sim_finish(struct sim *s)
@@ -830,6 +834,7 @@ void sim_finish(struct sim *s)
 	st->cpu_model = s->cfg.core.model;
 	st->kernel = s->cfg.kernel;
 	st->mem_timed = s->mmu.cache.timed;
+	st->coalesce = s->mmu.tlb.coal_shift != 0;
 	st->deps = s->deps;
 	st->processes = s->nproc;
 	st->cyc_instructions = cycles_of((double)st->instructions * s->cfg.cpi + 0.5);

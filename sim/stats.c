@@ -44,6 +44,7 @@ enum sc_flag {
 	SC_VIRT = 2, /* a virtual machine's (stats_virt): reported only when virt.mode is not none */
 	SC_MEM = 4,  /* the timed memory's (cache.c): reported only when stats.mem_timed */
 	SC_PROC = 8, /* the scheduler's and CR3's: reported only when the run had several processes */
+	SC_COAL = 16, /* coalescing TLBs': reported only when tlb.coalesce.kind is not none */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -236,6 +237,16 @@ static const struct stat_counter counters[] = {
 	  .unit = "lookups", .flags = SC_TEXT, .name = "STLB lookups" },
 	{ .key = "tlb.stlb.mpki", .src = SC_FN, .fn = stlb_mpki, .unit = "MPKI", .flags = SC_TEXT,
 	  .name = "STLB misses per 1000 instructions" },
+#define COAL_HF(lvl, i, nm)                                                                      \
+	{ .key = "tlb.coalesced." lvl ".hits", .src = SC_U64, .off = OFF(coal_hits[i]),            \
+	  .label = "coalesced hits", .unit = "lookups", .flags = SC_COAL,                          \
+	  .name = nm " lookups answered by a coalesced entry" },                                   \
+	{ .key = "tlb.coalesced." lvl ".fills", .src = SC_U64, .off = OFF(coal_fills[i]),          \
+	  .label = "coalesced fills", .unit = "entries", .flags = SC_COAL,                         \
+	  .name = nm " coalesced entries filled" }
+	COAL_HF("l1i", 0, "L1 iTLB"),
+	COAL_HF("l1d", 1, "L1 dTLB"),
+	COAL_HF("stlb", 2, "STLB"),
 	{ .key = "tlb.cr3.loads", .src = SC_U64, .off = OFF(cr3_loads), .label = "CR3 loads",
 	  .unit = "events", .name = "CR3 loads (address-space switches)", .flags = SC_PROC },
 	{ .key = "tlb.cr3.flushing_loads", .src = SC_U64, .off = OFF(cr3_flushes),
@@ -672,6 +683,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 			continue;
 		if ((counters[i].flags & SC_PROC) && s->processes < 2)
 			continue;
+		if ((counters[i].flags & SC_COAL) && !s->coalesce)
+			continue;
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));
 	}
@@ -918,7 +931,7 @@ bool stats_counter_virt_only(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		if (!strcmp(counters[i].key, key))
-			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC);
+			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC | SC_COAL);
 	return false;
 }
 

@@ -140,6 +140,10 @@ struct stats {
 	 * DRAM bandwidth): reported only then (cache.* rows).
 	 */
 	bool mem_timed;
+	/* tlb.coalesce.kind is not none: the tlb.coalesced.* rows are reported;
+	 * coalesced-entry hits and fills, [0] L1 iTLB, [1] L1 dTLB, [2] STLB */
+	bool coalesce;
+	uint64_t coal_hits[3], coal_fills[3];
 	uint64_t processes, context_switches; /* the scheduler's (sim.c): several processes */
 	uint64_t prefetches[2], useful_prefetches[2]; /* the L1D's, the L2's prefetcher */
 	uint64_t dram_reads, writebacks;

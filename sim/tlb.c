@@ -20,6 +20,23 @@
  * other PCIDs' entries keep their ways and their place in the replacement
  * order until a fill evicts them or an invalidation of their PCID drops them.
  *
+ * Coalescing (tlb.coalesce.*): an array with coal_shift > 0 also holds
+ * coalesced entries, each mapping an aligned run of 1 << coal_shift 4K pages
+ * whose frames are consecutive and start at a run-aligned frame, with equal
+ * permissions; it takes one way, is keyed by the run's number (tlb.h
+ * TLB_COAL) and indexed by it, as a page of a larger size would be. Whether a
+ * run qualifies is the walker's business (mmu.c reads the page table); here a
+ * lookup (tlb_array_lookup_coal()) probes the run's key, then the page's own,
+ * so a run's entry stays in use and the page entries it made redundant (filled
+ * before the run was whole) age out; and any invalidation that covers a page
+ * of a run drops the run's entry. Sources: AMD's "PTE
+ * coalescing" (Zen 2 and later, four 4K pages as one 16K entry in the L1 and
+ * L2 DTLBs: Linux tools/perf/pmu-events/arch/x86/amdzen4/ and amdzen5/
+ * load-store.json, event 0x45 umasks 0x02 and 0x20, "A coalesced page is a
+ * 16k page created from four adjacent 4k pages"); Arm's contiguous bit (Arm
+ * ARM D8.6.1, "The Contiguous bit": sixteen 4K entries, 64K-aligned in VA and
+ * PA, which the TLB may cache as one).
+ *
  * Leaves out: the global bit (mmusim models user pages only, all non-global;
  * kernel mappings are not cached), split load/store L1 arrays (Ice Lake's 16-entry store DTLB), prefetching, and the
  * latency of a lookup (charged by mmu.c).
@@ -355,6 +372,52 @@ uint64_t tlb_array_fill_slow(struct tlb_array *a, uint64_t key, uint64_t payload
 	return old;
 }
 
+bool tlb_array_lookup_coal(struct tlb_array *a, uint64_t key, uint64_t *pfn, bool *coal)
+{
+	long e;
+
+	if (!a->nr_valid)
+		return false;
+	e = tlb_array_lookup(a, tlb_coal_key(a, key)); /* the run's entry first (tlb.h) */
+	if (e >= 0) {
+		*coal = true;
+		*pfn = a->payload[e] + ((key >> a->idx_shift) & ((1ULL << a->coal_shift) - 1));
+		return true;
+	}
+	*coal = false;
+	e = tlb_array_lookup(a, key);
+	if (e < 0)
+		return false;
+	*pfn = a->payload[e];
+	return true;
+}
+
+uint64_t tlb_array_fill_coal(struct tlb_array *a, uint64_t key, uint64_t pfn, bool coal)
+{
+	uint64_t off = (key >> a->idx_shift) & ((1ULL << a->coal_shift) - 1);
+
+	if (!coal || !a->ways)
+		return tlb_array_fill(a, key, pfn);
+	return tlb_array_fill(a, tlb_coal_key(a, key), pfn - off);
+}
+
+/*
+ * For a key of a coalescing array: its plain key (PCID bits and TLB_COAL off)
+ * and the first and last 4K page numbers (>> @shift of the key) it covers.
+ */
+static inline uint64_t coal_span(const struct tlb_array *a, uint64_t k, uint64_t *last)
+{
+	uint64_t p = k & ~(TLB_PCID_MASK | TLB_COAL);
+
+	if (!(k & TLB_COAL)) {
+		*last = p;
+		return p;
+	}
+	p = (((p >> a->idx_shift) << a->coal_shift) << a->idx_shift) | (p & ((1ULL << a->idx_shift) - 1));
+	*last = p + (((1ULL << a->coal_shift) - 1) << a->idx_shift);
+	return p;
+}
+
 static void drop(struct tlb_array *a, size_t i)
 {
 	unsigned set = (unsigned)(i / a->ways), way = (unsigned)(i % a->ways);
@@ -393,11 +456,22 @@ unsigned tlb_array_invalidate_range(struct tlb_array *a, uint64_t lo, uint64_t h
 	if (!shift && hi - lo < total) {
 		for (uint64_t k = lo; k <= hi; k++)
 			n += tlb_array_invalidate(a, k);
+		if (a->coal_shift) /* the runs holding a page of the range */
+			for (uint64_t r = lo >> a->coal_shift; r <= hi >> a->coal_shift; r++)
+				n += tlb_array_invalidate(a, r | TLB_COAL);
 		return n;
 	}
 	for (size_t i = 0; i < total; i++) {
-		uint64_t k = a->tag[i];
+		uint64_t k = a->tag[i], end = k;
 
+		if (k != TLB_KEY_NONE && a->coal_shift && (k & TLB_COAL) && !(k & TLB_PCID_MASK)) {
+			k = coal_span(a, k, &end); /* overlaps [lo, hi] */
+			if ((end >> shift) >= lo && (k >> shift) <= hi) {
+				drop(a, i);
+				n++;
+			}
+			continue;
+		}
 		if (k != TLB_KEY_NONE && (k >> shift) >= lo && (k >> shift) <= hi) {
 			drop(a, i);
 			n++;
@@ -462,13 +536,16 @@ unsigned tlb_array_flush_tag(struct tlb_array *a, uint64_t tag, uint64_t lo, uin
 		if (k == TLB_KEY_NONE || (k & TLB_PCID_MASK) != tag)
 			continue;
 		if (lo <= hi) {
-			p = k & ~TLB_PCID_MASK;
+			uint64_t last;
+
+			p = coal_span(a, k, &last);
 			if (ps >= 0) {
 				if ((p & 3) != (uint64_t)ps)
 					continue;
 				p >>= 2;
+				last >>= 2;
 			}
-			if (p < lo || p > hi)
+			if (last < lo || p > hi)
 				continue;
 		}
 		drop(a, i);
@@ -613,6 +690,16 @@ int tlb_init(struct tlb *t, const struct sim_config *c)
 				t->cand[ps][t->nr_cand[ps]++] = (uint8_t)i;
 			}
 	}
+	/* coalescing (tlb.coalesce.*): the 4K L1 arrays, the STLB arrays holding 4K */
+	/* not under virt.mode nested: a run's host frames would need both tables (DESIGN.md) */
+	t->coal_shift = c->virt.mode == VIRT_NESTED ? 0 : tlb_coalesce_shift(c->coalesce);
+	if (c->coal_l1i)
+		t->l1[SIDE_I][PS_4K].coal_shift = t->coal_shift;
+	if (c->coal_l1d)
+		t->l1[SIDE_D][PS_4K].coal_shift = t->coal_shift;
+	for (unsigned i = 0; i < c->nr_stlb && c->coal_stlb && t->coal_shift; i++)
+		if (t->stlb_pages[i] & (1u << PS_4K))
+			t->stlb[i].coal_shift = t->coal_shift;
 	if (t->nr_probe == 1) {
 		t->stlb1 = &t->stlb[t->probe[0].arr];
 		t->stlb1_ps = (enum page_size)t->probe[0].ps;
@@ -697,6 +784,34 @@ void tlb_stlb_fill_slow(struct tlb *t, vaddr_t va, enum page_size ps, pfn_t pfn)
 	stlb_array_fill(&t->stlb[cand[(va >> page_shift_of(ps)) % n]], key, pfn);
 }
 
+bool tlb_stlb_fill_4k(struct tlb *t, vaddr_t va, pfn_t pfn, bool coal)
+{
+	uint64_t key = tlb_stlb_key(va, PS_4K), old;
+	unsigned n = t->nr_cand[PS_4K], pick;
+	struct tlb_array *a;
+
+	if (!n)
+		return false;
+	/* tlb_stlb_fill_slow()'s placement: the first with room, else by page number */
+	pick = t->cand[PS_4K][(va >> PAGE_SHIFT) % n];
+	for (unsigned j = 0; n > 1 && j < n; j++) {
+		a = &t->stlb[t->cand[PS_4K][j]];
+		if (tlb_array_set_has_room(a, coal && a->coal_shift ? tlb_coal_key(a, key) : key)) {
+			pick = t->cand[PS_4K][j];
+			break;
+		}
+	}
+	a = &t->stlb[pick];
+	coal = coal && a->coal_shift;
+	old = tlb_array_fill_coal(a, key, pfn, coal);
+	if (a->count_low2) {
+		a->nr_low2[PS_4K]++;
+		if (old != TLB_KEY_NONE)
+			a->nr_low2[old & 3]--;
+	}
+	return coal;
+}
+
 unsigned tlb_invalidate_range(struct tlb *t, vaddr_t start, vaddr_t end)
 {
 	unsigned n = 0;
@@ -713,18 +828,25 @@ unsigned tlb_invalidate_range(struct tlb *t, vaddr_t start, vaddr_t end)
 			if (!(t->stlb_pages[i] & (1u << ps)))
 				continue;
 			if (hi - lo < 64) {
+				struct tlb_array *a = &t->stlb[i];
+
 				for (uint64_t k = lo; k <= hi; k++)
-					n += tlb_array_invalidate(&t->stlb[i], k << 2 | (uint64_t)ps);
+					n += tlb_array_invalidate(a, k << 2 | (uint64_t)ps);
+				if (a->coal_shift && ps == PS_4K)
+					for (uint64_t r = lo >> a->coal_shift; r <= hi >> a->coal_shift; r++)
+						n += tlb_array_invalidate(a, r << 2 | PS_4K | TLB_COAL);
 			} else {
 				/* sweep: keys of this size in range */
 				struct tlb_array *a = &t->stlb[i];
 				size_t total = (size_t)a->sets * a->ways;
 
 				for (size_t e = 0; e < total; e++) {
-					uint64_t k = a->tag[e];
+					uint64_t k = a->tag[e], last;
 
-					if (k != TLB_KEY_NONE && (k & 3) == (uint64_t)ps &&
-					    (k >> 2) >= lo && (k >> 2) <= hi) {
+					if (k == TLB_KEY_NONE || (k & TLB_PCID_MASK))
+						continue; /* another PCID's: not this INVLPG's */
+					k = coal_span(a, k, &last);
+					if ((k & 3) == (uint64_t)ps && (last >> 2) >= lo && (k >> 2) <= hi) {
 						drop(a, e);
 						n++;
 					}

@@ -35,6 +35,16 @@
 #define TLB_PCID_MASK (0xFFFULL << TLB_PCID_SHIFT)
 #define TLB_PCID_MAX 4095u
 
+/*
+ * Coalesced entries (tlb.c "Coalescing"): in an array with coal_shift > 0, an
+ * entry may map 1 << coal_shift aligned 4K pages at once. Its key is that of
+ * the run's first page with the page number shifted right by coal_shift, and
+ * TLB_COAL set (a bit below the PCID bits that no page number reaches), so it
+ * is found by its own key in its own set, as a page of another size would be;
+ * its payload is the run's first frame (| TLB_RO).
+ */
+#define TLB_COAL (1ULL << 51)
+
 /* A way number that names no way: the end of a set's recency list. */
 #define TLB_WAY_NONE 0xFFFFu
 
@@ -93,6 +103,10 @@ struct tlb_array {
 	uint64_t *payload; /* sets * ways: what the entry maps (a pfn, a table pfn) */
 	uint8_t *plru;     /* per set: tree bits, (ways rounded up to 2^k) - 1 of them */
 	unsigned plru_leaves;
+	/* log2 of the 4K pages a coalesced entry maps, 0: none (in plru_leaves' padding:
+	 * a larger struct tlb_array cost the inline hot path 2.4 M instructions on the
+	 * validation trace, callgrind, its index arithmetic) */
+	unsigned coal_shift;
 	uint64_t rng;      /* xorshift64* state for REPL_RANDOM */
 	unsigned nr_valid;
 	/*
@@ -264,6 +278,34 @@ static inline long tlb_array_lookup(struct tlb_array *a, uint64_t key)
 	w = tlb_array_lookup_set(a, set, key);
 	return w < 0 ? -1 : (long)(set * a->ways) + w;
 }
+
+/*
+ * The coalesced key of 4K key @key (a page number, or an STLB key: page number
+ * << idx_shift | size) in @a (coal_shift > 0): the run's number, TLB_COAL set.
+ */
+static inline uint64_t tlb_coal_key(const struct tlb_array *a, uint64_t key)
+{
+	uint64_t low = (1ULL << a->idx_shift) - 1;
+
+	return ((key >> a->idx_shift >> a->coal_shift) << a->idx_shift) | (key & low) | TLB_COAL;
+}
+
+/*
+ * Look 4K key @key up in a coalescing array: the coalesced entry of its run
+ * first, then its own entry (the first that hits is touched: a run's entry
+ * stays in use, the page entries it made redundant age out). On a hit return true
+ * and set *@pfn to the page's frame (| TLB_RO); *@coal says whether the
+ * coalesced entry answered. Out of line: only arrays with coal_shift > 0 call it.
+ */
+bool tlb_array_lookup_coal(struct tlb_array *a, uint64_t key, uint64_t *pfn, bool *coal);
+
+/*
+ * Fill 4K key @key, frame @pfn, into a coalescing array: as the run's
+ * coalesced entry when @coal (the caller found the run coalescible; its key
+ * is not present), else as the page's own. Returns the
+ * evicted key (tlb_array_fill()).
+ */
+uint64_t tlb_array_fill_coal(struct tlb_array *a, uint64_t key, uint64_t pfn, bool coal);
 
 /* Look up without touching counters or replacement state: entry index or -1. */
 long tlb_array_probe(const struct tlb_array *a, uint64_t key);
@@ -457,6 +499,7 @@ struct tlb {
 	 */
 	enum page_size l1_frac_1g[2], stlb_frac_1g;
 	bool fractured; /* a fracture was filled since the last full flush (mmu_invalidate_range()) */
+	uint8_t coal_shift; /* tlb.coalesce.kind's log2 pages an entry; 0: no array coalesces */
 };
 
 /*
@@ -545,6 +588,13 @@ static inline void tlb_stlb_fill(struct tlb *t, vaddr_t va, enum page_size ps, p
 	}
 	tlb_stlb_fill_slow(t, va, ps, pfn); /* several candidates, or none (a 1G page's fracture) */
 }
+
+/*
+ * The STLB's fill of a 4K page where some array coalesces: the array
+ * tlb_stlb_fill() would choose, as the run's coalesced entry if @coal and that
+ * array coalesces. Returns true if a coalesced entry was filled.
+ */
+bool tlb_stlb_fill_4k(struct tlb *t, vaddr_t va, pfn_t pfn, bool coal);
 
 /*
  * INVLPG-equivalent: remove every translation of a page of any size that overlaps

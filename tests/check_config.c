@@ -175,6 +175,8 @@ START_TEST(test_defaults)
 
 	config_defaults(&c);
 	ck_assert(!c.pcid); /* Nehalem: no PCIDs */
+	ck_assert_int_eq(c.coalesce, COAL_NONE); /* no array coalesces by default */
+	ck_assert(!c.coal_l1i && !c.coal_l1d && !c.coal_stlb);
 	ck_assert_str_eq(c.cpu_name, "Nehalem-class (LWN 2.6.38 THP article cpuid listing)");
 	ck_assert_uint_eq(c.freq_mhz, 2800);
 	ck_assert(c.cpi == 1.0);
@@ -341,6 +343,9 @@ START_TEST(test_zen4_file)
 	load_machine(&c, "zen4.yaml");
 	ck_assert_int_eq(config_validate(&c, "zen4.yaml", &e), 0);
 	ck_assert(c.pcid);
+	/* AMD PTE coalescing in the L1 DTLB and the L2 DTLB, not the ITLB */
+	ck_assert_int_eq(c.coalesce, COAL_AMD);
+	ck_assert(c.coal_l1d && c.coal_stlb && !c.coal_l1i);
 	for (int ps = 0; ps < PS_NR; ps++) {
 		ck_assert_uint_eq(c.l1d[ps].entries, 72);
 		ck_assert_uint_eq(c.l1d[ps].ways, 72);
@@ -370,6 +375,8 @@ START_TEST(test_zen5_file)
 	load_machine(&c, "zen5.yaml");
 	ck_assert_int_eq(config_validate(&c, "zen5.yaml", &e), 0);
 	ck_assert_uint_eq(c.freq_mhz, 3600);
+	ck_assert_int_eq(c.coalesce, COAL_AMD);
+	ck_assert(c.coal_l1d && c.coal_stlb && !c.coal_l1i);
 	for (int ps = 0; ps < PS_NR; ps++) {
 		ck_assert_uint_eq(c.l1d[ps].entries, 96);
 		ck_assert_uint_eq(c.l1d[ps].ways, 96);
@@ -419,12 +426,15 @@ START_TEST(test_roundtrip_defaults)
 	/*
 	 * Reload over a different machine: the YAML must name every key but the
 	 * quiet ones, which it leaves out at their default (struct key's quiet:
-	 * cpu.pcid, os.hugetlbfs.default_size), as a file read over the defaults
-	 * means. zen4.yaml sets cpu.pcid: put it back to its default.
+	 * cpu.pcid, os.hugetlbfs.default_size, tlb.coalesce.*), as a file read
+	 * over the defaults means. zen4.yaml sets cpu.pcid and tlb.coalesce: put
+	 * them back to their defaults.
 	 */
 	load_machine(&base, "zen4.yaml");
 	ck_assert(base.pcid);
 	base.pcid = false;
+	base.coalesce = COAL_NONE;
+	base.coal_l1i = base.coal_l1d = base.coal_stlb = false;
 	roundtrip_over(&d, &base);
 
 	yaml = to_yaml(&d);
