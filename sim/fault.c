@@ -47,6 +47,7 @@
  * program that ran to completion made no illegal access), userfaultfd, NUMA.
  */
 #include "fault.h"
+#include "filemap.h"
 #include "lru.h"
 #include "mmap.h"
 #include "tlbflush.h"
@@ -112,19 +113,12 @@ static bool zero_page_ok(const struct kernel *k, const struct vma *v)
 static int shared_anon_fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 {
 	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT;
-	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi, page = va & ~(PAGE_SIZE - 1);
+	vaddr_t lo, hi, page = va & ~(PAGE_SIZE - 1);
 	int done = 0;
 
 	if (nr <= 1)
 		return 0;
-	lo = table + (((va - table) >> PAGE_SHIFT) & ~(nr - 1)) * PAGE_SIZE;
-	if (lo < v->start)
-		lo = v->start;
-	hi = lo + nr * PAGE_SIZE;
-	if (hi > v->end)
-		hi = v->end;
-	if (hi > table + PMD_SIZE)
-		hi = table + PMD_SIZE;
+	filemap_fault_around_window(v, va, nr, &lo, &hi);
 	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
 		pfn_t pfn;
 

@@ -563,6 +563,20 @@ static bool whole_folio(const struct kernel *k, const struct vma *v, vaddr_t p, 
 	return *f0 >= v->start && *f1 <= v->end && (*f0 & ~(PMD_SIZE - 1)) == ((*f1 - 1) & ~(PMD_SIZE - 1));
 }
 
+void filemap_fault_around_window(const struct vma *v, vaddr_t va, uint64_t nr, vaddr_t *lo, vaddr_t *hi)
+{
+	vaddr_t table = va & ~(PMD_SIZE - 1);
+
+	*lo = table + (((va - table) >> PAGE_SHIFT) & ~(nr - 1)) * PAGE_SIZE;
+	if (*lo < v->start)
+		*lo = v->start;
+	*hi = *lo + nr * PAGE_SIZE;
+	if (*hi > v->end)
+		*hi = v->end;
+	if (*hi > table + PMD_SIZE)
+		*hi = table + PMD_SIZE;
+}
+
 /*
  * do_fault_around() + filemap_map_pages(): map the cached pages of the window
  * around @va whose PTEs are empty, read-only (writable: read_maps_writable()).
@@ -574,19 +588,10 @@ static bool whole_folio(const struct kernel *k, const struct vma *v, vaddr_t p, 
 static int fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 {
 	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT;
-	vaddr_t table = va & ~(PMD_SIZE - 1), lo, hi;
+	vaddr_t lo, hi;
 	bool writable = read_maps_writable(v);
 
-	/* from_pte = max(ALIGN_DOWN(pte_off, nr), the VMA's first PTE); to_pte =
-	 * min3(from_pte + nr, PTRS_PER_PTE, the VMA's end) */
-	lo = table + (((va - table) >> PAGE_SHIFT) & ~(nr - 1)) * PAGE_SIZE;
-	if (lo < v->start)
-		lo = v->start;
-	hi = lo + nr * PAGE_SIZE;
-	if (hi > v->end)
-		hi = v->end;
-	if (hi > table + PMD_SIZE)
-		hi = table + PMD_SIZE;
+	filemap_fault_around_window(v, va, nr, &lo, &hi);
 	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
 		uint64_t off = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
 		pfn_t pfn = lookup(&k->fm, v->file, off);

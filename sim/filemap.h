@@ -65,6 +65,14 @@ static inline bool filemap_is_cache(const struct filemap *fm, pfn_t pfn)
 	return fm->map && fm->map[pfn];
 }
 
+/*
+ * do_fault_around()'s window around @va of @v for a window of @nr pages (a power
+ * of two, from os.fault_around_bytes): from_pte = max(ALIGN_DOWN(pte_off, nr),
+ * the VMA's first PTE), to_pte = min3(from_pte + nr, PTRS_PER_PTE, the VMA's
+ * end), as [*lo, *hi).
+ */
+void filemap_fault_around_window(const struct vma *v, vaddr_t va, uint64_t nr, vaddr_t *lo, vaddr_t *hi);
+
 /* A not-present fault in the file VMA @v: 0, 1 if out of simulated or host memory. */
 int filemap_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write);
 

@@ -28,7 +28,7 @@
  *   proc P marker G minflt N majflt N rss_kb N anon_huge_kb N thp_fault_alloc N ...
  * P: 0 the program, 1 its forked child (the capture's process ids: 1 is the
  * first fork's); G: the marker's global index (0, 1, ...: its MARKER record's
- * index in the capture); the vmstat fields are steps.c's (vm_keys), in order.
+ * index in the capture); the vmstat fields are measure.h's (vm_keys), in order.
  * The child's lines come after one more,
  *   proc 1 forked-after N
  * N: the markers taken (by the parent) before the fork.
@@ -61,6 +61,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
@@ -73,86 +75,21 @@
 #define STACK ((char *)0x200080000000UL) /* the cases' stack (see main()) */
 #define STACK_LEN MIB
 
-static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
-				       "thp_collapse_alloc", "thp_zero_page_alloc", "thp_split_page",
-				       "pglazyfree", "pglazyfreed", "thp_deferred_split_page" };
-#define NVM (sizeof(vm_keys) / sizeof(vm_keys[0]))
-
 struct sample {
 	int global;
-	long minflt, majflt, rss_kb, ahp_kb;
-	long vm[NVM];
+	struct figs f;
 };
 
 static struct sample smp[MAXMARK];
 static int nsmp, proc_id, token, fork_token = -1; /* token: markers taken so far, by either process */
 static int to_child[2], to_parent[2], hold[2];
-static char rbuf[1 << 16];
-
-static long slurp(const char *path)
-{
-	long n = 0, r;
-	int fd;
-
-	/*
-	 * The path read here first: a child's first open() would otherwise read it
-	 * from a .rodata page only the kernel touches (strncpy_from_user(): a fault
-	 * the capture cannot see, after dup_mmap() left that file VMA to refault)
-	 */
-	if (!strlen(*(const char *volatile *)&path))
-		return -1;
-	fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	while (n < (long)sizeof(rbuf) - 1 && (r = read(fd, rbuf + n, sizeof(rbuf) - 1 - n)) > 0)
-		n += r;
-	close(fd);
-	rbuf[n < 0 ? 0 : n] = 0;
-	return n;
-}
-
-/* The number after "@key" at the start of a line of rbuf (0 if absent). */
-static long field(const char *key, long len)
-{
-	size_t kl = strlen(key);
-
-	for (long i = 0; i + (long)kl < len; i++)
-		if ((i == 0 || rbuf[i - 1] == '\n') && !memcmp(rbuf + i, key, kl) &&
-		    (rbuf[i + kl] == ' ' || rbuf[i + kl] == ':' || rbuf[i + kl] == '\t')) {
-			long v = 0, j = i + (long)kl;
-
-			while (j < len && (rbuf[j] < '0' || rbuf[j] > '9') && rbuf[j] != '\n')
-				j++;
-			while (j < len && rbuf[j] >= '0' && rbuf[j] <= '9')
-				v = v * 10 + (rbuf[j++] - '0');
-			return v;
-		}
-	return 0;
-}
-
-static void measure(struct sample *s)
-{
-	struct rusage ru;
-	long n;
-
-	getrusage(RUSAGE_SELF, &ru);
-	s->minflt = ru.ru_minflt;
-	s->majflt = ru.ru_majflt;
-	n = slurp("/proc/self/smaps_rollup");
-	s->rss_kb = field("Rss", n);
-	s->ahp_kb = field("AnonHugePages", n);
-	n = slurp("/proc/vmstat");
-	for (size_t i = 0; i < NVM; i++)
-		s->vm[i] = field(vm_keys[i], n);
-}
 
 static void __attribute__((noinline)) marker(void)
 {
 	getppid();
 	if (nsmp < MAXMARK) {
 		smp[nsmp].global = token;
-		measure(&smp[nsmp++]);
+		measure(&smp[nsmp++].f);
 	}
 	token++;
 }
@@ -167,7 +104,7 @@ static void __attribute__((noinline)) warm_stack(void)
 
 static void warm(void)
 {
-	struct sample scratch;
+	struct figs scratch;
 
 	memset(rbuf, 1, sizeof(rbuf));
 	memset(smp, 0, sizeof(smp));
@@ -250,7 +187,7 @@ static int split(void)
 		die("fork");
 	proc_id = c == 0;
 	if (c == 0) {
-		struct sample scratch;
+		struct figs scratch;
 
 		nsmp = 0; /* the parent's samples are its own */
 		close(hold[1]); /* hold[0] reads the end when the parent closes its own */
@@ -506,9 +443,9 @@ int main(int argc, char **argv)
 		printf("proc 1 forked-after %d\n", fork_token);
 	for (int k = 0; k < nsmp; k++) {
 		printf("proc %d marker %d minflt %ld majflt %ld rss_kb %ld anon_huge_kb %ld", proc_id,
-		       smp[k].global, smp[k].minflt, smp[k].majflt, smp[k].rss_kb, smp[k].ahp_kb);
+		       smp[k].global, smp[k].f.minflt, smp[k].f.majflt, smp[k].f.rss_kb, smp[k].f.ahp_kb);
 		for (size_t j = 0; j < NVM; j++)
-			printf(" %s %ld", vm_keys[j], smp[k].vm[j]);
+			printf(" %s %ld", vm_keys[j], smp[k].f.vm[j]);
 		printf("\n");
 	}
 	fflush(stdout);

@@ -47,6 +47,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
@@ -62,71 +64,8 @@
 #define MAXMARK 32
 #define HINT ((char *)0x200000000000UL) /* 32 TiB: free in both, 2 MiB aligned */
 
-static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
-				       "thp_collapse_alloc", "thp_zero_page_alloc", "thp_split_page",
-				       "pglazyfree", "pglazyfreed", "thp_deferred_split_page" };
-#define NVM (sizeof(vm_keys) / sizeof(vm_keys[0]))
-
-struct sample {
-	long minflt, majflt, rss_kb, ahp_kb;
-	long vm[NVM];
-};
-
-static struct sample smp[MAXMARK];
+static struct figs smp[MAXMARK];
 static int nsmp;
-static char rbuf[1 << 16];
-
-/* Read @path whole into rbuf with raw calls; the length, or -1. */
-static long slurp(const char *path)
-{
-	long n = 0, r;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	while (n < (long)sizeof(rbuf) - 1 && (r = read(fd, rbuf + n, sizeof(rbuf) - 1 - n)) > 0)
-		n += r;
-	close(fd);
-	rbuf[n] = 0;
-	return n;
-}
-
-/* The number after "@key" at the start of a line of rbuf (0 if absent). */
-static long field(const char *key, long len)
-{
-	size_t kl = strlen(key);
-
-	for (long i = 0; i + (long)kl < len; i++) {
-		if ((i == 0 || rbuf[i - 1] == '\n') && !memcmp(rbuf + i, key, kl) &&
-		    (rbuf[i + kl] == ' ' || rbuf[i + kl] == ':' || rbuf[i + kl] == '\t')) {
-			long v = 0;
-			long j = i + (long)kl;
-
-			while (j < len && (rbuf[j] < '0' || rbuf[j] > '9') && rbuf[j] != '\n')
-				j++;
-			while (j < len && rbuf[j] >= '0' && rbuf[j] <= '9')
-				v = v * 10 + (rbuf[j++] - '0');
-			return v;
-		}
-	}
-	return 0;
-}
-
-static void measure(struct sample *s)
-{
-	struct rusage ru;
-	long n;
-
-	getrusage(RUSAGE_SELF, &ru);
-	s->minflt = ru.ru_minflt;
-	s->majflt = ru.ru_majflt;
-	n = slurp("/proc/self/smaps_rollup");
-	s->rss_kb = field("Rss", n);
-	s->ahp_kb = field("AnonHugePages", n);
-	n = slurp("/proc/vmstat");
-	for (size_t i = 0; i < NVM; i++)
-		s->vm[i] = field(vm_keys[i], n);
-}
 
 /* A marker: the getppid() the capture records, then the kernel's figures. */
 static void __attribute__((noinline)) marker(void)
@@ -147,7 +86,7 @@ static void __attribute__((noinline)) warm_stack(void)
 
 static void warm(void)
 {
-	struct sample scratch;
+	struct figs scratch;
 
 	memset(rbuf, 1, sizeof(rbuf));
 	memset(smp, 0, sizeof(smp));
