@@ -6,6 +6,8 @@
 #     tlb.stlb.N.entries), appears in the page as a whole word;
 #   - every key named in a tag of the CONFIGURATION section is a real key (no stale
 #     documentation);
+#   - every CONFIGURATION entry of a key that mirrors a kernel file (it names a
+#     /sys/ or /proc/ path) names a Linux version and a function;
 #   - every command named in the usage text (`mmusim help`: run, config show,
 #     trace info, ...) has a .SS heading of that name;
 #   - every counter the report names after the kernel (vmstat.*, host.vmstat.*,
@@ -161,6 +163,47 @@ else
 	fail=1
 fi
 
+# A key that mirrors a kernel file (its CONFIGURATION entry names a /sys/ or /proc/
+# path: os.thp.*, os.khugepaged.*, os.read_ahead_kb, ...) names the Linux version
+# and a function it follows, in its entry (tags and text up to the next .TP, .PP,
+# .SS or .SH; keys sharing .TQ tags share the entry).
+awk '
+function flush() { if (names != "") print names "\t" text; names = ""; text = "" }
+/^\.SH/ { flush(); insec = ($0 ~ /^\.SH "?CONFIGURATION/); next }
+!insec { next }
+/^\.(PP|SS|LP|P)([ ]|$)/ { flush(); tag = 0; next }
+/^\.TP/ { flush(); tag = 1; next }
+/^\.TQ/ { tag = 1; next }
+tag {
+	n = split($0, w, /[ ",;()]+/)
+	for (i = 1; i <= n; i++)
+		if (w[i] ~ /^(cpu|tlb|walk|cache|os|virt|host|sched)\.[A-Za-z0-9_.]*$/) names = names " " w[i]
+	text = text " " $0
+	tag = 0
+	next
+}
+names != "" { text = text " " $0 }
+END { flush() }
+' "$tmp/page" | awk -F'\t' '$2 ~ /\/(sys|proc)\//' >"$tmp/knobs"
+nknobs=$(wc -l <"$tmp/knobs")
+[ "$nknobs" -gt 0 ] || die "no CONFIGURATION entry names a /sys/ or /proc/ file"
+bad=0
+while IFS="$(printf '\t')" read -r names body; do
+	if ! printf '%s\n' "$body" | grep -Eq '(^|[^0-9.])[2-9]\.[0-9]+'; then
+		echo "FAIL: the CONFIGURATION entry of$names mirrors a kernel file but names no Linux version (N.N)"
+		bad=$((bad + 1))
+	fi
+	if ! printf '%s\n' "$body" | grep -Eq '[A-Za-z_][A-Za-z0-9_]*\(\)'; then
+		echo "FAIL: the CONFIGURATION entry of$names mirrors a kernel file but names no function (name())"
+		bad=$((bad + 1))
+	fi
+done <"$tmp/knobs"
+if [ "$bad" -eq 0 ]; then
+	echo "ok: the $nknobs CONFIGURATION entries of kernel files each name a Linux version and a function"
+else
+	fail=1
+fi
+
 # --- commands ----------------------------------------------------------------
 
 "$MMUSIM" help >"$tmp/usage" || die "$MMUSIM help failed"
@@ -245,10 +288,10 @@ grep -qx 'anon_fault_alloc' "$tmp/counters" && grep -qx 'thp_scan_exceed_share_p
 	grep -qx 'shadow_pages' "$tmp/counters" ||
 	die "the runs did not print the mthp, several-process and host counters (is the JSON's layout new?)"
 
-# The entries of KERNEL COUNTERS: per entry, its tag names, then "|", then its
+# The entries of KERNEL COUNTERS: per entry, its tag names, then a tab, then its
 # text on one line.
 awk '
-function flush() { if (names != "") print names "|" text; names = ""; text = "" }
+function flush() { if (names != "") print names "\t" text; names = ""; text = "" }
 /^\.SH/ { flush(); insec = ($0 ~ /^\.SH "?KERNEL COUNTERS/); next }
 !insec { next }
 /^\.(TP|PP|SS|LP|P)([ ]|$)/ { flush(); tag = ($0 ~ /^\.TP/); next }
@@ -270,7 +313,7 @@ END { flush() }
 ncounters=$(wc -l <"$tmp/counters")
 missing=0
 while read -r name; do
-	body=$(awk -F'|' -v n="$name" '{ k = split($1, t, " "); for (i = 1; i <= k; i++) if (t[i] == n) { print $2; exit } }' "$tmp/entries")
+	body=$(awk -F'\t' -v n="$name" '{ k = split($1, t, " "); for (i = 1; i <= k; i++) if (t[i] == n) { print $2; exit } }' "$tmp/entries")
 	if [ -z "$body" ]; then
 		echo "FAIL: counter $name (reported by $MMUSIM) has no entry in KERNEL COUNTERS of $DOC"
 		missing=$((missing + 1))
