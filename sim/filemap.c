@@ -98,8 +98,8 @@
  *    version 5 say nothing of the filesystem: their files are ext4-like.
  *
  * Simplifications, and why: the kernel's readahead state (async readahead on
- * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
- * is left out: for a sequential read the outcome is the same, one fault per
+ * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, the folio
+ * order async readahead grows) is left out: for a sequential read the outcome is the same, one fault per
  * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults),
  * but not which of them are major under a cold cache: reading 1 MiB of a file
  * whose cache was dropped takes 1 major and 15 minor faults on Linux 6.18.44

@@ -8,9 +8,9 @@
  * mm/swap_state.c add_to_swap(); mm/memory.c do_swap_page().
  *
  * The model:
- *  - A new anonymous folio (a 4K page or a THP) joins the head of the inactive
- *    list (anon pages start inactive since 5.9, b518154e59aa). Swapped-in pages
- *    do too.
+ *  - A new anonymous folio (a 4K page or a THP; an mTHP page by page) joins the
+ *    head of the inactive list (anon pages start inactive since 5.9,
+ *    b518154e59aa). Swapped-in pages do too.
  *  - kswapd wakes when free pages fall below the low watermark and reclaims
  *    until they reach the high one; it runs the deferred split shrinker first
  *    (shrink_slab). Its cycles are its own (cycles.kswapd, not in the total);
@@ -41,7 +41,10 @@
  *    split first (thp_split_page). A PMD-mapped THP takes a whole free swap
  *    cluster: its PMD is split into 512 swap entries (thp_split_pmd) and it is
  *    freed whole (thp_swpout, pswpout 512); without a free cluster it is split
- *    and its pages reclaimed one by one (thp_swpout_fallback).
+ *    and its pages reclaimed one by one (thp_swpout_fallback). An mTHP is
+ *    always split first (its size's swpout_fallback): Linux 6.10+ swaps it out
+ *    whole where the swap device has an aligned free run of its size, which
+ *    the swap map here does not track.
  *  - One batched TLB flush per 32 folios that unmapped something
  *    (try_to_unmap_flush(): a full flush on x86).
  *  - A fault on a swap entry is a major fault: a 4K page is allocated, read
@@ -74,9 +77,9 @@
  *    pgdeactivate (as activate_locked and folio_putback_lru() do for it): what
  *    differs is only the scan's cost (a locked folio is looked at again).
  *
- * Simplifications, each because one traced process makes it moot or because no
- * trace can tell: no file pages (lackey traces anonymous and image memory alike;
- * everything touched is anonymous here), no swap cache, readahead or workingset
+ * Simplifications, each because no trace can tell or the model has no use for it:
+ * page-cache pages are never reclaimed (filemap.c; only lazy-free anonymous
+ * folios sit on the file lists), no swap cache, readahead or workingset
  * refault detection (a SWP_SYNCHRONOUS_IO device such as zram behaves so); kswapd
  * runs to completion at the moment it is woken instead of concurrently; order-0
  * allocations are not refused at the min watermark; scanning goes 32 folios at a

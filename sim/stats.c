@@ -29,7 +29,12 @@ const char *const page_size_name[PS_NR] = { "4K", "2M", "1G" };
  * not in the JSON: a consumer of the JSON derives them itself.
  *
  * Left out of the table: the "run" object (names, provenance, labels, and
- * the host's wall time and peak RSS), written first by stats_to_json().
+ * the host's wall time and peak RSS), written first by stats_to_json(), and
+ * the "mthp" object (per size, the hugepages-<size>kB/stats/ counters that
+ * os.kernel's release has: mthp_json()), written last. Every counter named
+ * after the kernel has an entry in doc/mmusim.1's KERNEL COUNTERS (its Linux
+ * release and counting function); tests/man.sh checks it from this binary's
+ * reports.
  */
 enum sc_src {
 	SC_U64,  /* a uint64_t (or cycles_t) member at @off */

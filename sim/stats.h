@@ -104,7 +104,7 @@ struct stats {
 	uint64_t nr_page_table_pages;
 	/*
 	 * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/ by order
-	 * (enum mthp_stat; count_mthp_stat() and mod_mthp_stat() of mm/huge_memory.c):
+	 * (enum mthp_stat; count_mthp_stat() and mod_mthp_stat() of include/linux/huge_mm.h):
 	 * events, and the gauges nr_anon and nr_anon_partially_mapped
 	 */
 	uint64_t mthp[MTHP_ORDERS][MTHP_STAT_NR];

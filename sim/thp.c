@@ -1,9 +1,10 @@
 /*
- * thp.c - transparent huge pages, after Linux 6.x (about v6.11, the reference's
- * [HM] commit): mm/huge_memory.c do_huge_pmd_anonymous_page(),
+ * thp.c - transparent huge pages, after Linux 6.18 (earlier behaviour behind the
+ * os.kernel gates of config.h): mm/huge_memory.c do_huge_pmd_anonymous_page(),
  * __thp_vma_allowable_orders(), vma_thp_gfp_mask(), do_huge_pmd_wp_page(),
- * __split_huge_pmd(), split_huge_page(), deferred_split_folio(), and the
- * huge zero page (reference §2a, §3).
+ * do_huge_zero_wp_pmd(), __split_huge_pmd(), __folio_split(),
+ * deferred_split_folio() and the huge zero page; mm/memory.c alloc_anon_folio()
+ * for the multi-size THPs (mTHP) below PMD order.
  *
  * Fault: a huge fault needs THP allowed for the VMA (enabled=always, or madvise
  * with VM_HUGEPAGE; never VM_NOHUGEPAGE), the aligned 2M range inside the VMA and
@@ -21,18 +22,34 @@
  * nor reclaims. vma_alloc_folio() of a NUMA kernel tries the local node with
  * __GFP_NORETRY first, then, if the mask allows direct reclaim, once more under
  * the mask itself: two slow paths (page_alloc.c). Failure counts
- * thp_fault_fallback and falls back to 4K. Success deposits a page table,
- * zeroes 512 pages, maps the PMD: thp_fault_alloc.
+ * thp_fault_fallback and falls back to the mTHP orders, then 4K. Success
+ * deposits a page table, zeroes 512 pages, maps the PMD: thp_fault_alloc.
  *
- * Splits: a store to the huge zero PMD splits it into 512 read-only PTEs of the
- * 4K zero page, then breaks COW on one (thp_split_pmd). Any operation covering
+ * mTHP (Linux 6.8+, os.thp.sizes, thp_mthp_fault()): a fault that got no PMD
+ * THP takes the highest order below PMD order that the VMA allows
+ * (thp_vma_allowable_orders()), that fits the VMA and whose PTEs are all none,
+ * then lower orders while allocations fail (anon_fault_fallback per order); the
+ * folio is mapped by PTEs, its pages order-0 blocks to the buddy allocator and
+ * the LRU, its order kept in thp_state.mthp. Its per-size counters are the
+ * report's "mthp" object (stats.c).
+ *
+ * Splits: a store to the huge zero PMD maps a fresh THP from 6.13
+ * (do_huge_zero_wp_pmd()); before, or when that allocation fails, it splits
+ * the PMD into 512 read-only PTEs of the 4K zero page, then breaks COW on one
+ * (thp_split_pmd). Any operation covering
  * part of a THP's 2M range splits its PMD (thp_split_pmd); a partially unmapped
  * THP joins the deferred split queue (thp_deferred_split_page) and is split by the
  * shrinker, which reclaim runs (kswapd, direct reclaim: reclaim.c), never a
  * failed allocation by itself (thp_split_page), freeing its unmapped subpages.
+ * A partly unmapped mTHP is queued and split the same way (split_deferred,
+ * split; thp_split_page and thp_deferred_split_page count PMD order only).
+ * After fork a PMD THP is mapped by both mms (fork.c copy_huge_pmd(),
+ * folio.pmd_shared) and a store to it splits the PMD and copies its 4 KiB page.
  *
- * Simplifications: one process (no fork, so no shared or COW THPs); no mTHP
- * orders; no memcg (no charge failures); reclaim-side effects of
+ * Simplifications: no memcg (no charge failures: anon_fault_fallback_charge
+ * stays 0); an mTHP is never swapped out whole (reclaim.c splits it first),
+ * migrated by compaction or made by khugepaged, and shrink_underused (6.12,
+ * it reads page contents) is not modelled; reclaim-side effects of
  * __GFP_KSWAPD_RECLAIM (kswapd/kcompactd wake-ups) are not modelled, only their
  * absence of stall. A read fault that falls back maps the 4K zero page
  * (fault.c); os.zero_page false (mm_forbids_zeropage()) forbids both zero pages.

@@ -6,8 +6,13 @@
 #     tlb.stlb.N.entries), appears in the page as a whole word;
 #   - every key named in a tag of the CONFIGURATION section is a real key (no stale
 #     documentation);
+#   - every CONFIGURATION entry of a key that mirrors a kernel file (it names a
+#     /sys/ or /proc/ path) names a Linux version and a function;
 #   - every command named in the usage text (`mmusim help`: run, config show,
 #     trace info, ...) has a .SS heading of that name;
+#   - every counter the report names after the kernel (vmstat.*, host.vmstat.*,
+#     mthp.SIZE.*, taken from JSON reports of the binary) has an entry in the KERNEL
+#     COUNTERS section naming a Linux version and a function;
 #   - groff -man -ww reports no warnings (skipped when groff is not installed).
 # Prints one `ok: ...` or `FAIL: ...` line per check; exits 1 if any failed.
 # MMUSIM_MAN overrides the page's path.
@@ -158,6 +163,47 @@ else
 	fail=1
 fi
 
+# A key that mirrors a kernel file (its CONFIGURATION entry names a /sys/ or /proc/
+# path: os.thp.*, os.khugepaged.*, os.read_ahead_kb, ...) names the Linux version
+# and a function it follows, in its entry (tags and text up to the next .TP, .PP,
+# .SS or .SH; keys sharing .TQ tags share the entry).
+awk '
+function flush() { if (names != "") print names "\t" text; names = ""; text = "" }
+/^\.SH/ { flush(); insec = ($0 ~ /^\.SH "?CONFIGURATION/); next }
+!insec { next }
+/^\.(PP|SS|LP|P)([ ]|$)/ { flush(); tag = 0; next }
+/^\.TP/ { flush(); tag = 1; next }
+/^\.TQ/ { tag = 1; next }
+tag {
+	n = split($0, w, /[ ",;()]+/)
+	for (i = 1; i <= n; i++)
+		if (w[i] ~ /^(cpu|tlb|walk|cache|os|virt|host|sched)\.[A-Za-z0-9_.]*$/) names = names " " w[i]
+	text = text " " $0
+	tag = 0
+	next
+}
+names != "" { text = text " " $0 }
+END { flush() }
+' "$tmp/page" | awk -F'\t' '$2 ~ /\/(sys|proc)\//' >"$tmp/knobs"
+nknobs=$(wc -l <"$tmp/knobs")
+[ "$nknobs" -gt 0 ] || die "no CONFIGURATION entry names a /sys/ or /proc/ file"
+bad=0
+while IFS="$(printf '\t')" read -r names body; do
+	if ! printf '%s\n' "$body" | grep -Eq '(^|[^0-9.])[2-9]\.[0-9]+'; then
+		echo "FAIL: the CONFIGURATION entry of$names mirrors a kernel file but names no Linux version (N.N)"
+		bad=$((bad + 1))
+	fi
+	if ! printf '%s\n' "$body" | grep -Eq '[A-Za-z_][A-Za-z0-9_]*\(\)'; then
+		echo "FAIL: the CONFIGURATION entry of$names mirrors a kernel file but names no function (name())"
+		bad=$((bad + 1))
+	fi
+done <"$tmp/knobs"
+if [ "$bad" -eq 0 ]; then
+	echo "ok: the $nknobs CONFIGURATION entries of kernel files each name a Linux version and a function"
+else
+	fail=1
+fi
+
 # --- commands ----------------------------------------------------------------
 
 "$MMUSIM" help >"$tmp/usage" || die "$MMUSIM help failed"
@@ -187,6 +233,103 @@ while read -r cmd; do
 done <"$tmp/commands"
 if [ "$missing" -eq 0 ]; then
 	echo "ok: all $ncmd commands of the usage text have a .SS heading ($(tr '\n' ',' <"$tmp/commands" | sed 's/,$//; s/,/, /g'))"
+else
+	fail=1
+fi
+
+# --- kernel counters -----------------------------------------------------------
+
+# Every counter the report names after the kernel (the JSON's vmstat.* and
+# host.vmstat.* leaves, the mthp object's per-size names) has a tag of its own in the
+# KERNEL COUNTERS section, and its entry (tag and body, up to the next .TP, .PP, .SS
+# or .SH) names a Linux version (N.N) and a function (name()). The names come from
+# the binary, never from a list kept here: one run with 64K mTHP (vmstat.*,
+# mthp.64K.*) and one of two processes in a nested virtual machine (the counters
+# shown only with several processes, host.vmstat.*) print every one of them.
+cat >"$tmp/t.lackey" <<'TRACE'
+SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)
+ S 40000010,8
+ S 40001000,8
+ S 40010000,8
+ L 40020000,8
+ S 40020000,8
+SYSCALL[7,1](11) sys_munmap ( 0x40010000, 8192 )[sync] --> Success(0x0)
+TRACE
+"$MMUSIM" run "$tmp/t.lackey" --set os.mode=thp --set os.thp.enabled=never \
+	--set os.thp.sizes.64K.enabled=always --json "$tmp/mthp.json" --quiet ||
+	die "$MMUSIM run (64K mTHP) failed"
+"$MMUSIM" run "$tmp/t.lackey" "$tmp/t.lackey" --set virt.mode=nested --json "$tmp/virt.json" --quiet ||
+	die "$MMUSIM run (two processes, virt.mode nested) failed"
+# Leaves of stats_write_json()'s JSON (two spaces a level, one member a line) as
+# dotted paths; arrays (vmas, processes) are skipped whole.
+awk '
+{
+	match($0, /^ */)
+	level = RLENGTH / 2
+	rest = substr($0, RLENGTH + 1)
+	if (skip) {
+		if (level == skip_level && rest ~ /^\]/) skip = 0
+		next
+	}
+	if (rest !~ /^"/) next
+	key = rest
+	sub(/^"/, "", key)
+	sub(/".*/, "", key)
+	stack[level] = key
+	path = ""
+	for (i = 1; i <= level; i++) path = path (i > 1 ? "." : "") stack[i]
+	if (rest ~ /: \{$/) next
+	if (rest ~ /: \[$/) { skip = 1; skip_level = level; next }
+	print path
+}' "$tmp/mthp.json" "$tmp/virt.json" |
+	sed -n 's/^\(host\.\)\{0,1\}vmstat\.\([a-z0-9_]*\)$/\2/p; s/^mthp\.[0-9]*[KM]\.\([a-z0-9_]*\)$/\1/p' |
+	sort -u >"$tmp/counters"
+grep -qx 'anon_fault_alloc' "$tmp/counters" && grep -qx 'thp_scan_exceed_share_pte' "$tmp/counters" &&
+	grep -qx 'shadow_pages' "$tmp/counters" ||
+	die "the runs did not print the mthp, several-process and host counters (is the JSON's layout new?)"
+
+# The entries of KERNEL COUNTERS: per entry, its tag names, then a tab, then its
+# text on one line.
+awk '
+function flush() { if (names != "") print names "\t" text; names = ""; text = "" }
+/^\.SH/ { flush(); insec = ($0 ~ /^\.SH "?KERNEL COUNTERS/); next }
+!insec { next }
+/^\.(TP|PP|SS|LP|P)([ ]|$)/ { flush(); tag = ($0 ~ /^\.TP/); next }
+/^\.TQ/ { tag = 1; next }
+tag {
+	line = $0
+	sub(/^\.[A-Z]+[ ]*/, "", line)
+	n = split(line, w, /[ ",()]+/)
+	for (i = 1; i <= n; i++)
+		if (w[i] ~ /^[a-z][a-z0-9_]*$/) { names = names " " w[i]; break }
+	text = text " " $0
+	tag = 0
+	next
+}
+names != "" { text = text " " $0 }
+END { flush() }
+' "$tmp/page" >"$tmp/entries"
+
+ncounters=$(wc -l <"$tmp/counters")
+missing=0
+while read -r name; do
+	body=$(awk -F'\t' -v n="$name" '{ k = split($1, t, " "); for (i = 1; i <= k; i++) if (t[i] == n) { print $2; exit } }' "$tmp/entries")
+	if [ -z "$body" ]; then
+		echo "FAIL: counter $name (reported by $MMUSIM) has no entry in KERNEL COUNTERS of $DOC"
+		missing=$((missing + 1))
+		continue
+	fi
+	if ! printf '%s\n' "$body" | grep -Eq '(^|[^0-9.])[2-9]\.[0-9]+'; then
+		echo "FAIL: the KERNEL COUNTERS entry of $name names no Linux version (N.N)"
+		missing=$((missing + 1))
+	fi
+	if ! printf '%s\n' "$body" | grep -Eq '[A-Za-z_][A-Za-z0-9_]*\(\)'; then
+		echo "FAIL: the KERNEL COUNTERS entry of $name names no function (name())"
+		missing=$((missing + 1))
+	fi
+done <"$tmp/counters"
+if [ "$missing" -eq 0 ]; then
+	echo "ok: all $ncounters kernel counters the binary reports have a KERNEL COUNTERS entry with a version and a function"
 else
 	fail=1
 fi

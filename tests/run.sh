@@ -53,7 +53,7 @@ run_script e2e_traces "the committed traces" bash
 run_script e2e_deps "dependences: DEP records, trace info, a capture of a list walk" bash
 run_script layout_native "os.layout: kernel against this machine's Linux, setarch -R" bash
 run_script synopsis "one synopsis per command in README, man page and help, each option known" bash
-run_script man "every config key and command documented in doc/mmusim.1" sh
+run_script man "every config key, command and kernel counter documented in doc/mmusim.1 (counters and kernel knobs with their Linux version and function)" sh
 run_script doc_examples "every command and YAML block of README.md and doc/mmusim.1" bash
 run_script e2e_profile "os.profile osless gives DynamoRIO's counts from the command line; --set without '='" bash
 run_script e2e_steps "markers, run --steps and config host on the command line" bash
