@@ -1525,6 +1525,35 @@ static int apply_thp_anon(struct loader *ld, const char *path, const yaml_mark_t
 	return 0;
 }
 
+/*
+ * "tlb.coalesce: KIND", a scalar for the mapping: tlb.coalesce.kind alone, the
+ * arrays as they were; "none" also turns off every array's coalescing, so that
+ * one assignment (a sweep's axis: [amd, none]) takes a machine file's
+ * coalescing away. The mapping form keeps its meaning.
+ */
+static int apply_coalesce_scalar(struct loader *ld, const char *path, const yaml_mark_t *km)
+{
+	const char *s = (const char *)ld->ev.data.scalar.value;
+	int ki = key_index("tlb.coalesce.kind");
+	unsigned v;
+
+	BUG_ON(ki < 0);
+	for (v = 0; v < COAL_NR; v++)
+		if (!strcmp(s, tlb_coalesce_name[v]))
+			break;
+	if (v == COAL_NR)
+		return lerr(ld, km, "%s: unknown value '%s' (expected none, amd or contpte, or a "
+			    "mapping of kind, l1i, l1d and stlb)", path, s);
+	ld->c.coalesce = (enum tlb_coalesce)v;
+	if (v == COAL_NONE)
+		ld->c.coal_l1i = ld->c.coal_l1d = ld->c.coal_stlb = false;
+	for (int i = ki; i < ki + 4; i++) {
+		ld->marks.line[i] = km ? (unsigned long)km->line + 1 : 0;
+		ld->marks.col[i] = km ? (unsigned long)km->column + 1 : 0;
+	}
+	return 0;
+}
+
 /* Make STLB array @n exist: it does, or @n == nr_stlb and it is appended. */
 static int stlb_ensure(struct loader *ld, unsigned n, const char *path,
 		       const yaml_mark_t *km)
@@ -1837,6 +1866,8 @@ static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km
 	}
 	if (!strcmp(path, THP_ANON_PATH))
 		return apply_thp_anon(ld, path, km);
+	if (!strcmp(path, "tlb.coalesce") && ld->ev.type == YAML_SCALAR_EVENT)
+		return apply_coalesce_scalar(ld, path, km);
 	normalize_path(path, norm, sizeof(norm));
 	if (stlb_path(norm, &n, &rest)) {
 		if (!*rest || key_index(norm) >= 0 || n >= STLB_MAX_ARRAYS) {
