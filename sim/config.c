@@ -24,6 +24,11 @@
  *   booleans true/false and YAML 1.1's yes/no/on/off, enums their names, page
  *   lists [4K, 2M] or "4K+2M".
  * - Keys may be written dotted in a file ("os.mode: thp" at the top level).
+ * - Two shorthands set several keys at once, where they stand (a later key
+ *   overrides them): "os.thp_anon" (Linux's thp_anon= boot parameter, every
+ *   os.thp.sizes.<size>.enabled; apply_thp_anon()) and "tlb.coalesce" given a
+ *   scalar (the kind; none also clears every array's flag). Neither is a row
+ *   of keys[]: config show writes the keys they set.
  * - Errors: file input gives "FILE:LINE:COL: path: what" pointing at the key;
  *   YAML syntax errors carry libyaml's problem mark (1-based). Aliases are
  *   refused (no exponential alias expansion); so are multiple documents and a
