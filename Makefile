@@ -183,6 +183,13 @@ FIG_tlb-size-real := -x tlb.l1d.4K.entries -y walk.walks --by tlb.stlb.entries -
 FIGS_fragmentation := fragmentation fragmentation-fallbacks
 FIG_fragmentation := -x os.fragmentation.unmovable -y memory.huge_coverage --input gups:size=512M,updates=1000000
 FIG_fragmentation-fallbacks := -x os.fragmentation.unmovable -y vmstat.thp_fault_alloc,vmstat.thp_fault_fallback --input gups:size=512M,updates=1000000
+FIGS_mthp := mthp-walks mthp-walks-frag mthp-walk-cycles mthp-fault-cycles mthp-rss
+MTHP_FIG := -x os.thp_anon --facet input
+FIG_mthp-walks := $(MTHP_FIG) --size 1400x900 -y walk.walks --by tlb.coalesce --values --where os.fragmentation.unmovable=0 --title 'page walks per anonymous THP size, coalescing on and off, clean machine'
+FIG_mthp-walks-frag := $(MTHP_FIG) --size 1400x900 -y walk.walks --by tlb.coalesce --values --where os.fragmentation.unmovable=1 --title 'page walks per anonymous THP size, coalescing on and off, every pageblock pinned'
+FIG_mthp-walk-cycles := $(MTHP_FIG) --size 1400x900 -y walk.cycles --by tlb.coalesce --values --where os.fragmentation.unmovable=0 --title 'walk cycles per anonymous THP size, coalescing on and off, clean machine'
+FIG_mthp-fault-cycles := $(MTHP_FIG) --size 2000x1000 -y cycles.fault --by os.fragmentation.unmovable --values --where tlb.coalesce=amd --title 'fault cycles per anonymous THP size, clean and every pageblock pinned'
+FIG_mthp-rss := -x input -y memory.rss_bytes --by os.thp_anon --base 16K-2M:never --kind bars --where os.fragmentation.unmovable=0 --where tlb.coalesce=amd --size 1400x600 --title 'resident memory against 4 KiB pages only, per anonymous THP size, clean machine'
 
 # virt: the sweep, then plots/virt.awk's table of guest THP's % change per setup beside this
 # machine's measurement (plots/data/virt-native.csv), drawn as bars of values

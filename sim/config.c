@@ -24,6 +24,11 @@
  *   booleans true/false and YAML 1.1's yes/no/on/off, enums their names, page
  *   lists [4K, 2M] or "4K+2M".
  * - Keys may be written dotted in a file ("os.mode: thp" at the top level).
+ * - Two shorthands set several keys at once, where they stand (a later key
+ *   overrides them): "os.thp_anon" (Linux's thp_anon= boot parameter, every
+ *   os.thp.sizes.<size>.enabled; apply_thp_anon()) and "tlb.coalesce" given a
+ *   scalar (the kind; none also clears every array's flag). Neither is a row
+ *   of keys[]: config show writes the keys they set.
  * - Errors: file input gives "FILE:LINE:COL: path: what" pointing at the key;
  *   YAML syntax errors carry libyaml's problem mark (1-based). Aliases are
  *   refused (no exponential alias expansion); so are multiple documents and a
@@ -66,7 +71,8 @@ const char *const file_cache_name[FILE_CACHE_NR] = { "cold", "warm" };
 const char *const thp_enabled_name[THP_ENABLED_NR] = { "always", "madvise", "never" };
 const char *const mthp_size_name[MTHP_ORDERS] = { "4K", "8K", "16K", "32K", "64K",
 						  "128K", "256K", "512K", "1M", "2M" };
-/* Each size key's words, its default first (struct thp_cfg.size_enabled). */
+/* Each size key's words, its default first (struct thp_cfg.size_enabled); mthp_words[]
+ * is in enum mthp_enabled's order. */
 static const char *const mthp_words_pmd[MTHP_ENABLED_NR] = { "inherit", "always", "madvise", "never" };
 static const char *const mthp_words[MTHP_ENABLED_NR] = { "never", "always", "inherit", "madvise" };
 static const enum mthp_enabled mthp_pmd_value[MTHP_ENABLED_NR] = { MTHP_INHERIT, MTHP_ALWAYS,
@@ -1420,6 +1426,139 @@ check:
 	return 0;
 }
 
+/*
+ * os.thp_anon: Linux's thp_anon= boot parameter (mm/huge_memory.c setup_thp_anon(),
+ * Linux 6.12; Documentation/admin-guide/mm/transhuge.rst "Boot parameter(s)"), every
+ * anonymous size's hugepages-<size>kB/enabled at once: "RANGES:POLICY[;RANGES:POLICY]...",
+ * RANGES a comma-separated list of SIZE or SIZE-SIZE (16K .. 2M, powers of two),
+ * POLICY always, inherit, madvise or never ("16K-64K:always;2M:inherit"). As at boot
+ * (anon_orders_configured), a size the string does not name is never, 2M included.
+ * Not a key of its own: it sets the os.thp.sizes.<size>.enabled keys (config show
+ * writes those), so a later per-size key overrides it. Unlike the kernel, which
+ * ignores a parameter it cannot parse, a bad string is an error.
+ */
+#define THP_ANON_PATH "os.thp_anon"
+
+/* The order of a size in @s[0..@len), 2 .. 9, or -1. */
+static int thp_anon_order(const char *s, size_t len)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (parse_size(buf, &v) || !is_pow2(v))
+		return -1;
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		if (v == 4096ULL << o)
+			return (int)o;
+	return -1;
+}
+
+static int apply_thp_anon(struct loader *ld, const char *path, const yaml_mark_t *km)
+{
+	enum mthp_enabled set[MTHP_ORDERS];
+	const char *s, *tok;
+	char kp[PATH_MAX_LEN];
+
+	if (ld->ev.type != YAML_SCALAR_EVENT)
+		return lerr(ld, km, "%s: expected a thp_anon= string (16K-64K:always;2M:inherit), got %s",
+			    path, ev_kind(&ld->ev));
+	s = (const char *)ld->ev.data.scalar.value;
+	if (strlen(s) != ld->ev.data.scalar.length)
+		return lerr(ld, km, "%s: value contains a NUL byte", path);
+	for (unsigned o = 0; o < MTHP_ORDERS; o++)
+		set[o] = MTHP_NEVER;
+	for (tok = s;; tok++) {
+		size_t tlen = strcspn(tok, ";");
+		const char *colon = memchr(tok, ':', tlen), *r, *end;
+		size_t plen;
+		int p;
+
+		if (!colon)
+			return lerr(ld, km, "%s: '%.*s' has no ':POLICY' (expected SIZE[-SIZE][,...]:POLICY)",
+				    path, (int)tlen, tok);
+		plen = tlen - (size_t)(colon + 1 - tok);
+		for (p = 0; p < MTHP_ENABLED_NR; p++)
+			if (strlen(mthp_words[p]) == plen && !strncmp(colon + 1, mthp_words[p], plen))
+				break;
+		if (p == MTHP_ENABLED_NR)
+			return lerr(ld, km, "%s: unknown policy '%.*s' (expected always, inherit, madvise "
+				    "or never)", path, (int)plen, colon + 1);
+		for (r = tok;; r = end + 1) {
+			size_t rlen = strcspn(r, ",:");
+			const char *dash = memchr(r, '-', rlen);
+			int lo, hi;
+
+			end = r + rlen; /* a ',' or the ':' */
+			lo = thp_anon_order(r, dash ? (size_t)(dash - r) : rlen);
+			hi = dash ? thp_anon_order(dash + 1, (size_t)(end - dash - 1)) : lo;
+			if (lo < 0 || hi < 0)
+				return lerr(ld, km, "%s: bad size in '%.*s' (anonymous THP sizes are 16K, "
+					    "32K, 64K, 128K, 256K, 512K, 1M and 2M)", path, (int)rlen, r);
+			if (lo > hi)
+				return lerr(ld, km, "%s: range '%.*s' runs downwards", path, (int)rlen, r);
+			for (int o = lo; o <= hi; o++)
+				set[o] = (enum mthp_enabled)p;
+			if (end == colon)
+				break;
+		}
+		tok += tlen;
+		if (!*tok)
+			break;
+	}
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
+		int ki;
+
+		snprintf(kp, sizeof(kp), "os.thp.sizes.%s.enabled", mthp_size_name[o]);
+		ki = key_index(kp);
+		BUG_ON(ki < 0);
+		if (o < HPAGE_PMD_ORDER) {
+			ld->c.thp.size_enabled[o] = set[o];
+		} else {
+			unsigned v = 0;
+
+			while (mthp_pmd_value[v] != set[o])
+				v++;
+			ld->c.thp.size_enabled[o] = v;
+		}
+		ld->marks.line[ki] = km ? (unsigned long)km->line + 1 : 0;
+		ld->marks.col[ki] = km ? (unsigned long)km->column + 1 : 0;
+	}
+	return 0;
+}
+
+/*
+ * "tlb.coalesce: KIND", a scalar for the mapping: tlb.coalesce.kind alone, the
+ * arrays as they were; "none" also turns off every array's coalescing, so that
+ * one assignment (a sweep's axis: [amd, none]) takes a machine file's
+ * coalescing away. The mapping form keeps its meaning.
+ */
+static int apply_coalesce_scalar(struct loader *ld, const char *path, const yaml_mark_t *km)
+{
+	const char *s = (const char *)ld->ev.data.scalar.value;
+	int ki = key_index("tlb.coalesce.kind");
+	unsigned v;
+
+	BUG_ON(ki < 0);
+	for (v = 0; v < COAL_NR; v++)
+		if (!strcmp(s, tlb_coalesce_name[v]))
+			break;
+	if (v == COAL_NR)
+		return lerr(ld, km, "%s: unknown value '%s' (expected none, amd or contpte, or a "
+			    "mapping of kind, l1i, l1d and stlb)", path, s);
+	ld->c.coalesce = (enum tlb_coalesce)v;
+	if (v == COAL_NONE)
+		ld->c.coal_l1i = ld->c.coal_l1d = ld->c.coal_stlb = false;
+	for (int i = ki; i < ki + 4; i++) {
+		ld->marks.line[i] = km ? (unsigned long)km->line + 1 : 0;
+		ld->marks.col[i] = km ? (unsigned long)km->column + 1 : 0;
+	}
+	return 0;
+}
+
 /* Make STLB array @n exist: it does, or @n == nr_stlb and it is appended. */
 static int stlb_ensure(struct loader *ld, unsigned n, const char *path,
 		       const yaml_mark_t *km)
@@ -1730,6 +1869,10 @@ static int apply_node(struct loader *ld, const char *path, const yaml_mark_t *km
 		ld->appended = 0;
 		return ret;
 	}
+	if (!strcmp(path, THP_ANON_PATH))
+		return apply_thp_anon(ld, path, km);
+	if (!strcmp(path, "tlb.coalesce") && ld->ev.type == YAML_SCALAR_EVENT)
+		return apply_coalesce_scalar(ld, path, km);
 	normalize_path(path, norm, sizeof(norm));
 	if (stlb_path(norm, &n, &rest)) {
 		if (!*rest || key_index(norm) >= 0 || n >= STLB_MAX_ARRAYS) {

@@ -585,6 +585,8 @@ static const struct {
 	{ "os.thp.use_zero_page", NULL, "huge zero page", NULL },
 	{ "os.thp.enabled", NULL, "THP enabled", NULL },
 	{ "os.thp.defrag", NULL, "THP defrag", NULL },
+	{ "os.thp_anon", NULL, "anonymous THP sizes (thp_anon=)", NULL },
+	{ "tlb.coalesce", NULL, "TLB coalescing", NULL },
 	{ "input", NULL, "input", NULL },
 	{ "mode", NULL, "mode", NULL },
 	{ "name", NULL, "mapping", NULL },	/* run --vmas-csv's */

@@ -6,7 +6,10 @@
 # kv workload's bloat (HawkEye's Redis pattern) and configs/experiments/kv-bloat.yaml
 # loading and running small; a process that is a built-in workload (processes:
 # [{workload: SPEC}]); configs/experiments/ingens-fairness.yaml and cbmm-latency.yaml
-# small, with merge --latency's CDF rows.
+# small, with merge --latency's CDF rows; configs/experiments/mthp.yaml's knobs
+# (os.thp_anon, the scalar tlb.coalesce) and its claims on a small sweep: walks,
+# fault cycles and RSS per anonymous THP size, coalescing on and off, clean and
+# every pageblock pinned.
 MMUSIM=${MMUSIM:-./mmusim}
 case $MMUSIM in /*) ;; *) MMUSIM=$(pwd)/$MMUSIM ;; esac
 R=$(pwd)
@@ -133,6 +136,82 @@ expect_error "mix.csv:1:5: '[' or '{' expected" "$MMUSIM" merge --latency out.cs
 expect_error "kv.json: no processes array" "$MMUSIM" merge --latency out2.csv kv.json
 check "$([ -e out.csv ] || [ -e out2.csv ] || echo none)" "none" "merge --latency: bad input writes no OUT"
 expect_error "merge: --latency and --reps" "$MMUSIM" merge --latency --reps out.csv r.json
+
+# --- mthp.yaml: anonymous THP sizes against a coalescing TLB ------------------------------
+# the knobs its axes use: os.thp_anon (thp_anon=) and the scalar tlb.coalesce
+check "$("$MMUSIM" config show --set os.thp_anon='16K-64K:always;128K,512K:inherit;256K:madvise;1M-2M:never' | grep 'sizes:')" \
+	"    sizes: { 16K: { enabled: always }, 32K: { enabled: always }, 64K: { enabled: always }, 128K: { enabled: inherit }, 256K: { enabled: madvise }, 512K: { enabled: inherit }, 2M: { enabled: never } }" \
+	"os.thp_anon: the kernel documentation's example, sizes not named never (2M too)"
+check "$("$MMUSIM" config show --set os.thp.sizes.32K.enabled=always --set os.thp_anon=64K:always | grep 'sizes:')" \
+	"    sizes: { 64K: { enabled: always }, 2M: { enabled: never } }" "os.thp_anon replaces every size's setting"
+check "$("$MMUSIM" config show --set os.thp_anon=64K:always --set os.thp.sizes.2M.enabled=inherit | grep 'sizes:')" \
+	"    sizes: { 64K: { enabled: always } }" "a per-size key after os.thp_anon overrides it"
+expect_error "--set os.thp_anon=8K:always: os.thp_anon: bad size in '8K' (anonymous THP sizes are 16K, 32K, 64K, 128K, 256K, 512K, 1M and 2M)" \
+	"$MMUSIM" config show --set os.thp_anon=8K:always
+expect_error "--set os.thp_anon=64K: os.thp_anon: '64K' has no ':POLICY'" "$MMUSIM" config show --set os.thp_anon=64K
+expect_error "--set os.thp_anon=2M-16K:always: os.thp_anon: range '2M-16K' runs downwards" \
+	"$MMUSIM" config show --set os.thp_anon=2M-16K:always
+expect_error "--set os.thp_anon=32K,:always: os.thp_anon: bad size in ''" "$MMUSIM" config show --set os.thp_anon=32K,:always
+printf 'os:\n  mode: thp\n  thp_anon: "64K:sometimes"\n' >anon.yaml
+expect_error "anon.yaml:3:3: os.thp_anon: unknown policy 'sometimes' (expected always, inherit, madvise or never)" \
+	"$MMUSIM" config show -c anon.yaml
+check "$("$MMUSIM" config show -c "$R/configs/zen4.yaml" --set tlb.coalesce=none | grep -c coalesce),$("$MMUSIM" config show -c "$R/configs/zen4.yaml" --set tlb.coalesce=contpte | grep coalesce)" \
+	"0,  coalesce: { kind: contpte, l1d: true, stlb: true }" "tlb.coalesce: none turns every array off, a kind keeps the arrays"
+expect_error "--set tlb.coalesce=off: tlb.coalesce: unknown value 'off' (expected none, amd or contpte, or a mapping of kind, l1i, l1d and stlb)" \
+	"$MMUSIM" config show --set tlb.coalesce=off
+
+"$MMUSIM" sweep "$R/configs/experiments/mthp.yaml" --list -o m.csv >list.txt
+check "$?,$(wc -l <list.txt | tr -d ' ')" "0,160" "mthp.yaml: 4 inputs x clean/fragmented x coalescing on/off x 10 size settings"
+# small: STREAM 3 x 20 MiB (60 MiB, past the coalesced STLB's 48 MiB), GUPS over 16 MiB (4,096
+# pages, 1,024 runs of 16 KiB: past the 3,072-entry STLB, within it coalesced), five settings
+sed -e "s|^config: \.\./zen4.yaml|config: $R/configs/zen4.yaml|; s/os.memory: 1G/os.memory: 256M/" \
+	-e 's/stream:size=32M,iterations=2/stream:size=20M,iterations=1/; s/gups:size=32M,updates=1M/gups:size=16M,updates=100K/' \
+	-e '/traces\//d' -e 's/^  os.thp_anon: .*/  os.thp_anon: ["16K-2M:never", "16K:always", "1M:always", "2M:always", "16K-2M:always"]/' \
+	"$R/configs/experiments/mthp.yaml" >mthp.yaml
+"$MMUSIM" sweep mthp.yaml -o mthp.csv --quiet
+check $? 0 "mthp.yaml small"
+# one line per point: input frag coalesce sizes walks fault_cycles rss
+# (the input column is quoted, its spec holding commas: the workload's name alone)
+sed -E 's/^([0-9]+),"([a-z]+):[^"]*"/\1,\2/' mthp.csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ print $(c["input"]), $(c["os.fragmentation.unmovable"]), $(c["tlb.coalesce"]),
+	  $(c["os.thp_anon"]), $(c["walk.walks"]), $(c["cycles.fault"]), $(c["memory.rss_bytes"]) }' >m.txt
+# the walks of each setting: 4K only, 16K, 1M, 2M, all, per workload, machine and coalescing
+check "$(awk '{ printf "%s%s", $5, (NR % 5 ? " " : "|") }' m.txt)" \
+	"30720 7680 7680 30 30|30720 30720 30720 30 30|30720 7680 7680 30720 7680|30720 30720 30720 30720 30720|4449 1024 1024 8 8|29402 29402 29402 8 8|5074 1024 1024 5074 1024|29402 29402 29402 29402 29402|" \
+	"mthp small: walks per size (stream, gups; clean amd, clean none, pinned amd, pinned none)"
+w() { awk -v i="$1" -v f="$2" -v co="$3" -v s="$4" -v k="$5" '$1 == i && $2 == f && $3 == co && $4 == s { print $k }' m.txt; }
+# without coalescing an mTHP below 2M is one TLB entry per 4 KiB page: the walks of 4 KiB pages
+check "$(w stream 0.0 none 16K:always 5) $(w stream 0.0 none 1M:always 5) $(w gups 0.0 none 16K:always 5) $(w gups 0.0 none 1M:always 5)" \
+	"$(w stream 0.0 none 16K-2M:never 5) $(w stream 0.0 none 16K-2M:never 5) $(w gups 0.0 none 16K-2M:never 5) $(w gups 0.0 none 16K-2M:never 5)" \
+	"no coalescing: 16K and 1M mTHP walk as often as 4 KiB pages"
+# with coalescing any size from 16K: a quarter of STREAM's walks, one per 16 KiB run of GUPS's table
+check "$(( $(w stream 0.0 amd 16K:always 5) * 4 )) $(w stream 0.0 amd 1M:always 5) $(w gups 0.0 amd 16K:always 5) $(w gups 1.0 amd 16K:always 5)" \
+	"$(w stream 0.0 amd 16K-2M:never 5) $(w stream 0.0 amd 16K:always 5) 1024 1024" \
+	"coalescing: 16K mTHP quarters STREAM's walks, 1M adds nothing, GUPS one walk per run, pinned or not"
+# 4 KiB pages coalesce only where the buddy allocator handed out consecutive frames
+check "$(w stream 0.0 amd 16K-2M:never 5) $([ "$(w gups 0.0 amd 16K-2M:never 5)" -lt "$(w gups 1.0 amd 16K-2M:never 5)" ] &&
+	[ "$(w gups 1.0 amd 16K-2M:never 5)" -lt "$(w gups 1.0 none 16K-2M:never 5)" ] && echo ordered)" \
+	"$(w stream 0.0 none 16K-2M:never 5) ordered" \
+	"4 KiB pages: STREAM's arrays faulted in turn get no runs; GUPS's get fewer on the pinned machine"
+# every pageblock pinned: 2M alone is 4 KiB pages, all sizes fall back to 1M
+check "$(w stream 1.0 amd 2M:always 5),$(w stream 1.0 amd 2M:always 6) $(w gups 1.0 amd 16K-2M:always 5),$(w gups 1.0 amd 16K-2M:always 6)" \
+	"$(w stream 1.0 amd 16K-2M:never 5),$(w stream 1.0 amd 16K-2M:never 6) $(w gups 1.0 amd 1M:always 5),$(w gups 1.0 amd 1M:always 6)" \
+	"pinned pageblocks: 2M alone gives 4 KiB pages' walks and fault cycles, all sizes 1M's"
+# fault cycles: one fault per folio, falling with its size; the arrays fill every folio: no bloat
+check "$(w stream 0.0 amd 16K-2M:never 6) $(w stream 0.0 amd 16K:always 6) $(w stream 0.0 amd 1M:always 6) $(w stream 0.0 amd 2M:always 6) $(w gups 0.0 amd 16K-2M:never 6) $(w gups 0.0 amd 16K:always 6) $(w gups 0.0 amd 1M:always 6) $(w gups 0.0 amd 2M:always 6)" \
+	"7004160 4700160 3944160 3938160 1867776 1253376 1051776 1050176" "mthp small: fault cycles fall with the folio size"
+check "$(awk '{ print $1, $7 }' m.txt | sort -u | tr '\n' ' ')" "gups 16777216 stream 62914560 " \
+	"STREAM and GUPS: the same RSS at every size"
+# the real captures (clean, coalescing): RSS grows with the folio size, walks fall little below 2M
+sed -e "s|^config: \.\./zen4.yaml|config: $R/configs/zen4.yaml|; s|\.\./\.\./traces/|$R/traces/|" \
+	-e '/"stream:\|"gups:/d; s/^  os.fragmentation.unmovable: .*//; s/^  tlb.coalesce: .*//' \
+	-e 's/^  os.thp_anon: .*/  os.thp_anon: ["16K-2M:never", "16K:always", "64K:always", "1M:always", "2M:always"]/' \
+	"$R/configs/experiments/mthp.yaml" >mthp-traces.yaml
+"$MMUSIM" sweep mthp-traces.yaml -o mt.csv --quiet
+check "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ n = split($(c["input"]), p, "/"); print p[n], $(c["os.thp_anon"]), $(c["memory.rss_bytes"]), $(c["walk.walks"]) }' mt.csv | tr '\n' '|')" \
+	"sqlite3.mtr.zst 16K-2M:never 536576 613|sqlite3.mtr.zst 16K:always 700416 549|sqlite3.mtr.zst 64K:always 978944 558|sqlite3.mtr.zst 1M:always 3534848 581|sqlite3.mtr.zst 2M:always 6680576 697|xz-6.lackey.zst 16K-2M:never 4370432 2269|xz-6.lackey.zst 16K:always 4526080 2278|xz-6.lackey.zst 64K:always 4808704 2252|xz-6.lackey.zst 1M:always 8294400 2225|xz-6.lackey.zst 2M:always 23523328 751|" \
+	"mthp captures: RSS and walks per size (sqlite3 12.5 times its 4 KiB RSS under 2M)"
 
 echo "  e2e_experiments: $((n - fails)) of $n checks passed"
 [ $fails -eq 0 ]

@@ -73,7 +73,7 @@ run_script e2e_flushes "MAP_HUGETLB page sizes, os.hugetlbfs.default_size, the r
 run_script e2e_pcid "cpu.pcid: config show, the machine files, bad values, one process unchanged" bash
 run_script e2e_coalesce "tlb.coalesce: keys, errors, exact counts of contiguous and backward frames" bash
 run_script e2e_processes "several traces as processes: run A B, the processes: list, sched.quantum, sweeps over mixes" bash
-run_script e2e_experiments "per-process timeline and fault latency, the kv workload, workload processes, the experiments kv-bloat, ingens-fairness, cbmm-latency, merge --latency" bash
+run_script e2e_experiments "per-process timeline and fault latency, the kv workload, workload processes, the experiments kv-bloat, ingens-fairness, cbmm-latency, mthp (os.thp_anon, scalar tlb.coalesce), merge --latency" bash
 run_script e2e_capture "capture follows exec (env, sh -c exec, #! scripts) and fork (one mtr v6 file, every process)" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
 run_script native_procs "tests/native/procs.c: two processes' faults, Rss and THP events against the replay, per step" bash
