@@ -495,6 +495,178 @@ START_TEST(large_folios)
 }
 END_TEST
 
+/* mmap of a @pages-page read-only private file at 0x40000000, @madv (an madvise
+ * advice, 0: none) over it, then a load of each page of @at[0..@n). */
+static char *loads_at(unsigned pages, unsigned madv, const unsigned *at, size_t n)
+{
+	size_t cap = 256 + n * 32, k = 0;
+	char *t = malloc(cap);
+
+	ck_assert_ptr_nonnull(t);
+	k += (size_t)snprintf(t + k, cap - k,
+			      "SYSCALL[7,1](9) sys_mmap ( 0x0, %u, 1, 2, 3, 0 ) --> [pre-success] Success(0x40000000)\n",
+			      pages * 4096);
+	if (madv)
+		k += (size_t)snprintf(t + k, cap - k,
+				      "SYSCALL[7,1](28) sys_madvise ( 0x40000000, %u, %u ) --> [pre-success] Success(0x0)\n",
+				      pages * 4096, madv);
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)snprintf(t + k, cap - k, " L %lx,8\n", 0x40000000UL + at[i] * 4096UL + 16);
+	return t;
+}
+
+static bool marked(uint64_t off)
+{
+	pfn_t pfn = filemap_lookup(&S->k, FILE_ID_OWN, off);
+
+	return pfn != PFN_NONE && filemap_readahead_marked(&S->k, pfn);
+}
+
+/*
+ * A sequential read of a 1 MiB file from a cold cache (Linux 6.18, ext4 large
+ * folios, read_ahead_kb 128: ra_pages 32, fault-around 16 pages). The first
+ * load misses (major): read-around reads pages 0..31 (do_sync_mmap_readahead():
+ * from pgoff - 16, clipped at 0; order 0) with PG_readahead on page 24 (the
+ * last quarter async). Fault-around maps 0..15, then 16..31 but page 24, which
+ * next_uptodate_folio() skips, so page 24 faults (minor): do_async_mmap_readahead()
+ * -> page_cache_async_ra() at the expected index moves the window to 32..63 with
+ * ra->order 2 and the whole window async (the mark on its first folio). Each mark
+ * met does the same with the order 2 higher, capped by ilog2 of the 32-page
+ * window: orders 0, 2, 4, 5, 5, ... From the order-5 folios on, fault-around maps
+ * each folio whole (6.18): faults at pages 0, 16, 24, 32, 48, 64, 80, 96, 128,
+ * 160, 192, 224: 12, one major. The last round's window (256..287) lies past the
+ * end of the file: nothing read, no mark left. 6.12: the same windows in order-0
+ * pages (no ext4 large folios): a fault per 16 pages plus the mark at 24 (the
+ * others fall on a window's first page): 17.
+ */
+START_TEST(readahead_sequential)
+{
+	unsigned at[256];
+	char *t;
+	const struct fm_ra *ra;
+
+	for (unsigned i = 0; i < 256; i++)
+		at[i] = i;
+	t = loads_at(256, 0, at, 256);
+	run(t, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 12);
+	ck_assert_uint_eq(S->st.pgmajfault, 1);
+	ck_assert_uint_eq(S->st.nr_file_pages, 256);
+	ck_assert_uint_eq(S->st.nr_mapped, 256);
+	assert_folio(0, 0);
+	assert_folio(31, 0);
+	for (unsigned off = 32; off < 64; off += 4)
+		assert_folio(off, 2);
+	assert_folio(64, 4);
+	assert_folio(80, 4);
+	for (unsigned off = 96; off < 256; off += 32)
+		assert_folio(off, 5);
+	for (unsigned off = 0; off < 256; off++)
+		ck_assert(!marked(off));
+	ra = filemap_ra(&S->k, FILE_ID_OWN);
+	ck_assert_ptr_nonnull(ra);
+	ck_assert_uint_eq(ra->start, 256);
+	ck_assert_uint_eq(ra->size, 32);
+	ck_assert_uint_eq(ra->async_size, 32);
+	ck_assert_uint_eq(ra->order, 5);
+	ck_assert_uint_eq(ra->mmap_miss, 0);
+	done();
+
+	/* the first two loads alone: the mark on page 24 is still there, unmapped */
+	run(loads_at(256, 0, at, 17), NULL);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.nr_file_pages, 32);
+	ck_assert_uint_eq(S->st.nr_mapped, 31);
+	ck_assert(marked(24));
+	ck_assert_uint_eq(filemap_ra(&S->k, FILE_ID_OWN)->order, 0);
+	done();
+
+	run(t, "os.kernel=6.12", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 17);
+	ck_assert_uint_eq(S->st.pgmajfault, 1);
+	ck_assert_uint_eq(S->st.nr_file_pages, 256);
+	assert_folio(128, 0);
+	ck_assert_uint_eq(filemap_ra(&S->k, FILE_ID_OWN)->order, 0);
+	done();
+
+	/* MADV_SEQUENTIAL: page_cache_sync_ra() at index 0 reads the initial window
+	 * (32 pages, the second half async: the mark on page 16, a window's first
+	 * page), then as above: faults at 0, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224 */
+	free(t);
+	t = loads_at(256, 2, at, 256);
+	run(t, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 11);
+	ck_assert_uint_eq(S->st.pgmajfault, 1);
+	assert_folio(0, 0);
+	assert_folio(32, 2);
+	assert_folio(64, 4);
+	assert_folio(96, 5);
+	done();
+	free(t);
+}
+END_TEST
+
+/*
+ * Reads at scattered pages of a 4 MiB file, cold (read_ahead_kb 128): each miss
+ * is major and reads the 32 pages around it (mmap_miss +1, fault-around's 16
+ * pages -16: back to 0), marking the page 8 after it; a later load of such a
+ * mark (page 520, which fault-around left unmapped) is a minor fault on a
+ * PG_readahead folio that is not where the last window (around page 300)
+ * expects it: page_cache_async_ra() takes it as an interleaved stream, starts
+ * the window at the next uncached page (528: page_cache_next_miss()), its size
+ * the old async part plus the request ramped up (get_next_ra_size(8 + 32) = 32),
+ * order 2. MADV_RANDOM: no read-around, no marks, one page a fault. With
+ * fault-around off, the misses only count up: above MMAP_LOTSAMISS (100)
+ * do_sync_mmap_readahead() stops reading around (the 101st and 102nd miss read
+ * their page alone).
+ */
+START_TEST(readahead_random)
+{
+	static const unsigned at[] = { 512, 40, 900, 300, 520 };
+	unsigned far[102];
+	char *t = loads_at(1024, 0, at, 5);
+	const struct fm_ra *ra;
+
+	run(t, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 5);
+	ck_assert_uint_eq(S->st.pgmajfault, 4);
+	ck_assert_uint_eq(S->st.nr_file_pages, 4 * 32 + 32);
+	/* each window's 16 pages but the marks inside them (520 and 908), then 520 */
+	ck_assert_uint_eq(S->st.nr_mapped, 4 * 16 - 2 + 1);
+	ck_assert(marked(48) && marked(908) && marked(308));
+	ck_assert(!marked(520));
+	for (unsigned off = 528; off < 560; off += 4)
+		assert_folio(off, 2);
+	ck_assert(marked(528));
+	ra = filemap_ra(&S->k, FILE_ID_OWN);
+	ck_assert_uint_eq(ra->start, 528);
+	ck_assert_uint_eq(ra->size, 32);
+	ck_assert_uint_eq(ra->order, 2);
+	ck_assert_uint_eq(ra->mmap_miss, 0);
+	done();
+	free(t);
+
+	t = loads_at(1024, 1, at, 5);
+	run(t, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 5);
+	ck_assert_uint_eq(S->st.pgmajfault, 5);
+	ck_assert_uint_eq(S->st.nr_file_pages, 5);
+	done();
+	free(t);
+
+	for (unsigned i = 0; i < 102; i++)
+		far[i] = 64 * i + 32;
+	t = loads_at(102 * 64, 0, far, 102);
+	run(t, "os.fault_around_bytes=4K", NULL);
+	ck_assert_uint_eq(S->st.pgfault, 102);
+	ck_assert_uint_eq(S->st.pgmajfault, 102);
+	ck_assert_uint_eq(S->st.nr_file_pages, 100 * 32 + 2);
+	ck_assert_uint_eq(filemap_ra(&S->k, FILE_ID_OWN)->mmap_miss, 102);
+	done();
+	free(t);
+}
+END_TEST
+
 /* os.file_cache_folio_size: a power of two from 4K to 1M (orders 0..8). */
 START_TEST(folio_size_config)
 {
@@ -526,6 +698,8 @@ int main(void)
 	tcase_add_test(tc, mprotect_and_mremap);
 	tcase_add_test(tc, large_folios);
 	tcase_add_test(tc, folio_size_config);
+	tcase_add_test(tc, readahead_sequential);
+	tcase_add_test(tc, readahead_random);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
