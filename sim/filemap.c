@@ -13,13 +13,12 @@
  *    ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
  *    mapped by at least one PTE counts in nr_mapped (folio_add_file_rmap_ptes():
  *    the mapcount's 0 -> 1 transition), once however many mappings map it.
- *  - A read fault (do_read_fault()) makes sure the faulting page is cached, then
- *    maps every cached page of the fault-around window read-only, the faulting
- *    one included. A miss is a major fault (filemap_fault(): pgmajfault) and
- *    reads in the read-around window of do_sync_mmap_readahead() (ra_pages =
- *    os.read_ahead_kb / 4 pages, from pgoff - ra_pages / 2; from pgoff under
- *    MADV_SEQUENTIAL, VM_SEQ_READ; only the faulting page under MADV_RANDOM,
- *    VM_RAND_READ, but for a VM_EXEC mapping from 6.16 on). MADV_RANDOM does
+ *  - A read fault (do_read_fault()) first maps every cached page of the
+ *    fault-around window read-only (filemap_map_pages()); if that covers the
+ *    faulting page the fault is done, else filemap_fault() gets the page and
+ *    finish_fault() maps it. A miss is a major fault (filemap_fault():
+ *    pgmajfault) that reads ahead (do_sync_mmap_readahead(), below) and is
+ *    retried: the retry's fault-around maps what was read. MADV_RANDOM does
  *    not stop fault-around (should_fault_around() does not look at it), which
  *    maps only what is cached. The window of do_fault_around(): os.fault_around_bytes
  *    / 4 KiB PTEs from the aligned start in the PTE table or the VMA's first PTE
@@ -48,9 +47,9 @@
  *    contiguous, as a TLB that coalesces needs), its order falling while the
  *    allocator has none or a page of the run is cached already
  *    (__filemap_get_folio()'s fallback, filemap_add_folio()'s -EEXIST). At most
- *    1 MiB (order 8): a PMD-order folio is a file THP, which only collapse_file()
- *    makes here. From 6.18 (kernel_map_whole_folio()) fault-around maps every
- *    folio it meets whole, beyond the window, where the folio lies inside the
+ *    1 MiB (order 8): a PMD-order folio is a file THP, which collapse_file()
+ *    and readahead (below) make. From 6.18 (kernel_map_whole_folio())
+ *    fault-around maps every folio it meets whole, beyond the window, where the folio lies inside the
  *    VMA and one page table (357b92761d94 "mm/filemap: map entire large folio
  *    faultaround": filemap_map_folio_range()), and a fault fault-around did not
  *    cover -- a shared write fault, a read fault with fault-around off -- maps
@@ -61,15 +60,46 @@
  *    counters for page-cache folios (its hugepages-<size>kB/stats/ hold anon_*,
  *    shmem_*, swp*, zswpout, split* and nr_anon*; no file_alloc), so none are
  *    added.
- *    Readahead: page_cache_ra_order() reads in folios of ra->order, capped by
- *    the mapping's largest order and ilog2 of the window; a fault's read-around
- *    (do_sync_mmap_readahead()) sets ra->order to 0 (an executable mapping to
- *    exec_folio_order(), 0 on x86-64) and so does page_cache_sync_ra() under
- *    MADV_SEQUENTIAL: the reads modelled here make order-0 folios. The order
- *    grows (by 2 a round) only in page_cache_async_ra(), which is not modelled
- *    (below), and VM_HUGEPAGE's PMD-order read-around is not either.
+ *  - Readahead (mm/readahead.c and mm/filemap.c of 6.18), with the state of
+ *    struct file_ra_state per file (struct fm_ra: start, size, async_size,
+ *    order, mmap_miss; ra_pages = os.read_ahead_kb / 4). The kernel keeps it
+ *    per open file (file->f_ra); a trace records mmaps, not opens, so the model
+ *    keeps one per file identity, as if every mapping of a file came from one
+ *    open() (true for one mmap, its pieces after mprotect or munmap, and a
+ *    fork's child, which shares the struct file; two opens of one file mapped
+ *    at once would have two). A miss runs do_sync_mmap_readahead(): under
+ *    VM_HUGEPAGE two PMD-order folios from the aligned index (one under
+ *    MADV_RANDOM), the second PG_readahead; else nothing under MADV_RANDOM
+ *    (VM_RAND_READ; but in a VM_EXEC mapping from 6.16 on) or with
+ *    read_ahead_kb 0; under MADV_SEQUENTIAL page_cache_sync_ra() (at page 0
+ *    the initial window, its second half async; elsewhere ra_pages from the
+ *    fault, no mark); else mmap_miss counts the miss and above MMAP_LOTSAMISS
+ *    (100) nothing more is read; a VM_EXEC mapping (6.16 on, 3b61a3f08949)
+ *    reads ra_pages forward from the fault within the VMA, no async part;
+ *    otherwise read-around: ra_pages from pgoff - ra_pages / 2, the last
+ *    quarter async. page_cache_ra_order() reads a window in folios of
+ *    ra->order capped by the mapping's largest order (ext4 from 6.16:
+ *    HPAGE_PMD_ORDER, a PMD-order folio being a file THP, NR_FILE_THPS; before,
+ *    order 0) and ilog2 of the window, naturally aligned, none past the end of
+ *    the file; PG_readahead goes on the folio at start + size - async_size;
+ *    where a page is cached or a block is missing (readahead_gfp_mask():
+ *    __GFP_NORETRY) the rest of the window comes in order-0 pages, stopping
+ *    at the first failure. A fault that finds a PG_readahead folio
+ *    (do_async_mmap_readahead(); a hit also counts mmap_miss down) runs
+ *    page_cache_async_ra(): the mark goes, the window moves on by its size at
+ *    the expected index (else restarts at the next uncached page), grows
+ *    (get_next_ra_size()), ra->order grows by 2, the whole window is async,
+ *    and the fault is retried (the lock was dropped for the I/O). Fault-around
+ *    skips PG_readahead folios (next_uptodate_folio()), so each mark takes a
+ *    fault of its own, a minor one, and counts mmap_miss down by every page of
+ *    each folio range it maps. A warm cache's pages carry no marks (written,
+ *    not read ahead). Measured on 6.18.44 (tests/native.sh file-seq-cold*,
+ *    read_ahead_kb 8192): 1, 16 and 64 MiB read in order from a dropped cache
+ *    take 1 major fault and 15, 255 and 435 minor ones, as the replay.
  *  - File THPs (CONFIG_READ_ONLY_THP_FOR_FS, khugepaged.c collapse_file()): 512
- *    cached pages replaced by one order-9 page (nr_file_hugepages). A read fault
+ *    cached pages replaced by one order-9 page (nr_file_hugepages); from 6.16
+ *    readahead reads them too (PMD-order folios: VM_HUGEPAGE's read-around,
+ *    async readahead's order grown to HPAGE_PMD_ORDER). A read fault
  *    on one maps it with one read-only PMD when do_set_pmd() may
  *    (filemap_map_pmd() from do_fault_around(), or finish_fault(): the PMD empty,
  *    no VM_NOHUGEPAGE, thp_vma_suitable_order()); else its pages map by PTE like
@@ -97,18 +127,16 @@
  *    stays backed like anonymous memory (fault.c); lackey traces and mtr before
  *    version 5 say nothing of the filesystem: their files are ext4-like.
  *
- * Simplifications, and why: the kernel's readahead state (async readahead on
- * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, large folios)
- * is left out: for a sequential read the outcome is the same, one fault per
- * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults),
- * but not which of them are major under a cold cache: reading 1 MiB of a file
- * whose cache was dropped takes 1 major and 15 minor faults on Linux 6.18.44
- * (async readahead keeps the cache ahead of the faults, with or without
- * MADV_SEQUENTIAL), 15 major and 1 minor in the model (a read-around window
- * centred on each miss). Under MADV_RANDOM both take a major fault per page
- * (tests/native.sh file-random-cold).
- * The file size is unknown to a trace, so read-around is clipped to the pages
- * the VMA maps. Clean cache pages are never reclaimed (they stay until the end;
+ * Simplifications, and why: the file size is unknown to a trace, so
+ * readahead takes the VMA's end for the end of the file and reads no page
+ * before the VMA's start (a folio wholly before it is skipped). I/O takes no
+ * time: a page read ahead is uptodate and unlocked at once, so fault-around
+ * maps it even on the retry right after the fault that read it (the kernel's
+ * next_uptodate_folio() skips it while the read is in flight; with the
+ * default windows no such page falls in the retry's fault-around window).
+ * prev_pos is never set (faults do not set it; read() is not modelled),
+ * FMODE_RANDOM (fadvise) and the workingset (refaults: no eviction here) do
+ * not exist. Clean cache pages are never reclaimed (they stay until the end;
  * reclaim scans anonymous pages only), dirty pages are never written back, and
  * compaction does not migrate cache pages (no reverse map: they stay where they
  * are, like pinned pages). RSS (memory.rss_bytes) stays the anonymous RSS.
