@@ -1239,6 +1239,7 @@ void filemap_check_invariants(const struct kernel *k, uint64_t ptes, uint64_t pm
 			/* a large folio: aligned in the file and in memory, the same order throughout */
 			BUG_ON((k->fm.key_off[i] ^ pfn) & ((1ULL << o) - 1));
 			BUG_ON(k->fm.order[pfn & ~(((pfn_t)1 << o) - 1)] != o);
+			BUG_ON(k->fm.ra_mark[pfn] && folio_head(k, pfn) != pfn); /* PG_readahead: a folio's */
 			maps += m - 1;
 			nr_mapped += m > 1;
 		}

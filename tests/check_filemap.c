@@ -573,7 +573,12 @@ START_TEST(readahead_sequential)
 	done();
 
 	/* the first two loads alone: the mark on page 24 is still there, unmapped */
-	run(loads_at(256, 0, at, 17), NULL);
+	{
+		char *two = loads_at(256, 0, at, 17);
+
+		run(two, NULL);
+		free(two);
+	}
 	ck_assert_uint_eq(S->st.pgfault, 2);
 	ck_assert_uint_eq(S->st.nr_file_pages, 32);
 	ck_assert_uint_eq(S->st.nr_mapped, 31);
@@ -587,6 +592,29 @@ START_TEST(readahead_sequential)
 	ck_assert_uint_eq(S->st.nr_file_pages, 256);
 	assert_folio(128, 0);
 	ck_assert_uint_eq(filemap_ra(&S->k, FILE_ID_OWN)->order, 0);
+	done();
+
+	/* 64 MiB with this machine's read_ahead_kb (8192: windows of 2048 pages):
+	 * read-around 0..2047 (order 0, the mark at 1536), then windows of order 2,
+	 * 4, 6, 8 and three of 9 (capped at HPAGE_PMD_ORDER: file THPs, each mapped
+	 * by its PMD): 384 faults for the first 6144 pages (16 a window), 32 for the
+	 * order-6 folios, 8 for the order-8 ones, 12 for the THPs: 436, one major, as
+	 * tests/native.sh file-seq-cold-64m measured on 6.18.44 */
+	free(t);
+	t = file_trace(64u << 20, 1, 2, 0x40000000, "L", "");
+	run(t, RA_HOST, NULL);
+	ck_assert_uint_eq(S->st.pgfault, 436);
+	ck_assert_uint_eq(S->st.pgmajfault, 1);
+	ck_assert_uint_eq(S->st.nr_file_pages, 16384);
+	ck_assert_uint_eq(S->st.nr_file_hugepages, 12);
+	ck_assert_uint_eq(S->st.thp_file_mapped, 12);
+	assert_folio(2047, 0);
+	assert_folio(2048, 2);
+	assert_folio(4096, 4);
+	assert_folio(6144, 6);
+	assert_folio(8192, 8);
+	ck_assert(filemap_is_thp(&S->k, filemap_lookup(&S->k, FILE_ID_OWN, 10240)));
+	ck_assert_uint_eq(filemap_ra(&S->k, FILE_ID_OWN)->order, 9);
 	done();
 
 	/* MADV_SEQUENTIAL: page_cache_sync_ra() at index 0 reads the initial window
