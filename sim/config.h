@@ -176,9 +176,12 @@ static inline bool kernel_map_whole_folio(enum os_kernel k)
 	return k >= KERNEL_6_18;
 }
 
-/* "mm/filemap: allow arch to request folio size for exec memory" (6.16):
- * do_sync_mmap_readahead() reads around in a VM_EXEC mapping even under
- * MADV_RANDOM; before, VM_RAND_READ stopped read-around in every mapping */
+/* 3b61a3f08949 "mm/filemap: allow arch to request folio size for exec memory"
+ * (6.16): do_sync_mmap_readahead() reads ahead in a VM_EXEC mapping even under
+ * MADV_RANDOM, ra_pages forward from the fault within the VMA, order
+ * exec_folio_order() (0 on x86-64), no async part; before, VM_RAND_READ stopped
+ * read-around in every mapping and a VM_EXEC one read around the fault like
+ * any other */
 static inline bool kernel_rand_read_exec_readaround(enum os_kernel k)
 {
 	return k >= KERNEL_6_18;

@@ -13,13 +13,12 @@
  *    ones, GFP_HIGHUSER_MOVABLE) and count in nr_file_pages; a page
  *    mapped by at least one PTE counts in nr_mapped (folio_add_file_rmap_ptes():
  *    the mapcount's 0 -> 1 transition), once however many mappings map it.
- *  - A read fault (do_read_fault()) makes sure the faulting page is cached, then
- *    maps every cached page of the fault-around window read-only, the faulting
- *    one included. A miss is a major fault (filemap_fault(): pgmajfault) and
- *    reads in the read-around window of do_sync_mmap_readahead() (ra_pages =
- *    os.read_ahead_kb / 4 pages, from pgoff - ra_pages / 2; from pgoff under
- *    MADV_SEQUENTIAL, VM_SEQ_READ; only the faulting page under MADV_RANDOM,
- *    VM_RAND_READ, but for a VM_EXEC mapping from 6.16 on). MADV_RANDOM does
+ *  - A read fault (do_read_fault()) first maps every cached page of the
+ *    fault-around window read-only (filemap_map_pages()); if that covers the
+ *    faulting page the fault is done, else filemap_fault() gets the page and
+ *    finish_fault() maps it. A miss is a major fault (filemap_fault():
+ *    pgmajfault) that reads ahead (do_sync_mmap_readahead(), below) and is
+ *    retried: the retry's fault-around maps what was read. MADV_RANDOM does
  *    not stop fault-around (should_fault_around() does not look at it), which
  *    maps only what is cached. The window of do_fault_around(): os.fault_around_bytes
  *    / 4 KiB PTEs from the aligned start in the PTE table or the VMA's first PTE
@@ -48,9 +47,9 @@
  *    contiguous, as a TLB that coalesces needs), its order falling while the
  *    allocator has none or a page of the run is cached already
  *    (__filemap_get_folio()'s fallback, filemap_add_folio()'s -EEXIST). At most
- *    1 MiB (order 8): a PMD-order folio is a file THP, which only collapse_file()
- *    makes here. From 6.18 (kernel_map_whole_folio()) fault-around maps every
- *    folio it meets whole, beyond the window, where the folio lies inside the
+ *    1 MiB (order 8): a PMD-order folio is a file THP, which collapse_file()
+ *    and readahead (below) make. From 6.18 (kernel_map_whole_folio())
+ *    fault-around maps every folio it meets whole, beyond the window, where the folio lies inside the
  *    VMA and one page table (357b92761d94 "mm/filemap: map entire large folio
  *    faultaround": filemap_map_folio_range()), and a fault fault-around did not
  *    cover -- a shared write fault, a read fault with fault-around off -- maps
@@ -61,15 +60,46 @@
  *    counters for page-cache folios (its hugepages-<size>kB/stats/ hold anon_*,
  *    shmem_*, swp*, zswpout, split* and nr_anon*; no file_alloc), so none are
  *    added.
- *    Readahead: page_cache_ra_order() reads in folios of ra->order, capped by
- *    the mapping's largest order and ilog2 of the window; a fault's read-around
- *    (do_sync_mmap_readahead()) sets ra->order to 0 (an executable mapping to
- *    exec_folio_order(), 0 on x86-64) and so does page_cache_sync_ra() under
- *    MADV_SEQUENTIAL: the reads modelled here make order-0 folios. The order
- *    grows (by 2 a round) only in page_cache_async_ra(), which is not modelled
- *    (below), and VM_HUGEPAGE's PMD-order read-around is not either.
+ *  - Readahead (mm/readahead.c and mm/filemap.c of 6.18), with the state of
+ *    struct file_ra_state per file (struct fm_ra: start, size, async_size,
+ *    order, mmap_miss; ra_pages = os.read_ahead_kb / 4). The kernel keeps it
+ *    per open file (file->f_ra); a trace records mmaps, not opens, so the model
+ *    keeps one per file identity, as if every mapping of a file came from one
+ *    open() (true for one mmap, its pieces after mprotect or munmap, and a
+ *    fork's child, which shares the struct file; two opens of one file mapped
+ *    at once would have two). A miss runs do_sync_mmap_readahead(): under
+ *    VM_HUGEPAGE two PMD-order folios from the aligned index (one under
+ *    MADV_RANDOM), the second PG_readahead; else nothing under MADV_RANDOM
+ *    (VM_RAND_READ; but in a VM_EXEC mapping from 6.16 on) or with
+ *    read_ahead_kb 0; under MADV_SEQUENTIAL page_cache_sync_ra() (at page 0
+ *    the initial window, its second half async; elsewhere ra_pages from the
+ *    fault, no mark); else mmap_miss counts the miss and above MMAP_LOTSAMISS
+ *    (100) nothing more is read; a VM_EXEC mapping (6.16 on, 3b61a3f08949)
+ *    reads ra_pages forward from the fault within the VMA, no async part;
+ *    otherwise read-around: ra_pages from pgoff - ra_pages / 2, the last
+ *    quarter async. page_cache_ra_order() reads a window in folios of
+ *    ra->order capped by the mapping's largest order (ext4 from 6.16:
+ *    HPAGE_PMD_ORDER, a PMD-order folio being a file THP, NR_FILE_THPS; before,
+ *    order 0) and ilog2 of the window, naturally aligned, none past the end of
+ *    the file; PG_readahead goes on the folio at start + size - async_size;
+ *    where a page is cached or a block is missing (readahead_gfp_mask():
+ *    __GFP_NORETRY) the rest of the window comes in order-0 pages, stopping
+ *    at the first failure. A fault that finds a PG_readahead folio
+ *    (do_async_mmap_readahead(); a hit also counts mmap_miss down) runs
+ *    page_cache_async_ra(): the mark goes, the window moves on by its size at
+ *    the expected index (else restarts at the next uncached page), grows
+ *    (get_next_ra_size()), ra->order grows by 2, the whole window is async,
+ *    and the fault is retried (the lock was dropped for the I/O). Fault-around
+ *    skips PG_readahead folios (next_uptodate_folio()), so each mark takes a
+ *    fault of its own, a minor one, and counts mmap_miss down by every page of
+ *    each folio range it maps. A warm cache's pages carry no marks (written,
+ *    not read ahead). Measured on 6.18.44 (tests/native.sh file-seq-cold*,
+ *    read_ahead_kb 8192): 1, 16 and 64 MiB read in order from a dropped cache
+ *    take 1 major fault and 15, 255 and 435 minor ones, as the replay.
  *  - File THPs (CONFIG_READ_ONLY_THP_FOR_FS, khugepaged.c collapse_file()): 512
- *    cached pages replaced by one order-9 page (nr_file_hugepages). A read fault
+ *    cached pages replaced by one order-9 page (nr_file_hugepages); from 6.16
+ *    readahead reads them too (PMD-order folios: VM_HUGEPAGE's read-around,
+ *    async readahead's order grown to HPAGE_PMD_ORDER). A read fault
  *    on one maps it with one read-only PMD when do_set_pmd() may
  *    (filemap_map_pmd() from do_fault_around(), or finish_fault(): the PMD empty,
  *    no VM_NOHUGEPAGE, thp_vma_suitable_order()); else its pages map by PTE like
@@ -97,18 +127,16 @@
  *    stays backed like anonymous memory (fault.c); lackey traces and mtr before
  *    version 5 say nothing of the filesystem: their files are ext4-like.
  *
- * Simplifications, and why: the kernel's readahead state (async readahead on
- * PG_readahead pages, which filemap_map_pages() skips, mmap_miss, the folio
- * order async readahead grows) is left out: for a sequential read the outcome is the same, one fault per
- * fault-around window (the issue's measurement on 6.18: 16 MiB in 256 faults),
- * but not which of them are major under a cold cache: reading 1 MiB of a file
- * whose cache was dropped takes 1 major and 15 minor faults on Linux 6.18.44
- * (async readahead keeps the cache ahead of the faults, with or without
- * MADV_SEQUENTIAL), 15 major and 1 minor in the model (a read-around window
- * centred on each miss). Under MADV_RANDOM both take a major fault per page
- * (tests/native.sh file-random-cold).
- * The file size is unknown to a trace, so read-around is clipped to the pages
- * the VMA maps. Clean cache pages are never reclaimed (they stay until the end;
+ * Simplifications, and why: the file size is unknown to a trace, so
+ * readahead takes the VMA's end for the end of the file and reads no page
+ * before the VMA's start (a folio wholly before it is skipped). I/O takes no
+ * time: a page read ahead is uptodate and unlocked at once, so fault-around
+ * maps it even on the retry right after the fault that read it (the kernel's
+ * next_uptodate_folio() skips it while the read is in flight; with the
+ * default windows no such page falls in the retry's fault-around window).
+ * prev_pos is never set (faults do not set it; read() is not modelled),
+ * FMODE_RANDOM (fadvise) and the workingset (refaults: no eviction here) do
+ * not exist. Clean cache pages are never reclaimed (they stay until the end;
  * reclaim scans anonymous pages only), dirty pages are never written back, and
  * compaction does not migrate cache pages (no reverse map: they stay where they
  * are, like pinned pages). RSS (memory.rss_bytes) stays the anonymous RSS.
@@ -147,6 +175,12 @@ int filemap_init(struct kernel *k)
 		fm->order = NULL;
 		return -1;
 	}
+	fm->ra_mark = mmap(NULL, k->buddy.nr_pages * sizeof(*fm->ra_mark), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (fm->ra_mark == MAP_FAILED) {
+		fm->ra_mark = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -161,6 +195,9 @@ void filemap_destroy(struct kernel *k)
 		munmap(fm->map, k->buddy.nr_pages * sizeof(*fm->map));
 	if (fm->order)
 		munmap(fm->order, k->buddy.nr_pages * sizeof(*fm->order));
+	if (fm->ra_mark)
+		munmap(fm->ra_mark, k->buddy.nr_pages * sizeof(*fm->ra_mark));
+	free(fm->ra);
 	free(fm->key_file);
 	free(fm->key_off);
 	free(fm->val);
@@ -291,6 +328,7 @@ static pfn_t add_page(struct kernel *k, uint32_t file, uint64_t off)
 	put(fm, file, off, pfn);
 	fm->map[pfn] = 1;
 	fm->order[pfn] = 0;
+	fm->ra_mark[pfn] = 0;
 	k->rmap[pfn] = 0; /* no anonymous reverse map: compaction leaves it alone */
 	k->st->nr_file_pages++;
 	return pfn;
@@ -336,6 +374,7 @@ static pfn_t add_folio(struct kernel *k, uint32_t file, uint64_t off, unsigned o
 		put(fm, file, start + i, head + i);
 		fm->map[head + i] = 1;
 		fm->order[head + i] = (uint8_t)order;
+		fm->ra_mark[head + i] = 0;
 		k->rmap[head + i] = 0;
 	}
 	k->st->nr_file_pages += nr;
@@ -370,57 +409,454 @@ static bool shmem_exists(const struct kernel *k, const struct vma *v)
 	return f && f->whole;
 }
 
-/*
- * do_sync_mmap_readahead()'s choice for @v: read-around or not (VM_RAND_READ,
- * which a VM_EXEC mapping ignores from 6.16 on), forward from the fault
- * (VM_SEQ_READ: page_cache_sync_ra(), whose first window starts at the fault),
- * else centred on it.
- */
-static bool no_read_around(const struct kernel *k, const struct vma *v)
+/* --- readahead (mm/readahead.c, do_sync_mmap_readahead(), do_async_mmap_readahead()) --- */
+
+#define MMAP_LOTSAMISS 100 /* mm/filemap.c */
+
+const struct fm_ra *filemap_ra(const struct kernel *k, uint32_t file)
 {
-	if (!(v->flags & VM_RAND_READ))
-		return false;
-	return !(v->flags & VM_EXEC) || !kernel_rand_read_exec_readaround(k->cfg->kernel);
+	for (size_t i = 0; i < k->fm.nra; i++)
+		if (k->fm.ra[i].file == file)
+			return &k->fm.ra[i];
+	return NULL;
+}
+
+/* file->f_ra of @file (file_ra_state_init(): all zero; prev_pos -1, which a
+ * fault never moves); NULL when out of host memory (readahead is then skipped,
+ * best effort like the kernel's) */
+static struct fm_ra *ra_state(struct kernel *k, uint32_t file)
+{
+	struct filemap *fm = &k->fm;
+	struct fm_ra *r = (struct fm_ra *)filemap_ra(k, file);
+
+	if (r)
+		return r;
+	r = realloc(fm->ra, (fm->nra + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	fm->ra = r;
+	r = &fm->ra[fm->nra++];
+	*r = (struct fm_ra){ .file = file };
+	return r;
+}
+
+/* ra->ra_pages: the backing device's read_ahead_kb in pages */
+static uint64_t ra_pages(const struct kernel *k)
+{
+	return k->cfg->read_ahead_kb / 4;
 }
 
 /*
- * filemap_fault(): the cache page of @pgoff in @v, read in on a miss with the
- * read-around window of do_sync_mmap_readahead() clipped to the VMA's pages. A
- * miss in filemap_get_folio() is a major fault (PGMAJFAULT, the task's
- * maj_flt: VM_FAULT_MAJOR) whatever read-around does; a warm cache has no miss.
- * shmem_fault() in a shmem VMA: the page, or a new zeroed one in the hole; no
- * read, no read-around, no major fault.
+ * mapping_max_folio_order() of @v's file: ext4 from 6.16 sets large folios
+ * (mapping_set_large_folios(): MAX_PAGECACHE_ORDER, HPAGE_PMD_ORDER with
+ * CONFIG_TRANSPARENT_HUGEPAGE, else 8); before, and for shmem (which never
+ * reads ahead), order 0.
  */
-static pfn_t get_page(struct kernel *k, const struct vma *v, uint64_t pgoff, vaddr_t va)
+static unsigned max_folio_order(const struct kernel *k, const struct vma *v)
 {
-	uint64_t ra = k->cfg->read_ahead_kb / 4, lo = v->pgoff, hi = v->pgoff + ((v->end - v->start) >> PAGE_SHIFT);
-	uint64_t from = pgoff, to = pgoff + 1;
+	if ((v->flags & VM_SHMEM) || !kernel_ext4_large_folios(k->cfg->kernel))
+		return 0;
+	return k->thp.folio ? HPAGE_PMD_ORDER : 8;
+}
+
+/* The first frame of the folio holding cache page @pfn (a file THP: its PMD block). */
+static pfn_t folio_head(const struct kernel *k, pfn_t pfn)
+{
+	if (filemap_is_thp(k, pfn))
+		return pfn & ~(pfn_t)(HPAGE_PMD_NR - 1);
+	return pfn & ~(((pfn_t)1 << k->fm.order[pfn]) - 1);
+}
+
+static uint64_t folio_nr(const struct kernel *k, pfn_t pfn)
+{
+	return filemap_is_thp(k, pfn) ? HPAGE_PMD_NR : 1ULL << k->fm.order[pfn];
+}
+
+bool filemap_readahead_marked(const struct kernel *k, pfn_t pfn)
+{
+	return k->fm.ra_mark[folio_head(k, pfn)];
+}
+
+/* The page past the pages @v maps: the end of the file as far as the model knows
+ * (a trace records no file size; see the header) */
+static uint64_t vma_end_pgoff(const struct vma *v)
+{
+	return v->pgoff + ((v->end - v->start) >> PAGE_SHIFT);
+}
+
+/*
+ * filemap_add_folio() of a readahead folio of @order at @index of @v's file
+ * (ra_alloc_folio(): PG_readahead when it starts at the mark rounded down to
+ * it): 0, 1 for -EEXIST (a page of it cached already), 2 for -ENOMEM (no block
+ * of the order: readahead_gfp_mask() is __GFP_NORETRY). A folio wholly before
+ * the VMA is not read (the model keeps to the pages the VMA maps) but counts as
+ * done. A PMD-order folio is a file THP (NR_FILE_THPS).
+ */
+static int ra_folio(struct kernel *k, const struct vma *v, uint64_t index, unsigned order, uint64_t mark)
+{
+	struct filemap *fm = &k->fm;
+	uint64_t nr = 1ULL << order;
+	pfn_t head;
+
+	if (index + nr <= v->pgoff)
+		return 0;
+	for (uint64_t o = index; o < index + nr; o++)
+		if (lookup(fm, v->file, o) != PFN_NONE)
+			return 1;
+	if (!order) {
+		head = add_page(k, v->file, index);
+		if (head == PFN_NONE)
+			return 2;
+	} else {
+		head = buddy_alloc(&k->buddy, order);
+		if (head == PFN_NONE)
+			return 2;
+		while ((fm->n + nr) * 2 > fm->cap)
+			if (grow(fm)) {
+				buddy_free(&k->buddy, head, order);
+				k->mm->pt.host_oom = true;
+				return 2;
+			}
+		thp_split_alloc(&k->buddy, head, order);
+		for (uint64_t i = 0; i < nr; i++) {
+			put(fm, v->file, index + i, head + i);
+			fm->map[head + i] = 1;
+			/* a file THP's frames keep order 0, as collapse_file()'s (filemap_is_thp()) */
+			fm->order[head + i] = order == HPAGE_PMD_ORDER ? 0 : (uint8_t)order;
+			fm->ra_mark[head + i] = 0;
+			k->rmap[head + i] = 0;
+		}
+		k->st->nr_file_pages += nr;
+		if (order == HPAGE_PMD_ORDER) {
+			struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
+
+			memset(f, 0, sizeof(*f));
+			f->flags = FOLIO_FILE;
+			k->st->nr_file_hugepages++;
+		}
+	}
+	if (index == (mark & ~(nr - 1)))
+		fm->ra_mark[head] = 1;
+	return 0;
+}
+
+/*
+ * page_cache_ra_unbounded(): order-0 folios for [@index, @index + @nr), cached
+ * pages skipped (and so not marked), PG_readahead on the page @nr - @lookahead
+ * in; stops at the first allocation failure.
+ */
+static void ra_unbounded(struct kernel *k, const struct vma *v, uint64_t index, uint64_t nr, uint64_t lookahead)
+{
+	uint64_t mark = lookahead <= nr ? index + nr - lookahead : UINT64_MAX;
+
+	for (uint64_t i = index; i < index + nr; i++)
+		if (ra_folio(k, v, i, 0, i == mark ? mark : UINT64_MAX) == 2)
+			break;
+}
+
+/* do_page_cache_ra(): ra_unbounded() up to the end of the file */
+static void do_page_cache_ra(struct kernel *k, const struct vma *v, uint64_t index, uint64_t nr, uint64_t lookahead)
+{
+	uint64_t end = vma_end_pgoff(v);
+
+	if (index >= end)
+		return;
+	if (nr > end - 1 - index)
+		nr = end - index;
+	ra_unbounded(k, v, index, nr, lookahead);
+}
+
+static unsigned ilog2_u64(uint64_t x)
+{
+	return 63 - (unsigned)__builtin_clzll(x);
+}
+
+/*
+ * page_cache_ra_order() from @index for the window in @ra: folios of ra->order
+ * capped by the mapping's largest order and ilog2 of the window (stored back in
+ * ra->order), each naturally aligned (a smaller one where @index is not) and
+ * none past the end of the file; PG_readahead on the folio holding start + size
+ * - async_size. Where a page is cached already or an allocation fails, the rest
+ * of the window is read by order-0 pages (do_page_cache_ra()); without large
+ * folios all of it is.
+ */
+static void ra_order(struct kernel *k, const struct vma *v, struct fm_ra *ra, uint64_t index)
+{
+	uint64_t start = index, end = vma_end_pgoff(v), limit, mark = index + ra->size - ra->async_size;
+	unsigned max = max_folio_order(k, v), order;
+	int err = 0;
+
+	if (!ra->size)
+		return;
+	if (!max) {
+		ra->order = 0;
+		do_page_cache_ra(k, v, index, ra->size, ra->async_size);
+		return;
+	}
+	order = ra->order < max ? ra->order : max;
+	if (order > ilog2_u64(ra->size))
+		order = ilog2_u64(ra->size);
+	ra->order = (uint8_t)order;
+	if (index >= end)
+		return;
+	limit = end - 1;
+	if (limit > index + ra->size - 1)
+		limit = index + ra->size - 1;
+	while (index <= limit) {
+		unsigned o = order;
+
+		if (index & ((1ULL << o) - 1))
+			o = (unsigned)__builtin_ctzll(index);
+		while (o && index + (1ULL << o) - 1 > limit)
+			o--;
+		err = ra_folio(k, v, index, o, mark);
+		if (err)
+			break;
+		index += 1ULL << o;
+	}
+	if (err && ra->size > index - start)
+		do_page_cache_ra(k, v, index, ra->size - (index - start), ra->async_size);
+}
+
+/* get_init_ra_size() */
+static uint64_t init_ra_size(uint64_t size, uint64_t max)
+{
+	uint64_t n = 1;
+
+	while (n < size)
+		n <<= 1;
+	if (n <= max / 32)
+		return n * 4;
+	if (n <= max / 4)
+		return n * 2;
+	return max;
+}
+
+/* get_next_ra_size() */
+static uint64_t next_ra_size(uint64_t cur, uint64_t max)
+{
+	if (cur < max / 16)
+		return 4 * cur;
+	if (cur <= max / 2)
+		return 2 * cur;
+	return max;
+}
+
+/* page_cache_prev_miss(): the highest uncached index in [index - max + 1, index];
+ * UINT64_MAX where the scan wrapped below 0, index - max if none */
+static uint64_t prev_miss(const struct kernel *k, uint32_t file, uint64_t index, uint64_t max)
+{
+	for (uint64_t n = 0; n < max; n++, index--) {
+		if (lookup(&k->fm, file, index) == PFN_NONE)
+			return index;
+		if (!index)
+			return UINT64_MAX;
+	}
+	return index;
+}
+
+/* page_cache_next_miss(): the lowest uncached index in [index, index + max), else index + max */
+static uint64_t next_miss(const struct kernel *k, uint32_t file, uint64_t index, uint64_t max)
+{
+	for (uint64_t n = 0; n < max; n++, index++)
+		if (lookup(&k->fm, file, index) == PFN_NONE)
+			return index;
+	return index;
+}
+
+/*
+ * page_cache_sync_ra() of a fault at @index under VM_SEQ_READ (req_count =
+ * ra_pages, prev_pos never set by a fault): at the start of the file the
+ * initial window with half of it async; elsewhere page_cache_prev_miss() finds
+ * at most ra_pages cached pages before it, never more than the request, so it
+ * is a "standalone small random read": ra_pages pages from the fault, no mark.
+ */
+static void sync_ra(struct kernel *k, const struct vma *v, struct fm_ra *ra, uint64_t index)
+{
+	uint64_t req = ra_pages(k), max = req;
+
+	if (!index) {
+		ra->start = index;
+		ra->size = init_ra_size(req, max);
+		ra->async_size = ra->size > req ? ra->size - req : ra->size >> 1;
+	} else {
+		uint64_t miss = prev_miss(k, v->file, index - 1, max), contig = index - miss - 1;
+
+		if (contig <= req) {
+			do_page_cache_ra(k, v, index, req, 0);
+			return;
+		}
+		if (miss == UINT64_MAX)
+			contig *= 2;
+		ra->start = index;
+		ra->size = contig + req < max ? contig + req : max;
+		ra->async_size = 1;
+	}
+	ra->order = 0;
+	ra_order(k, v, ra, ra->start);
+}
+
+/*
+ * page_cache_async_ra() of a fault at @index on the PG_readahead folio of cache
+ * page @pfn (req_count = ra_pages): the mark goes; at the expected index (the
+ * mark rounded down to the folio) the window moves on by its size and grows
+ * (get_next_ra_size()), else a new window starts at the next uncached page
+ * (interleaved streams); ra->order grows by 2, the window's end is aligned to
+ * it, the whole window is async, and page_cache_ra_order() reads it.
+ */
+static void async_ra(struct kernel *k, const struct vma *v, struct fm_ra *ra, uint64_t index, pfn_t pfn)
+{
+	uint64_t max = ra_pages(k), expected, end, aligned, align;
+
+	k->fm.ra_mark[folio_head(k, pfn)] = 0; /* folio_clear_readahead() */
+	expected = (ra->start + ra->size - ra->async_size) & ~(folio_nr(k, pfn) - 1);
+	if (index == expected) {
+		uint64_t next = next_ra_size(ra->size, max);
+
+		ra->start += ra->size;
+		if (next > ra->size) /* MADV_HUGEPAGE's window may exceed the maximum */
+			ra->size = next;
+	} else {
+		uint64_t start = next_miss(k, v->file, index + 1, max);
+
+		if (!start || start - index > max)
+			return;
+		ra->start = start;
+		ra->size = next_ra_size(start - index + max, max);
+	}
+	ra->order += 2;
+	align = 1ULL << (ra->order < __builtin_ctzll(max) ? ra->order : (unsigned)__builtin_ctzll(max));
+	end = ra->start + ra->size;
+	aligned = end & ~(align - 1);
+	if (aligned > ra->start)
+		ra->size -= end - aligned;
+	ra->async_size = ra->size;
+	ra_order(k, v, ra, ra->start);
+}
+
+/*
+ * do_sync_mmap_readahead() for a miss at @pgoff of @v (6.18): VM_HUGEPAGE reads
+ * two PMD-order folios from the aligned index (one under VM_RAND_READ), the
+ * second marked, leaving ra->start as it was; else nothing under VM_RAND_READ
+ * (but in a VM_EXEC mapping from 6.16 on) or with read-ahead off; VM_SEQ_READ:
+ * page_cache_sync_ra(); else mmap_miss counts the miss and above
+ * MMAP_LOTSAMISS nothing more is read; a VM_EXEC mapping (6.16 on) reads
+ * ra_pages forward from the fault within the VMA, order exec_folio_order() (0
+ * on x86-64), no async part; else read-around: ra_pages from pgoff - ra_pages
+ * / 2, the last quarter async (PG_readahead at three quarters), order 0.
+ */
+static void sync_mmap_ra(struct kernel *k, const struct vma *v, uint64_t pgoff)
+{
+	struct fm_ra *ra = ra_state(k, v->file);
+	uint64_t n = ra_pages(k);
+	bool exec = (v->flags & VM_EXEC) && kernel_rand_read_exec_readaround(k->cfg->kernel);
+
+	if (!ra)
+		return;
+	if ((v->flags & VM_HUGEPAGE) && k->thp.folio) {
+		uint64_t index = pgoff & ~(uint64_t)(HPAGE_PMD_NR - 1);
+
+		ra->size = v->flags & VM_RAND_READ ? HPAGE_PMD_NR : 2 * HPAGE_PMD_NR;
+		ra->async_size = HPAGE_PMD_NR;
+		ra->order = HPAGE_PMD_ORDER;
+		ra_order(k, v, ra, index);
+		return;
+	}
+	if (((v->flags & VM_RAND_READ) && !exec) || !n)
+		return;
+	if (v->flags & VM_SEQ_READ) {
+		sync_ra(k, v, ra, pgoff);
+		return;
+	}
+	if (ra->mmap_miss < MMAP_LOTSAMISS * 10)
+		ra->mmap_miss++;
+	if (ra->mmap_miss > MMAP_LOTSAMISS)
+		return;
+	if (exec) {
+		uint64_t end = vma_end_pgoff(v);
+
+		ra->order = 0;
+		ra->start = pgoff > v->pgoff ? pgoff : v->pgoff;
+		ra->size = (ra->start + n < end ? ra->start + n : end) - ra->start;
+		ra->async_size = 0;
+	} else {
+		ra->start = pgoff > n / 2 ? pgoff - n / 2 : 0;
+		ra->size = n;
+		ra->async_size = n / 4;
+		ra->order = 0;
+	}
+	ra_order(k, v, ra, ra->start);
+}
+
+/*
+ * do_async_mmap_readahead() for a fault that found cache page @pfn at @pgoff:
+ * nothing under VM_RAND_READ or with read-ahead off; a hit counts mmap_miss
+ * down; on a PG_readahead folio page_cache_async_ra(), after which the fault
+ * is retried (the mmap or VMA lock was dropped for the I/O:
+ * maybe_unlock_mmap_for_io(), VM_FAULT_RETRY). True when it was.
+ */
+static bool async_mmap_ra(struct kernel *k, const struct vma *v, uint64_t pgoff, pfn_t pfn)
+{
+	struct fm_ra *ra;
+
+	if ((v->flags & VM_RAND_READ) || !ra_pages(k) || !(ra = ra_state(k, v->file)))
+		return false;
+	if (ra->mmap_miss)
+		ra->mmap_miss--;
+	if (!filemap_readahead_marked(k, pfn))
+		return false;
+	async_ra(k, v, ra, pgoff, pfn);
+	return true;
+}
+
+/*
+ * filemap_fault()'s page-cache part (and shmem_fault()'s) for page @pgoff of
+ * @v: the cached frame, PFN_NONE when out of memory. A hit runs
+ * do_async_mmap_readahead() unless the fault is a retry after a major one
+ * (FAULT_FLAG_TRIED) and sets *@retry when it read ahead. A miss is a major
+ * fault (PGMAJFAULT, the task's maj_flt): do_sync_mmap_readahead(), then the
+ * page itself if readahead did not bring it (__filemap_get_folio(FGP_CREAT):
+ * order 0); the fault is retried with FAULT_FLAG_TRIED (x86's
+ * do_user_addr_fault() sets it on a VMA-locked VM_FAULT_MAJOR | VM_FAULT_RETRY),
+ * so it counts as major. A warm cache has no miss; shmem_fault() fills a hole
+ * with a new zeroed page: no read, no readahead, no major fault.
+ */
+static pfn_t cache_fault(struct kernel *k, const struct vma *v, uint64_t pgoff, vaddr_t va, bool *tried,
+			 bool *retry)
+{
 	pfn_t pfn = lookup(&k->fm, v->file, pgoff);
 
-	if (pfn != PFN_NONE)
+	*retry = false;
+	if (pfn != PFN_NONE) {
+		if (!(v->flags & VM_SHMEM) && !*tried)
+			*retry = async_mmap_ra(k, v, pgoff, pfn);
 		return pfn;
+	}
 	if (v->flags & VM_SHMEM)
 		return shmem_add_page(k, v, pgoff);
 	if (k->cfg->file_cache == FILE_CACHE_WARM) /* it was cached all along: no read */
 		return add_folio(k, v->file, pgoff, warm_order(k));
 	k->st->pgmajfault++;
 	vmas_count(k, va, VE_PGMAJFAULT);
-	if (ra > 1 && !no_read_around(k, v)) {
-		from = v->flags & VM_SEQ_READ ? pgoff : pgoff > ra / 2 ? pgoff - ra / 2 : 0;
-		to = from + ra;
-	}
-	if (from < lo)
-		from = lo;
-	if (to > hi)
-		to = hi;
-	/* the faulting page must come; the rest is best effort (readahead_gfp_mask():
-	 * __GFP_NORETRY | __GFP_NOWARN): it stops at the first failure */
-	pfn = add_page(k, v->file, pgoff);
+	sync_mmap_ra(k, v, pgoff);
+	pfn = lookup(&k->fm, v->file, pgoff);
 	if (pfn == PFN_NONE)
-		return PFN_NONE;
-	for (uint64_t o = from; o < to; o++)
-		if (lookup(&k->fm, v->file, o) == PFN_NONE && add_page(k, v->file, o) == PFN_NONE)
-			break;
+		pfn = add_page(k, v->file, pgoff); /* the faulting page must come; the rest was best effort */
+	*tried = *retry = true;
+	return pfn;
+}
+
+/* filemap_fault()'s page for @pgoff with its retries: PFN_NONE if out of memory. */
+static pfn_t get_page(struct kernel *k, const struct vma *v, uint64_t pgoff, vaddr_t va)
+{
+	bool tried = false, retry = true;
+	pfn_t pfn = PFN_NONE;
+
+	while (retry) {
+		pfn = cache_fault(k, v, pgoff, va, &tried, &retry);
+		if (pfn == PFN_NONE)
+			return PFN_NONE;
+	}
 	return pfn;
 }
 
@@ -453,6 +889,8 @@ void filemap_install_thp(struct kernel *k, uint32_t file, uint64_t start, pfn_t 
 		k->fm.map[old] = 0;
 		k->fm.map[head + i] = 1;
 		k->fm.order[head + i] = 0; /* mapped by do_set_pmd() or page by page, as before */
+		k->fm.ra_mark[head + i] = 0;
+		k->fm.ra_mark[old] = 0;
 		k->rmap[head + i] = 0;
 		buddy_free(&k->buddy, old, 0); /* folio_put_refs() of the old page */
 	}
@@ -587,9 +1025,10 @@ void filemap_fault_around_window(const struct vma *v, vaddr_t va, uint64_t nr, v
  */
 static int fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 {
-	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT;
+	uint64_t nr = k->cfg->fault_around_bytes >> PAGE_SHIFT, hits = 0;
 	vaddr_t lo, hi;
 	bool writable = read_maps_writable(v);
+	int ret = 0;
 
 	filemap_fault_around_window(v, va, nr, &lo, &hi);
 	for (vaddr_t p = lo; p < hi; p += PAGE_SIZE) {
@@ -605,16 +1044,32 @@ static int fault_around(struct kernel *k, const struct vma *v, vaddr_t va)
 		}
 		if (pfn == PFN_NONE)
 			continue;
+		if (k->fm.ra_mark[folio_head(k, pfn)]) /* next_uptodate_folio() skips it */
+			continue;
 		if (whole_folio(k, v, p, pfn, &f0, &f1)) {
-			if (map_cache_ptes(k, f0, f1, pfn - ((p - f0) >> PAGE_SHIFT), writable))
-				return 1;
+			hits += (f1 - f0) >> PAGE_SHIFT;
+			if (map_cache_ptes(k, f0, f1, pfn - ((p - f0) >> PAGE_SHIFT), writable)) {
+				ret = 1;
+				break;
+			}
 			p = f1 - PAGE_SIZE; /* on with the next folio */
 			continue;
 		}
-		if (pt_slot_empty(&k->mm->pt, p, PS_4K) && map_cache_pte(k, p, pfn, writable))
-			return 1;
+		hits++;
+		if (pt_slot_empty(&k->mm->pt, p, PS_4K) && map_cache_pte(k, p, pfn, writable)) {
+			ret = 1;
+			break;
+		}
 	}
-	return 0;
+	/* filemap_map_pages(): each page of a folio range it maps (its PTE empty or
+	 * not; no folio is workingset here) counts f_ra.mmap_miss down */
+	if (hits && !(v->flags & VM_SHMEM)) {
+		struct fm_ra *ra = (struct fm_ra *)filemap_ra(k, v->file);
+
+		if (ra)
+			ra->mmap_miss = hits >= ra->mmap_miss ? 0 : (uint16_t)(ra->mmap_miss - hits);
+	}
+	return ret;
 }
 
 /*
@@ -693,23 +1148,59 @@ bool filemap_thp_suitable(const struct vma *v, vaddr_t haddr)
 	       haddr + PMD_SIZE <= v->end;
 }
 
+/*
+ * do_read_fault() with filemap_fault()'s retries: each attempt maps what
+ * fault-around can (a file THP by its PMD: filemap_map_pmd(); PG_readahead
+ * folios skipped) and is done when that covers the faulting page; else
+ * filemap_fault() finds the page (a hit on a PG_readahead folio reads ahead
+ * and retries, a miss reads and retries as FAULT_FLAG_TRIED) and finish_fault()
+ * maps it. Only the last attempt counts (mm_account_fault()).
+ */
+static int read_fault(struct kernel *k, struct vma *v, vaddr_t va)
+{
+	vaddr_t p = va & ~(PAGE_SIZE - 1);
+	uint64_t pgoff = v->pgoff + ((p - v->start) >> PAGE_SHIFT);
+	bool around = k->cfg->fault_around_bytes > PAGE_SIZE, tried = false, retry = true;
+	pfn_t pfn = lookup(&k->fm, v->file, pgoff);
+
+	/* a warm cache's or a shmem file's page comes first, as it always did */
+	if (pfn == PFN_NONE && ((v->flags & VM_SHMEM) || k->cfg->file_cache == FILE_CACHE_WARM) &&
+	    get_page(k, v, pgoff, p) == PFN_NONE)
+		return 1;
+	while (retry) {
+		pfn = lookup(&k->fm, v->file, pgoff);
+		if (pfn != PFN_NONE && !filemap_readahead_marked(k, pfn) && filemap_is_thp(k, pfn) &&
+		    set_pmd_ok(k, v, va))
+			return map_cache_pmd(k, va, pfn);
+		if (around) {
+			if (fault_around(k, v, va))
+				return 1;
+			if (!pt_slot_empty(&k->mm->pt, p, PS_4K))
+				return 0;
+		}
+		pfn = cache_fault(k, v, pgoff, p, &tried, &retry);
+		if (pfn == PFN_NONE)
+			return 1;
+	}
+	if (filemap_is_thp(k, pfn) && set_pmd_ok(k, v, va))
+		return map_cache_pmd(k, va, pfn);
+	return finish_fault(k, v, p, pfn, read_maps_writable(v));
+}
+
 int filemap_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 {
 	vaddr_t p = va & ~(PAGE_SIZE - 1);
-	pfn_t pfn = get_page(k, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT), p);
+	pfn_t pfn;
 
+	if (!write)
+		return read_fault(k, v, va);
+	pfn = get_page(k, v, v->pgoff + ((p - v->start) >> PAGE_SHIFT), p);
 	if (pfn == PFN_NONE)
 		return 1;
-	if (write && !(v->flags & VM_SHARED))
+	if (!(v->flags & VM_SHARED))
 		return cow_copy(k, v, p, false); /* do_cow_fault() */
-	if (write) /* do_shared_fault(): the cache page (its folio), writable and dirty */
-		return finish_fault(k, v, p, pfn, v->flags & VM_WRITE);
-	/* do_read_fault(): a file THP maps whole (filemap_map_pmd(), finish_fault()) */
-	if (filemap_is_thp(k, pfn) && set_pmd_ok(k, v, va))
-		return map_cache_pmd(k, va, pfn);
-	if (k->cfg->fault_around_bytes > PAGE_SIZE)
-		return fault_around(k, v, va);
-	return finish_fault(k, v, p, pfn, read_maps_writable(v));
+	/* do_shared_fault(): the cache page (its folio), writable and dirty */
+	return finish_fault(k, v, p, pfn, v->flags & VM_WRITE);
 }
 
 int filemap_wp_fault(struct kernel *k, struct vma *v, vaddr_t va, pfn_t pfn)
@@ -748,6 +1239,7 @@ void filemap_check_invariants(const struct kernel *k, uint64_t ptes, uint64_t pm
 			/* a large folio: aligned in the file and in memory, the same order throughout */
 			BUG_ON((k->fm.key_off[i] ^ pfn) & ((1ULL << o) - 1));
 			BUG_ON(k->fm.order[pfn & ~(((pfn_t)1 << o) - 1)] != o);
+			BUG_ON(k->fm.ra_mark[pfn] && folio_head(k, pfn) != pfn); /* PG_readahead: a folio's */
 			maps += m - 1;
 			nr_mapped += m > 1;
 		}

@@ -26,6 +26,22 @@ struct fm_shmem {
 	uint64_t nr; /* pages the model holds for it */
 };
 
+/*
+ * The readahead state of a file (struct file_ra_state, mm/readahead.c): the
+ * last readahead window [start, start + size) with its async tail (the folio at
+ * start + size - async_size carries PG_readahead), the folio order the next
+ * round asks for, and mmap_miss (do_sync_mmap_readahead() counts misses up,
+ * hits and fault-around count it down; above MMAP_LOTSAMISS read-around stops).
+ * One per file identity: the model takes every mapping of a file as made from
+ * one open() (see filemap.c).
+ */
+struct fm_ra {
+	uint32_t file;
+	uint16_t mmap_miss;
+	uint8_t order;
+	uint64_t start, size, async_size;
+};
+
 /* File identities: a trace's own (mtr version 2: 1 + its file index) below this,
  * mmusim's (an fd mmap without one, an implicit text region) from it up. */
 #define FILE_ID_OWN 0x80000000U
@@ -44,6 +60,9 @@ struct filemap {
 	struct fm_shmem *shm; /* the shmem files (tmpfs, memfd) mapped so far */
 	size_t nshm;
 	uint64_t nr_pmds;   /* PMDs mapping file THPs */
+	uint8_t *ra_mark;   /* per frame: PG_readahead on the folio whose first frame it is */
+	struct fm_ra *ra;   /* the readahead state of each file faulted on so far */
+	size_t nra;
 };
 
 int filemap_init(struct kernel *k);
@@ -93,6 +112,12 @@ pfn_t filemap_lookup(const struct kernel *k, uint32_t file, uint64_t off);
  * pages of [@off, @off + @nr) of @file into the cache. 0, 1 if out of memory.
  */
 int filemap_read_in(struct kernel *k, uint32_t file, uint64_t off, uint64_t nr);
+
+/* Does the folio holding cache page @pfn carry PG_readahead? */
+bool filemap_readahead_marked(const struct kernel *k, pfn_t pfn);
+
+/* The readahead state of @file, NULL before its first fault (tests). */
+const struct fm_ra *filemap_ra(const struct kernel *k, uint32_t file);
 
 /* The order of the page-cache folio holding cache page @pfn (0: a small folio). */
 static inline unsigned filemap_folio_order(const struct filemap *fm, pfn_t pfn)

@@ -25,6 +25,11 @@
 # matches after all, the case is XPASS and fails, so that the expectation gets
 # removed. Any other difference is a FAIL.
 #
+# The replay reads ahead as the disk holding the case files does (its queue's
+# read_ahead_kb as os.read_ahead_kb; config host cannot know a trace's disk).
+# NATIVE_CASES="NAME ..." runs only those cases (the use_zero_page flip only with
+# thp-read among them).
+#
 # Skips (exit 0, "SKIP: ...") without valgrind, mmusim's Valgrind tool, x86-64,
 # smaps_rollup or a static C library.
 #
@@ -91,10 +96,23 @@ file-shared:file-shared:steps file-shared-large:file-shared-large:steps text:tex
 text-large:text:steps thp-unaligned:thp-unaligned:steps
 thp-read:thp-read:steps thp-partial:thp-partial:steps collapse:collapse:steps mremap:mremap:steps
 madv-free-thp:madv-free-thp:steps madv-free-4k:madv-free-4k:steps pageout-noswap:pageout-noswap:steps
-file-random-cold:file-random-cold:steps
+file-random-cold:file-random-cold:steps file-seq-cold:file-seq-cold:steps
+file-seq-cold-16m:file-seq-cold-16m:steps file-seq-cold-64m:file-seq-cold-64m:steps
 populate:populate:steps populate-madvise:populate-madvise:steps mlock:mlock:steps mlockall:mlockall:steps
 tmpfs:tmpfs:steps memfd:memfd:steps memfd-fresh:memfd-fresh:steps
 thp-two-vmas:thp-two-vmas:steps"
+# NATIVE_CASES="NAME ...": only these cases (and no use_zero_page flip unless thp-read is one)
+if [ -n "${NATIVE_CASES:-}" ]; then
+	sel=""
+	for want in $NATIVE_CASES; do
+		found=""
+		for spec in $CASES; do
+			[ "${spec%%:*}" = "$want" ] && sel="$sel $spec" found=1
+		done
+		[ -n "$found" ] || { echo "NATIVE_CASES: unknown case '$want'" >&2; exit 2; }
+	done
+	CASES=$sel
+fi
 if [ -n "$GUEST" ]; then
 	MMUSIM=$MMUSIM bash tests/native/guest.sh "$T" "$GUEST" "$RUNS" $CASES >"$T/guest.out" 2>&1
 	rc=$?
@@ -108,7 +126,17 @@ if [ -n "$GUEST" ]; then
 	release=$(cat "$T/guest/uname") machine=" (QEMU guest, $GUEST)"
 	[ -e "$T/guest/setarch" ] && setarch="setarch -R"
 fi
-echo "machine: $release$machine, $(grep -o ' zero_page: [a-z]*' "$T/host.yaml" | head -1 | sed 's/^ //'), $(grep -o 'use_zero_page: [a-z]*, huge_zero_allocated: [a-z]*' "$T/host.yaml")"
+# The read-ahead of the disk the case files are on (its queue's read_ahead_kb, the
+# bdi's ra_pages that do_sync_mmap_readahead() and page_cache_async_ra() use): not in
+# config host, which cannot know which disk a trace's files are on. The guest's disk
+# is not looked at (the default, 128, is a virtio disk's).
+ra=""
+if [ -z "$GUEST" ] && mm=$(stat -c '%Hd:%Ld' "$T" 2>/dev/null); then
+	b=/sys/dev/block/$mm
+	[ -r "$b/queue/read_ahead_kb" ] || b=$b/.. # a partition: its disk's queue
+	[ -r "$b/queue/read_ahead_kb" ] && ra="--set os.read_ahead_kb=$(cat "$b/queue/read_ahead_kb")"
+fi
+echo "machine: $release$machine, $(grep -o ' zero_page: [a-z]*' "$T/host.yaml" | head -1 | sed 's/^ //'), $(grep -o 'use_zero_page: [a-z]*, huge_zero_allocated: [a-z]*' "$T/host.yaml")${ra:+, ${ra#--set os.}}"
 
 # Known differences: "STEP:FIGURE ..." per case, and why (none at present).
 declare -A EXPECTED_FAIL WHY
@@ -212,8 +240,8 @@ run_case() {
 	# binaries by cc and dd): wholly in the page cache, as os.file_cache: warm has it;
 	# but a *-cold case drops its data file's pages first (POSIX_FADV_DONTNEED).
 	cache=warm
-	[ "${name%-cold}" != "$name" ] && cache=cold
-	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=$cache \
+	case $name in *-cold | *-cold-*) cache=cold ;; esac
+	if ! "$MMUSIM" run "$T/$name.mtr" -c "$T/host.yaml" --set os.file_cache=$cache $ra \
 		--set os.file_cache_folio_size=${FOLIO[$name]:-4K} -q \
 		--steps "$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: replay failed: $(head -1 "$T/$name.err")"
@@ -296,6 +324,8 @@ if [ -n "$GUEST" ]; then
 			"$(grep -o 'huge_zero_allocated: [a-z]*' "$T/guest/$name.host.yaml")" ] ||
 			run_case "$name-first-run:$prog:$bin"
 	done
+elif [[ " $CASES " != *" thp-read:thp-read:steps "* ]]; then
+	: # NATIVE_CASES without thp-read
 elif [ "$(id -u)" = 0 ] && [ -w "$UZP" ] && uzp0=$(cat "$UZP") && [ "$uzp0" = 0 -o "$uzp0" = 1 ]; then
 	trap 'echo "$uzp0" >"$UZP"; rm -rf "$T"' EXIT
 	trap 'exit 130' INT TERM

@@ -32,7 +32,9 @@
  * written again, then MADV_PAGEOUT: the clean lazy-free pages are discarded
  * without swap), pageout-noswap (MADV_PAGEOUT of a whole THP and of part of one
  * on a machine without swap: split, nothing freed), file-random-cold (MADV_RANDOM on
- * a file whose page cache was dropped: a major fault per page), populate
+ * a file whose page cache was dropped: a major fault per page), file-seq-cold,
+ * file-seq-cold-16m and file-seq-cold-64m (1, 16 and 64 MiB of such a file read
+ * in order: read-around, then async readahead in growing folios), populate
  * (MAP_POPULATE), populate-madvise (MADV_POPULATE_READ / _WRITE), mlock and
  * mlockall (mlock, munlock, MAP_LOCKED, mlockall(MCL_FUTURE [| MCL_ONFAULT]),
  * munlockall), tmpfs, memfd, memfd-fresh (shared memory: a file of /dev/shm, a
@@ -449,6 +451,42 @@ static void case_file_random_cold(const char *dir)
 }
 
 /*
+ * A sequential read through mmap of a file whose page cache was dropped: the
+ * first fault misses and reads around (do_sync_mmap_readahead()), the read-around
+ * window's PG_readahead folio starts async readahead of the next window in
+ * larger folios (page_cache_async_ra(): ra->order + 2 a round), whose own mark
+ * starts the next; fault-around skips a marked folio (next_uptodate_folio()), so
+ * each mark takes a (minor) fault. How many faults and which are major depend on
+ * the disk's read_ahead_kb (tests/native.sh gives the replay this machine's).
+ */
+static void file_seq_cold(const char *dir, size_t len)
+{
+	int fd = cold_file(dir, len);
+	char *p = map(HINT, len, PROT_READ, MAP_PRIVATE, fd);
+	long s;
+
+	marker();
+	s = read_pages(p, len);
+	marker();
+	(void)s;
+}
+
+static void case_file_seq_cold(const char *dir)
+{
+	file_seq_cold(dir, MIB);
+}
+
+static void case_file_seq_cold_16m(const char *dir)
+{
+	file_seq_cold(dir, 16 * MIB);
+}
+
+static void case_file_seq_cold_64m(const char *dir)
+{
+	file_seq_cold(dir, 64 * MIB);
+}
+
+/*
  * Populating through GUP (mm/gup.c): the faults come at the call and count as
  * the process's minor faults; the first touch after takes none. MAP_POPULATE
  * of a private writable mapping write-faults every page (FOLL_WRITE breaks
@@ -681,6 +719,9 @@ static const struct {
 	{ "madv-free-4k", case_madv_free_4k, NULL },
 	{ "pageout-noswap", case_pageout_noswap, NULL },
 	{ "file-random-cold", NULL, case_file_random_cold },
+	{ "file-seq-cold", NULL, case_file_seq_cold },
+	{ "file-seq-cold-16m", NULL, case_file_seq_cold_16m },
+	{ "file-seq-cold-64m", NULL, case_file_seq_cold_64m },
 	{ "populate", NULL, case_populate },
 	{ "populate-madvise", case_populate_madvise, NULL },
 	{ "mlock", case_mlock, NULL },
