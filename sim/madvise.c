@@ -63,7 +63,9 @@ static void split_folio(struct kernel *k, pfn_t head)
 	const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 
 	if (f->flags & FOLIO_PMD_MAPPED)
-		thp_split_pmd_at(k, f->va);
+		thp_split_pmd_at(k, f->va); /* split_huge_pmd_locked(freeze): nothing queued */
+	else
+		thp_split_ptes_queue(k, head);
 	thp_split_folio(k, head);
 }
 

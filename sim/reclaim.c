@@ -349,14 +349,20 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 	if (thp_is_folio(k, pfn)) {
 		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 		vaddr_t h = f->va;
+		bool pmd = f->flags & FOLIO_PMD_MAPPED;
 
-		if (f->flags & FOLIO_PMD_MAPPED) {
+		/* mapped whole, by its PMD or by 512 PTEs (a partly mapped one is split
+		 * right away, shrink_folio_list(): no swap-out in one piece tried) */
+		if (pmd || (f->nr_mapped == HPAGE_PMD_NR && !(f->flags & FOLIO_DEFERRED))) {
 			slot = swap_alloc_cluster(&k->swap);
 			if (slot != SWAP_NONE) {
 				/* try_to_unmap(TTU_SPLIT_HUGE_PMD), then 512 swap entries */
-				thp_split_pmd_at(k, h);
+				if (pmd)
+					thp_split_pmd_at(k, h);
 				for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-					pt_set_swap(&k->mm->pt, h + ((vaddr_t)i << PAGE_SHIFT), slot + i);
+					vaddr_t a = pmd ? h + ((vaddr_t)i << PAGE_SHIFT) : k->rmap[pfn + i] - 1;
+
+					pt_set_swap(&k->mm->pt, a, slot + i);
 					k->rmap[pfn + i] = 0;
 				}
 				lru_del(&k->lru, pfn, HPAGE_PMD_NR);
@@ -373,8 +379,11 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 			}
 			k->st->thp_swpout_fallback++;
 			k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SWPOUT_FALLBACK]++;
-			thp_split_pmd_at(k, h);
+			if (pmd)
+				thp_split_pmd_at(k, h); /* split_huge_pmd_locked(freeze): nothing queued */
 		}
+		if (!pmd)
+			thp_split_ptes_queue(k, pfn);
 		/* split_folio_to_list(): its pages now stand in its place, at the tail */
 		return thp_split_folio(k, pfn);
 	}

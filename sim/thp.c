@@ -863,6 +863,18 @@ uint64_t thp_split_folio(struct kernel *k, pfn_t head)
 	return freed;
 }
 
+void thp_split_ptes_queue(struct kernel *k, pfn_t head)
+{
+	const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
+
+	BUG_ON(!(f->flags & FOLIO_THP) || (f->flags & FOLIO_PMD_MAPPED));
+	if (!(f->flags & FOLIO_DEFERRED) && f->nr_mapped > 1) {
+		/* queued and taken off again by the split: nr_anon_partially_mapped unmoved */
+		k->st->thp_deferred_split_page++;
+		k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SPLIT_DEFERRED]++;
+	}
+}
+
 uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn)
 {
 	struct thp_state *t = &k->thp;

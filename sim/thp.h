@@ -138,6 +138,16 @@ void thp_rmap_run_end(struct kernel *k);
  */
 uint64_t thp_split_folio(struct kernel *k, pfn_t head);
 
+/*
+ * What __folio_split()'s unmap_folio() counts for the THP at @head when it was
+ * mapped by PTEs when the split began (not by its PMD: that is split frozen,
+ * split_huge_pmd_locked(freeze)): try_to_migrate_one() takes its PTEs one by
+ * one, and __folio_remove_rmap() queues it after the first (deferred_split_folio(
+ * folio, true): thp_deferred_split_page, split_deferred) unless it was partly
+ * mapped already or had one page mapped. Call before thp_split_folio().
+ */
+void thp_split_ptes_queue(struct kernel *k, pfn_t head);
+
 /* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
 uint64_t thp_shrink_deferred(struct kernel *k);
 

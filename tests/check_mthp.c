@@ -294,6 +294,35 @@ START_TEST(lazyfree_reclaim)
 }
 END_TEST
 
+/*
+ * A PMD THP mapped by its 512 PTEs (mprotect of a page and back: the PMD split,
+ * the VMAs merged) is split as an mTHP is, PTE by PTE: MADV_PAGEOUT without swap
+ * counts thp_swpout_fallback and, from unmap_folio(), thp_deferred_split_page
+ * and split_deferred of 2M once; the PMD-mapped one beside it, paged out in
+ * part, is split frozen and queues nothing. Measured on 6.18.44
+ * (tests/native_mthp.sh ptemapped-2M).
+ */
+START_TEST(pte_mapped_pmd_split)
+{
+	run(MMAP_4M MADV_HUGE(0x40000000, 4194304) " S 40000010,8\n S 40200010,8\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4096, 1 ) --> [pre-success] Success(0x0)\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4096, 3 ) --> [pre-success] Success(0x0)\n"
+	    PAGEOUT(0x40000000, 2097152) PAGEOUT(0x40200000, 65536),
+	    "os.thp.enabled=madvise", "os.swap.size=0", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 2);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 2);
+	ck_assert_uint_eq(S->st.thp_split_page, 2);
+	ck_assert_uint_eq(S->st.thp_swpout_fallback, 1);
+	ck_assert_uint_eq(ST(9, SWPOUT_FALLBACK), 1);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
+	ck_assert_uint_eq(ST(9, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(9, SPLIT), 2);
+	ck_assert_uint_eq(ST(9, NR_ANON), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1024);
+	done();
+}
+END_TEST
+
 START_TEST(config_sizes)
 {
 	struct sim_config c;
@@ -332,6 +361,7 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, split_counts_deferred);
 	tcase_add_test(tc, madvise_part);
 	tcase_add_test(tc, lazyfree_reclaim);
+	tcase_add_test(tc, pte_mapped_pmd_split);
 	tcase_add_test(tc, config_sizes);
 	suite_add_tcase(s, tc);
 	return s;

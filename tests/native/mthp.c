@@ -518,6 +518,31 @@ static void case_read(void)
 	(void)sum;
 }
 
+/*
+ * A PMD THP mapped by PTEs (mprotect of one page and back: the PMD split, the
+ * VMAs merged again), then MADV_PAGEOUT of it whole: split like an mTHP, PTE
+ * by PTE (split_deferred); then MADV_PAGEOUT of part of the PMD-mapped one:
+ * split while PMD-mapped (nothing deferred).
+ */
+static void case_ptemapped(void)
+{
+	char *p = map(HINT, 4 * MIB);
+
+	advise(p, 4 * MIB, MADV_HUGEPAGE);
+	marker();
+	write_pages(p, 4 * MIB);
+	marker();
+	if (mprotect(p, PG, PROT_READ) || mprotect(p, PG, PROT_READ | PROT_WRITE))
+		die("mprotect");
+	marker();
+	advise(p, 2 * MIB, MADV_PAGEOUT);
+	marker();
+	advise(p + 2 * MIB, 64 * KIB, MADV_PAGEOUT);
+	marker();
+	unmap(p, 4 * MIB);
+	marker();
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -526,6 +551,7 @@ static const struct {
 	{ "sizes", case_sizes },     { "munmap", case_munmap },       { "dontneed", case_dontneed },
 	{ "pmd", case_pmd },	     { "free", case_free },	      { "pageout", case_pageout },
 	{ "collapse", case_collapse }, { "mremap", case_mremap },     { "read", case_read },
+	{ "ptemapped", case_ptemapped },
 };
 
 int main(int argc, char **argv)
