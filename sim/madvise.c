@@ -11,6 +11,12 @@
  *    part is split first (split_folio(): its PMD, thp_split_pmd, then the folio,
  *    thp_split_page) and its pages in the range handled one by one; a PTE-mapped
  *    THP likewise by its run of PTEs in the range (madvise_folio_pte_batch()).
+ *    An mTHP (a large folio below PMD order, thp.c) likewise: the range
+ *    covering all of it (madvise_folio_pte_batch() as long as the folio) acts on
+ *    it as one folio (from 6.10, kernel_madvise_large_folio(); 6.8 split every
+ *    one first), else split_folio() and its pages in the range one by one; a
+ *    split of a whole PTE-mapped folio queues it once on the way
+ *    (thp_mthp_split(), split_deferred), one split while PMD-mapped does not.
  *    The 4K and huge zero pages are skipped (vm_normal_folio(),
  *    is_huge_zero_pmd()).
  *  - MADV_FREE (private anonymous VMAs only: vma_is_anonymous(), and not

@@ -92,8 +92,11 @@ int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va);
 
 /*
  * split_folio() of the mTHP with page @pfn (reclaim, before it swaps the page
- * out: no swap-out in one piece is modelled): its mapped pages become order-0
- * folios, its unmapped ones are freed (returned).
+ * out: no swap-out in one piece is modelled; madvise.c, for a range that covers
+ * part of it; the deferred split shrinker): its mapped pages become order-0
+ * folios, its unmapped ones are freed (returned). split; and split_deferred
+ * when it was mapped whole by more than one PTE (unmap_folio() takes its PTEs
+ * one by one: __folio_remove_rmap() queues it after the first).
  */
 uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn);
 

@@ -37,6 +37,18 @@
  *   pmd        4 MiB, MADV_HUGEPAGE, written (PMD THPs under inherit); munmap of
  *              one page of the first; 1 MiB + 64 KiB unaligned, written (no 2
  *              MiB fits); munmap of all
+ *   free       1 MiB written; MADV_FREE of two whole folios and of part of one
+ *              (split) with a whole one after it; one page written again;
+ *              MADV_PAGEOUT (no swap: clean lazy-free folios discarded whole,
+ *              the written one kept whole, the others split: swpout_fallback)
+ *   pageout    MADV_PAGEOUT of a whole folio and of part of one
+ *   collapse   mTHPs in a 2 MiB range no PMD THP fitted (its last page another
+ *              VMA), one VMA again, MADV_COLLAPSE: one PMD THP in their place
+ *   mremap     mTHPs moved to another alignment, then unmapped in part
+ *   read       reads first (the zero page where the kernel gives it, else
+ *              mTHPs), MADV_POPULATE_WRITE, mprotect of one page
+ *   ptemapped  a PMD THP mapped by its PTEs (mprotect and back) paged out whole:
+ *              split PTE by PTE; part of a PMD-mapped one: split frozen
  */
 #define _GNU_SOURCE
 #include <dirent.h>
