@@ -41,7 +41,10 @@
 # "fragmented" scenario is the fallback order by order of alloc_anon_folio()
 # (512K -> 64K -> 16K -> 4K) that PTEs present in the range cause (scenario
 # fallback); that the allocation itself fails, order by order, is the model's
-# tests/check_mthp.c's business.
+# tests/check_mthp.c's business. A memory cgroup whose memory.max makes the
+# charge fail (anon_fault_fallback_charge) would be safe and deterministic, but
+# the model has no memory cgroup (the charge never fails there), so it could not
+# follow: not a scenario.
 #
 # `always` on a size makes every process of the machine take that size and
 # moves the system-wide counters: the scenarios ask madvise where they can,
