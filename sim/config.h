@@ -146,6 +146,16 @@ static inline bool kernel_thisnode_no_reclaim(enum os_kernel k)
 	return k != KERNEL_6_8;
 }
 
+/* MADV_FREE, MADV_COLD and MADV_PAGEOUT act on a large folio below PMD order
+ * that the range covers whole as one folio ("mm: madvise: avoid split during
+ * MADV_PAGEOUT and MADV_COLD", "mm/madvise: optimize lazyfreeing with mTHP in
+ * madvise_free", both Linux 6.10: madvise_folio_pte_batch()); before, every
+ * PTE-mapped large folio was split first (6.8 madvise_free_pte_range(),
+ * madvise_cold_or_pageout_pte_range()) */
+static inline bool kernel_madvise_large_folio(enum os_kernel k)
+{
+	return k >= KERNEL_6_12;
+}
 /* 354dffd29575 "mm: support batched unmap for lazyfree large folios during
  * reclamation" (release 6.15, not backported): try_to_unmap_one() discards the
  * PTEs of a clean lazy-free large folio in one batch (folio_unmap_pte_batch()

@@ -11,6 +11,12 @@
  *    part is split first (split_folio(): its PMD, thp_split_pmd, then the folio,
  *    thp_split_page) and its pages in the range handled one by one; a PTE-mapped
  *    THP likewise by its run of PTEs in the range (madvise_folio_pte_batch()).
+ *    An mTHP (a large folio below PMD order, thp.c) likewise: the range
+ *    covering all of it (madvise_folio_pte_batch() as long as the folio) acts on
+ *    it as one folio (from 6.10, kernel_madvise_large_folio(); 6.8 split every
+ *    one first), else split_folio() and its pages in the range one by one; a
+ *    split of a whole PTE-mapped folio queues it once on the way
+ *    (thp_mthp_split(), split_deferred), one split while PMD-mapped does not.
  *    The 4K and huge zero pages are skipped (vm_normal_folio(),
  *    is_huge_zero_pmd()).
  *  - MADV_FREE (private anonymous VMAs only: vma_is_anonymous(), and not
@@ -63,7 +69,9 @@ static void split_folio(struct kernel *k, pfn_t head)
 	const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
 
 	if (f->flags & FOLIO_PMD_MAPPED)
-		thp_split_pmd_at(k, f->va);
+		thp_split_pmd_at(k, f->va); /* split_huge_pmd_locked(freeze): nothing queued */
+	else
+		thp_split_ptes_queue(k, head);
 	thp_split_folio(k, head);
 }
 
@@ -110,10 +118,48 @@ static void folio_advise(struct madv_walk *w, pfn_t head, unsigned nr, vaddr_t v
 	}
 }
 
-/* madvise_folio_pte_batch(): PTEs from @p below @end mapping @pfn, @pfn + 1, ... of one THP. */
-static unsigned pte_batch(const struct kernel *k, vaddr_t p, vaddr_t end, pfn_t pfn)
+/*
+ * The mTHP whose pages @pfn .. @pfn + @nr - 1 (all of it) @va maps: what
+ * folio_advise() does to one folio, for a folio whose pages are each an entry
+ * of the model's LRU (thp.c): every PTE's bits, every page's LRU entry; for
+ * MADV_PAGEOUT the folio goes to reclaim_pages() once, by its first page.
+ */
+static void mthp_advise(struct madv_walk *w, pfn_t pfn, unsigned nr, vaddr_t va)
 {
-	pfn_t last = (pfn | (HPAGE_PMD_NR - 1)) + 1;
+	struct kernel *k = w->k;
+	unsigned marked = 0;
+
+	switch (w->op) {
+	case OP_FREE:
+		for (unsigned i = 0; i < nr; i++) {
+			clear_bits(w, va + ((vaddr_t)i << PAGE_SHIFT), PS_4K, PTE_A | PTE_D);
+			marked += lru_mark_lazyfree(&k->lru, pfn + i, 1);
+		}
+		/* folio_mark_lazyfree(): a large folio moves at once (folio_batch_add_and_move()) */
+		k->st->pglazyfree += marked;
+		break;
+	case OP_COLD:
+		for (unsigned i = 0; i < nr; i++) {
+			clear_bits(w, va + ((vaddr_t)i << PAGE_SHIFT), PS_4K, PTE_A);
+			k->lru.flags[pfn + i] &= (uint8_t)~LRU_F_REFERENCED;
+			if (k->lru.flags[pfn + i] & LRU_F_ACTIVE) {
+				lru_move(&k->lru, pfn + i, 1, LRU_INACTIVE_ANON);
+				k->st->pgdeactivate++;
+			}
+		}
+		break;
+	case OP_PAGEOUT:
+		for (unsigned i = 0; i < nr; i++)
+			k->lru.flags[pfn + i] &= (uint8_t)~LRU_F_REFERENCED;
+		w->list[w->n++] = pfn;
+		break;
+	}
+}
+
+/* madvise_folio_pte_batch(): PTEs from @p below @end mapping @pfn, @pfn + 1, ... of one
+ * folio, whose pages end below @last. */
+static unsigned pte_batch(const struct kernel *k, vaddr_t p, vaddr_t end, pfn_t pfn, pfn_t last)
+{
 	enum page_size ps;
 	pfn_t q;
 	unsigned nr = 1;
@@ -162,7 +208,7 @@ static void pte_range(struct madv_walk *w, vaddr_t a, vaddr_t end)
 			continue;
 		}
 		if (thp_is_folio(k, pfn)) {
-			unsigned nr = pte_batch(k, p, end, pfn);
+			unsigned nr = pte_batch(k, p, end, pfn, (pfn | (HPAGE_PMD_NR - 1)) + 1);
 
 			if (thp_folio_shared(k, pfn & ~(pfn_t)(HPAGE_PMD_NR - 1))) {
 				/* mapped by other mms too (fork.c): left alone, not split */
@@ -175,6 +221,26 @@ static void pte_range(struct madv_walk *w, vaddr_t a, vaddr_t end)
 				continue;
 			}
 			folio_advise(w, pfn, nr, p, PS_4K);
+			p += (vaddr_t)nr << PAGE_SHIFT;
+			continue;
+		}
+		if (unlikely(k->thp.mthp[pfn])) {
+			/* an mTHP: its PTEs in the range are handled together, or it is split */
+			unsigned o = k->thp.mthp[pfn] & MTHP_ORDER_MASK;
+			pfn_t head = pfn & ~(((pfn_t)1 << o) - 1);
+			unsigned nr = pte_batch(k, p, end, pfn, head + (1U << o));
+
+			if (kernel_page_shared(k, pfn)) {
+				p += (vaddr_t)nr << PAGE_SHIFT; /* mapped by other mms too: left alone */
+				continue;
+			}
+			if (nr < (1U << o) || !kernel_madvise_large_folio(k->cfg->kernel)) {
+				/* not wholly in the range (or not mapped whole): split_folio(),
+				 * then this PTE again, a 4K folio */
+				thp_mthp_split(k, pfn);
+				continue;
+			}
+			mthp_advise(w, pfn, nr, p);
 			p += (vaddr_t)nr << PAGE_SHIFT;
 			continue;
 		}

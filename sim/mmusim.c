@@ -525,7 +525,7 @@ uint64_t mmusim_timeline_elided(const struct mmusim *m)
 
 int mmusim_steps(struct mmusim *m, FILE *f)
 {
-	sim_steps_header(f);
+	sim_steps_header(f, &m->cfg);
 	set_csv_prov(m, m->have_input_id ? m->input_id : "");
 	for (unsigned i = 0; i < m->run.n; i++)
 		m->run.sims[i].steps = f;

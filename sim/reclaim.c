@@ -238,6 +238,53 @@ static bool leaf_dirty(const struct kernel *k, vaddr_t va)
 }
 
 /*
+ * try_to_unmap_one() of the lazy-free mTHP with page @pfn (its pages are each an
+ * entry of the LRU, all marked lazy-free together: madvise.c). From 6.18 its
+ * PTEs go in one batch (folio_unmap_pte_batch(), kernel_lazyfree_batched_unmap()):
+ * one of them dirty (written since MADV_FREE) and the folio is not discarded,
+ * all its PTEs stay, it is swap-backed and activated again; else it goes whole,
+ * never seen partly mapped. Before, PTE by PTE: the clean ones before the first
+ * dirty one go (the folio partly mapped, queued for deferred split), the rest
+ * stay. Returns the pages freed.
+ */
+static uint64_t reclaim_lazyfree_mthp(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
+{
+	unsigned o = k->thp.mthp[pfn] & MTHP_ORDER_MASK, nr = 1U << o, n = 0, kept = 0;
+	pfn_t head = pfn & ~(((pfn_t)1 << o) - 1);
+	bool batched = kernel_lazyfree_batched_unmap(k->cfg->kernel), dirty = false;
+
+	for (unsigned i = 0; batched && i < nr && !dirty; i++)
+		dirty = k->rmap[head + i] && leaf_dirty(k, k->rmap[head + i] - 1);
+	thp_rmap_batching(k, batched);
+	for (unsigned i = 0; i < nr && !dirty; i++) {
+		vaddr_t a = k->rmap[head + i] - 1;
+
+		if (!k->rmap[head + i])
+			continue;
+		if (leaf_dirty(k, a)) {
+			dirty = true;
+			break;
+		}
+		pt_unmap_range(&k->mm->pt, a, a + PAGE_SIZE, false, discard_leaf, k);
+		n++;
+	}
+	thp_rmap_batching(k, false);
+	if (dirty) {
+		/* folio_set_swapbacked(), activate_locked: the pages still mapped */
+		for (unsigned i = 0; i < nr; i++)
+			if (k->rmap[head + i] && lru_on(&k->lru, head + i)) {
+				lru_set_swapbacked(&k->lru, head + i, 1, LRU_ACTIVE_ANON);
+				kept++;
+			}
+		k->st->pgactivate += kept;
+	}
+	k->st->pglazyfreed += n;
+	if (n)
+		sc->unmapped = true;
+	return n;
+}
+
+/*
  * try_to_unmap_one() of the lazy-free folio at @pfn: discarded if clean (returns
  * its pages), else swap-backed again and activated (returns 0). See the header.
  */
@@ -246,6 +293,9 @@ static uint64_t reclaim_lazyfree(struct kernel *k, pfn_t pfn, struct scan_ctl *s
 	unsigned nr = folio_nr(k, pfn);
 	bool dirty = false;
 	vaddr_t va;
+
+	if (unlikely(k->thp.mthp[pfn]))
+		return reclaim_lazyfree_mthp(k, pfn, sc);
 
 	if (thp_is_folio(k, pfn)) {
 		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
@@ -302,14 +352,20 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 	if (thp_is_folio(k, pfn)) {
 		struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
 		vaddr_t h = f->va;
+		bool pmd = f->flags & FOLIO_PMD_MAPPED;
 
-		if (f->flags & FOLIO_PMD_MAPPED) {
+		/* mapped whole, by its PMD or by 512 PTEs (a partly mapped one is split
+		 * right away, shrink_folio_list(): no swap-out in one piece tried) */
+		if (pmd || (f->nr_mapped == HPAGE_PMD_NR && !(f->flags & FOLIO_DEFERRED))) {
 			slot = swap_alloc_cluster(&k->swap);
 			if (slot != SWAP_NONE) {
 				/* try_to_unmap(TTU_SPLIT_HUGE_PMD), then 512 swap entries */
-				thp_split_pmd_at(k, h);
+				if (pmd)
+					thp_split_pmd_at(k, h);
 				for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-					pt_set_swap(&k->mm->pt, h + ((vaddr_t)i << PAGE_SHIFT), slot + i);
+					vaddr_t a = pmd ? h + ((vaddr_t)i << PAGE_SHIFT) : k->rmap[pfn + i] - 1;
+
+					pt_set_swap(&k->mm->pt, a, slot + i);
 					k->rmap[pfn + i] = 0;
 				}
 				lru_del(&k->lru, pfn, HPAGE_PMD_NR);
@@ -326,16 +382,22 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 			}
 			k->st->thp_swpout_fallback++;
 			k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SWPOUT_FALLBACK]++;
-			thp_split_pmd_at(k, h);
+			if (pmd)
+				thp_split_pmd_at(k, h); /* split_huge_pmd_locked(freeze): nothing queued */
 		}
+		if (!pmd)
+			thp_split_ptes_queue(k, pfn);
 		/* split_folio_to_list(): its pages now stand in its place, at the tail */
 		return thp_split_folio(k, pfn);
 	}
 	if (unlikely(k->thp.mthp[pfn])) {
-		/* a large folio below PMD order: swapped out in one piece only where
-		 * the swap device has an aligned free run of its size, which this
-		 * model's swap map does not track; so split first (swpout_fallback) */
-		k->st->mthp[k->thp.mthp[pfn] & MTHP_ORDER_MASK][MTHP_STAT_SWPOUT_FALLBACK]++;
+		/* a large folio below PMD order: one partly mapped is split right away
+		 * ("Split partially mapped folios right away", shrink_folio_list());
+		 * else swapped out in one piece only where the swap device has an
+		 * aligned free run of its size, which this model's swap map does not
+		 * track; so split first (swpout_fallback) */
+		if (!(k->thp.mthp[pfn & ~((1UL << (k->thp.mthp[pfn] & MTHP_ORDER_MASK)) - 1)] & MTHP_PARTIAL))
+			k->st->mthp[k->thp.mthp[pfn] & MTHP_ORDER_MASK][MTHP_STAT_SWPOUT_FALLBACK]++;
 		thp_mthp_split(k, pfn);
 	}
 	slot = swap_alloc(&k->swap);
@@ -553,6 +615,9 @@ uint64_t reclaim_pages(struct kernel *k, const pfn_t *folios, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		pfn_t p = folios[i];
 		bool split = thp_is_folio(k, p) && !lru_lazyfree(&k->lru, p);
+		unsigned mo = k->thp.mthp[p] & MTHP_ORDER_MASK;
+		pfn_t mh = p & ~(((pfn_t)1 << mo) - 1);
+		bool msplit = mo && !lru_lazyfree(&k->lru, p);
 
 		sc.folios++;
 		sc.reclaimed += reclaim_folio(k, p, &sc);
@@ -560,6 +625,10 @@ uint64_t reclaim_pages(struct kernel *k, const pfn_t *folios, size_t n)
 		for (unsigned kk = 0; split && kk < HPAGE_PMD_NR && !thp_is_folio(k, p); kk++)
 			if (k->rmap[p + kk] && lru_on(&k->lru, p + kk) && ++sc.folios)
 				sc.reclaimed += reclaim_folio(k, p + kk, &sc);
+		/* and those of an mTHP (madvise.c hands it over by one page) */
+		for (pfn_t q = mh; msplit && q < mh + ((pfn_t)1 << mo) && !k->thp.mthp[p]; q++)
+			if (q != p && k->rmap[q] && lru_on(&k->lru, q) && ++sc.folios)
+				sc.reclaimed += reclaim_folio(k, q, &sc);
 	}
 	unmap_flush(k, &sc);
 	k->st->cyc_reclaim += sc.folios * k->cfg->cost.compact_scan;

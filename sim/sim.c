@@ -700,12 +700,33 @@ void sim_timeline_header(FILE *f, bool procs)
  * MM_SHMEMPAGES count them: a page mapped twice counts twice; smaps' Rss is
  * rss_bytes + file_rss_bytes), anon_huge_bytes (PMD-mapped THPs:
  * smaps' AnonHugePages) and the thp_* events of /proc/vmstat.
+ *
+ * Then, only when a size below PMD order is enabled (os.thp.sizes.<S>.enabled
+ * not never, on a kernel with mTHP, 6.8+), the per-size counters of
+ * hugepages-<size>kB/stats/ as the report's "mthp" object names them, one
+ * column mthp_<S>_<counter> per counter os.kernel's sysfs has (mthp_stat_in())
+ * for each enabled size and for 2M (the PMD size's counters move with every
+ * THP): system-wide, as sysfs shows them. A configuration without mTHP keeps
+ * the columns it had.
  */
-void sim_steps_header(FILE *f)
+bool sim_steps_mthp(const struct sim_config *c, unsigned order)
+{
+	if (!kernel_mthp(c->kernel) || !thp_mthp_configured(&c->thp))
+		return false;
+	return order == HPAGE_PMD_ORDER ||
+	       (order >= MTHP_ORDER_MIN && order < HPAGE_PMD_ORDER && thp_size_enabled(&c->thp, order) != MTHP_NEVER);
+}
+
+void sim_steps_header(FILE *f, const struct sim_config *c)
 {
 	fprintf(f, "mode,marker,process,pgfault,pgmajfault,rss_bytes,file_rss_bytes,anon_huge_bytes,"
 		   "thp_fault_alloc,thp_fault_fallback,thp_split_pmd,thp_collapse_alloc,"
-		   "thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed,thp_deferred_split_page%s\n", SIM_CSV_PROV_COLS);
+		   "thp_zero_page_alloc,thp_split_page,pglazyfree,pglazyfreed,thp_deferred_split_page");
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		for (unsigned i = 0; i < MTHP_STAT_NR && sim_steps_mthp(c, o); i++)
+			if (mthp_stat_in(i, c->kernel))
+				fprintf(f, ",mthp_%s_%s", mthp_size_name[o], mthp_stat_name[i]);
+	fprintf(f, "%s\n", SIM_CSV_PROV_COLS);
 }
 
 void sim_steps_row(struct sim *s, uint64_t marker)
@@ -729,7 +750,7 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 		pgmajfault = c[SP_PGMAJFAULT];
 		kernel_mm_rss(&s->k, s->k.mm, &rss, &file, &huge);
 	}
-	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%s\n",
+	fprintf(s->steps, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
 		os_mode_name[s->cfg.mode], (unsigned long long)marker, (unsigned long long)s->k.mm->id,
 		(unsigned long long)pgfault, (unsigned long long)pgmajfault,
 		(unsigned long long)rss, (unsigned long long)file,
@@ -738,7 +759,12 @@ void sim_steps_row(struct sim *s, uint64_t marker)
 		(unsigned long long)st->thp_collapse_alloc,
 		(unsigned long long)st->thp_zero_page_alloc, (unsigned long long)st->thp_split_page,
 		(unsigned long long)st->pglazyfree, (unsigned long long)st->pglazyfreed,
-		(unsigned long long)st->thp_deferred_split_page, s->csv_prov);
+		(unsigned long long)st->thp_deferred_split_page);
+	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		for (unsigned i = 0; i < MTHP_STAT_NR && sim_steps_mthp(&s->cfg, o); i++)
+			if (mthp_stat_in(i, s->cfg.kernel))
+				fprintf(s->steps, ",%llu", (unsigned long long)st->mthp[o][i]);
+	fprintf(s->steps, "%s\n", s->csv_prov);
 }
 
 cycles_t sim_now(const struct sim *s)

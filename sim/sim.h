@@ -280,7 +280,8 @@ void sim_timeline_due(struct sim *s);
 void sim_timeline_header(FILE *f, bool procs);
 
 /* --steps: the CSV's header row; the row of marker @marker (nothing if s->steps is NULL). */
-void sim_steps_header(FILE *f);
+void sim_steps_header(FILE *f, const struct sim_config *c);
+bool sim_steps_mthp(const struct sim_config *c, unsigned order);
 void sim_steps_row(struct sim *s, uint64_t marker);
 
 #endif

@@ -92,8 +92,11 @@ int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va);
 
 /*
  * split_folio() of the mTHP with page @pfn (reclaim, before it swaps the page
- * out: no swap-out in one piece is modelled): its mapped pages become order-0
- * folios, its unmapped ones are freed (returned).
+ * out: no swap-out in one piece is modelled; madvise.c, for a range that covers
+ * part of it; the deferred split shrinker): its mapped pages become order-0
+ * folios, its unmapped ones are freed (returned). split; and split_deferred
+ * when it was mapped whole by more than one PTE (unmap_folio() takes its PTEs
+ * one by one: __folio_remove_rmap() queues it after the first).
  */
 uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn);
 
@@ -137,6 +140,16 @@ void thp_rmap_run_end(struct kernel *k);
  * 4K folios (in its LRU place), the others are freed (returned); thp_split_page.
  */
 uint64_t thp_split_folio(struct kernel *k, pfn_t head);
+
+/*
+ * What __folio_split()'s unmap_folio() counts for the THP at @head when it was
+ * mapped by PTEs when the split began (not by its PMD: that is split frozen,
+ * split_huge_pmd_locked(freeze)): try_to_migrate_one() takes its PTEs one by
+ * one, and __folio_remove_rmap() queues it after the first (deferred_split_folio(
+ * folio, true): thp_deferred_split_page, split_deferred) unless it was partly
+ * mapped already or had one page mapped. Call before thp_split_folio().
+ */
+void thp_split_ptes_queue(struct kernel *k, pfn_t head);
 
 /* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
 uint64_t thp_shrink_deferred(struct kernel *k);

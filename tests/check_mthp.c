@@ -21,6 +21,14 @@
 #define MADV_HUGE(addr, len) "SYSCALL[7,1](28) sys_madvise ( " #addr ", " #len ", 14 ) --> [pre-success] Success(0x0)\n"
 #define MUNMAP(addr, len) "SYSCALL[7,1](11) sys_munmap ( " #addr ", " #len " )[sync] --> Success(0x0)\n"
 #define DONTNEED(addr, len) "SYSCALL[7,1](28) sys_madvise ( " #addr ", " #len ", 4 ) --> [pre-success] Success(0x0)\n"
+#define MFREE(addr, len) "SYSCALL[7,1](28) sys_madvise ( " #addr ", " #len ", 8 ) --> [pre-success] Success(0x0)\n"
+#define PAGEOUT(addr, len) "SYSCALL[7,1](28) sys_madvise ( " #addr ", " #len ", 21 ) --> [pre-success] Success(0x0)\n"
+/* 16 stores, one per page of the n-th 64K of 0x40000000 (n one hex digit) */
+#define STORES_64K(n) \
+	" S 400" #n "0000,8\n" " S 400" #n "1000,8\n" " S 400" #n "2000,8\n" " S 400" #n "3000,8\n" \
+	" S 400" #n "4000,8\n" " S 400" #n "5000,8\n" " S 400" #n "6000,8\n" " S 400" #n "7000,8\n" \
+	" S 400" #n "8000,8\n" " S 400" #n "9000,8\n" " S 400" #n "a000,8\n" " S 400" #n "b000,8\n" \
+	" S 400" #n "c000,8\n" " S 400" #n "d000,8\n" " S 400" #n "e000,8\n" " S 400" #n "f000,8\n"
 
 #define ST(o, c) S->st.mthp[o][MTHP_STAT_##c]
 
@@ -200,6 +208,121 @@ START_TEST(fallback_order_by_order)
 }
 END_TEST
 
+/*
+ * Measured on Linux 6.18.44 (tests/native_mthp.sh pageout-64K, free-64K): a
+ * split of a whole, PTE-mapped mTHP counts split_deferred once. __folio_split()
+ * unmaps it first (unmap_folio(): try_to_migrate_one() PTE by PTE), and after
+ * its first PTE __folio_remove_rmap() finds it partly mapped and queues it
+ * (deferred_split_folio(folio, true)); the split takes it off the queue again
+ * (nr_anon_partially_mapped back down). MADV_PAGEOUT of a whole 64K mTHP without
+ * swap: folio_alloc_swap() fails, split (swpout_fallback), its pages activated.
+ */
+START_TEST(split_counts_deferred)
+{
+	run(MMAP_4M STORES_64K(0) PAGEOUT(0x40000000, 65536), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 1);
+	ck_assert_uint_eq(ST(4, SPLIT), 1);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(4, NR_ANON), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	done();
+	/* one already partly mapped is not counted again */
+	run(MMAP_4M STORES_64K(0) MUNMAP(0x40001000, 4096) PAGEOUT(0x40000000, 65536),
+	    "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", "os.swap.size=0", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT), 1);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1); /* the munmap's */
+	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 15);
+	done();
+}
+END_TEST
+
+/*
+ * MADV_PAGEOUT and MADV_FREE of part of an mTHP (madvise_cold_or_pageout_pte_range(),
+ * madvise_free_pte_range(): madvise_folio_pte_batch() shorter than the folio):
+ * split_folio() in the walk, then its pages in the range one by one; no
+ * swpout_fallback (the split is not reclaim's). pglazyfree counts the 4 pages.
+ */
+START_TEST(madvise_part)
+{
+	run(MMAP_4M STORES_64K(0) PAGEOUT(0x40002000, 16384), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT), 1);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	done();
+	run(MMAP_4M STORES_64K(0) MFREE(0x40002000, 16384), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT), 1);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(4, NR_ANON), 0);
+	ck_assert_uint_eq(S->st.pglazyfree, 4);
+	done();
+	/* a whole one is left whole: lazy-free as one folio, pglazyfree 16 */
+	run(MMAP_4M STORES_64K(0) MFREE(0x40000000, 65536), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON), 1);
+	ck_assert_uint_eq(S->st.pglazyfree, 16);
+	done();
+}
+END_TEST
+
+/*
+ * Reclaim of a lazy-free mTHP (try_to_unmap_one(), 6.18: its PTEs in one batch,
+ * folio_unmap_pte_batch()): clean, it is discarded whole (pglazyfreed 16, no
+ * split); one PTE written again since MADV_FREE, it stays whole, swap-backed
+ * again. Measured on 6.18.44 (tests/native_mthp.sh free-64K).
+ */
+START_TEST(lazyfree_reclaim)
+{
+	run(MMAP_4M STORES_64K(0) STORES_64K(1) MFREE(0x40000000, 131072) " S 40000010,8\n"
+	    PAGEOUT(0x40000000, 131072), "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always",
+	    "os.swap.size=0", NULL);
+	ck_assert_uint_eq(S->st.pglazyfree, 32);
+	ck_assert_uint_eq(S->st.pglazyfreed, 16);
+	ck_assert_uint_eq(ST(4, SPLIT), 0);
+	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 0);
+	ck_assert_uint_eq(ST(4, NR_ANON), 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	done();
+}
+END_TEST
+
+/*
+ * A PMD THP mapped by its 512 PTEs (mprotect of a page and back: the PMD split,
+ * the VMAs merged) is split as an mTHP is, PTE by PTE: MADV_PAGEOUT without swap
+ * counts thp_swpout_fallback and, from unmap_folio(), thp_deferred_split_page
+ * and split_deferred of 2M once; the PMD-mapped one beside it, paged out in
+ * part, is split frozen and queues nothing. Measured on 6.18.44
+ * (tests/native_mthp.sh ptemapped-2M).
+ */
+START_TEST(pte_mapped_pmd_split)
+{
+	run(MMAP_4M MADV_HUGE(0x40000000, 4194304) " S 40000010,8\n S 40200010,8\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4096, 1 ) --> [pre-success] Success(0x0)\n"
+	    "SYSCALL[7,1](10) sys_mprotect ( 0x40000000, 4096, 3 ) --> [pre-success] Success(0x0)\n"
+	    PAGEOUT(0x40000000, 2097152) PAGEOUT(0x40200000, 65536),
+	    "os.thp.enabled=madvise", "os.swap.size=0", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 2);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 2);
+	ck_assert_uint_eq(S->st.thp_split_page, 2);
+	ck_assert_uint_eq(S->st.thp_swpout_fallback, 1);
+	ck_assert_uint_eq(ST(9, SWPOUT_FALLBACK), 1);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 1);
+	ck_assert_uint_eq(ST(9, SPLIT_DEFERRED), 1);
+	ck_assert_uint_eq(ST(9, SPLIT), 2);
+	ck_assert_uint_eq(ST(9, NR_ANON), 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1024);
+	done();
+}
+END_TEST
+
 START_TEST(config_sizes)
 {
 	struct sim_config c;
@@ -235,6 +358,10 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, munmap_whole_by_kernel);
 	tcase_add_test(tc, dontneed_part);
 	tcase_add_test(tc, fallback_order_by_order);
+	tcase_add_test(tc, split_counts_deferred);
+	tcase_add_test(tc, madvise_part);
+	tcase_add_test(tc, lazyfree_reclaim);
+	tcase_add_test(tc, pte_mapped_pmd_split);
 	tcase_add_test(tc, config_sizes);
 	suite_add_tcase(s, tc);
 	return s;

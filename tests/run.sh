@@ -11,7 +11,8 @@
 # real captures, plot --where/--facet/--size (tests/e2e_plots.sh), mmusim mrc
 # (tests/e2e_mrc.sh), capture through env, exec and #! scripts (tests/e2e_capture.sh),
 # reports that do not mislead (tests/e2e_reports.sh), the
-# comparison with this machine's kernel (tests/native.sh), the smoke run of make
+# comparison with this machine's kernel (tests/native.sh, and per mTHP size as root
+# tests/native_mthp.sh), the smoke run of make
 # native-virt's measurement (tests/virt_native.sh), make native-model's join and make
 # native-thp's program (tests/native_model.sh) -- and close
 # with the one summary line "N passed, N failed".
@@ -77,6 +78,7 @@ run_script e2e_experiments "per-process timeline and fault latency, the kv workl
 run_script e2e_capture "capture follows exec (env, sh -c exec, #! scripts) and fork (one mtr v6 file, every process)" bash
 run_script native "tests/native/ programs: this kernel's faults, Rss and THP events against the replay" bash
 run_script native_procs "tests/native/procs.c: two processes' faults, Rss and THP events against the replay, per step" bash
+run_script native_mthp "tests/native/mthp.c as root: each mTHP size set in turn, faults, Rss and every hugepages-<size>kB counter against the replay, per step" bash
 run_script native_guest "make native-guest's plumbing: NATIVE_GUEST refused when unknown, a guest without qemu or kernel skipped" bash
 run_script virt_native "tests/native/virt_chase.c --quick and virt_measure.sh: make native-virt's program runs and writes its CSV" bash
 run_script native_model "tests/native/model_compare.sh: make native-model's join of native and model times, on fixed CSVs" bash
