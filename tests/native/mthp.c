@@ -60,6 +60,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 #define KIB 1024UL
 #define MIB (1UL << 20)
 #define PG 4096UL
@@ -77,58 +79,16 @@
 #endif
 #define THP "/sys/kernel/mm/transparent_hugepage/"
 
-static const char *const vm_keys[] = { "thp_fault_alloc", "thp_fault_fallback", "thp_split_pmd",
-				       "thp_split_page", "thp_deferred_split_page", "pglazyfree",
-				       "pglazyfreed" };
-#define NVM (sizeof(vm_keys) / sizeof(vm_keys[0]))
-
 struct sample {
-	long minflt, majflt, rss_kb, ahp_kb;
-	long vm[NVM];
+	struct figs f;
 	long stat[MAXSTAT];
 };
 
 static struct sample smp[MAXMARK];
 static int nsmp;
-static char rbuf[1 << 16];
 /* every hugepages-<size>kB/stats/<counter>: its path and its name "<size>kB/<counter>" */
 static char stat_path[MAXSTAT][160], stat_name[MAXSTAT][64];
 static int nstat;
-
-static long slurp(const char *path)
-{
-	long n = 0, r;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	while (n < (long)sizeof(rbuf) - 1 && (r = read(fd, rbuf + n, sizeof(rbuf) - 1 - n)) > 0)
-		n += r;
-	close(fd);
-	rbuf[n] = 0;
-	return n;
-}
-
-/* The number after "@key" at the start of a line of rbuf (0 if absent). */
-static long field(const char *key, long len)
-{
-	size_t kl = strlen(key);
-
-	for (long i = 0; i + (long)kl < len; i++) {
-		if ((i == 0 || rbuf[i - 1] == '\n') && !memcmp(rbuf + i, key, kl) &&
-		    (rbuf[i + kl] == ' ' || rbuf[i + kl] == ':' || rbuf[i + kl] == '\t')) {
-			long v = 0;
-			long j = i + (long)kl;
-
-			while (j < len && (rbuf[j] < '0' || rbuf[j] > '9') && rbuf[j] != '\n')
-				j++;
-			while (j < len && rbuf[j] >= '0' && rbuf[j] <= '9')
-				v = v * 10 + (rbuf[j++] - '0');
-			return v;
-		}
-	}
-	return 0;
-}
 
 /* A file holding one decimal number (-1 if unreadable). */
 static long number(const char *path)
@@ -142,20 +102,10 @@ static long number(const char *path)
 	return v;
 }
 
-static void measure(struct sample *s)
+/* measure.h's figures, then every per-size counter */
+static void measure_all(struct sample *s)
 {
-	struct rusage ru;
-	long n;
-
-	getrusage(RUSAGE_SELF, &ru);
-	s->minflt = ru.ru_minflt;
-	s->majflt = ru.ru_majflt;
-	n = slurp("/proc/self/smaps_rollup");
-	s->rss_kb = field("Rss", n);
-	s->ahp_kb = field("AnonHugePages", n);
-	n = slurp("/proc/vmstat");
-	for (size_t i = 0; i < NVM; i++)
-		s->vm[i] = field(vm_keys[i], n);
+	measure(&s->f);
 	for (int i = 0; i < nstat; i++)
 		s->stat[i] = number(stat_path[i]);
 }
@@ -164,7 +114,7 @@ static void __attribute__((noinline)) marker(void)
 {
 	getppid();
 	if (nsmp < MAXMARK)
-		measure(&smp[nsmp++]);
+		measure_all(&smp[nsmp++]);
 }
 
 static int by_size(const void *a, const void *b)
@@ -227,8 +177,8 @@ static void warm(void)
 	memset(rbuf, 1, sizeof(rbuf));
 	memset(smp, 0, sizeof(smp));
 	warm_stack();
-	measure(&scratch);
-	measure(&scratch);
+	measure_all(&scratch);
+	measure_all(&scratch);
 }
 
 static void die(const char *what)
@@ -584,10 +534,10 @@ int main(int argc, char **argv)
 	warm();
 	cases[i].fn();
 	for (int k = 0; k < nsmp; k++) {
-		printf("marker %d minflt %ld majflt %ld rss_kb %ld anon_huge_kb %ld", k, smp[k].minflt,
-		       smp[k].majflt, smp[k].rss_kb, smp[k].ahp_kb);
+		printf("marker %d minflt %ld majflt %ld rss_kb %ld anon_huge_kb %ld", k, smp[k].f.minflt,
+		       smp[k].f.majflt, smp[k].f.rss_kb, smp[k].f.ahp_kb);
 		for (size_t j = 0; j < NVM; j++)
-			printf(" %s %ld", vm_keys[j], smp[k].vm[j]);
+			printf(" %s %ld", vm_keys[j], smp[k].f.vm[j]);
 		for (int j = 0; j < nstat; j++)
 			printf(" %s %ld", stat_name[j], smp[k].stat[j]);
 		printf("\n");
