@@ -332,8 +332,12 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 		/* a large folio below PMD order: swapped out in one piece only where
 		 * the swap device has an aligned free run of its size, which this
 		 * model's swap map does not track; so split first (swpout_fallback) */
+		uint64_t freed;
+
 		k->st->mthp[k->thp.mthp[pfn] & MTHP_ORDER_MASK][MTHP_STAT_SWPOUT_FALLBACK]++;
-		thp_mthp_split(k, pfn);
+		freed = thp_mthp_split(k, pfn);
+		if (!k->rmap[pfn])
+			return freed; /* zero-filled: the split mapped it to the zero page (6.12+) */
 	}
 	slot = swap_alloc(&k->swap);
 	if (slot == SWAP_NONE) {

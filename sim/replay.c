@@ -521,6 +521,9 @@ static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 		*e = s->k.err;
 		return -1;
 	}
+	/* page contents for the kernel (6.12+: zero-filled pages), a pass after the batch */
+	if (unlikely(s->k.thp.track_written))
+		sim_written_batch(s, b);
 	/* background work due by simulated time: one test per batch */
 	if (unlikely(s->k.thp.mm_registered) && sim_now(s) >= s->k.khugepaged.next_wake) {
 		cycles_t now = sim_now(s);

@@ -45,6 +45,7 @@ enum sc_flag {
 	SC_MEM = 4,  /* the timed memory's (cache.c): reported only when stats.mem_timed */
 	SC_PROC = 8, /* the scheduler's and CR3's: reported only when the run had several processes */
 	SC_COAL = 16, /* coalescing TLBs': reported only when tlb.coalesce.kind is not none */
+	SC_NZ = 32,   /* reported only when not 0 (a counter newer than most reports) */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -294,6 +295,9 @@ static const struct stat_counter counters[] = {
 	UR("vmstat.thp_split_pmd", thp_split_pmd, "thp_split_pmd", "events", "thp_split_pmd", 16),
 	VM(thp_split_page, "events"),
 	VM(thp_deferred_split_page, "events"),
+	{ .key = "vmstat.thp_underused_split_page", .src = SC_U64, .off = OFF(thp_underused_split_page),
+	  .label = "thp_underused_split_page", .unit = "events",
+	  .name = "THPs the deferred split shrinker split as underused (6.12+)", .flags = SC_NZ },
 	UR("vmstat.thp_collapse_alloc", thp_collapse_alloc, "thp_collapse_alloc", "events",
 	   "thp_collapse_alloc", 17),
 	VM(thp_collapse_alloc_failed, "events"),
@@ -468,6 +472,11 @@ static const struct stat_counter counters[] = {
 #undef VHM
 
 #define NR_ROWS 19 /* rows of the --modes table */
+
+static bool sc_nonzero(struct sc_val v)
+{
+	return v.t == V_U ? v.u != 0 : v.t == V_I ? v.i != 0 : v.r != 0;
+}
 
 static struct sc_val sc_get(const struct stat_counter *c, const struct stats *s)
 {
@@ -685,6 +694,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 			continue;
 		if ((counters[i].flags & SC_COAL) && !s->coalesce)
 			continue;
+		if ((counters[i].flags & SC_NZ) && !sc_nonzero(sc_get(&counters[i], s)))
+			continue;
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));
 	}
@@ -774,11 +785,6 @@ static const struct {
 	{ "cycles.data", ", {+cycles.data}", TL_OVERLAP },
 	{ NULL, "\n  {+cycles.translation_share} of cycles\n", 0 },
 };
-
-static bool sc_nonzero(struct sc_val v)
-{
-	return v.t == V_U ? v.u != 0 : v.t == V_I ? v.i != 0 : v.r != 0;
-}
 
 /* Does a row of the blank-separated keys @cond have a value that is not zero? */
 static bool text_cond(const char *cond, const struct stats *s)
@@ -931,7 +937,7 @@ bool stats_counter_virt_only(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		if (!strcmp(counters[i].key, key))
-			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC | SC_COAL);
+			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC | SC_COAL | SC_NZ);
 	return false;
 }
 

@@ -10,7 +10,11 @@
 #include "types.h"
 
 struct kernel;
+struct mm;
 struct vma;
+
+/* Pages whose written bits are known set without a look-up (a power of 2; thp_store_seen()). */
+#define THP_WR_RECENT 256
 
 /* Per 2 MiB folio (order-9 block), indexed by pfn >> 9. */
 struct folio {
@@ -27,6 +31,8 @@ struct folio {
 #define FOLIO_DEFERRED 0x04   /* on the deferred split queue */
 #define FOLIO_FILE 0x08       /* a file THP of the page cache lives here (khugepaged.c
 				 collapse_file(); its frames are cache pages, filemap.c) */
+#define FOLIO_UNDERUSED_Q 0x10 /* on the deferred split queue whole (6.12+, not partially
+				  mapped): for the shrinker's thp_underused() check */
 
 struct thp_state {
 	pfn_t zero_pfn;      /* the 4 KiB zero page (reserved at start) */
@@ -54,6 +60,17 @@ struct thp_state {
 	 */
 	uint8_t *mthp;
 	uint16_t *mthp_mapped;
+	/*
+	 * Page contents, for the zero-filled tests of 6.12+ (thp_underused(),
+	 * try_to_map_unused_to_zeropage()): per frame, set once a store reached it
+	 * since the THP or mTHP holding it was allocated (a page never stored to
+	 * is zero-filled: folio_zero_user()). Kept for THP and mTHP frames only,
+	 * and only when track_written; any other anonymous page counts as data.
+	 */
+	uint64_t *written;
+	bool track_written;
+	const struct mm *wr_mm; /* the mm of wr_recent's pages */
+	uint64_t wr_recent[THP_WR_RECENT]; /* vpn + 1 of pages marked lately (0: none) */
 	bool mm_registered;  /* khugepaged is awake: an mm was registered since it last found
 				the list empty (its wake-ups are due; khugepaged.c) */
 };
@@ -138,8 +155,33 @@ void thp_rmap_run_end(struct kernel *k);
  */
 uint64_t thp_split_folio(struct kernel *k, pfn_t head);
 
-/* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
+/*
+ * The deferred split shrinker (deferred_split_scan()): split the partially
+ * mapped folios on the queue and free their unmapped pages; then (6.12+) take
+ * each THP queued whole off the queue and split it if thp_underused()
+ * (thp_underused_split_page). Returns the pages freed.
+ */
 uint64_t thp_shrink_deferred(struct kernel *k);
+
+/*
+ * thp_underused() (6.12+): more of the PMD THP at @head's pages are zero-filled
+ * (never stored to, thp_state.written) than khugepaged/max_ptes_none; never
+ * while max_ptes_none is 511.
+ */
+bool thp_underused(const struct kernel *k, pfn_t head);
+
+/*
+ * A store reached @va in @mm (the batch pass after the replay of a batch,
+ * sim.c): if a THP or mTHP page is mapped there, it holds data now. Only while
+ * k->thp.track_written.
+ */
+void thp_store_seen(struct kernel *k, const struct mm *mm, vaddr_t va);
+
+/* The page @pfn holds data now (a store's fault wrote it); no-op when untracked. */
+void thp_mark_written(struct kernel *k, pfn_t pfn);
+
+/* Is page @pfn known to hold data (any page but an untouched THP or mTHP page)? */
+bool thp_page_written(const struct kernel *k, pfn_t pfn);
 
 /* Deposit / withdraw the page table kept for a PMD leaf at @va. */
 int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table);
