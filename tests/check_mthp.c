@@ -116,7 +116,7 @@ START_TEST(munmap_part)
 	uint64_t free0;
 
 	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.thp.enabled=never",
-	    "os.thp.sizes.64K.enabled=always", NULL);
+	    "os.thp.sizes.64K.enabled=always", "os.khugepaged.max_ptes_none=409", NULL);
 	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
 	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 1);
 	ck_assert_uint_eq(ST(4, NR_ANON), 1);
@@ -136,8 +136,13 @@ START_TEST(munmap_part)
 	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 13);
 	sim_check_invariants(S);
 	done();
-	/* 6.8: the split keeps every mapped page */
+	/* 6.8, or contents not tracked (max_ptes_none 511): the split keeps every mapped page */
 	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.kernel=6.8", "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", "os.khugepaged.max_ptes_none=409", NULL);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
+	done();
+	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.thp.enabled=never",
 	    "os.thp.sizes.64K.enabled=always", NULL);
 	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
