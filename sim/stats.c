@@ -764,6 +764,9 @@ static const struct {
 		"coverage) at the end; {+memory.peak_rss_bytes}, {+memory.peak_huge_bytes} "
 		"({memory.huge_coverage_peak} peak, {memory.huge_coverage_mean} time-weighted "
 		"coverage)\n", 0 },
+	/* the hugepages-<size>kB/stats/ counters of the sizes that moved (text_mthp()) */
+	{ NULL, NULL, 0 },
+	{ "vmstat.thp_underused_split_page", "  {+vmstat.thp_underused_split_page} (of {+vmstat.thp_split_page})\n", 0 },
 	{ "vmstat.pswpout vmstat.pswpin",
 	  "  swap: out {vmstat.pswpout} pages ({vmstat.thp_swpout} THPs whole, "
 	  "{vmstat.thp_swpout_fallback} split), in {vmstat.pswpin} ({+vmstat.pgmajfault}), "
@@ -860,14 +863,49 @@ void stats_write_roi(const struct stats *s, FILE *out)
 			: s->roi.stopped ? "; stopped at its end" : "");
 }
 
+/*
+ * A line per size whose hugepages-<size>kB/stats/ counters moved, naming the
+ * ones that are not 0 (those os.kernel's sysfs has), under the rule of the
+ * JSON's "mthp" object: only when a size below PMD order moved.
+ */
+static void text_mthp(const struct stats *s, FILE *out)
+{
+	bool any = false;
+
+	for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			any |= s->mthp[ord][i] && mthp_stat_in(i, s->kernel);
+	if (!any)
+		return;
+	for (unsigned ord = MTHP_ORDER_MIN; ord <= HPAGE_PMD_ORDER; ord++) {
+		const char *sep = ": ";
+		bool moved = false;
+
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			moved |= s->mthp[ord][i] && mthp_stat_in(i, s->kernel);
+		if (!moved)
+			continue;
+		fprintf(out, "  mthp %s", mthp_size_name[ord]);
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			if (s->mthp[ord][i] && mthp_stat_in(i, s->kernel)) {
+				fprintf(out, "%s%s %llu", sep, mthp_stat_name[i],
+					(unsigned long long)s->mthp[ord][i]);
+				sep = ", ";
+			}
+		fputc('\n', out);
+	}
+}
+
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
 {
 	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
 	fprintf(out, "  core: %s; %s\n", stats_core_name(s), stats_deps_text(s));
 	stats_write_roi(s, out);
 	for (size_t i = 0; i < ARRAY_SIZE(text_lines); i++)
-		if ((!text_lines[i].model || text_lines[i].model == 1 + s->cpu_model) &&
-		    (!text_lines[i].cond || text_cond(text_lines[i].cond, s)))
+		if (!text_lines[i].text)
+			text_mthp(s, out);
+		else if ((!text_lines[i].model || text_lines[i].model == 1 + s->cpu_model) &&
+			 (!text_lines[i].cond || text_cond(text_lines[i].cond, s)))
 			text_template(text_lines[i].text, s, out);
 }
 

@@ -506,6 +506,7 @@ int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va)
 		if (pfn != PFN_NONE)
 			break;
 		k->st->mthp[o][MTHP_STAT_ANON_FAULT_FALLBACK]++;
+		vmas_count_mthp(k, va, o, true);
 		orders &= ~(1UL << o);
 	}
 	if (pfn == PFN_NONE)
@@ -533,6 +534,7 @@ int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va)
 	k->st->nr_anon_pages += nr; /* add_mm_counter(MM_ANONPAGES, nr_pages) */
 	kernel_rss_changed(k);
 	k->st->mthp[o][MTHP_STAT_ANON_FAULT_ALLOC]++;
+	vmas_count_mthp(k, va, o, false);
 	k->st->mthp[o][MTHP_STAT_NR_ANON]++;
 	k->st->cyc_fault += nr * k->cfg->cost.clear_page; /* folio_zero_user() */
 	return 1;
