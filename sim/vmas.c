@@ -47,6 +47,7 @@
 #include "filemap.h"
 #include "khugepaged.h"
 #include "kernel.h"
+#include "stats.h"
 #include "thp.h"
 #include "vmas.h"
 #include "util.h"
@@ -838,7 +839,8 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 	/* the mTHP sizes any mapping's faults allocated or fell back from: a column pair each */
 	bool sz[HPAGE_PMD_ORDER] = { false };
 
-	for (size_t i = 0; i < k->mm->vacct.nrec; i++)
+	/* (the counters came with Linux 6.10: none on an older profile, as in the report) */
+	for (size_t i = 0; mthp_stat_in(MTHP_STAT_ANON_FAULT_ALLOC, k->cfg->kernel) && i < k->mm->vacct.nrec; i++)
 		for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
 			sz[ord] |= (k->mm->vacct.rec[i].mthp_alloc[ord] | k->mm->vacct.rec[i].mthp_fallback[ord]) != 0;
 	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
@@ -1104,7 +1106,8 @@ void *vmas_to_json(const struct kernel *k)
 		{
 			json_t *m = NULL;
 
-			for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++) {
+			for (unsigned ord = MTHP_ORDER_MIN;
+			     mthp_stat_in(MTHP_STAT_ANON_FAULT_ALLOC, k->cfg->kernel) && ord < HPAGE_PMD_ORDER; ord++) {
 				if (!(r->mthp_alloc[ord] | r->mthp_fallback[ord]))
 					continue;
 				if (!m)
