@@ -31,6 +31,18 @@
  * shrinker, which reclaim runs (kswapd, direct reclaim: reclaim.c), never a
  * failed allocation by itself (thp_split_page), freeing its unmapped subpages.
  *
+ * Underused THPs (6.12+, dafff3f4c850, os.thp.shrink_underused): every PMD THP a
+ * fault or a collapse maps joins the deferred split queue whole (a flag,
+ * FOLIO_UNDERUSED_Q, not the partially mapped list); the shrinker takes each off
+ * and splits it when thp_underused() counts more zero-filled pages than
+ * max_ptes_none (thp_underused_split_page). A split to order 0 maps the
+ * zero-filled pages still mapped to the zero page and frees them (b1f202060afe).
+ * Page contents: a page is zero-filled until a store reaches it (written[], set
+ * by the store's fault and by a pass over each batch's stores, sim.c), tracked
+ * only where the underused shrinker can act (max_ptes_none below 511; the pass
+ * costs 7% of the replay otherwise paid for nothing): elsewhere every page
+ * counts as data, and a split keeps its pages as before 6.12.
+ *
  * Simplifications: one process (no fork, so no shared or COW THPs); no mTHP
  * orders; no memcg (no charge failures); reclaim-side effects of
  * __GFP_KSWAPD_RECLAIM (kswapd/kcompactd wake-ups) are not modelled, only their
