@@ -213,6 +213,14 @@ static inline bool kernel_split_remaps_zero(enum os_kernel k)
 	return k >= KERNEL_6_12;
 }
 
+/* 845982eb264b "mm: swap: allow storage of all mTHP orders" (release 6.10, not
+ * backported): reclaim swaps an mTHP out whole into an aligned run of swap slots
+ * (swpout), splitting it only when the swap allocator has none (swpout_fallback) */
+static inline bool kernel_mthp_swapout(enum os_kernel k)
+{
+	return k >= KERNEL_6_12;
+}
+
 /* dafff3f4c850 "mm: split underused THPs" and 3952b6f6b671 "mm: add sysfs
  * entry to disable splitting underused THPs" (release 6.12, not backported):
  * a PMD THP a fault or a collapse maps is queued for deferred split whole

@@ -1058,6 +1058,38 @@ uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn)
 	return freed + remap_zero_pages(k, head, 1U << o);
 }
 
+unsigned thp_mthp_swap_out(struct kernel *k, pfn_t pfn)
+{
+	struct thp_state *t = &k->thp;
+	unsigned o = t->mthp[pfn] & MTHP_ORDER_MASK, nr = 1U << o;
+	pfn_t head = pfn & ~((1UL << o) - 1);
+	uint64_t slot;
+
+	BUG_ON(!o || !t->mthp_mapped[head]);
+	if (t->mthp_mapped[head] != nr || !kernel_mthp_swapout(k->cfg->kernel))
+		return 0; /* partially mapped (or before 6.10): split first */
+	for (pfn_t p = head; p < head + nr; p++)
+		if (kernel_page_shared(k, p) || k->rmap_mm[p] != k->mm)
+			return 0;
+	slot = swap_alloc_order(&k->swap, o);
+	if (slot == SWAP_NONE)
+		return 0;
+	/* try_to_unmap(): a swap entry per PTE; the folio is freed with its last one */
+	for (pfn_t p = head; p < head + nr; p++) {
+		pt_set_swap(&k->mm->pt, k->rmap[p] - 1, slot + (p - head));
+		k->rmap[p] = 0;
+		lru_del(&k->lru, p, 1);
+	}
+	mthp_forget(k, head);
+	for (pfn_t p = head; p < head + nr; p++)
+		buddy_free(&k->buddy, p, 0);
+	k->st->nr_anon_pages -= nr;
+	kernel_rss_changed(k);
+	k->st->mthp[o][MTHP_STAT_SWPOUT]++;
+	k->st->pswpout += nr;
+	return nr;
+}
+
 void thp_mthp_check_invariants(const struct kernel *k)
 {
 	const struct thp_state *t = &k->thp;

@@ -108,11 +108,21 @@ int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va);
 int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va);
 
 /*
- * split_folio() of the mTHP with page @pfn (reclaim, before it swaps the page
- * out: no swap-out in one piece is modelled): its mapped pages become order-0
+ * split_folio() of the mTHP with page @pfn (reclaim, when it cannot swap it out
+ * whole; the deferred split shrinker): its mapped pages become order-0
  * folios, its unmapped ones are freed (returned).
  */
 uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn);
+
+/*
+ * Swap the mTHP holding page @pfn out whole (shrink_folio_list() of Linux 6.10+:
+ * add_to_swap() of the large folio, try_to_unmap()): when it is fully mapped,
+ * by one mm (k->mm), and the swap device gives an aligned run of slots
+ * (swap_alloc_order()), each PTE becomes a swap entry, its frames are freed
+ * and swpout counts. Returns its pages, or 0 (nothing done: the caller splits
+ * it, swpout_fallback).
+ */
+unsigned thp_mthp_swap_out(struct kernel *k, pfn_t pfn);
 
 /* Check the mTHP bookkeeping against the page tables' frames (tests). */
 void thp_mthp_check_invariants(const struct kernel *k);

@@ -14,6 +14,7 @@
 
 #include "check_common.h"
 #include "check_run.h"
+#include "swap.h"
 #include "thp.h"
 
 #define MAP_AT(addr, len)                                                                         \
@@ -379,6 +380,73 @@ START_TEST(underused_config)
 }
 END_TEST
 
+/*
+ * mTHP swap-out (6.10+, 845982eb264b): 96M of 64K mTHPs, one store each, on a
+ * 64M machine: kswapd swaps each whole into an aligned run of 16 slots (swpout,
+ * 16 pswpout each); a swap device without a free cluster cannot give one: each
+ * is split (swpout_fallback) and the scanned page goes alone.
+ */
+START_TEST(swapout_whole)
+{
+	char *t = fill_trace(96, 64 << 10, 0x80000010UL, "");
+
+	run(t, "os.memory=64M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1536);
+	ck_assert_uint_eq(ST(4, SWPOUT), 544);
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 0);
+	ck_assert_uint_eq(S->st.pswpout, 16 * 544);
+	ck_assert_uint_eq(ST(4, NR_ANON), 1536 - 544);
+	ck_assert_uint_eq(S->st.pswpin, 1); /* the last load: one 4K page back */
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 16 * 544 - 1);
+	swap_check_invariants(&S->k.swap);
+	done();
+	/* 6.8: split, then 4K pages out */
+	run(t, "os.kernel=6.8", "os.memory=64M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, SWPOUT), 0);
+	ck_assert_uint_gt(ST(4, SWPOUT_FALLBACK), 0);
+	ck_assert_uint_eq(ST(4, SPLIT), ST(4, SWPOUT_FALLBACK));
+	done();
+	free(t);
+	/* one cluster, the swap header in it: no aligned run (64M: within 64M and 511 slots) */
+	t = fill_trace(64, 64 << 10, 0, "");
+	run(t, "os.memory=64M", "os.swap.size=2M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	free(t);
+	ck_assert_uint_eq(ST(4, SWPOUT), 0);
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 24);
+	ck_assert_uint_eq(ST(4, SPLIT), 24);
+	ck_assert_uint_eq(S->st.pswpout, 360); /* split pages, each alone */
+	swap_check_invariants(&S->k.swap);
+	done();
+}
+END_TEST
+
+/* swap_alloc_order(): aligned runs from the order's cluster, a free cluster, then another of its order */
+START_TEST(swap_runs)
+{
+	struct swap_dev d;
+
+	ck_assert_int_eq(swap_init(&d, 3 * SWAPFILE_CLUSTER * 4096ULL), 0);
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), 512); /* cluster 0 holds the header */
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), 528);
+	ck_assert_uint_eq(swap_alloc(&d), 1);          /* order 0: cluster 0 */
+	ck_assert_uint_eq(swap_alloc_order(&d, 2), 1024); /* another order: its own cluster */
+	for (unsigned i = 2; i < 32; i++)
+		ck_assert_uint_eq(swap_alloc_order(&d, 4), 512 + 16 * i);
+	/* cluster 1 full, no free cluster, cluster 2 is order 2's: none */
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), SWAP_NONE);
+	for (unsigned i = 0; i < 16; i++)
+		swap_free(&d, 544 + i);
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), 544); /* its own cluster again */
+	/* a run with one slot of it still used is no run */
+	for (unsigned i = 1; i < 16; i++)
+		swap_free(&d, 560 + i);
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), SWAP_NONE);
+	ck_assert_uint_eq(swap_alloc_order(&d, 3), SWAP_NONE); /* no cluster for order 3 */
+	swap_check_invariants(&d);
+	swap_destroy(&d);
+}
+END_TEST
+
 static Suite *mthp_suite(void)
 {
 	Suite *s = suite_create("mthp");
@@ -402,6 +470,8 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, underused_not);
 	tcase_add_test(tc, underused_paths);
 	tcase_add_test(tc, underused_config);
+	tcase_add_test(tc, swapout_whole);
+	tcase_add_test(tc, swap_runs);
 	suite_add_tcase(s, tc);
 	return s;
 }
