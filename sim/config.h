@@ -213,6 +213,16 @@ static inline bool kernel_split_remaps_zero(enum os_kernel k)
 	return k >= KERNEL_6_12;
 }
 
+/* "mm/memory: COW reuse support for PTE-mapped THP with CONFIG_MM_ID" (David
+ * Hildenbrand, release 6.15, not backported): a write fault on a read-only PTE
+ * of a large anonymous folio reuses the page when this mm alone maps the folio
+ * (__wp_can_reuse_large_anon_folio()); before, wp_can_reuse_anon_folio() never
+ * reused a page of a large folio (it copied) */
+static inline bool kernel_cow_reuse_large(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
 /* 845982eb264b "mm: swap: allow storage of all mTHP orders" (release 6.10, not
  * backported): reclaim swaps an mTHP out whole into an aligned run of swap slots
  * (swpout), splitting it only when the swap allocator has none (swpout_fallback) */

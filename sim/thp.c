@@ -1058,6 +1058,17 @@ uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn)
 	return freed + remap_zero_pages(k, head, 1U << o);
 }
 
+bool thp_mthp_shared(const struct kernel *k, pfn_t pfn)
+{
+	unsigned o = k->thp.mthp[pfn] & MTHP_ORDER_MASK;
+	pfn_t head = pfn & ~((1UL << o) - 1);
+
+	for (pfn_t p = head; p < head + (1UL << o); p++)
+		if (k->rmap[p] && (kernel_page_shared(k, p) || k->rmap_mm[p] != k->mm))
+			return true;
+	return false;
+}
+
 unsigned thp_mthp_swap_out(struct kernel *k, pfn_t pfn)
 {
 	struct thp_state *t = &k->thp;

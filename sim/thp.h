@@ -204,6 +204,13 @@ pfn_t thp_withdraw(struct kernel *k, vaddr_t va);
  */
 bool thp_folio_shared(const struct kernel *k, pfn_t head);
 
+/*
+ * Is the mTHP holding page @pfn mapped by an mm other than k->mm (a page of it
+ * shared after a fork, or mapped only by another process)? The
+ * folio_maybe_mapped_shared() of a COW fault (fault.c).
+ */
+bool thp_mthp_shared(const struct kernel *k, pfn_t pfn);
+
 /* Which kind of 2M leaf maps @pfn. */
 bool thp_is_folio(const struct kernel *k, pfn_t pfn);
 
