@@ -471,6 +471,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn fn, void *ctx,
 		       struct err *e)
 {
+	s->batch_cur = s->cur; /* whose stores and touches the batch's first records are */
 	for (size_t i = 0; i < b->n; i++) {
 		const struct trace_rec *r = &b->recs[i];
 		uint32_t k = r->kind;

@@ -363,6 +363,30 @@ START_TEST(underused_paths)
 }
 END_TEST
 
+/* MADV_COLLAPSE of 10 written 4K pages: the collapsed THP holds data in those 10
+ * only (the rest were none), is queued whole, and splits underused */
+START_TEST(underused_collapse)
+{
+	char *t = stores("", 10);
+	size_t n = strlen(t);
+
+	t = realloc(t, n + 128);
+	ck_assert_ptr_nonnull(t);
+	strcpy(t + n, "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 2097152, 25 ) --> [pre-success] Success(0x0)\n");
+	run(t, "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=409", NULL);
+	free(t);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert(thp_at()->flags & FOLIO_UNDERUSED_Q);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 502);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 10);
+	sim_check_invariants(S);
+	done();
+}
+END_TEST
+
 START_TEST(underused_config)
 {
 	struct sim_config c;
@@ -469,6 +493,7 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, underused_split);
 	tcase_add_test(tc, underused_not);
 	tcase_add_test(tc, underused_paths);
+	tcase_add_test(tc, underused_collapse);
 	tcase_add_test(tc, underused_config);
 	tcase_add_test(tc, swapout_whole);
 	tcase_add_test(tc, swap_runs);
