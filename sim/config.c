@@ -177,6 +177,7 @@ struct key {
 	enum kcheck check;
 	bool quiet; /* written only when not 0, its default: configs that leave it alone
 		     * keep the text and config_hash they had before the key existed */
+	bool quiet_true; /* a KT_BOOL written only when false: true is its default */
 };
 
 #define OFF(m) offsetof(struct sim_config, m)
@@ -288,6 +289,9 @@ static const struct key keys[] = {
 	K("os.thp.use_zero_page", KT_BOOL, thp.use_zero_page, CK_NONE),
 	K("os.thp.huge_zero_allocated", KT_BOOL, thp.huge_zero_allocated, CK_NONE),
 	K("os.thp.read_only_thp_for_fs", KT_BOOL, thp.read_only_thp_for_fs, CK_NONE),
+	/* quiet while true (the kernel's default): configs without it keep their text and config_hash */
+	{ .path = "os.thp.shrink_underused", .type = KT_BOOL, .off = OFF(thp.shrink_underused),
+	  .quiet_true = true },
 	KMTHP("16K", 2), KMTHP("32K", 3), KMTHP("64K", 4), KMTHP("128K", 5), KMTHP("256K", 6),
 	KMTHP("512K", 7), KMTHP("1M", 8),
 	{ .path = "os.thp.sizes.2M.enabled", .type = KT_ENUM, .off = OFF(thp.size_enabled[9]),
@@ -521,6 +525,8 @@ void config_defaults(struct sim_config *c)
 	c->thp.enabled = THP_ALWAYS;
 	c->thp.defrag = DEFRAG_MADVISE;
 	c->thp.use_zero_page = true;
+	/* split_underused_thp = true (mm/huge_memory.c, 3952b6f6b671, 6.12) */
+	c->thp.shrink_underused = true;
 	/* khugepaged defaults, reference §1a ([KH] khugepaged_init) */
 	c->khugepaged.pages_to_scan = 4096;
 	c->khugepaged.scan_sleep_millisecs = 10000;
@@ -1124,6 +1130,10 @@ static int validate(const struct sim_config *c, const char *origin,
 				     "needs os.kernel 6.8 or later (hugepages-<size>kB/ came with "
 				     "multi-size THP, 19eaf44954df)");
 		}
+	if (!c->thp.shrink_underused && !kernel_shrink_underused(c->kernel))
+		return vfail(&v, "os.thp.shrink_underused", "os.kernel",
+			     "needs os.kernel 6.12 or later (thp/shrink_underused came with "
+			     "the underused THP shrinker, dafff3f4c850)");
 	if (c->profile == PROFILE_OSLESS) {
 		if (c->zero_page != OSLESS_ZERO_PAGE)
 			return vfail(&v, "os.zero_page", "os.profile",
@@ -2137,6 +2147,8 @@ static bool flowable(const struct sim_config *c, size_t lo, size_t hi, size_t pl
 /* A quiet key at its default (0): left out of config show (struct key). */
 static bool key_quiet(const struct sim_config *c, const struct key *k)
 {
+	if (k->quiet_true)
+		return *(const bool *)((const char *)c + k->off);
 	if (k->quiet && k->type == KT_BOOL)
 		return !*(const bool *)((const char *)c + k->off);
 	if (k->quiet && (k->type == KT_SIZE64 || k->type == KT_U64))

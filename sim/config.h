@@ -216,6 +216,45 @@ static inline bool kernel_mprotect_unaccount(enum os_kernel k)
 	return k >= KERNEL_6_8;
 }
 
+/* b1f202060afe "mm: remap unused subpages to shared zeropage when splitting
+ * isolated thp" (release 6.12, not backported): a split of an anonymous large
+ * folio to order 0 maps each of its zero-filled pages still mapped to the
+ * shared zero page and frees it (remap_page(RMP_USE_SHARED_ZEROPAGE),
+ * try_to_map_unused_to_zeropage()) */
+static inline bool kernel_split_remaps_zero(enum os_kernel k)
+{
+	return k >= KERNEL_6_12;
+}
+
+/* "mm/memory: COW reuse support for PTE-mapped THP with CONFIG_MM_ID" (David
+ * Hildenbrand, release 6.15, not backported): a write fault on a read-only PTE
+ * of a large anonymous folio reuses the page when this mm alone maps the folio
+ * (__wp_can_reuse_large_anon_folio()); before, wp_can_reuse_anon_folio() never
+ * reused a page of a large folio (it copied) */
+static inline bool kernel_cow_reuse_large(enum os_kernel k)
+{
+	return k >= KERNEL_6_18;
+}
+
+/* 845982eb264b "mm: swap: allow storage of all mTHP orders" (release 6.10, not
+ * backported): reclaim swaps an mTHP out whole into an aligned run of swap slots
+ * (swpout), splitting it only when the swap allocator has none (swpout_fallback) */
+static inline bool kernel_mthp_swapout(enum os_kernel k)
+{
+	return k >= KERNEL_6_12;
+}
+
+/* dafff3f4c850 "mm: split underused THPs" and 3952b6f6b671 "mm: add sysfs
+ * entry to disable splitting underused THPs" (release 6.12, not backported):
+ * a PMD THP a fault or a collapse maps is queued for deferred split whole
+ * (deferred_split_folio(folio, false)) while thp/shrink_underused is 1, and
+ * the shrinker splits one whose zero-filled pages exceed
+ * khugepaged/max_ptes_none (thp_underused(), thp_underused_split_page) */
+static inline bool kernel_shrink_underused(enum os_kernel k)
+{
+	return k >= KERNEL_6_12;
+}
+
 /* Paging-structure caches, longest match first is searched by mmu.c. */
 enum pwc_level { PWC_PML5, PWC_PML4, PWC_PDPT, PWC_PDE, PWC_NR };
 extern const char *const pwc_level_name[PWC_NR]; /* "pml5", "pml4", "pdpt", "pde" */
@@ -305,6 +344,9 @@ struct thp_cfg {
 				     /proc/vmstat thp_zero_page_alloc > 0) */
 	bool read_only_thp_for_fs; /* CONFIG_READ_ONLY_THP_FOR_FS: khugepaged and MADV_COLLAPSE
 				      collapse read-only file text (khugepaged.c collapse_file()) */
+	bool shrink_underused; /* transparent_hugepage/shrink_underused (6.12+; default 1,
+				  split_underused_thp): THPs are queued at fault and collapse
+				  for the underused check (kernel_shrink_underused()) */
 };
 
 /* The hugepages-<size>kB/enabled setting of @order (2 .. 9) in @t. */

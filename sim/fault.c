@@ -290,12 +290,17 @@ oom:
 
 /*
  * Must a store to the read-only PTE of anonymous page @pfn copy it? Yes if
- * another mm maps it (after a fork); for a page of a THP, also if it is mapped
- * by another mm's PMD or the folio's other pages are (6.15+
- * __wp_can_reuse_large_anon_folio(): only a folio this mm alone maps is reused).
+ * another mm maps it (after a fork); for a page of a THP or an mTHP, also if it
+ * is mapped by another mm's PMD or the folio's other pages are (6.15+
+ * __wp_can_reuse_large_anon_folio(): only a folio this mm alone maps is reused;
+ * before, an mTHP's page is always copied).
  */
 static bool cow_needed(const struct kernel *k, pfn_t pfn)
 {
+	/* a page of an mTHP: reused only when this mm alone maps the folio (6.15+),
+	 * never before (wp_can_reuse_anon_folio(): folio_test_large()) */
+	if (unlikely(k->thp.mthp[pfn]))
+		return !kernel_cow_reuse_large(k->cfg->kernel) || thp_mthp_shared(k, pfn);
 	if (likely(!k->nr_shared_ptes && !k->thp.nr_shared_pmds))
 		return false;
 	if (!thp_is_folio(k, pfn))

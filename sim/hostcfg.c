@@ -7,6 +7,9 @@
  *                           the word in brackets (mm/huge_memory.c enabled_show(),
  *                           defrag_show())
  *   os.thp.use_zero_page    transparent_hugepage/use_zero_page ("0" or "1")
+ *   os.thp.shrink_underused transparent_hugepage/shrink_underused ("0" or "1";
+ *                           Linux 6.12+, shrink_underused_show()); absent on
+ *                           older kernels, left at its default
  *   os.thp.sizes.<S>.enabled  transparent_hugepage/hugepages-<size>kB/enabled for
  *                           every anonymous order the kernel offers (16kB ..
  *                           2048kB, Linux 6.8+; thpsize_enabled_show()); a
@@ -113,6 +116,11 @@ int hostcfg_sets(const struct hostcfg_text *t, char (*out)[64], struct err *e)
 		if (number(t->use_zero_page, &v) || v > 1)
 			return err_set(e, THP_DIR "use_zero_page", 0, 0, "unexpected text");
 		snprintf(out[n++], 64, "os.thp.use_zero_page=%s", v ? "true" : "false");
+	}
+	if (t->shrink_underused) {
+		if (number(t->shrink_underused, &v) || v > 1)
+			return err_set(e, THP_DIR "shrink_underused", 0, 0, "unexpected text");
+		snprintf(out[n++], 64, "os.thp.shrink_underused=%s", v ? "true" : "false");
 	}
 	for (unsigned o = MTHP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
 		if (!t->size_enabled[o])
@@ -254,6 +262,8 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	t.defrag = slurp(root, path);
 	snprintf(path, sizeof(path), "%suse_zero_page", thp);
 	t.use_zero_page = slurp(root, path);
+	snprintf(path, sizeof(path), "%sshrink_underused", thp);
+	t.shrink_underused = slurp(root, path);
 	for (int i = 0; i < 7; i++) {
 		snprintf(path, sizeof(path), "%skhugepaged/%s", thp, khp_file[i]);
 		t.khugepaged[i] = slurp(root, path);
@@ -281,6 +291,7 @@ int hostcfg_apply(struct sim_config *c, const char *root, struct err *e)
 	free((char *)t.enabled);
 	free((char *)t.defrag);
 	free((char *)t.use_zero_page);
+	free((char *)t.shrink_underused);
 	for (int i = 0; i < 7; i++)
 		free((char *)t.khugepaged[i]);
 	for (unsigned o = 0; o < MTHP_ORDERS; o++)

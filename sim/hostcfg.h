@@ -15,6 +15,7 @@
 /* What the host's files say; NULL: the file was not readable (the key keeps its default). */
 struct hostcfg_text {
 	const char *enabled, *defrag, *use_zero_page;  /* /sys/kernel/mm/transparent_hugepage/ */
+	const char *shrink_underused; /* transparent_hugepage/shrink_underused (6.12+) */
 	const char *khugepaged[7]; /* khugepaged/{pages_to_scan, scan_sleep_millisecs,
 				    * alloc_sleep_millisecs, max_ptes_none, max_ptes_swap,
 				    * max_ptes_shared, defrag} */

@@ -371,7 +371,7 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 	cycles_t *cyc = is_khugepaged ? &k->st->cyc_khugepaged : &k->st->cyc_fault;
 	enum page_size ps;
 	pfn_t pfn, table;
-	uint64_t e;
+	uint64_t e, wr[HPAGE_PMD_NR / 64] = { 0 };
 
 	if (pt_lookup(&k->mm->pt, haddr, &ps, &pfn, NULL) && ps == PS_2M)
 		return SCAN_PMD_MAPPED;
@@ -441,6 +441,17 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 		}
 	}
 	present += unmapped;
+	/* which pages of the new THP get data (__collapse_huge_page_copy(): a none or
+	 * zero-page PTE gives a cleared page, an untouched (m)THP page a zero one) */
+	if (k->thp.track_written)
+		for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+			enum page_size ops;
+			pfn_t opfn;
+
+			if (pt_lookup(&k->mm->pt, haddr + ((vaddr_t)i << PAGE_SHIFT), &ops, &opfn, NULL) &&
+			    opfn != k->thp.zero_pfn && thp_page_written(k, opfn))
+				wr[i / 64] |= 1ULL << (i % 64);
+		}
 	thp_rmap_batching(k, kernel_batched_collapse(k->cfg->kernel));
 	table = pt_collapse_pmd(&k->mm->pt, haddr, pfn, v->flags & VM_WRITE, free_old, k);
 	thp_rmap_batching(k, false);
@@ -450,6 +461,9 @@ static enum scan_result scan_pmd(struct kernel *k, struct vma *v, vaddr_t haddr,
 		return SCAN_FAIL;
 	}
 	thp_folio_new(k, pfn, haddr);
+	for (unsigned i = 0; k->thp.track_written && i < HPAGE_PMD_NR; i++)
+		if (wr[i / 64] >> (i % 64) & 1)
+			thp_mark_written(k, pfn + i);
 	/* pmdp_collapse_flush(): the application's TLB entries for the range go */
 	flush_tlb_range(k, haddr, haddr + PMD_SIZE); /* 512 > 33: a full flush */
 	*cyc += present * k->cfg->cost.copy_page + (HPAGE_PMD_NR - present) * k->cfg->cost.clear_page;

@@ -41,10 +41,11 @@
  *    split first (thp_split_page). A PMD-mapped THP takes a whole free swap
  *    cluster: its PMD is split into 512 swap entries (thp_split_pmd) and it is
  *    freed whole (thp_swpout, pswpout 512); without a free cluster it is split
- *    and its pages reclaimed one by one (thp_swpout_fallback). An mTHP is
- *    always split first (its size's swpout_fallback): Linux 6.10+ swaps it out
- *    whole where the swap device has an aligned free run of its size, which
- *    the swap map here does not track.
+ *    and its pages reclaimed one by one (thp_swpout_fallback). An mTHP (6.10+)
+ *    fully mapped by one mm takes an aligned run of its size from the swap
+ *    allocator (swap_alloc_order()) and goes whole (swpout, pswpout of its
+ *    pages); without one it is split and the scanned page reclaimed
+ *    (swpout_fallback); a partially mapped one is split first, uncounted.
  *  - One batched TLB flush per 32 folios that unmapped something
  *    (try_to_unmap_flush(): a full flush on x86).
  *  - A fault on a swap entry is a major fault: a 4K page is allocated, read
@@ -391,14 +392,24 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 		return thp_split_folio(k, pfn);
 	}
 	if (unlikely(k->thp.mthp[pfn])) {
-		/* a large folio below PMD order: one partly mapped is split right away
-		 * ("Split partially mapped folios right away", shrink_folio_list());
-		 * else swapped out in one piece only where the swap device has an
-		 * aligned free run of its size, which this model's swap map does not
-		 * track; so split first (swpout_fallback) */
+		/* a large folio below PMD order: swapped out whole into an aligned run
+		 * of slots (6.10+, thp_mthp_swap_out()), else split first and its page
+		 * reclaimed alone (swpout_fallback) */
+		unsigned nr = thp_mthp_swap_out(k, pfn);
+		uint64_t freed;
+
+		if (nr) {
+			sc->unmapped = true;
+			return nr;
+		}
+		/* a partially mapped one is split before any swap allocation ("Split
+		 * partially mapped folios right away", shrink_folio_list(), 6.12):
+		 * no fallback then */
 		if (!(k->thp.mthp[pfn & ~((1UL << (k->thp.mthp[pfn] & MTHP_ORDER_MASK)) - 1)] & MTHP_PARTIAL))
 			k->st->mthp[k->thp.mthp[pfn] & MTHP_ORDER_MASK][MTHP_STAT_SWPOUT_FALLBACK]++;
-		thp_mthp_split(k, pfn);
+		freed = thp_mthp_split(k, pfn);
+		if (!k->rmap[pfn])
+			return freed; /* zero-filled: the split mapped it to the zero page (6.12+) */
 	}
 	slot = swap_alloc(&k->swap);
 	if (slot == SWAP_NONE) {

@@ -471,6 +471,7 @@ int sim_run_batch_summarized(struct sim *s, const struct trace_batch *b,
 int sim_run_batch_with(struct sim *s, const struct trace_batch *b, sim_lookup_fn fn, void *ctx,
 		       struct err *e)
 {
+	s->batch_cur = s->cur; /* whose stores and touches the batch's first records are */
 	for (size_t i = 0; i < b->n; i++) {
 		const struct trace_rec *r = &b->recs[i];
 		uint32_t k = r->kind;
@@ -521,6 +522,9 @@ static int batch_end(struct sim *s, const struct trace_batch *b, struct err *e)
 		*e = s->k.err;
 		return -1;
 	}
+	/* page contents for the kernel (6.12+: zero-filled pages), a pass after the batch */
+	if (unlikely(s->k.thp.track_written))
+		sim_written_batch(s, b);
 	/* background work due by simulated time: one test per batch */
 	if (unlikely(s->k.thp.mm_registered) && sim_now(s) >= s->k.khugepaged.next_wake) {
 		cycles_t now = sim_now(s);

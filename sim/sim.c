@@ -387,6 +387,28 @@ int sim_touched_batch(struct sim *s, const struct trace_batch *b)
 	return 0;
 }
 
+void sim_written_batch(struct sim *s, const struct trace_batch *b)
+{
+	size_t cur = s->batch_cur;
+	const struct mm *mm = s->procs[cur].mm;
+	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
+
+	for (; r < end; r++) {
+		if (likely(r->kind == R_LOAD || r->kind == R_IFETCH))
+			continue;
+		if (r->kind == R_STORE || r->kind == R_MODIFY) {
+			vaddr_t last = r->addr + (r->size ? r->size - 1 : 0);
+
+			thp_store_seen(&s->k, mm, r->addr);
+			if ((last >> PAGE_SHIFT) != (r->addr >> PAGE_SHIFT) && last > r->addr)
+				thp_store_seen(&s->k, mm, last);
+		} else if (r->kind == R_EVENT && b->ev[r->size].kind == EV_SWITCH) {
+			cur = proc_by_id(s, b->ev[r->size].addr, cur);
+			mm = s->procs[cur].mm;
+		}
+	}
+}
+
 struct bloat_ctx {
 	struct sim_proc *p;
 	uint64_t untouched;

@@ -123,6 +123,15 @@ void sim_proc_counts(const struct sim *s, size_t i, uint64_t out[SP_NR]);
 void sim_track_touched(struct sim *s);
 /* The touched pages of batch @b (track_touched): 0, or -1 on host OOM (k.err). */
 int sim_touched_batch(struct sim *s, const struct trace_batch *b);
+
+/*
+ * The stores of batch @b reach the kernel's page contents (k.thp.track_written,
+ * Linux 6.12+: thp_store_seen() for each page a store or modify wrote, in the
+ * address space of the process that ran it), by a pass after the batch. A
+ * shrinker run inside the batch sees the stores of earlier batches and each
+ * store that faulted (the fault marks its page), not the batch's others.
+ */
+void sim_written_batch(struct sim *s, const struct trace_batch *b);
 /*
  * The report's rows of the processes (s->nproc of them into @out): their counts as
  * of the last sim_finish(), their memory as it is. 0, or -1 when the run had

@@ -50,6 +50,7 @@ enum sc_flag {
 	SC_MEM = 4,  /* the timed memory's (cache.c): reported only when stats.mem_timed */
 	SC_PROC = 8, /* the scheduler's and CR3's: reported only when the run had several processes */
 	SC_COAL = 16, /* coalescing TLBs': reported only when tlb.coalesce.kind is not none */
+	SC_NZ = 32,   /* reported only when not 0 (a counter newer than most reports) */
 };
 
 /* A value: an unsigned count, a signed index, or a real (ratio, MPKI). */
@@ -299,6 +300,9 @@ static const struct stat_counter counters[] = {
 	UR("vmstat.thp_split_pmd", thp_split_pmd, "thp_split_pmd", "events", "thp_split_pmd", 16),
 	VM(thp_split_page, "events"),
 	VM(thp_deferred_split_page, "events"),
+	{ .key = "vmstat.thp_underused_split_page", .src = SC_U64, .off = OFF(thp_underused_split_page),
+	  .label = "thp_underused_split_page", .unit = "events",
+	  .name = "THPs the deferred split shrinker split as underused (6.12+)", .flags = SC_NZ },
 	UR("vmstat.thp_collapse_alloc", thp_collapse_alloc, "thp_collapse_alloc", "events",
 	   "thp_collapse_alloc", 17),
 	VM(thp_collapse_alloc_failed, "events"),
@@ -473,6 +477,11 @@ static const struct stat_counter counters[] = {
 #undef VHM
 
 #define NR_ROWS 19 /* rows of the --modes table */
+
+static bool sc_nonzero(struct sc_val v)
+{
+	return v.t == V_U ? v.u != 0 : v.t == V_I ? v.i != 0 : v.r != 0;
+}
 
 static struct sc_val sc_get(const struct stat_counter *c, const struct stats *s)
 {
@@ -690,6 +699,8 @@ void *stats_to_json(const struct stats *s, const struct report_meta *m)
 			continue;
 		if ((counters[i].flags & SC_COAL) && !s->coalesce)
 			continue;
+		if ((counters[i].flags & SC_NZ) && !sc_nonzero(sc_get(&counters[i], s)))
+			continue;
 		o = json_parent(root, counters[i].key, &leaf);
 		json_object_set_new(o, leaf, sc_json(&counters[i], s));
 	}
@@ -758,6 +769,9 @@ static const struct {
 		"coverage) at the end; {+memory.peak_rss_bytes}, {+memory.peak_huge_bytes} "
 		"({memory.huge_coverage_peak} peak, {memory.huge_coverage_mean} time-weighted "
 		"coverage)\n", 0 },
+	/* the hugepages-<size>kB/stats/ counters of the sizes that moved (text_mthp()) */
+	{ NULL, NULL, 0 },
+	{ "vmstat.thp_underused_split_page", "  {+vmstat.thp_underused_split_page} (of {+vmstat.thp_split_page})\n", 0 },
 	{ "vmstat.pswpout vmstat.pswpin",
 	  "  swap: out {vmstat.pswpout} pages ({vmstat.thp_swpout} THPs whole, "
 	  "{vmstat.thp_swpout_fallback} split), in {vmstat.pswpin} ({+vmstat.pgmajfault}), "
@@ -779,11 +793,6 @@ static const struct {
 	{ "cycles.data", ", {+cycles.data}", TL_OVERLAP },
 	{ NULL, "\n  {+cycles.translation_share} of cycles\n", 0 },
 };
-
-static bool sc_nonzero(struct sc_val v)
-{
-	return v.t == V_U ? v.u != 0 : v.t == V_I ? v.i != 0 : v.r != 0;
-}
 
 /* Does a row of the blank-separated keys @cond have a value that is not zero? */
 static bool text_cond(const char *cond, const struct stats *s)
@@ -859,14 +868,49 @@ void stats_write_roi(const struct stats *s, FILE *out)
 			: s->roi.stopped ? "; stopped at its end" : "");
 }
 
+/*
+ * A line per size whose hugepages-<size>kB/stats/ counters moved, naming the
+ * ones that are not 0 (those os.kernel's sysfs has), under the rule of the
+ * JSON's "mthp" object: only when a size below PMD order moved.
+ */
+static void text_mthp(const struct stats *s, FILE *out)
+{
+	bool any = false;
+
+	for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			any |= s->mthp[ord][i] && mthp_stat_in(i, s->kernel);
+	if (!any)
+		return;
+	for (unsigned ord = MTHP_ORDER_MIN; ord <= HPAGE_PMD_ORDER; ord++) {
+		const char *sep = ": ";
+		bool moved = false;
+
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			moved |= s->mthp[ord][i] && mthp_stat_in(i, s->kernel);
+		if (!moved)
+			continue;
+		fprintf(out, "  mthp %s", mthp_size_name[ord]);
+		for (unsigned i = 0; i < MTHP_STAT_NR; i++)
+			if (s->mthp[ord][i] && mthp_stat_in(i, s->kernel)) {
+				fprintf(out, "%s%s %llu", sep, mthp_stat_name[i],
+					(unsigned long long)s->mthp[ord][i]);
+				sep = ", ";
+			}
+		fputc('\n', out);
+	}
+}
+
 void stats_write_text(const struct stats *s, const struct report_meta *m, FILE *out)
 {
 	fprintf(out, "mmusim: %s on %s (%s, mode %s)\n", m->trace, m->config, m->format, m->mode);
 	fprintf(out, "  core: %s; %s\n", stats_core_name(s), stats_deps_text(s));
 	stats_write_roi(s, out);
 	for (size_t i = 0; i < ARRAY_SIZE(text_lines); i++)
-		if ((!text_lines[i].model || text_lines[i].model == 1 + s->cpu_model) &&
-		    (!text_lines[i].cond || text_cond(text_lines[i].cond, s)))
+		if (!text_lines[i].text)
+			text_mthp(s, out);
+		else if ((!text_lines[i].model || text_lines[i].model == 1 + s->cpu_model) &&
+			 (!text_lines[i].cond || text_cond(text_lines[i].cond, s)))
 			text_template(text_lines[i].text, s, out);
 }
 
@@ -936,7 +980,7 @@ bool stats_counter_virt_only(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		if (!strcmp(counters[i].key, key))
-			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC | SC_COAL);
+			return counters[i].flags & (SC_VIRT | SC_MEM | SC_PROC | SC_COAL | SC_NZ);
 	return false;
 }
 

@@ -98,7 +98,7 @@ struct stats {
 	/* file THPs (CONFIG_READ_ONLY_THP_FOR_FS): in the cache, PMD-mapped, PMD mappings made */
 	uint64_t nr_file_hugepages, nr_file_pmdmapped, thp_file_mapped;
 	uint64_t thp_fault_alloc, thp_fault_fallback, thp_split_pmd, thp_split_page,
-		thp_deferred_split_page, thp_collapse_alloc, thp_collapse_alloc_failed,
+		thp_deferred_split_page, thp_underused_split_page, thp_collapse_alloc, thp_collapse_alloc_failed,
 		thp_scan_exceed_none_pte, thp_zero_page_alloc, thp_zero_page_alloc_failed, compact_stall, compact_success,
 		compact_fail, khugepaged_pages_collapsed, khugepaged_full_scans;
 	uint64_t nr_page_table_pages;

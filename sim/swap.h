@@ -7,7 +7,11 @@
  *
  * Order-0 slots come from a current cluster (the kernel keeps one per CPU), then
  * from a wholly free cluster, then from any free slot (scan_swap_map_slots()'s
- * fallback scan). Memory: a bit per slot and a count per cluster.
+ * fallback scan). An mTHP's aligned run of slots comes from its order's
+ * current cluster, else a wholly free one, else another cluster of its order
+ * with a free aligned run (6.10+, swap_alloc_order(); the kernel's
+ * nonfull_clusters[order] lists of 6.12, here a scan). Memory: a bit per slot,
+ * a count and an order per cluster.
  */
 #ifndef MMUSIM_SWAP_H
 #define MMUSIM_SWAP_H
@@ -27,6 +31,9 @@ struct swap_dev {
 	uint64_t nr_free_cl, cap_free_cl;
 	uint64_t next_fresh;  /* clusters from here on were never used */
 	uint64_t cur;         /* the current cluster for order-0 slots, or SWAP_NONE */
+	uint64_t cur_o[HPAGE_PMD_ORDER]; /* per mTHP order (2 .. 8): the cluster its runs come
+				    from (percpu_cluster->next[order]), or SWAP_NONE */
+	uint8_t *cl_order;    /* per cluster: the mTHP order it was taken for (0: none) */
 	uint64_t scan;        /* fallback scan cursor (a word index) */
 };
 
@@ -45,6 +52,16 @@ uint64_t swap_alloc(struct swap_dev *d);
 
 /* The first slot of a wholly free cluster (all 512 now used), or SWAP_NONE. */
 uint64_t swap_alloc_cluster(struct swap_dev *d);
+
+/*
+ * 2^@order (2 .. 8) slots for an mTHP swapped out whole (get_swap_pages() of
+ * Linux 6.10+, 845982eb264b "mm: swap: allow storage of all mTHP orders"): an
+ * aligned free run of the cluster this order took last, else a wholly free
+ * cluster, which becomes this order's, else of another cluster of this order;
+ * the first slot, or SWAP_NONE (no such run: the caller splits the folio). Order-0 slots never come from an order's
+ * cluster but by the fallback scan, which takes any free slot.
+ */
+uint64_t swap_alloc_order(struct swap_dev *d, unsigned order);
 
 /* Release @slot (in use). */
 void swap_free(struct swap_dev *d, uint64_t slot);

@@ -46,10 +46,21 @@
  * After fork a PMD THP is mapped by both mms (fork.c copy_huge_pmd(),
  * folio.pmd_shared) and a store to it splits the PMD and copies its 4 KiB page.
  *
+ * Underused THPs (6.12+, dafff3f4c850, os.thp.shrink_underused): every PMD THP a
+ * fault or a collapse maps joins the deferred split queue whole (a flag,
+ * FOLIO_UNDERUSED_Q, not the partially mapped list); the shrinker takes each off
+ * and splits it when thp_underused() counts more zero-filled pages than
+ * max_ptes_none (thp_underused_split_page). A split to order 0 maps the
+ * zero-filled pages still mapped to the zero page and frees them (b1f202060afe).
+ * Page contents: a page is zero-filled until a store reaches it (written[], set
+ * by the store's fault and by a pass over each batch's stores, sim.c), tracked
+ * only where the underused shrinker can act (max_ptes_none below 511; the pass
+ * costs 7% of the replay otherwise paid for nothing): elsewhere every page
+ * counts as data, and a split keeps its pages as before 6.12.
+ *
  * Simplifications: no memcg (no charge failures: anon_fault_fallback_charge
- * stays 0); an mTHP is never swapped out whole (reclaim.c splits it first),
- * migrated by compaction or made by khugepaged, and shrink_underused (6.12,
- * it reads page contents) is not modelled; reclaim-side effects of
+ * stays 0); an mTHP is never migrated by compaction or made by khugepaged;
+ * reclaim-side effects of
  * __GFP_KSWAPD_RECLAIM (kswapd/kcompactd wake-ups) are not modelled, only their
  * absence of stall. A read fault that falls back maps the 4K zero page
  * (fault.c); os.zero_page false (mm_forbids_zeropage()) forbids both zero pages.
@@ -167,6 +178,25 @@ int thp_init(struct kernel *k)
 	t->mthp_mapped = zero_pages(k->buddy.nr_pages, sizeof(*t->mthp_mapped));
 	if (!t->folio || !t->mthp || !t->mthp_mapped)
 		return -1;
+	/*
+	 * Page contents, tracked where the underused shrinker can use them (6.12+,
+	 * shrink_underused on, max_ptes_none below 511, THP mode, the zero page
+	 * allowed); then a split also maps zero-filled pages to the zero page
+	 * (kernel_split_remaps_zero()). Elsewhere every page counts as data and a
+	 * split keeps its mapped pages: the pass over each batch's stores costs
+	 * 7 % of the replay's instructions (callgrind, the validation trace in
+	 * thp mode: 1,085.6 M -> 1,166.5 M), a price a run that cannot split an
+	 * underused THP should not pay (see the header).
+	 */
+	t->track_written = k->cfg->mode == MODE_THP && k->cfg->zero_page &&
+			   kernel_split_remaps_zero(k->cfg->kernel) &&
+			   kernel_shrink_underused(k->cfg->kernel) && k->cfg->thp.shrink_underused &&
+			   k->cfg->khugepaged.max_ptes_none < HPAGE_PMD_NR - 1;
+	if (t->track_written) {
+		t->written = zero_pages(k->buddy.nr_pages / 64 + 1, sizeof(*t->written));
+		if (!t->written)
+			return -1;
+	}
 	/* the 4K zero page: a kernel page, reserved for the run */
 	t->zero_pfn = buddy_alloc_mt(&k->buddy, 0, MIGRATE_UNMOVABLE);
 	if (t->zero_pfn == PFN_NONE)
@@ -196,6 +226,8 @@ void thp_destroy(struct kernel *k)
 	zero_pages_free(t->folio, (k->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1, sizeof(*t->folio));
 	zero_pages_free(t->mthp, k->buddy.nr_pages, sizeof(*t->mthp));
 	zero_pages_free(t->mthp_mapped, k->buddy.nr_pages, sizeof(*t->mthp_mapped));
+	if (t->written)
+		zero_pages_free(t->written, k->buddy.nr_pages / 64 + 1, sizeof(*t->written));
 	free(t->dep_key);
 	free(t->dep_val);
 	free(t->deferred);
@@ -205,6 +237,68 @@ void thp_destroy(struct kernel *k)
 bool thp_is_folio(const struct kernel *k, pfn_t pfn)
 {
 	return k->thp.folio && (k->thp.folio[pfn >> HPAGE_PMD_ORDER].flags & FOLIO_THP);
+}
+
+/* --- page contents (6.12+) ------------------------------------------------- */
+
+/* A THP or mTHP of @nr frames at @pfn was just allocated: zero-filled, every page. */
+static void written_clear(struct thp_state *t, pfn_t pfn, unsigned nr)
+{
+	if (!t->track_written)
+		return;
+	for (pfn_t p = pfn; p < pfn + nr; p++)
+		t->written[p / 64] &= ~(1ULL << (p % 64));
+	/* a page marked lately may be one of these frames now */
+	memset(t->wr_recent, 0, sizeof(t->wr_recent));
+}
+
+void thp_mark_written(struct kernel *k, pfn_t pfn)
+{
+	struct thp_state *t = &k->thp;
+
+	if (t->track_written && (thp_is_folio(k, pfn) || t->mthp[pfn]))
+		t->written[pfn / 64] |= 1ULL << (pfn % 64);
+}
+
+bool thp_page_written(const struct kernel *k, pfn_t pfn)
+{
+	const struct thp_state *t = &k->thp;
+
+	if (!t->track_written || (!thp_is_folio(k, pfn) && !t->mthp[pfn]))
+		return true;
+	return t->written[pfn / 64] >> (pfn % 64) & 1;
+}
+
+void thp_store_seen(struct kernel *k, const struct mm *mm, vaddr_t va)
+{
+	struct thp_state *t = &k->thp;
+	uint64_t vpn = va >> PAGE_SHIFT, *slot = &t->wr_recent[vpn & (THP_WR_RECENT - 1)];
+	enum page_size ps;
+	pfn_t pfn;
+
+	if (mm != t->wr_mm) {
+		memset(t->wr_recent, 0, sizeof(t->wr_recent));
+		t->wr_mm = mm;
+	}
+	if (*slot == vpn + 1)
+		return;
+	if (!pt_lookup(&mm->pt, va, &ps, &pfn, NULL) || ps == PS_1G)
+		return;
+	if (ps == PS_2M)
+		pfn += (pfn_t)(vpn & (HPAGE_PMD_NR - 1));
+	thp_mark_written(k, pfn);
+	*slot = vpn + 1;
+}
+
+bool thp_underused(const struct kernel *k, pfn_t head)
+{
+	unsigned max = k->cfg->khugepaged.max_ptes_none, zero = 0;
+
+	if (max == HPAGE_PMD_NR - 1)
+		return false;
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+		zero += !thp_page_written(k, head + i);
+	return zero > max;
 }
 
 void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
@@ -217,6 +311,11 @@ void thp_folio_new(struct kernel *k, pfn_t pfn, vaddr_t va)
 	memset(f->mapped, 0xff, sizeof(f->mapped));
 	f->nr_mapped = HPAGE_PMD_NR;
 	f->flags = FOLIO_THP | FOLIO_PMD_MAPPED;
+	written_clear(&k->thp, pfn, HPAGE_PMD_NR);
+	/* map_anon_folio_pmd_nopf() (fault, huge zero PMD write) and collapse_huge_page():
+	 * deferred_split_folio(folio, false) queues it whole while shrink_underused is 1 */
+	if (kernel_shrink_underused(k->cfg->kernel) && k->cfg->thp.shrink_underused)
+		f->flags |= FOLIO_UNDERUSED_Q;
 	k->st->nr_anon_transparent_hugepages++;
 	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]++;
 	kernel_rss_changed(k);
@@ -354,6 +453,7 @@ int thp_fault(struct kernel *k, struct vma *v, vaddr_t va, bool write)
 		goto oom;
 	k->st->nr_page_table_pages++;
 	thp_folio_new(k, pfn, h);
+	thp_mark_written(k, pfn + ((va - h) >> PAGE_SHIFT)); /* the store that faulted */
 	k->st->thp_fault_alloc++;
 	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_ALLOC]++;
 	vmas_count(k, h, VE_THP_FAULT_ALLOC);
@@ -384,6 +484,7 @@ int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va)
 	if (pt_map(&k->mm->pt, h, PS_2M, pfn, v->flags & VM_WRITE))
 		return kernel_oom(k, va);
 	thp_folio_new(k, pfn, h);
+	thp_mark_written(k, pfn + ((va - h) >> PAGE_SHIFT)); /* the store that faulted */
 	k->st->thp_fault_alloc++;
 	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_ALLOC]++;
 	vmas_count(k, h, VE_THP_FAULT_ALLOC);
@@ -433,6 +534,7 @@ int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va)
 		if (pfn != PFN_NONE)
 			break;
 		k->st->mthp[o][MTHP_STAT_ANON_FAULT_FALLBACK]++;
+		vmas_count_mthp(k, va, o, true);
 		orders &= ~(1UL << o);
 	}
 	if (pfn == PFN_NONE)
@@ -455,9 +557,12 @@ int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va)
 		t->mthp[pfn + i] = (uint8_t)o;
 	}
 	t->mthp_mapped[pfn] = (uint16_t)nr;
+	written_clear(t, pfn, nr);
+	thp_mark_written(k, pfn + ((va - a) >> PAGE_SHIFT)); /* the store that faulted */
 	k->st->nr_anon_pages += nr; /* add_mm_counter(MM_ANONPAGES, nr_pages) */
 	kernel_rss_changed(k);
 	k->st->mthp[o][MTHP_STAT_ANON_FAULT_ALLOC]++;
+	vmas_count_mthp(k, va, o, false);
 	k->st->mthp[o][MTHP_STAT_NR_ANON]++;
 	k->st->cyc_fault += nr * k->cfg->cost.clear_page; /* folio_zero_user() */
 	return 1;
@@ -552,6 +657,8 @@ static void deferred_add(struct kernel *k, pfn_t head)
 
 	if (!deferred_push(t, head))
 		return;
+	/* (one list: queued whole before, it is queued as partially mapped now) */
+	t->folio[head >> HPAGE_PMD_ORDER].flags &= (uint8_t)~FOLIO_UNDERUSED_Q;
 	t->folio[head >> HPAGE_PMD_ORDER].flags |= FOLIO_DEFERRED;
 	k->st->thp_deferred_split_page++;
 	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SPLIT_DEFERRED]++;
@@ -847,6 +954,74 @@ void thp_split_alloc(struct buddy *b, pfn_t head, unsigned order)
 	}
 }
 
+/*
+ * folio_test_mlocked() of the THP at @head in k->mm: a VMA of one of its
+ * mappings is VM_LOCKED (deferred_split_scan() leaves such a folio whole: its
+ * zero-filled pages could not go to the zero page).
+ */
+static bool folio_in_locked_vma(const struct kernel *k, pfn_t head)
+{
+	const struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
+	const struct vma *v;
+
+	if (f->flags & FOLIO_PMD_MAPPED)
+		return (v = vma_find(&k->mm->vmas, f->va)) && (v->flags & VM_LOCKED);
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++)
+		if ((f->mapped[i / 64] >> (i % 64) & 1) && k->rmap[head + i] &&
+		    (v = vma_find(&k->mm->vmas, k->rmap[head + i] - 1)) && (v->flags & VM_LOCKED))
+			return true;
+	return false;
+}
+
+/*
+ * remap_page(RMP_USE_SHARED_ZEROPAGE) after a split to order 0 (6.12+,
+ * kernel_split_remaps_zero()): each page of [@head, @head + @nr) still mapped,
+ * by one mm, that holds no data is mapped to the zero page instead, read-only,
+ * and freed (try_to_map_unused_to_zeropage(): not in a VM_LOCKED VMA; a
+ * kernel that forbids the zero page tracks nothing here). unmap_folio()'s
+ * batched flush (try_to_unmap_flush()) once, if a page was remapped. Returns
+ * the pages freed.
+ */
+static uint64_t remap_zero_pages(struct kernel *k, pfn_t head, unsigned nr)
+{
+	struct thp_state *t = &k->thp;
+	struct mm *last = NULL;
+	uint64_t n = 0;
+
+	if (!t->track_written)
+		return 0;
+	for (pfn_t p = head; p < head + nr; p++) {
+		const struct vma *v;
+		struct mm *old;
+		vaddr_t va;
+
+		if (!k->rmap[p] || (t->written[p / 64] >> (p % 64) & 1) || kernel_page_shared(k, p))
+			continue;
+		va = k->rmap[p] - 1;
+		old = kernel_use_mm(k, k->rmap_mm[p]);
+		v = vma_find(&k->mm->vmas, va);
+		if (v && !(v->flags & VM_LOCKED)) {
+			pt_set_pte(&k->mm->pt, va, t->zero_pfn, false);
+			lru_del(&k->lru, p, 1);
+			k->rmap[p] = 0;
+			buddy_free(&k->buddy, p, 0);
+			k->st->nr_anon_pages--;
+			t->nr_zero_ptes++;
+			kernel_rss_changed(k);
+			last = k->mm;
+			n++;
+		}
+		kernel_use_mm(k, old);
+	}
+	if (last) {
+		struct mm *old = kernel_use_mm(k, last);
+
+		arch_tlbbatch_flush(k);
+		kernel_use_mm(k, old);
+	}
+	return n;
+}
+
 uint64_t thp_split_folio(struct kernel *k, pfn_t head)
 {
 	struct folio *f = &k->thp.folio[head >> HPAGE_PMD_ORDER];
@@ -877,7 +1052,7 @@ uint64_t thp_split_folio(struct kernel *k, pfn_t head)
 	k->st->thp_split_page++;
 	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_SPLIT]++;
 	k->st->mthp[HPAGE_PMD_ORDER][MTHP_STAT_NR_ANON]--;
-	return freed;
+	return freed + remap_zero_pages(k, head, HPAGE_PMD_NR);
 }
 
 void thp_split_ptes_queue(struct kernel *k, pfn_t head)
@@ -921,7 +1096,50 @@ uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn)
 			buddy_free(&k->buddy, p, 0);
 			freed++;
 		}
-	return freed;
+	return freed + remap_zero_pages(k, head, 1U << o);
+}
+
+bool thp_mthp_shared(const struct kernel *k, pfn_t pfn)
+{
+	unsigned o = k->thp.mthp[pfn] & MTHP_ORDER_MASK;
+	pfn_t head = pfn & ~((1UL << o) - 1);
+
+	for (pfn_t p = head; p < head + (1UL << o); p++)
+		if (k->rmap[p] && (kernel_page_shared(k, p) || k->rmap_mm[p] != k->mm))
+			return true;
+	return false;
+}
+
+unsigned thp_mthp_swap_out(struct kernel *k, pfn_t pfn)
+{
+	struct thp_state *t = &k->thp;
+	unsigned o = t->mthp[pfn] & MTHP_ORDER_MASK, nr = 1U << o;
+	pfn_t head = pfn & ~((1UL << o) - 1);
+	uint64_t slot;
+
+	BUG_ON(!o || !t->mthp_mapped[head]);
+	if (t->mthp_mapped[head] != nr || !kernel_mthp_swapout(k->cfg->kernel))
+		return 0; /* partially mapped (or before 6.10): split first */
+	for (pfn_t p = head; p < head + nr; p++)
+		if (kernel_page_shared(k, p) || k->rmap_mm[p] != k->mm)
+			return 0;
+	slot = swap_alloc_order(&k->swap, o);
+	if (slot == SWAP_NONE)
+		return 0;
+	/* try_to_unmap(): a swap entry per PTE; the folio is freed with its last one */
+	for (pfn_t p = head; p < head + nr; p++) {
+		pt_set_swap(&k->mm->pt, k->rmap[p] - 1, slot + (p - head));
+		k->rmap[p] = 0;
+		lru_del(&k->lru, p, 1);
+	}
+	mthp_forget(k, head);
+	for (pfn_t p = head; p < head + nr; p++)
+		buddy_free(&k->buddy, p, 0);
+	k->st->nr_anon_pages -= nr;
+	kernel_rss_changed(k);
+	k->st->mthp[o][MTHP_STAT_SWPOUT]++;
+	k->st->pswpout += nr;
+	return nr;
 }
 
 void thp_mthp_check_invariants(const struct kernel *k)
@@ -957,6 +1175,35 @@ uint64_t thp_shrink_deferred(struct kernel *k)
 		pfn_t head = t->deferred[t->nr_deferred - 1];
 
 		freed += t->mthp[head] ? thp_mthp_split(k, head) : thp_split_folio(k, head);
+	}
+	/*
+	 * The THPs queued whole (6.12+): each leaves the queue (list_del_init());
+	 * one that thp_underused() finds underused is split (split_folio(): its
+	 * PMD first, then the folio; its zero-filled pages go to the zero page),
+	 * the others are kept whole and not queued again (deferred_split_scan()).
+	 * Skipped like an mlocked folio, and left whole: one mapped by several
+	 * mms after a fork (the model splits a folio in one mm only).
+	 */
+	for (size_t i = 0, n = (k->buddy.nr_pages >> HPAGE_PMD_ORDER) + 1; i < n; i++) {
+		struct folio *f = &t->folio[i];
+		pfn_t head = (pfn_t)i << HPAGE_PMD_ORDER;
+		struct mm *old;
+
+		if (!(f->flags & FOLIO_UNDERUSED_Q))
+			continue;
+		f->flags &= (uint8_t)~FOLIO_UNDERUSED_Q;
+		if (thp_folio_shared(k, head) || !thp_underused(k, head))
+			continue;
+		old = kernel_use_mm(k, k->rmap_mm[head]);
+		if (folio_in_locked_vma(k, head)) {
+			kernel_use_mm(k, old);
+			continue;
+		}
+		if (f->flags & FOLIO_PMD_MAPPED)
+			thp_split_pmd_at(k, f->va); /* unmap_folio(): TTU_SPLIT_HUGE_PMD */
+		freed += thp_split_folio(k, head);
+		k->st->thp_underused_split_page++;
+		kernel_use_mm(k, old);
 	}
 	return freed;
 }

@@ -10,7 +10,11 @@
 #include "types.h"
 
 struct kernel;
+struct mm;
 struct vma;
+
+/* Pages whose written bits are known set without a look-up (a power of 2; thp_store_seen()). */
+#define THP_WR_RECENT 256
 
 /* Per 2 MiB folio (order-9 block), indexed by pfn >> 9. */
 struct folio {
@@ -27,6 +31,8 @@ struct folio {
 #define FOLIO_DEFERRED 0x04   /* on the deferred split queue */
 #define FOLIO_FILE 0x08       /* a file THP of the page cache lives here (khugepaged.c
 				 collapse_file(); its frames are cache pages, filemap.c) */
+#define FOLIO_UNDERUSED_Q 0x10 /* on the deferred split queue whole (6.12+, not partially
+				  mapped): for the shrinker's thp_underused() check */
 
 struct thp_state {
 	pfn_t zero_pfn;      /* the 4 KiB zero page (reserved at start) */
@@ -54,6 +60,17 @@ struct thp_state {
 	 */
 	uint8_t *mthp;
 	uint16_t *mthp_mapped;
+	/*
+	 * Page contents, for the zero-filled tests of 6.12+ (thp_underused(),
+	 * try_to_map_unused_to_zeropage()): per frame, set once a store reached it
+	 * since the THP or mTHP holding it was allocated (a page never stored to
+	 * is zero-filled: folio_zero_user()). Kept for THP and mTHP frames only,
+	 * and only when track_written; any other anonymous page counts as data.
+	 */
+	uint64_t *written;
+	bool track_written;
+	const struct mm *wr_mm; /* the mm of wr_recent's pages */
+	uint64_t wr_recent[THP_WR_RECENT]; /* vpn + 1 of pages marked lately (0: none) */
 	bool mm_registered;  /* khugepaged is awake: an mm was registered since it last found
 				the list empty (its wake-ups are due; khugepaged.c) */
 };
@@ -91,14 +108,24 @@ int thp_huge_zero_wp(struct kernel *k, struct vma *v, vaddr_t va);
 int thp_mthp_fault(struct kernel *k, struct vma *v, vaddr_t va);
 
 /*
- * split_folio() of the mTHP with page @pfn (reclaim, before it swaps the page
- * out: no swap-out in one piece is modelled; madvise.c, for a range that covers
- * part of it; the deferred split shrinker): its mapped pages become order-0
- * folios, its unmapped ones are freed (returned). split; and split_deferred
- * when it was mapped whole by more than one PTE (unmap_folio() takes its PTEs
- * one by one: __folio_remove_rmap() queues it after the first).
+ * split_folio() of the mTHP with page @pfn (reclaim, when it cannot swap it out
+ * whole; madvise.c, for a range that covers part of it; the deferred split
+ * shrinker): its mapped pages become order-0 folios, its unmapped ones are
+ * freed (returned). split; and split_deferred when it was mapped whole by more
+ * than one PTE (unmap_folio() takes its PTEs one by one: __folio_remove_rmap()
+ * queues it after the first).
  */
 uint64_t thp_mthp_split(struct kernel *k, pfn_t pfn);
+
+/*
+ * Swap the mTHP holding page @pfn out whole (shrink_folio_list() of Linux 6.10+:
+ * add_to_swap() of the large folio, try_to_unmap()): when it is fully mapped,
+ * by one mm (k->mm), and the swap device gives an aligned run of slots
+ * (swap_alloc_order()), each PTE becomes a swap entry, its frames are freed
+ * and swpout counts. Returns its pages, or 0 (nothing done: the caller splits
+ * it, swpout_fallback).
+ */
+unsigned thp_mthp_swap_out(struct kernel *k, pfn_t pfn);
 
 /* Check the mTHP bookkeeping against the page tables' frames (tests). */
 void thp_mthp_check_invariants(const struct kernel *k);
@@ -151,8 +178,33 @@ uint64_t thp_split_folio(struct kernel *k, pfn_t head);
  */
 void thp_split_ptes_queue(struct kernel *k, pfn_t head);
 
-/* The deferred split shrinker: split queued THPs and free their unmapped subpages. */
+/*
+ * The deferred split shrinker (deferred_split_scan()): split the partially
+ * mapped folios on the queue and free their unmapped pages; then (6.12+) take
+ * each THP queued whole off the queue and split it if thp_underused()
+ * (thp_underused_split_page). Returns the pages freed.
+ */
 uint64_t thp_shrink_deferred(struct kernel *k);
+
+/*
+ * thp_underused() (6.12+): more of the PMD THP at @head's pages are zero-filled
+ * (never stored to, thp_state.written) than khugepaged/max_ptes_none; never
+ * while max_ptes_none is 511.
+ */
+bool thp_underused(const struct kernel *k, pfn_t head);
+
+/*
+ * A store reached @va in @mm (the batch pass after the replay of a batch,
+ * sim.c): if a THP or mTHP page is mapped there, it holds data now. Only while
+ * k->thp.track_written.
+ */
+void thp_store_seen(struct kernel *k, const struct mm *mm, vaddr_t va);
+
+/* The page @pfn holds data now (a store's fault wrote it); no-op when untracked. */
+void thp_mark_written(struct kernel *k, pfn_t pfn);
+
+/* Is page @pfn known to hold data (any page but an untouched THP or mTHP page)? */
+bool thp_page_written(const struct kernel *k, pfn_t pfn);
 
 /* Deposit / withdraw the page table kept for a PMD leaf at @va. */
 int thp_deposit(struct kernel *k, vaddr_t va, pfn_t table);
@@ -164,6 +216,13 @@ pfn_t thp_withdraw(struct kernel *k, vaddr_t va);
  * folio_maybe_mapped_shared() of reclaim, madvise and COW reuse)
  */
 bool thp_folio_shared(const struct kernel *k, pfn_t head);
+
+/*
+ * Is the mTHP holding page @pfn mapped by an mm other than k->mm (a page of it
+ * shared after a fork, or mapped only by another process)? The
+ * folio_maybe_mapped_shared() of a COW fault (fault.c).
+ */
+bool thp_mthp_shared(const struct kernel *k, pfn_t pfn);
 
 /* Which kind of 2M leaf maps @pfn. */
 bool thp_is_folio(const struct kernel *k, pfn_t pfn);

@@ -47,6 +47,7 @@
 #include "filemap.h"
 #include "khugepaged.h"
 #include "kernel.h"
+#include "stats.h"
 #include "thp.h"
 #include "vmas.h"
 #include "util.h"
@@ -307,6 +308,19 @@ void vmas_count(struct kernel *k, vaddr_t va, enum vrec_event e)
 	if (unlikely(!k->mm->vacct.rec || k->uncounted))
 		return; /* sim_init() failed before vmas_init(): sim_destroy() only; an R_TOUCH's */
 	k->mm->vacct.rec[vmas_rec_of(k, va)].ev[e]++;
+}
+
+void vmas_count_mthp(struct kernel *k, vaddr_t va, unsigned order, bool fallback)
+{
+	struct vrec *r;
+
+	if (unlikely(!k->mm->vacct.rec || k->uncounted) || order >= HPAGE_PMD_ORDER)
+		return;
+	r = &k->mm->vacct.rec[vmas_rec_of(k, va)];
+	if (fallback)
+		r->mthp_fallback[order]++;
+	else
+		r->mthp_alloc[order]++;
 }
 
 /* vmas_window() when the cache does not know @va (cold: a new mapping, a gap, a collision). */
@@ -808,6 +822,8 @@ static bool rec_empty(const struct vrec *r, uint32_t idx)
 		any |= r->hw[i];
 	for (int i = 0; i < VE_NR; i++)
 		any |= r->ev[i];
+	for (int o = 0; o < HPAGE_PMD_ORDER; o++)
+		any |= r->mthp_alloc[o] | r->mthp_fallback[o];
 	return !idx && !any; /* [none] is shown only when something was charged to it */
 }
 
@@ -820,13 +836,29 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 		return;
 	size_t n = k->mm->vacct.nrec - (rec_empty(&k->mm->vacct.rec[0], 0) ? 1 : 0);
 
+	/* the mTHP sizes any mapping's faults allocated or fell back from: a column pair each */
+	bool sz[HPAGE_PMD_ORDER] = { false };
+
+	/* (the counters came with Linux 6.10: none on an older profile, as in the report) */
+	for (size_t i = 0; mthp_stat_in(MTHP_STAT_ANON_FAULT_ALLOC, k->cfg->kernel) && i < k->mm->vacct.nrec; i++)
+		for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
+			sz[ord] |= (k->mm->vacct.rec[i].mthp_alloc[ord] | k->mm->vacct.rec[i].mthp_fallback[ord]) != 0;
 	fprintf(out, "\nmappings by walk cycles (%zu of %zu; --vmas-csv or the JSON has them all):\n",
 		n < top ? n : top, n);
 	/* the counters' columns are named as in --vmas-csv and the JSON (hw_key[], ev_key[]) */
-	fprintf(out, "%-14s %-14s %-8s %-4s %-2s %-5s %10s %10s %10s %11s %11s %12s %11s %15s %18s %13s %14s %18s  %s\n",
+	fprintf(out, "%-14s %-14s %-8s %-4s %-2s %-5s %10s %10s %10s %11s %11s %12s %11s %15s %18s %13s %14s %18s",
 		"start", "end", "kind", "perm", "th", "thp", "rss_KiB", "huge_KiB", "pgfault", "dtlb_misses",
 		"stlb_misses", "walk_cycles", "itlb_misses", "thp_fault_alloc", "thp_fault_fallback",
-		"thp_split_pmd", "thp_split_page", "thp_collapse_alloc", "path/why");
+		"thp_split_pmd", "thp_split_page", "thp_collapse_alloc");
+	for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
+		if (sz[ord]) {
+			char a[40], f[40];
+
+			snprintf(a, sizeof(a), "anon_fault_alloc.%s", mthp_size_name[ord]);
+			snprintf(f, sizeof(f), "anon_fault_fallback.%s", mthp_size_name[ord]);
+			fprintf(out, " %21s %24s", a, f);
+		}
+	fprintf(out, "  %s\n", "path/why");
 	for (size_t kk = 0; kk < k->mm->vacct.nrec && shown < top; kk++) {
 		const struct vrec *r = &k->mm->vacct.rec[o[kk]];
 		char perm[5];
@@ -834,7 +866,7 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 		if (rec_empty(r, o[kk]))
 			continue;
 		vmas_perms(r->flags, perm);
-		fprintf(out, "%014llx %014llx %-8s %-4s %-2s %-5s %10llu %10llu %10llu %11llu %11llu %12llu %11llu %15llu %18llu %13llu %14llu %18llu  %s\n",
+		fprintf(out, "%014llx %014llx %-8s %-4s %-2s %-5s %10llu %10llu %10llu %11llu %11llu %12llu %11llu %15llu %18llu %13llu %14llu %18llu",
 			(unsigned long long)r->start, (unsigned long long)r->end, vmas_kind(r, o[kk]),
 			o[kk] ? perm : "----", thp_flag(r->flags), r->thp_no ? "no" : "yes",
 			(unsigned long long)(r->rss_bytes >> 10), (unsigned long long)(r->huge_bytes >> 10),
@@ -843,8 +875,12 @@ void vmas_write_text(const struct kernel *k, unsigned top, FILE *out)
 			(unsigned long long)r->hw[VH_ITLB_MISSES], (unsigned long long)r->ev[VE_THP_FAULT_ALLOC],
 			(unsigned long long)r->ev[VE_THP_FAULT_FALLBACK],
 			(unsigned long long)r->ev[VE_THP_SPLIT_PMD], (unsigned long long)r->ev[VE_THP_SPLIT_PAGE],
-			(unsigned long long)r->ev[VE_THP_COLLAPSE_ALLOC],
-			r->path ? r->path : r->thp_no ? r->thp_no : "");
+			(unsigned long long)r->ev[VE_THP_COLLAPSE_ALLOC]);
+		for (unsigned ord = MTHP_ORDER_MIN; ord < HPAGE_PMD_ORDER; ord++)
+			if (sz[ord])
+				fprintf(out, " %21llu %24llu", (unsigned long long)r->mthp_alloc[ord],
+					(unsigned long long)r->mthp_fallback[ord]);
+		fprintf(out, "  %s\n", r->path ? r->path : r->thp_no ? r->thp_no : "");
 		shown++;
 	}
 	free(o);
@@ -1066,6 +1102,24 @@ void *vmas_to_json(const struct kernel *k)
 			json_object_set_new(j, hw_key[i], json_integer((json_int_t)r->hw[i]));
 		for (int i = 0; i < VE_NR; i++)
 			json_object_set_new(j, ev_key[i], json_integer((json_int_t)r->ev[i]));
+		/* "mthp": the sizes whose faults moved in this mapping (written only then) */
+		{
+			json_t *m = NULL;
+
+			for (unsigned ord = MTHP_ORDER_MIN;
+			     mthp_stat_in(MTHP_STAT_ANON_FAULT_ALLOC, k->cfg->kernel) && ord < HPAGE_PMD_ORDER; ord++) {
+				if (!(r->mthp_alloc[ord] | r->mthp_fallback[ord]))
+					continue;
+				if (!m)
+					m = json_object();
+				json_object_set_new(m, mthp_size_name[ord],
+						    json_pack("{s:I,s:I}", "anon_fault_alloc",
+							      (json_int_t)r->mthp_alloc[ord], "anon_fault_fallback",
+							      (json_int_t)r->mthp_fallback[ord]));
+			}
+			if (m)
+				json_object_set_new(j, "mthp", m);
+		}
 		json_array_append_new(arr, j);
 	}
 	free(o);

@@ -49,6 +49,9 @@ struct vrec {
 	uint64_t off;         /* a file mapping: the offset in the file at start, as mapped */
 	uint64_t hw[VH_NR];
 	uint64_t ev[VE_NR];
+	/* hugepages-<size>kB/stats/ anon_fault_alloc and anon_fault_fallback by order below
+	 * PMD order (mTHP faults; 2M's are thp_fault_alloc and thp_fault_fallback) */
+	uint64_t mthp_alloc[HPAGE_PMD_ORDER], mthp_fallback[HPAGE_PMD_ORDER];
 	/* filled by vmas_finish() */
 	uint64_t size_bytes;  /* still mapped at the end */
 	uint64_t rss_bytes, huge_bytes; /* as memory.rss_bytes and memory.huge_bytes */
@@ -126,6 +129,9 @@ uint32_t vmas_rec_of(struct kernel *k, vaddr_t va);
 
 /* Count one kernel event @e at @va (the caller counts it in k->st too). */
 void vmas_count(struct kernel *k, vaddr_t va, enum vrec_event e);
+
+/* An mTHP fault at @va allocated (@fallback false) or failed to allocate an order-@order folio. */
+void vmas_count_mthp(struct kernel *k, vaddr_t va, unsigned order, bool fallback);
 
 /* Charge the MMU's counters since the last charge to the current record. */
 void vmas_flush(struct kernel *k);

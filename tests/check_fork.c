@@ -335,6 +335,84 @@ START_TEST(thp_child_exit_then_reuse)
 END_TEST
 
 /*
+ * A PTE-mapped 64K mTHP across a fork (copy_present_ptes(): its 16 PTEs shared,
+ * a mapcount per page): the child's store copies 4 KiB; the parent's store to a
+ * page only it maps now still copies (6.15+ __wp_can_reuse_large_anon_folio():
+ * the folio is mapped by two mms); the parent exits: the folio, its copied
+ * pages unmapped, is queued for deferred split and the shrinker frees them.
+ */
+START_TEST(fork_mthp)
+{
+	uint64_t free0, splits;
+
+	boot2("os.thp.enabled=never", "os.thp.sizes.64K.enabled=always");
+	map(MB, MAP_PRIVATE_);
+	touch(BASE, BASE + PG, R_STORE);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_ANON_FAULT_ALLOC], 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	fork_(1);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 16);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_NR_ANON], 1);
+	ck_assert_uint_eq(anon_rss(1), 16 * PG);
+	ck_assert_uint_eq(frame(0, BASE + 5 * PG), frame(1, BASE + 5 * PG));
+	/* the child: pages 0 and 1 copied (a COW fault each, 4 KiB, no new mTHP) */
+	to(1);
+	touch(BASE, BASE + 2 * PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 3);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_ANON_FAULT_ALLOC], 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 18);
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 14);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_SPLIT_DEFERRED], 0); /* the parent maps every page */
+	/* the parent: page 0 is its alone, but the folio is the child's too: copied */
+	to(0);
+	free0 = S->k.buddy.nr_free_pages;
+	touch(BASE, BASE + PG, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 4);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 - 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 18); /* the copy in, folio page 0 unmapped */
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_SPLIT_DEFERRED], 1); /* partially mapped now */
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED], 1);
+	/* the parent exits: page 1 goes too; pages 2..15 are the child's alone */
+	event((struct os_event){ .kind = EV_EXIT });
+	ck_assert_uint_eq(S->k.nr_shared_ptes, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16); /* 14 folio pages + the child's 2 copies */
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_SPLIT_DEFERRED], 1);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_NR_ANON], 1);
+	/* now the child alone maps the folio: a store reuses its page in place */
+	to(1);
+	free0 = S->k.buddy.nr_free_pages;
+	touch(BASE + 2 * PG, BASE + 3 * PG, R_STORE);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	splits = S->st.mthp[4][MTHP_STAT_SPLIT];
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2); /* pages 0 and 1 */
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_SPLIT], splits + 1);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_NR_ANON], 0);
+	ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_NR_ANON_PARTIALLY_MAPPED], 0);
+	sim_check_invariants(S);
+	done();
+	/* the child gone, the parent alone maps the folio: 6.18 reuses, 6.12 copies */
+	for (int v = 0; v < 2; v++) {
+		boot2(v ? "os.kernel=6.12" : "os.kernel=6.18", "os.thp.sizes.64K.enabled=always");
+		map(MB, MAP_PRIVATE_); /* 1M: no 2M THP fits, the 64K mTHP does */
+		touch(BASE, BASE + PG, R_STORE);
+		ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_ANON_FAULT_ALLOC], 1);
+		fork_(1);
+		to(1);
+		event((struct os_event){ .kind = EV_EXIT });
+		to(0);
+		free0 = S->k.buddy.nr_free_pages;
+		touch(BASE + PG, BASE + 2 * PG, R_STORE);
+		ck_assert_uint_eq(S->st.pgfault, 2);
+		ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 - (uint64_t)v);
+		ck_assert_uint_eq(S->st.mthp[4][MTHP_STAT_SPLIT_DEFERRED], (uint64_t)v);
+		done();
+	}
+}
+END_TEST
+
+/*
  * 512 4K pages of process 0 in one 2M range, shared with process 1 by a fork;
  * the child copies the first @child_writes of them, the parent stores to page 0.
  */
@@ -541,6 +619,7 @@ int main(void)
 	tcase_add_test(tc, fork_then_write_thp);
 	tcase_add_test(tc, both_write_thp);
 	tcase_add_test(tc, thp_child_exit_then_reuse);
+	tcase_add_test(tc, fork_mthp);
 	tcase_add_test(tc, khugepaged_over_max_ptes_shared);
 	tcase_add_test(tc, khugepaged_at_max_ptes_shared);
 	tcase_add_test(tc, madv_collapse_over_shared);

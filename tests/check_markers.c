@@ -291,6 +291,27 @@ START_TEST(test_hostcfg_sets)
 }
 END_TEST
 
+/* transparent_hugepage/shrink_underused (6.12+): 0 or 1; absent on older kernels; other text refused */
+START_TEST(test_hostcfg_shrink_underused)
+{
+	char out[HOSTCFG_MAX][64];
+	struct err e = { 0 };
+	struct hostcfg_text t = { .shrink_underused = "0\n" };
+
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.thp.shrink_underused=false");
+	t.shrink_underused = "1\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), 2);
+	ck_assert_str_eq(out[1], "os.thp.shrink_underused=true");
+	t.shrink_underused = NULL;
+	ck_assert_int_eq(sets_of(&t, out, &e), 1);
+	t.shrink_underused = "2\n";
+	ck_assert_int_eq(sets_of(&t, out, &e), -1);
+	ck_assert_str_eq(e.file, "/sys/kernel/mm/transparent_hugepage/shrink_underused");
+	ck_assert_str_eq(e.msg, "unexpected text");
+}
+END_TEST
+
 /* hugepages-<size>kB/enabled of every anonymous order the kernel offers (6.8+) */
 START_TEST(test_hostcfg_mthp_sizes)
 {
@@ -460,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, test_writer_needs_v2);
 	tcase_add_test(tc, test_steps_rows);
 	tcase_add_test(tc, test_hostcfg_sets);
+	tcase_add_test(tc, test_hostcfg_shrink_underused);
 	tcase_add_test(tc, test_hostcfg_mthp_sizes);
 	tcase_add_test(tc, test_hostcfg_zero_pages);
 	tcase_add_test(tc, test_hostcfg_bad_text);

@@ -10,9 +10,11 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_common.h"
 #include "check_run.h"
+#include "swap.h"
 #include "thp.h"
 
 #define MAP_AT(addr, len)                                                                         \
@@ -123,21 +125,37 @@ START_TEST(munmap_part)
 	uint64_t free0;
 
 	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.thp.enabled=never",
-	    "os.thp.sizes.64K.enabled=always", NULL);
+	    "os.thp.sizes.64K.enabled=always", "os.khugepaged.max_ptes_none=409", NULL);
 	ck_assert_uint_eq(ST(4, SPLIT_DEFERRED), 1);
 	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 1);
 	ck_assert_uint_eq(ST(4, NR_ANON), 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
 	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0); /* PMD order only */
-	/* the deferred split shrinker: the 2 unmapped pages go back */
+	/* the deferred split shrinker: the 2 unmapped pages go back, and (6.12+,
+	 * remap_page(RMP_USE_SHARED_ZEROPAGE)) the 13 mapped ones never stored to
+	 * go to the zero page: 15 freed, page 0 stays */
 	free0 = S->k.buddy.nr_free_pages;
-	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
-	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 + 2);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 15);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 + 15);
 	ck_assert_uint_eq(ST(4, SPLIT), 1);
 	ck_assert_uint_eq(ST(4, NR_ANON), 0);
 	ck_assert_uint_eq(ST(4, NR_ANON_PARTIALLY_MAPPED), 0);
 	ck_assert_uint_eq(S->st.thp_split_page, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 13);
 	sim_check_invariants(S);
+	done();
+	/* 6.8, or contents not tracked (max_ptes_none 511): the split keeps every mapped page */
+	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.kernel=6.8", "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", "os.khugepaged.max_ptes_none=409", NULL);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
+	done();
+	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
 	done();
 }
 END_TEST
@@ -343,6 +361,239 @@ START_TEST(config_sizes)
 }
 END_TEST
 
+/* --- the underused THP shrinker (6.12+, dafff3f4c850) and the zero-page remap --- */
+
+/* MMAP_4M, @pre, then one store into each of the first @n pages of the first 2M (a THP). */
+static char *stores(const char *pre, unsigned n)
+{
+	size_t cap = strlen(MMAP_4M) + strlen(pre) + 24 * (size_t)n + 1;
+	char *t = malloc(cap), *p = t;
+
+	ck_assert_ptr_nonnull(t);
+	p += sprintf(p, "%s%s", MMAP_4M, pre);
+	for (unsigned i = 0; i < n; i++)
+		p += sprintf(p, " S %lx,8\n", 0x40000010UL + ((unsigned long)i << 12));
+	return t;
+}
+
+#define UNDERUSED(n, ...)                              \
+	do {                                           \
+		char *t_ = stores("", n);              \
+		run(t_, __VA_ARGS__, NULL);            \
+		free(t_);                              \
+	} while (0)
+
+/* The THP at 0x40000000's folio. */
+static struct folio *thp_at(void)
+{
+	enum page_size ps;
+	pfn_t pfn;
+
+	ck_assert(pt_lookup(&S->k.mm->pt, 0x40000000, &ps, &pfn, NULL));
+	return &S->k.thp.folio[pfn >> HPAGE_PMD_ORDER];
+}
+
+/* max_ptes_none 409: 102 pages written leave 410 zero-filled > 409: split */
+START_TEST(underused_split)
+{
+	uint64_t free0;
+
+	UNDERUSED(102, "os.khugepaged.max_ptes_none=409");
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	ck_assert(thp_at()->flags & FOLIO_UNDERUSED_Q);
+	ck_assert_uint_eq(S->st.thp_deferred_split_page, 0); /* queued whole: not counted */
+	ck_assert_uint_eq(ST(9, SPLIT_DEFERRED), 0);
+	free0 = S->k.buddy.nr_free_pages;
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 410);
+	ck_assert_uint_eq(S->k.buddy.nr_free_pages, free0 + 410);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 1);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 1);
+	ck_assert_uint_eq(S->st.thp_split_page, 1);
+	ck_assert_uint_eq(ST(9, SPLIT), 1);
+	ck_assert_uint_eq(ST(9, NR_ANON), 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 0);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 102);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 410);
+	sim_check_invariants(S);
+	/* a load of a remapped page: the zero page, no fault; a store: COW of it */
+	touch(0x40100000, 0x40101000, R_LOAD);
+	ck_assert_uint_eq(S->st.pgfault, 1);
+	touch(0x40100000, 0x40101000, R_STORE);
+	ck_assert_uint_eq(S->st.pgfault, 2);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 103);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 409);
+	done();
+}
+END_TEST
+
+/* 103 written: 409 zero-filled, not above max_ptes_none: kept whole, off the queue */
+START_TEST(underused_not)
+{
+	UNDERUSED(103, "os.khugepaged.max_ptes_none=409");
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 0);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 0);
+	ck_assert_uint_eq(S->st.thp_split_pmd, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert(!(thp_at()->flags & FOLIO_UNDERUSED_Q)); /* not queued again */
+	done();
+	/* max_ptes_none 511 (the default): thp_underused() is false at once */
+	UNDERUSED(1, "os.kernel=6.18");
+	ck_assert(thp_at()->flags & FOLIO_UNDERUSED_Q);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	done();
+	/* shrink_underused 0: not queued at the fault */
+	UNDERUSED(1, "os.khugepaged.max_ptes_none=0", "os.thp.shrink_underused=false");
+	ck_assert(!(thp_at()->flags & FOLIO_UNDERUSED_Q));
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	done();
+	/* 6.8: no underused shrinker */
+	UNDERUSED(1, "os.kernel=6.8", "os.khugepaged.max_ptes_none=0");
+	ck_assert(!(thp_at()->flags & FOLIO_UNDERUSED_Q));
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	done();
+	/* 6.12: there */
+	UNDERUSED(1, "os.kernel=6.12", "os.khugepaged.max_ptes_none=0");
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 511);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 1);
+	done();
+}
+END_TEST
+
+/* The THP a store to the huge zero PMD maps (6.13+) is queued too; an mlocked one is left whole. */
+START_TEST(underused_paths)
+{
+	run(MMAP_4M " L 40000010,8\n S 40000010,8\n", "os.khugepaged.max_ptes_none=0", NULL);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 1);
+	ck_assert_uint_eq(S->st.thp_zero_page_alloc, 1);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 511);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	done();
+	run(MMAP_4M " S 40000010,8\n", "os.khugepaged.max_ptes_none=0", NULL);
+	{
+		struct os_event ev = { .kind = EV_MLOCK, .addr = 0x40000000, .len = 4194304 };
+
+		ck_assert_int_eq(sim_event(S, &ev), 0);
+	}
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 0);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 0);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 2); /* mlock populated the second 2M */
+	ck_assert(!(thp_at()->flags & FOLIO_UNDERUSED_Q));
+	done();
+}
+END_TEST
+
+/* MADV_COLLAPSE of 10 written 4K pages: the collapsed THP holds data in those 10
+ * only (the rest were none), is queued whole, and splits underused */
+START_TEST(underused_collapse)
+{
+	char *t = stores("", 10);
+	size_t n = strlen(t);
+
+	t = realloc(t, n + 128);
+	ck_assert_ptr_nonnull(t);
+	strcpy(t + n, "SYSCALL[7,1](28) sys_madvise ( 0x40000000, 2097152, 25 ) --> [pre-success] Success(0x0)\n");
+	run(t, "os.thp.enabled=madvise", "os.khugepaged.max_ptes_none=409", NULL);
+	free(t);
+	ck_assert_uint_eq(S->st.thp_fault_alloc, 0);
+	ck_assert_uint_eq(S->st.thp_collapse_alloc, 1);
+	ck_assert_uint_eq(S->st.nr_anon_transparent_hugepages, 1);
+	ck_assert(thp_at()->flags & FOLIO_UNDERUSED_Q);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 502);
+	ck_assert_uint_eq(S->st.thp_underused_split_page, 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 10);
+	sim_check_invariants(S);
+	done();
+}
+END_TEST
+
+START_TEST(underused_config)
+{
+	struct sim_config c;
+	struct err e = { 0 };
+
+	config_defaults(&c);
+	ck_assert(c.thp.shrink_underused);
+	ck_assert_int_eq(config_set(&c, "os.thp.shrink_underused=false", &e), 0);
+	ck_assert_int_eq(config_set(&c, "os.kernel=6.8", &e), 0);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), -1);
+	ck_assert_str_eq(e.msg, "os.thp.shrink_underused: needs os.kernel 6.12 or later "
+				"(thp/shrink_underused came with the underused THP shrinker, dafff3f4c850)");
+	ck_assert_int_eq(config_set(&c, "os.kernel=6.12", &e), 0);
+	ck_assert_int_eq(config_validate(&c, "--set", &e), 0);
+}
+END_TEST
+
+/*
+ * mTHP swap-out (6.10+, 845982eb264b): 96M of 64K mTHPs, one store each, on a
+ * 64M machine: kswapd swaps each whole into an aligned run of 16 slots (swpout,
+ * 16 pswpout each); a swap device without a free cluster cannot give one: each
+ * is split (swpout_fallback) and the scanned page goes alone.
+ */
+START_TEST(swapout_whole)
+{
+	char *t = fill_trace(96, 64 << 10, 0x80000010UL, "");
+
+	run(t, "os.memory=64M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1536);
+	ck_assert_uint_eq(ST(4, SWPOUT), 544);
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 0);
+	ck_assert_uint_eq(S->st.pswpout, 16 * 544);
+	ck_assert_uint_eq(ST(4, NR_ANON), 1536 - 544);
+	ck_assert_uint_eq(S->st.pswpin, 1); /* the last load: one 4K page back */
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 16 * 544 - 1);
+	swap_check_invariants(&S->k.swap);
+	done();
+	/* 6.8: split, then 4K pages out */
+	run(t, "os.kernel=6.8", "os.memory=64M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	ck_assert_uint_eq(ST(4, SWPOUT), 0);
+	ck_assert_uint_gt(ST(4, SWPOUT_FALLBACK), 0);
+	ck_assert_uint_eq(ST(4, SPLIT), ST(4, SWPOUT_FALLBACK));
+	done();
+	free(t);
+	/* one cluster, the swap header in it: no aligned run (64M: within 64M and 511 slots) */
+	t = fill_trace(64, 64 << 10, 0, "");
+	run(t, "os.memory=64M", "os.swap.size=2M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	free(t);
+	ck_assert_uint_eq(ST(4, SWPOUT), 0);
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 24);
+	ck_assert_uint_eq(ST(4, SPLIT), 24);
+	ck_assert_uint_eq(S->st.pswpout, 360); /* split pages, each alone */
+	swap_check_invariants(&S->k.swap);
+	done();
+}
+END_TEST
+
+/* swap_alloc_order(): aligned runs from the order's cluster, a free cluster, then another of its order */
+START_TEST(swap_runs)
+{
+	struct swap_dev d;
+
+	ck_assert_int_eq(swap_init(&d, 3 * SWAPFILE_CLUSTER * 4096ULL), 0);
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), 512); /* cluster 0 holds the header */
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), 528);
+	ck_assert_uint_eq(swap_alloc(&d), 1);          /* order 0: cluster 0 */
+	ck_assert_uint_eq(swap_alloc_order(&d, 2), 1024); /* another order: its own cluster */
+	for (unsigned i = 2; i < 32; i++)
+		ck_assert_uint_eq(swap_alloc_order(&d, 4), 512 + 16 * i);
+	/* cluster 1 full, no free cluster, cluster 2 is order 2's: none */
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), SWAP_NONE);
+	for (unsigned i = 0; i < 16; i++)
+		swap_free(&d, 544 + i);
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), 544); /* its own cluster again */
+	/* a run with one slot of it still used is no run */
+	for (unsigned i = 1; i < 16; i++)
+		swap_free(&d, 560 + i);
+	ck_assert_uint_eq(swap_alloc_order(&d, 4), SWAP_NONE);
+	ck_assert_uint_eq(swap_alloc_order(&d, 3), SWAP_NONE); /* no cluster for order 3 */
+	swap_check_invariants(&d);
+	swap_destroy(&d);
+}
+END_TEST
+
 static Suite *mthp_suite(void)
 {
 	Suite *s = suite_create("mthp");
@@ -363,6 +614,16 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, lazyfree_reclaim);
 	tcase_add_test(tc, pte_mapped_pmd_split);
 	tcase_add_test(tc, config_sizes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("underused");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, underused_split);
+	tcase_add_test(tc, underused_not);
+	tcase_add_test(tc, underused_paths);
+	tcase_add_test(tc, underused_collapse);
+	tcase_add_test(tc, underused_config);
+	tcase_add_test(tc, swapout_whole);
+	tcase_add_test(tc, swap_runs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -40,10 +40,12 @@ sed 's/\\f[BIRP]//g; s/\\f(..//g; s/\\[%&]//g' "$DOC" >"$tmp/page" || exit 1
 # (virt.mode other than none adds the virt.* and host.os.* keys, cpu.model overlap the
 # timed memory's cache.dram_bandwidth and cache.prefetch.*, a 1G default huge page size
 # os.hugetlbfs.default_size, cpu.pcid true the quiet cpu.pcid, a folio size the quiet
-# os.file_cache_folio_size, and tlb.coalesce.* its quiet keys)
+# os.file_cache_folio_size, tlb.coalesce.* its quiet keys, and os.thp.shrink_underused false,
+# written only when off)
 "$MMUSIM" config show --set virt.mode=nested --set cpu.model=overlap --set os.hugetlbfs.default_size=1G --set cpu.pcid=true \
 	--set os.file_cache_folio_size=64K \
 	--set tlb.coalesce.kind=amd --set tlb.coalesce.l1i=true --set tlb.coalesce.l1d=true --set tlb.coalesce.stlb=true \
+	--set os.thp.shrink_underused=false \
 	>"$tmp/config.yaml" || die "$MMUSIM config show failed"
 
 # Flatten the YAML that config_write_yaml() writes: block mappings indented by two

@@ -66,6 +66,7 @@ run_script e2e_outputs "outputs: bounded timelines, SIGTERM, none replacing an i
 run_script e2e_plots "figures of real captures: --vmas-csv names, sweep --plot facets, plot --where, --size" bash
 run_script e2e_mrc "mmusim mrc: rows against run, the CSV, figures, bad input" bash
 run_script e2e_mthp "anonymous multi-size THP: os.thp.sizes.* keys, bad values, the report's per-size counters" bash
+run_script e2e_underused "the underused THP shrinker (6.12+), os.thp.shrink_underused, the text and --vmas rows of the mTHP sizes" bash
 run_script e2e_reports "memory peaks and time-weighted coverage, the timeline's TLB misses, one name per counter, 1G fractures, empty-input warnings" bash
 run_script e2e_virt "virtual machines: bare metal unchanged, keys, bad values, sweeps, the experiment's claims" bash
 run_script e2e_populate "populate and mlock: mtr version 5 replayed, trace info, convert, a capture of mlock calls" bash
