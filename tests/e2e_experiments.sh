@@ -210,7 +210,7 @@ sed -e "s|^config: \.\./zen4.yaml|config: $R/configs/zen4.yaml|; s|\.\./\.\./tra
 "$MMUSIM" sweep mthp-traces.yaml -o mt.csv --quiet
 check "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ n = split($(c["input"]), p, "/"); print p[n], $(c["os.thp_anon"]), $(c["memory.rss_bytes"]), $(c["walk.walks"]) }' mt.csv | tr '\n' '|')" \
-	"sqlite3.mtr.zst 16K-2M:never 536576 613|sqlite3.mtr.zst 16K:always 700416 549|sqlite3.mtr.zst 64K:always 978944 558|sqlite3.mtr.zst 1M:always 3534848 581|sqlite3.mtr.zst 2M:always 6680576 697|xz-6.lackey.zst 16K-2M:never 4370432 2269|xz-6.lackey.zst 16K:always 4526080 2278|xz-6.lackey.zst 64K:always 4808704 2252|xz-6.lackey.zst 1M:always 8294400 2225|xz-6.lackey.zst 2M:always 23523328 751|" \
+	"sqlite3.mtr.zst 16K-2M:never 536576 574|sqlite3.mtr.zst 16K:always 700416 477|sqlite3.mtr.zst 64K:always 978944 499|sqlite3.mtr.zst 1M:always 3534848 522|sqlite3.mtr.zst 2M:always 6680576 627|xz-6.lackey.zst 16K-2M:never 4370432 2285|xz-6.lackey.zst 16K:always 4526080 2245|xz-6.lackey.zst 64K:always 4808704 2231|xz-6.lackey.zst 1M:always 8294400 2204|xz-6.lackey.zst 2M:always 23523328 702|" \
 	"mthp captures: RSS and walks per size (sqlite3 12.5 times its 4 KiB RSS under 2M)"
 
 echo "  e2e_experiments: $((n - fails)) of $n checks passed"
