@@ -246,8 +246,9 @@ fi
 # KERNEL COUNTERS section, and its entry (tag and body, up to the next .TP, .PP, .SS
 # or .SH) names a Linux version (N.N) and a function (name()). The names come from
 # the binary, never from a list kept here: one run with 64K mTHP (vmstat.*,
-# mthp.64K.*) and one of two processes in a nested virtual machine (the counters
-# shown only with several processes, host.vmstat.*) print every one of them.
+# mthp.64K.*), one of two processes in a nested virtual machine (the counters
+# shown only with several processes, host.vmstat.*) and one whose THPs the
+# shrinker splits as underused (a counter shown only when not 0) print every one.
 cat >"$tmp/t.lackey" <<'TRACE'
 SYSCALL[7,1](9) sys_mmap ( 0x0, 4194304, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)
  S 40000010,8
@@ -262,6 +263,14 @@ TRACE
 	die "$MMUSIM run (64K mTHP) failed"
 "$MMUSIM" run "$tmp/t.lackey" "$tmp/t.lackey" --set virt.mode=nested --json "$tmp/virt.json" --quiet ||
 	die "$MMUSIM run (two processes, virt.mode nested) failed"
+# counters shown only when not 0 (thp_underused_split_page): 48 THPs of one written page
+# each on a 64M machine under max_ptes_none 409, split as underused when kswapd runs
+{
+	echo "SYSCALL[7,1](9) sys_mmap ( 0x0, 100663296, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x40000000)"
+	for i in $(seq 0 47); do printf ' S %x,8\n' $((0x40000010 + i * 2097152)); done
+} >"$tmp/u.lackey"
+"$MMUSIM" run "$tmp/u.lackey" --set os.mode=thp --set os.memory=64M --set os.khugepaged.max_ptes_none=409 \
+	--json "$tmp/underused.json" --quiet || die "$MMUSIM run (underused THPs) failed"
 # Leaves of stats_write_json()'s JSON (two spaces a level, one member a line) as
 # dotted paths; arrays (vmas, processes) are skipped whole.
 awk '
@@ -283,12 +292,12 @@ awk '
 	if (rest ~ /: \{$/) next
 	if (rest ~ /: \[$/) { skip = 1; skip_level = level; next }
 	print path
-}' "$tmp/mthp.json" "$tmp/virt.json" |
+}' "$tmp/mthp.json" "$tmp/virt.json" "$tmp/underused.json" |
 	sed -n 's/^\(host\.\)\{0,1\}vmstat\.\([a-z0-9_]*\)$/\2/p; s/^mthp\.[0-9]*[KM]\.\([a-z0-9_]*\)$/\1/p' |
 	sort -u >"$tmp/counters"
 grep -qx 'anon_fault_alloc' "$tmp/counters" && grep -qx 'thp_scan_exceed_share_pte' "$tmp/counters" &&
-	grep -qx 'shadow_pages' "$tmp/counters" ||
-	die "the runs did not print the mthp, several-process and host counters (is the JSON's layout new?)"
+	grep -qx 'shadow_pages' "$tmp/counters" && grep -qx 'thp_underused_split_page' "$tmp/counters" ||
+	die "the runs did not print the mthp, several-process, host and underused counters (is the JSON's layout new?)"
 
 # The entries of KERNEL COUNTERS: per entry, its tag names, then a tab, then its
 # text on one line.
