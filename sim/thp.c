@@ -54,16 +54,20 @@
  * zero-filled pages still mapped to the zero page and frees them (b1f202060afe).
  * Page contents: a page is zero-filled until a store reaches it (written[], set
  * by the store's fault and by a pass over each batch's stores, sim.c), tracked
- * only where the underused shrinker can act (max_ptes_none below 511; the pass
- * costs 7% of the replay otherwise paid for nothing): elsewhere every page
- * counts as data, and a split keeps its pages as before 6.12.
+ * only where the underused shrinker can find one (max_ptes_none below 511; the
+ * pass costs 7% of the replay otherwise): elsewhere every page counts as data,
+ * and a split keeps its pages as before 6.12 (tests/native_mthp.sh zero-remap
+ * compares the remap with this kernel under max_ptes_none 409).
  *
  * Simplifications: no memcg (no charge failures: anon_fault_fallback_charge
  * stays 0); an mTHP is never migrated by compaction or made by khugepaged;
  * reclaim-side effects of
  * __GFP_KSWAPD_RECLAIM (kswapd/kcompactd wake-ups) are not modelled, only their
  * absence of stall. A read fault that falls back maps the 4K zero page
- * (fault.c); os.zero_page false (mm_forbids_zeropage()) forbids both zero pages.
+ * (fault.c); os.zero_page false (mm_forbids_zeropage()) forbids both zero pages
+ * to faults, not to a split's remap: on x86-64 mm_forbids_zeropage() is always
+ * false in Linux, and this machine's 6.18 kernel, whose read faults refuse the
+ * zero page, remaps zero-filled pages all the same (tests/native_mthp.sh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -180,17 +184,15 @@ int thp_init(struct kernel *k)
 		return -1;
 	/*
 	 * Page contents, tracked where the underused shrinker can use them (6.12+,
-	 * shrink_underused on, max_ptes_none below 511, THP mode, the zero page
-	 * allowed); then a split also maps zero-filled pages to the zero page
-	 * (kernel_split_remaps_zero()). Elsewhere every page counts as data and a
+	 * max_ptes_none below 511, THP mode; whatever os.zero_page and
+	 * shrink_underused say, since a split maps zero-filled pages to the zero
+	 * page either way: kernel_split_remaps_zero()). Elsewhere every page counts as data and a
 	 * split keeps its mapped pages: the pass over each batch's stores costs
 	 * 7 % of the replay's instructions (callgrind, the validation trace in
 	 * thp mode: 1,085.6 M -> 1,166.5 M), a price a run that cannot split an
 	 * underused THP should not pay (see the header).
 	 */
-	t->track_written = k->cfg->mode == MODE_THP && k->cfg->zero_page &&
-			   kernel_split_remaps_zero(k->cfg->kernel) &&
-			   kernel_shrink_underused(k->cfg->kernel) && k->cfg->thp.shrink_underused &&
+	t->track_written = k->cfg->mode == MODE_THP && kernel_split_remaps_zero(k->cfg->kernel) &&
 			   k->cfg->khugepaged.max_ptes_none < HPAGE_PMD_NR - 1;
 	if (t->track_written) {
 		t->written = zero_pages(k->buddy.nr_pages / 64 + 1, sizeof(*t->written));

@@ -292,6 +292,38 @@ START_TEST(madvise_part)
 END_TEST
 
 /*
+ * A split maps the zero-filled pages of the folio to the zero page (6.12+,
+ * remap_page(RMP_USE_SHARED_ZEROPAGE)) where the model follows page contents
+ * (max_ptes_none below 511), with os.zero_page false too: this machine's 6.18.44,
+ * whose read faults refuse the zero page, remaps all the same (tests/native_mthp.sh
+ * zero-remap: Rss -60 KiB for a 64 KiB folio with one page written). At the
+ * default 511 the split keeps every page.
+ */
+START_TEST(zero_remap_split)
+{
+	const char *flags[] = { "os.zero_page=true", "os.zero_page=false" };
+
+	for (unsigned i = 0; i < 2; i++) {
+		run(MMAP_4M " S 40000010,8\n" PAGEOUT(0x40004000, 16384), "os.thp.enabled=never",
+		    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", "os.khugepaged.max_ptes_none=409",
+		    flags[i], NULL);
+		ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
+		ck_assert_uint_eq(ST(4, SPLIT), 1);
+		ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+		ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 15);
+		ck_assert_uint_eq(S->st.rss_bytes, 4096);
+		done();
+	}
+	run(MMAP_4M " S 40000010,8\n" PAGEOUT(0x40004000, 16384), "os.thp.enabled=never",
+	    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", NULL);
+	ck_assert_uint_eq(ST(4, SPLIT), 1);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
+	done();
+}
+END_TEST
+
+/*
  * Reclaim of a lazy-free mTHP (try_to_unmap_one(), 6.18: its PTEs in one batch,
  * folio_unmap_pte_batch()): clean, it is discarded whole (pglazyfreed 16, no
  * split); one PTE written again since MADV_FREE, it stays whole, swap-backed
@@ -611,6 +643,7 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, fallback_order_by_order);
 	tcase_add_test(tc, split_counts_deferred);
 	tcase_add_test(tc, madvise_part);
+	tcase_add_test(tc, zero_remap_split);
 	tcase_add_test(tc, lazyfree_reclaim);
 	tcase_add_test(tc, pte_mapped_pmd_split);
 	tcase_add_test(tc, config_sizes);

@@ -49,6 +49,9 @@
  *              mTHPs), MADV_POPULATE_WRITE, mprotect of one page
  *   ptemapped  a PMD THP mapped by its PTEs (mprotect and back) paged out whole:
  *              split PTE by PTE; part of a PMD-mapped one: split frozen
+ *   zeroremap  one page written in a PMD THP and in each 64 KiB folio; part of
+ *              each paged out: the splits map the zero-filled pages to the zero
+ *              page (6.12+); two of them written again
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -505,6 +508,36 @@ static void case_ptemapped(void)
 	marker();
 }
 
+/*
+ * One page written in a PMD THP and in each 64 KiB folio, then MADV_PAGEOUT of
+ * part of each (split_folio() of a partly covered large folio): from 6.12 the
+ * split maps the folios' zero-filled pages to the zero page and frees them
+ * (remap_page(RMP_USE_SHARED_ZEROPAGE), try_to_map_unused_to_zeropage()); a
+ * store to one of them faults a page in again.
+ */
+static void case_zeroremap(void)
+{
+	char *a = map(HINT, 2 * MIB), *b = map(HINT + 4 * MIB, MIB);
+
+	advise(a, 2 * MIB, MADV_HUGEPAGE);
+	advise(b, MIB, MADV_HUGEPAGE);
+	marker();
+	a[0] = 1;
+	for (size_t i = 0; i < MIB; i += 64 * KIB)
+		b[i] = 1;
+	marker();
+	advise(a + 8 * KIB, PG, MADV_PAGEOUT);
+	marker();
+	advise(b + 16 * KIB, 16 * KIB, MADV_PAGEOUT);
+	marker();
+	a[8 * KIB] = 1;
+	b[20 * KIB] = 1;
+	marker();
+	unmap(a, 2 * MIB);
+	unmap(b, MIB);
+	marker();
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -513,7 +546,7 @@ static const struct {
 	{ "sizes", case_sizes },     { "munmap", case_munmap },       { "dontneed", case_dontneed },
 	{ "pmd", case_pmd },	     { "free", case_free },	      { "pageout", case_pageout },
 	{ "collapse", case_collapse }, { "mremap", case_mremap },     { "read", case_read },
-	{ "ptemapped", case_ptemapped },
+	{ "ptemapped", case_ptemapped }, { "zeroremap", case_zeroremap },
 };
 
 int main(int argc, char **argv)
