@@ -110,10 +110,24 @@ static void move_to(struct kernel *k, pfn_t pfn, unsigned list)
 	lru_move(&k->lru, pfn, folio_nr(k, pfn), list);
 }
 
-/* folio_referenced(): how many of the folio's mappings were young; clears them. */
+/* The head frame and the pages of the mTHP holding @pfn (0: none). */
+static pfn_t mthp_head(const struct kernel *k, pfn_t pfn, unsigned *nr)
+{
+	unsigned o = k->thp.mthp[pfn] & MTHP_ORDER_MASK;
+
+	*nr = o ? 1U << o : 0;
+	return pfn & ~(((pfn_t)1 << o) - 1);
+}
+
+/*
+ * folio_referenced(): how many of the folio's mappings were young; clears them.
+ * An mTHP's pages are LRU entries of their own here, but the folio is one in
+ * Linux: every mapped page of it is looked at.
+ */
 static unsigned folio_referenced(struct kernel *k, pfn_t pfn)
 {
-	unsigned n = 0;
+	unsigned n = 0, nr;
+	pfn_t h = mthp_head(k, pfn, &nr);
 
 	if (thp_is_folio(k, pfn)) {
 		const struct folio *f = &k->thp.folio[pfn >> HPAGE_PMD_ORDER];
@@ -125,8 +139,28 @@ static unsigned folio_referenced(struct kernel *k, pfn_t pfn)
 				n += pt_test_clear_young(&k->mm->pt, k->rmap[pfn + i] - 1);
 		return n;
 	}
+	for (pfn_t q = h; q < h + nr; q++)
+		if (k->rmap[q] && k->rmap_mm[q] == k->mm)
+			n += pt_test_clear_young(&k->mm->pt, k->rmap[q] - 1);
+	if (nr)
+		return n;
 	BUG_ON(!k->rmap[pfn]);
 	return pt_test_clear_young(&k->mm->pt, k->rmap[pfn] - 1);
+}
+
+/* move_to() for every page on the LRU of the mTHP holding @pfn, or @pfn's folio. */
+static void move_folio_to(struct kernel *k, pfn_t pfn, unsigned list)
+{
+	unsigned nr;
+	pfn_t h = mthp_head(k, pfn, &nr);
+
+	if (!nr) {
+		move_to(k, pfn, list);
+		return;
+	}
+	for (pfn_t q = h; q < h + nr; q++)
+		if (lru_on(&k->lru, q))
+			lru_move(&k->lru, q, 1, list);
 }
 
 /*
@@ -422,6 +456,28 @@ static uint64_t reclaim_folio(struct kernel *k, pfn_t pfn, struct scan_ctl *sc)
 	return 1;
 }
 
+/*
+ * reclaim_folio() of @p, then, when it split a THP or an mTHP that could not go
+ * whole, its other pages still mapped: split_folio_to_list() puts them on the list
+ * shrink_folio_list() is working through, so they are tried in the same pass.
+ */
+static uint64_t reclaim_split(struct kernel *k, pfn_t p, struct scan_ctl *sc)
+{
+	bool split = thp_is_folio(k, p) && !lru_lazyfree(&k->lru, p);
+	unsigned nr;
+	pfn_t mh = mthp_head(k, p, &nr);
+	bool msplit = nr && !lru_lazyfree(&k->lru, p);
+	uint64_t n = reclaim_folio(k, p, sc);
+
+	for (unsigned kk = 0; split && kk < HPAGE_PMD_NR && !thp_is_folio(k, p); kk++)
+		if (k->rmap[p + kk] && lru_on(&k->lru, p + kk) && ++sc->folios)
+			n += reclaim_folio(k, p + kk, sc);
+	for (pfn_t q = mh; msplit && q < mh + nr && !k->thp.mthp[p]; q++)
+		if (q != p && k->rmap[q] && lru_on(&k->lru, q) && ++sc->folios)
+			n += reclaim_folio(k, q, sc);
+	return n;
+}
+
 /* try_to_unmap_flush(): one full flush for the batch that unmapped something */
 static void unmap_flush(struct kernel *k, struct scan_ctl *sc)
 {
@@ -469,14 +525,14 @@ static void shrink_inactive(struct kernel *k, struct scan_ctl *sc, unsigned inac
 			l->flags[p] |= LRU_F_REFERENCED;
 			if (was_ref || refs > 1) {
 				k->st->pgactivate += folio_nr(k, p);
-				move_to(k, p, LRU_ACTIVE_ANON);
+				move_folio_to(k, p, LRU_ACTIVE_ANON);
 			} else {
-				move_to(k, p, LRU_INACTIVE_ANON);
+				move_folio_to(k, p, LRU_INACTIVE_ANON);
 			}
 			kernel_use_mm(k, old);
 			continue;
 		}
-		sc->reclaimed += reclaim_folio(k, p, sc);
+		sc->reclaimed += reclaim_split(k, p, sc);
 		kernel_use_mm(k, old);
 	}
 	unmap_flush(k, sc);
@@ -625,21 +681,10 @@ uint64_t reclaim_pages(struct kernel *k, const pfn_t *folios, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		pfn_t p = folios[i];
-		bool split = thp_is_folio(k, p) && !lru_lazyfree(&k->lru, p);
-		unsigned mo = k->thp.mthp[p] & MTHP_ORDER_MASK;
-		pfn_t mh = p & ~(((pfn_t)1 << mo) - 1);
-		bool msplit = mo && !lru_lazyfree(&k->lru, p);
 
 		sc.folios++;
-		sc.reclaimed += reclaim_folio(k, p, &sc);
-		/* split_folio_to_list(): the pages of a THP that could not go whole follow it */
-		for (unsigned kk = 0; split && kk < HPAGE_PMD_NR && !thp_is_folio(k, p); kk++)
-			if (k->rmap[p + kk] && lru_on(&k->lru, p + kk) && ++sc.folios)
-				sc.reclaimed += reclaim_folio(k, p + kk, &sc);
-		/* and those of an mTHP (madvise.c hands it over by one page) */
-		for (pfn_t q = mh; msplit && q < mh + ((pfn_t)1 << mo) && !k->thp.mthp[p]; q++)
-			if (q != p && k->rmap[q] && lru_on(&k->lru, q) && ++sc.folios)
-				sc.reclaimed += reclaim_folio(k, q, &sc);
+		/* an mTHP: madvise.c hands it over by one page */
+		sc.reclaimed += reclaim_split(k, p, &sc);
 	}
 	unmap_flush(k, &sc);
 	k->st->cyc_reclaim += sc.folios * k->cfg->cost.compact_scan;

@@ -129,7 +129,9 @@ int sim_touched_batch(struct sim *s, const struct trace_batch *b);
  * Linux 6.12+: thp_store_seen() for each page a store or modify wrote, in the
  * address space of the process that ran it), by a pass after the batch. A
  * shrinker run inside the batch sees the stores of earlier batches and each
- * store that faulted (the fault marks its page), not the batch's others.
+ * store that faulted (the fault marks its page), not the batch's others; a
+ * store before a munmap, MADV_DONTNEED or exec of the batch marks the page its
+ * address maps at the batch's end.
  */
 void sim_written_batch(struct sim *s, const struct trace_batch *b);
 /*

@@ -54,10 +54,10 @@
  * zero-filled pages still mapped to the zero page and frees them (b1f202060afe).
  * Page contents: a page is zero-filled until a store reaches it (written[], set
  * by the store's fault and by a pass over each batch's stores, sim.c), tracked
- * only where the underused shrinker can find one (max_ptes_none below 511; the
- * pass costs 7% of the replay otherwise): elsewhere every page counts as data,
- * and a split keeps its pages as before 6.12 (tests/native_mthp.sh zero-remap
- * compares the remap with this kernel under max_ptes_none 409).
+ * in thp mode on 6.12+ (the pass costs 7.5-10% of the replay there), since every
+ * split maps the zero-filled pages to the zero page (tests/native_mthp.sh
+ * zero-remap compares the remap with this kernel); before 6.12 every page counts
+ * as data and a split keeps its pages.
  *
  * Simplifications: no memcg (no charge failures: anon_fault_fallback_charge
  * stays 0); an mTHP is never migrated by compaction or made by khugepaged;
@@ -183,17 +183,14 @@ int thp_init(struct kernel *k)
 	if (!t->folio || !t->mthp || !t->mthp_mapped)
 		return -1;
 	/*
-	 * Page contents, tracked where the underused shrinker can use them (6.12+,
-	 * max_ptes_none below 511, THP mode; whatever os.zero_page and
-	 * shrink_underused say, since a split maps zero-filled pages to the zero
-	 * page either way: kernel_split_remaps_zero()). Elsewhere every page counts as data and a
-	 * split keeps its mapped pages: the pass over each batch's stores costs
-	 * 7 % of the replay's instructions (callgrind, the validation trace in
-	 * thp mode: 1,085.6 M -> 1,166.5 M), a price a run that cannot split an
-	 * underused THP should not pay (see the header).
+	 * Page contents: in THP mode on 6.12+, whatever os.zero_page, max_ptes_none
+	 * and shrink_underused say, since every split of an anonymous folio maps its
+	 * zero-filled pages to the zero page (kernel_split_remaps_zero()). The pass
+	 * over each batch's stores costs 7.5 % of the replay's instructions on the
+	 * validation trace in thp mode (callgrind: 1,084.0 M -> 1,164.8 M) and 9.9 %
+	 * on its mtr form (816.3 M -> 897.1 M).
 	 */
-	t->track_written = k->cfg->mode == MODE_THP && kernel_split_remaps_zero(k->cfg->kernel) &&
-			   k->cfg->khugepaged.max_ptes_none < HPAGE_PMD_NR - 1;
+	t->track_written = k->cfg->mode == MODE_THP && kernel_split_remaps_zero(k->cfg->kernel);
 	if (t->track_written) {
 		t->written = zero_pages(k->buddy.nr_pages / 64 + 1, sizeof(*t->written));
 		if (!t->written)

@@ -145,17 +145,18 @@ START_TEST(munmap_part)
 	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 13);
 	sim_check_invariants(S);
 	done();
-	/* 6.8, or contents not tracked (max_ptes_none 511): the split keeps every mapped page */
+	/* 6.8: the split keeps every mapped page */
 	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.kernel=6.8", "os.thp.enabled=never",
 	    "os.thp.sizes.64K.enabled=always", "os.khugepaged.max_ptes_none=409", NULL);
 	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
 	done();
+	/* max_ptes_none 511 (the default): the same remap, which does not look at it */
 	run(MMAP_4M " S 40000010,8\n" MUNMAP(0x40004000, 8192), "os.thp.enabled=never",
 	    "os.thp.sizes.64K.enabled=always", NULL);
-	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 2);
-	ck_assert_uint_eq(S->st.nr_anon_pages, 14);
-	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 0);
+	ck_assert_uint_eq(thp_shrink_deferred(&S->k), 15);
+	ck_assert_uint_eq(S->st.nr_anon_pages, 1);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 13);
 	done();
 }
 END_TEST
@@ -293,20 +294,19 @@ END_TEST
 
 /*
  * A split maps the zero-filled pages of the folio to the zero page (6.12+,
- * remap_page(RMP_USE_SHARED_ZEROPAGE)) where the model follows page contents
- * (max_ptes_none below 511), with os.zero_page false too: this machine's 6.18.44,
- * whose read faults refuse the zero page, remaps all the same (tests/native_mthp.sh
- * zero-remap: Rss -60 KiB for a 64 KiB folio with one page written). At the
- * default 511 the split keeps every page.
+ * remap_page(RMP_USE_SHARED_ZEROPAGE)) whatever max_ptes_none, shrink_underused
+ * and os.zero_page say: this machine's 6.18.44, whose read faults refuse the zero
+ * page, remaps all the same (tests/native_mthp.sh zero-remap: Rss -60 KiB for a
+ * 64 KiB folio with one page written). Before 6.12 the split keeps every page.
  */
 START_TEST(zero_remap_split)
 {
-	const char *flags[] = { "os.zero_page=true", "os.zero_page=false" };
+	const char *a[] = { "os.zero_page=true", "os.zero_page=false", "os.khugepaged.max_ptes_none=409",
+			    "os.thp.shrink_underused=false" };
 
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		run(MMAP_4M " S 40000010,8\n" PAGEOUT(0x40004000, 16384), "os.thp.enabled=never",
-		    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", "os.khugepaged.max_ptes_none=409",
-		    flags[i], NULL);
+		    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", a[i], NULL);
 		ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1);
 		ck_assert_uint_eq(ST(4, SPLIT), 1);
 		ck_assert_uint_eq(S->st.nr_anon_pages, 1);
@@ -314,7 +314,7 @@ START_TEST(zero_remap_split)
 		ck_assert_uint_eq(S->st.rss_bytes, 4096);
 		done();
 	}
-	run(MMAP_4M " S 40000010,8\n" PAGEOUT(0x40004000, 16384), "os.thp.enabled=never",
+	run(MMAP_4M " S 40000010,8\n" PAGEOUT(0x40004000, 16384), "os.kernel=6.8", "os.thp.enabled=never",
 	    "os.thp.sizes.64K.enabled=always", "os.swap.size=0", NULL);
 	ck_assert_uint_eq(ST(4, SPLIT), 1);
 	ck_assert_uint_eq(S->st.nr_anon_pages, 16);
@@ -368,7 +368,10 @@ START_TEST(pte_mapped_pmd_split)
 	ck_assert_uint_eq(ST(9, SPLIT_DEFERRED), 1);
 	ck_assert_uint_eq(ST(9, SPLIT), 2);
 	ck_assert_uint_eq(ST(9, NR_ANON), 0);
-	ck_assert_uint_eq(S->st.nr_anon_pages, 1024);
+	/* the two written pages; the 1022 others, zero-filled, go to the zero page at
+	 * the splits (6.12+) */
+	ck_assert_uint_eq(S->st.nr_anon_pages, 2);
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 1022);
 	done();
 }
 END_TEST
@@ -563,7 +566,8 @@ END_TEST
  * mTHP swap-out (6.10+, 845982eb264b): 96M of 64K mTHPs, one store each, on a
  * 64M machine: kswapd swaps each whole into an aligned run of 16 slots (swpout,
  * 16 pswpout each); a swap device without a free cluster cannot give one: each
- * is split (swpout_fallback) and the scanned page goes alone.
+ * is split (swpout_fallback), its 15 zero-filled pages go to the zero page
+ * (6.12+) and its written one to swap in the same pass (split_folio_to_list()).
  */
 START_TEST(swapout_whole)
 {
@@ -571,12 +575,12 @@ START_TEST(swapout_whole)
 
 	run(t, "os.memory=64M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
 	ck_assert_uint_eq(ST(4, ANON_FAULT_ALLOC), 1536);
-	ck_assert_uint_eq(ST(4, SWPOUT), 544);
+	ck_assert_uint_eq(ST(4, SWPOUT), 565);
 	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 0);
-	ck_assert_uint_eq(S->st.pswpout, 16 * 544);
-	ck_assert_uint_eq(ST(4, NR_ANON), 1536 - 544);
+	ck_assert_uint_eq(S->st.pswpout, 16 * 565);
+	ck_assert_uint_eq(ST(4, NR_ANON), 1536 - 565);
 	ck_assert_uint_eq(S->st.pswpin, 1); /* the last load: one 4K page back */
-	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 16 * 544 - 1);
+	ck_assert_uint_eq(S->k.mm->pt.nr_swap, 16 * 565 - 1);
 	swap_check_invariants(&S->k.swap);
 	done();
 	/* 6.8: split, then 4K pages out */
@@ -591,9 +595,10 @@ START_TEST(swapout_whole)
 	run(t, "os.memory=64M", "os.swap.size=2M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
 	free(t);
 	ck_assert_uint_eq(ST(4, SWPOUT), 0);
-	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 24);
-	ck_assert_uint_eq(ST(4, SPLIT), 24);
-	ck_assert_uint_eq(S->st.pswpout, 360); /* split pages, each alone */
+	ck_assert_uint_eq(ST(4, SWPOUT_FALLBACK), 85);
+	ck_assert_uint_eq(ST(4, SPLIT), 85);
+	ck_assert_uint_eq(S->st.pswpout, 85); /* each split's written page */
+	ck_assert_uint_eq(S->k.thp.nr_zero_ptes, 85 * 15);
 	swap_check_invariants(&S->k.swap);
 	done();
 }
