@@ -35,9 +35,7 @@
 # and another always (regions with, without and against MADV_HUGEPAGE); munmap
 # and MADV_DONTNEED of part of an mTHP (deferred split, nr_anon_partially_mapped,
 # Rss); 2M and 64K at once; zero-filled pages of a split folio mapped to the zero
-# page (6.12+), under khugepaged/max_ptes_none 409 (none=409), the setting under
-# which the model follows page contents (sim/thp.c: at the default 511 it does not,
-# and keeps them).
+# page (6.12+).
 #
 # Fragmented memory: physical fragmentation natively is not safe to make on a
 # shared machine (it takes filling most of its memory) nor deterministic, so the
@@ -64,8 +62,8 @@
 # differences are system-wide gets up to two more rounds of runs. A FAIL line
 # shows every run's value.
 #
-# Every hugepages-*kB/enabled value and khugepaged/max_ptes_none are saved before
-# the first write and written back on any exit (EXIT, INT, TERM, HUP; also after a failure); a lock
+# Every hugepages-*kB/enabled value is saved before the first write and written
+# back on any exit (EXIT, INT, TERM, HUP; also after a failure); a lock
 # (flock on /run/lock/mmusim-native-mthp.lock, else under /tmp) keeps two runs
 # apart. Skips (exit 0, "SKIP: ...") when not root, without a writable
 # hugepages-*kB/enabled, valgrind, mmusim's Valgrind tool, x86-64, smaps_rollup
@@ -107,10 +105,6 @@ for f in $THP/hugepages-*kB/enabled; do
 	[ -n "$v" ] || { rm -rf "$T"; echo "FAIL: unexpected text in $f: $(cat "$f")"; exit 1; }
 	SAVED[$f]=$v
 done
-# khugepaged/max_ptes_none, which a scenario may set (none=N), and its value now
-NONE_FILE=$THP/khugepaged/max_ptes_none
-SAVED_NONE=""
-[ -r "$NONE_FILE" ] && SAVED_NONE=$(cat "$NONE_FILE")
 # Write every saved value back; 1 if one does not read back.
 restore() {
 	local f bad=0
@@ -118,10 +112,6 @@ restore() {
 		echo "${SAVED[$f]}" >"$f" 2>/dev/null
 		grep -q "\[${SAVED[$f]}\]" "$f" || { echo "FAIL: cannot restore $f to ${SAVED[$f]}" >&2; bad=1; }
 	done
-	if [ -n "$SAVED_NONE" ]; then
-		echo "$SAVED_NONE" >"$NONE_FILE" 2>/dev/null
-		[ "$(cat "$NONE_FILE")" = "$SAVED_NONE" ] || { echo "FAIL: cannot restore $NONE_FILE to $SAVED_NONE" >&2; bad=1; }
-	fi
 	return $bad
 }
 trap 'restore; [ -n "${NATIVE_MTHP_KEEP:-}" ] || rm -rf "$T"' EXIT
@@ -161,7 +151,7 @@ collapse collapse 2048=inherit,64=madvise
 mremap-64K mremap 64=madvise
 read-16K read 16=madvise
 ptemapped-2M ptemapped 2048=inherit,16=madvise
-zero-remap zeroremap 2048=inherit,64=madvise,none=409
+zero-remap zeroremap 2048=inherit,64=madvise
 sizes sizes 64=madvise,16=always"
 
 # Known differences: "STEP:FIGURE ..." per scenario, and why (none at present).
@@ -172,8 +162,7 @@ MODEL="anon_fault_alloc anon_fault_fallback anon_fault_fallback_charge swpout sw
 PROCF="minflt majflt rss_kb anon_huge_kb"
 VMF="thp_fault_alloc thp_fault_fallback thp_split_pmd thp_split_page thp_deferred_split_page pglazyfree pglazyfreed"
 
-# Write SIZES: each listed size its value, every other size with an enabled file never;
-# none=N: khugepaged/max_ptes_none N (else its saved value).
+# Write SIZES: each listed size its value, every other size with an enabled file never.
 apply() {
 	local f d kb want
 	for f in "${!SAVED[@]}"; do
@@ -183,10 +172,6 @@ apply() {
 		want=$(echo ",$1," | sed -n "s/.*,$kb=\([a-z]*\),.*/\1/p")
 		echo "${want:-never}" >"$f" || return 1
 	done
-	want=$(echo ",$1," | sed -n "s/.*,none=\([0-9]*\),.*/\1/p")
-	if [ -n "$SAVED_NONE" ]; then
-		echo "${want:-$SAVED_NONE}" >"$NONE_FILE" || return 1
-	fi
 }
 
 # The figures compared here: "NAME" lines, the native names
@@ -278,12 +263,7 @@ run_scenario() {
 	name=$1 prog=$2 sizes=$3
 	local kb
 	for kb in $(echo "$sizes" | tr ',' '\n' | cut -d= -f1); do
-		if [ "$kb" = none ]; then
-			if [ -z "$SAVED_NONE" ] || [ ! -w "$NONE_FILE" ]; then
-				echo "skip $name: this kernel has no writable $NONE_FILE"
-				return
-			fi
-		elif [ ! -w "$THP/hugepages-${kb}kB/enabled" ]; then
+		if [ ! -w "$THP/hugepages-${kb}kB/enabled" ]; then
 			echo "skip $name: this kernel has no writable hugepages-${kb}kB/enabled"
 			return
 		fi
