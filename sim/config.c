@@ -1553,6 +1553,8 @@ static int apply_coalesce_scalar(struct loader *ld, const char *path, const yaml
 	unsigned v;
 
 	BUG_ON(ki < 0);
+	if (strlen(s) != ld->ev.data.scalar.length)
+		return lerr(ld, km, "%s: value contains a NUL byte", path);
 	for (v = 0; v < COAL_NR; v++)
 		if (!strcmp(s, tlb_coalesce_name[v]))
 			break;

@@ -578,7 +578,7 @@ static unsigned ilog2_u64(uint64_t x)
  * none past the end of the file; PG_readahead on the folio holding start + size
  * - async_size. Where a page is cached already or an allocation fails, the rest
  * of the window is read by order-0 pages (do_page_cache_ra()); without large
- * folios all of it is.
+ * folios, or for a window of fewer than 4 pages (min_ra_size), all of it is.
  */
 static void ra_order(struct kernel *k, const struct vma *v, struct fm_ra *ra, uint64_t index)
 {
@@ -590,6 +590,10 @@ static void ra_order(struct kernel *k, const struct vma *v, struct fm_ra *ra, ui
 		return;
 	if (!max) {
 		ra->order = 0;
+		do_page_cache_ra(k, v, index, ra->size, ra->async_size);
+		return;
+	}
+	if (ra->size < 4) { /* min_ra_size: a window too small for large folios */
 		do_page_cache_ra(k, v, index, ra->size, ra->async_size);
 		return;
 	}

@@ -159,6 +159,8 @@ check "$("$MMUSIM" config show -c "$R/configs/zen4.yaml" --set tlb.coalesce=none
 	"0,  coalesce: { kind: contpte, l1d: true, stlb: true }" "tlb.coalesce: none turns every array off, a kind keeps the arrays"
 expect_error "--set tlb.coalesce=off: tlb.coalesce: unknown value 'off' (expected none, amd or contpte, or a mapping of kind, l1i, l1d and stlb)" \
 	"$MMUSIM" config show --set tlb.coalesce=off
+printf 'tlb:\n  coalesce: "none\\0x"\n' >nul.yaml
+expect_error "nul.yaml:2:3: tlb.coalesce: value contains a NUL byte" "$MMUSIM" config show -c nul.yaml
 
 "$MMUSIM" sweep "$R/configs/experiments/mthp.yaml" --list -o m.csv >list.txt
 check "$?,$(wc -l <list.txt | tr -d ' ')" "0,160" "mthp.yaml: 4 inputs x clean/fragmented x coalescing on/off x 10 size settings"
