@@ -392,19 +392,29 @@ void sim_written_batch(struct sim *s, const struct trace_batch *b)
 	size_t cur = s->batch_cur;
 	const struct mm *mm = s->procs[cur].mm;
 	const struct trace_rec *r = b->recs, *end = b->recs + b->n;
+	uint64_t prev = UINT64_MAX; /* the page of the last store seen (vpn) */
 
 	for (; r < end; r++) {
-		if (likely(r->kind == R_LOAD || r->kind == R_IFETCH))
+		/* R_IFETCH 0, R_LOAD 1: the common case in one unsigned compare */
+		if (likely(r->kind < R_STORE))
 			continue;
-		if (r->kind == R_STORE || r->kind == R_MODIFY) {
-			vaddr_t last = r->addr + (r->size ? r->size - 1 : 0);
+		if (likely(r->kind <= R_MODIFY)) {
+			uint64_t vpn = r->addr >> PAGE_SHIFT;
 
-			thp_store_seen(&s->k, mm, r->addr);
-			if ((last >> PAGE_SHIFT) != (r->addr >> PAGE_SHIFT) && last > r->addr)
-				thp_store_seen(&s->k, mm, last);
+			/* a run of stores to one page: the first marks it */
+			if (vpn != prev) {
+				thp_store_seen(&s->k, mm, r->addr);
+				prev = vpn;
+			}
+			if (unlikely((r->addr & (PAGE_SIZE - 1)) + r->size > PAGE_SIZE) && r->size &&
+			    r->addr + r->size - 1 > r->addr) {
+				thp_store_seen(&s->k, mm, r->addr + r->size - 1);
+				prev = UINT64_MAX;
+			}
 		} else if (r->kind == R_EVENT && b->ev[r->size].kind == EV_SWITCH) {
 			cur = proc_by_id(s, b->ev[r->size].addr, cur);
 			mm = s->procs[cur].mm;
+			prev = UINT64_MAX;
 		}
 	}
 }

@@ -54,7 +54,7 @@
  * zero-filled pages still mapped to the zero page and frees them (b1f202060afe).
  * Page contents: a page is zero-filled until a store reaches it (written[], set
  * by the store's fault and by a pass over each batch's stores, sim.c), tracked
- * in thp mode on 6.12+ (the pass costs 7.5-10% of the replay there), since every
+ * in thp mode on 6.12+ (the pass costs 5-7% of the replay there), since every
  * split maps the zero-filled pages to the zero page (tests/native_mthp.sh
  * zero-remap compares the remap with this kernel); before 6.12 every page counts
  * as data and a split keeps its pages.
@@ -186,9 +186,10 @@ int thp_init(struct kernel *k)
 	 * Page contents: in THP mode on 6.12+, whatever os.zero_page, max_ptes_none
 	 * and shrink_underused say, since every split of an anonymous folio maps its
 	 * zero-filled pages to the zero page (kernel_split_remaps_zero()). The pass
-	 * over each batch's stores costs 7.5 % of the replay's instructions on the
-	 * validation trace in thp mode (callgrind: 1,084.0 M -> 1,164.8 M) and 9.9 %
-	 * on its mtr form (816.3 M -> 897.1 M).
+	 * over each batch's stores costs 5.1 % of the replay's instructions on the
+	 * validation trace in thp mode (callgrind: 1,084.0 M -> 1,139.3 M) and 6.8 %
+	 * on its mtr form (816.3 M -> 871.6 M); a run of stores to one page costs
+	 * one look-up.
 	 */
 	t->track_written = k->cfg->mode == MODE_THP && kernel_split_remaps_zero(k->cfg->kernel);
 	if (t->track_written) {
