@@ -148,19 +148,23 @@ static unsigned folio_referenced(struct kernel *k, pfn_t pfn)
 	return pt_test_clear_young(&k->mm->pt, k->rmap[pfn] - 1);
 }
 
-/* move_to() for every page on the LRU of the mTHP holding @pfn, or @pfn's folio. */
-static void move_folio_to(struct kernel *k, pfn_t pfn, unsigned list)
+/*
+ * move_to() for every page on the LRU of the mTHP holding @pfn, or @pfn's folio;
+ * the folio's pages (folio_nr_pages(), what pgactivate counts).
+ */
+static unsigned move_folio_to(struct kernel *k, pfn_t pfn, unsigned list)
 {
 	unsigned nr;
 	pfn_t h = mthp_head(k, pfn, &nr);
 
 	if (!nr) {
 		move_to(k, pfn, list);
-		return;
+		return folio_nr(k, pfn);
 	}
 	for (pfn_t q = h; q < h + nr; q++)
 		if (lru_on(&k->lru, q))
 			lru_move(&k->lru, q, 1, list);
+	return nr;
 }
 
 /*
@@ -523,12 +527,10 @@ static void shrink_inactive(struct kernel *k, struct scan_ctl *sc, unsigned inac
 		if (refs) {
 			/* folio_check_references(): look twice before activating */
 			l->flags[p] |= LRU_F_REFERENCED;
-			if (was_ref || refs > 1) {
-				k->st->pgactivate += folio_nr(k, p);
-				move_folio_to(k, p, LRU_ACTIVE_ANON);
-			} else {
+			if (was_ref || refs > 1)
+				k->st->pgactivate += move_folio_to(k, p, LRU_ACTIVE_ANON);
+			else
 				move_folio_to(k, p, LRU_INACTIVE_ANON);
-			}
 			kernel_use_mm(k, old);
 			continue;
 		}

@@ -631,6 +631,35 @@ START_TEST(swap_runs)
 }
 END_TEST
 
+/*
+ * folio_referenced() of an mTHP looks at all its PTEs, and a referenced one is
+ * activated whole (folio_nr_pages() in pgactivate): 96M of 64K mTHPs written a
+ * MiB at a time on a 64M machine, the first 8M read again after each MiB: those
+ * stay resident (no swap-in), 16 of them activated at 16 pages each.
+ */
+START_TEST(referenced_whole)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *t = malloc(cap);
+
+	ck_assert_ptr_nonnull(t);
+	n += (size_t)snprintf(t + n, cap - n, "SYSCALL[7,1](9) sys_mmap ( 0x0, %u, 3, 34, 4294967295, 0 ) "
+					      "--> [pre-success] Success(0x80000000)\n", 96U << 20);
+	for (unsigned long c = 0; c < 96; c++) {
+		for (unsigned long i = 0; i < 16; i++)
+			n += (size_t)snprintf(t + n, cap - n, " S %lx,8\n", 0x80000000UL + (c << 20) + (i << 16));
+		for (unsigned long i = 0; i < 128; i++)
+			n += (size_t)snprintf(t + n, cap - n, " L %lx,8\n", 0x80000000UL + (i << 16) + 4096);
+	}
+	run(t, "os.memory=64M", "os.thp.enabled=never", "os.thp.sizes.64K.enabled=always", NULL);
+	free(t);
+	ck_assert_uint_eq(ST(4, SWPOUT), 445);
+	ck_assert_uint_eq(S->st.pswpin, 0);
+	ck_assert_uint_eq(S->st.pgactivate, 16 * 16);
+	done();
+}
+END_TEST
+
 static Suite *mthp_suite(void)
 {
 	Suite *s = suite_create("mthp");
@@ -661,6 +690,7 @@ static Suite *mthp_suite(void)
 	tcase_add_test(tc, underused_collapse);
 	tcase_add_test(tc, underused_config);
 	tcase_add_test(tc, swapout_whole);
+	tcase_add_test(tc, referenced_whole);
 	tcase_add_test(tc, swap_runs);
 	suite_add_tcase(s, tc);
 	return s;
