@@ -18,7 +18,8 @@
 # /proc/vmstat is system-wide (other processes fault THPs too): the native
 # delta taken is the smallest of the runs, for every figure (the per-process
 # ones are the same in every run); a case whose only differences are thp_* or
-# pglazy* figures above the replay's gets up to two more rounds of runs.
+# pglazy* figures above the replay's, or minor faults above them in a cold-cache
+# read (I/O still in flight natively), gets up to two more rounds of runs.
 #
 # A case may list figures of steps that are known to differ, with the reason
 # (EXPECTED_FAIL): they are reported as XFAIL with both numbers; if one of them
@@ -256,10 +257,16 @@ run_case() {
 	fi
 	# Another process's THP events can outlast the minimum of RUNS runs while other
 	# work loads the machine: where every difference is a system-wide thp_* figure
-	# above the replay's, up to two more rounds of RUNS runs.
+	# above the replay's, up to two more rounds of RUNS runs. So do minor faults
+	# above the replay's in a cold-cache read (file-*-cold*): under disk load a
+	# folio still being read ahead is locked, fault-around skips it
+	# (next_uptodate_folio()) and it takes a minor fault of its own, where the
+	# model's reads take no time (one CI run gave 258 against 255 for 16 MiB).
+	cold=0
+	case $name in file-*-cold*) cold=1 ;; esac
 	for round in 1 2; do
 		noise=$(paste -d' ' "$T/$name.native" "$T/$name.replay" |
-			awk '$3 != $6 { if ($2 !~ /^(thp_|pglazy)/ || $3 < $6) { real = 1 } else n++ }
+			awk -v cold=$cold '$3 != $6 { if (($2 !~ /^(thp_|pglazy)/ && !(cold && $2 == "minflt")) || $3 < $6) { real = 1 } else n++ }
 			     END { print (real || !n) ? "no" : "yes" }')
 		[ "$noise" = yes ] || break
 		native_runs "$RUNS" || break
