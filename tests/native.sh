@@ -54,31 +54,15 @@ case $GUEST in "" | fresh | huge-zero-allocated | use-zero-page-0) ;;
 *) echo "NATIVE_GUEST: unknown state '$GUEST' (fresh, huge-zero-allocated, use-zero-page-0)" >&2; exit 2 ;;
 esac
 
-skip() { echo "SKIP: $*"; exit 0; }
-[ "$(uname -m)" = x86_64 ] || skip "not an x86-64 machine"
-command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (apt-get install valgrind)"
-[ -r /proc/self/smaps_rollup ] || skip "no /proc/self/smaps_rollup"
-command -v cc >/dev/null 2>&1 || skip "no C compiler"
+. "$(dirname "$0")/native/harness.sh"
+native_preflight
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mmusim-native.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 # the capture finds its tool as it always does (sim/capture.c); without it, skip
-if ! "$MMUSIM" capture -o "$T/true.mtr" -- /bin/true >/dev/null 2>"$T/tool.err"; then
-	grep -q "Valgrind tool not found" "$T/tool.err" &&
-		skip "mmusim's Valgrind tool was not built (no valgrind tool headers/archives)"
-	echo "FAIL: a capture of /bin/true: $(tail -1 "$T/tool.err")"
-	exit 1
-fi
-cc -std=gnu11 -O1 -static -no-pie -o "$T/steps" tests/native/steps.c 2>"$T/cc.err" ||
-	skip "cannot build a static program (libc6-dev): $(head -1 "$T/cc.err")"
-# The same program written in 4 KiB write()s: its page cache is order-0 pages
-# (the linker's large writes give ext4 large folios).
-dd if="$T/steps" of="$T/steps4k" bs=4096 status=none && chmod +x "$T/steps4k" || exit 1
-# Written back before they run: fault-around (filemap_map_pages()) skips a folio it
-# cannot lock. Once, while other builds loaded the disk, the text case came out one
-# page short natively (Rss 60 KiB, not 64): most likely a folio of the fresh binary
-# locked for writeback at that moment.
-sync "$T/steps" "$T/steps4k" || exit 1
+native_tool_check
+# steps as the linker wrote it (ext4 large folios) and steps4k in 4 KiB writes
+native_build tests/native/steps.c "$T/steps" "$T/steps4k"
 # The zero pages as this kernel has them, for the log: config host probes whether a read
 # maps the zero page (os.zero_page) and reads whether the huge zero page exists
 # (os.thp.huge_zero_allocated); each case reads them again right before its replay, after
@@ -250,11 +234,7 @@ run_case() {
 		return
 	fi
 	replay_deltas "$T/$name.csv" | sort -k1,1n -k2,2 >"$T/$name.replay"
-	if [ "$(cut -d' ' -f1,2 "$T/$name.native")" != "$(cut -d' ' -f1,2 "$T/$name.replay")" ]; then
-		echo "FAIL $name: $(wc -l <"$T/$name.native") native figures, $(wc -l <"$T/$name.replay") replayed (markers differ)"
-		fails=$((fails + 1))
-		return
-	fi
+	native_same_steps "$name" || return
 	# Another process's THP events can outlast the minimum of RUNS runs while other
 	# work loads the machine: where every difference is a system-wide thp_* figure
 	# above the replay's, up to two more rounds of RUNS runs. So do minor faults
@@ -285,19 +265,7 @@ run_case() {
 		[ "$nv" = 0 ] && [ "$rv" = 0 ] && continue
 		printf '  step %s %-20s %10s / %s%s\n' "$s" "$f" "$nv" "$rv" "$mark"
 	done < <(paste -d' ' "$T/$name.native" "$T/$name.replay")
-	if [ -n "$bad" ]; then
-		echo "FAIL $name:$bad differ"
-		fails=$((fails + 1))
-	elif [ -n "$xp" ]; then
-		echo "XPASS $name:$xp match now: remove them from EXPECTED_FAIL"
-		fails=$((fails + 1))
-	elif [ -n "$xf" ]; then
-		echo "XFAIL $name:$xf (${WHY[$name]})"
-		xfail=$((xfail + 1))
-	else
-		echo "ok $name"
-		pass=$((pass + 1))
-	fi
+	native_verdict "$name"
 }
 
 pass=0 xfail=0 fails=0

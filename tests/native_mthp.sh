@@ -74,17 +74,14 @@ case $MMUSIM in /*) ;; */*) MMUSIM=$PWD/$MMUSIM ;; esac # the cases run in their
 RUNS=${NATIVE_RUNS:-3}
 THP=/sys/kernel/mm/transparent_hugepage
 
-skip() { echo "SKIP: $*"; exit 0; }
-[ "$(uname -m)" = x86_64 ] || skip "not an x86-64 machine"
+. "$(dirname "$0")/native/harness.sh"
+native_preflight
 [ "$(id -u)" = 0 ] || skip "not root: the scenarios write $THP/hugepages-*kB/enabled"
 writable=""
 for f in $THP/hugepages-*kB/enabled; do
 	[ -w "$f" ] && writable=1
 done
 [ -n "$writable" ] || skip "no writable $THP/hugepages-*kB/enabled (a kernel before 6.8, or no mTHP)"
-command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (apt-get install valgrind)"
-[ -r /proc/self/smaps_rollup ] || skip "no /proc/self/smaps_rollup"
-command -v cc >/dev/null 2>&1 || skip "no C compiler"
 command -v flock >/dev/null 2>&1 || skip "no flock (util-linux)"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mmusim-native-mthp.XXXXXX") || exit 1
@@ -117,17 +114,8 @@ restore() {
 trap 'restore; [ -n "${NATIVE_MTHP_KEEP:-}" ] || rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM HUP
 
-if ! "$MMUSIM" capture -o "$T/true.mtr" -- /bin/true >/dev/null 2>"$T/tool.err"; then
-	grep -q "Valgrind tool not found" "$T/tool.err" &&
-		skip "mmusim's Valgrind tool was not built (no valgrind tool headers/archives)"
-	echo "FAIL: a capture of /bin/true: $(tail -1 "$T/tool.err")"
-	exit 1
-fi
-cc -std=gnu11 -O1 -static -no-pie -o "$T/mthp.ld" tests/native/mthp.c 2>"$T/cc.err" ||
-	skip "cannot build a static program (libc6-dev): $(head -1 "$T/cc.err")"
-# written in 4 KiB write()s: its page cache is order-0 pages, as the replay's
-# os.file_cache_folio_size 4K (tests/native.sh's steps4k)
-dd if="$T/mthp.ld" of="$T/mthp" bs=4096 status=none && chmod +x "$T/mthp" && sync "$T/mthp" || exit 1
+native_tool_check
+native_build tests/native/mthp.c "$T/mthp.ld" "$T/mthp"
 setarch=""
 setarch -R true 2>/dev/null && setarch="setarch -R"
 echo "machine: $(uname -r), enabled $(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' $THP/enabled), saved:$(for f in "${!SAVED[@]}"; do d=${f%/enabled}; printf ' %s=%s' "${d##*hugepages-}" "${SAVED[$f]}"; done | tr ' ' '\n' | sort -n | tr '\n' ' ')"
@@ -287,11 +275,7 @@ run_scenario() {
 		return
 	fi
 	replay_deltas "$T/$name.csv" | sort -k1,1n -k2,2 >"$T/$name.replay"
-	if [ "$(cut -d' ' -f1,2 "$T/$name.native")" != "$(cut -d' ' -f1,2 "$T/$name.replay")" ]; then
-		echo "FAIL $name: $(wc -l <"$T/$name.native") native figures, $(wc -l <"$T/$name.replay") replayed (markers differ)"
-		fails=$((fails + 1))
-		return
-	fi
+	native_same_steps "$name" || return
 	# other processes move the system-wide figures: where every difference is one
 	# of them, up to two more rounds of runs
 	for round in 1 2; do
@@ -322,19 +306,7 @@ run_scenario() {
 		[ "$nv" = 0 ] && [ "$rv" = 0 ] && continue
 		printf '  step %s %-32s %8s / %s%s\n' "$s" "$f" "$nv" "$rv" "$mark"
 	done < <(paste -d' ' "$T/$name.native" "$T/$name.replay")
-	if [ -n "$bad" ]; then
-		echo "FAIL $name:$bad differ"
-		fails=$((fails + 1))
-	elif [ -n "$xp" ]; then
-		echo "XPASS $name:$xp match now: remove them from EXPECTED_FAIL"
-		fails=$((fails + 1))
-	elif [ -n "$xf" ]; then
-		echo "XFAIL $name:$xf (${WHY[$name]})"
-		xfail=$((xfail + 1))
-	else
-		echo "ok $name"
-		pass=$((pass + 1))
-	fi
+	native_verdict "$name"
 }
 
 figures | sort -u >"$T/figures"

@@ -67,31 +67,19 @@ MMUSIM=${MMUSIM:-./mmusim}
 case $MMUSIM in /*) ;; */*) MMUSIM=$PWD/$MMUSIM ;; esac # the cases run in their directory
 RUNS=${NATIVE_RUNS:-3}
 
-skip() { echo "SKIP: $*"; exit 0; }
-[ "$(uname -m)" = x86_64 ] || skip "not an x86-64 machine"
-command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (apt-get install valgrind)"
-[ -r /proc/self/smaps_rollup ] || skip "no /proc/self/smaps_rollup"
-command -v cc >/dev/null 2>&1 || skip "no C compiler"
+. "$(dirname "$0")/native/harness.sh"
+native_preflight
 THP=/sys/kernel/mm/transparent_hugepage
 [ -r $THP/enabled ] || skip "no transparent huge pages ($THP/enabled)"
 grep -q '\[never\]' $THP/enabled && skip "transparent huge pages are 'never' here ($THP/enabled)"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mmusim-native-procs.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-if ! "$MMUSIM" capture -o "$T/true.mtr" -- /bin/true >/dev/null 2>"$T/tool.err"; then
-	grep -q "Valgrind tool not found" "$T/tool.err" &&
-		skip "mmusim's Valgrind tool was not built (no valgrind tool headers/archives)"
-	echo "FAIL: a capture of /bin/true: $(tail -1 "$T/tool.err")"
-	exit 1
-fi
-cc -std=gnu11 -O1 -static -no-pie -o "$T/procs.ld" tests/native/procs.c 2>"$T/cc.err" ||
-	skip "cannot build a static program (libc6-dev): $(head -1 "$T/cc.err")"
-# Written in 4 KiB write()s, as native.sh's steps4k: its page cache is order-0 pages,
-# as the model's (the linker's large writes give ext4 large folios, Linux 6.16+, and
-# fault-around then maps whole folios: the child's text refaults after the fork
-# would differ for that reason alone)
-dd if="$T/procs.ld" of="$T/procs" bs=4096 status=none && chmod +x "$T/procs" || exit 1
-sync "$T/procs" || exit 1
+native_tool_check
+# run from the copy in 4 KiB writes: with the linker's large folios fault-around
+# maps whole folios, and the child's text refaults after the fork would differ for
+# that reason alone
+native_build tests/native/procs.c "$T/procs.ld" "$T/procs"
 setarch=""
 setarch -R true 2>/dev/null && setarch="setarch -R"
 "$MMUSIM" config host >"$T/host.yaml" || exit 1
@@ -176,11 +164,7 @@ run_case() {
 	fi
 	replay_rows "$T/$name.csv" >"$T/$name.rrows"
 	deltas "$T/$name.rrows" "$(cat "$T/$name.fa")" | sort -k1,1 -k2,2 >"$T/$name.replay"
-	if [ "$(cut -d' ' -f1,2 "$T/$name.native")" != "$(cut -d' ' -f1,2 "$T/$name.replay")" ]; then
-		echo "FAIL $name: $(wc -l <"$T/$name.native") native figures, $(wc -l <"$T/$name.replay") replayed (markers differ)"
-		fails=$((fails + 1))
-		return
-	fi
+	native_same_steps "$name" || return
 	for round in 1 2; do
 		noise=$(paste -d' ' "$T/$name.native" "$T/$name.replay" |
 			awk '$3 != $6 { if ($2 !~ /^(thp_|pglazy|rss_kb)/ || $3 < $6) { real = 1 } else n++ }
@@ -207,19 +191,7 @@ run_case() {
 		[ "$nv" = 0 ] && [ "$rv" = 0 ] && continue
 		printf '  step %-8s %-24s %10s / %s%s\n' "$s" "$f" "$nv" "$rv" "$mark"
 	done < <(paste -d' ' "$T/$name.native" "$T/$name.replay" | sort -t' ' -k1,1V -k2,2)
-	if [ -n "$bad" ]; then
-		echo "FAIL $name:$bad differ"
-		fails=$((fails + 1))
-	elif [ -n "$xp" ]; then
-		echo "XPASS $name:$xp match now: remove them from EXPECTED_FAIL"
-		fails=$((fails + 1))
-	elif [ -n "$xf" ]; then
-		echo "XFAIL $name:$xf (${WHY[$name]})"
-		xfail=$((xfail + 1))
-	else
-		echo "ok $name"
-		pass=$((pass + 1))
-	fi
+	native_verdict "$name"
 }
 
 pass=0 xfail=0 fails=0
