@@ -22,6 +22,19 @@
 static struct sim *S;
 static unsigned check_every = 1; /* invariants after every Nth record */
 
+/* Apply @ev to S as the replay does (it must be taken), every invariant after it. */
+static inline void event(struct os_event ev)
+{
+	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
+	sim_check_invariants(S);
+}
+
+/* A context switch to process @id (EV_SWITCH). */
+static inline void to(uint64_t id)
+{
+	event((struct os_event){ .kind = EV_SWITCH, .addr = id });
+}
+
 /*
  * Replay the lackey text @trace on @s one record at a time, every invariant after
  * every check_every-th record and at the end. 0, or -1 with @e at the first

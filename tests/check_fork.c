@@ -22,17 +22,6 @@
 #define MB (1UL << 20)
 #define PG 4096UL
 
-static void event(struct os_event ev)
-{
-	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
-	sim_check_invariants(S);
-}
-
-static void to(uint64_t id)
-{
-	event((struct os_event){ .kind = EV_SWITCH, .addr = id });
-}
-
 static void fork_(uint64_t child)
 {
 	event((struct os_event){ .kind = EV_FORK, .addr = child });

@@ -19,17 +19,6 @@
 #define MB (1UL << 20)
 #define KB 1024UL
 
-static void event(struct os_event ev)
-{
-	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
-	sim_check_invariants(S);
-}
-
-static void to(uint64_t id)
-{
-	event((struct os_event){ .kind = EV_SWITCH, .addr = id });
-}
-
 static void anon(uint64_t len)
 {
 	event((struct os_event){ .kind = EV_MMAP, .addr = BASE, .len = len, .prot = 3,

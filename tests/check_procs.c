@@ -20,17 +20,6 @@
 #define BASE 0x40000000UL
 #define MB (1UL << 20)
 
-static void event(struct os_event ev)
-{
-	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
-	sim_check_invariants(S);
-}
-
-static void to(uint64_t id)
-{
-	event((struct os_event){ .kind = EV_SWITCH, .addr = id });
-}
-
 /* mmap(BASE, @len) anonymous and private, with MADV_HUGEPAGE if @huge */
 static void anon(uint64_t len, bool huge)
 {

@@ -270,12 +270,6 @@ START_TEST(madv_collapse_maps_pmd)
 }
 END_TEST
 
-static void event(struct os_event ev)
-{
-	ck_assert_int_eq(sim_event(S, &ev), 0);
-	sim_check_invariants(S);
-}
-
 /*
  * The PMD-mapped file THPs under munmap, mremap and MADV_DONTNEED (after
  * MADV_COLLAPSE mapped both): unmapping the first page splits the first PMD

@@ -40,12 +40,6 @@ static void feed(const char *trace)
 	ck_assert_msg(replay_trace(S, trace, &e) == 0, "%s", e.msg);
 }
 
-static void event(struct os_event ev)
-{
-	ck_assert_msg(sim_event(S, &ev) == 0, "%s", S->k.err.msg);
-	sim_check_invariants(S);
-}
-
 /* mmap of 64 KiB of file 1 at @at: @prot, @flags, on tmpfs holding @pages pages (or ext4: @magic 0) */
 static struct os_event map64k(vaddr_t at, uint32_t prot, uint64_t flags, uint32_t magic, uint64_t pages)
 {

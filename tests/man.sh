@@ -187,18 +187,25 @@ tag {
 names != "" { text = text " " $0 }
 END { flush() }
 ' "$tmp/page" | awk -F'\t' '$2 ~ /\/(sys|proc)\//' >"$tmp/knobs"
+# version_and_function WHAT BODY: a FAIL line on stderr for each of a Linux
+# version (N.N) and a function (name()) BODY does not name; how many on stdout.
+version_and_function() {
+	n=0
+	if ! printf '%s\n' "$2" | grep -Eq '(^|[^0-9.])[2-9]\.[0-9]+'; then
+		echo "FAIL: $1 names no Linux version (N.N)" >&2
+		n=$((n + 1))
+	fi
+	if ! printf '%s\n' "$2" | grep -Eq '[A-Za-z_][A-Za-z0-9_]*\(\)'; then
+		echo "FAIL: $1 names no function (name())" >&2
+		n=$((n + 1))
+	fi
+	echo "$n"
+}
 nknobs=$(wc -l <"$tmp/knobs")
 [ "$nknobs" -gt 0 ] || die "no CONFIGURATION entry names a /sys/ or /proc/ file"
 bad=0
 while IFS="$(printf '\t')" read -r names body; do
-	if ! printf '%s\n' "$body" | grep -Eq '(^|[^0-9.])[2-9]\.[0-9]+'; then
-		echo "FAIL: the CONFIGURATION entry of$names mirrors a kernel file but names no Linux version (N.N)"
-		bad=$((bad + 1))
-	fi
-	if ! printf '%s\n' "$body" | grep -Eq '[A-Za-z_][A-Za-z0-9_]*\(\)'; then
-		echo "FAIL: the CONFIGURATION entry of$names mirrors a kernel file but names no function (name())"
-		bad=$((bad + 1))
-	fi
+	bad=$((bad + $(version_and_function "the CONFIGURATION entry of$names mirrors a kernel file but" "$body")))
 done <"$tmp/knobs"
 if [ "$bad" -eq 0 ]; then
 	echo "ok: the $nknobs CONFIGURATION entries of kernel files each name a Linux version and a function"
@@ -330,14 +337,7 @@ while read -r name; do
 		missing=$((missing + 1))
 		continue
 	fi
-	if ! printf '%s\n' "$body" | grep -Eq '(^|[^0-9.])[2-9]\.[0-9]+'; then
-		echo "FAIL: the KERNEL COUNTERS entry of $name names no Linux version (N.N)"
-		missing=$((missing + 1))
-	fi
-	if ! printf '%s\n' "$body" | grep -Eq '[A-Za-z_][A-Za-z0-9_]*\(\)'; then
-		echo "FAIL: the KERNEL COUNTERS entry of $name names no function (name())"
-		missing=$((missing + 1))
-	fi
+	missing=$((missing + $(version_and_function "the KERNEL COUNTERS entry of $name" "$body")))
 done <"$tmp/counters"
 if [ "$missing" -eq 0 ]; then
 	echo "ok: all $ncounters kernel counters the binary reports have a KERNEL COUNTERS entry with a version and a function"
